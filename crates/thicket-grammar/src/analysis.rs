@@ -1,0 +1,316 @@
+//! Static facts about a grammar: minimal derivation depth and minimal output length of
+//! every rule and expression node, productivity, reachability, and the lint built on them.
+//!
+//! **Depth** counts rule expansions: a tree that is only the start rule deriving a literal
+//! has depth 1; synthetic nodes (alternatives, groups, quantifiers) add nothing. The
+//! generator's `--max-depth` uses the same measure.
+
+use crate::diag::Diagnostic;
+use crate::grammar::{Expr, ExprId, Grammar, SymbolId};
+
+/// Marks "cannot be derived at all" in depth tables.
+pub const UNBOUNDED: u32 = u32::MAX;
+
+/// Minimal depths and lengths, computed once per grammar.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    expr_min_depth: Vec<u32>,
+    rule_min_depth: Vec<u32>,
+    expr_min_len: Vec<u64>,
+    rule_min_len: Vec<u64>,
+    reachable: Vec<bool>,
+}
+
+impl Analysis {
+    /// Computes the tables by fixpoint iteration over the rules.
+    pub fn new(grammar: &Grammar) -> Analysis {
+        let rules = grammar.rules().len();
+        let exprs = grammar.expr_count();
+        let mut analysis = Analysis {
+            expr_min_depth: vec![UNBOUNDED; exprs],
+            rule_min_depth: vec![UNBOUNDED; rules],
+            expr_min_len: vec![u64::MAX; exprs],
+            rule_min_len: vec![u64::MAX; rules],
+            reachable: vec![false; rules],
+        };
+        // Children precede parents in the arena, so one pass in id order sees every child
+        // before its parent; rules feed back through `Ref` until nothing changes. Each
+        // round fixes at least one more rule, so this ends after at most |rules|+1 rounds.
+        loop {
+            let mut changed = false;
+            for id in grammar.expr_ids() {
+                let (depth, len) = analysis.eval(grammar, id);
+                analysis.expr_min_depth[id.index()] = depth;
+                analysis.expr_min_len[id.index()] = len;
+            }
+            for symbol in grammar.symbols() {
+                let body = grammar.rule(symbol).body.index();
+                let depth = analysis.expr_min_depth[body].saturating_add(1);
+                let len = analysis.expr_min_len[body];
+                let i = symbol.index();
+                if depth < analysis.rule_min_depth[i] || len < analysis.rule_min_len[i] {
+                    analysis.rule_min_depth[i] = analysis.rule_min_depth[i].min(depth);
+                    analysis.rule_min_len[i] = analysis.rule_min_len[i].min(len);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        analysis.reachable = reachable_rules(grammar);
+        analysis
+    }
+
+    fn eval(&self, grammar: &Grammar, id: ExprId) -> (u32, u64) {
+        let depth = |e: &ExprId| self.expr_min_depth[e.index()];
+        let len = |e: &ExprId| self.expr_min_len[e.index()];
+        match grammar.expr(id) {
+            Expr::Alt(alts) => (
+                alts.iter().map(depth).min().unwrap_or(UNBOUNDED),
+                alts.iter().map(len).min().unwrap_or(u64::MAX),
+            ),
+            Expr::Seq(items) => {
+                let d = if items.iter().any(|i| depth(i) == UNBOUNDED) {
+                    UNBOUNDED
+                } else {
+                    items.iter().map(depth).max().unwrap_or(0)
+                };
+                (d, items.iter().map(len).fold(0u64, u64::saturating_add))
+            }
+            Expr::Repeat(r) if r.min == 0 => (0, 0),
+            Expr::Repeat(r) => (
+                depth(&r.item),
+                len(&r.item).saturating_mul(u64::from(r.min)),
+            ),
+            Expr::Ref(s) => (
+                self.rule_min_depth[s.index()],
+                self.rule_min_len[s.index()],
+            ),
+            Expr::Literal(bytes) => (0, bytes.len() as u64),
+            Expr::Regex(r) => match r.hir.properties().minimum_len() {
+                Some(n) => (0, n as u64),
+                None => (UNBOUNDED, u64::MAX),
+            },
+        }
+    }
+
+    /// Least number of rule expansions below (and including, for a `Ref`) this node
+    /// that any derivation from it needs; [`UNBOUNDED`] if it cannot finish.
+    pub fn expr_min_depth(&self, id: ExprId) -> u32 {
+        self.expr_min_depth[id.index()]
+    }
+
+    /// Least depth of a tree rooted at this rule; [`UNBOUNDED`] if unproductive.
+    pub fn rule_min_depth(&self, id: SymbolId) -> u32 {
+        self.rule_min_depth[id.index()]
+    }
+
+    /// Least number of bytes any derivation from this node produces.
+    pub fn expr_min_len(&self, id: ExprId) -> u64 {
+        self.expr_min_len[id.index()]
+    }
+
+    /// Least number of bytes this rule derives; `u64::MAX` if unproductive.
+    pub fn rule_min_len(&self, id: SymbolId) -> u64 {
+        self.rule_min_len[id.index()]
+    }
+
+    /// Whether the rule can derive a finite string at all.
+    pub fn is_productive(&self, id: SymbolId) -> bool {
+        self.rule_min_depth[id.index()] != UNBOUNDED
+    }
+
+    /// Whether the rule can be reached from the start rule.
+    pub fn is_reachable(&self, id: SymbolId) -> bool {
+        self.reachable[id.index()]
+    }
+
+    /// Least depth of any tree of the whole grammar.
+    pub fn grammar_min_depth(&self, grammar: &Grammar) -> u32 {
+        self.rule_min_depth(grammar.start())
+    }
+}
+
+fn reachable_rules(grammar: &Grammar) -> Vec<bool> {
+    let mut reachable = vec![false; grammar.rules().len()];
+    let mut stack = vec![grammar.start()];
+    reachable[grammar.start().index()] = true;
+    while let Some(symbol) = stack.pop() {
+        let mut exprs = vec![grammar.rule(symbol).body];
+        while let Some(e) = exprs.pop() {
+            let expr = grammar.expr(e);
+            if let Expr::Ref(s) = expr
+                && !reachable[s.index()]
+            {
+                reachable[s.index()] = true;
+                stack.push(*s);
+            }
+            exprs.extend_from_slice(expr.children());
+        }
+    }
+    reachable
+}
+
+/// The rules a rule's body refers to (each once, in order of first use).
+fn referenced_rules(grammar: &Grammar, symbol: SymbolId) -> Vec<SymbolId> {
+    let mut out = Vec::new();
+    let mut exprs = vec![grammar.rule(symbol).body];
+    while let Some(e) = exprs.pop() {
+        let expr = grammar.expr(e);
+        if let Expr::Ref(s) = expr
+            && !out.contains(s)
+        {
+            out.push(*s);
+        }
+        exprs.extend(expr.children().iter().rev());
+    }
+    out
+}
+
+/// Grammar checks beyond resolution: unproductive rules (error, naming the cycle that
+/// cannot finish), regex terminals that match nothing (error) and rules unreachable from
+/// the start rule (warning).
+pub fn lint(grammar: &Grammar, analysis: &Analysis) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut reported_cycles: Vec<Vec<SymbolId>> = Vec::new();
+    for id in grammar.expr_ids() {
+        if let Expr::Regex(r) = grammar.expr(id)
+            && r.hir.properties().minimum_len().is_none()
+        {
+            out.push(
+                Diagnostic::error(
+                    "empty-regex",
+                    format!("regex terminal r\"{}\" matches no string", r.pattern),
+                    grammar.expr_span(id),
+                )
+                .with_label_message("can never be generated"),
+            );
+        }
+    }
+    for symbol in grammar.symbols() {
+        if analysis.is_productive(symbol) {
+            continue;
+        }
+        let rule = grammar.rule(symbol);
+        match unproductive_cycle(grammar, analysis, symbol) {
+            Some(cycle) if cycle.contains(&symbol) => {
+                let mut key = cycle.clone();
+                key.sort();
+                if reported_cycles.contains(&key) {
+                    continue;
+                }
+                reported_cycles.push(key);
+                let names: Vec<String> = cycle
+                    .iter()
+                    .chain(std::iter::once(&cycle[0]))
+                    .map(|&s| grammar.display_symbol(s))
+                    .collect();
+                let mut d = Diagnostic::error(
+                    "unproductive",
+                    format!(
+                        "rule <{}> can never finish: {}",
+                        rule.name,
+                        if cycle.len() == 1 {
+                            format!("every alternative needs <{}> itself", rule.name)
+                        } else {
+                            format!("every alternative goes round the cycle {}", names.join(" -> "))
+                        }
+                    ),
+                    rule.name_span,
+                )
+                .with_label_message("no finite derivation");
+                for &other in &cycle[1..] {
+                    d = d.with_secondary(grammar.rule(other).name_span, "part of the cycle");
+                }
+                out.push(d.with_note(
+                    "give one rule of the cycle an alternative without the cycle, e.g. a literal",
+                ));
+            }
+            cycle => {
+                let culprit = cycle
+                    .and_then(|c| c.first().copied())
+                    .map_or_else(|| "another rule".to_string(), |s| grammar.display_symbol(s));
+                out.push(
+                    Diagnostic::error(
+                        "unproductive",
+                        format!("rule <{}> can never finish: it needs {culprit}, which can never finish", rule.name),
+                        rule.name_span,
+                    )
+                    .with_label_message("no finite derivation"),
+                );
+            }
+        }
+    }
+    for symbol in grammar.symbols() {
+        if !analysis.is_reachable(symbol) {
+            let rule = grammar.rule(symbol);
+            out.push(
+                Diagnostic::warning(
+                    "unreachable",
+                    format!(
+                        "rule <{}> cannot be reached from the start rule {}",
+                        rule.name,
+                        grammar.display_symbol(grammar.start())
+                    ),
+                    rule.name_span,
+                )
+                .with_label_message("never used"),
+            );
+        }
+    }
+    out
+}
+
+/// Follows unproductive references from `from` until a rule repeats; returns that cycle.
+fn unproductive_cycle(grammar: &Grammar, analysis: &Analysis, from: SymbolId) -> Option<Vec<SymbolId>> {
+    let mut path = vec![from];
+    loop {
+        let current = *path.last().expect("non-empty");
+        let next = referenced_rules(grammar, current)
+            .into_iter()
+            .find(|&s| !analysis.is_productive(s))?;
+        if let Some(pos) = path.iter().position(|&s| s == next) {
+            return Some(path.split_off(pos));
+        }
+        path.push(next);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load_spec_text;
+
+    #[test]
+    fn min_depth_and_length_follow_the_cheapest_alternative() {
+        let g = load_spec_text("t", b"<start> ::= <a> <b>\n<a> ::= <a> \"x\" | \"yy\"\n<b> ::= <b>? \"z\"{3}").unwrap();
+        let a = Analysis::new(&g);
+        let sym = |n| g.symbol(n).unwrap();
+        assert_eq!(a.rule_min_depth(sym("a")), 1);
+        assert_eq!(a.rule_min_depth(sym("start")), 2);
+        assert_eq!(a.rule_min_len(sym("a")), 2);
+        assert_eq!(a.rule_min_len(sym("b")), 3);
+        assert_eq!(a.rule_min_len(sym("start")), 5);
+    }
+
+    #[test]
+    fn unproductive_cycles_are_named() {
+        let g = load_spec_text("t", b"<start> ::= <a> | \"ok\"\n<a> ::= \"(\" <b>\n<b> ::= <a> \")\"").unwrap();
+        let a = Analysis::new(&g);
+        let diags = lint(&g, &a);
+        let errors: Vec<_> = diags.iter().filter(|d| d.is_error()).collect();
+        assert_eq!(errors.len(), 1, "{diags:?}");
+        assert!(errors[0].message.contains("<a> -> <b> -> <a>"), "{}", errors[0].message);
+        assert!(a.is_productive(g.start()));
+    }
+
+    #[test]
+    fn unreachable_rules_are_warnings() {
+        let g = load_spec_text("t", b"<start> ::= \"x\"\n<lonely> ::= \"y\"").unwrap();
+        let diags = lint(&g, &Analysis::new(&g));
+        assert_eq!(diags.len(), 1);
+        assert!(!diags[0].is_error());
+        assert_eq!(diags[0].code, "unreachable");
+    }
+}

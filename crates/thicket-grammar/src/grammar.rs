@@ -1,0 +1,471 @@
+//! The resolved grammar: rules and right-hand-side expressions in arenas, referenced by
+//! typed ids. This is the grammar graph of the k-path papers: every `Expr` node is one
+//! occurrence (two `"+"` literals are two nodes), `Alt`/`Seq`/`Repeat` are the synthetic
+//! nodes, `Ref`/`Literal`/`Regex` the symbolic ones, and cycles run through `Ref`.
+
+use crate::ast::{AstExpr, AstExprKind, SpecAst};
+use crate::diag::Diagnostic;
+use crate::source::Span;
+use regex_syntax::hir::Hir;
+use std::collections::HashMap;
+use std::fmt;
+
+/// Index of a rule (a nonterminal) in [`Grammar::rules`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SymbolId(u32);
+
+/// Index of an expression node in the grammar's arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExprId(u32);
+
+impl SymbolId {
+    /// The position of the rule in [`Grammar::rules`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl ExprId {
+    /// The position of the node in the expression arena.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A rule `<name> ::= body`.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    /// The name, without angle brackets.
+    pub name: String,
+    /// The right-hand side.
+    pub body: ExprId,
+    /// Where the rule's name is written.
+    pub name_span: Span,
+}
+
+/// A node of a right-hand side.
+#[derive(Clone, Debug)]
+pub struct ExprNode {
+    /// What the node is.
+    pub kind: Expr,
+    /// Where it is written (the root reference spans the start rule's name).
+    pub span: Span,
+}
+
+/// The kinds of expression nodes.
+#[derive(Clone, Debug)]
+pub enum Expr {
+    /// Two or more alternatives (an ALT node).
+    Alt(Box<[ExprId]>),
+    /// A concatenation (a CAT node). Empty for the empty string; never of length one.
+    Seq(Box<[ExprId]>),
+    /// A quantified item (a QUANT node).
+    Repeat(Repeat),
+    /// A reference to a rule.
+    Ref(SymbolId),
+    /// A literal byte string (possibly empty).
+    Literal(Box<[u8]>),
+    /// A regex terminal.
+    Regex(Box<RegexTerminal>),
+}
+
+/// `item{min,max}`.
+#[derive(Clone, Copy, Debug)]
+pub struct Repeat {
+    /// The repeated node.
+    pub item: ExprId,
+    /// Least number of repetitions.
+    pub min: u32,
+    /// Greatest number of repetitions; `None` if unbounded.
+    pub max: Option<u32>,
+}
+
+/// A terminal given as a regular expression, compiled once.
+#[derive(Clone, Debug)]
+pub struct RegexTerminal {
+    /// The pattern as written.
+    pub pattern: String,
+    /// The compiled pattern.
+    pub hir: Hir,
+}
+
+impl Expr {
+    /// The child nodes (none for terminals and references).
+    pub fn children(&self) -> &[ExprId] {
+        match self {
+            Expr::Alt(c) | Expr::Seq(c) => c,
+            Expr::Repeat(r) => std::slice::from_ref(&r.item),
+            Expr::Ref(_) | Expr::Literal(_) | Expr::Regex(_) => &[],
+        }
+    }
+
+    /// Whether the node is symbolic (a reference or a terminal) rather than synthetic.
+    pub fn is_symbolic(&self) -> bool {
+        matches!(self, Expr::Ref(_) | Expr::Literal(_) | Expr::Regex(_))
+    }
+}
+
+/// A context-free grammar over bytes, with EBNF quantifiers and regex terminals.
+///
+/// Invariants (upheld by [`Grammar::build`], relied on everywhere):
+/// - every `Ref` names an existing rule; rule names are unique;
+/// - child expression ids are smaller than their parent's, so iterating the arena in id
+///   order visits children before parents;
+/// - `Seq` never has exactly one child and `Alt` has at least two;
+/// - the root is a synthetic `Ref` to the start rule that no right-hand side contains.
+#[derive(Clone, Debug)]
+pub struct Grammar {
+    rules: Vec<Rule>,
+    exprs: Vec<ExprNode>,
+    by_name: HashMap<String, SymbolId>,
+    start: SymbolId,
+    root: ExprId,
+}
+
+impl Grammar {
+    /// Resolves a syntax tree into a grammar whose start symbol is `start` (without
+    /// brackets). Reports every undefined reference (with a did-you-mean), duplicate
+    /// rule, malformed regex and a missing start rule.
+    pub fn build(ast: &SpecAst, start: &str) -> Result<Grammar, Vec<Diagnostic>> {
+        let mut errors = Vec::new();
+        let mut by_name: HashMap<String, SymbolId> = HashMap::new();
+        let mut rules = Vec::new();
+        let mut first_span: HashMap<&str, Span> = HashMap::new();
+        for rule in &ast.rules {
+            if let Some(&first) = first_span.get(rule.name.as_str()) {
+                errors.push(
+                    Diagnostic::error(
+                        "duplicate-rule",
+                        format!("rule <{}> is defined more than once", rule.name),
+                        rule.name_span,
+                    )
+                    .with_label_message("defined again here")
+                    .with_secondary(first, "first defined here")
+                    .with_note("join the alternatives into one rule with `|`"),
+                );
+                continue;
+            }
+            first_span.insert(&rule.name, rule.name_span);
+            by_name.insert(rule.name.clone(), SymbolId(rules.len() as u32));
+            rules.push(Rule {
+                name: rule.name.clone(),
+                body: ExprId(0),
+                name_span: rule.name_span,
+            });
+        }
+        if ast.rules.is_empty() {
+            errors.push(
+                Diagnostic::error("empty-spec", "the spec defines no rules", Span::new(0, 0))
+                    .with_note("a spec needs at least `<start> ::= ...`"),
+            );
+            return Err(errors);
+        }
+        let mut builder = Builder {
+            exprs: Vec::new(),
+            by_name: &by_name,
+            errors: &mut errors,
+        };
+        let mut seen = std::collections::HashSet::new();
+        for rule in &ast.rules {
+            if !seen.insert(rule.name.as_str()) {
+                continue;
+            }
+            let body = builder.lower(&rule.body);
+            rules[by_name[&rule.name].index()].body = body;
+        }
+        let Some(&start_id) = by_name.get(start) else {
+            let mut d = Diagnostic::error(
+                "missing-start",
+                format!("the start rule <{start}> is not defined"),
+                Span::new(0, 0),
+            );
+            if let Some(suggestion) = suggest(start, by_name.keys()) {
+                d = d.with_note(format!("did you mean <{suggestion}>?"));
+            }
+            let unreferenced = unreferenced_rules(&builder.exprs, &rules);
+            if unreferenced.len() == 1 {
+                d = d.with_note(format!(
+                    "<{}> is the only rule no other rule uses: pass `--start {}`",
+                    rules[unreferenced[0]].name, rules[unreferenced[0]].name
+                ));
+            } else {
+                d = d.with_note("define it, or choose another start rule with `--start NAME`");
+            }
+            errors.push(d);
+            return Err(errors);
+        };
+        let root = builder.push(Expr::Ref(start_id), rules[start_id.index()].name_span);
+        let exprs = builder.exprs;
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(Grammar {
+            rules,
+            exprs,
+            by_name,
+            start: start_id,
+            root,
+        })
+    }
+
+    /// All rules, indexed by [`SymbolId::index`].
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The rule of a symbol.
+    pub fn rule(&self, id: SymbolId) -> &Rule {
+        &self.rules[id.index()]
+    }
+
+    /// The symbol of a rule name (without brackets).
+    pub fn symbol(&self, name: &str) -> Option<SymbolId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Every symbol id.
+    pub fn symbols(&self) -> impl Iterator<Item = SymbolId> + '_ {
+        (0..self.rules.len() as u32).map(SymbolId)
+    }
+
+    /// The start symbol.
+    pub fn start(&self) -> SymbolId {
+        self.start
+    }
+
+    /// The synthetic reference to the start rule: the root of every derivation tree.
+    pub fn root(&self) -> ExprId {
+        self.root
+    }
+
+    /// An expression node.
+    pub fn expr(&self, id: ExprId) -> &Expr {
+        &self.exprs[id.index()].kind
+    }
+
+    /// Where an expression node is written.
+    pub fn expr_span(&self, id: ExprId) -> Span {
+        self.exprs[id.index()].span
+    }
+
+    /// Number of expression nodes.
+    pub fn expr_count(&self) -> usize {
+        self.exprs.len()
+    }
+
+    /// Every expression id, children before parents.
+    pub fn expr_ids(&self) -> impl Iterator<Item = ExprId> + '_ {
+        (0..self.exprs.len() as u32).map(ExprId)
+    }
+
+    /// `<name>` of a symbol.
+    pub fn display_symbol(&self, id: SymbolId) -> String {
+        format!("<{}>", self.rule(id).name)
+    }
+
+    /// The expression in spec syntax, e.g. `(<a> | "b")*`.
+    pub fn display_expr(&self, id: ExprId) -> String {
+        let mut out = String::new();
+        self.write_expr(id, &mut out, false);
+        out
+    }
+
+    fn write_expr(&self, id: ExprId, out: &mut String, nested: bool) {
+        use std::fmt::Write;
+        match self.expr(id) {
+            Expr::Alt(alts) => {
+                if nested {
+                    out.push('(');
+                }
+                for (i, &a) in alts.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(" | ");
+                    }
+                    self.write_expr(a, out, false);
+                }
+                if nested {
+                    out.push(')');
+                }
+            }
+            Expr::Seq(items) if items.is_empty() => out.push_str("\"\""),
+            Expr::Seq(items) => {
+                if nested {
+                    out.push('(');
+                }
+                for (i, &item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    self.write_expr(item, out, true);
+                }
+                if nested {
+                    out.push(')');
+                }
+            }
+            Expr::Repeat(r) => {
+                self.write_expr(r.item, out, true);
+                match (r.min, r.max) {
+                    (0, None) => out.push('*'),
+                    (1, None) => out.push('+'),
+                    (0, Some(1)) => out.push('?'),
+                    (n, None) => write!(out, "{{{n},}}").expect("string write"),
+                    (n, Some(m)) if n == m => write!(out, "{{{n}}}").expect("string write"),
+                    (n, Some(m)) => write!(out, "{{{n},{m}}}").expect("string write"),
+                }
+            }
+            Expr::Ref(s) => out.push_str(&self.display_symbol(*s)),
+            Expr::Literal(bytes) => out.push_str(&quote_bytes(bytes)),
+            Expr::Regex(r) => write!(out, "r\"{}\"", r.pattern).expect("string write"),
+        }
+    }
+}
+
+/// A literal in spec syntax: `"..."` with escapes, or `b"..."` if it is not UTF-8.
+pub fn quote_bytes(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => format!("{text:?}"),
+        Err(_) => {
+            let mut out = String::from("b\"");
+            for &b in bytes {
+                match b {
+                    b'"' => out.push_str("\\\""),
+                    b'\\' => out.push_str("\\\\"),
+                    0x20..=0x7e => out.push(b as char),
+                    _ => out.push_str(&format!("\\x{b:02x}")),
+                }
+            }
+            out.push('"');
+            out
+        }
+    }
+}
+
+impl fmt::Display for Grammar {
+    /// The grammar in spec syntax, one rule per line.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for rule in &self.rules {
+            writeln!(f, "<{}> ::= {}", rule.name, self.display_expr(rule.body))?;
+        }
+        Ok(())
+    }
+}
+
+struct Builder<'a> {
+    exprs: Vec<ExprNode>,
+    by_name: &'a HashMap<String, SymbolId>,
+    errors: &'a mut Vec<Diagnostic>,
+}
+
+impl Builder<'_> {
+    fn push(&mut self, kind: Expr, span: Span) -> ExprId {
+        self.exprs.push(ExprNode { kind, span });
+        ExprId(self.exprs.len() as u32 - 1)
+    }
+
+    /// Lowers children first, so that child ids are smaller than parent ids.
+    fn lower(&mut self, e: &AstExpr) -> ExprId {
+        let kind = match &e.kind {
+            AstExprKind::Alt(alts) => Expr::Alt(alts.iter().map(|a| self.lower(a)).collect()),
+            AstExprKind::Seq(items) => Expr::Seq(items.iter().map(|i| self.lower(i)).collect()),
+            AstExprKind::Repeat { item, min, max } => Expr::Repeat(Repeat {
+                item: self.lower(item),
+                min: *min,
+                max: *max,
+            }),
+            AstExprKind::Ref(name) => match self.by_name.get(name) {
+                Some(&id) => Expr::Ref(id),
+                None => {
+                    let mut d = Diagnostic::error(
+                        "undefined-rule",
+                        format!("rule <{name}> is used but never defined"),
+                        e.span,
+                    )
+                    .with_label_message("not defined");
+                    if let Some(s) = suggest(name, self.by_name.keys()) {
+                        d = d.with_note(format!("did you mean <{s}>?"));
+                    }
+                    self.errors.push(d);
+                    Expr::Literal(Box::default())
+                }
+            },
+            AstExprKind::Literal(bytes) => Expr::Literal(bytes.clone().into_boxed_slice()),
+            AstExprKind::Regex(pattern) => match compile_regex(pattern) {
+                Ok(hir) => Expr::Regex(Box::new(RegexTerminal {
+                    pattern: pattern.clone(),
+                    hir,
+                })),
+                Err(d) => {
+                    // The pattern starts after `r"`.
+                    let at = e.span.start as usize + 2;
+                    let span = d
+                        .span
+                        .map_or(e.span, |(s, t)| Span::new(at + s, at + t.max(s + 1)));
+                    self.errors.push(
+                        Diagnostic::error(
+                            "bad-regex",
+                            format!("invalid regex terminal: {}", d.message),
+                            span,
+                        )
+                        .with_label_message("here")
+                        .with_secondary(e.span, "in this regex")
+                        .with_note("regex terminals use Rust `regex` syntax"),
+                    );
+                    Expr::Literal(Box::default())
+                }
+            },
+        };
+        self.push(kind, e.span)
+    }
+}
+
+struct RegexError {
+    message: String,
+    span: Option<(usize, usize)>,
+}
+
+/// Compiles a regex terminal. `(?-u:\xFF)` and friends allow arbitrary bytes.
+fn compile_regex(pattern: &str) -> Result<Hir, RegexError> {
+    regex_syntax::ParserBuilder::new()
+        .utf8(false)
+        .nest_limit(100)
+        .build()
+        .parse(pattern)
+        .map_err(|e| {
+            let (message, span) = match &e {
+                regex_syntax::Error::Parse(p) => (p.kind().to_string(), Some(p.span())),
+                regex_syntax::Error::Translate(t) => (t.kind().to_string(), Some(t.span())),
+                _ => (e.to_string(), None),
+            };
+            RegexError {
+                message,
+                span: span.map(|s| (s.start.offset, s.end.offset)),
+            }
+        })
+}
+
+fn unreferenced_rules(exprs: &[ExprNode], rules: &[Rule]) -> Vec<usize> {
+    let mut used = vec![false; rules.len()];
+    for e in exprs {
+        if let Expr::Ref(s) = e.kind {
+            used[s.index()] = true;
+        }
+    }
+    (0..rules.len()).filter(|&i| !used[i]).collect()
+}
+
+/// The closest known name to `name`, if one is close enough to be a likely typo.
+pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    known
+        .map(|k| {
+            let distance = if k.to_lowercase() == lower {
+                0
+            } else {
+                strsim::levenshtein(&lower, &k.to_lowercase())
+            };
+            (distance, k)
+        })
+        .filter(|(d, k)| *d <= (k.chars().count().max(name.chars().count()) / 3).max(1))
+        .min()
+        .map(|(_, k)| k.as_str())
+}

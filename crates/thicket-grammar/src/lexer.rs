@@ -1,0 +1,527 @@
+//! Tokens of the text spec format. The lexer is lazy (the parser pulls tokens one at a
+//! time), so a hostile file such as 10 MB of `(` costs no memory before the parser's
+//! nesting limit stops it.
+
+use crate::diag::Diagnostic;
+use crate::source::Span;
+
+/// A token and where it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Token {
+    /// What the token is.
+    pub kind: TokenKind,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// Token kinds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TokenKind {
+    /// `<name>` (the name without brackets).
+    Nonterminal(String),
+    /// `::=`
+    Define,
+    /// `:=` (a Fandango generator; not supported).
+    Walrus,
+    /// `|`
+    Pipe,
+    /// `;`
+    Semi,
+    /// `(`
+    LParen,
+    /// `)`
+    RParen,
+    /// `*`
+    Star,
+    /// `+`
+    Plus,
+    /// `?`
+    Question,
+    /// `{n}`, `{n,}`, `{,m}`, `{n,m}`.
+    Braces {
+        /// Least count.
+        min: u32,
+        /// Greatest count, if bounded.
+        max: Option<u32>,
+    },
+    /// A quoted literal, escapes already processed.
+    Literal(Vec<u8>),
+    /// `r"..."`: the raw pattern.
+    Regex(String),
+    /// A bare word such as `where` or `def`.
+    Word(String),
+    /// A number such as `0` or `1` (Fandango bit literals; not supported).
+    Number(String),
+    /// End of input.
+    Eof,
+}
+
+impl TokenKind {
+    /// How the token is described in "expected ..., found ..." messages.
+    pub fn describe(&self) -> String {
+        match self {
+            TokenKind::Nonterminal(n) => format!("`<{n}>`"),
+            TokenKind::Define => "`::=`".into(),
+            TokenKind::Walrus => "`:=`".into(),
+            TokenKind::Pipe => "`|`".into(),
+            TokenKind::Semi => "`;`".into(),
+            TokenKind::LParen => "`(`".into(),
+            TokenKind::RParen => "`)`".into(),
+            TokenKind::Star => "`*`".into(),
+            TokenKind::Plus => "`+`".into(),
+            TokenKind::Question => "`?`".into(),
+            TokenKind::Braces { .. } => "a repetition count `{..}`".into(),
+            TokenKind::Literal(_) => "a literal".into(),
+            TokenKind::Regex(_) => "a regex terminal".into(),
+            TokenKind::Word(w) => format!("`{w}`"),
+            TokenKind::Number(n) => format!("`{n}`"),
+            TokenKind::Eof => "the end of the file".into(),
+        }
+    }
+}
+
+/// The lexer: an iterator-like cursor over the text.
+pub struct Lexer<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+type LexResult = Result<Token, Box<Diagnostic>>;
+
+impl<'a> Lexer<'a> {
+    /// A lexer at the start of `text`.
+    pub fn new(text: &'a str) -> Lexer<'a> {
+        Lexer { text, pos: 0 }
+    }
+
+    fn rest(&self) -> &'a str {
+        &self.text[self.pos..]
+    }
+
+    fn peek_char(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        let c = self.peek_char()?;
+        self.pos += c.len_utf8();
+        Some(c)
+    }
+
+    fn skip_trivia(&mut self) {
+        loop {
+            let rest = self.rest();
+            let trimmed = rest.trim_start();
+            self.pos += rest.len() - trimmed.len();
+            if trimmed.starts_with('#') {
+                self.pos += trimmed.find('\n').unwrap_or(trimmed.len());
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// The next token, or a diagnostic for malformed input.
+    pub fn next_token(&mut self) -> LexResult {
+        self.skip_trivia();
+        let start = self.pos;
+        let token = |kind, end| Ok(Token {
+            kind,
+            span: Span::new(start, end),
+        });
+        let Some(c) = self.peek_char() else {
+            return token(TokenKind::Eof, start);
+        };
+        let rest = self.rest();
+        if rest.starts_with("::=") {
+            self.pos += 3;
+            return token(TokenKind::Define, self.pos);
+        }
+        if rest.starts_with(":=") {
+            self.pos += 2;
+            return token(TokenKind::Walrus, self.pos);
+        }
+        let single = match c {
+            '|' => Some(TokenKind::Pipe),
+            ';' => Some(TokenKind::Semi),
+            '(' => Some(TokenKind::LParen),
+            ')' => Some(TokenKind::RParen),
+            '*' => Some(TokenKind::Star),
+            '+' => Some(TokenKind::Plus),
+            '?' => Some(TokenKind::Question),
+            _ => None,
+        };
+        if let Some(kind) = single {
+            self.pos += 1;
+            return token(kind, self.pos);
+        }
+        match c {
+            '<' => self.nonterminal(start),
+            '{' => self.braces(start),
+            '"' | '\'' => self.literal(start, false),
+            'b' | 'r' | 'B' | 'R' if matches!(rest[1..].chars().next(), Some('"' | '\'')) => {
+                self.pos += 1;
+                if c.eq_ignore_ascii_case(&'r') {
+                    self.regex(start)
+                } else {
+                    self.literal(start, true)
+                }
+            }
+            c if c.is_alphabetic() || c == '_' => {
+                let len = rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                self.pos += len;
+                token(TokenKind::Word(rest[..len].to_string()), self.pos)
+            }
+            c if c.is_ascii_digit() => {
+                let len = rest
+                    .find(|c: char| !c.is_ascii_alphanumeric())
+                    .unwrap_or(rest.len());
+                self.pos += len;
+                token(TokenKind::Number(rest[..len].to_string()), self.pos)
+            }
+            _ => {
+                let what = if c == '\u{FFFD}' {
+                    "a byte that is not valid UTF-8".to_string()
+                } else if c.is_control() {
+                    format!("control character U+{:04X}", c as u32)
+                } else {
+                    format!("`{c}`")
+                };
+                Err(Box::new(
+                    Diagnostic::error(
+                        "unexpected-character",
+                        format!("unexpected {what}"),
+                        Span::new(start, start + c.len_utf8()),
+                    )
+                    .with_label_message(
+                        "expected a rule `<name> ::= ...`, a quoted literal, `|`, `(`, `)` or a quantifier",
+                    ),
+                ))
+            }
+        }
+    }
+
+    fn nonterminal(&mut self, start: usize) -> LexResult {
+        self.pos += 1;
+        let rest = self.rest();
+        let len = rest
+            .find(|c: char| !is_name_char(c))
+            .unwrap_or(rest.len());
+        let name = &rest[..len];
+        self.pos += len;
+        if self.peek_char() != Some('>') || name.is_empty() {
+            let found = match self.peek_char() {
+                None => "the end of the file".to_string(),
+                Some(c) if c.is_whitespace() => "whitespace".to_string(),
+                Some(c) => format!("`{c}`"),
+            };
+            let what = if name.is_empty() {
+                "a rule name"
+            } else {
+                "`>` to close the rule name"
+            };
+            return Err(Box::new(
+                Diagnostic::error(
+                    "bad-rule-name",
+                    format!("expected {what}, found {found}"),
+                    Span::new(start, self.pos + self.peek_char().map_or(0, char::len_utf8)),
+                )
+                .with_label_message("rule names look like `<name>`: letters, digits, `_ - . :`")
+                .with_note("to use `<` as text, quote it: \"<\""),
+            ));
+        }
+        self.pos += 1;
+        Ok(Token {
+            kind: TokenKind::Nonterminal(name.to_string()),
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    fn braces(&mut self, start: usize) -> LexResult {
+        let rest = self.rest();
+        let close = rest.find(['}', '\n']).filter(|&i| rest.as_bytes()[i] == b'}');
+        let bad = |lexer: &Lexer, end: usize, why: &str| {
+            Box::new(
+                Diagnostic::error(
+                    "bad-repetition",
+                    format!("malformed repetition count: {why}"),
+                    Span::new(start, end.max(start + 1).min(lexer.text.len())),
+                )
+                .with_label_message("expected `{n}`, `{n,}`, `{,m}` or `{n,m}`"),
+            )
+        };
+        let Some(close) = close else {
+            return Err(bad(self, start + 1, "missing `}`"));
+        };
+        let inner: String = rest[1..close].chars().filter(|c| !c.is_whitespace()).collect();
+        let end = start + close + 1;
+        let number = |s: &str| -> Result<Option<u32>, String> {
+            if s.is_empty() {
+                return Ok(None);
+            }
+            if !s.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!("`{s}` is not a number"));
+            }
+            s.parse::<u32>()
+                .map(Some)
+                .map_err(|_| format!("`{s}` is too large (at most {})", u32::MAX))
+        };
+        let (min, max) = match inner.split_once(',') {
+            None => match number(&inner) {
+                Ok(Some(n)) => (n, Some(n)),
+                Ok(None) => return Err(bad(self, end, "no count given")),
+                Err(e) => return Err(bad(self, end, &e)),
+            },
+            Some((lo, hi)) => match (number(lo), number(hi)) {
+                (Ok(lo), Ok(hi)) => (lo.unwrap_or(0), hi),
+                (Err(e), _) | (_, Err(e)) => return Err(bad(self, end, &e)),
+            },
+        };
+        if let Some(max) = max
+            && max < min
+        {
+            return Err(bad(
+                self,
+                end,
+                &format!("the least count {min} exceeds the greatest {max}"),
+            ));
+        }
+        self.pos = end;
+        Ok(Token {
+            kind: TokenKind::Braces { min, max },
+            span: Span::new(start, end),
+        })
+    }
+
+    fn regex(&mut self, start: usize) -> LexResult {
+        let quote = self.bump().expect("caller saw a quote");
+        let body_start = self.pos;
+        loop {
+            match self.bump() {
+                None | Some('\n') => return Err(unterminated(start, self.pos, quote)),
+                Some('\\') => {
+                    // A backslash keeps the next character (so `\"` does not end the
+                    // pattern) and passes both to the regex, as Python raw strings do.
+                    if matches!(self.peek_char(), Some(c) if c != '\n') {
+                        self.bump();
+                    }
+                }
+                Some(c) if c == quote => break,
+                Some(_) => {}
+            }
+        }
+        let pattern = self.text[body_start..self.pos - 1].to_string();
+        Ok(Token {
+            kind: TokenKind::Regex(pattern),
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    fn literal(&mut self, start: usize, bytes: bool) -> LexResult {
+        let quote = self.bump().expect("caller saw a quote");
+        let mut out = Vec::new();
+        loop {
+            let at = self.pos;
+            match self.bump() {
+                None | Some('\n') => return Err(unterminated(start, at, quote)),
+                Some(c) if c == quote => break,
+                Some('\\') => self.escape(at, bytes, &mut out)?,
+                Some(c) => {
+                    if bytes && !c.is_ascii() {
+                        return Err(Box::new(
+                            Diagnostic::error(
+                                "bad-byte-literal",
+                                format!("non-ASCII character `{c}` in a byte literal"),
+                                Span::new(at, self.pos),
+                            )
+                            .with_label_message("write bytes above 0x7f as `\\xHH`"),
+                        ));
+                    }
+                    let mut buf = [0; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+            }
+        }
+        Ok(Token {
+            kind: TokenKind::Literal(out),
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    fn escape(&mut self, at: usize, bytes: bool, out: &mut Vec<u8>) -> Result<(), Box<Diagnostic>> {
+        let simple = |b: u8, out: &mut Vec<u8>| out.push(b);
+        match self.bump() {
+            Some('n') => simple(b'\n', out),
+            Some('t') => simple(b'\t', out),
+            Some('r') => simple(b'\r', out),
+            Some('0') => simple(0, out),
+            Some('\\') => simple(b'\\', out),
+            Some('"') => simple(b'"', out),
+            Some('\'') => simple(b'\'', out),
+            Some('x') => {
+                let value = self.hex_digits(at, 2, 2)?;
+                if bytes {
+                    out.push(value as u8);
+                } else {
+                    push_char(out, char::from_u32(value).expect("two hex digits are a char"));
+                }
+            }
+            Some('u') if !bytes => {
+                let value = if self.peek_char() == Some('{') {
+                    self.bump();
+                    let v = self.hex_digits(at, 1, 6)?;
+                    if self.bump() != Some('}') {
+                        return Err(bad_escape(at, self.pos, "expected `}` after `\\u{` and 1 to 6 hex digits"));
+                    }
+                    v
+                } else {
+                    self.hex_digits(at, 4, 4)?
+                };
+                push_char(out, self.code_point(at, value)?);
+            }
+            Some('U') if !bytes => {
+                let value = self.hex_digits(at, 8, 8)?;
+                push_char(out, self.code_point(at, value)?);
+            }
+            Some(c) if c != '\n' => {
+                let allowed = if bytes {
+                    "\\n \\t \\r \\0 \\\\ \\\" \\' \\xHH"
+                } else {
+                    "\\n \\t \\r \\0 \\\\ \\\" \\' \\xHH \\u{H..} \\uHHHH \\UHHHHHHHH"
+                };
+                return Err(bad_escape(at, self.pos, &format!("unknown escape `\\{c}`; expected one of {allowed}")));
+            }
+            _ => return Err(unterminated(at, self.pos, '"')),
+        }
+        Ok(())
+    }
+
+    fn hex_digits(&mut self, at: usize, min: usize, max: usize) -> Result<u32, Box<Diagnostic>> {
+        let rest = self.rest();
+        let len = rest
+            .bytes()
+            .take(max)
+            .take_while(u8::is_ascii_hexdigit)
+            .count();
+        if len < min {
+            let end = self.pos + rest.chars().next().map_or(0, char::len_utf8);
+            let expected = if min == max {
+                format!("{min} hex digits")
+            } else {
+                format!("{min} to {max} hex digits")
+            };
+            return Err(bad_escape(at, end, &format!("expected {expected} in escape")));
+        }
+        self.pos += len;
+        Ok(u32::from_str_radix(&rest[..len], 16).expect("checked hex digits"))
+    }
+
+    fn code_point(&self, at: usize, value: u32) -> Result<char, Box<Diagnostic>> {
+        char::from_u32(value).ok_or_else(|| {
+            bad_escape(at, self.pos, &format!("U+{value:X} is not a Unicode scalar value"))
+        })
+    }
+}
+
+/// Characters allowed inside `<...>`.
+pub fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
+}
+
+fn push_char(out: &mut Vec<u8>, c: char) {
+    let mut buf = [0; 4];
+    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+}
+
+fn unterminated(start: usize, end: usize, quote: char) -> Box<Diagnostic> {
+    Box::new(
+        Diagnostic::error(
+            "unterminated-string",
+            "unterminated string literal",
+            Span::new(start, end.max(start + 1)),
+        )
+        .with_label_message(format!("this literal has no closing {quote} on its line"))
+        .with_note("write a line break inside a literal as \\n"),
+    )
+}
+
+fn bad_escape(start: usize, end: usize, message: &str) -> Box<Diagnostic> {
+    Box::new(
+        Diagnostic::error("bad-escape", message.to_string(), Span::new(start, end.max(start + 1)))
+            .with_label_message("in this escape"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lex(text: &str) -> Vec<TokenKind> {
+        let mut lexer = Lexer::new(text);
+        let mut out = Vec::new();
+        loop {
+            let t = lexer.next_token().expect("lexes");
+            if t.kind == TokenKind::Eof {
+                return out;
+            }
+            out.push(t.kind);
+        }
+    }
+
+    #[test]
+    fn escapes_follow_python_for_text_and_raw_bytes_for_byte_literals() {
+        assert_eq!(
+            lex(r#""a\n\x41\xff\u{1F600}\u00e9" b"\x00\xff""#),
+            vec![
+                TokenKind::Literal("a\nA\u{ff}\u{1F600}\u{e9}".as_bytes().to_vec()),
+                TokenKind::Literal(vec![0, 0xff]),
+            ]
+        );
+    }
+
+    #[test]
+    fn regex_bodies_are_raw() {
+        assert_eq!(
+            lex(r#"r"[a-z]\"+" r'\d'"#),
+            vec![
+                TokenKind::Regex(r#"[a-z]\"+"#.into()),
+                TokenKind::Regex(r"\d".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn repetition_counts() {
+        assert_eq!(
+            lex("{2} {1,} {,3} { 1 , 4 }"),
+            vec![
+                TokenKind::Braces { min: 2, max: Some(2) },
+                TokenKind::Braces { min: 1, max: None },
+                TokenKind::Braces { min: 0, max: Some(3) },
+                TokenKind::Braces { min: 1, max: Some(4) },
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_tokens_are_errors_with_codes() {
+        for (text, code) in [
+            ("\"abc", "unterminated-string"),
+            ("'a\nb'", "unterminated-string"),
+            (r#""\q""#, "bad-escape"),
+            (r#""\x4""#, "bad-escape"),
+            (r#""\u{110000}""#, "bad-escape"),
+            ("<abc", "bad-rule-name"),
+            ("<>", "bad-rule-name"),
+            ("{3,1}", "bad-repetition"),
+            ("{x}", "bad-repetition"),
+            ("@", "unexpected-character"),
+            ("b\"é\"", "bad-byte-literal"),
+        ] {
+            let err = Lexer::new(text).next_token().expect_err(text);
+            assert_eq!(err.code, code, "{text}");
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! Source files and byte spans, with line/column lookup for error messages.
+
+use std::fmt;
+
+/// A half-open byte range `start..end` into a [`SourceFile`]'s text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Span {
+    /// First byte of the range.
+    pub start: u32,
+    /// One past the last byte of the range.
+    pub end: u32,
+}
+
+impl Span {
+    /// A span from `start` to `end` (byte offsets).
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// The smallest span covering both `self` and `other`.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+
+    /// The span as a `usize` range, for slicing.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// A 1-based line and column (the column counts characters, not bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LineCol {
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+impl fmt::Display for LineCol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// The text of a spec together with the name it is reported under.
+///
+/// Text that is not valid UTF-8 is stored lossily (invalid bytes become U+FFFD); the
+/// spec reader reports such files as errors, pointing at the first invalid byte.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    name: String,
+    text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    /// A source file named `name` (usually its path) with the given text.
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        let text = text.into();
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    /// The name errors are reported under.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The full text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The text covered by `span`.
+    pub fn slice(&self, span: Span) -> &str {
+        &self.text[span.range()]
+    }
+
+    /// Line and column of a byte offset (clamped to the end of the text).
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let offset = offset.min(self.text.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let line_start = self.line_starts[line];
+        let column = self.text[line_start..floor_char_boundary(&self.text, offset)]
+            .chars()
+            .count()
+            + 1;
+        LineCol {
+            line: line + 1,
+            column,
+        }
+    }
+
+    /// Byte offset of a 1-based line and column (clamped to the text).
+    pub fn offset_of(&self, line: usize, column: usize) -> usize {
+        let Some(&line_start) = self.line_starts.get(line.saturating_sub(1)) else {
+            return self.text.len();
+        };
+        self.text[line_start..]
+            .char_indices()
+            .nth(column.saturating_sub(1))
+            .map_or(self.text.len(), |(i, _)| line_start + i)
+    }
+}
+
+fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_are_one_based_and_count_characters() {
+        let file = SourceFile::new("x", "ab\nçd\n");
+        assert_eq!(file.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(file.line_col(3), LineCol { line: 2, column: 1 });
+        // 'd' follows the two-byte 'ç'.
+        assert_eq!(file.line_col(5), LineCol { line: 2, column: 2 });
+        assert_eq!(file.offset_of(2, 2), 5);
+        assert_eq!(file.line_col(100), LineCol { line: 3, column: 1 });
+    }
+}
