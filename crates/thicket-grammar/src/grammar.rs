@@ -425,7 +425,7 @@ struct RegexError {
 
 /// Compiles a regex terminal. `(?-u:\xFF)` and friends allow arbitrary bytes.
 fn compile_regex(pattern: &str) -> Result<Hir, RegexError> {
-    regex_syntax::ParserBuilder::new()
+    let hir = regex_syntax::ParserBuilder::new()
         .utf8(false)
         .nest_limit(100)
         .build()
@@ -440,7 +440,17 @@ fn compile_regex(pattern: &str) -> Result<Hir, RegexError> {
                 message,
                 span: span.map(|s| (s.start.offset, s.end.offset)),
             }
-        })
+        })?;
+    // A terminal is matched or generated on its own, so there is no context for an
+    // anchor or a word boundary to look at.
+    if !hir.properties().look_set().is_empty() {
+        return Err(RegexError {
+            message: "anchors (`^`, `$`) and word boundaries (`\\b`) are not supported in regex terminals"
+                .to_string(),
+            span: None,
+        });
+    }
+    Ok(hir)
 }
 
 fn unreferenced_rules(exprs: &[ExprNode], rules: &[Rule]) -> Vec<usize> {

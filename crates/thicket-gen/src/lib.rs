@@ -1,0 +1,384 @@
+//! # thicket-gen
+//!
+//! Producing inputs from a grammar. This crate has the depth-bounded random generator of
+//! Algorithm 2 ("BoundedTree") of the k-path paper (000_ae2666836b97a715.txt, §4.2):
+//! every choice — which alternative, whether an optional part appears, how often a
+//! repetition repeats — is limited to what still fits into the depth limit, using the
+//! minimal depths precomputed by [`thicket_grammar::Analysis`].
+//!
+//! Decisions where the paper leaves room (each tested in this crate):
+//! - **Depth** counts rule expansions (see [`thicket_grammar::analysis`]); a choice *fits*
+//!   when `depth + min_depth(choice) <= max_depth`, so a tree never exceeds `max_depth`.
+//! - **Slot order.** Algorithm 2 fills open slots in random order. Each slot's choice
+//!   depends only on its own depth, so the order does not change the distribution of
+//!   trees; we expand depth-first, left to right, which lets output stream into a
+//!   [`TreeSink`] without building a tree.
+//! - **Choices** among fitting alternatives are uniform; a repetition count is uniform in
+//!   `[min, min(max, max(min, max_repetitions))]` (Tribble's rule), and `min` when the
+//!   item does not fit. Mandatory items (`min >= 1`) always fit, because their parent
+//!   was only chosen if its minimal subtree fits.
+//! - **Node budget** (beyond the paper): the depth limit alone does not bound size (a
+//!   binary rule of depth 30 has 2^30 leaves), so after `max_nodes` rule expansions the
+//!   generator closes the tree off along the shortest derivations. [`GenStats`] says when.
+//! - **Randomness** comes from ChaCha8, seeded per input from `(seed, index)`, so input
+//!   `i` of seed `s` is the same on every machine and independent of how many threads
+//!   produce the others.
+
+use rand::{Rng, RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use thicket_grammar::{Analysis, Expr, ExprId, Grammar, UNBOUNDED};
+use thicket_tree::{ByteSink, DerivationTree, TreeBuilder, TreeSink};
+
+/// Limits of the bounded random generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GenConfig {
+    /// Greatest number of rule expansions on any root-to-leaf path (the paper's `d`).
+    pub max_depth: u32,
+    /// Cap on the repetitions of `*`, `+`, `{n,}` and of regex repetitions.
+    pub max_repetitions: u32,
+    /// Rule expansions after which the rest of the tree is closed off minimally.
+    pub max_nodes: usize,
+}
+
+impl Default for GenConfig {
+    /// Depth 30 (as in the paper's evaluation), 5 repetitions (Fandango's default),
+    /// 100,000 rule expansions.
+    fn default() -> Self {
+        GenConfig {
+            max_depth: 30,
+            max_repetitions: 5,
+            max_nodes: 100_000,
+        }
+    }
+}
+
+/// Why a generator cannot be built.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum GenError {
+    /// The depth limit is below the least depth of any tree.
+    #[error("--max-depth {given} is too small: the smallest tree of this grammar has depth {required}")]
+    DepthTooSmall {
+        /// The grammar's minimal depth.
+        required: u32,
+        /// The limit that was asked for.
+        given: u32,
+    },
+    /// The start rule cannot derive any finite input.
+    #[error("the start rule {0} can never finish (run `thicket lint` for the cycle)")]
+    Unproductive(String),
+    /// A regex terminal that the regex generator cannot handle.
+    #[error("cannot generate from regex terminal r\"{pattern}\": {reason}")]
+    Regex {
+        /// The pattern.
+        pattern: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// What happened while generating one input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GenStats {
+    /// Rule expansions in the tree.
+    pub rule_expansions: usize,
+    /// Whether the node budget ran out and the tree was closed off minimally.
+    pub budget_exhausted: bool,
+}
+
+/// A depth-bounded random generator for one grammar; build once, use for many inputs
+/// (from many threads: it is `Sync`).
+pub struct Generator<'g> {
+    grammar: &'g Grammar,
+    analysis: Analysis,
+    config: GenConfig,
+    /// For each `Alt` node: its alternatives sorted by minimal depth (stable), with that
+    /// depth, so the fitting ones are a prefix.
+    alternatives: Vec<Box<[(u32, ExprId)]>>,
+    /// For each `Regex` node: its compiled generator.
+    regexes: Vec<Option<rand_regex::Regex>>,
+}
+
+enum Task {
+    Expand { expr: ExprId, depth: u32 },
+    Close,
+}
+
+impl<'g> Generator<'g> {
+    /// Prepares a generator, checking that the grammar can produce anything within the
+    /// limits.
+    pub fn new(grammar: &'g Grammar, config: GenConfig) -> Result<Generator<'g>, GenError> {
+        let analysis = Analysis::new(grammar);
+        let required = analysis.grammar_min_depth(grammar);
+        if required == UNBOUNDED {
+            return Err(GenError::Unproductive(
+                grammar.display_symbol(grammar.start()),
+            ));
+        }
+        if required > config.max_depth {
+            return Err(GenError::DepthTooSmall {
+                required,
+                given: config.max_depth,
+            });
+        }
+        let mut alternatives = vec![Box::default(); grammar.expr_count()];
+        let mut regexes: Vec<Option<rand_regex::Regex>> = Vec::new();
+        regexes.resize_with(grammar.expr_count(), || None);
+        for id in grammar.expr_ids() {
+            match grammar.expr(id) {
+                Expr::Alt(alts) => {
+                    let mut sorted: Vec<(u32, ExprId)> = alts
+                        .iter()
+                        .map(|&a| (analysis.expr_min_depth(a), a))
+                        .collect();
+                    sorted.sort_by_key(|&(depth, _)| depth);
+                    alternatives[id.index()] = sorted.into_boxed_slice();
+                }
+                Expr::Regex(r) => {
+                    let compiled = rand_regex::Regex::with_hir(r.hir.clone(), config.max_repetitions)
+                        .map_err(|e| GenError::Regex {
+                            pattern: r.pattern.clone(),
+                            reason: format!("{e:?}"),
+                        })?;
+                    regexes[id.index()] = Some(compiled);
+                }
+                _ => {}
+            }
+        }
+        Ok(Generator {
+            grammar,
+            analysis,
+            config,
+            alternatives,
+            regexes,
+        })
+    }
+
+    /// The grammar.
+    pub fn grammar(&self) -> &'g Grammar {
+        self.grammar
+    }
+
+    /// The grammar's analysis.
+    pub fn analysis(&self) -> &Analysis {
+        &self.analysis
+    }
+
+    /// The limits in force.
+    pub fn config(&self) -> GenConfig {
+        self.config
+    }
+
+    /// The random number generator for input `index` of `seed`.
+    pub fn rng_for(seed: u64, index: u64) -> ChaCha8Rng {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(index);
+        rng
+    }
+
+    /// Generates one input as a derivation tree.
+    pub fn generate_tree<R: Rng + ?Sized>(&self, rng: &mut R) -> (DerivationTree, GenStats) {
+        let mut builder = TreeBuilder::new();
+        let stats = self.generate_into(rng, &mut builder);
+        (builder.finish(), stats)
+    }
+
+    /// Generates one input, appending its bytes to `out` (no tree is built).
+    pub fn generate_bytes<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut Vec<u8>) -> GenStats {
+        let mut sink = ByteSink {
+            bytes: std::mem::take(out),
+        };
+        let stats = self.generate_into(rng, &mut sink);
+        *out = sink.bytes;
+        stats
+    }
+
+    /// Generates one input, reporting the derivation to `sink` in preorder.
+    pub fn generate_into<R: Rng + ?Sized, S: TreeSink>(&self, rng: &mut R, sink: &mut S) -> GenStats {
+        self.expand(self.grammar.root(), 0, rng, sink)
+    }
+
+    /// Expands one node at `depth` (rule expansions above it) into `sink`: the close-off
+    /// of Algorithm 2 from a single open slot. The k-path generator uses this to finish
+    /// the slots it does not steer.
+    pub fn expand<R: Rng + ?Sized, S: TreeSink>(
+        &self,
+        start: ExprId,
+        depth: u32,
+        rng: &mut R,
+        sink: &mut S,
+    ) -> GenStats {
+        let max_depth = self.config.max_depth;
+        let mut stats = GenStats::default();
+        let mut stack = vec![Task::Expand { expr: start, depth }];
+        while let Some(task) = stack.pop() {
+            let (expr, depth) = match task {
+                Task::Close => {
+                    sink.close();
+                    continue;
+                }
+                Task::Expand { expr, depth } => (expr, depth),
+            };
+            match self.grammar.expr(expr) {
+                Expr::Literal(bytes) => sink.terminal(expr, bytes),
+                Expr::Regex(_) => {
+                    let regex = self.regexes[expr.index()].as_ref().expect("compiled in new");
+                    let bytes: Vec<u8> = rng.sample(regex);
+                    sink.terminal(expr, &bytes);
+                }
+                Expr::Ref(symbol) => {
+                    stats.rule_expansions += 1;
+                    if stats.rule_expansions >= self.config.max_nodes {
+                        stats.budget_exhausted = true;
+                    }
+                    sink.open(expr);
+                    stack.push(Task::Close);
+                    stack.push(Task::Expand {
+                        expr: self.grammar.rule(*symbol).body,
+                        depth: depth + 1,
+                    });
+                }
+                Expr::Seq(items) => {
+                    sink.open(expr);
+                    stack.push(Task::Close);
+                    stack.extend(items.iter().rev().map(|&expr| Task::Expand { expr, depth }));
+                }
+                Expr::Alt(_) => {
+                    let sorted = &self.alternatives[expr.index()];
+                    let fitting = sorted.partition_point(|&(d, _)| depth.saturating_add(d) <= max_depth);
+                    debug_assert!(fitting > 0, "an alternative was chosen that cannot fit");
+                    let chosen = if stats.budget_exhausted {
+                        self.shortest(&sorted[..fitting])
+                    } else {
+                        sorted[rng.random_range(0..fitting.max(1))].1
+                    };
+                    sink.open(expr);
+                    stack.push(Task::Close);
+                    stack.push(Task::Expand { expr: chosen, depth });
+                }
+                Expr::Repeat(r) => {
+                    let item_fits = depth.saturating_add(self.analysis.expr_min_depth(r.item)) <= max_depth;
+                    let count = if !item_fits || stats.budget_exhausted {
+                        r.min
+                    } else {
+                        let cap = r.min.max(self.config.max_repetitions);
+                        let hi = r.max.map_or(cap, |m| m.min(cap));
+                        rng.random_range(r.min..=hi)
+                    };
+                    sink.open(expr);
+                    stack.push(Task::Close);
+                    for _ in 0..count {
+                        stack.push(Task::Expand { expr: r.item, depth });
+                    }
+                }
+            }
+        }
+        stats
+    }
+
+    /// The fitting alternative with the shortest minimal output (ties: shallowest).
+    fn shortest(&self, fitting: &[(u32, ExprId)]) -> ExprId {
+        fitting
+            .iter()
+            .min_by_key(|&&(_, e)| self.analysis.expr_min_len(e))
+            .expect("at least one alternative fits")
+            .1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thicket_grammar::load_spec_text;
+
+    fn generator(spec: &str, config: GenConfig) -> (Grammar, GenConfig) {
+        (load_spec_text("t.fan", spec.as_bytes()).unwrap(), config)
+    }
+
+    #[test]
+    fn same_seed_same_output_and_streams_differ() {
+        let (g, c) = generator("<start> ::= <d>+\n<d> ::= r\"[0-9a-z]\"", GenConfig::default());
+        let gen_ = Generator::new(&g, c).unwrap();
+        let run = |seed, index| {
+            let mut out = Vec::new();
+            gen_.generate_bytes(&mut Generator::rng_for(seed, index), &mut out);
+            out
+        };
+        assert_eq!(run(7, 3), run(7, 3));
+        let distinct: std::collections::HashSet<_> = (0..50).map(|i| run(7, i)).collect();
+        assert!(distinct.len() > 40, "only {} distinct", distinct.len());
+    }
+
+    #[test]
+    fn trees_never_exceed_the_depth_limit_and_unparse_to_the_bytes() {
+        let (g, _) = generator(
+            "<start> ::= <e>\n<e> ::= <e> \"+\" <e> | \"(\" <e> \")\" | <n>\n<n> ::= \"1\" | \"2\"",
+            GenConfig::default(),
+        );
+        for max_depth in [3, 5, 12] {
+            let config = GenConfig { max_depth, ..GenConfig::default() };
+            let gen_ = Generator::new(&g, config).unwrap();
+            let mut deepest = 0;
+            for i in 0..300 {
+                let (tree, _) = gen_.generate_tree(&mut Generator::rng_for(1, i));
+                let depth = tree.depth(&g);
+                assert!(depth <= max_depth, "depth {depth} > {max_depth}");
+                deepest = deepest.max(depth);
+                let mut bytes = Vec::new();
+                gen_.generate_bytes(&mut Generator::rng_for(1, i), &mut bytes);
+                assert_eq!(tree.bytes(), &bytes[..], "tree and byte sink agree");
+            }
+            assert_eq!(deepest, max_depth, "the limit is reached, not just respected");
+        }
+    }
+
+    #[test]
+    fn a_depth_limit_below_the_minimum_names_the_minimum() {
+        let (g, _) = generator("<start> ::= <a>\n<a> ::= <b>\n<b> ::= \"x\"", GenConfig::default());
+        let err = Generator::new(&g, GenConfig { max_depth: 2, ..GenConfig::default() }).err().unwrap();
+        assert_eq!(err, GenError::DepthTooSmall { required: 3, given: 2 });
+        assert!(err.to_string().contains("depth 3"));
+    }
+
+    #[test]
+    fn repetitions_respect_quantifier_bounds_and_the_cap() {
+        let (g, _) = generator("<start> ::= \"a\"{2,4} \"b\"* \"c\"{7}", GenConfig::default());
+        let gen_ = Generator::new(&g, GenConfig { max_repetitions: 3, ..GenConfig::default() }).unwrap();
+        for i in 0..200 {
+            let mut out = Vec::new();
+            gen_.generate_bytes(&mut Generator::rng_for(0, i), &mut out);
+            let s = String::from_utf8(out).unwrap();
+            let a = s.matches('a').count();
+            let b = s.matches('b').count();
+            assert!((2..=3).contains(&a), "{s}");
+            assert!(b <= 3, "{s}");
+            assert_eq!(s.matches('c').count(), 7, "mandatory count beats the cap: {s}");
+        }
+    }
+
+    #[test]
+    fn the_node_budget_closes_off_explosive_grammars() {
+        let (g, _) = generator("<start> ::= <a>\n<a> ::= <a> <a> <a> | \"x\"", GenConfig::default());
+        let config = GenConfig { max_nodes: 1000, ..GenConfig::default() };
+        let gen_ = Generator::new(&g, config).unwrap();
+        let mut exhausted = 0;
+        for i in 0..50 {
+            let mut out = Vec::new();
+            let stats = gen_.generate_bytes(&mut Generator::rng_for(3, i), &mut out);
+            // Past the budget every open slot closes with one "x" per pending slot; the
+            // stack holds at most 2 pending slots per level of depth.
+            assert!(out.len() <= 1000 + 2 * 30, "{} bytes", out.len());
+            exhausted += usize::from(stats.budget_exhausted);
+        }
+        assert!(exhausted > 0, "a supercritical grammar hits the budget");
+    }
+
+    #[test]
+    fn byte_literals_and_byte_regexes_produce_raw_bytes() {
+        let (g, _) = generator("<start> ::= b\"\\x00\\xff\" r\"(?-u:[\\x80-\\xff])\"", GenConfig::default());
+        let gen_ = Generator::new(&g, GenConfig::default()).unwrap();
+        let mut out = Vec::new();
+        gen_.generate_bytes(&mut Generator::rng_for(0, 0), &mut out);
+        assert_eq!(&out[..2], &[0, 0xff]);
+        assert!(out[2] >= 0x80 && out.len() == 3, "{out:?}");
+    }
+}

@@ -1,0 +1,323 @@
+//! # thicket-tree
+//!
+//! Derivation trees: what generation produces and parsing will produce, so that trees
+//! from both sides can be compared, measured and mutated alike.
+//!
+//! A [`DerivationTree`] is an arena of nodes in preorder. Every node instantiates one node
+//! of the grammar graph (an [`ExprId`]): the root instantiates [`Grammar::root`], a
+//! `Ref` node has one child (its rule's body), an `Alt` node exactly one child (the chosen
+//! alternative), a `Seq` node one child per item, a `Repeat` node one child per
+//! repetition, and terminals are leaves. The text of every subtree is one contiguous
+//! slice of the tree's output bytes, so `str(t)` of any subtree costs nothing.
+//!
+//! Trees are built through the [`TreeSink`] events `open` / `terminal` / `close`; a
+//! generator that only needs bytes feeds the same events into a [`ByteSink`] instead and
+//! never builds a tree.
+
+use thicket_grammar::{Expr, ExprId, Grammar};
+
+/// Index of a node in a [`DerivationTree`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(u32);
+
+impl NodeId {
+    /// Position of the node in preorder.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    expr: ExprId,
+    /// One past the last node of this subtree (preorder), i.e. the next sibling's index.
+    end: u32,
+    text_start: u32,
+    text_end: u32,
+}
+
+/// A derivation tree in preorder. See the crate docs for the shape.
+#[derive(Clone, Debug)]
+pub struct DerivationTree {
+    nodes: Vec<Node>,
+    text: Vec<u8>,
+}
+
+impl DerivationTree {
+    /// The root node.
+    pub fn root(&self) -> NodeId {
+        NodeId(0)
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the tree has no nodes (never true for a finished tree).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The grammar node a tree node instantiates.
+    pub fn expr(&self, node: NodeId) -> ExprId {
+        self.nodes[node.index()].expr
+    }
+
+    /// The bytes the subtree derives.
+    pub fn text(&self, node: NodeId) -> &[u8] {
+        let n = &self.nodes[node.index()];
+        &self.text[n.text_start as usize..n.text_end as usize]
+    }
+
+    /// Byte range of the subtree's text within [`DerivationTree::bytes`].
+    pub fn text_range(&self, node: NodeId) -> std::ops::Range<usize> {
+        let n = &self.nodes[node.index()];
+        n.text_start as usize..n.text_end as usize
+    }
+
+    /// The whole derived input (the unparse of the tree).
+    pub fn bytes(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// The children of a node, in order.
+    pub fn children(&self, node: NodeId) -> Children<'_> {
+        Children {
+            tree: self,
+            next: node.0 + 1,
+            end: self.nodes[node.index()].end,
+        }
+    }
+
+    /// All nodes of the subtree in preorder, the node itself first.
+    pub fn descendants(&self, node: NodeId) -> impl Iterator<Item = NodeId> + use<> {
+        (node.0..self.nodes[node.index()].end).map(NodeId)
+    }
+
+    /// Maximal number of rule expansions (`Ref` nodes) on a root-to-leaf path: the
+    /// measure `--max-depth` bounds.
+    pub fn depth(&self, grammar: &Grammar) -> u32 {
+        let mut max = 0;
+        // (end of subtree, depth inside it) for the open ancestors.
+        let mut open: Vec<(u32, u32)> = Vec::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            while open.last().is_some_and(|&(end, _)| end <= i as u32) {
+                open.pop();
+            }
+            let outer = open.last().map_or(0, |&(_, d)| d);
+            let d = outer + u32::from(matches!(grammar.expr(n.expr), Expr::Ref(_)));
+            max = max.max(d);
+            open.push((n.end, d));
+        }
+        max
+    }
+
+    /// The tree in the fuzzingbook/ISLa JSON form, `["<start>", [children...]]`, where a
+    /// terminal is `["text", []]`. Synthetic nodes (alternatives, groups, repetitions) are
+    /// flattened away, as those tools have none. Text that is not UTF-8 is written lossily.
+    pub fn to_fuzzingbook_json(&self, grammar: &Grammar) -> String {
+        let mut out = String::with_capacity(self.text.len() * 4 + 16);
+        // Iterative, so that deep trees cannot overflow the stack.
+        let mut closers: Vec<u32> = Vec::new();
+        let mut first_in_list = true;
+        for (i, n) in self.nodes.iter().enumerate() {
+            while closers.last().is_some_and(|&end| end <= i as u32) {
+                closers.pop();
+                out.push_str("]]");
+                first_in_list = false;
+            }
+            let label = match grammar.expr(n.expr) {
+                Expr::Ref(s) => grammar.display_symbol(*s),
+                Expr::Literal(_) | Expr::Regex(_) => String::from_utf8_lossy(
+                    &self.text[n.text_start as usize..n.text_end as usize],
+                )
+                .into_owned(),
+                Expr::Alt(_) | Expr::Seq(_) | Expr::Repeat(_) => continue,
+            };
+            if !first_in_list {
+                out.push(',');
+            }
+            out.push('[');
+            out.push_str(&serde_json::to_string(&label).expect("strings serialize"));
+            out.push_str(",[");
+            first_in_list = true;
+            if matches!(grammar.expr(n.expr), Expr::Ref(_)) {
+                closers.push(n.end);
+            } else {
+                out.push_str("]]");
+                first_in_list = false;
+            }
+        }
+        for _ in closers {
+            out.push_str("]]");
+        }
+        out
+    }
+}
+
+/// Iterator over the children of a node.
+pub struct Children<'a> {
+    tree: &'a DerivationTree,
+    next: u32,
+    end: u32,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+
+    fn next(&mut self) -> Option<NodeId> {
+        if self.next >= self.end {
+            return None;
+        }
+        let id = NodeId(self.next);
+        self.next = self.tree.nodes[id.index()].end;
+        Some(id)
+    }
+}
+
+/// Receives a derivation in preorder: `open` a node, its children, `close` it; terminals
+/// are leaves announced with their bytes.
+pub trait TreeSink {
+    /// Starts a node instantiating `expr`.
+    fn open(&mut self, expr: ExprId);
+    /// A terminal leaf instantiating `expr` that derives `bytes`.
+    fn terminal(&mut self, expr: ExprId, bytes: &[u8]);
+    /// Ends the most recently opened node.
+    fn close(&mut self);
+}
+
+/// Builds a [`DerivationTree`] from sink events.
+#[derive(Debug, Default)]
+pub struct TreeBuilder {
+    nodes: Vec<Node>,
+    text: Vec<u8>,
+    open: Vec<u32>,
+}
+
+impl TreeBuilder {
+    /// An empty builder.
+    pub fn new() -> TreeBuilder {
+        TreeBuilder::default()
+    }
+
+    /// The finished tree.
+    ///
+    /// # Panics
+    /// If a node is still open or nothing was built: both are bugs in the producer.
+    pub fn finish(self) -> DerivationTree {
+        assert!(self.open.is_empty(), "tree finished with open nodes");
+        assert!(!self.nodes.is_empty(), "tree finished without nodes");
+        DerivationTree {
+            nodes: self.nodes,
+            text: self.text,
+        }
+    }
+
+    /// Text derived so far.
+    pub fn bytes(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// Number of nodes so far.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+impl TreeSink for TreeBuilder {
+    fn open(&mut self, expr: ExprId) {
+        let at = self.text.len() as u32;
+        self.open.push(self.nodes.len() as u32);
+        self.nodes.push(Node {
+            expr,
+            end: 0,
+            text_start: at,
+            text_end: at,
+        });
+    }
+
+    fn terminal(&mut self, expr: ExprId, bytes: &[u8]) {
+        let start = self.text.len() as u32;
+        self.text.extend_from_slice(bytes);
+        let end = self.nodes.len() as u32 + 1;
+        self.nodes.push(Node {
+            expr,
+            end,
+            text_start: start,
+            text_end: self.text.len() as u32,
+        });
+    }
+
+    fn close(&mut self) {
+        let index = self.open.pop().expect("close without open") as usize;
+        let end = self.nodes.len() as u32;
+        let text_end = self.text.len() as u32;
+        let node = &mut self.nodes[index];
+        node.end = end;
+        node.text_end = text_end;
+    }
+}
+
+/// A sink that keeps only the derived bytes: generation without building a tree.
+#[derive(Debug, Default)]
+pub struct ByteSink {
+    /// The bytes derived so far.
+    pub bytes: Vec<u8>,
+}
+
+impl TreeSink for ByteSink {
+    #[inline]
+    fn open(&mut self, _expr: ExprId) {}
+
+    #[inline]
+    fn terminal(&mut self, _expr: ExprId, bytes: &[u8]) {
+        self.bytes.extend_from_slice(bytes);
+    }
+
+    #[inline]
+    fn close(&mut self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thicket_grammar::load_spec_text;
+
+    /// Builds the tree of `"a" "b"*` deriving "abb" by hand.
+    #[test]
+    fn builder_records_structure_and_text() {
+        let g = load_spec_text("t", b"<start> ::= \"a\" <b>*\n<b> ::= \"b\"").unwrap();
+        let body = g.rule(g.start()).body;
+        let Expr::Seq(items) = g.expr(body) else { panic!() };
+        let (a, rep) = (items[0], items[1]);
+        let Expr::Repeat(r) = g.expr(rep) else { panic!() };
+        let b_body = g.rule(g.symbol("b").unwrap()).body;
+        let mut t = TreeBuilder::new();
+        t.open(g.root());
+        t.open(body);
+        t.terminal(a, b"a");
+        t.open(rep);
+        for _ in 0..2 {
+            t.open(r.item);
+            t.terminal(b_body, b"b");
+            t.close();
+        }
+        t.close();
+        t.close();
+        t.close();
+        let tree = t.finish();
+        assert_eq!(tree.bytes(), b"abb");
+        assert_eq!(tree.len(), 8);
+        let seq = tree.children(tree.root()).next().unwrap();
+        let kids: Vec<_> = tree.children(seq).collect();
+        assert_eq!(kids.len(), 2);
+        assert_eq!(tree.text(kids[1]), b"bb");
+        assert_eq!(tree.children(kids[1]).count(), 2);
+        assert_eq!(tree.depth(&g), 2);
+        assert_eq!(
+            tree.to_fuzzingbook_json(&g),
+            r#"["<start>",[["a",[]],["<b>",[["b",[]]]],["<b>",[["b",[]]]]]]"#
+        );
+    }
+}

@@ -1,0 +1,29 @@
+# Comma-separated values, RFC 4180 ("Common Format and MIME Type for CSV Files") §2:
+#   rules 1-7 and the ABNF: file = [header CRLF] record *(CRLF record) [CRLF],
+#   field = escaped / non-escaped, escaped = DQUOTE *(TEXTDATA / COMMA / CR / LF / 2DQUOTE)
+#   DQUOTE, TEXTDATA = %x20-21 / %x23-2B / %x2D-7E.
+# Nonterminal names and layout follow ISLa's CSV grammar (rindPHI/isla,
+# src/isla_formalizations/csv.py, CSV_HEADERBODY_GRAMMAR), so ISLa's column constraint
+#   forall <csv-header> hline: exists int colno: ( ... count(hline, "<raw-field>", colno)
+#     and forall <csv-record> line in start: count(line, "<raw-field>", colno))
+# applies unchanged: every field, quoted or not, is exactly one <raw-field> node.
+# Differences from ISLa: RFC 4180 instead of ISLa's ';' and LF (comma separator, CRLF
+# line breaks, TEXTDATA character set, quoted fields may hold ',', CR, LF and doubled
+# quotes). Deliberate simplifications: the header line is always present and every
+# record (the last one too) ends in CRLF; as in ISLa, an unquoted field is never empty
+# (an empty field is written ""), so no record is an empty line, which CSV readers skip.
+
+<start>           ::= <csv-file>
+<csv-file>        ::= <csv-header> <csv-body>
+<csv-header>      ::= <csv-record>
+<csv-body>        ::= <csv-records>
+<csv-records>     ::= <csv-record> <csv-records> | ""
+<csv-record>      ::= <csv-string-list> "\r\n"
+<csv-string-list> ::= <raw-field> | <raw-field> "," <csv-string-list>
+<raw-field>       ::= <simple-field> | <quoted-field>
+<simple-field>    ::= <textdata>+
+<quoted-field>    ::= "\"" <escaped-field> "\""
+<escaped-field>   ::= <escaped-char>*
+<escaped-char>    ::= <textdata> | "," | "\r" | "\n" | "\"\""
+# TEXTDATA: printable ASCII and space, without '"' (%x22) and ',' (%x2C)
+<textdata>        ::= r"[ !#-+\--~]"

@@ -1,0 +1,85 @@
+# Absolute URIs, RFC 3986 ("Uniform Resource Identifier (URI): Generic Syntax"):
+#   §3 URI = scheme ":" hier-part [ "?" query ] [ "#" fragment ],
+#   §3.1 scheme, §3.2 authority (§3.2.1 userinfo, §3.2.2 host: IP-literal / IPv4address /
+#   reg-name with the IPv6address and dec-octet rules, §3.2.3 port), §3.3 path-abempty /
+#   path-absolute / path-rootless / path-empty, segments and pchar, §3.4 query,
+#   §3.5 fragment, §2.1 pct-encoded, §2.2 sub-delims, §2.3 unreserved.
+# Deliberate restrictions, so that every output is also a URL that the WHATWG URL
+# Standard (and Rust's url::Url::parse) accepts:
+#   - <scheme> never names a WHATWG "special" scheme (http, https, ws, wss, ftp, file):
+#     it is one of a few registered non-special schemes or contains a digit, '+', '-'
+#     or '.'; special schemes (not file) appear only in <special-uri>, whose host is an
+#     IPv4 address, an IPv6 literal or a DNS-style domain whose last label starts with a
+#     letter (WHATWG parses a host ending in a number as IPv4);
+#   - a port has at most 4 digits or is a 5-digit number up to 65535;
+#   - a host is empty only when there is neither userinfo nor a port (WHATWG rejects
+#     "s://@" and "s://:1");
+#   - IPvFuture literals ("[v1.x]") are left out: WHATWG accepts only IPv6 in brackets.
+
+<start>         ::= <uri> | <special-uri>
+<uri>           ::= <scheme> ":" <hier-part> ("?" <query>)? ("#" <fragment>)?
+<hier-part>     ::= "//" <authority> <path-abempty>
+                  | <path-absolute>
+                  | <path-rootless>
+                  | <path-empty>
+<scheme>        ::= "urn" | "git" | "svn+ssh" | "ldap" | "mailto" | "tag" | "data"
+                  | <ALPHA> <scheme-char>* ("+" | "-" | "." | <DIGIT>) <scheme-char>*
+<scheme-char>   ::= <ALPHA> | <DIGIT> | "+" | "-" | "."
+
+<authority>     ::= (<userinfo> "@")? <host> (":" <port>)? | ""
+<userinfo>      ::= (<unreserved> | <pct-encoded> | <sub-delims> | ":")*
+<host>          ::= <IP-literal> | <IPv4address> | <reg-name>
+<port>          ::= <DIGIT>{0,4}
+                  | r"[1-5]" <DIGIT>{4}
+                  | "6" r"[0-4]" <DIGIT>{3}
+                  | "65" r"[0-4]" <DIGIT>{2}
+                  | "655" r"[0-2]" <DIGIT>
+                  | "6553" r"[0-5]"
+<IP-literal>    ::= "[" <IPv6address> "]"
+<IPv6address>   ::=                                  (<h16> ":"){6} <ls32>
+                  |                             "::" (<h16> ":"){5} <ls32>
+                  | <h16>?                      "::" (<h16> ":"){4} <ls32>
+                  | ((<h16> ":"){0,1} <h16>)?   "::" (<h16> ":"){3} <ls32>
+                  | ((<h16> ":"){0,2} <h16>)?   "::" (<h16> ":"){2} <ls32>
+                  | ((<h16> ":"){0,3} <h16>)?   "::" <h16> ":" <ls32>
+                  | ((<h16> ":"){0,4} <h16>)?   "::" <ls32>
+                  | ((<h16> ":"){0,5} <h16>)?   "::" <h16>
+                  | ((<h16> ":"){0,6} <h16>)?   "::"
+<h16>           ::= <HEXDIG>{1,4}
+<ls32>          ::= <h16> ":" <h16> | <IPv4address>
+<IPv4address>   ::= <dec-octet> "." <dec-octet> "." <dec-octet> "." <dec-octet>
+<dec-octet>     ::= <DIGIT>                 # 0-9
+                  | r"[1-9]" <DIGIT>        # 10-99
+                  | "1" <DIGIT>{2}          # 100-199
+                  | "2" r"[0-4]" <DIGIT>    # 200-249
+                  | "25" r"[0-5]"           # 250-255
+# RFC 3986 allows an empty reg-name; see <authority> for the empty host.
+<reg-name>      ::= (<unreserved> | <pct-encoded> | <sub-delims>)+
+
+<path-abempty>  ::= ("/" <segment>)*
+<path-absolute> ::= "/" (<segment-nz> ("/" <segment>)*)?
+<path-rootless> ::= <segment-nz> ("/" <segment>)*
+<path-empty>    ::= ""
+<segment>       ::= <pchar>*
+<segment-nz>    ::= <pchar>+
+<pchar>         ::= <unreserved> | <pct-encoded> | <sub-delims> | ":" | "@"
+<query>         ::= (<pchar> | "/" | "?")*
+<fragment>      ::= (<pchar> | "/" | "?")*
+
+<pct-encoded>   ::= "%" <HEXDIG> <HEXDIG>
+<unreserved>    ::= <ALPHA> | <DIGIT> | "-" | "." | "_" | "~"
+<sub-delims>    ::= "!" | "$" | "&" | "'" | "(" | ")" | "*" | "+" | "," | ";" | "="
+<ALPHA>         ::= r"[A-Za-z]"
+<DIGIT>         ::= r"[0-9]"
+<HEXDIG>        ::= r"[0-9A-Fa-f]"
+
+# WHATWG special schemes with a host that is a valid domain or address.
+<special-uri>   ::= <special-scheme> "://" (<userinfo> "@")? <special-host> (":" <port>)?
+                    <path-abempty> ("?" <query>)? ("#" <fragment>)?
+<special-scheme> ::= "http" | "https" | "ws" | "wss" | "ftp"
+<special-host>  ::= <IP-literal> | <IPv4address> | <domain>
+<domain>        ::= (<label> ".")* <top-label> "."?
+# single hyphens only, so no label can be an IDNA "xn--" label (which must be Punycode)
+<label>         ::= <alphanum>+ ("-" <alphanum>+)*
+<top-label>     ::= <ALPHA> <alphanum>* ("-" <alphanum>+)*
+<alphanum>      ::= <ALPHA> | <DIGIT>
