@@ -1,0 +1,159 @@
+//! `thicket lint`: grammar checks and a summary of every rule.
+
+use crate::exit;
+use crate::spec::SpecArgs;
+use clap::{Args, ValueEnum};
+use thicket_grammar::{Analysis, Expr, Grammar, UNBOUNDED, lint};
+
+/// Arguments of `thicket lint`.
+#[derive(Args, Debug)]
+#[command(after_help = "Checks: undefined rules (with a did-you-mean), duplicate rules, a missing \
+start rule, rules that can never finish (naming the cycle), regexes that match nothing \
+(errors); rules unreachable from the start rule (warnings).\n\n\
+Example:\n  thicket lint specs/json.fan\n  thicket lint specs/json.fan --format json | jq .rules")]
+pub struct LintArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+    format: LintFormat,
+
+    /// Treat warnings as errors (exit code 3).
+    #[arg(long)]
+    deny_warnings: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LintFormat {
+    /// Diagnostics rustc-style on stderr, the summary table on stdout.
+    Text,
+    /// One JSON object on stdout.
+    Json,
+}
+
+struct RuleSummary {
+    name: String,
+    alternatives: usize,
+    min_depth: Option<u32>,
+    min_length: Option<u64>,
+    reachable: bool,
+}
+
+/// Runs `thicket lint`.
+pub fn run(args: LintArgs) -> anyhow::Result<u8> {
+    let spec = match args.spec.load() {
+        Ok(spec) => spec,
+        Err(code) => return Ok(code),
+    };
+    let grammar = &spec.grammar;
+    let analysis = Analysis::new(grammar);
+    let diagnostics = lint(grammar, &analysis);
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    let warnings = diagnostics.len() - errors;
+    let rules = summarize(grammar, &analysis);
+    let terminals = grammar
+        .expr_ids()
+        .filter(|&e| matches!(grammar.expr(e), Expr::Literal(_) | Expr::Regex(_)))
+        .count();
+    let alternatives: usize = rules.iter().map(|r| r.alternatives).sum();
+    let min_depth = rule_depth(&analysis, grammar.start());
+    let min_length = rule_length(&analysis, grammar.start());
+    let failed = errors > 0 || (args.deny_warnings && warnings > 0);
+    match args.format {
+        LintFormat::Json => {
+            let value = serde_json::json!({
+                "file": spec.source.name(),
+                "ok": !failed,
+                "start": grammar.display_symbol(grammar.start()),
+                "errors": errors,
+                "warnings": warnings,
+                "diagnostics": diagnostics.iter().map(|d| d.to_json(&spec.source)).collect::<Vec<_>>(),
+                "totals": {
+                    "rules": rules.len(),
+                    "alternatives": alternatives,
+                    "terminals": terminals,
+                    "min_depth": min_depth,
+                    "min_length": min_length,
+                },
+                "rules": rules.iter().map(|r| serde_json::json!({
+                    "name": format!("<{}>", r.name),
+                    "alternatives": r.alternatives,
+                    "min_depth": r.min_depth,
+                    "min_length": r.min_length,
+                    "reachable": r.reachable,
+                })).collect::<Vec<_>>(),
+            });
+            println!("{}", serde_json::to_string_pretty(&value)?);
+        }
+        LintFormat::Text => {
+            for d in &diagnostics {
+                eprint!("{}", d.render(&spec.source));
+            }
+            let width = rules.iter().map(|r| r.name.len() + 2).max().unwrap_or(4).max(4);
+            println!("{:width$}  {:>9}  {:>10}  {:>12}", "rule", "min depth", "min length", "alternatives");
+            for r in &rules {
+                println!(
+                    "{:width$}  {:>9}  {:>10}  {:>12}{}",
+                    format!("<{}>", r.name),
+                    r.min_depth.map_or("never".to_string(), |d| d.to_string()),
+                    r.min_length.map_or("never".to_string(), |d| d.to_string()),
+                    r.alternatives,
+                    if r.reachable { "" } else { "  (unreachable)" }
+                );
+            }
+            println!(
+                "\n{}: {} rules, {alternatives} alternatives, {terminals} terminals; start {}, minimal depth {}, minimal input length {}",
+                spec.source.name(),
+                rules.len(),
+                grammar.display_symbol(grammar.start()),
+                min_depth.map_or("never".to_string(), |d| d.to_string()),
+                min_length.map_or("never".to_string(), |d| format!("{d} byte{}", if d == 1 { "" } else { "s" })),
+            );
+            let verdict = match (errors, warnings) {
+                (0, 0) => "clean".to_string(),
+                (e, w) => format!(
+                    "{e} error{}, {w} warning{}",
+                    plural(e),
+                    plural(w)
+                ),
+            };
+            println!("{}: {verdict}", spec.source.name());
+        }
+    }
+    Ok(if failed { exit::BAD_SPEC } else { exit::OK })
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn rule_depth(analysis: &Analysis, symbol: thicket_grammar::SymbolId) -> Option<u32> {
+    Some(analysis.rule_min_depth(symbol)).filter(|&d| d != UNBOUNDED)
+}
+
+fn rule_length(analysis: &Analysis, symbol: thicket_grammar::SymbolId) -> Option<u64> {
+    analysis
+        .is_productive(symbol)
+        .then(|| analysis.rule_min_len(symbol))
+}
+
+fn summarize(grammar: &Grammar, analysis: &Analysis) -> Vec<RuleSummary> {
+    grammar
+        .symbols()
+        .map(|s| {
+            let rule = grammar.rule(s);
+            RuleSummary {
+                name: rule.name.clone(),
+                alternatives: match grammar.expr(rule.body) {
+                    Expr::Alt(alts) => alts.len(),
+                    _ => 1,
+                },
+                min_depth: rule_depth(analysis, s),
+                min_length: rule_length(analysis, s),
+                reachable: analysis.is_reachable(s),
+            }
+        })
+        .collect()
+}
+

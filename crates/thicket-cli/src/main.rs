@@ -1,0 +1,75 @@
+//! # thicket (command-line tool)
+//!
+//! The `thicket` binary: reads a spec, checks it, generates inputs. Each subcommand lives
+//! in its own module; this file holds the argument model and the exit-code policy.
+
+mod generate;
+mod lint;
+mod spec;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Exit codes, the same for every subcommand.
+pub mod exit {
+    /// Everything worked.
+    pub const OK: u8 = 0;
+    /// An input was rejected (reserved for `parse` and `check`).
+    pub const REJECTED: u8 = 1;
+    /// The command line is wrong (clap's own code).
+    pub const USAGE: u8 = 2;
+    /// The spec has errors.
+    pub const BAD_SPEC: u8 = 3;
+    /// Anything else: unreadable files, unwritable output, impossible limits.
+    pub const FAILURE: u8 = 4;
+}
+
+#[derive(Parser)]
+#[command(
+    name = "thicket",
+    version,
+    about = "Grammar-based test generation: valid, diverse, aimed inputs from a grammar",
+    long_about = "Grammar-based test generation: valid, diverse, aimed inputs from a grammar.\n\n\
+        A spec is a grammar in ISLa .bnf / Fandango .fan syntax (`<name> ::= alt | alt`) or a \
+        fuzzingbook JSON grammar. See docs/spec-format.md.",
+    after_help = "Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  thicket lint specs/csv.fan\n\n\
+        Exit codes: 0 ok, 1 input rejected, 2 usage error, 3 the spec has errors, 4 other failure."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate inputs from a spec by depth-bounded random generation.
+    Generate(generate::GenerateArgs),
+    /// Check a spec for errors and print a summary of its rules.
+    Lint(lint::LintArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Generate(args) => generate::run(args),
+        Command::Lint(args) => lint::run(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            if is_broken_pipe(&error) {
+                // The reader went away (e.g. `| head`): not an error for a generator.
+                return ExitCode::from(exit::OK);
+            }
+            eprintln!("error: {error:#}");
+            ExitCode::from(exit::FAILURE)
+        }
+    }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

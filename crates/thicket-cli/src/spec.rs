@@ -1,0 +1,46 @@
+//! Loading a spec from the command line: shared by every subcommand.
+
+use crate::exit;
+use clap::Args;
+use std::path::PathBuf;
+use thicket_grammar::{LoadOptions, Spec, SpecError};
+
+/// Where the spec is and which rule starts it.
+#[derive(Args, Debug, Clone)]
+pub struct SpecArgs {
+    /// The spec: a .fan/.bnf grammar, or a .json grammar dictionary.
+    #[arg(value_name = "SPEC")]
+    pub spec: PathBuf,
+
+    /// Start rule, with or without angle brackets [default: <start>].
+    #[arg(long, value_name = "NAME")]
+    pub start: Option<String>,
+}
+
+impl SpecArgs {
+    /// Loads the spec, or prints its errors to stderr and returns the exit code.
+    pub fn load(&self) -> Result<Spec, u8> {
+        let start = self
+            .start
+            .as_deref()
+            .map(|s| s.trim_start_matches('<').trim_end_matches('>').to_string())
+            .unwrap_or_else(|| thicket_grammar::DEFAULT_START.to_string());
+        thicket_grammar::load_spec_file(&self.spec, &LoadOptions { start }).map_err(|e| report(&e))
+    }
+}
+
+/// Prints a spec's errors rustc-style and returns the matching exit code.
+pub fn report(error: &SpecError) -> u8 {
+    eprint!("{}", error.render());
+    let errors = error.diagnostics.iter().filter(|d| d.is_error()).count();
+    eprintln!(
+        "error: {} has {errors} error{}",
+        error.source.name(),
+        if errors == 1 { "" } else { "s" }
+    );
+    if error.diagnostics.iter().any(|d| d.code == "io") {
+        exit::FAILURE
+    } else {
+        exit::BAD_SPEC
+    }
+}
