@@ -24,6 +24,10 @@
 //!   `i` of seed `s` is the same on every machine and independent of how many threads
 //!   produce the others.
 
+mod regex_gen;
+
+pub use regex_gen::{RegexSampleError, RegexSampler};
+
 use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use thicket_grammar::{Analysis, Expr, ExprId, Grammar, UNBOUNDED};
@@ -95,12 +99,21 @@ pub struct Generator<'g> {
     /// depth, so the fitting ones are a prefix.
     alternatives: Vec<Box<[(u32, ExprId)]>>,
     /// For each `Regex` node: its compiled generator.
-    regexes: Vec<Option<rand_regex::Regex>>,
+    regexes: Vec<Option<RegexSampler>>,
 }
 
 enum Task {
     Expand { expr: ExprId, depth: u32 },
     Close,
+}
+
+/// Opens a node in the sink and schedules its close, if the sink cares about structure.
+#[inline]
+fn open<S: TreeSink>(sink: &mut S, stack: &mut Vec<Task>, expr: ExprId) {
+    if S::STRUCTURED {
+        sink.open(expr);
+        stack.push(Task::Close);
+    }
 }
 
 impl<'g> Generator<'g> {
@@ -121,7 +134,7 @@ impl<'g> Generator<'g> {
             });
         }
         let mut alternatives = vec![Box::default(); grammar.expr_count()];
-        let mut regexes: Vec<Option<rand_regex::Regex>> = Vec::new();
+        let mut regexes: Vec<Option<RegexSampler>> = Vec::new();
         regexes.resize_with(grammar.expr_count(), || None);
         for id in grammar.expr_ids() {
             match grammar.expr(id) {
@@ -134,7 +147,7 @@ impl<'g> Generator<'g> {
                     alternatives[id.index()] = sorted.into_boxed_slice();
                 }
                 Expr::Regex(r) => {
-                    let compiled = rand_regex::Regex::with_hir(r.hir.clone(), config.max_repetitions)
+                    let compiled = RegexSampler::new(&r.hir, config.max_repetitions)
                         .map_err(|e| GenError::Regex {
                             pattern: r.pattern.clone(),
                             reason: format!("{e:?}"),
@@ -209,51 +222,68 @@ impl<'g> Generator<'g> {
     ) -> GenStats {
         let max_depth = self.config.max_depth;
         let mut stats = GenStats::default();
-        let mut stack = vec![Task::Expand { expr: start, depth }];
-        while let Some(task) = stack.pop() {
-            let (expr, depth) = match task {
-                Task::Close => {
-                    sink.close();
-                    continue;
+        // Pending work, last first. The node being expanded is kept out of the stack
+        // (`current`), which saves a push and a pop for every first child.
+        let mut stack: Vec<Task> = Vec::with_capacity(64);
+        let mut scratch = Vec::new();
+        let mut current = Some((start, depth));
+        loop {
+            let Some((expr, depth)) = current.take() else {
+                match stack.pop() {
+                    None => break,
+                    Some(Task::Close) => sink.close(),
+                    Some(Task::Expand { expr, depth }) => current = Some((expr, depth)),
                 }
-                Task::Expand { expr, depth } => (expr, depth),
+                continue;
             };
             match self.grammar.expr(expr) {
                 Expr::Literal(bytes) => sink.terminal(expr, bytes),
                 Expr::Regex(_) => {
-                    let regex = self.regexes[expr.index()].as_ref().expect("compiled in new");
-                    let bytes: Vec<u8> = rng.sample(regex);
-                    sink.terminal(expr, &bytes);
+                    scratch.clear();
+                    self.regexes[expr.index()]
+                        .as_ref()
+                        .expect("compiled in new")
+                        .sample(rng, &mut scratch);
+                    sink.terminal(expr, &scratch);
                 }
                 Expr::Ref(symbol) => {
                     stats.rule_expansions += 1;
                     if stats.rule_expansions >= self.config.max_nodes {
                         stats.budget_exhausted = true;
                     }
-                    sink.open(expr);
-                    stack.push(Task::Close);
-                    stack.push(Task::Expand {
-                        expr: self.grammar.rule(*symbol).body,
-                        depth: depth + 1,
-                    });
+                    open(sink, &mut stack, expr);
+                    current = Some((self.grammar.rule(*symbol).body, depth + 1));
                 }
                 Expr::Seq(items) => {
-                    sink.open(expr);
-                    stack.push(Task::Close);
-                    stack.extend(items.iter().rev().map(|&expr| Task::Expand { expr, depth }));
+                    open(sink, &mut stack, expr);
+                    if let Some((first, rest)) = items.split_first() {
+                        stack.extend(rest.iter().rev().map(|&expr| Task::Expand { expr, depth }));
+                        current = Some((*first, depth));
+                    }
                 }
                 Expr::Alt(_) => {
                     let sorted = &self.alternatives[expr.index()];
-                    let fitting = sorted.partition_point(|&(d, _)| depth.saturating_add(d) <= max_depth);
+                    let deepest = sorted.last().map_or(0, |&(d, _)| d);
+                    // Usually every alternative fits; only near the limit is a search needed.
+                    let fitting = if depth.saturating_add(deepest) <= max_depth {
+                        sorted.len()
+                    } else {
+                        sorted.partition_point(|&(d, _)| depth.saturating_add(d) <= max_depth)
+                    };
                     debug_assert!(fitting > 0, "an alternative was chosen that cannot fit");
                     let chosen = if stats.budget_exhausted {
                         self.shortest(&sorted[..fitting])
                     } else {
                         sorted[rng.random_range(0..fitting.max(1))].1
                     };
-                    sink.open(expr);
-                    stack.push(Task::Close);
-                    stack.push(Task::Expand { expr: chosen, depth });
+                    open(sink, &mut stack, expr);
+                    // A literal alternative (`"a" | "b" | ...`) is emitted at once, saving a
+                    // round through the dispatch.
+                    if let Expr::Literal(bytes) = self.grammar.expr(chosen) {
+                        sink.terminal(chosen, bytes);
+                    } else {
+                        current = Some((chosen, depth));
+                    }
                 }
                 Expr::Repeat(r) => {
                     let item_fits = depth.saturating_add(self.analysis.expr_min_depth(r.item)) <= max_depth;
@@ -262,12 +292,12 @@ impl<'g> Generator<'g> {
                     } else {
                         let cap = r.min.max(self.config.max_repetitions);
                         let hi = r.max.map_or(cap, |m| m.min(cap));
-                        rng.random_range(r.min..=hi)
+                        if hi == r.min { hi } else { rng.random_range(r.min..=hi) }
                     };
-                    sink.open(expr);
-                    stack.push(Task::Close);
-                    for _ in 0..count {
-                        stack.push(Task::Expand { expr: r.item, depth });
+                    open(sink, &mut stack, expr);
+                    if count > 0 {
+                        stack.extend((1..count).map(|_| Task::Expand { expr: r.item, depth }));
+                        current = Some((r.item, depth));
                     }
                 }
             }

@@ -179,6 +179,10 @@ impl Iterator for Children<'_> {
 /// Receives a derivation in preorder: `open` a node, its children, `close` it; terminals
 /// are leaves announced with their bytes.
 pub trait TreeSink {
+    /// Whether the sink uses `open`/`close` at all. A producer may skip those calls (and
+    /// the bookkeeping behind them) when this is `false`.
+    const STRUCTURED: bool = true;
+
     /// Starts a node instantiating `expr`.
     fn open(&mut self, expr: ExprId);
     /// A terminal leaf instantiating `expr` that derives `bytes`.
@@ -267,6 +271,8 @@ pub struct ByteSink {
 }
 
 impl TreeSink for ByteSink {
+    const STRUCTURED: bool = false;
+
     #[inline]
     fn open(&mut self, _expr: ExprId) {}
 
