@@ -33,30 +33,58 @@ impl Analysis {
             rule_min_len: vec![u64::MAX; rules],
             reachable: vec![false; rules],
         };
-        // Children precede parents in the arena, so one pass in id order sees every child
-        // before its parent; rules feed back through `Ref` until nothing changes. Each
-        // round fixes at least one more rule, so this ends after at most |rules|+1 rounds.
-        loop {
-            let mut changed = false;
-            for id in grammar.expr_ids() {
+        // The nodes of each rule's body, children before parents, and for each rule the
+        // rules whose bodies refer to it.
+        let mut body_nodes: Vec<Vec<ExprId>> = Vec::with_capacity(rules);
+        let mut users: Vec<Vec<SymbolId>> = vec![Vec::new(); rules];
+        for symbol in grammar.symbols() {
+            let mut nodes = Vec::new();
+            let mut stack = vec![grammar.rule(symbol).body];
+            while let Some(e) = stack.pop() {
+                nodes.push(e);
+                let expr = grammar.expr(e);
+                if let Expr::Ref(s) = expr
+                    && users[s.index()].last() != Some(&symbol)
+                {
+                    users[s.index()].push(symbol);
+                }
+                stack.extend_from_slice(expr.children());
+            }
+            nodes.sort_unstable();
+            body_nodes.push(nodes);
+        }
+        // A worklist fixpoint: a rule is re-evaluated only when a rule it uses improved,
+        // so a chain of n rules costs O(n) whatever order its rules are written in
+        // (re-evaluating every rule until nothing changes took O(n²)).
+        let mut queue: std::collections::VecDeque<SymbolId> = grammar.symbols().collect();
+        let mut queued = vec![true; rules];
+        while let Some(symbol) = queue.pop_front() {
+            let i = symbol.index();
+            queued[i] = false;
+            for &id in &body_nodes[i] {
                 let (depth, len) = analysis.eval(grammar, id);
                 analysis.expr_min_depth[id.index()] = depth;
                 analysis.expr_min_len[id.index()] = len;
             }
-            for symbol in grammar.symbols() {
-                let body = grammar.rule(symbol).body.index();
-                let depth = analysis.expr_min_depth[body].saturating_add(1);
-                let len = analysis.expr_min_len[body];
-                let i = symbol.index();
-                if depth < analysis.rule_min_depth[i] || len < analysis.rule_min_len[i] {
-                    analysis.rule_min_depth[i] = analysis.rule_min_depth[i].min(depth);
-                    analysis.rule_min_len[i] = analysis.rule_min_len[i].min(len);
-                    changed = true;
+            let body = grammar.rule(symbol).body.index();
+            let depth = analysis.expr_min_depth[body].saturating_add(1);
+            let len = analysis.expr_min_len[body];
+            if depth < analysis.rule_min_depth[i] || len < analysis.rule_min_len[i] {
+                analysis.rule_min_depth[i] = analysis.rule_min_depth[i].min(depth);
+                analysis.rule_min_len[i] = analysis.rule_min_len[i].min(len);
+                for &user in &users[i] {
+                    if !queued[user.index()] {
+                        queued[user.index()] = true;
+                        queue.push_back(user);
+                    }
                 }
             }
-            if !changed {
-                break;
-            }
+        }
+        // Nodes outside every rule body (the root) see the final rule values.
+        for id in grammar.expr_ids() {
+            let (depth, len) = analysis.eval(grammar, id);
+            analysis.expr_min_depth[id.index()] = depth;
+            analysis.expr_min_len[id.index()] = len;
         }
         analysis.reachable = reachable_rules(grammar);
         analysis
@@ -152,20 +180,85 @@ fn reachable_rules(grammar: &Grammar) -> Vec<bool> {
     reachable
 }
 
-/// The rules a rule's body refers to (each once, in order of first use).
-fn referenced_rules(grammar: &Grammar, symbol: SymbolId) -> Vec<SymbolId> {
-    let mut out = Vec::new();
+/// The first rule, in the order written, that `symbol`'s body refers to and that can
+/// never finish.
+fn first_unproductive_ref(grammar: &Grammar, analysis: &Analysis, symbol: SymbolId) -> Option<SymbolId> {
     let mut exprs = vec![grammar.rule(symbol).body];
     while let Some(e) = exprs.pop() {
         let expr = grammar.expr(e);
         if let Expr::Ref(s) = expr
-            && !out.contains(s)
+            && !analysis.is_productive(*s)
         {
-            out.push(*s);
+            return Some(*s);
         }
         exprs.extend(expr.children().iter().rev());
     }
-    out
+    None
+}
+
+/// For each unproductive rule, the rule it is stuck on: following each rule's first
+/// unproductive reference leads either into a cycle (then the rule where the walk enters
+/// it) or to a rule with no unproductive reference (stuck on a regex that matches
+/// nothing). Also says which rules lie on a cycle. Linear in the size of the grammar.
+fn unproductive_causes(grammar: &Grammar, analysis: &Analysis) -> (Vec<Option<SymbolId>>, Vec<bool>) {
+    const NEW: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const DONE: u8 = 2;
+    let rules = grammar.rules().len();
+    let next: Vec<Option<SymbolId>> = grammar
+        .symbols()
+        .map(|s| {
+            if analysis.is_productive(s) {
+                None
+            } else {
+                first_unproductive_ref(grammar, analysis, s)
+            }
+        })
+        .collect();
+    let mut state = vec![NEW; rules];
+    let mut cause: Vec<Option<SymbolId>> = vec![None; rules];
+    let mut on_cycle = vec![false; rules];
+    for from in grammar.symbols() {
+        if analysis.is_productive(from) || state[from.index()] != NEW {
+            continue;
+        }
+        let mut path = Vec::new();
+        let mut current = Some(from);
+        // Where the walk ends: a rule it already saw, or the rule with no next.
+        let end = loop {
+            let Some(s) = current else {
+                break path.last().copied();
+            };
+            match state[s.index()] {
+                NEW => {
+                    state[s.index()] = ON_PATH;
+                    path.push(s);
+                    current = next[s.index()];
+                }
+                ON_PATH => {
+                    // A new cycle: the path from `s` on.
+                    let mut c = s;
+                    loop {
+                        on_cycle[c.index()] = true;
+                        cause[c.index()] = Some(c);
+                        c = next[c.index()].expect("cycles continue");
+                        if c == s {
+                            break;
+                        }
+                    }
+                    break Some(s);
+                }
+                _ => break if on_cycle[s.index()] { Some(s) } else { cause[s.index()] },
+            }
+        };
+        for &s in &path {
+            state[s.index()] = DONE;
+            if !on_cycle[s.index()] {
+                cause[s.index()] = end;
+            }
+        }
+    }
+    (cause, on_cycle)
 }
 
 /// Grammar checks beyond resolution: unproductive rules (error, naming the cycle that
@@ -173,7 +266,6 @@ fn referenced_rules(grammar: &Grammar, symbol: SymbolId) -> Vec<SymbolId> {
 /// the start rule (warning).
 pub fn lint(grammar: &Grammar, analysis: &Analysis) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let mut reported_cycles: Vec<Vec<SymbolId>> = Vec::new();
     for id in grammar.expr_ids() {
         if let Expr::Regex(r) = grammar.expr(id)
             && r.hir.properties().minimum_len().is_none()
@@ -188,58 +280,71 @@ pub fn lint(grammar: &Grammar, analysis: &Analysis) -> Vec<Diagnostic> {
             );
         }
     }
+    let (cause, on_cycle) = unproductive_causes(grammar, analysis);
+    let mut cycle_reported = vec![false; grammar.rules().len()];
     for symbol in grammar.symbols() {
         if analysis.is_productive(symbol) {
             continue;
         }
         let rule = grammar.rule(symbol);
-        match unproductive_cycle(grammar, analysis, symbol) {
-            Some(cycle) if cycle.contains(&symbol) => {
-                let mut key = cycle.clone();
-                key.sort();
-                if reported_cycles.contains(&key) {
-                    continue;
-                }
-                reported_cycles.push(key);
-                let names: Vec<String> = cycle
-                    .iter()
-                    .chain(std::iter::once(&cycle[0]))
-                    .map(|&s| grammar.display_symbol(s))
-                    .collect();
-                let mut d = Diagnostic::error(
-                    "unproductive",
-                    format!(
-                        "rule <{}> can never finish: {}",
-                        rule.name,
-                        if cycle.len() == 1 {
-                            format!("every alternative needs <{}> itself", rule.name)
-                        } else {
-                            format!("every alternative goes round the cycle {}", names.join(" -> "))
-                        }
-                    ),
-                    rule.name_span,
-                )
-                .with_label_message("no finite derivation");
-                for &other in &cycle[1..] {
-                    d = d.with_secondary(grammar.rule(other).name_span, "part of the cycle");
-                }
-                out.push(d.with_note(
-                    "give one rule of the cycle an alternative without the cycle, e.g. a literal",
-                ));
+        if on_cycle[symbol.index()] {
+            if cycle_reported[symbol.index()] {
+                continue;
             }
-            cycle => {
-                let culprit = cycle
-                    .and_then(|c| c.first().copied())
-                    .map_or_else(|| "another rule".to_string(), |s| grammar.display_symbol(s));
-                out.push(
-                    Diagnostic::error(
-                        "unproductive",
-                        format!("rule <{}> can never finish: it needs {culprit}, which can never finish", rule.name),
-                        rule.name_span,
-                    )
+            // The cycle through this rule: follow first unproductive references back to it.
+            let mut cycle = vec![symbol];
+            loop {
+                let next = first_unproductive_ref(grammar, analysis, *cycle.last().expect("non-empty"))
+                    .expect("a rule on a cycle has a next rule");
+                if next == symbol {
+                    break;
+                }
+                cycle.push(next);
+            }
+            for &s in &cycle {
+                cycle_reported[s.index()] = true;
+            }
+            let names: Vec<String> = cycle
+                .iter()
+                .chain(std::iter::once(&cycle[0]))
+                .map(|&s| grammar.display_symbol(s))
+                .collect();
+            let mut d = Diagnostic::error(
+                "unproductive",
+                format!(
+                    "rule <{}> can never finish: {}",
+                    rule.name,
+                    if cycle.len() == 1 {
+                        format!("every alternative needs <{}> itself", rule.name)
+                    } else {
+                        format!("every alternative goes round the cycle {}", names.join(" -> "))
+                    }
+                ),
+                rule.name_span,
+            )
+            .with_label_message("no finite derivation");
+            for &other in &cycle[1..] {
+                d = d.with_secondary(grammar.rule(other).name_span, "part of the cycle");
+            }
+            out.push(d.with_note(
+                "give one rule of the cycle an alternative without the cycle, e.g. a literal",
+            ));
+        } else {
+            let message = match cause[symbol.index()] {
+                Some(culprit) if culprit != symbol => format!(
+                    "rule <{}> can never finish: it needs {}, which can never finish",
+                    rule.name,
+                    grammar.display_symbol(culprit)
+                ),
+                _ => format!(
+                    "rule <{}> can never finish: every alternative needs a regex terminal that matches no string",
+                    rule.name
+                ),
+            };
+            out.push(
+                Diagnostic::error("unproductive", message, rule.name_span)
                     .with_label_message("no finite derivation"),
-                );
-            }
+            );
         }
     }
     for symbol in grammar.symbols() {
@@ -260,21 +365,6 @@ pub fn lint(grammar: &Grammar, analysis: &Analysis) -> Vec<Diagnostic> {
         }
     }
     out
-}
-
-/// Follows unproductive references from `from` until a rule repeats; returns that cycle.
-fn unproductive_cycle(grammar: &Grammar, analysis: &Analysis, from: SymbolId) -> Option<Vec<SymbolId>> {
-    let mut path = vec![from];
-    loop {
-        let current = *path.last().expect("non-empty");
-        let next = referenced_rules(grammar, current)
-            .into_iter()
-            .find(|&s| !analysis.is_productive(s))?;
-        if let Some(pos) = path.iter().position(|&s| s == next) {
-            return Some(path.split_off(pos));
-        }
-        path.push(next);
-    }
 }
 
 #[cfg(test)]

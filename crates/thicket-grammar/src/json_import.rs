@@ -153,3 +153,46 @@ fn literal(text: &str, span: Span) -> AstExpr {
         span,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Expr, load_spec_text};
+
+    #[test]
+    fn fuzzingbook_grammars_import_with_references_and_literal_text() {
+        let g = load_spec_text(
+            "expr.json",
+            br#"{"<start>": ["<expr>"],
+                "<expr>": ["<term> + <expr>", "<term>"],
+                "<term>": ["1", ["2", {"prob": 0.5}], "<not a ref>", ""]}"#,
+        )
+        .unwrap();
+        assert_eq!(g.rules().len(), 3);
+        let expr = g.rule(g.symbol("expr").unwrap()).body;
+        assert_eq!(g.display_expr(expr), r#"<term> " + " <expr> | <term>"#);
+        let term = g.rule(g.symbol("term").unwrap()).body;
+        let Expr::Alt(alts) = g.expr(term) else { panic!() };
+        assert_eq!(alts.len(), 4);
+        assert_eq!(g.display_expr(alts[2]), r#""<not a ref>""#);
+    }
+
+    #[test]
+    fn malformed_json_grammars_point_at_the_problem() {
+        for (text, needle) in [
+            (&b"{\"<start>\": [\"a\",]}"[..], "not a JSON grammar"),
+            (b"[1, 2]", "must be an object"),
+            (b"{\"start\": [\"a\"]}", "not of the form"),
+            (b"{\"<start>\": \"a\"}", "must be a list"),
+            (b"{\"<start>\": [1]}", "not a string"),
+            (b"{\"<start>\": []}", "no alternatives"),
+            (b"{\"<start>\": [\"<nope>\"]}", "never defined"),
+        ] {
+            let err = load_spec_text("g.json", text).unwrap_err();
+            let message = &err.diagnostics[0].message;
+            assert!(message.contains(needle), "{message}");
+        }
+        let err = load_spec_text("g.json", b"{\n  \"<start>\": [\"a\",]\n}").unwrap_err();
+        let span = err.diagnostics[0].primary_span().unwrap();
+        assert_eq!(err.source.line_col(span.start as usize).line, 2);
+    }
+}

@@ -1,0 +1,190 @@
+//! End-to-end behaviour of `thicket generate` and `thicket lint` that users rely on:
+//! determinism, output modes, limits and exit codes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn thicket(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_thicket"))
+        .args(args)
+        .current_dir(workspace())
+        .output()
+        .expect("thicket runs")
+}
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn write_spec(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("thicket-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn same_seed_gives_the_same_inputs_whatever_the_thread_count() {
+    let one = thicket(&["generate", "specs/expr.fan", "-n", "3000", "--seed", "42", "-j", "1"]);
+    let two = thicket(&["generate", "specs/expr.fan", "-n", "3000", "--seed", "42", "-j", "2"]);
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert_eq!(one.stdout, two.stdout);
+    let other = thicket(&["generate", "specs/expr.fan", "-n", "3000", "--seed", "43"]);
+    assert_ne!(one.stdout, other.stdout);
+    // A prefix of a run is the run with a smaller count.
+    let short = thicket(&["generate", "specs/expr.fan", "-n", "10", "--seed", "42"]);
+    assert!(one.stdout.starts_with(&short.stdout));
+}
+
+#[test]
+fn without_a_seed_the_drawn_seed_is_printed_so_the_run_can_be_repeated() {
+    let run = thicket(&["generate", "specs/expr.fan", "-n", "5"]);
+    let err = stderr(&run);
+    let seed = err
+        .split("--seed ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .expect("seed printed");
+    let again = thicket(&["generate", "specs/expr.fan", "-n", "5", "--seed", seed]);
+    assert_eq!(run.stdout, again.stdout);
+}
+
+#[test]
+fn separators_null_and_files() {
+    let spec = write_spec("sep.fan", "<start> ::= \"a\" | \"b\\nc\"");
+    let spec = spec.to_str().unwrap();
+    let nul = thicket(&["generate", spec, "-n", "20", "--seed", "1", "-0"]);
+    let items: Vec<&[u8]> = nul.stdout.split(|&b| b == 0).collect();
+    assert_eq!(items.len(), 21, "20 inputs, each followed by NUL");
+    assert!(items[..20].iter().all(|i| *i == b"a" || *i == b"b\nc"));
+    let custom = thicket(&["generate", spec, "-n", "3", "--seed", "1", "--separator", "\\x1e"]);
+    assert_eq!(custom.stdout.iter().filter(|&&b| b == 0x1e).count(), 3);
+
+    let dir = std::env::temp_dir().join(format!("thicket-out-{}", std::process::id()));
+    let files = thicket(&["generate", spec, "-n", "12", "--seed", "1", "-o", dir.to_str().unwrap(), "--suffix", ".txt"]);
+    assert!(files.status.success(), "{}", stderr(&files));
+    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names.len(), 12);
+    assert_eq!(names[0], "000000.txt");
+    let first = std::fs::read(dir.join("000000.txt")).unwrap();
+    assert_eq!(first, items[0]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn json_format_carries_the_input_and_its_derivation_tree() {
+    let out = thicket(&["generate", "specs/expr.fan", "-n", "20", "--seed", "5", "--format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = thicket(&["generate", "specs/expr.fan", "-n", "20", "--seed", "5"]);
+    let text = stdout(&text);
+    let lines = stdout(&out);
+    assert_eq!(lines.lines().count(), 20);
+    for (line, input) in lines.lines().zip(text.lines()) {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(value["input"], input, "same input as text mode");
+        let tree = &value["tree"];
+        assert_eq!(tree[0], "<start>");
+        // The leaves of the tree spell the input.
+        fn leaves(node: &serde_json::Value, out: &mut String) {
+            let children = node[1].as_array().unwrap();
+            if children.is_empty() {
+                out.push_str(node[0].as_str().unwrap());
+            }
+            for child in children {
+                leaves(child, out);
+            }
+        }
+        let mut spelled = String::new();
+        leaves(tree, &mut spelled);
+        assert_eq!(spelled, input);
+    }
+}
+
+#[test]
+fn a_depth_limit_below_the_minimum_is_a_clear_error() {
+    let out = thicket(&["generate", "specs/expr.fan", "--max-depth", "3", "--seed", "1"]);
+    assert_eq!(out.status.code(), Some(4));
+    let err = stderr(&out);
+    assert!(err.contains("--max-depth 3 is too small"), "{err}");
+    assert!(err.contains("depth 5"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn the_depth_limit_bounds_every_tree() {
+    let out = thicket(&["generate", "specs/expr.fan", "-n", "500", "--seed", "3", "--max-depth", "7", "--format", "json"]);
+    fn depth(node: &serde_json::Value) -> usize {
+        let is_rule = node[0].as_str().unwrap().starts_with('<') && !node[1].as_array().unwrap().is_empty();
+        usize::from(is_rule) + node[1].as_array().unwrap().iter().map(depth).max().unwrap_or(0)
+    }
+    let deepest = stdout(&out)
+        .lines()
+        .map(|l| depth(&serde_json::from_str::<serde_json::Value>(l).unwrap()["tree"]))
+        .max()
+        .unwrap();
+    assert_eq!(deepest, 7);
+}
+
+#[test]
+fn start_can_be_overridden() {
+    let out = thicket(&["generate", "specs/expr.fan", "--start", "<DecDigit>", "-n", "50", "--seed", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).lines().all(|l| l.len() == 1 && l.as_bytes()[0].is_ascii_digit()));
+    let missing = thicket(&["generate", "specs/expr.fan", "--start", "DecDigt"]);
+    assert_eq!(missing.status.code(), Some(3));
+    assert!(stderr(&missing).contains("did you mean <DecDigit>?"), "{}", stderr(&missing));
+}
+
+#[test]
+fn lint_summarises_rules_as_text_and_json() {
+    let out = thicket(&["lint", "specs/expr.fan"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("minimal depth 5"), "{text}");
+    assert!(text.contains("clean"), "{text}");
+    let json = thicket(&["lint", "specs/expr.fan", "--format", "json"]);
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["ok"], true);
+    assert_eq!(value["totals"]["rules"], 7);
+    let unary = value["rules"].as_array().unwrap().iter().find(|r| r["name"] == "<UnaryExpr>").unwrap();
+    assert_eq!(unary["alternatives"], 7);
+    assert_eq!(unary["min_depth"], 2);
+}
+
+#[test]
+fn lint_warnings_do_not_fail_unless_denied() {
+    let spec = write_spec("warn.fan", "<start> ::= \"x\"\n<unused> ::= \"y\"\n");
+    let spec = spec.to_str().unwrap();
+    let out = thicket(&["lint", spec]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("warning[unreachable]"), "{}", stderr(&out));
+    let denied = thicket(&["lint", spec, "--deny-warnings"]);
+    assert_eq!(denied.status.code(), Some(3));
+}
+
+#[test]
+fn stats_report_size_and_distinct_share() {
+    let out = thicket(&["generate", "specs/expr.fan", "-n", "2000", "--seed", "1", "--stats"]);
+    let err = stderr(&out);
+    assert!(err.contains("2000 inputs"), "{err}");
+    assert!(err.contains("mean size") && err.contains("% distinct"), "{err}");
+}
+
+#[test]
+fn help_explains_with_examples() {
+    for args in [&["--help"][..], &["generate", "--help"], &["lint", "--help"]] {
+        let out = thicket(args);
+        assert!(out.status.success());
+        assert!(stdout(&out).contains("Example"), "{args:?}");
+    }
+}
