@@ -20,16 +20,19 @@
 //! - **Node budget** (beyond the paper): the depth limit alone does not bound size (a
 //!   binary rule of depth 30 has 2^30 leaves), so after `max_nodes` rule expansions the
 //!   generator closes the tree off along the shortest derivations. [`GenStats`] says when.
-//! - **Randomness** comes from ChaCha8, seeded per input from `(seed, index)`, so input
-//!   `i` of seed `s` is the same on every machine and independent of how many threads
-//!   produce the others.
+//! - **Randomness** comes from Xoshiro256++, seeded per input from `(seed, index)` through
+//!   SplitMix64, so input `i` of seed `s` is the same on every machine and independent of
+//!   how many threads produce the others. A choice among `n` options uses the top bits of
+//!   `next_u32() * n` (Lemire's multiply, without the rejection step): its bias is below
+//!   `n / 2^32`, far under anything a test campaign can observe, and it is cheap, which
+//!   matters because generation makes one choice every few bytes.
 
 mod regex_gen;
 
 pub use regex_gen::{RegexSampleError, RegexSampler};
 
-use rand::{Rng, RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 use thicket_grammar::{Analysis, Expr, ExprId, Grammar, UNBOUNDED};
 use thicket_tree::{ByteSink, DerivationTree, TreeBuilder, TreeSink};
 
@@ -95,15 +98,55 @@ pub struct Generator<'g> {
     grammar: &'g Grammar,
     analysis: Analysis,
     config: GenConfig,
-    /// For each `Alt` node: its alternatives sorted by minimal depth (stable), with that
-    /// depth, so the fitting ones are a prefix.
-    alternatives: Vec<Box<[(u32, ExprId)]>>,
-    /// For each `Regex` node: its compiled generator.
-    regexes: Vec<Option<RegexSampler>>,
+    /// The grammar compiled for generation, indexed like the grammar's expressions.
+    ops: Vec<Op>,
+    /// Child lists of `Seq` ops, and `Alt` alternatives sorted by minimal depth.
+    children: Vec<u32>,
+    /// Minimal depth of each entry of `children` (used for `Alt` alternatives).
+    child_depths: Vec<u32>,
+    /// Bytes of all literals.
+    literals: Vec<u8>,
+    /// Compiled regex terminals.
+    regexes: Vec<RegexSampler>,
+}
+
+/// One grammar node, flattened for the generator's inner loop: no pointers to chase,
+/// references resolved to their rule's body, repetition bounds precomputed.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    /// `literals[start..start + len]`.
+    Literal { start: u32, len: u32 },
+    /// `regexes[index]`.
+    Regex { index: u32 },
+    /// A rule reference: expand `body` one level deeper.
+    Ref { body: u32 },
+    /// `children[start..start + len]`, in order.
+    Seq { start: u32, len: u32 },
+    /// `children[start..start + len]`, sorted by minimal depth; `deepest` is the largest.
+    Alt { start: u32, len: u32, deepest: u32 },
+    /// `item` repeated `min..=max` times (`max` already capped), if `item` fits.
+    Repeat { item: u32, item_depth: u32, min: u32, max: u32 },
+}
+
+/// The random number generator of generation (see the crate docs).
+pub type GenRng = Xoshiro256PlusPlus;
+
+/// A uniform choice in `0..n` (`n >= 1`), by Lemire's multiply (see the crate docs).
+#[inline]
+pub fn below<R: Rng + ?Sized>(rng: &mut R, n: u32) -> u32 {
+    ((u64::from(rng.next_u32()) * u64::from(n)) >> 32) as u32
+}
+
+/// SplitMix64's output function: spreads `(seed, index)` over the seed space.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 enum Task {
-    Expand { expr: ExprId, depth: u32 },
+    Expand { op: u32, depth: u32 },
     Close,
 }
 
@@ -133,36 +176,74 @@ impl<'g> Generator<'g> {
                 given: config.max_depth,
             });
         }
-        let mut alternatives = vec![Box::default(); grammar.expr_count()];
-        let mut regexes: Vec<Option<RegexSampler>> = Vec::new();
-        regexes.resize_with(grammar.expr_count(), || None);
-        for id in grammar.expr_ids() {
-            match grammar.expr(id) {
-                Expr::Alt(alts) => {
-                    let mut sorted: Vec<(u32, ExprId)> = alts
-                        .iter()
-                        .map(|&a| (analysis.expr_min_depth(a), a))
-                        .collect();
-                    sorted.sort_by_key(|&(depth, _)| depth);
-                    alternatives[id.index()] = sorted.into_boxed_slice();
-                }
-                Expr::Regex(r) => {
-                    let compiled = RegexSampler::new(&r.hir, config.max_repetitions)
-                        .map_err(|e| GenError::Regex {
-                            pattern: r.pattern.clone(),
-                            reason: format!("{e:?}"),
-                        })?;
-                    regexes[id.index()] = Some(compiled);
-                }
-                _ => {}
-            }
-        }
-        Ok(Generator {
+        let mut generator = Generator {
             grammar,
             analysis,
             config,
-            alternatives,
-            regexes,
+            ops: Vec::with_capacity(grammar.expr_count()),
+            children: Vec::new(),
+            child_depths: Vec::new(),
+            literals: Vec::new(),
+            regexes: Vec::new(),
+        };
+        for id in grammar.expr_ids() {
+            let op = generator.compile(id)?;
+            generator.ops.push(op);
+        }
+        Ok(generator)
+    }
+
+    fn compile(&mut self, id: ExprId) -> Result<Op, GenError> {
+        let index = |e: ExprId| e.index() as u32;
+        Ok(match self.grammar.expr(id) {
+            Expr::Literal(bytes) => {
+                let start = self.literals.len() as u32;
+                self.literals.extend_from_slice(bytes);
+                Op::Literal { start, len: bytes.len() as u32 }
+            }
+            Expr::Regex(r) => {
+                let sampler = RegexSampler::new(&r.hir, self.config.max_repetitions).map_err(|e| {
+                    GenError::Regex {
+                        pattern: r.pattern.clone(),
+                        reason: format!("{e:?}"),
+                    }
+                })?;
+                self.regexes.push(sampler);
+                Op::Regex { index: self.regexes.len() as u32 - 1 }
+            }
+            Expr::Ref(symbol) => Op::Ref { body: index(self.grammar.rule(*symbol).body) },
+            Expr::Seq(items) => {
+                let start = self.children.len() as u32;
+                for &item in items.iter() {
+                    self.children.push(index(item));
+                    self.child_depths.push(self.analysis.expr_min_depth(item));
+                }
+                Op::Seq { start, len: items.len() as u32 }
+            }
+            Expr::Alt(alts) => {
+                let mut sorted: Vec<(u32, ExprId)> =
+                    alts.iter().map(|&a| (self.analysis.expr_min_depth(a), a)).collect();
+                sorted.sort_by_key(|&(depth, _)| depth);
+                let start = self.children.len() as u32;
+                for &(depth, alt) in &sorted {
+                    self.children.push(index(alt));
+                    self.child_depths.push(depth);
+                }
+                Op::Alt {
+                    start,
+                    len: sorted.len() as u32,
+                    deepest: sorted.last().map_or(0, |&(d, _)| d),
+                }
+            }
+            Expr::Repeat(r) => {
+                let cap = r.min.max(self.config.max_repetitions);
+                Op::Repeat {
+                    item: index(r.item),
+                    item_depth: self.analysis.expr_min_depth(r.item),
+                    min: r.min,
+                    max: r.max.map_or(cap, |m| m.min(cap)),
+                }
+            }
         })
     }
 
@@ -182,10 +263,8 @@ impl<'g> Generator<'g> {
     }
 
     /// The random number generator for input `index` of `seed`.
-    pub fn rng_for(seed: u64, index: u64) -> ChaCha8Rng {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        rng.set_stream(index);
-        rng
+    pub fn rng_for(seed: u64, index: u64) -> GenRng {
+        GenRng::seed_from_u64(splitmix64(seed) ^ splitmix64(index ^ 0x6A09_E667_F3BC_C909))
     }
 
     /// Generates one input as a derivation tree.
@@ -226,78 +305,77 @@ impl<'g> Generator<'g> {
         // (`current`), which saves a push and a pop for every first child.
         let mut stack: Vec<Task> = Vec::with_capacity(64);
         let mut scratch = Vec::new();
-        let mut current = Some((start, depth));
+        let mut current = Some((start.index() as u32, depth));
         loop {
-            let Some((expr, depth)) = current.take() else {
+            let Some((op, depth)) = current.take() else {
                 match stack.pop() {
                     None => break,
                     Some(Task::Close) => sink.close(),
-                    Some(Task::Expand { expr, depth }) => current = Some((expr, depth)),
+                    Some(Task::Expand { op, depth }) => current = Some((op, depth)),
                 }
                 continue;
             };
-            match self.grammar.expr(expr) {
-                Expr::Literal(bytes) => sink.terminal(expr, bytes),
-                Expr::Regex(_) => {
+            let expr = || self.expr_id(op);
+            match self.ops[op as usize] {
+                Op::Literal { start, len } => {
+                    sink.terminal(expr(), &self.literals[start as usize..(start + len) as usize]);
+                }
+                Op::Regex { index } => {
                     scratch.clear();
-                    self.regexes[expr.index()]
-                        .as_ref()
-                        .expect("compiled in new")
-                        .sample(rng, &mut scratch);
-                    sink.terminal(expr, &scratch);
+                    self.regexes[index as usize].sample(rng, &mut scratch);
+                    sink.terminal(expr(), &scratch);
                 }
-                Expr::Ref(symbol) => {
+                Op::Ref { body } => {
                     stats.rule_expansions += 1;
-                    if stats.rule_expansions >= self.config.max_nodes {
-                        stats.budget_exhausted = true;
-                    }
-                    open(sink, &mut stack, expr);
-                    current = Some((self.grammar.rule(*symbol).body, depth + 1));
+                    stats.budget_exhausted |= stats.rule_expansions >= self.config.max_nodes;
+                    open(sink, &mut stack, expr());
+                    current = Some((body, depth + 1));
                 }
-                Expr::Seq(items) => {
-                    open(sink, &mut stack, expr);
-                    if let Some((first, rest)) = items.split_first() {
-                        stack.extend(rest.iter().rev().map(|&expr| Task::Expand { expr, depth }));
-                        current = Some((*first, depth));
+                Op::Seq { start, len } => {
+                    open(sink, &mut stack, expr());
+                    let items = &self.children[start as usize..(start + len) as usize];
+                    if let Some((&first, rest)) = items.split_first() {
+                        stack.extend(rest.iter().rev().map(|&op| Task::Expand { op, depth }));
+                        current = Some((first, depth));
                     }
                 }
-                Expr::Alt(_) => {
-                    let sorted = &self.alternatives[expr.index()];
-                    let deepest = sorted.last().map_or(0, |&(d, _)| d);
+                Op::Alt { start, len, deepest } => {
+                    let range = start as usize..(start + len) as usize;
                     // Usually every alternative fits; only near the limit is a search needed.
                     let fitting = if depth.saturating_add(deepest) <= max_depth {
-                        sorted.len()
+                        len
                     } else {
-                        sorted.partition_point(|&(d, _)| depth.saturating_add(d) <= max_depth)
+                        self.child_depths[range.clone()]
+                            .partition_point(|&d| depth.saturating_add(d) <= max_depth)
+                            as u32
                     };
                     debug_assert!(fitting > 0, "an alternative was chosen that cannot fit");
                     let chosen = if stats.budget_exhausted {
-                        self.shortest(&sorted[..fitting])
+                        self.shortest(&self.children[range][..fitting as usize])
                     } else {
-                        sorted[rng.random_range(0..fitting.max(1))].1
+                        self.children[start as usize + below(rng, fitting.max(1)) as usize]
                     };
-                    open(sink, &mut stack, expr);
+                    open(sink, &mut stack, expr());
                     // A literal alternative (`"a" | "b" | ...`) is emitted at once, saving a
                     // round through the dispatch.
-                    if let Expr::Literal(bytes) = self.grammar.expr(chosen) {
-                        sink.terminal(chosen, bytes);
+                    if let Op::Literal { start, len } = self.ops[chosen as usize] {
+                        let bytes = &self.literals[start as usize..(start + len) as usize];
+                        sink.terminal(self.expr_id(chosen), bytes);
                     } else {
                         current = Some((chosen, depth));
                     }
                 }
-                Expr::Repeat(r) => {
-                    let item_fits = depth.saturating_add(self.analysis.expr_min_depth(r.item)) <= max_depth;
+                Op::Repeat { item, item_depth, min, max } => {
+                    let item_fits = depth.saturating_add(item_depth) <= max_depth;
                     let count = if !item_fits || stats.budget_exhausted {
-                        r.min
+                        min
                     } else {
-                        let cap = r.min.max(self.config.max_repetitions);
-                        let hi = r.max.map_or(cap, |m| m.min(cap));
-                        if hi == r.min { hi } else { rng.random_range(r.min..=hi) }
+                        min + below(rng, max - min + 1)
                     };
-                    open(sink, &mut stack, expr);
+                    open(sink, &mut stack, expr());
                     if count > 0 {
-                        stack.extend((1..count).map(|_| Task::Expand { expr: r.item, depth }));
-                        current = Some((r.item, depth));
+                        stack.extend((1..count).map(|_| Task::Expand { op: item, depth }));
+                        current = Some((item, depth));
                     }
                 }
             }
@@ -305,16 +383,19 @@ impl<'g> Generator<'g> {
         stats
     }
 
+    /// The grammar expression an op was compiled from (ops are indexed like expressions).
+    fn expr_id(&self, op: u32) -> ExprId {
+        ExprId::from_index(op as usize)
+    }
+
     /// The fitting alternative with the shortest minimal output (ties: shallowest).
-    fn shortest(&self, fitting: &[(u32, ExprId)]) -> ExprId {
-        fitting
+    fn shortest(&self, fitting: &[u32]) -> u32 {
+        *fitting
             .iter()
-            .min_by_key(|&&(_, e)| self.analysis.expr_min_len(e))
+            .min_by_key(|&&op| self.analysis.expr_min_len(self.expr_id(op)))
             .expect("at least one alternative fits")
-            .1
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,8 @@
 //! Choices follow the generator's rules: alternatives and class members are uniform, a
 //! repetition count is uniform in `[min, min(max, max(min, max_repetitions))]`.
 
-use rand::{Rng, RngExt};
+use crate::below;
+use rand::Rng;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 /// A compiled sampler for one regex.
@@ -121,7 +122,7 @@ fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>) {
             total,
             unicode,
         } => {
-            let index = rng.random_range(0..*total);
+            let index = below(rng, *total);
             let range = before.partition_point(|&b| b <= index) - 1;
             let value = ranges[range].0 + (index - before[range]);
             if *unicode {
@@ -133,7 +134,7 @@ fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>) {
             }
         }
         Node::Repeat { item, min, max } => {
-            let count = if min == max { *min } else { rng.random_range(*min..=*max) };
+            let count = min + below(rng, max - min + 1);
             for _ in 0..count {
                 sample(item, rng, out);
             }
@@ -143,7 +144,7 @@ fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>) {
                 sample(item, rng, out);
             }
         }
-        Node::Alt(alts) => sample(&alts[rng.random_range(0..alts.len())], rng, out),
+        Node::Alt(alts) => sample(&alts[below(rng, alts.len() as u32) as usize], rng, out),
     }
 }
 
@@ -155,7 +156,7 @@ mod tests {
     fn samples(pattern: &str, n: usize) -> Vec<Vec<u8>> {
         let hir = regex_syntax::ParserBuilder::new().utf8(false).build().parse(pattern).unwrap();
         let sampler = RegexSampler::new(&hir, 5).unwrap();
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+        let mut rng = crate::GenRng::seed_from_u64(0);
         (0..n)
             .map(|_| {
                 let mut out = Vec::new();

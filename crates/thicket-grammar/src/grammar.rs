@@ -30,6 +30,12 @@ impl ExprId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The id at a position previously obtained from [`ExprId::index`] (for tables that
+    /// mirror the arena). Using it with [`Grammar::expr`] panics if out of range.
+    pub fn from_index(index: usize) -> ExprId {
+        ExprId(index as u32)
+    }
 }
 
 /// A rule `<name> ::= body`.

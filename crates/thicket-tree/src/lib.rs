@@ -278,7 +278,12 @@ impl TreeSink for ByteSink {
 
     #[inline]
     fn terminal(&mut self, _expr: ExprId, bytes: &[u8]) {
-        self.bytes.extend_from_slice(bytes);
+        // Most terminals are one byte; a push avoids a call to memcpy.
+        if let [byte] = bytes {
+            self.bytes.push(*byte);
+        } else {
+            self.bytes.extend_from_slice(bytes);
+        }
     }
 
     #[inline]
