@@ -1,0 +1,695 @@
+//! # thicket-parse
+//!
+//! A general context-free parser: any grammar the spec format accepts (ambiguous, with
+//! empty rules, left and right recursion, EBNF quantifiers, regex and byte terminals),
+//! over bytes, into the same [`DerivationTree`]s the generator produces, so that
+//! `unparse(parse(x)) == x` and trees from both sides can be compared.
+//!
+//! ## Algorithm
+//!
+//! Earley's algorithm run directly on the grammar graph (no rewriting to BNF): an item
+//! is `(node, dot, origin)` where `node` is any non-terminal grammar node. A sequence's
+//! dot is the number of children matched; a reference, an alternation: 0 (expecting) or
+//! 1 (complete); a repetition's dot counts repetitions, capped at `min` for unbounded
+//! ones, so `x*` needs one item per position and a long repetition parses in linear
+//! time. Terminals are matched where they are expected (literals by comparison, regexes
+//! by an anchored DFA reporting every match end) and the advanced item lands in the set
+//! at the match end. Empty derivations use Aycock and Horspool's fix: expecting a
+//! nullable node advances at once.
+//!
+//! Who waits for a completed node is static (its parent in the graph, or every reference
+//! to its rule), so completion looks only in the origin set, through a per-set index
+//! sorted by `(node, origin, dot)`.
+//!
+//! ## Which tree (ambiguity)
+//!
+//! Every item remembers how it was first derived (`back`: where its last child starts,
+//! or which alternative completed it). The tree returned is the one these first
+//! derivations spell: **the derivation the parser found first**, processing positions
+//! left to right and items in the order they arose. Because an item can only be first
+//! derived from items that existed before it, this tree is always finite, even for
+//! grammars with cycles such as `<a> ::= <a> | "x"`. Empty subtrees are built from a
+//! static choice (the shallowest empty derivation), for the same reason. The
+//! number of trees is available separately ([`ParseResult::count_trees`]).
+
+mod terminal;
+
+pub use terminal::RegexMatcher;
+
+use rustc_hash::FxHashSet;
+use std::collections::VecDeque;
+use thicket_grammar::{Expr, ExprId, Grammar, SymbolId};
+use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
+
+/// Limits of the parser.
+#[derive(Clone, Copy, Debug)]
+pub struct ParseConfig {
+    /// Most Earley items kept for one input before giving up; bounds memory (an item
+    /// costs 20 bytes).
+    pub max_items: usize,
+}
+
+impl Default for ParseConfig {
+    fn default() -> Self {
+        ParseConfig {
+            max_items: 100_000_000,
+        }
+    }
+}
+
+/// Why an input could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// The input is not in the language of the grammar.
+    #[error("{0}")]
+    Rejected(Box<Rejection>),
+    /// The input needs more work than [`ParseConfig::max_items`] allows.
+    #[error("input too complex: more than {max_items} parser items at byte offset {offset}")]
+    TooComplex {
+        /// Where the budget ran out.
+        offset: usize,
+        /// The budget.
+        max_items: usize,
+    },
+}
+
+/// Where and why an input left the language.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    /// Byte offset of the first byte that cannot be parsed (the input length if the
+    /// input ended too early).
+    pub offset: usize,
+    /// 1-based line of `offset`.
+    pub line: usize,
+    /// 1-based column (in bytes) of `offset`.
+    pub column: usize,
+    /// The byte found there, or `None` at the end of the input.
+    pub found: Option<u8>,
+    /// Terminals that would have been accepted there, in spec syntax.
+    pub expected: Vec<String>,
+    /// The rules being parsed there (`<name>`).
+    pub rules: Vec<String>,
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let found = match self.found {
+            None => "unexpected end of input".to_string(),
+            Some(b) if b.is_ascii_graphic() || b == b' ' => format!("unexpected {:?}", b as char),
+            Some(b) => format!("unexpected byte 0x{b:02x}"),
+        };
+        write!(f, "{}:{}: {found}", self.line, self.column)?;
+        if !self.expected.is_empty() {
+            write!(f, "; expected {}", self.expected.join(", "))?;
+        }
+        if !self.rules.is_empty() {
+            write!(f, " (in {})", self.rules.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Literal,
+    Regex,
+    Ref { body: u32 },
+    Seq { start: u32, len: u32 },
+    Alt { start: u32, len: u32 },
+    Repeat { item: u32, min: u32, max: Option<u32> },
+}
+
+/// How a parent waits for one of its children.
+#[derive(Clone, Copy, Debug)]
+enum Link {
+    /// Child `dot` of a sequence.
+    Seq { parent: u32, dot: u32 },
+    /// The body of a rule, waited for by a reference.
+    Ref { parent: u32 },
+    /// Alternative `index` of an alternation.
+    Alt { parent: u32, index: u32 },
+    /// The item of a repetition.
+    Repeat { parent: u32 },
+}
+
+const NONE: u32 = u32::MAX;
+
+/// A parser for one grammar: build once, parse many inputs, from many threads.
+pub struct Parser<'g> {
+    grammar: &'g Grammar,
+    config: ParseConfig,
+    ops: Vec<Op>,
+    children: Vec<u32>,
+    waiters: Vec<Vec<Link>>,
+    /// For each node: the depth of its shallowest empty derivation, or `NONE`.
+    empty_depth: Vec<u32>,
+    /// For alternations that can derive empty: the alternative to use.
+    empty_choice: Vec<u32>,
+    regexes: Vec<Option<RegexMatcher>>,
+    /// The rule whose right-hand side contains each node (for error messages).
+    owner: Vec<u32>,
+    root: u32,
+}
+
+/// An Earley item: `node` has matched `dot` (see the crate docs) from `origin`.
+#[derive(Clone, Copy, Debug)]
+struct Item {
+    node: u32,
+    dot: u32,
+    origin: u32,
+    /// How the item was first derived: where its last child starts, or (alternations)
+    /// which alternative completed it.
+    back: u32,
+}
+
+/// A successful parse: the chart, from which trees are read.
+pub struct ParseResult<'p, 'g> {
+    parser: &'p Parser<'g>,
+    text: &'p [u8],
+    items: Vec<Item>,
+    /// `items[set_start[j]..set_start[j + 1]]` is Earley set `j`, in insertion order.
+    set_start: Vec<u32>,
+    /// Per set, indices into `items` sorted by `(node, origin, dot)`.
+    index: Vec<u32>,
+}
+
+impl<'g> Parser<'g> {
+    /// Prepares a parser (compiles regex terminals into DFAs).
+    pub fn new(grammar: &'g Grammar, config: ParseConfig) -> Result<Parser<'g>, String> {
+        let n = grammar.expr_count();
+        let mut parser = Parser {
+            grammar,
+            config,
+            ops: Vec::with_capacity(n),
+            children: Vec::new(),
+            waiters: vec![Vec::new(); n],
+            empty_depth: vec![NONE; n],
+            empty_choice: vec![NONE; n],
+            regexes: Vec::with_capacity(n),
+            owner: vec![NONE; n],
+            root: grammar.root().index() as u32,
+        };
+        let index = |e: ExprId| e.index() as u32;
+        for id in grammar.expr_ids() {
+            let me = index(id);
+            let (op, regex) = match grammar.expr(id) {
+                Expr::Literal(_) => (Op::Literal, None),
+                Expr::Regex(r) => (
+                    Op::Regex,
+                    Some(RegexMatcher::new(&r.hir).map_err(|e| format!("regex terminal r\"{}\": {e}", r.pattern))?),
+                ),
+                Expr::Ref(s) => {
+                    let body = index(grammar.rule(*s).body);
+                    parser.waiters[body as usize].push(Link::Ref { parent: me });
+                    (Op::Ref { body }, None)
+                }
+                Expr::Seq(items) => {
+                    let start = parser.children.len() as u32;
+                    for (dot, &item) in items.iter().enumerate() {
+                        parser.children.push(index(item));
+                        parser.waiters[item.index()].push(Link::Seq { parent: me, dot: dot as u32 });
+                    }
+                    (Op::Seq { start, len: items.len() as u32 }, None)
+                }
+                Expr::Alt(alts) => {
+                    let start = parser.children.len() as u32;
+                    for (i, &alt) in alts.iter().enumerate() {
+                        parser.children.push(index(alt));
+                        parser.waiters[alt.index()].push(Link::Alt { parent: me, index: i as u32 });
+                    }
+                    (Op::Alt { start, len: alts.len() as u32 }, None)
+                }
+                Expr::Repeat(r) => {
+                    parser.waiters[r.item.index()].push(Link::Repeat { parent: me });
+                    (Op::Repeat { item: index(r.item), min: r.min, max: r.max }, None)
+                }
+            };
+            parser.ops.push(op);
+            parser.regexes.push(regex);
+        }
+        parser.compute_empty_derivations();
+        parser.compute_owners();
+        Ok(parser)
+    }
+
+    /// The grammar.
+    pub fn grammar(&self) -> &'g Grammar {
+        self.grammar
+    }
+
+    /// Shallowest empty derivation of every node, by fixpoint (children precede parents).
+    fn compute_empty_derivations(&mut self) {
+        loop {
+            let mut changed = false;
+            for id in self.grammar.expr_ids() {
+                let x = id.index();
+                let (depth, choice) = match (self.ops[x], self.grammar.expr(id)) {
+                    (_, Expr::Literal(b)) => (if b.is_empty() { 0 } else { NONE }, NONE),
+                    (_, Expr::Regex(r)) => (
+                        if r.hir.properties().minimum_len() == Some(0) { 0 } else { NONE },
+                        NONE,
+                    ),
+                    (Op::Ref { body }, _) => (self.empty_depth[body as usize].saturating_add(1), NONE),
+                    (Op::Seq { start, len }, _) => {
+                        let kids = &self.children[start as usize..(start + len) as usize];
+                        let depth = kids.iter().map(|&k| self.empty_depth[k as usize]).max().unwrap_or(0);
+                        (depth, NONE)
+                    }
+                    (Op::Alt { start, len }, _) => {
+                        let kids = &self.children[start as usize..(start + len) as usize];
+                        kids.iter()
+                            .enumerate()
+                            .map(|(i, &k)| (self.empty_depth[k as usize], i as u32))
+                            .min()
+                            .filter(|&(d, _)| d != NONE)
+                            .unwrap_or((NONE, NONE))
+                    }
+                    (Op::Repeat { item, min, .. }, _) => {
+                        (if min == 0 { 0 } else { self.empty_depth[item as usize] }, NONE)
+                    }
+                    _ => unreachable!("ops mirror expressions"),
+                };
+                if depth < self.empty_depth[x] {
+                    self.empty_depth[x] = depth;
+                    self.empty_choice[x] = choice;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    fn compute_owners(&mut self) {
+        for symbol in self.grammar.symbols() {
+            let mut stack = vec![self.grammar.rule(symbol).body.index() as u32];
+            while let Some(x) = stack.pop() {
+                self.owner[x as usize] = symbol.index() as u32;
+                match self.ops[x as usize] {
+                    Op::Seq { start, len } | Op::Alt { start, len } => {
+                        stack.extend_from_slice(&self.children[start as usize..(start + len) as usize]);
+                    }
+                    Op::Repeat { item, .. } => stack.push(item),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn nullable(&self, node: u32) -> bool {
+        self.empty_depth[node as usize] != NONE
+    }
+
+    fn is_complete(&self, item: &Item) -> bool {
+        match self.ops[item.node as usize] {
+            Op::Seq { len, .. } => item.dot == len,
+            Op::Ref { .. } | Op::Alt { .. } => item.dot == 1,
+            Op::Repeat { min, .. } => item.dot >= min,
+            Op::Literal | Op::Regex => false,
+        }
+    }
+
+    /// The dot after one more repetition.
+    fn next_count(min: u32, max: Option<u32>, dot: u32) -> u32 {
+        match max {
+            Some(_) => dot + 1,
+            None => (dot + 1).min(min),
+        }
+    }
+
+    fn repeat_expects(max: Option<u32>, dot: u32) -> bool {
+        max.is_none_or(|m| dot < m)
+    }
+
+    /// Whether `text` is in the language (no tree is built).
+    pub fn recognize(&self, text: &[u8]) -> Result<(), ParseError> {
+        self.parse(text).map(|_| ())
+    }
+
+    /// Parses `text` from the grammar's start rule.
+    pub fn parse<'p>(&'p self, text: &'p [u8]) -> Result<ParseResult<'p, 'g>, ParseError> {
+        let n = text.len();
+        let mut items: Vec<Item> = Vec::new();
+        let mut set_start: Vec<u32> = Vec::with_capacity(n + 2);
+        let mut index: Vec<u32> = Vec::new();
+        let mut pending: VecDeque<Vec<Item>> = VecDeque::new();
+        pending.push_back(vec![Item { node: self.root, dot: 0, origin: 0, back: 0 }]);
+        let mut seen: FxHashSet<(u32, u32, u32)> = FxHashSet::default();
+        let mut furthest = 0;
+        let mut regex_cache: Vec<(u32, Vec<usize>)> = Vec::new();
+        for j in 0..=n {
+            set_start.push(items.len() as u32);
+            let mut current = pending.pop_front().unwrap_or_default();
+            if current.is_empty() {
+                if pending.iter().all(Vec::is_empty) {
+                    // Nothing can continue: fill the remaining sets as empty and reject.
+                    return Err(self.reject(text, furthest, &items, &set_start, &index));
+                }
+                continue;
+            }
+            furthest = j;
+            seen.clear();
+            current.retain(|it| seen.insert((it.node, it.dot, it.origin)));
+            regex_cache.clear();
+            let mut k = 0;
+            while k < current.len() {
+                let item = current[k];
+                k += 1;
+                if items.len() + current.len() > self.config.max_items {
+                    return Err(ParseError::TooComplex { offset: j, max_items: self.config.max_items });
+                }
+                let j32 = j as u32;
+                let mut add = |new: Item, current: &mut Vec<Item>, pending: &mut VecDeque<Vec<Item>>, end: usize| {
+                    if end == j {
+                        if seen.insert((new.node, new.dot, new.origin)) {
+                            current.push(new);
+                        }
+                    } else {
+                        let slot = end - j - 1;
+                        while pending.len() <= slot {
+                            pending.push_back(Vec::new());
+                        }
+                        pending[slot].push(new);
+                    }
+                };
+                // Completion: advance whoever waited for this node at its origin.
+                if self.is_complete(&item) && item.origin != j32 {
+                    let origin = item.origin as usize;
+                    for &link in &self.waiters[item.node as usize] {
+                        let parent = match link {
+                            Link::Seq { parent, .. } | Link::Ref { parent } | Link::Alt { parent, .. } | Link::Repeat { parent } => parent,
+                        };
+                        let (lo, hi) = set_range(&set_start, items.len(), origin);
+                        let slice = &index[lo..hi];
+                        let first = slice.partition_point(|&i| items[i as usize].node < parent);
+                        for &w in &slice[first..] {
+                            let waiting = items[w as usize];
+                            if waiting.node != parent {
+                                break;
+                            }
+                            let advanced = match (link, self.ops[parent as usize]) {
+                                (Link::Seq { dot, .. }, _) if waiting.dot == dot => Some((dot + 1, item.origin)),
+                                (Link::Ref { .. }, _) if waiting.dot == 0 => Some((1, item.origin)),
+                                (Link::Alt { index, .. }, _) if waiting.dot == 0 => Some((1, index)),
+                                (Link::Repeat { .. }, Op::Repeat { min, max, .. }) if Self::repeat_expects(max, waiting.dot) => {
+                                    Some((Self::next_count(min, max, waiting.dot), item.origin))
+                                }
+                                _ => None,
+                            };
+                            if let Some((dot, back)) = advanced {
+                                add(Item { node: parent, dot, origin: waiting.origin, back }, &mut current, &mut pending, j);
+                            }
+                        }
+                    }
+                }
+                // Prediction and scanning: what this item expects next.
+                let mut expect = |child: u32, advanced: Item, current: &mut Vec<Item>, pending: &mut VecDeque<Vec<Item>>| {
+                    match self.ops[child as usize] {
+                        Op::Literal => {
+                            let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(child as usize)) else {
+                                unreachable!("literal op")
+                            };
+                            if text[j..].starts_with(bytes) {
+                                add(advanced, current, pending, j + bytes.len());
+                            }
+                        }
+                        Op::Regex => {
+                            let ends = match regex_cache.iter().find(|(node, _)| *node == child) {
+                                Some((_, ends)) => ends.clone(),
+                                None => {
+                                    let mut ends = Vec::new();
+                                    self.regexes[child as usize]
+                                        .as_ref()
+                                        .expect("regex op has a matcher")
+                                        .match_ends(text, j, |e| ends.push(e));
+                                    regex_cache.push((child, ends.clone()));
+                                    ends
+                                }
+                            };
+                            for end in ends {
+                                add(advanced, current, pending, end);
+                            }
+                        }
+                        _ => {
+                            add(Item { node: child, dot: 0, origin: j32, back: j32 }, current, pending, j);
+                            if self.nullable(child) {
+                                add(advanced, current, pending, j);
+                            }
+                        }
+                    }
+                };
+                let at = |dot, back| Item { node: item.node, dot, origin: item.origin, back };
+                match self.ops[item.node as usize] {
+                    Op::Seq { start, len } if item.dot < len => {
+                        expect(self.children[(start + item.dot) as usize], at(item.dot + 1, j32), &mut current, &mut pending);
+                    }
+                    Op::Ref { body } if item.dot == 0 => expect(body, at(1, j32), &mut current, &mut pending),
+                    Op::Alt { start, len } if item.dot == 0 => {
+                        for i in 0..len {
+                            expect(self.children[(start + i) as usize], at(1, i), &mut current, &mut pending);
+                        }
+                    }
+                    Op::Repeat { item: child, min, max } if Self::repeat_expects(max, item.dot) => {
+                        expect(child, at(Self::next_count(min, max, item.dot), j32), &mut current, &mut pending);
+                    }
+                    _ => {}
+                }
+            }
+            let base = items.len() as u32;
+            items.extend_from_slice(&current);
+            let mut order: Vec<u32> = (base..items.len() as u32).collect();
+            order.sort_unstable_by_key(|&i| {
+                let it = &items[i as usize];
+                (it.node, it.origin, it.dot, i)
+            });
+            index.extend_from_slice(&order);
+        }
+        set_start.push(items.len() as u32);
+        let result = ParseResult { parser: self, text, items, set_start, index };
+        if result.find(n, self.root, 0, 1).is_none() {
+            return Err(self.reject(text, n, &result.items, &result.set_start, &result.index));
+        }
+        Ok(result)
+    }
+
+    fn reject(&self, text: &[u8], at: usize, items: &[Item], set_start: &[u32], _index: &[u32]) -> ParseError {
+        let (lo, hi) = set_range(set_start, items.len(), at);
+        let mut expected: Vec<String> = Vec::new();
+        let mut rules: Vec<String> = Vec::new();
+        let mut note = |child: u32, item: &Item| {
+            if matches!(self.ops[child as usize], Op::Literal | Op::Regex) {
+                let text = self.grammar.display_expr(ExprId::from_index(child as usize));
+                if !expected.contains(&text) {
+                    expected.push(text);
+                }
+                let owner = self.owner[item.node as usize];
+                if owner != NONE {
+                    let name = self.grammar.display_symbol(symbol(owner));
+                    if !rules.contains(&name) {
+                        rules.push(name);
+                    }
+                }
+            }
+        };
+        for item in &items[lo..hi] {
+            match self.ops[item.node as usize] {
+                Op::Seq { start, len } if item.dot < len => note(self.children[(start + item.dot) as usize], item),
+                Op::Ref { body } if item.dot == 0 => note(body, item),
+                Op::Alt { start, len } if item.dot == 0 => {
+                    for i in 0..len {
+                        note(self.children[(start + i) as usize], item);
+                    }
+                }
+                Op::Repeat { item: child, max, .. } if Self::repeat_expects(max, item.dot) => note(child, item),
+                _ => {}
+            }
+        }
+        let line = text[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = at - text[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+        ParseError::Rejected(Box::new(Rejection {
+            offset: at,
+            line,
+            column,
+            found: text.get(at).copied(),
+            expected,
+            rules,
+        }))
+    }
+}
+
+fn symbol(index: u32) -> SymbolId {
+    SymbolId::from_index(index as usize)
+}
+
+/// The range of set `j` in the item arrays (the last set may still be open).
+fn set_range(set_start: &[u32], len: usize, j: usize) -> (usize, usize) {
+    let lo = set_start[j] as usize;
+    let hi = set_start.get(j + 1).map_or(len, |&h| h as usize);
+    (lo, hi)
+}
+
+impl ParseResult<'_, '_> {
+    /// Number of Earley items the parse used (a measure of work and memory).
+    pub fn item_count(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The item `(node, origin, dot)` in set `j`, if present.
+    fn find(&self, j: usize, node: u32, origin: u32, dot: u32) -> Option<Item> {
+        let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
+        let slice = &self.index[lo..hi];
+        let key = (node, origin, dot);
+        let at = slice.partition_point(|&i| {
+            let it = &self.items[i as usize];
+            (it.node, it.origin, it.dot) < key
+        });
+        slice.get(at).map(|&i| self.items[i as usize]).filter(|it| (it.node, it.origin, it.dot) == key)
+    }
+
+    /// The earliest-derived complete item of a repetition spanning `origin..j`.
+    fn complete_repeat(&self, j: usize, node: u32, origin: u32) -> Option<Item> {
+        let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
+        let slice = &self.index[lo..hi];
+        let at = slice.partition_point(|&i| {
+            let it = &self.items[i as usize];
+            (it.node, it.origin) < (node, origin)
+        });
+        slice[at..]
+            .iter()
+            .take_while(|&&i| {
+                let it = &self.items[i as usize];
+                (it.node, it.origin) == (node, origin)
+            })
+            .filter(|&&i| self.parser.is_complete(&self.items[i as usize]))
+            .min()
+            .map(|&i| self.items[i as usize])
+    }
+
+    /// The derivation tree (see the crate docs for which one, if the input is ambiguous).
+    pub fn tree(&self) -> DerivationTree {
+        let mut builder = TreeBuilder::new();
+        self.build_into(&mut builder);
+        builder.finish()
+    }
+
+    /// Reports the derivation tree to a sink in preorder.
+    pub fn build_into<S: TreeSink>(&self, sink: &mut S) {
+        enum Frame {
+            Node { node: u32, start: usize, end: usize },
+            Close,
+        }
+        let p = self.parser;
+        let mut stack = vec![Frame::Node { node: p.root, start: 0, end: self.text.len() }];
+        let mut spans: Vec<(u32, usize, usize)> = Vec::new();
+        while let Some(frame) = stack.pop() {
+            let (node, start, end) = match frame {
+                Frame::Close => {
+                    sink.close();
+                    continue;
+                }
+                Frame::Node { node, start, end } => (node, start, end),
+            };
+            let expr = ExprId::from_index(node as usize);
+            let op = p.ops[node as usize];
+            if matches!(op, Op::Literal | Op::Regex) {
+                sink.terminal(expr, &self.text[start..end]);
+                continue;
+            }
+            if start == end {
+                p.emit_empty(node, sink);
+                continue;
+            }
+            sink.open(expr);
+            stack.push(Frame::Close);
+            let s32 = start as u32;
+            match op {
+                Op::Ref { body } => stack.push(Frame::Node { node: body, start, end }),
+                Op::Alt { start: first, .. } => {
+                    let item = self.find(end, node, s32, 1).expect("a complete alternation spans its subtree");
+                    let child = p.children[(first + item.back) as usize];
+                    stack.push(Frame::Node { node: child, start, end });
+                }
+                Op::Seq { start: first, len } => {
+                    let mut item = self.find(end, node, s32, len).expect("a complete sequence spans its subtree");
+                    let mut right = end;
+                    for dot in (0..len).rev() {
+                        let left = item.back as usize;
+                        stack.push(Frame::Node { node: p.children[(first + dot) as usize], start: left, end: right });
+                        right = left;
+                        if dot > 0 {
+                            item = self.find(left, node, s32, dot).expect("sequence prefixes are in the chart");
+                        }
+                    }
+                }
+                Op::Repeat { item: child, .. } => {
+                    let mut item = self.complete_repeat(end, node, s32).expect("a complete repetition spans its subtree");
+                    let mut right = end;
+                    spans.clear();
+                    while !(item.dot == 0 && right == start) {
+                        let left = item.back as usize;
+                        spans.push((child, left, right));
+                        let previous = item
+                            .dot
+                            .checked_sub(1)
+                            .and_then(|dot| self.find(left, node, s32, dot))
+                            .or_else(|| self.find(left, node, s32, item.dot).filter(|_| left < right));
+                        match previous {
+                            Some(prev) => item = prev,
+                            None => break,
+                        }
+                        right = left;
+                    }
+                    for &(c, l, r) in &spans {
+                        stack.push(Frame::Node { node: c, start: l, end: r });
+                    }
+                }
+                Op::Literal | Op::Regex => unreachable!("handled above"),
+            }
+        }
+    }
+}
+
+impl Parser<'_> {
+    /// Emits the shallowest empty derivation of `node`.
+    fn emit_empty<S: TreeSink>(&self, node: u32, sink: &mut S) {
+        enum Frame {
+            Node(u32),
+            Close,
+        }
+        let mut stack = vec![Frame::Node(node)];
+        while let Some(frame) = stack.pop() {
+            let node = match frame {
+                Frame::Close => {
+                    sink.close();
+                    continue;
+                }
+                Frame::Node(node) => node,
+            };
+            let expr = ExprId::from_index(node as usize);
+            match self.ops[node as usize] {
+                Op::Literal | Op::Regex => {
+                    sink.terminal(expr, b"");
+                    continue;
+                }
+                _ => sink.open(expr),
+            }
+            stack.push(Frame::Close);
+            match self.ops[node as usize] {
+                Op::Ref { body } => stack.push(Frame::Node(body)),
+                Op::Alt { start, .. } => stack.push(Frame::Node(self.children[(start + self.empty_choice[node as usize]) as usize])),
+                Op::Seq { start, len } => {
+                    for i in (0..len).rev() {
+                        stack.push(Frame::Node(self.children[(start + i) as usize]));
+                    }
+                }
+                Op::Repeat { item, min, .. } => {
+                    for _ in 0..min {
+                        stack.push(Frame::Node(item));
+                    }
+                }
+                Op::Literal | Op::Regex => unreachable!("terminals handled above"),
+            }
+        }
+    }
+}
