@@ -23,6 +23,11 @@ impl SymbolId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The id at a position previously obtained from [`SymbolId::index`].
+    pub fn from_index(index: usize) -> SymbolId {
+        SymbolId(index as u32)
+    }
 }
 
 impl ExprId {
@@ -477,11 +482,25 @@ pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> Optio
             let distance = if k.to_lowercase() == lower {
                 0
             } else {
-                strsim::levenshtein(&lower, &k.to_lowercase())
+                // Optimal string alignment: a swap of two neighbours (`vaule`) is one edit.
+                strsim::osa_distance(&lower, &k.to_lowercase())
             };
             (distance, k)
         })
         .filter(|(d, k)| *d <= (k.chars().count().max(name.chars().count()) / 3).max(1))
         .min()
         .map(|(_, k)| k.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::suggest;
+
+    #[test]
+    fn suggestions_count_a_swap_of_neighbours_as_one_typo() {
+        let known = ["value".to_string(), "values".to_string(), "start".to_string()];
+        assert_eq!(suggest("vaule", known.iter()), Some("value"));
+        assert_eq!(suggest("Value", known.iter()), Some("value"));
+        assert_eq!(suggest("zebra", known.iter()), None);
+    }
 }
