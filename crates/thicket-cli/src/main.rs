@@ -5,6 +5,7 @@
 
 mod generate;
 mod lint;
+mod parse;
 mod spec;
 
 use clap::{Parser, Subcommand};
@@ -32,7 +33,8 @@ pub mod exit {
     long_about = "Grammar-based test generation: valid, diverse, aimed inputs from a grammar.\n\n\
         A spec is a grammar in ISLa .bnf / Fandango .fan syntax (`<name> ::= alt | alt`) or a \
         fuzzingbook JSON grammar. See docs/spec-format.md.",
-    after_help = "Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  thicket lint specs/csv.fan\n\n\
+    after_help = "Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  thicket lint specs/csv.fan\n  \
+        thicket parse specs/json.fan input.json\n\n\
         Exit codes: 0 ok, 1 input rejected, 2 usage error, 3 the spec has errors, 4 other failure."
 )]
 struct Cli {
@@ -46,6 +48,8 @@ enum Command {
     Generate(generate::GenerateArgs),
     /// Check a spec for errors and print a summary of its rules.
     Lint(lint::LintArgs),
+    /// Parse inputs into derivation trees, or check that they are in the language.
+    Parse(parse::ParseArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Generate(args) => generate::run(args),
         Command::Lint(args) => lint::run(args),
+        Command::Parse(args) => parse::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

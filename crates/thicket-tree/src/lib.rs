@@ -113,47 +113,149 @@ impl DerivationTree {
         max
     }
 
+    /// Walks the rule and terminal nodes in preorder, flattening the synthetic ones
+    /// (alternatives, groups, repetitions) away, as tools without EBNF expect. Iterative,
+    /// so deep trees cannot overflow the stack.
+    pub fn walk_symbolic(&self, grammar: &Grammar, mut visit: impl FnMut(SymbolicEvent<'_>)) {
+        let mut open_ends: Vec<u32> = Vec::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            while open_ends.last().is_some_and(|&end| end <= i as u32) {
+                open_ends.pop();
+                visit(SymbolicEvent::Close);
+            }
+            match grammar.expr(n.expr) {
+                Expr::Ref(s) => {
+                    visit(SymbolicEvent::Open(grammar.display_symbol(*s)));
+                    open_ends.push(n.end);
+                }
+                Expr::Literal(_) | Expr::Regex(_) => visit(SymbolicEvent::Terminal(
+                    &self.text[n.text_start as usize..n.text_end as usize],
+                )),
+                Expr::Alt(_) | Expr::Seq(_) | Expr::Repeat(_) => {}
+            }
+        }
+        for _ in open_ends {
+            visit(SymbolicEvent::Close);
+        }
+    }
+
     /// The tree in the fuzzingbook/ISLa JSON form, `["<start>", [children...]]`, where a
-    /// terminal is `["text", []]`. Synthetic nodes (alternatives, groups, repetitions) are
-    /// flattened away, as those tools have none. Text that is not UTF-8 is written lossily.
+    /// terminal is `["text", []]`; synthetic nodes are flattened away (see
+    /// [`DerivationTree::walk_symbolic`]). Text that is not UTF-8 is written lossily.
     pub fn to_fuzzingbook_json(&self, grammar: &Grammar) -> String {
         let mut out = String::with_capacity(self.text.len() * 4 + 16);
-        // Iterative, so that deep trees cannot overflow the stack.
-        let mut closers: Vec<u32> = Vec::new();
         let mut first_in_list = true;
-        for (i, n) in self.nodes.iter().enumerate() {
-            while closers.last().is_some_and(|&end| end <= i as u32) {
-                closers.pop();
-                out.push_str("]]");
-                first_in_list = false;
-            }
-            let label = match grammar.expr(n.expr) {
-                Expr::Ref(s) => grammar.display_symbol(*s),
-                Expr::Literal(_) | Expr::Regex(_) => String::from_utf8_lossy(
-                    &self.text[n.text_start as usize..n.text_end as usize],
-                )
-                .into_owned(),
-                Expr::Alt(_) | Expr::Seq(_) | Expr::Repeat(_) => continue,
-            };
-            if !first_in_list {
+        let item = |out: &mut String, first: &mut bool, label: &str| {
+            if !*first {
                 out.push(',');
             }
             out.push('[');
-            out.push_str(&serde_json::to_string(&label).expect("strings serialize"));
+            out.push_str(&serde_json::to_string(label).expect("strings serialize"));
             out.push_str(",[");
-            first_in_list = true;
-            if matches!(grammar.expr(n.expr), Expr::Ref(_)) {
-                closers.push(n.end);
-            } else {
+        };
+        self.walk_symbolic(grammar, |event| match event {
+            SymbolicEvent::Open(name) => {
+                item(&mut out, &mut first_in_list, &name);
+                first_in_list = true;
+            }
+            SymbolicEvent::Terminal(bytes) => {
+                item(&mut out, &mut first_in_list, &String::from_utf8_lossy(bytes));
                 out.push_str("]]");
                 first_in_list = false;
             }
-        }
-        for _ in closers {
-            out.push_str("]]");
-        }
+            SymbolicEvent::Close => {
+                out.push_str("]]");
+                first_in_list = false;
+            }
+        });
         out
     }
+
+    /// The tree as indented text, one node per line: rules by name, terminals quoted.
+    pub fn to_indented(&self, grammar: &Grammar) -> String {
+        let mut out = String::new();
+        let mut depth = 0usize;
+        self.walk_symbolic(grammar, |event| match event {
+            SymbolicEvent::Open(name) => {
+                out.push_str(&"  ".repeat(depth));
+                out.push_str(&name);
+                out.push('\n');
+                depth += 1;
+            }
+            SymbolicEvent::Terminal(bytes) => {
+                out.push_str(&"  ".repeat(depth));
+                out.push_str(&quote(bytes));
+                out.push('\n');
+            }
+            SymbolicEvent::Close => depth -= 1,
+        });
+        out
+    }
+
+    /// The tree as an S-expression: `(<start> (<digit> "1"))`.
+    pub fn to_sexp(&self, grammar: &Grammar) -> String {
+        let mut out = String::new();
+        self.walk_symbolic(grammar, |event| match event {
+            SymbolicEvent::Open(name) => {
+                if !out.is_empty() && !out.ends_with('(') {
+                    out.push(' ');
+                }
+                out.push('(');
+                out.push_str(&name);
+            }
+            SymbolicEvent::Terminal(bytes) => {
+                out.push(' ');
+                out.push_str(&quote(bytes));
+            }
+            SymbolicEvent::Close => out.push(')'),
+        });
+        out
+    }
+
+    /// The tree in Graphviz DOT.
+    pub fn to_dot(&self, grammar: &Grammar) -> String {
+        let mut out = String::from("digraph tree {\n  node [shape=box, fontname=monospace];\n");
+        let mut parents: Vec<usize> = Vec::new();
+        let mut next = 0usize;
+        self.walk_symbolic(grammar, |event| {
+            let label = match &event {
+                SymbolicEvent::Open(name) => name.clone(),
+                SymbolicEvent::Terminal(bytes) => quote(bytes),
+                SymbolicEvent::Close => {
+                    parents.pop();
+                    return;
+                }
+            };
+            let id = next;
+            next += 1;
+            let shape = if matches!(event, SymbolicEvent::Terminal(_)) { ", shape=plaintext" } else { "" };
+            out.push_str(&format!("  n{id} [label={}{shape}];\n", serde_json::to_string(&label).expect("strings serialize")));
+            if let Some(parent) = parents.last() {
+                out.push_str(&format!("  n{parent} -> n{id};\n"));
+            }
+            if matches!(event, SymbolicEvent::Open(_)) {
+                parents.push(id);
+            }
+        });
+        out.push_str("}\n");
+        out
+    }
+}
+
+/// What [`DerivationTree::walk_symbolic`] reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SymbolicEvent<'a> {
+    /// A rule node starts (`<name>`).
+    Open(String),
+    /// A terminal leaf with its bytes.
+    Terminal(&'a [u8]),
+    /// The innermost open rule node ends.
+    Close,
+}
+
+/// A terminal's text in spec syntax (`"..."` with escapes; non-UTF-8 bytes as `\xHH`).
+fn quote(bytes: &[u8]) -> String {
+    thicket_grammar::grammar::quote_bytes(bytes)
 }
 
 /// Iterator over the children of a node.
@@ -330,5 +432,9 @@ mod tests {
             tree.to_fuzzingbook_json(&g),
             r#"["<start>",[["a",[]],["<b>",[["b",[]]]],["<b>",[["b",[]]]]]]"#
         );
+        assert_eq!(tree.to_sexp(&g), r#"(<start> "a" (<b> "b") (<b> "b"))"#);
+        assert_eq!(tree.to_indented(&g), "<start>\n  \"a\"\n  <b>\n    \"b\"\n  <b>\n    \"b\"\n");
+        let dot = tree.to_dot(&g);
+        assert_eq!(dot.matches(" -> ").count(), 5, "{dot}");
     }
 }

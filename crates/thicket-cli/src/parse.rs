@@ -1,0 +1,201 @@
+//! `thicket parse`: inputs to derivation trees, or just a validity verdict.
+
+use crate::exit;
+use crate::spec::SpecArgs;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use rayon::prelude::*;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use thicket_grammar::Grammar;
+use thicket_parse::{ParseConfig, ParseError, Parser, Rejection};
+
+/// Arguments of `thicket parse`.
+#[derive(Args, Debug)]
+#[command(after_help = "Reads each FILE (or stdin for `-` or no FILE), parses it with the spec's \
+grammar and prints its derivation tree. Ambiguous inputs get the derivation the parser found \
+first. Exit code 0 if every input parses, 1 if any is not in the language, 3 if the spec has \
+errors, 4 if a file cannot be read.\n\n\
+Examples:\n  thicket parse specs/json.fan data.json\n  \
+echo -n '1+2' | thicket parse specs/expr.fan --format sexp\n  \
+thicket parse specs/csv.fan --quiet *.csv && echo all valid\n  \
+thicket parse specs/expr.fan in.txt --format dot | dot -Tsvg > tree.svg")]
+pub struct ParseArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+
+    /// Inputs to parse; `-` reads stdin.
+    #[arg(value_name = "FILE")]
+    inputs: Vec<PathBuf>,
+
+    /// How to print trees.
+    #[arg(long, value_enum, default_value_t = TreeFormat::Tree)]
+    format: TreeFormat,
+
+    /// Print nothing; the exit code says whether every input parses.
+    #[arg(short, long)]
+    quiet: bool,
+
+    /// Give up on an input after this many parser items (bounds memory: 20 bytes each).
+    #[arg(long, value_name = "N", default_value_t = ParseConfig::default().max_items)]
+    max_items: usize,
+
+    /// Worker threads [default: one per core].
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TreeFormat {
+    /// Indented, one node per line.
+    Tree,
+    /// JSON lines: {"file", "ok", "tree"} or {"file", "ok": false, "error": {...}}.
+    Json,
+    /// S-expressions.
+    Sexp,
+    /// Graphviz DOT.
+    Dot,
+}
+
+enum Outcome {
+    Parsed(String),
+    Rejected(String, Box<Rejection>),
+    TooComplex(String),
+}
+
+/// Runs `thicket parse`.
+pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
+    let spec = match args.spec.load() {
+        Ok(spec) => spec,
+        Err(code) => return Ok(code),
+    };
+    let grammar = &spec.grammar;
+    let parser = match Parser::new(grammar, ParseConfig { max_items: args.max_items }) {
+        Ok(parser) => parser,
+        Err(e) => {
+            eprintln!("error: {}: {e}", spec.source.name());
+            return Ok(exit::FAILURE);
+        }
+    };
+    let inputs = if args.inputs.is_empty() { vec![PathBuf::from("-")] } else { args.inputs.clone() };
+    let mut texts = Vec::with_capacity(inputs.len());
+    for path in &inputs {
+        texts.push(read_input(path)?);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let outcomes: Vec<Outcome> = pool.install(|| {
+        texts
+            .par_iter()
+            .map(|text| match parser.parse(text) {
+                Ok(result) => {
+                    let tree = result.tree();
+                    Outcome::Parsed(if args.quiet { String::new() } else { render(&tree, grammar, args.format) })
+                }
+                Err(ParseError::Rejected(r)) => Outcome::Rejected(excerpt(text, &r), r),
+                Err(e @ ParseError::TooComplex { .. }) => Outcome::TooComplex(e.to_string()),
+            })
+            .collect()
+    });
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut rejected = 0;
+    for (path, outcome) in inputs.iter().zip(&outcomes) {
+        let name = display_name(path);
+        match outcome {
+            Outcome::Parsed(tree) => {
+                if args.quiet {
+                    continue;
+                }
+                if args.format == TreeFormat::Json {
+                    writeln!(out, "{{\"file\":{},\"ok\":true,\"tree\":{tree}}}", json_str(&name))?;
+                } else {
+                    if inputs.len() > 1 {
+                        writeln!(out, "# {name}")?;
+                    }
+                    write!(out, "{tree}")?;
+                    if !tree.ends_with('\n') {
+                        writeln!(out)?;
+                    }
+                }
+            }
+            Outcome::Rejected(excerpt, r) => {
+                rejected += 1;
+                if args.quiet {
+                    continue;
+                }
+                if args.format == TreeFormat::Json {
+                    writeln!(
+                        out,
+                        "{{\"file\":{},\"ok\":false,\"error\":{{\"offset\":{},\"line\":{},\"column\":{},\"found\":{},\"expected\":{},\"rules\":{}}}}}",
+                        json_str(&name),
+                        r.offset,
+                        r.line,
+                        r.column,
+                        r.found.map_or("null".to_string(), |b| b.to_string()),
+                        serde_json::to_string(&r.expected)?,
+                        serde_json::to_string(&r.rules)?,
+                    )?;
+                }
+                eprintln!("error: {name}:{r}\n{excerpt}");
+            }
+            Outcome::TooComplex(message) => {
+                rejected += 1;
+                if !args.quiet {
+                    eprintln!("error: {name}: {message}");
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(if rejected > 0 { exit::REJECTED } else { exit::OK })
+}
+
+fn render(tree: &thicket_tree::DerivationTree, grammar: &Grammar, format: TreeFormat) -> String {
+    match format {
+        TreeFormat::Tree => tree.to_indented(grammar),
+        TreeFormat::Json => tree.to_fuzzingbook_json(grammar),
+        TreeFormat::Sexp => tree.to_sexp(grammar),
+        TreeFormat::Dot => tree.to_dot(grammar),
+    }
+}
+
+fn read_input(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).context("cannot read stdin")?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path).with_context(|| format!("cannot read input {}", path.display()))
+    }
+}
+
+fn display_name(path: &std::path::Path) -> String {
+    if path.as_os_str() == "-" { "<stdin>".to_string() } else { path.display().to_string() }
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialize")
+}
+
+/// The offending line with a caret under the error position.
+fn excerpt(text: &[u8], r: &Rejection) -> String {
+    let line_start = text[..r.offset].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let line_end = text[r.offset..].iter().position(|&b| b == b'\n').map_or(text.len(), |p| r.offset + p);
+    // Keep long lines readable: at most 60 bytes either side of the error.
+    let from = line_start.max(r.offset.saturating_sub(60));
+    let to = line_end.min(r.offset + 60);
+    let shown: String = String::from_utf8_lossy(&text[from..to])
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let before = String::from_utf8_lossy(&text[from..r.offset]).chars().count();
+    let gutter = r.line.to_string();
+    format!(
+        "{pad} |\n{gutter} | {shown}\n{pad} | {}^",
+        " ".repeat(before),
+        pad = " ".repeat(gutter.len())
+    )
+}
