@@ -33,11 +33,13 @@
 //! number of trees is available separately ([`ParseResult::count_trees`]).
 
 mod terminal;
+mod token;
 
 pub use terminal::RegexMatcher;
 
 use rustc_hash::FxHashSet;
 use std::collections::VecDeque;
+use std::sync::OnceLock;
 use thicket_grammar::{Expr, ExprId, Grammar, SymbolId};
 use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
 
@@ -110,7 +112,7 @@ impl std::fmt::Display for Rejection {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Op {
+pub(crate) enum Op {
     Literal,
     Regex,
     Ref { body: u32 },
@@ -148,6 +150,10 @@ pub struct Parser<'g> {
     regexes: Vec<Option<RegexMatcher>>,
     /// The rule whose right-hand side contains each node (for error messages).
     owner: Vec<u32>,
+    /// Nodes whose language is regular (no recursive rule below them).
+    regular: Vec<bool>,
+    /// DFAs of regular nodes, built on first use (`None` if too large).
+    tokens: Vec<OnceLock<Option<RegexMatcher>>>,
     root: u32,
 }
 
@@ -160,6 +166,61 @@ struct Item {
     /// How the item was first derived: where its last child starts, or (alternations)
     /// which alternative completed it.
     back: u32,
+}
+
+/// The parser's working state for the set being built, reused from set to set.
+#[derive(Default)]
+struct Work {
+    /// Position of the set being built.
+    j: usize,
+    /// Items of set `j`, in the order they arose.
+    current: Vec<Item>,
+    seen: FxHashSet<(u32, u32, u32)>,
+    /// Items already scanned into sets `j + 1`, `j + 2`, ...
+    pending: VecDeque<Vec<Item>>,
+    /// Emptied vectors, for reuse.
+    spare: Vec<Vec<Item>>,
+    /// Terminals and tokens matched at `j`: `(node, start, len)` into `cache_ends`.
+    cache_keys: Vec<(u32, u32, u32)>,
+    cache_ends: Vec<usize>,
+}
+
+impl Work {
+    /// Starts set `j` with the items scanned into it, duplicates dropped.
+    fn start_set(&mut self, j: usize) {
+        self.j = j;
+        let mut scanned = self.pending.pop_front().unwrap_or_default();
+        self.seen.clear();
+        self.current.clear();
+        for item in scanned.drain(..) {
+            if self.seen.insert((item.node, item.dot, item.origin)) {
+                self.current.push(item);
+            }
+        }
+        self.spare.push(scanned);
+        self.cache_keys.clear();
+        self.cache_ends.clear();
+    }
+
+    fn finish_set(&mut self) {
+        self.current.clear();
+    }
+
+    /// Adds an item to the set at `end` (the current one, or a later one after a scan).
+    fn add(&mut self, item: Item, end: usize) {
+        if end == self.j {
+            if self.seen.insert((item.node, item.dot, item.origin)) {
+                self.current.push(item);
+            }
+        } else {
+            let slot = end - self.j - 1;
+            while self.pending.len() <= slot {
+                let vec = self.spare.pop().unwrap_or_default();
+                self.pending.push_back(vec);
+            }
+            self.pending[slot].push(item);
+        }
+    }
 }
 
 /// A successful parse: the chart, from which trees are read.
@@ -187,6 +248,8 @@ impl<'g> Parser<'g> {
             empty_choice: vec![NONE; n],
             regexes: Vec::with_capacity(n),
             owner: vec![NONE; n],
+            regular: vec![false; n],
+            tokens: (0..n).map(|_| OnceLock::new()).collect(),
             root: grammar.root().index() as u32,
         };
         let index = |e: ExprId| e.index() as u32;
@@ -229,6 +292,7 @@ impl<'g> Parser<'g> {
         }
         parser.compute_empty_derivations();
         parser.compute_owners();
+        parser.compute_regular();
         Ok(parser)
     }
 
@@ -333,152 +397,146 @@ impl<'g> Parser<'g> {
         let mut items: Vec<Item> = Vec::new();
         let mut set_start: Vec<u32> = Vec::with_capacity(n + 2);
         let mut index: Vec<u32> = Vec::new();
-        let mut pending: VecDeque<Vec<Item>> = VecDeque::new();
-        pending.push_back(vec![Item { node: self.root, dot: 0, origin: 0, back: 0 }]);
-        let mut seen: FxHashSet<(u32, u32, u32)> = FxHashSet::default();
+        let mut work = Work::default();
+        work.pending.push_back(vec![Item { node: self.root, dot: 0, origin: 0, back: 0 }]);
         let mut furthest = 0;
-        let mut regex_cache: Vec<(u32, Vec<usize>)> = Vec::new();
         for j in 0..=n {
             set_start.push(items.len() as u32);
-            let mut current = pending.pop_front().unwrap_or_default();
-            if current.is_empty() {
-                if pending.iter().all(Vec::is_empty) {
-                    // Nothing can continue: fill the remaining sets as empty and reject.
-                    return Err(self.reject(text, furthest, &items, &set_start, &index));
+            work.start_set(j);
+            if work.current.is_empty() {
+                if work.pending.iter().all(Vec::is_empty) {
+                    return Err(self.reject(text, furthest, &items, &set_start));
                 }
                 continue;
             }
             furthest = j;
-            seen.clear();
-            current.retain(|it| seen.insert((it.node, it.dot, it.origin)));
-            regex_cache.clear();
             let mut k = 0;
-            while k < current.len() {
-                let item = current[k];
+            while k < work.current.len() {
+                let item = work.current[k];
                 k += 1;
-                if items.len() + current.len() > self.config.max_items {
+                if items.len() + work.current.len() > self.config.max_items {
                     return Err(ParseError::TooComplex { offset: j, max_items: self.config.max_items });
                 }
-                let j32 = j as u32;
-                let mut add = |new: Item, current: &mut Vec<Item>, pending: &mut VecDeque<Vec<Item>>, end: usize| {
-                    if end == j {
-                        if seen.insert((new.node, new.dot, new.origin)) {
-                            current.push(new);
-                        }
-                    } else {
-                        let slot = end - j - 1;
-                        while pending.len() <= slot {
-                            pending.push_back(Vec::new());
-                        }
-                        pending[slot].push(new);
-                    }
-                };
-                // Completion: advance whoever waited for this node at its origin.
-                if self.is_complete(&item) && item.origin != j32 {
-                    let origin = item.origin as usize;
-                    for &link in &self.waiters[item.node as usize] {
-                        let parent = match link {
-                            Link::Seq { parent, .. } | Link::Ref { parent } | Link::Alt { parent, .. } | Link::Repeat { parent } => parent,
-                        };
-                        let (lo, hi) = set_range(&set_start, items.len(), origin);
-                        let slice = &index[lo..hi];
-                        let first = slice.partition_point(|&i| items[i as usize].node < parent);
-                        for &w in &slice[first..] {
-                            let waiting = items[w as usize];
-                            if waiting.node != parent {
-                                break;
-                            }
-                            let advanced = match (link, self.ops[parent as usize]) {
-                                (Link::Seq { dot, .. }, _) if waiting.dot == dot => Some((dot + 1, item.origin)),
-                                (Link::Ref { .. }, _) if waiting.dot == 0 => Some((1, item.origin)),
-                                (Link::Alt { index, .. }, _) if waiting.dot == 0 => Some((1, index)),
-                                (Link::Repeat { .. }, Op::Repeat { min, max, .. }) if Self::repeat_expects(max, waiting.dot) => {
-                                    Some((Self::next_count(min, max, waiting.dot), item.origin))
-                                }
-                                _ => None,
-                            };
-                            if let Some((dot, back)) = advanced {
-                                add(Item { node: parent, dot, origin: waiting.origin, back }, &mut current, &mut pending, j);
-                            }
-                        }
-                    }
+                if self.is_complete(&item) && item.origin != j as u32 {
+                    self.complete(item, &items, &set_start, &index, &mut work);
                 }
-                // Prediction and scanning: what this item expects next.
-                let mut expect = |child: u32, advanced: Item, current: &mut Vec<Item>, pending: &mut VecDeque<Vec<Item>>| {
-                    match self.ops[child as usize] {
-                        Op::Literal => {
-                            let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(child as usize)) else {
-                                unreachable!("literal op")
-                            };
-                            if text[j..].starts_with(bytes) {
-                                add(advanced, current, pending, j + bytes.len());
-                            }
-                        }
-                        Op::Regex => {
-                            let ends = match regex_cache.iter().find(|(node, _)| *node == child) {
-                                Some((_, ends)) => ends.clone(),
-                                None => {
-                                    let mut ends = Vec::new();
-                                    self.regexes[child as usize]
-                                        .as_ref()
-                                        .expect("regex op has a matcher")
-                                        .match_ends(text, j, |e| ends.push(e));
-                                    regex_cache.push((child, ends.clone()));
-                                    ends
-                                }
-                            };
-                            for end in ends {
-                                add(advanced, current, pending, end);
-                            }
-                        }
-                        _ => {
-                            add(Item { node: child, dot: 0, origin: j32, back: j32 }, current, pending, j);
-                            if self.nullable(child) {
-                                add(advanced, current, pending, j);
-                            }
-                        }
-                    }
-                };
-                let at = |dot, back| Item { node: item.node, dot, origin: item.origin, back };
-                match self.ops[item.node as usize] {
-                    Op::Seq { start, len } if item.dot < len => {
-                        expect(self.children[(start + item.dot) as usize], at(item.dot + 1, j32), &mut current, &mut pending);
-                    }
-                    Op::Ref { body } if item.dot == 0 => expect(body, at(1, j32), &mut current, &mut pending),
-                    Op::Alt { start, len } if item.dot == 0 => {
-                        for i in 0..len {
-                            expect(self.children[(start + i) as usize], at(1, i), &mut current, &mut pending);
-                        }
-                    }
-                    Op::Repeat { item: child, min, max } if Self::repeat_expects(max, item.dot) => {
-                        expect(child, at(Self::next_count(min, max, item.dot), j32), &mut current, &mut pending);
-                    }
-                    _ => {}
-                }
+                self.predict_and_scan(item, text, &mut work);
             }
-            let base = items.len() as u32;
-            items.extend_from_slice(&current);
-            let mut order: Vec<u32> = (base..items.len() as u32).collect();
-            order.sort_unstable_by_key(|&i| {
+            let base = items.len();
+            items.extend_from_slice(&work.current);
+            index.extend(base as u32..items.len() as u32);
+            index[base..].sort_unstable_by_key(|&i| {
                 let it = &items[i as usize];
                 (it.node, it.origin, it.dot, i)
             });
-            index.extend_from_slice(&order);
+            work.finish_set();
         }
         set_start.push(items.len() as u32);
         let result = ParseResult { parser: self, text, items, set_start, index };
         if result.find(n, self.root, 0, 1).is_none() {
-            return Err(self.reject(text, n, &result.items, &result.set_start, &result.index));
+            return Err(self.reject(text, n, &result.items, &result.set_start));
         }
         Ok(result)
     }
 
-    fn reject(&self, text: &[u8], at: usize, items: &[Item], set_start: &[u32], _index: &[u32]) -> ParseError {
+    /// Advances whoever waited, at the item's origin, for the node it completes.
+    fn complete(&self, item: Item, items: &[Item], set_start: &[u32], index: &[u32], work: &mut Work) {
+        let (lo, hi) = set_range(set_start, items.len(), item.origin as usize);
+        let slice = &index[lo..hi];
+        for &link in &self.waiters[item.node as usize] {
+            let parent = match link {
+                Link::Seq { parent, .. } | Link::Ref { parent } | Link::Alt { parent, .. } | Link::Repeat { parent } => parent,
+            };
+            let first = slice.partition_point(|&i| items[i as usize].node < parent);
+            for &w in &slice[first..] {
+                let waiting = items[w as usize];
+                if waiting.node != parent {
+                    break;
+                }
+                let advanced = match (link, self.ops[parent as usize]) {
+                    (Link::Seq { dot, .. }, _) if waiting.dot == dot => Some((dot + 1, item.origin)),
+                    (Link::Ref { .. }, _) if waiting.dot == 0 => Some((1, item.origin)),
+                    (Link::Alt { index, .. }, _) if waiting.dot == 0 => Some((1, index)),
+                    (Link::Repeat { .. }, Op::Repeat { min, max, .. }) if Self::repeat_expects(max, waiting.dot) => {
+                        Some((Self::next_count(min, max, waiting.dot), item.origin))
+                    }
+                    _ => None,
+                };
+                if let Some((dot, back)) = advanced {
+                    work.add(Item { node: parent, dot, origin: waiting.origin, back }, work.j);
+                }
+            }
+        }
+    }
+
+    /// Predicts or scans whatever the item expects next.
+    fn predict_and_scan(&self, item: Item, text: &[u8], work: &mut Work) {
+        let j = work.j as u32;
+        let at = |dot, back| Item { node: item.node, dot, origin: item.origin, back };
+        match self.ops[item.node as usize] {
+            Op::Seq { start, len } if item.dot < len => {
+                self.expect(self.children[(start + item.dot) as usize], at(item.dot + 1, j), text, work);
+            }
+            Op::Ref { body } if item.dot == 0 => self.expect(body, at(1, j), text, work),
+            Op::Alt { start, len } if item.dot == 0 => {
+                for i in 0..len {
+                    self.expect(self.children[(start + i) as usize], at(1, i), text, work);
+                }
+            }
+            Op::Repeat { item: child, min, max } if Self::repeat_expects(max, item.dot) => {
+                self.expect(child, at(Self::next_count(min, max, item.dot), j), text, work);
+            }
+            _ => {}
+        }
+    }
+
+    /// `advanced` is the expecting item once `child` is matched: scan terminals and
+    /// tokens, predict everything else.
+    fn expect(&self, child: u32, advanced: Item, text: &[u8], work: &mut Work) {
+        let j = work.j;
+        match self.ops[child as usize] {
+            Op::Literal => {
+                let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(child as usize)) else {
+                    unreachable!("literal op")
+                };
+                if text[j..].starts_with(bytes) {
+                    work.add(advanced, j + bytes.len());
+                }
+            }
+            _ if matches!(self.ops[child as usize], Op::Regex) || self.is_token(child) => {
+                let (start, len) = match work.cache_keys.iter().find(|&&(node, _, _)| node == child) {
+                    Some(&(_, start, len)) => (start as usize, len as usize),
+                    None => {
+                        let start = work.cache_ends.len();
+                        let ends = &mut work.cache_ends;
+                        self.matcher(child)
+                            .expect("regexes and tokens have matchers")
+                            .match_ends(text, j, |e| ends.push(e));
+                        let len = work.cache_ends.len() - start;
+                        work.cache_keys.push((child, start as u32, len as u32));
+                        (start, len)
+                    }
+                };
+                for e in start..start + len {
+                    let end = work.cache_ends[e];
+                    work.add(advanced, end);
+                }
+            }
+            _ => {
+                work.add(Item { node: child, dot: 0, origin: j as u32, back: j as u32 }, j);
+                if self.nullable(child) {
+                    work.add(advanced, j);
+                }
+            }
+        }
+    }
+
+    fn reject(&self, text: &[u8], at: usize, items: &[Item], set_start: &[u32]) -> ParseError {
         let (lo, hi) = set_range(set_start, items.len(), at);
         let mut expected: Vec<String> = Vec::new();
         let mut rules: Vec<String> = Vec::new();
         let mut note = |child: u32, item: &Item| {
-            if matches!(self.ops[child as usize], Op::Literal | Op::Regex) {
+            if matches!(self.ops[child as usize], Op::Literal | Op::Regex) || self.is_token(child) {
                 let text = self.grammar.display_expr(ExprId::from_index(child as usize));
                 if !expected.contains(&text) {
                     expected.push(text);
@@ -598,6 +656,10 @@ impl ParseResult<'_, '_> {
             }
             if start == end {
                 p.emit_empty(node, sink);
+                continue;
+            }
+            if p.is_token(node) {
+                p.build_regular(node, self.text, start, end, sink);
                 continue;
             }
             sink.open(expr);

@@ -29,6 +29,9 @@ impl RegexMatcher {
         let dfa = dense::Builder::new()
             .configure(
                 dense::Config::new()
+                    // Every match, not just the leftmost-first one: a general parser
+                    // needs all ends (`a|ab` on "ab" ends at 1 and at 2).
+                    .match_kind(regex_automata::MatchKind::All)
                     .start_kind(regex_automata::dfa::StartKind::Anchored)
                     .dfa_size_limit(Some(DFA_SIZE_LIMIT))
                     .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
@@ -92,5 +95,8 @@ mod tests {
         assert_eq!(ends, vec![1, 2]);
         assert!(matcher("(?-u:\\xff)+").matches_exactly(&[0xff, 0xff]));
         assert!(!matcher("ab").matches_exactly(b"abc"));
+        let mut ends = Vec::new();
+        matcher("a|ab|(|q)*").match_ends(b"abq", 0, |e| ends.push(e));
+        assert_eq!(ends, vec![0, 1, 2]);
     }
 }

@@ -1,0 +1,243 @@
+//! Regular parts of a grammar, matched as single tokens.
+//!
+//! A node is *regular* when no reference below it leads back into a recursive rule: then
+//! its language is regular and one DFA recognises it. The Earley parser scans such a
+//! node in one step wherever it is expected (a JSON string or number is one token,
+//! rather than a dozen items per character), which is what makes parsing fast.
+//!
+//! The tree inside a token is rebuilt on demand: a node's children are found by a small
+//! forward search over positions (a one-level chart) whose steps are the children's own
+//! DFA matches, then each child is rebuilt the same way. The first path found wins,
+//! children matched in order and each child's match ends tried shortest first.
+
+use crate::{Op, Parser};
+use crate::terminal::RegexMatcher;
+use regex_syntax::hir::{Hir, Repetition};
+use rustc_hash::FxHashMap;
+use thicket_grammar::{Expr, ExprId};
+use thicket_tree::TreeSink;
+
+impl Parser<'_> {
+    /// Marks the nodes whose subtrees reach no recursive rule.
+    pub(crate) fn compute_regular(&mut self) {
+        let rules = self.grammar.rules().len();
+        // Least fixpoint: a rule is regular once every rule its body uses is; rules on a
+        // cycle never get there.
+        let mut rule_regular = vec![false; rules];
+        loop {
+            let mut changed = false;
+            for symbol in self.grammar.symbols() {
+                if rule_regular[symbol.index()] {
+                    continue;
+                }
+                let body = self.grammar.rule(symbol).body.index() as u32;
+                if self.subtree_refs_all(body, &rule_regular) {
+                    rule_regular[symbol.index()] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        for x in 0..self.ops.len() as u32 {
+            self.regular[x as usize] = self.subtree_refs_all(x, &rule_regular);
+        }
+    }
+
+    fn subtree_refs_all(&self, node: u32, rule_ok: &[bool]) -> bool {
+        let mut stack = vec![node];
+        while let Some(x) = stack.pop() {
+            match self.grammar.expr(ExprId::from_index(x as usize)) {
+                Expr::Ref(s) if !rule_ok[s.index()] => return false,
+                Expr::Ref(_) | Expr::Literal(_) | Expr::Regex(_) => {}
+                other => stack.extend(other.children().iter().map(|c| c.index() as u32)),
+            }
+        }
+        true
+    }
+
+    /// The matcher of a regex terminal or of a regular node, built on first use.
+    pub(crate) fn matcher(&self, node: u32) -> Option<&RegexMatcher> {
+        match self.ops[node as usize] {
+            Op::Regex => self.regexes[node as usize].as_ref(),
+            Op::Literal => None,
+            _ if self.regular[node as usize] => self.tokens[node as usize]
+                .get_or_init(|| RegexMatcher::new(&self.to_hir(node)).ok())
+                .as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Whether `node` is scanned as one token.
+    pub(crate) fn is_token(&self, node: u32) -> bool {
+        !matches!(self.ops[node as usize], Op::Literal | Op::Regex) && self.matcher(node).is_some()
+    }
+
+    /// The regular language of a regular node as a regex.
+    fn to_hir(&self, node: u32) -> Hir {
+        match self.grammar.expr(ExprId::from_index(node as usize)) {
+            Expr::Literal(bytes) => Hir::literal(bytes.clone()),
+            Expr::Regex(r) => r.hir.clone(),
+            Expr::Ref(s) => self.to_hir(self.grammar.rule(*s).body.index() as u32),
+            Expr::Seq(items) => Hir::concat(items.iter().map(|i| self.to_hir(i.index() as u32)).collect()),
+            Expr::Alt(alts) => Hir::alternation(alts.iter().map(|a| self.to_hir(a.index() as u32)).collect()),
+            Expr::Repeat(r) => Hir::repetition(Repetition {
+                min: r.min,
+                max: r.max,
+                greedy: true,
+                sub: Box::new(self.to_hir(r.item.index() as u32)),
+            }),
+        }
+    }
+
+    /// Every end `e <= limit` such that `node` derives `text[at..e]`, ascending.
+    fn ends(&self, node: u32, text: &[u8], at: usize, limit: usize, out: &mut Vec<usize>) {
+        out.clear();
+        match self.ops[node as usize] {
+            Op::Literal => {
+                let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(node as usize)) else {
+                    unreachable!("literal op")
+                };
+                if text[at..limit].starts_with(bytes) {
+                    out.push(at + bytes.len());
+                }
+            }
+            _ => {
+                if let Some(m) = self.matcher(node) {
+                    m.match_ends(&text[..limit], at, |e| out.push(e));
+                }
+            }
+        }
+    }
+
+    /// Whether `node` derives exactly `text[start..end]`.
+    fn derives(&self, node: u32, text: &[u8], start: usize, end: usize) -> bool {
+        match self.ops[node as usize] {
+            Op::Literal => {
+                let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(node as usize)) else {
+                    unreachable!("literal op")
+                };
+                &text[start..end] == &bytes[..]
+            }
+            _ => self.matcher(node).is_some_and(|m| m.matches_exactly(&text[start..end])),
+        }
+    }
+
+    /// Emits the subtree of a regular node that derives `text[start..end]`.
+    pub(crate) fn build_regular<S: TreeSink>(&self, node: u32, text: &[u8], start: usize, end: usize, sink: &mut S) {
+        enum Frame {
+            Node(u32, usize, usize),
+            Close,
+        }
+        let mut stack = vec![Frame::Node(node, start, end)];
+        let mut spans = Vec::new();
+        while let Some(frame) = stack.pop() {
+            let (node, start, end) = match frame {
+                Frame::Close => {
+                    sink.close();
+                    continue;
+                }
+                Frame::Node(node, start, end) => (node, start, end),
+            };
+            let expr = ExprId::from_index(node as usize);
+            let op = self.ops[node as usize];
+            if matches!(op, Op::Literal | Op::Regex) {
+                sink.terminal(expr, &text[start..end]);
+                continue;
+            }
+            sink.open(expr);
+            stack.push(Frame::Close);
+            match op {
+                Op::Ref { body } => stack.push(Frame::Node(body, start, end)),
+                Op::Alt { start: first, len } => {
+                    let child = (first..first + len)
+                        .map(|i| self.children[i as usize])
+                        .find(|&c| self.derives(c, text, start, end))
+                        .expect("a regular alternation derives its span through one alternative");
+                    stack.push(Frame::Node(child, start, end));
+                }
+                Op::Seq { start: first, len } => {
+                    let kids: Vec<u32> = self.children[first as usize..(first + len) as usize].to_vec();
+                    self.split(text, start, end, kids.len() as u32, None, |dot| kids[dot as usize], &mut spans);
+                    for &(child, l, r) in spans.iter().rev() {
+                        stack.push(Frame::Node(child, l, r));
+                    }
+                }
+                Op::Repeat { item, min, max } => {
+                    self.split(text, start, end, min, Some(max), |_| item, &mut spans);
+                    for &(child, l, r) in spans.iter().rev() {
+                        stack.push(Frame::Node(child, l, r));
+                    }
+                }
+                Op::Literal | Op::Regex => unreachable!("terminals handled above"),
+            }
+        }
+    }
+
+    /// Splits `text[start..end]` among the children of a sequence (`repeat: None`, `count`
+    /// children) or the repetitions of an item (`repeat: Some(max)`, at least `count`),
+    /// by a forward search over `(children matched, position)`. Fills `spans` in order.
+    #[allow(clippy::too_many_arguments)]
+    fn split(
+        &self,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        count: u32,
+        repeat: Option<Option<u32>>,
+        child_at: impl Fn(u32) -> u32,
+        spans: &mut Vec<(u32, usize, usize)>,
+    ) {
+        // For unbounded repetitions, counts beyond the minimum are all alike.
+        let cap = match repeat {
+            None => count,
+            Some(Some(max)) => max,
+            Some(None) => count,
+        };
+        let done = |dot: u32, pos: usize| pos == end && (if repeat.is_some() { dot >= count } else { dot == count });
+        let mut previous: FxHashMap<(u32, usize), (u32, usize)> = FxHashMap::default();
+        let mut queue = std::collections::VecDeque::from([(0u32, start)]);
+        previous.insert((0, start), (u32::MAX, usize::MAX));
+        let mut ends = Vec::new();
+        let mut goal = None;
+        while let Some((dot, pos)) = queue.pop_front() {
+            if done(dot, pos) {
+                goal = Some((dot, pos));
+                break;
+            }
+            let can_step = match repeat {
+                None => dot < count,
+                Some(Some(max)) => dot < max,
+                Some(None) => true,
+            };
+            if !can_step {
+                continue;
+            }
+            self.ends(child_at(dot), text, pos, end, &mut ends);
+            for &e in &ends {
+                let next = match repeat {
+                    Some(None) => (dot + 1).min(cap),
+                    _ => dot + 1,
+                };
+                if repeat == Some(None) && next == dot && e == pos {
+                    continue; // an empty repetition past the minimum changes nothing
+                }
+                if let std::collections::hash_map::Entry::Vacant(v) = previous.entry((next, e)) {
+                    v.insert((dot, pos));
+                    queue.push_back((next, e));
+                }
+            }
+        }
+        spans.clear();
+        let mut at = goal.expect("a regular node derives its span");
+        while let Some(&prev) = previous.get(&at) {
+            if prev.0 == u32::MAX {
+                break;
+            }
+            spans.push((child_at(prev.0), prev.1, at.1));
+            at = prev;
+        }
+        spans.reverse();
+    }
+}
