@@ -121,17 +121,14 @@ pub(crate) enum Op {
     Repeat { item: u32, min: u32, max: Option<u32> },
 }
 
-/// How a parent waits for one of its children.
+/// An item of a set waiting for `node` to complete from that set.
 #[derive(Clone, Copy, Debug)]
-enum Link {
-    /// Child `dot` of a sequence.
-    Seq { parent: u32, dot: u32 },
-    /// The body of a rule, waited for by a reference.
-    Ref { parent: u32 },
-    /// Alternative `index` of an alternation.
-    Alt { parent: u32, index: u32 },
-    /// The item of a repetition.
-    Repeat { parent: u32 },
+struct Waiting {
+    node: u32,
+    /// Index of the waiting item.
+    item: u32,
+    /// For alternations: which alternative `node` is.
+    choice: u32,
 }
 
 const NONE: u32 = u32::MAX;
@@ -142,7 +139,6 @@ pub struct Parser<'g> {
     config: ParseConfig,
     ops: Vec<Op>,
     children: Vec<u32>,
-    waiters: Vec<Vec<Link>>,
     /// For each node: the depth of its shallowest empty derivation, or `NONE`.
     empty_depth: Vec<u32>,
     /// For alternations that can derive empty: the alternative to use.
@@ -154,6 +150,8 @@ pub struct Parser<'g> {
     regular: Vec<bool>,
     /// DFAs of regular nodes, built on first use (`None` if too large).
     tokens: Vec<OnceLock<Option<RegexMatcher>>>,
+    /// The bytes each node's non-empty derivations can start with.
+    first: Vec<ByteSet>,
     root: u32,
 }
 
@@ -166,6 +164,26 @@ struct Item {
     /// How the item was first derived: where its last child starts, or (alternations)
     /// which alternative completed it.
     back: u32,
+}
+
+/// A set of bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    fn insert(&mut self, b: u8) {
+        self.0[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+
+    fn contains(&self, b: u8) -> bool {
+        self.0[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
+
+    fn union(&mut self, other: &ByteSet) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a |= b;
+        }
+    }
 }
 
 /// The parser's working state for the set being built, reused from set to set.
@@ -243,18 +261,17 @@ impl<'g> Parser<'g> {
             config,
             ops: Vec::with_capacity(n),
             children: Vec::new(),
-            waiters: vec![Vec::new(); n],
             empty_depth: vec![NONE; n],
             empty_choice: vec![NONE; n],
             regexes: Vec::with_capacity(n),
             owner: vec![NONE; n],
             regular: vec![false; n],
             tokens: (0..n).map(|_| OnceLock::new()).collect(),
+            first: vec![ByteSet::default(); n],
             root: grammar.root().index() as u32,
         };
         let index = |e: ExprId| e.index() as u32;
         for id in grammar.expr_ids() {
-            let me = index(id);
             let (op, regex) = match grammar.expr(id) {
                 Expr::Literal(_) => (Op::Literal, None),
                 Expr::Regex(r) => (
@@ -263,27 +280,19 @@ impl<'g> Parser<'g> {
                 ),
                 Expr::Ref(s) => {
                     let body = index(grammar.rule(*s).body);
-                    parser.waiters[body as usize].push(Link::Ref { parent: me });
                     (Op::Ref { body }, None)
                 }
                 Expr::Seq(items) => {
                     let start = parser.children.len() as u32;
-                    for (dot, &item) in items.iter().enumerate() {
-                        parser.children.push(index(item));
-                        parser.waiters[item.index()].push(Link::Seq { parent: me, dot: dot as u32 });
-                    }
+                    parser.children.extend(items.iter().map(|&item| index(item)));
                     (Op::Seq { start, len: items.len() as u32 }, None)
                 }
                 Expr::Alt(alts) => {
                     let start = parser.children.len() as u32;
-                    for (i, &alt) in alts.iter().enumerate() {
-                        parser.children.push(index(alt));
-                        parser.waiters[alt.index()].push(Link::Alt { parent: me, index: i as u32 });
-                    }
+                    parser.children.extend(alts.iter().map(|&alt| index(alt)));
                     (Op::Alt { start, len: alts.len() as u32 }, None)
                 }
                 Expr::Repeat(r) => {
-                    parser.waiters[r.item.index()].push(Link::Repeat { parent: me });
                     (Op::Repeat { item: index(r.item), min: r.min, max: r.max }, None)
                 }
             };
@@ -293,6 +302,7 @@ impl<'g> Parser<'g> {
         parser.compute_empty_derivations();
         parser.compute_owners();
         parser.compute_regular();
+        parser.compute_first();
         Ok(parser)
     }
 
@@ -336,6 +346,66 @@ impl<'g> Parser<'g> {
                 if depth < self.empty_depth[x] {
                     self.empty_depth[x] = depth;
                     self.empty_choice[x] = choice;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// FIRST sets by fixpoint: which byte can begin a non-empty derivation of each node.
+    /// Expecting a node whose FIRST set lacks the next byte predicts nothing (only its
+    /// empty derivation, if any, is used), which keeps Earley sets small.
+    fn compute_first(&mut self) {
+        for id in self.grammar.expr_ids() {
+            let x = id.index();
+            match self.grammar.expr(id) {
+                Expr::Literal(bytes) => {
+                    if let Some(&b) = bytes.first() {
+                        self.first[x].insert(b);
+                    }
+                }
+                Expr::Regex(_) => {
+                    let matcher = self.regexes[x].as_ref().expect("regex op has a matcher");
+                    for b in 0..=255u8 {
+                        if matcher.can_start_with(b) {
+                            self.first[x].insert(b);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        loop {
+            let mut changed = false;
+            for x in 0..self.ops.len() {
+                let mut set = self.first[x];
+                match self.ops[x] {
+                    Op::Literal | Op::Regex => continue,
+                    Op::Ref { body } => set.union(&self.first[body as usize]),
+                    Op::Alt { start, len } => {
+                        for &c in &self.children[start as usize..(start + len) as usize] {
+                            set.union(&self.first[c as usize]);
+                        }
+                    }
+                    Op::Seq { start, len } => {
+                        for &c in &self.children[start as usize..(start + len) as usize] {
+                            set.union(&self.first[c as usize]);
+                            if !self.nullable(c) {
+                                break;
+                            }
+                        }
+                    }
+                    Op::Repeat { item, max, .. } => {
+                        if max != Some(0) {
+                            set.union(&self.first[item as usize]);
+                        }
+                    }
+                }
+                if set != self.first[x] {
+                    self.first[x] = set;
                     changed = true;
                 }
             }
@@ -397,6 +467,8 @@ impl<'g> Parser<'g> {
         let mut items: Vec<Item> = Vec::new();
         let mut set_start: Vec<u32> = Vec::with_capacity(n + 2);
         let mut index: Vec<u32> = Vec::new();
+        let mut waiting: Vec<Waiting> = Vec::new();
+        let mut wait_start: Vec<u32> = Vec::with_capacity(n + 2);
         let mut work = Work::default();
         work.pending.push_back(vec![Item { node: self.root, dot: 0, origin: 0, back: 0 }]);
         let mut furthest = 0;
@@ -404,6 +476,7 @@ impl<'g> Parser<'g> {
             set_start.push(items.len() as u32);
             work.start_set(j);
             if work.current.is_empty() {
+                wait_start.push(waiting.len() as u32);
                 if work.pending.iter().all(Vec::is_empty) {
                     return Err(self.reject(text, furthest, &items, &set_start));
                 }
@@ -418,7 +491,10 @@ impl<'g> Parser<'g> {
                     return Err(ParseError::TooComplex { offset: j, max_items: self.config.max_items });
                 }
                 if self.is_complete(&item) && item.origin != j as u32 {
-                    self.complete(item, &items, &set_start, &index, &mut work);
+                    let o = item.origin as usize;
+                    let lo = wait_start[o] as usize;
+                    let hi = wait_start.get(o + 1).map_or(waiting.len(), |&h| h as usize);
+                    self.complete(item, &items, &waiting[lo..hi], &mut work);
                 }
                 self.predict_and_scan(item, text, &mut work);
             }
@@ -429,6 +505,20 @@ impl<'g> Parser<'g> {
                 let it = &items[i as usize];
                 (it.node, it.origin, it.dot, i)
             });
+            wait_start.push(waiting.len() as u32);
+            let wait_base = waiting.len();
+            for (k, item) in work.current.iter().enumerate() {
+                self.for_each_expected(item, |child, choice| {
+                    // Only nodes that were predicted here can complete from here.
+                    let predicted = !matches!(self.ops[child as usize], Op::Literal | Op::Regex)
+                        && text.get(j).is_some_and(|&b| self.first[child as usize].contains(b))
+                        && !self.is_token(child);
+                    if predicted {
+                        waiting.push(Waiting { node: child, item: (base + k) as u32, choice });
+                    }
+                });
+            }
+            waiting[wait_base..].sort_unstable_by_key(|w| (w.node, w.item));
             work.finish_set();
         }
         set_start.push(items.len() as u32);
@@ -440,60 +530,68 @@ impl<'g> Parser<'g> {
     }
 
     /// Advances whoever waited, at the item's origin, for the node it completes.
-    fn complete(&self, item: Item, items: &[Item], set_start: &[u32], index: &[u32], work: &mut Work) {
-        let (lo, hi) = set_range(set_start, items.len(), item.origin as usize);
-        let slice = &index[lo..hi];
-        for &link in &self.waiters[item.node as usize] {
-            let parent = match link {
-                Link::Seq { parent, .. } | Link::Ref { parent } | Link::Alt { parent, .. } | Link::Repeat { parent } => parent,
+    fn complete(&self, item: Item, items: &[Item], waiting: &[Waiting], work: &mut Work) {
+        let first = waiting.partition_point(|w| w.node < item.node);
+        for w in &waiting[first..] {
+            if w.node != item.node {
+                break;
+            }
+            let waiter = items[w.item as usize];
+            let (dot, back) = match self.ops[waiter.node as usize] {
+                Op::Seq { .. } => (waiter.dot + 1, item.origin),
+                Op::Ref { .. } => (1, item.origin),
+                Op::Alt { .. } => (1, w.choice),
+                Op::Repeat { min, max, .. } => (Self::next_count(min, max, waiter.dot), item.origin),
+                Op::Literal | Op::Regex => unreachable!("terminals do not wait"),
             };
-            let first = slice.partition_point(|&i| items[i as usize].node < parent);
-            for &w in &slice[first..] {
-                let waiting = items[w as usize];
-                if waiting.node != parent {
-                    break;
-                }
-                let advanced = match (link, self.ops[parent as usize]) {
-                    (Link::Seq { dot, .. }, _) if waiting.dot == dot => Some((dot + 1, item.origin)),
-                    (Link::Ref { .. }, _) if waiting.dot == 0 => Some((1, item.origin)),
-                    (Link::Alt { index, .. }, _) if waiting.dot == 0 => Some((1, index)),
-                    (Link::Repeat { .. }, Op::Repeat { min, max, .. }) if Self::repeat_expects(max, waiting.dot) => {
-                        Some((Self::next_count(min, max, waiting.dot), item.origin))
-                    }
-                    _ => None,
-                };
-                if let Some((dot, back)) = advanced {
-                    work.add(Item { node: parent, dot, origin: waiting.origin, back }, work.j);
+            work.add(Item { node: waiter.node, dot, origin: waiter.origin, back }, work.j);
+        }
+    }
+
+    /// Calls `f(child, choice)` for every child the item expects next (`choice` is the
+    /// alternative's index for alternations).
+    fn for_each_expected(&self, item: &Item, mut f: impl FnMut(u32, u32)) {
+        match self.ops[item.node as usize] {
+            Op::Seq { start, len } if item.dot < len => f(self.children[(start + item.dot) as usize], 0),
+            Op::Ref { body } if item.dot == 0 => f(body, 0),
+            Op::Alt { start, len } if item.dot == 0 => {
+                for i in 0..len {
+                    f(self.children[(start + i) as usize], i);
                 }
             }
+            Op::Repeat { item: child, max, .. } if Self::repeat_expects(max, item.dot) => f(child, 0),
+            _ => {}
         }
     }
 
     /// Predicts or scans whatever the item expects next.
     fn predict_and_scan(&self, item: Item, text: &[u8], work: &mut Work) {
         let j = work.j as u32;
-        let at = |dot, back| Item { node: item.node, dot, origin: item.origin, back };
-        match self.ops[item.node as usize] {
-            Op::Seq { start, len } if item.dot < len => {
-                self.expect(self.children[(start + item.dot) as usize], at(item.dot + 1, j), text, work);
-            }
-            Op::Ref { body } if item.dot == 0 => self.expect(body, at(1, j), text, work),
-            Op::Alt { start, len } if item.dot == 0 => {
-                for i in 0..len {
-                    self.expect(self.children[(start + i) as usize], at(1, i), text, work);
-                }
-            }
-            Op::Repeat { item: child, min, max } if Self::repeat_expects(max, item.dot) => {
-                self.expect(child, at(Self::next_count(min, max, item.dot), j), text, work);
-            }
-            _ => {}
-        }
+        self.for_each_expected(&item, |child, choice| {
+            let (dot, back) = match self.ops[item.node as usize] {
+                Op::Seq { .. } => (item.dot + 1, j),
+                Op::Alt { .. } => (1, choice),
+                Op::Ref { .. } => (1, j),
+                Op::Repeat { min, max, .. } => (Self::next_count(min, max, item.dot), j),
+                Op::Literal | Op::Regex => unreachable!("terminals expect nothing"),
+            };
+            let advanced = Item { node: item.node, dot, origin: item.origin, back };
+            self.expect(child, advanced, text, work);
+        });
     }
 
     /// `advanced` is the expecting item once `child` is matched: scan terminals and
     /// tokens, predict everything else.
     fn expect(&self, child: u32, advanced: Item, text: &[u8], work: &mut Work) {
         let j = work.j;
+        let starts = text.get(j).is_some_and(|&b| self.first[child as usize].contains(b));
+        if !starts {
+            // Only an empty derivation can fit here, and those need no items.
+            if self.nullable(child) {
+                work.add(advanced, j);
+            }
+            return;
+        }
         match self.ops[child as usize] {
             Op::Literal => {
                 let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(child as usize)) else {
@@ -640,6 +738,7 @@ impl ParseResult<'_, '_> {
         let p = self.parser;
         let mut stack = vec![Frame::Node { node: p.root, start: 0, end: self.text.len() }];
         let mut spans: Vec<(u32, usize, usize)> = Vec::new();
+        let mut scratch = token::SplitScratch::default();
         while let Some(frame) = stack.pop() {
             let (node, start, end) = match frame {
                 Frame::Close => {
@@ -659,7 +758,7 @@ impl ParseResult<'_, '_> {
                 continue;
             }
             if p.is_token(node) {
-                p.build_regular(node, self.text, start, end, sink);
+                p.build_regular(node, self.text, start, end, sink, &mut scratch);
                 continue;
             }
             sink.open(expr);

@@ -62,6 +62,11 @@ impl RegexMatcher {
         }
     }
 
+    /// Whether some non-empty match starts with `byte`.
+    pub fn can_start_with(&self, byte: u8) -> bool {
+        !self.dfa.is_dead_state(self.dfa.next_state(self.start, byte))
+    }
+
     /// Whether the whole of `span` matches.
     pub fn matches_exactly(&self, span: &[u8]) -> bool {
         let mut state = self.start;

@@ -13,9 +13,28 @@
 use crate::{Op, Parser};
 use crate::terminal::RegexMatcher;
 use regex_syntax::hir::{Hir, Repetition};
-use rustc_hash::FxHashMap;
 use thicket_grammar::{Expr, ExprId};
 use thicket_tree::TreeSink;
+
+enum Frame {
+    Node(u32, usize, usize),
+    Close,
+}
+
+/// Buffers reused across the tokens of one tree.
+#[derive(Default)]
+pub(crate) struct SplitScratch {
+    frames: Vec<Frame>,
+    spans: Vec<(u32, usize, usize)>,
+    previous: Vec<u32>,
+    queue: std::collections::VecDeque<(u32, usize)>,
+    ends: Vec<usize>,
+}
+
+/// No predecessor yet.
+const NONE: u32 = u32::MAX;
+/// The predecessor of the start state.
+const START: u32 = u32::MAX - 1;
 
 impl Parser<'_> {
     /// Marks the nodes whose subtrees reach no recursive rule.
@@ -125,13 +144,18 @@ impl Parser<'_> {
     }
 
     /// Emits the subtree of a regular node that derives `text[start..end]`.
-    pub(crate) fn build_regular<S: TreeSink>(&self, node: u32, text: &[u8], start: usize, end: usize, sink: &mut S) {
-        enum Frame {
-            Node(u32, usize, usize),
-            Close,
-        }
-        let mut stack = vec![Frame::Node(node, start, end)];
-        let mut spans = Vec::new();
+    pub(crate) fn build_regular<S: TreeSink>(
+        &self,
+        node: u32,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        sink: &mut S,
+        scratch: &mut SplitScratch,
+    ) {
+        let mut stack = std::mem::take(&mut scratch.frames);
+        stack.push(Frame::Node(node, start, end));
+        let mut spans = std::mem::take(&mut scratch.spans);
         while let Some(frame) = stack.pop() {
             let (node, start, end) = match frame {
                 Frame::Close => {
@@ -158,14 +182,14 @@ impl Parser<'_> {
                     stack.push(Frame::Node(child, start, end));
                 }
                 Op::Seq { start: first, len } => {
-                    let kids: Vec<u32> = self.children[first as usize..(first + len) as usize].to_vec();
-                    self.split(text, start, end, kids.len() as u32, None, |dot| kids[dot as usize], &mut spans);
+                    let kids = &self.children[first as usize..(first + len) as usize];
+                    self.split(text, start, end, len, None, |dot| kids[dot as usize], &mut spans, scratch);
                     for &(child, l, r) in spans.iter().rev() {
                         stack.push(Frame::Node(child, l, r));
                     }
                 }
                 Op::Repeat { item, min, max } => {
-                    self.split(text, start, end, min, Some(max), |_| item, &mut spans);
+                    self.split(text, start, end, min, Some(max), |_| item, &mut spans, scratch);
                     for &(child, l, r) in spans.iter().rev() {
                         stack.push(Frame::Node(child, l, r));
                     }
@@ -173,6 +197,8 @@ impl Parser<'_> {
                 Op::Literal | Op::Regex => unreachable!("terminals handled above"),
             }
         }
+        scratch.frames = stack;
+        scratch.spans = spans;
     }
 
     /// Splits `text[start..end]` among the children of a sequence (`repeat: None`, `count`
@@ -188,6 +214,7 @@ impl Parser<'_> {
         repeat: Option<Option<u32>>,
         child_at: impl Fn(u32) -> u32,
         spans: &mut Vec<(u32, usize, usize)>,
+        scratch: &mut SplitScratch,
     ) {
         // For unbounded repetitions, counts beyond the minimum are all alike.
         let cap = match repeat {
@@ -196,10 +223,18 @@ impl Parser<'_> {
             Some(None) => count,
         };
         let done = |dot: u32, pos: usize| pos == end && (if repeat.is_some() { dot >= count } else { dot == count });
-        let mut previous: FxHashMap<(u32, usize), (u32, usize)> = FxHashMap::default();
-        let mut queue = std::collections::VecDeque::from([(0u32, start)]);
-        previous.insert((0, start), (u32::MAX, usize::MAX));
-        let mut ends = Vec::new();
+        // States `(dot, position)`, numbered densely; the predecessor of each state
+        // reached, `NONE` for not yet reached.
+        let width = end - start + 1;
+        let state = |dot: u32, pos: usize| dot as usize * width + (pos - start);
+        let previous = &mut scratch.previous;
+        previous.clear();
+        previous.resize((cap as usize + 1) * width, NONE);
+        let queue = &mut scratch.queue;
+        queue.clear();
+        queue.push_back((0u32, start));
+        previous[state(0, start)] = START;
+        let ends = &mut scratch.ends;
         let mut goal = None;
         while let Some((dot, pos)) = queue.pop_front() {
             if done(dot, pos) {
@@ -214,29 +249,32 @@ impl Parser<'_> {
             if !can_step {
                 continue;
             }
-            self.ends(child_at(dot), text, pos, end, &mut ends);
-            for &e in &ends {
+            self.ends(child_at(dot), text, pos, end, ends);
+            for &e in ends.iter() {
                 let next = match repeat {
                     Some(None) => (dot + 1).min(cap),
                     _ => dot + 1,
                 };
-                if repeat == Some(None) && next == dot && e == pos {
+                if next == dot && e == pos {
                     continue; // an empty repetition past the minimum changes nothing
                 }
-                if let std::collections::hash_map::Entry::Vacant(v) = previous.entry((next, e)) {
-                    v.insert((dot, pos));
+                let slot = &mut previous[state(next, e)];
+                if *slot == NONE {
+                    *slot = state(dot, pos) as u32;
                     queue.push_back((next, e));
                 }
             }
         }
         spans.clear();
-        let mut at = goal.expect("a regular node derives its span");
-        while let Some(&prev) = previous.get(&at) {
-            if prev.0 == u32::MAX {
+        let (mut dot, mut pos) = goal.expect("a regular node derives its span");
+        loop {
+            let prev = previous[state(dot, pos)];
+            if prev == START {
                 break;
             }
-            spans.push((child_at(prev.0), prev.1, at.1));
-            at = prev;
+            let (prev_dot, prev_pos) = ((prev as usize / width) as u32, prev as usize % width + start);
+            spans.push((child_at(prev_dot), prev_pos, pos));
+            (dot, pos) = (prev_dot, prev_pos);
         }
         spans.reverse();
     }
