@@ -10,19 +10,22 @@ use std::hash::{Hash, Hasher};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
-use thicket_gen::{GenConfig, GenStats, Generator};
+use thicket_gen::{GenConfig, GenError, GenStats, Generator};
+use thicket_grammar::diag::escape_invisible;
 
 /// Inputs generated per parallel batch; output order never depends on it.
 const BATCH: u64 = 2048;
 
 /// Arguments of `thicket generate`.
 #[derive(Args, Debug)]
-#[command(after_help = "Every random choice flows from --seed: input i of seed s is the same on \
+#[command(
+    after_help = "Every random choice flows from --seed: input i of seed s is the same on \
 every machine, whatever --jobs is. Without --seed a seed is drawn and printed on stderr.\n\n\
 Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  \
 thicket generate specs/csv.fan -n 1000 --seed 7 -o out/ --suffix .csv\n  \
 thicket generate specs/expr.fan -n 5 --max-depth 8 --format json\n  \
-thicket generate specs/tar.fan -n 100 -0 | xargs -0 ...")]
+thicket generate specs/tar.fan -n 100 -0 | xargs -0 ..."
+)]
 pub struct GenerateArgs {
     #[command(flatten)]
     spec: SpecArgs,
@@ -58,7 +61,12 @@ pub struct GenerateArgs {
     suffix: String,
 
     /// Separator written after each input on stdout; understands \n \t \r \0 \\ \xHH.
-    #[arg(long, value_name = "SEP", default_value = "\\n", conflicts_with = "null")]
+    #[arg(
+        long,
+        value_name = "SEP",
+        default_value = "\\n",
+        conflicts_with = "null"
+    )]
     separator: String,
 
     /// Separate inputs on stdout with NUL bytes (for `xargs -0`).
@@ -124,9 +132,43 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     };
     let generator = match Generator::new(&spec.grammar, config) {
         Ok(generator) => generator,
-        Err(e) => {
-            eprintln!("error: {}: {e}", spec.source.name());
+        Err(e @ GenError::DepthTooSmall { .. }) => {
+            eprintln!(
+                "error: {}: {}",
+                spec.source.name(),
+                escape_invisible(&e.to_string())
+            );
             return Ok(exit::FAILURE);
+        }
+        Err(e) => {
+            // If the generator refuses because of errors in the spec (a start rule that
+            // can never finish, a regex that matches nothing), show them where they are,
+            // as `thicket lint` does, and exit with the code for spec errors.
+            let analysis = thicket_grammar::Analysis::new(&spec.grammar);
+            let diagnostics: Vec<_> = thicket_grammar::lint(&spec.grammar, &analysis)
+                .into_iter()
+                .filter(|d| d.is_error())
+                .collect();
+            if diagnostics.is_empty() {
+                eprintln!(
+                    "error: {}: {}",
+                    spec.source.name(),
+                    escape_invisible(&e.to_string())
+                );
+                return Ok(exit::FAILURE);
+            }
+            let code = crate::spec::report(&thicket_grammar::SpecError {
+                source: spec.source.clone(),
+                diagnostics,
+            });
+            if !matches!(e, GenError::Unproductive(_)) {
+                eprintln!(
+                    "error: {}: {}",
+                    spec.source.name(),
+                    escape_invisible(&e.to_string())
+                );
+            }
+            return Ok(code);
         }
     };
     let seed = args.seed.unwrap_or_else(|| {
@@ -248,7 +290,10 @@ impl Summary {
 
 fn json_line(index: u64, seed: u64, input: &[u8], tree: &str) -> String {
     let input_field = match std::str::from_utf8(input) {
-        Ok(text) => format!("\"input\":{}", serde_json::to_string(text).expect("strings serialize")),
+        Ok(text) => format!(
+            "\"input\":{}",
+            serde_json::to_string(text).expect("strings serialize")
+        ),
         Err(_) => format!("\"input_hex\":\"{}\"", hex(input)),
     };
     format!("{{\"index\":{index},\"seed\":{seed},{input_field},\"tree\":{tree}}}")
@@ -273,8 +318,10 @@ fn progress_bar(count: u64) -> indicatif::ProgressBar {
     }
     let bar = indicatif::ProgressBar::new(count);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {per_sec}, eta {eta}")
-            .expect("valid template"),
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} inputs, {per_sec}, eta {eta}",
+        )
+        .expect("valid template"),
     );
     bar
 }

@@ -3,14 +3,17 @@
 use crate::exit;
 use crate::spec::SpecArgs;
 use clap::{Args, ValueEnum};
+use thicket_grammar::diag::render_diagnostics;
 use thicket_grammar::{Analysis, Expr, Grammar, UNBOUNDED, lint};
 
 /// Arguments of `thicket lint`.
 #[derive(Args, Debug)]
-#[command(after_help = "Checks: undefined rules (with a did-you-mean), duplicate rules, a missing \
+#[command(
+    after_help = "Checks: undefined rules (with a did-you-mean), duplicate rules, a missing \
 start rule, rules that can never finish (naming the cycle), regexes that match nothing \
 (errors); rules unreachable from the start rule (warnings).\n\n\
-Example:\n  thicket lint specs/json.fan\n  thicket lint specs/json.fan --format json | jq .rules")]
+Example:\n  thicket lint specs/json.fan\n  thicket lint specs/json.fan --format json | jq .rules"
+)]
 pub struct LintArgs {
     #[command(flatten)]
     spec: SpecArgs,
@@ -87,11 +90,17 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
             println!("{}", serde_json::to_string_pretty(&value)?);
         }
         LintFormat::Text => {
-            for d in &diagnostics {
-                eprint!("{}", d.render(&spec.source));
-            }
-            let width = rules.iter().map(|r| r.name.len() + 2).max().unwrap_or(4).max(4);
-            println!("{:width$}  {:>9}  {:>10}  {:>12}", "rule", "min depth", "min length", "alternatives");
+            eprint!("{}", render_diagnostics(&diagnostics, &spec.source));
+            let width = rules
+                .iter()
+                .map(|r| r.name.len() + 2)
+                .max()
+                .unwrap_or(4)
+                .max(4);
+            println!(
+                "{:width$}  {:>9}  {:>10}  {:>12}",
+                "rule", "min depth", "min length", "alternatives"
+            );
             for r in &rules {
                 println!(
                     "{:width$}  {:>9}  {:>10}  {:>12}{}",
@@ -108,15 +117,14 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
                 rules.len(),
                 grammar.display_symbol(grammar.start()),
                 min_depth.map_or("never".to_string(), |d| d.to_string()),
-                min_length.map_or("never".to_string(), |d| format!("{d} byte{}", if d == 1 { "" } else { "s" })),
+                min_length.map_or("never".to_string(), |d| format!(
+                    "{d} byte{}",
+                    if d == 1 { "" } else { "s" }
+                )),
             );
             let verdict = match (errors, warnings) {
                 (0, 0) => "clean".to_string(),
-                (e, w) => format!(
-                    "{e} error{}, {w} warning{}",
-                    plural(e),
-                    plural(w)
-                ),
+                (e, w) => format!("{e} error{}, {w} warning{}", plural(e), plural(w)),
             };
             println!("{}: {verdict}", spec.source.name());
         }
@@ -156,4 +164,3 @@ fn summarize(grammar: &Grammar, analysis: &Analysis) -> Vec<RuleSummary> {
         })
         .collect()
 }
-

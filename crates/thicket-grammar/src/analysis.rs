@@ -111,10 +111,7 @@ impl Analysis {
                 depth(&r.item),
                 len(&r.item).saturating_mul(u64::from(r.min)),
             ),
-            Expr::Ref(s) => (
-                self.rule_min_depth[s.index()],
-                self.rule_min_len[s.index()],
-            ),
+            Expr::Ref(s) => (self.rule_min_depth[s.index()], self.rule_min_len[s.index()]),
             Expr::Literal(bytes) => (0, bytes.len() as u64),
             Expr::Regex(r) => match r.hir.properties().minimum_len() {
                 Some(n) => (0, n as u64),
@@ -182,7 +179,11 @@ fn reachable_rules(grammar: &Grammar) -> Vec<bool> {
 
 /// The first rule, in the order written, that `symbol`'s body refers to and that can
 /// never finish.
-fn first_unproductive_ref(grammar: &Grammar, analysis: &Analysis, symbol: SymbolId) -> Option<SymbolId> {
+fn first_unproductive_ref(
+    grammar: &Grammar,
+    analysis: &Analysis,
+    symbol: SymbolId,
+) -> Option<SymbolId> {
     let mut exprs = vec![grammar.rule(symbol).body];
     while let Some(e) = exprs.pop() {
         let expr = grammar.expr(e);
@@ -200,7 +201,10 @@ fn first_unproductive_ref(grammar: &Grammar, analysis: &Analysis, symbol: Symbol
 /// unproductive reference leads either into a cycle (then the rule where the walk enters
 /// it) or to a rule with no unproductive reference (stuck on a regex that matches
 /// nothing). Also says which rules lie on a cycle. Linear in the size of the grammar.
-fn unproductive_causes(grammar: &Grammar, analysis: &Analysis) -> (Vec<Option<SymbolId>>, Vec<bool>) {
+fn unproductive_causes(
+    grammar: &Grammar,
+    analysis: &Analysis,
+) -> (Vec<Option<SymbolId>>, Vec<bool>) {
     const NEW: u8 = 0;
     const ON_PATH: u8 = 1;
     const DONE: u8 = 2;
@@ -248,7 +252,13 @@ fn unproductive_causes(grammar: &Grammar, analysis: &Analysis) -> (Vec<Option<Sy
                     }
                     break Some(s);
                 }
-                _ => break if on_cycle[s.index()] { Some(s) } else { cause[s.index()] },
+                _ => {
+                    break if on_cycle[s.index()] {
+                        Some(s)
+                    } else {
+                        cause[s.index()]
+                    };
+                }
             }
         };
         for &s in &path {
@@ -294,8 +304,9 @@ pub fn lint(grammar: &Grammar, analysis: &Analysis) -> Vec<Diagnostic> {
             // The cycle through this rule: follow first unproductive references back to it.
             let mut cycle = vec![symbol];
             loop {
-                let next = first_unproductive_ref(grammar, analysis, *cycle.last().expect("non-empty"))
-                    .expect("a rule on a cycle has a next rule");
+                let next =
+                    first_unproductive_ref(grammar, analysis, *cycle.last().expect("non-empty"))
+                        .expect("a rule on a cycle has a next rule");
                 if next == symbol {
                     break;
                 }
@@ -317,7 +328,10 @@ pub fn lint(grammar: &Grammar, analysis: &Analysis) -> Vec<Diagnostic> {
                     if cycle.len() == 1 {
                         format!("every alternative needs <{}> itself", rule.name)
                     } else {
-                        format!("every alternative goes round the cycle {}", names.join(" -> "))
+                        format!(
+                            "every alternative goes round the cycle {}",
+                            names.join(" -> ")
+                        )
                     }
                 ),
                 rule.name_span,
@@ -374,7 +388,11 @@ mod tests {
 
     #[test]
     fn min_depth_and_length_follow_the_cheapest_alternative() {
-        let g = load_spec_text("t", b"<start> ::= <a> <b>\n<a> ::= <a> \"x\" | \"yy\"\n<b> ::= <b>? \"z\"{3}").unwrap();
+        let g = load_spec_text(
+            "t",
+            b"<start> ::= <a> <b>\n<a> ::= <a> \"x\" | \"yy\"\n<b> ::= <b>? \"z\"{3}",
+        )
+        .unwrap();
         let a = Analysis::new(&g);
         let sym = |n| g.symbol(n).unwrap();
         assert_eq!(a.rule_min_depth(sym("a")), 1);
@@ -386,13 +404,82 @@ mod tests {
 
     #[test]
     fn unproductive_cycles_are_named() {
-        let g = load_spec_text("t", b"<start> ::= <a> | \"ok\"\n<a> ::= \"(\" <b>\n<b> ::= <a> \")\"").unwrap();
+        let g = load_spec_text(
+            "t",
+            b"<start> ::= <a> | \"ok\"\n<a> ::= \"(\" <b>\n<b> ::= <a> \")\"",
+        )
+        .unwrap();
         let a = Analysis::new(&g);
         let diags = lint(&g, &a);
         let errors: Vec<_> = diags.iter().filter(|d| d.is_error()).collect();
         assert_eq!(errors.len(), 1, "{diags:?}");
-        assert!(errors[0].message.contains("<a> -> <b> -> <a>"), "{}", errors[0].message);
+        assert!(
+            errors[0].message.contains("<a> -> <b> -> <a>"),
+            "{}",
+            errors[0].message
+        );
         assert!(a.is_productive(g.start()));
+    }
+
+    #[test]
+    fn a_long_chain_written_start_first_is_analysed_in_one_sweep() {
+        // Each rule's depth comes from the rule after it: re-evaluating every rule until
+        // nothing changes would take one round per rule.
+        let n = 20_000;
+        let mut spec = String::from("<start> ::= <r0>\n");
+        for i in 0..n - 1 {
+            spec.push_str(&format!("<r{i}> ::= <r{}>\n", i + 1));
+        }
+        spec.push_str(&format!("<r{}> ::= \"x\"\n", n - 1));
+        let g = load_spec_text("chain.fan", spec.as_bytes()).unwrap();
+        let a = Analysis::new(&g);
+        assert_eq!(a.grammar_min_depth(&g), n + 1);
+        assert_eq!(a.rule_min_len(g.start()), 1);
+        assert!(lint(&g, &a).is_empty());
+    }
+
+    #[test]
+    fn rules_stuck_behind_a_cycle_or_an_empty_regex_name_the_culprit() {
+        let g = load_spec_text(
+            "t",
+            b"<start> ::= <a>\n<a> ::= <b>\n<b> ::= <c> \"x\"\n<c> ::= <b>\n<d> ::= r\"[^\\s\\S]\"\n<e> ::= <d> | <e>",
+        )
+        .unwrap();
+        let diags = lint(&g, &Analysis::new(&g));
+        let errors: Vec<_> = diags
+            .iter()
+            .filter(|d| d.code == "unproductive")
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(
+            errors,
+            vec![
+                "rule <start> can never finish: it needs <b>, which can never finish",
+                "rule <a> can never finish: it needs <b>, which can never finish",
+                "rule <b> can never finish: every alternative goes round the cycle <b> -> <c> -> <b>",
+                "rule <d> can never finish: every alternative needs a regex terminal that matches no string",
+                "rule <e> can never finish: it needs <d>, which can never finish",
+            ]
+        );
+        assert!(diags.iter().any(|d| d.code == "empty-regex"));
+    }
+
+    #[test]
+    fn a_long_unproductive_chain_is_reported_in_linear_time() {
+        let n = 20_000;
+        let mut spec = String::from("<start> ::= <r0>\n");
+        for i in 0..n {
+            spec.push_str(&format!("<r{i}> ::= <r{}>\n", i + 1));
+        }
+        spec.push_str(&format!("<r{n}> ::= <r{n}>\n"));
+        let g = load_spec_text("chain.fan", spec.as_bytes()).unwrap();
+        let diags = lint(&g, &Analysis::new(&g));
+        assert_eq!(diags.len(), n + 2);
+        assert!(
+            diags[0].message.contains(&format!("it needs <r{n}>")),
+            "{}",
+            diags[0].message
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::source::{LineCol, SourceFile, Span};
 use codespan_reporting::diagnostic as cs;
-use codespan_reporting::files::SimpleFile;
+use codespan_reporting::files::{self, Files};
 use codespan_reporting::term;
 use std::fmt;
 
@@ -109,12 +109,16 @@ impl Diagnostic {
 
     /// Renders the diagnostic rustc-style: `error[code]: message`, then
     /// `┌─ file:line:col` and the source excerpt with carets.
+    ///
+    /// Only the labelled lines are shown, long lines are cut around the labels and control
+    /// characters are shown as symbols, so the cost and size of the output do not grow
+    /// with the spec and a hostile spec cannot write to the terminal through it.
     pub fn render(&self, source: &SourceFile) -> String {
-        let file = SimpleFile::new(source.name(), source.text());
         let severity = match self.severity {
             Severity::Warning => cs::Severity::Warning,
             Severity::Error => cs::Severity::Error,
         };
+        let excerpt = Excerpt::new(source, self.labels.iter().map(|l| l.span));
         let labels = self
             .labels
             .iter()
@@ -124,15 +128,21 @@ impl Diagnostic {
                 } else {
                     cs::LabelStyle::Secondary
                 };
-                cs::Label::new(style, (), clamp(l.span, source)).with_message(&l.message)
+                cs::Label::new(style, (), excerpt.map_span(source, l.span))
+                    .with_message(escape_invisible(&l.message))
             })
             .collect();
         let diagnostic = cs::Diagnostic::new(severity)
             .with_code(self.code)
-            .with_message(&self.message)
+            .with_message(escape_invisible(&self.message))
             .with_labels(labels)
-            .with_notes(self.notes.clone());
-        term::emit_into_string(&term::Config::default(), &file, &diagnostic)
+            .with_notes(
+                self.notes
+                    .iter()
+                    .map(|n| escape_invisible(n).into_owned())
+                    .collect(),
+            );
+        term::emit_into_string(&term::Config::default(), &excerpt, &diagnostic)
             .unwrap_or_else(|_| self.render_short(source))
     }
 
@@ -147,12 +157,19 @@ impl Diagnostic {
 
     /// `error[code]: message` without a location.
     pub fn headline(&self) -> String {
-        format!("{}[{}]: {}", self.severity, self.code, self.message)
+        format!(
+            "{}[{}]: {}",
+            self.severity,
+            self.code,
+            escape_invisible(&self.message)
+        )
     }
 
     /// A JSON value for tools: severity, code, message, file, line, column, notes.
     pub fn to_json(&self, source: &SourceFile) -> serde_json::Value {
-        let at = self.primary_span().map(|s| source.line_col(s.start as usize));
+        let at = self
+            .primary_span()
+            .map(|s| source.line_col(s.start as usize));
         serde_json::json!({
             "severity": self.severity,
             "code": self.code,
@@ -174,7 +191,254 @@ impl fmt::Display for Severity {
     }
 }
 
-/// Keeps a span inside the text and on character boundaries, so rendering never fails.
+/// Characters of a long line shown before the first label on it.
+const LINE_LEAD: usize = 40;
+
+/// Characters of a long line shown in all; longer lines are cut around their labels.
+const LINE_WIDTH: usize = 160;
+
+/// At most this many diagnostics are rendered by [`render_diagnostics`].
+pub const MAX_RENDERED: usize = 100;
+
+/// Renders diagnostics rustc-style one after another, at most [`MAX_RENDERED`] of them,
+/// then says how many more there are.
+pub fn render_diagnostics(diagnostics: &[Diagnostic], source: &SourceFile) -> String {
+    let mut out: String = diagnostics
+        .iter()
+        .take(MAX_RENDERED)
+        .map(|d| d.render(source))
+        .collect();
+    if let Some(rest) = diagnostics
+        .len()
+        .checked_sub(MAX_RENDERED)
+        .filter(|&n| n > 0)
+    {
+        out.push_str(&format!(
+            "note: {rest} more diagnostic{} not shown\n\n",
+            if rest == 1 { " is" } else { "s are" }
+        ));
+    }
+    out
+}
+
+/// One line of an [`Excerpt`].
+struct ExcerptLine {
+    /// 0-based line index in the source.
+    index: usize,
+    /// Where the shown line starts in the excerpt's text.
+    start: usize,
+    /// The byte range of the source line that is shown.
+    shown: std::ops::Range<usize>,
+    /// Characters of the source line cut off before `shown`.
+    skipped_chars: usize,
+}
+
+/// What one diagnostic shows of a source: just its labelled lines (and each next line,
+/// which the renderer may show between two labels), each cut to a window around its
+/// labels if it is long, with control and bidi characters replaced. Labels and the
+/// reported `line:col` still refer to the source.
+struct Excerpt<'a> {
+    name: &'a str,
+    text: String,
+    lines: Vec<ExcerptLine>,
+}
+
+/// `… ` before a line cut at its start, ` …` after a line cut at its end.
+const CUT_MARK: &str = "…";
+
+impl<'a> Excerpt<'a> {
+    fn new(source: &'a SourceFile, spans: impl Iterator<Item = Span>) -> Excerpt<'a> {
+        let text = source.text();
+        // Each labelled line with the earliest label start on it.
+        let mut focus: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
+        for span in spans {
+            let range = clamp(span, source);
+            let line = source.line_index(range.start);
+            let at = focus.entry(line).or_insert(range.start);
+            *at = (*at).min(range.start);
+            if line + 1 < source.line_count() {
+                focus.entry(line + 1).or_insert(usize::MAX);
+            }
+        }
+        let mut excerpt = Excerpt {
+            name: source.name(),
+            text: String::new(),
+            lines: Vec::new(),
+        };
+        for (index, first_label) in focus {
+            let line = source.line_content(index);
+            let mut shown = line.clone();
+            if line.len() > LINE_WIDTH {
+                // A line without labels (shown between two labelled ones) from its start.
+                let anchor = if first_label == usize::MAX {
+                    line.start
+                } else {
+                    first_label.clamp(line.start, line.end)
+                };
+                let mut from = line.start;
+                if anchor - line.start > LINE_WIDTH - LINE_LEAD {
+                    from = anchor.saturating_sub(LINE_LEAD).max(line.start);
+                }
+                while !text.is_char_boundary(from) {
+                    from -= 1;
+                }
+                let mut to = (from + LINE_WIDTH).min(line.end);
+                while !text.is_char_boundary(to) {
+                    to -= 1;
+                }
+                shown = from..to;
+            }
+            let skipped_chars = text[line.start..shown.start].chars().count();
+            let start = excerpt.text.len();
+            if shown.start > line.start {
+                excerpt.text.push_str(CUT_MARK);
+                excerpt.text.push(' ');
+            }
+            excerpt
+                .text
+                .extend(text[shown.clone()].chars().map(displayed));
+            if shown.end < line.end {
+                excerpt.text.push(' ');
+                excerpt.text.push_str(CUT_MARK);
+            }
+            excerpt.text.push('\n');
+            excerpt.lines.push(ExcerptLine {
+                index,
+                start,
+                shown,
+                skipped_chars,
+            });
+        }
+        excerpt
+    }
+
+    /// The excerpt line holding a source line.
+    fn line(&self, index: usize) -> Option<&ExcerptLine> {
+        self.lines
+            .binary_search_by_key(&index, |l| l.index)
+            .ok()
+            .map(|i| &self.lines[i])
+    }
+
+    /// Where a source offset is shown: on its line, clamped to the shown part.
+    fn map_offset(&self, source: &SourceFile, offset: usize, line: &ExcerptLine) -> usize {
+        let offset = offset.clamp(line.shown.start, line.shown.end);
+        let mut at = line.start;
+        if line.shown.start > source.line_content(line.index).start {
+            at += CUT_MARK.len() + 1;
+        }
+        at + source.text()[line.shown.start..offset]
+            .chars()
+            .map(|c| displayed(c).len_utf8())
+            .sum::<usize>()
+    }
+
+    /// A source span as a range of the excerpt. A span is shown on the line where it
+    /// starts; one that runs on past that line is cut at its end.
+    fn map_span(&self, source: &SourceFile, span: Span) -> std::ops::Range<usize> {
+        let range = clamp(span, source);
+        let Some(line) = self.line(source.line_index(range.start)) else {
+            return 0..0;
+        };
+        let start = self.map_offset(source, range.start, line);
+        let end = self.map_offset(source, range.end.min(line.shown.end), line);
+        start..end.max(start)
+    }
+}
+
+impl<'e> Files<'e> for Excerpt<'_> {
+    type FileId = ();
+    type Name = &'e str;
+    type Source = &'e str;
+
+    fn name(&'e self, (): ()) -> Result<&'e str, files::Error> {
+        Ok(self.name)
+    }
+
+    fn source(&'e self, (): ()) -> Result<&'e str, files::Error> {
+        Ok(&self.text)
+    }
+
+    fn line_index(&'e self, (): (), byte_index: usize) -> Result<usize, files::Error> {
+        let i = self.lines.partition_point(|l| l.start <= byte_index).max(1) - 1;
+        self.lines
+            .get(i)
+            .map(|l| l.index)
+            .ok_or(files::Error::IndexTooLarge {
+                given: byte_index,
+                max: 0,
+            })
+    }
+
+    fn line_range(
+        &'e self,
+        (): (),
+        line_index: usize,
+    ) -> Result<std::ops::Range<usize>, files::Error> {
+        let i = self
+            .lines
+            .binary_search_by_key(&line_index, |l| l.index)
+            .map_err(|_| files::Error::LineTooLarge {
+                given: line_index,
+                max: self.lines.last().map_or(0, |l| l.index),
+            })?;
+        let end = self
+            .lines
+            .get(i + 1)
+            .map_or(self.text.len(), |next| next.start);
+        Ok(self.lines[i].start..end)
+    }
+
+    fn column_number(
+        &'e self,
+        (): (),
+        line_index: usize,
+        byte_index: usize,
+    ) -> Result<usize, files::Error> {
+        let range = self.line_range((), line_index)?;
+        let line = self.line(line_index).expect("line_range found it");
+        let mut shown = files::column_index(&self.text, range.clone(), byte_index);
+        if self.text[range].starts_with(CUT_MARK) && line.skipped_chars > 0 {
+            shown = shown.saturating_sub(2);
+        }
+        Ok(line.skipped_chars + shown + 1)
+    }
+}
+
+/// Text from a spec as it may be written to a terminal: control characters and bidi
+/// controls escaped (`\u{1b}`), everything else as it is.
+pub fn escape_invisible(text: &str) -> std::borrow::Cow<'_, str> {
+    let invisible = |c: char| c != '\n' && displayed(c) != c;
+    if !text.chars().any(invisible) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if invisible(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
+/// How a source character is shown in an excerpt: control characters as their Unicode
+/// control pictures (`␀`, `␛`, ...), bidi controls as `�`, everything else as itself.
+fn displayed(c: char) -> char {
+    match c {
+        '\t' => c,
+        '\0'..='\u{1f}' => char::from_u32(0x2400 + c as u32).expect("control pictures exist"),
+        '\u{7f}' => '\u{2421}',
+        '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
+            '\u{fffd}'
+        }
+        c if c.is_control() => '\u{fffd}',
+        c => c,
+    }
+}
+
+/// Keeps a span inside the text and on character boundaries.
 fn clamp(span: Span, source: &SourceFile) -> std::ops::Range<usize> {
     let text = source.text();
     let mut start = (span.start as usize).min(text.len());
@@ -198,13 +462,10 @@ pub struct SpecError {
 }
 
 impl SpecError {
-    /// Renders every diagnostic rustc-style, separated by blank lines.
+    /// Renders the diagnostics rustc-style, each followed by a blank line (at most
+    /// [`MAX_RENDERED`] of them).
     pub fn render(&self) -> String {
-        self.diagnostics
-            .iter()
-            .map(|d| d.render(&self.source))
-            .collect::<Vec<_>>()
-            .join("\n")
+        render_diagnostics(&self.diagnostics, &self.source)
     }
 }
 
@@ -218,3 +479,61 @@ impl fmt::Display for SpecError {
 }
 
 impl std::error::Error for SpecError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(offset: usize) -> Diagnostic {
+        Diagnostic::error("test", "something", Span::new(offset, offset + 1))
+            .with_label_message("here")
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_label_and_keep_their_column() {
+        let text = format!("<start> ::= {}\"x\"\nnext", "(".repeat(100_000));
+        let source = SourceFile::new("deep.fan", text);
+        let out = at(12 + 5000).render(&source);
+        assert!(out.len() < 1000, "{} bytes", out.len());
+        assert!(out.contains("deep.fan:1:5013"), "{out}");
+        assert!(out.contains("… ((((") && out.contains("(((( …"), "{out}");
+        // The caret stands under the labelled character: `1 │ `, `… `, then the lead.
+        let caret = out.lines().find(|l| l.contains("^ here")).unwrap();
+        assert_eq!(
+            caret.chars().position(|c| c == '^'),
+            Some(4 + 2 + LINE_LEAD),
+            "{out}"
+        );
+        // A short line is shown whole.
+        let out = at(0).render(&SourceFile::new("a.fan", "<a> ::= \"x\"\n"));
+        assert!(out.contains("1 │ <a> ::= \"x\"\n"), "{out}");
+    }
+
+    #[test]
+    fn control_characters_are_shown_as_symbols() {
+        let source = SourceFile::new("ctl.fan", "<a> ::= \"x\" \u{1b}[2J \0\r\n<b> ::= \"y\"\r\n");
+        let out = at(12).render(&source);
+        assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+        assert!(out.contains("\"x\" ␛[2J ␀\n"), "{out}");
+        assert!(out.contains("ctl.fan:1:13"), "{out}");
+        // Messages quote spec text too.
+        let d = Diagnostic::error("test", "pattern r\"\u{1b}\u{202e}\"", Span::new(0, 1))
+            .with_label_message("\u{7}")
+            .with_note("\u{9b}");
+        let out = d.render(&source) + &d.render_short(&source);
+        assert!(
+            !out.chars().any(|c| displayed(c) != c && c != '\n'),
+            "{out:?}"
+        );
+        assert!(out.contains(r#"pattern r"\u{1b}\u{202e}""#), "{out}");
+    }
+
+    #[test]
+    fn at_most_max_rendered_diagnostics_are_rendered() {
+        let source = SourceFile::new("many.fan", "x".repeat(200));
+        let diagnostics: Vec<_> = (0..MAX_RENDERED + 7).map(at).collect();
+        let out = render_diagnostics(&diagnostics, &source);
+        assert_eq!(out.matches("error[test]").count(), MAX_RENDERED);
+        assert!(out.contains("7 more diagnostics are not shown"), "{out}");
+    }
+}

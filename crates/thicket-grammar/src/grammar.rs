@@ -498,7 +498,11 @@ mod tests {
 
     #[test]
     fn suggestions_count_a_swap_of_neighbours_as_one_typo() {
-        let known = ["value".to_string(), "values".to_string(), "start".to_string()];
+        let known = [
+            "value".to_string(),
+            "values".to_string(),
+            "start".to_string(),
+        ];
         assert_eq!(suggest("vaule", known.iter()), Some("value"));
         assert_eq!(suggest("Value", known.iter()), Some("value"));
         assert_eq!(suggest("zebra", known.iter()), None);

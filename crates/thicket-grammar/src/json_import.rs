@@ -38,9 +38,14 @@ pub fn parse_json_grammar(source: &SourceFile) -> Result<SpecAst, Box<Diagnostic
     let mut search_from = 0;
     for (key, alternatives) in &map {
         let quoted = serde_json::to_string(key).expect("string serializes");
-        let at = source.text()[search_from..]
-            .find(&quoted)
-            .map_or(search_from, |i| search_from + i);
+        // The key is the next occurrence of the quoted name that a `:` follows (the same
+        // text may occur before as an alternative, e.g. `"<a>": ["<b>"], "<b>": ...`).
+        let text = source.text();
+        let at = text[search_from..]
+            .match_indices(&quoted)
+            .map(|(i, _)| search_from + i)
+            .find(|&i| text[i + quoted.len()..].trim_start().starts_with(':'))
+            .unwrap_or(search_from);
         search_from = at;
         let span = Span::new(at, at + quoted.len());
         let name = key
@@ -92,8 +97,12 @@ pub fn parse_json_grammar(source: &SourceFile) -> Result<SpecAst, Box<Diagnostic
             alts.pop().expect("one")
         } else if alts.is_empty() {
             return Err(Box::new(
-                Diagnostic::error("bad-json", format!("rule {quoted} has no alternatives"), span)
-                    .with_label_message("empty list"),
+                Diagnostic::error(
+                    "bad-json",
+                    format!("rule {quoted} has no alternatives"),
+                    span,
+                )
+                .with_label_message("empty list"),
             ));
         } else {
             AstExpr {
@@ -171,7 +180,9 @@ mod tests {
         let expr = g.rule(g.symbol("expr").unwrap()).body;
         assert_eq!(g.display_expr(expr), r#"<term> " + " <expr> | <term>"#);
         let term = g.rule(g.symbol("term").unwrap()).body;
-        let Expr::Alt(alts) = g.expr(term) else { panic!() };
+        let Expr::Alt(alts) = g.expr(term) else {
+            panic!()
+        };
         assert_eq!(alts.len(), 4);
         assert_eq!(g.display_expr(alts[2]), r#""<not a ref>""#);
     }
@@ -194,5 +205,14 @@ mod tests {
         let err = load_spec_text("g.json", b"{\n  \"<start>\": [\"a\",]\n}").unwrap_err();
         let span = err.diagnostics[0].primary_span().unwrap();
         assert_eq!(err.source.line_col(span.start as usize).line, 2);
+    }
+
+    #[test]
+    fn rule_errors_point_at_the_key_not_at_an_earlier_use_of_the_name() {
+        let err =
+            load_spec_text("g.json", b"{\"<start>\": [\"<d>\"],\n \"<d>\" : []}").unwrap_err();
+        let span = err.diagnostics[0].primary_span().unwrap();
+        let at = err.source.line_col(span.start as usize);
+        assert_eq!((at.line, at.column), (2, 2));
     }
 }

@@ -108,6 +108,12 @@ impl<'a> Lexer<'a> {
         Some(c)
     }
 
+    /// Whether only a line break or the end of the text follows.
+    fn at_line_end(&self) -> bool {
+        let rest = self.rest();
+        rest.is_empty() || rest.starts_with('\n') || rest.starts_with("\r\n")
+    }
+
     fn skip_trivia(&mut self) {
         loop {
             let rest = self.rest();
@@ -125,10 +131,12 @@ impl<'a> Lexer<'a> {
     pub fn next_token(&mut self) -> LexResult {
         self.skip_trivia();
         let start = self.pos;
-        let token = |kind, end| Ok(Token {
-            kind,
-            span: Span::new(start, end),
-        });
+        let token = |kind, end| {
+            Ok(Token {
+                kind,
+                span: Span::new(start, end),
+            })
+        };
         let Some(c) = self.peek_char() else {
             return token(TokenKind::Eof, start);
         };
@@ -187,7 +195,7 @@ impl<'a> Lexer<'a> {
                 } else if c.is_control() {
                     format!("control character U+{:04X}", c as u32)
                 } else {
-                    format!("`{c}`")
+                    format!("`{}`", printable(c))
                 };
                 Err(Box::new(
                     Diagnostic::error(
@@ -206,16 +214,15 @@ impl<'a> Lexer<'a> {
     fn nonterminal(&mut self, start: usize) -> LexResult {
         self.pos += 1;
         let rest = self.rest();
-        let len = rest
-            .find(|c: char| !is_name_char(c))
-            .unwrap_or(rest.len());
+        let len = rest.find(|c: char| !is_name_char(c)).unwrap_or(rest.len());
         let name = &rest[..len];
         self.pos += len;
         if self.peek_char() != Some('>') || name.is_empty() {
             let found = match self.peek_char() {
                 None => "the end of the file".to_string(),
+                Some('\n' | '\r') => "the end of the line".to_string(),
                 Some(c) if c.is_whitespace() => "whitespace".to_string(),
-                Some(c) => format!("`{c}`"),
+                Some(c) => format!("`{}`", printable(c)),
             };
             let what = if name.is_empty() {
                 "a rule name"
@@ -226,7 +233,14 @@ impl<'a> Lexer<'a> {
                 Diagnostic::error(
                     "bad-rule-name",
                     format!("expected {what}, found {found}"),
-                    Span::new(start, self.pos + self.peek_char().map_or(0, char::len_utf8)),
+                    Span::new(
+                        start,
+                        self.pos
+                            + self
+                                .peek_char()
+                                .filter(|c| !c.is_whitespace())
+                                .map_or(0, char::len_utf8),
+                    ),
                 )
                 .with_label_message("rule names look like `<name>`: letters, digits, `_ - . :`")
                 .with_note("to use `<` as text, quote it: \"<\""),
@@ -241,7 +255,9 @@ impl<'a> Lexer<'a> {
 
     fn braces(&mut self, start: usize) -> LexResult {
         let rest = self.rest();
-        let close = rest.find(['}', '\n']).filter(|&i| rest.as_bytes()[i] == b'}');
+        let close = rest
+            .find(['}', '\n'])
+            .filter(|&i| rest.as_bytes()[i] == b'}');
         let bad = |lexer: &Lexer, end: usize, why: &str| {
             Box::new(
                 Diagnostic::error(
@@ -255,7 +271,10 @@ impl<'a> Lexer<'a> {
         let Some(close) = close else {
             return Err(bad(self, start + 1, "missing `}`"));
         };
-        let inner: String = rest[1..close].chars().filter(|c| !c.is_whitespace()).collect();
+        let inner: String = rest[1..close]
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         let end = start + close + 1;
         let number = |s: &str| -> Result<Option<u32>, String> {
             if s.is_empty() {
@@ -299,8 +318,9 @@ impl<'a> Lexer<'a> {
         let quote = self.bump().expect("caller saw a quote");
         let body_start = self.pos;
         loop {
+            let at = self.pos;
             match self.bump() {
-                None | Some('\n') => return Err(unterminated(start, self.pos, quote)),
+                None | Some('\n') => return Err(unterminated(start, at, quote)),
                 Some('\\') => {
                     // A backslash keeps the next character (so `\"` does not end the
                     // pattern) and passes both to the regex, as Python raw strings do.
@@ -327,13 +347,16 @@ impl<'a> Lexer<'a> {
             match self.bump() {
                 None | Some('\n') => return Err(unterminated(start, at, quote)),
                 Some(c) if c == quote => break,
+                Some('\\') if self.at_line_end() => {
+                    return Err(unterminated(start, self.pos, quote));
+                }
                 Some('\\') => self.escape(at, bytes, &mut out)?,
                 Some(c) => {
                     if bytes && !c.is_ascii() {
                         return Err(Box::new(
                             Diagnostic::error(
                                 "bad-byte-literal",
-                                format!("non-ASCII character `{c}` in a byte literal"),
+                                format!("non-ASCII character `{}` in a byte literal", printable(c)),
                                 Span::new(at, self.pos),
                             )
                             .with_label_message("write bytes above 0x7f as `\\xHH`"),
@@ -365,7 +388,10 @@ impl<'a> Lexer<'a> {
                 if bytes {
                     out.push(value as u8);
                 } else {
-                    push_char(out, char::from_u32(value).expect("two hex digits are a char"));
+                    push_char(
+                        out,
+                        char::from_u32(value).expect("two hex digits are a char"),
+                    );
                 }
             }
             Some('u') if !bytes => {
@@ -373,7 +399,11 @@ impl<'a> Lexer<'a> {
                     self.bump();
                     let v = self.hex_digits(at, 1, 6)?;
                     if self.bump() != Some('}') {
-                        return Err(bad_escape(at, self.pos, "expected `}` after `\\u{` and 1 to 6 hex digits"));
+                        return Err(bad_escape(
+                            at,
+                            self.pos,
+                            "expected `}` after `\\u{` and 1 to 6 hex digits",
+                        ));
                     }
                     v
                 } else {
@@ -385,15 +415,22 @@ impl<'a> Lexer<'a> {
                 let value = self.hex_digits(at, 8, 8)?;
                 push_char(out, self.code_point(at, value)?);
             }
-            Some(c) if c != '\n' => {
+            Some(c) => {
                 let allowed = if bytes {
                     "\\n \\t \\r \\0 \\\\ \\\" \\' \\xHH"
                 } else {
                     "\\n \\t \\r \\0 \\\\ \\\" \\' \\xHH \\u{H..} \\uHHHH \\UHHHHHHHH"
                 };
-                return Err(bad_escape(at, self.pos, &format!("unknown escape `\\{c}`; expected one of {allowed}")));
+                return Err(bad_escape(
+                    at,
+                    self.pos,
+                    &format!(
+                        "unknown escape `\\{}`; expected one of {allowed}",
+                        printable(c)
+                    ),
+                ));
             }
-            _ => return Err(unterminated(at, self.pos, '"')),
+            None => return Err(unterminated(at, self.pos, '"')),
         }
         Ok(())
     }
@@ -412,7 +449,11 @@ impl<'a> Lexer<'a> {
             } else {
                 format!("{min} to {max} hex digits")
             };
-            return Err(bad_escape(at, end, &format!("expected {expected} in escape")));
+            return Err(bad_escape(
+                at,
+                end,
+                &format!("expected {expected} in escape"),
+            ));
         }
         self.pos += len;
         Ok(u32::from_str_radix(&rest[..len], 16).expect("checked hex digits"))
@@ -420,7 +461,11 @@ impl<'a> Lexer<'a> {
 
     fn code_point(&self, at: usize, value: u32) -> Result<char, Box<Diagnostic>> {
         char::from_u32(value).ok_or_else(|| {
-            bad_escape(at, self.pos, &format!("U+{value:X} is not a Unicode scalar value"))
+            bad_escape(
+                at,
+                self.pos,
+                &format!("U+{value:X} is not a Unicode scalar value"),
+            )
         })
     }
 }
@@ -428,6 +473,16 @@ impl<'a> Lexer<'a> {
 /// Characters allowed inside `<...>`.
 pub fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
+}
+
+/// A character as it may appear in a message: control and other invisible characters
+/// escaped (`\u{1b}`), so that a message cannot carry them to the terminal.
+fn printable(c: char) -> String {
+    if c.is_ascii() && !c.is_ascii_control() {
+        c.to_string()
+    } else {
+        c.escape_debug().to_string()
+    }
 }
 
 fn push_char(out: &mut Vec<u8>, c: char) {
@@ -449,8 +504,12 @@ fn unterminated(start: usize, end: usize, quote: char) -> Box<Diagnostic> {
 
 fn bad_escape(start: usize, end: usize, message: &str) -> Box<Diagnostic> {
     Box::new(
-        Diagnostic::error("bad-escape", message.to_string(), Span::new(start, end.max(start + 1)))
-            .with_label_message("in this escape"),
+        Diagnostic::error(
+            "bad-escape",
+            message.to_string(),
+            Span::new(start, end.max(start + 1)),
+        )
+        .with_label_message("in this escape"),
     )
 }
 
@@ -497,10 +556,19 @@ mod tests {
         assert_eq!(
             lex("{2} {1,} {,3} { 1 , 4 }"),
             vec![
-                TokenKind::Braces { min: 2, max: Some(2) },
+                TokenKind::Braces {
+                    min: 2,
+                    max: Some(2)
+                },
                 TokenKind::Braces { min: 1, max: None },
-                TokenKind::Braces { min: 0, max: Some(3) },
-                TokenKind::Braces { min: 1, max: Some(4) },
+                TokenKind::Braces {
+                    min: 0,
+                    max: Some(3)
+                },
+                TokenKind::Braces {
+                    min: 1,
+                    max: Some(4)
+                },
             ]
         );
     }
@@ -522,6 +590,41 @@ mod tests {
         ] {
             let err = Lexer::new(text).next_token().expect_err(text);
             assert_eq!(err.code, code, "{text}");
+        }
+    }
+
+    #[test]
+    fn unterminated_tokens_are_marked_on_their_own_line() {
+        for (text, span, quote) in [
+            ("'abc\\", (0, 5), "'"),
+            ("\"abc\\\nx", (0, 5), "\""),
+            ("'abc\\\r\nx", (0, 5), "'"),
+            ("r\"[a-z]\n", (0, 7), "\""),
+            ("<abc\n", (0, 4), ""),
+            ("<abc de", (0, 4), ""),
+        ] {
+            let err = Lexer::new(text).next_token().expect_err(text);
+            let got = err.primary_span().unwrap();
+            assert_eq!((got.start as usize, got.end as usize), span, "{text:?}");
+            assert!(
+                err.labels[0].message.contains(quote),
+                "{text:?}: {}",
+                err.labels[0].message
+            );
+        }
+    }
+
+    #[test]
+    fn messages_do_not_carry_control_characters() {
+        for text in ["\"\\\u{1b}\"", "<a\u{1b}", "b\"\u{202e}\""] {
+            let err = Lexer::new(text).next_token().expect_err(text);
+            assert!(
+                !err.message
+                    .chars()
+                    .any(|c| c.is_control() || c == '\u{202e}'),
+                "{:?}",
+                err.message
+            );
         }
     }
 }

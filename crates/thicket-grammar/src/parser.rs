@@ -24,13 +24,22 @@ pub const MAX_NESTING: usize = 128;
 /// Fandango words that start a construct thicket does not support yet, with what to say.
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("where", "`where` constraints are not supported yet"),
-    ("def", "Python function definitions (`def`) are not supported"),
+    (
+        "def",
+        "Python function definitions (`def`) are not supported",
+    ),
     ("import", "Python `import` statements are not supported"),
-    ("from", "Python `from ... import` statements are not supported"),
+    (
+        "from",
+        "Python `from ... import` statements are not supported",
+    ),
     ("class", "Python class definitions are not supported"),
     ("minimizing", "`minimizing` goals are not supported yet"),
     ("maximizing", "`maximizing` goals are not supported yet"),
-    ("include", "`include(...)` of other specs is not supported yet"),
+    (
+        "include",
+        "`include(...)` of other specs is not supported yet",
+    ),
     ("setting", "Fandango `setting` lines are not supported"),
     ("fuzz", "Fandango `fuzz` directives are not supported"),
 ];
@@ -102,9 +111,20 @@ impl Parser<'_> {
                         body,
                     });
                 }
+                TokenKind::RParen => {
+                    return Err(Box::new(
+                        Diagnostic::error("syntax", "unmatched `)`", token.span)
+                            .with_label_message("no `(` is open here")
+                            .with_note("remove it or add the missing `(`; to use `)` as text, quote it: \")\""),
+                    ));
+                }
                 _ => {
                     return Err(unsupported(&token).unwrap_or_else(|| {
-                        expected(&token, "a rule `<name> ::= ...`", "every rule starts with its name")
+                        expected(
+                            &token,
+                            "a rule `<name> ::= ...`",
+                            "every rule starts with its name",
+                        )
                     }));
                 }
             }
@@ -121,7 +141,9 @@ impl Parser<'_> {
         Ok(if alternatives.len() == 1 {
             alternatives.pop().expect("one alternative")
         } else {
-            let span = alternatives[0].span.to(alternatives.last().expect("two").span);
+            let span = alternatives[0]
+                .span
+                .to(alternatives.last().expect("two").span);
             AstExpr {
                 kind: AstExprKind::Alt(alternatives),
                 span,
@@ -288,9 +310,13 @@ fn unsupported(token: &Token) -> Option<Box<Diagnostic>> {
     };
     let (_, what) = UNSUPPORTED.iter().find(|(w, _)| w == word)?;
     Some(Box::new(
-        Diagnostic::error("unsupported", format!("{what} (found `{word}`)"), token.span)
-            .with_label_message("not supported by thicket")
-            .with_note("thicket reads the grammar part of Fandango specs; remove this construct"),
+        Diagnostic::error(
+            "unsupported",
+            format!("{what} (found `{word}`)"),
+            token.span,
+        )
+        .with_label_message("not supported by thicket")
+        .with_note("thicket reads the grammar part of Fandango specs; remove this construct"),
     ))
 }
 
@@ -300,8 +326,12 @@ mod tests {
 
     fn shape(e: &AstExpr) -> String {
         match &e.kind {
-            AstExprKind::Alt(a) => format!("({})", a.iter().map(shape).collect::<Vec<_>>().join("|")),
-            AstExprKind::Seq(s) => format!("[{}]", s.iter().map(shape).collect::<Vec<_>>().join(" ")),
+            AstExprKind::Alt(a) => {
+                format!("({})", a.iter().map(shape).collect::<Vec<_>>().join("|"))
+            }
+            AstExprKind::Seq(s) => {
+                format!("[{}]", s.iter().map(shape).collect::<Vec<_>>().join(" "))
+            }
             AstExprKind::Repeat { item, min, max } => format!("{}{{{min},{max:?}}}", shape(item)),
             AstExprKind::Ref(n) => format!("<{n}>"),
             AstExprKind::Literal(b) => format!("{:?}", String::from_utf8_lossy(b)),
@@ -311,8 +341,15 @@ mod tests {
 
     #[test]
     fn rules_span_lines_and_end_at_the_next_rule() {
-        let ast = parse_spec("<start> ::= <a>\n  | \"x\" <b>*\n<a> ::= ('y' | <b>)+ ;\n<b> ::= r\"[0-9]\"{2,3} |").unwrap();
-        let shapes: Vec<_> = ast.rules.iter().map(|r| format!("{} = {}", r.name, shape(&r.body))).collect();
+        let ast = parse_spec(
+            "<start> ::= <a>\n  | \"x\" <b>*\n<a> ::= ('y' | <b>)+ ;\n<b> ::= r\"[0-9]\"{2,3} |",
+        )
+        .unwrap();
+        let shapes: Vec<_> = ast
+            .rules
+            .iter()
+            .map(|r| format!("{} = {}", r.name, shape(&r.body)))
+            .collect();
         assert_eq!(
             shapes,
             vec![
@@ -332,7 +369,10 @@ mod tests {
             "<a> ::= 0 | 1",
         ] {
             let err = parse_spec(text).unwrap_err();
-            assert!(matches!(err.code, "unsupported" | "syntax"), "{text}: {err:?}");
+            assert!(
+                matches!(err.code, "unsupported" | "syntax"),
+                "{text}: {err:?}"
+            );
         }
         let err = parse_spec("<a> ::= \"x\"\nwhere <a> == \"x\"").unwrap_err();
         assert!(err.message.contains("`where`"), "{}", err.message);

@@ -104,6 +104,30 @@ impl SourceFile {
         }
     }
 
+    /// 0-based index of the line holding a byte offset (clamped to the text).
+    pub(crate) fn line_index(&self, offset: usize) -> usize {
+        let offset = offset.min(self.text.len());
+        self.line_starts.partition_point(|&s| s <= offset) - 1
+    }
+
+    /// Byte range of a 0-based line without its line break (`\n` or `\r\n`).
+    pub(crate) fn line_content(&self, line: usize) -> std::ops::Range<usize> {
+        let start = self.line_starts[line];
+        let mut end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.text.len(), |&next| next - 1);
+        if end > start && self.text.as_bytes()[end - 1] == b'\r' && end < self.text.len() {
+            end -= 1;
+        }
+        start..end
+    }
+
+    /// Number of lines (a text ending in a line break has an empty last line).
+    pub(crate) fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
     /// Byte offset of a 1-based line and column (clamped to the text).
     pub fn offset_of(&self, line: usize, column: usize) -> usize {
         let Some(&line_start) = self.line_starts.get(line.saturating_sub(1)) else {

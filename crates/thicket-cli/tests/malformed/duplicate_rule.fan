@@ -1,0 +1,3 @@
+<start> ::= <digit>
+<digit> ::= "0" | "1"
+<digit> ::= "2"

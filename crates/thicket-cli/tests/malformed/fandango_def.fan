@@ -1,0 +1,4 @@
+def pick():
+    return "1"
+
+<start> ::= "x"

@@ -1,0 +1,2 @@
+from random import choice
+<start> ::= "x"

@@ -1,0 +1,2 @@
+<start> ::= "x"
+import random

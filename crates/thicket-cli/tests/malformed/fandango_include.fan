@@ -1,0 +1,2 @@
+include("other.fan")
+<start> ::= "x"

@@ -1,0 +1,3 @@
+<start> ::= <n>
+<n> ::= "1" | "22"
+minimizing len(<n>)

@@ -1,0 +1,4 @@
+# a spec with
+# nothing but comments
+
+   # and blank lines

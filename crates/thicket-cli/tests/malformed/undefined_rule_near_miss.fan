@@ -1,0 +1,3 @@
+<start> ::= "[" <values> "]"
+<values> ::= <vaule> | <vaule> "," <values>
+<value> ::= "1" | "2"

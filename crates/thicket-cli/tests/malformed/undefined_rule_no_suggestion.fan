@@ -1,0 +1,2 @@
+<start> ::= <digit>+
+<letter> ::= "a" | "b"

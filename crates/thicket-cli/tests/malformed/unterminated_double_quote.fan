@@ -1,0 +1,2 @@
+<start> ::= <greeting>
+<greeting> ::= "hello

@@ -1,0 +1,2 @@
+<start> ::= <value
+<value> ::= "1"

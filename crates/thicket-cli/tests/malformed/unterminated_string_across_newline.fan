@@ -1,0 +1,2 @@
+<start> ::= "first line
+second line"

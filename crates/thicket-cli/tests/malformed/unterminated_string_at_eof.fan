@@ -1,0 +1,1 @@
+<start> ::= "no closing quote
