@@ -36,6 +36,11 @@ pub struct ParseArgs {
     #[arg(short, long)]
     quiet: bool,
 
+    /// Also count each input's derivation trees (exhaustive; for moderate inputs) and
+    /// print the count on stderr (and as "trees" in JSON output).
+    #[arg(long)]
+    count: bool,
+
     /// Give up on an input after this many parser items (bounds memory: 20 bytes each).
     #[arg(long, value_name = "N", default_value_t = ParseConfig::default().max_items)]
     max_items: usize,
@@ -58,7 +63,8 @@ enum TreeFormat {
 }
 
 enum Outcome {
-    Parsed(String),
+    /// The rendered tree, and the tree count if asked for.
+    Parsed(String, Option<String>),
     Rejected(String, Box<Rejection>),
     TooComplex(String),
 }
@@ -92,7 +98,9 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
             .map(|text| match parser.parse(text) {
                 Ok(result) => {
                     let tree = result.tree();
-                    Outcome::Parsed(if args.quiet { String::new() } else { render(&tree, grammar, args.format) })
+                    let count = args.count.then(|| result.count_trees().to_string());
+                    let rendered = if args.quiet { String::new() } else { render(&tree, grammar, args.format) };
+                    Outcome::Parsed(rendered, count)
                 }
                 Err(ParseError::Rejected(r)) => Outcome::Rejected(excerpt(text, &r), r),
                 Err(e @ ParseError::TooComplex { .. }) => Outcome::TooComplex(e.to_string()),
@@ -105,12 +113,16 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
     for (path, outcome) in inputs.iter().zip(&outcomes) {
         let name = display_name(path);
         match outcome {
-            Outcome::Parsed(tree) => {
+            Outcome::Parsed(tree, count) => {
                 if args.quiet {
                     continue;
                 }
+                if let Some(count) = count {
+                    eprintln!("{name}: {count} derivation tree{}", if count == "1" { "" } else { "s" });
+                }
                 if args.format == TreeFormat::Json {
-                    writeln!(out, "{{\"file\":{},\"ok\":true,\"tree\":{tree}}}", json_str(&name))?;
+                    let trees = count.as_ref().map_or(String::new(), |c| format!(",\"trees\":{}", json_str(c)));
+                    writeln!(out, "{{\"file\":{},\"ok\":true{trees},\"tree\":{tree}}}", json_str(&name))?;
                 } else {
                     if inputs.len() > 1 {
                         writeln!(out, "# {name}")?;

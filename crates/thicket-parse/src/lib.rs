@@ -32,9 +32,11 @@
 //! static choice (the shallowest empty derivation), for the same reason. The
 //! number of trees is available separately ([`ParseResult::count_trees`]).
 
+mod count;
 mod terminal;
 mod token;
 
+pub use count::TreeCount;
 pub use terminal::RegexMatcher;
 
 use rustc_hash::FxHashSet;

@@ -131,7 +131,7 @@ impl Parser<'_> {
     }
 
     /// Whether `node` derives exactly `text[start..end]`.
-    fn derives(&self, node: u32, text: &[u8], start: usize, end: usize) -> bool {
+    pub(crate) fn derives(&self, node: u32, text: &[u8], start: usize, end: usize) -> bool {
         match self.ops[node as usize] {
             Op::Literal => {
                 let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(node as usize)) else {

@@ -1,0 +1,253 @@
+//! Counting the derivation trees of a parsed input.
+//!
+//! Trees are counted over the same shapes the parser builds, with one rule that keeps
+//! counts finite where the grammar allows endless padding: repetitions beyond a
+//! quantifier's minimum must derive something (an extra empty repetition is not a new
+//! tree). Grammars that still derive a span in infinitely many ways (unit or empty
+//! cycles, such as `<a> ::= <a> | "x"`) are reported as [`TreeCount::Infinite`].
+//!
+//! Counting is exhaustive (dynamic programming over spans) and meant for inputs of
+//! moderate size; it gives up past a recursion depth rather than risk the stack.
+
+use crate::{Op, ParseResult, Parser};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// How many derivation trees an input has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeCount {
+    /// Exactly this many.
+    Finite(u128),
+    /// More than `u128::MAX`.
+    Overflow,
+    /// Infinitely many (the grammar has unit or empty cycles that this input uses).
+    Infinite,
+    /// The input nests too deeply to count.
+    TooDeep,
+}
+
+impl std::fmt::Display for TreeCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TreeCount::Finite(n) => write!(f, "{n}"),
+            TreeCount::Overflow => f.write_str("more than 2^128"),
+            TreeCount::Infinite => f.write_str("infinitely many"),
+            TreeCount::TooDeep => f.write_str("unknown (input nests too deeply to count)"),
+        }
+    }
+}
+
+/// A count in progress: finite (saturating into `Overflow`) or infinite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum N {
+    Finite(u128),
+    Overflow,
+    Infinite,
+}
+
+impl N {
+    const ZERO: N = N::Finite(0);
+    const ONE: N = N::Finite(1);
+
+    fn is_zero(self) -> bool {
+        self == N::ZERO
+    }
+
+    fn add(self, other: N) -> N {
+        match (self, other) {
+            (N::Infinite, _) | (_, N::Infinite) => N::Infinite,
+            (N::Finite(a), N::Finite(b)) => a.checked_add(b).map_or(N::Overflow, N::Finite),
+            _ => N::Overflow,
+        }
+    }
+
+    fn mul(self, other: N) -> N {
+        if self.is_zero() || other.is_zero() {
+            return N::ZERO;
+        }
+        match (self, other) {
+            (N::Infinite, _) | (_, N::Infinite) => N::Infinite,
+            (N::Finite(a), N::Finite(b)) => a.checked_mul(b).map_or(N::Overflow, N::Finite),
+            _ => N::Overflow,
+        }
+    }
+}
+
+/// Deepest recursion the counter allows.
+const MAX_DEPTH: usize = 2_000;
+
+struct Counter<'a, 'p, 'g> {
+    result: &'a ParseResult<'p, 'g>,
+    memo: FxHashMap<(u32, usize, usize), N>,
+    active: FxHashSet<(u32, usize, usize)>,
+    depth: usize,
+    too_deep: bool,
+}
+
+impl ParseResult<'_, '_> {
+    /// The number of derivation trees of the input (see the module docs).
+    pub fn count_trees(&self) -> TreeCount {
+        let mut counter = Counter {
+            result: self,
+            memo: FxHashMap::default(),
+            active: FxHashSet::default(),
+            depth: 0,
+            too_deep: false,
+        };
+        let n = counter.count(self.parser.root, 0, self.text.len());
+        if counter.too_deep {
+            return TreeCount::TooDeep;
+        }
+        match n {
+            N::Finite(n) => TreeCount::Finite(n),
+            N::Overflow => TreeCount::Overflow,
+            N::Infinite => TreeCount::Infinite,
+        }
+    }
+}
+
+impl Counter<'_, '_, '_> {
+    fn parser(&self) -> &Parser<'_> {
+        self.result.parser
+    }
+
+    /// Whether `node` can derive `text[i..j]` at all (a cheap filter before counting).
+    fn may_derive(&self, node: u32, i: usize, j: usize) -> bool {
+        let p = self.parser();
+        match p.ops[node as usize] {
+            Op::Literal | Op::Regex => p.derives(node, self.result.text, i, j),
+            _ if i == j => p.nullable(node),
+            _ if p.is_token(node) => p.derives(node, self.result.text, i, j),
+            // Only predicted nodes have items; those whose FIRST set excludes the byte
+            // were never predicted.
+            _ => self.result.complete_any(j, node, i as u32),
+        }
+    }
+
+    fn count(&mut self, node: u32, i: usize, j: usize) -> N {
+        if !self.may_derive(node, i, j) {
+            return N::ZERO;
+        }
+        let key = (node, i, j);
+        if let Some(&n) = self.memo.get(&key) {
+            return n;
+        }
+        if !self.active.insert(key) {
+            return N::Infinite; // derives its own span through itself
+        }
+        if self.depth >= MAX_DEPTH {
+            self.too_deep = true;
+            self.active.remove(&key);
+            return N::ZERO;
+        }
+        self.depth += 1;
+        let p = self.parser();
+        let n = match p.ops[node as usize] {
+            Op::Literal | Op::Regex => N::ONE,
+            Op::Ref { body } => self.count(body, i, j),
+            Op::Alt { start, len } => {
+                let mut total = N::ZERO;
+                for a in start..start + len {
+                    let child = self.parser().children[a as usize];
+                    total = total.add(self.count(child, i, j));
+                }
+                total
+            }
+            Op::Seq { start, len } => {
+                let kids: Vec<u32> = p.children[start as usize..(start + len) as usize].to_vec();
+                self.count_sequence(&kids, i, j)
+            }
+            Op::Repeat { item, min, max } => self.count_repeat(item, min, max, i, j),
+        };
+        self.depth -= 1;
+        self.active.remove(&key);
+        self.memo.insert(key, n);
+        n
+    }
+
+    /// Ways for `kids` in order to derive `text[i..j]`.
+    fn count_sequence(&mut self, kids: &[u32], i: usize, j: usize) -> N {
+        let width = j - i + 1;
+        // feasible[t][m - i]: kids[t..] may derive text[m..j]. Counting only splits whose
+        // rest is feasible keeps the count from wandering into spans that multiply by
+        // zero (and from mistaking them for cycles).
+        let mut feasible = vec![vec![false; width]; kids.len() + 1];
+        feasible[kids.len()][width - 1] = true;
+        for t in (0..kids.len()).rev() {
+            for m in (i..=j).rev() {
+                feasible[t][m - i] = (m..=j).any(|to| feasible[t + 1][to - i] && self.may_derive(kids[t], m, to));
+            }
+        }
+        // ways[m - i]: ways for the children so far to derive text[i..m].
+        let mut ways = vec![N::ZERO; width];
+        ways[0] = N::ONE;
+        for (t, &kid) in kids.iter().enumerate() {
+            let mut next = vec![N::ZERO; width];
+            for from in i..=j {
+                let w = ways[from - i];
+                if w.is_zero() {
+                    continue;
+                }
+                for to in from..=j {
+                    if !feasible[t + 1][to - i] {
+                        continue;
+                    }
+                    let c = self.count(kid, from, to);
+                    next[to - i] = next[to - i].add(w.mul(c));
+                }
+            }
+            ways = next;
+        }
+        ways[width - 1]
+    }
+
+    /// Ways for repetitions of `item` (at least `min`, at most `max`; those past `min`
+    /// non-empty) to derive `text[i..j]`.
+    fn count_repeat(&mut self, item: u32, min: u32, max: Option<u32>, i: usize, j: usize) -> N {
+        let width = j - i + 1;
+        // Beyond the minimum every repetition consumes a byte, so this many suffice.
+        let most = (min as usize + width).min(max.map_or(usize::MAX, |m| m as usize));
+        // reachable[m - i]: some repetitions may derive text[m..j] (a filter, as above).
+        let mut reachable = vec![false; width];
+        reachable[width - 1] = true;
+        for m in (i..j).rev() {
+            reachable[m - i] = (m + 1..=j).any(|to| reachable[to - i] && self.may_derive(item, m, to));
+        }
+        let nullable = self.parser().nullable(item);
+        let mut ways = vec![N::ZERO; width];
+        ways[0] = N::ONE;
+        let mut total = if min == 0 { ways[width - 1] } else { N::ZERO };
+        for reps in 1..=most {
+            let past_min = reps as u32 > min;
+            let mut next = vec![N::ZERO; width];
+            for from in i..=j {
+                let w = ways[from - i];
+                if w.is_zero() {
+                    continue;
+                }
+                let first_to = if past_min { from + 1 } else { from };
+                for to in first_to..=j {
+                    if !reachable[to - i] && !(nullable && to == from) {
+                        continue;
+                    }
+                    let c = self.count(item, from, to);
+                    next[to - i] = next[to - i].add(w.mul(c));
+                }
+            }
+            ways = next;
+            if reps as u32 >= min {
+                total = total.add(ways[width - 1]);
+            }
+            if ways.iter().all(|w| w.is_zero()) {
+                break;
+            }
+        }
+        total
+    }
+}
+
+impl ParseResult<'_, '_> {
+    /// Whether some complete item of `node` spans `origin..j`.
+    pub(crate) fn complete_any(&self, j: usize, node: u32, origin: u32) -> bool {
+        self.complete_repeat(j, node, origin).is_some()
+    }
+}
