@@ -8,33 +8,43 @@
 #   - \uXXXX escapes never name a lone surrogate: U+D800-DFFF only appear as a
 #     high+low surrogate pair (RFC 8259 §7 allows lone ones, but they are not Unicode
 #     text, and serde_json rejects them);
-#   - the integer part has at most 18 digits and the exponent at most 2, so every
-#     number is finite as an IEEE double (§6 lets implementations limit the range);
-#   - unescaped characters are mostly ASCII; others come from the BMP and the
-#     supplementary planes in separate alternatives.
+#   - the integer part has at most 301 digits and the exponent at most 2 significant
+#     digits (after any leading zeros), so numbers stay finite as IEEE doubles (§6 lets
+#     implementations limit the range); generation, whose repetitions are capped by
+#     --max-repetitions, never comes near the limits, while real documents with long
+#     integers or exponents such as 1e0001 still parse;
+#   - a string character is ASCII, non-ASCII or an escape with equal chance, and
+#     non-ASCII characters come from the BMP or the supplementary planes alike.
 
 <start>     ::= <element>
 <element>   ::= <ws> <value> <ws>
-<value>     ::= <object> | <array> | <string> | <number> | "true" | "false" | "null"
+# Containers and scalars are split so that random generation picks a container half of
+# the time (rather than 2 in 7), which gives documents with structure instead of a bare
+# `true` a third of the time; the language is the same.
+<value>     ::= <container> | <scalar>
+<container> ::= <object> | <array>
+<scalar>    ::= <string> | <number> | "true" | "false" | "null"
 <object>    ::= "{" <ws> "}" | "{" <member> ("," <member>)* "}"
 <member>    ::= <ws> <string> <ws> ":" <element>
 <array>     ::= "[" <ws> "]" | "[" <element> ("," <element>)* "]"
 <string>    ::= "\"" <character>* "\""
-<character> ::= <unescaped> | "\\" <escape>
-# %x20-21 / %x23-5B / %x5D-10FFFF: never '"', '\' or a control character U+0000-001F.
-<unescaped> ::= r"[ !#-\[\]-~]"
-              | r"[\x{7F}-\x{D7FF}\x{E000}-\x{FFFF}]"
-              | r"[\x{10000}-\x{10FFFF}]"
+<character> ::= <ascii-char> | <non-ascii-char> | "\\" <escape>
+# unescaped = %x20-21 / %x23-5B / %x5D-10FFFF: never '"', '\' or a control character
+# U+0000-001F (those must be escaped)
+<ascii-char>     ::= r"[ !#-\[\]-~]"
+<non-ascii-char> ::= r"[\x{7F}-\x{D7FF}\x{E000}-\x{FFFF}]" | r"[\x{10000}-\x{10FFFF}]"
 <escape>    ::= "\"" | "\\" | "/" | "b" | "f" | "n" | "r" | "t"
               | "u" <hex4>
               | "u" r"[Dd][89ABab][0-9A-Fa-f]{2}" "\\u" r"[Dd][C-Fc-f][0-9A-Fa-f]{2}"
 # four hex digits that are not a surrogate (D800-DFFF)
 <hex4>      ::= r"[0-9A-Ca-cE-Fe-f][0-9A-Fa-f]{3}" | r"[Dd][0-7][0-9A-Fa-f]{2}"
 <number>    ::= "-"? <int> <frac>? <exp>?
-<int>       ::= "0" | <onenine> <digit>{0,17}
+<int>       ::= "0" | <onenine> <digit>{0,300}
 <frac>      ::= "." <digit>+
-<exp>       ::= ("e" | "E") ("+" | "-")? <digit>{1,2}
+<exp>       ::= ("e" | "E") ("+" | "-")? "0"* <digit>{1,2}
 <onenine>   ::= "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"
 <digit>     ::= "0" | <onenine>
-# insignificant whitespace: space, tab, LF, CR
-<ws>        ::= "" | r"[ \t\n\r]{1,3}"
+# insignificant whitespace (space, tab, LF, CR), any amount; generated in one <ws> out
+# of four, so that it shows up without dominating the output
+<ws>        ::= "" | <ws-maybe>
+<ws-maybe>  ::= "" | r"[ \t\n\r]+"

@@ -22,8 +22,9 @@
 # ISLa; file names use the POSIX portable filename character set (A-Z a-z 0-9 . _ -)
 # and are 1-100 bytes; user and group names are 1-8 characters ([a-z_][a-z0-9_-]*,
 # ISLa's optional trailing '$' is left out); the prefix field is all NUL as in ISLa;
-# the content of every entry is one 512-byte data block: up to 512 printable
-# characters, then NUL padding (ISLa crops content to 512 bytes too). The size and
+# the content of every entry is one 512-byte data block: 1 to 512 printable
+# characters, then NUL padding (ISLa crops content to 512 bytes too, and its size
+# constraint asks for 10-100 characters). The size and
 # checksum fields are arbitrary octal numbers (constraints must fix them).
 
 <start>            ::= <entries> <final-entry>
@@ -93,7 +94,9 @@
 <uname-char>       ::= r"[a-z0-9_-]"
 
 # 512 bytes: 8 chunks of 64 bytes, one of them switching from characters to NULs;
-# that one is 8 chunks of 8 bytes, one of them switching
+# that one is 8 chunks of 8 bytes, one of them switching. The content is never empty:
+# an all-NUL data block after a header would read as the end of the archive (a file
+# of size 0 has no data block at all).
 <content-block>    ::= <content-switch> <nul64>{7}
                      | <content-chunk> <content-switch> <nul64>{6}
                      | <content-chunk>{2} <content-switch> <nul64>{5}
@@ -102,7 +105,6 @@
                      | <content-chunk>{5} <content-switch> <nul64>{2}
                      | <content-chunk>{6} <content-switch> <nul64>
                      | <content-chunk>{7} <content-switch>
-                     | <content-chunk>{8}
 <content-switch>   ::= <content-switch8> <nul8>{7}
                      | <character>{8} <content-switch8> <nul8>{6}
                      | <character>{16} <content-switch8> <nul8>{5}
@@ -111,14 +113,15 @@
                      | <character>{40} <content-switch8> <nul8>{2}
                      | <character>{48} <content-switch8> <nul8>
                      | <character>{56} <content-switch8>
-<content-switch8>  ::= <NUL>{8}
-                     | <character> <NUL>{7}
+# 8 bytes: 1-8 characters, then NUL padding
+<content-switch8>  ::= <character> <NUL>{7}
                      | <character>{2} <NUL>{6}
                      | <character>{3} <NUL>{5}
                      | <character>{4} <NUL>{4}
                      | <character>{5} <NUL>{3}
                      | <character>{6} <NUL>{2}
                      | <character>{7} <NUL>
+                     | <character>{8}
 <content-chunk>    ::= <character>{64}
 # printable ASCII including TAB, LF, VT, FF, CR (Python's string.printable, as in ISLa)
 <character>        ::= r"[\t-\r -~]"

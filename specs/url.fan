@@ -9,8 +9,9 @@
 #   - <scheme> never names a WHATWG "special" scheme (http, https, ws, wss, ftp, file):
 #     it is one of a few registered non-special schemes or contains a digit, '+', '-'
 #     or '.'; special schemes (not file) appear only in <special-uri>, whose host is an
-#     IPv4 address, an IPv6 literal or a DNS-style domain whose last label starts with a
-#     letter (WHATWG parses a host ending in a number as IPv4);
+#     IPv4 address, an IPv6 literal or a DNS-style domain (no percent-encoding, single
+#     hyphens only, so no IDNA "xn--" label) whose last label starts with a letter
+#     (WHATWG parses a host ending in a number as IPv4);
 #   - a port has at most 4 digits or is a 5-digit number up to 65535;
 #   - a host is empty only when there is neither userinfo nor a port (WHATWG rejects
 #     "s://@" and "s://:1");
@@ -73,7 +74,8 @@
 <DIGIT>         ::= r"[0-9]"
 <HEXDIG>        ::= r"[0-9A-Fa-f]"
 
-# WHATWG special schemes with a host that is a valid domain or address.
+# WHATWG special schemes (not file, which takes no port) with a host that is a valid
+# domain or address; the rest of the URI is as in <uri>.
 <special-uri>   ::= <special-scheme> "://" (<userinfo> "@")? <special-host> (":" <port>)?
                     <path-abempty> ("?" <query>)? ("#" <fragment>)?
 <special-scheme> ::= "http" | "https" | "ws" | "wss" | "ftp"

@@ -12,14 +12,16 @@ use thicket_parse::{ParseConfig, ParseError, Parser, Rejection};
 
 /// Arguments of `thicket parse`.
 #[derive(Args, Debug)]
-#[command(after_help = "Reads each FILE (or stdin for `-` or no FILE), parses it with the spec's \
+#[command(
+    after_help = "Reads each FILE (or stdin for `-` or no FILE), parses it with the spec's \
 grammar and prints its derivation tree. Ambiguous inputs get the derivation the parser found \
 first. Exit code 0 if every input parses, 1 if any is not in the language, 3 if the spec has \
 errors, 4 if a file cannot be read.\n\n\
 Examples:\n  thicket parse specs/json.fan data.json\n  \
 echo -n '1+2' | thicket parse specs/expr.fan --format sexp\n  \
 thicket parse specs/csv.fan --quiet *.csv && echo all valid\n  \
-thicket parse specs/expr.fan in.txt --format dot | dot -Tsvg > tree.svg")]
+thicket parse specs/expr.fan in.txt --format dot | dot -Tsvg > tree.svg"
+)]
 pub struct ParseArgs {
     #[command(flatten)]
     spec: SpecArgs,
@@ -76,14 +78,23 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let grammar = &spec.grammar;
-    let parser = match Parser::new(grammar, ParseConfig { max_items: args.max_items }) {
+    let parser = match Parser::new(
+        grammar,
+        ParseConfig {
+            max_items: args.max_items,
+        },
+    ) {
         Ok(parser) => parser,
         Err(e) => {
             eprintln!("error: {}: {e}", spec.source.name());
             return Ok(exit::FAILURE);
         }
     };
-    let inputs = if args.inputs.is_empty() { vec![PathBuf::from("-")] } else { args.inputs.clone() };
+    let inputs = if args.inputs.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.inputs.clone()
+    };
     let mut texts = Vec::with_capacity(inputs.len());
     for path in &inputs {
         texts.push(read_input(path)?);
@@ -99,7 +110,11 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                 Ok(result) => {
                     let tree = result.tree();
                     let count = args.count.then(|| result.count_trees().to_string());
-                    let rendered = if args.quiet { String::new() } else { render(&tree, grammar, args.format) };
+                    let rendered = if args.quiet {
+                        String::new()
+                    } else {
+                        render(&tree, grammar, args.format)
+                    };
                     Outcome::Parsed(rendered, count)
                 }
                 Err(ParseError::Rejected(r)) => Outcome::Rejected(excerpt(text, &r), r),
@@ -118,11 +133,20 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                     continue;
                 }
                 if let Some(count) = count {
-                    eprintln!("{name}: {count} derivation tree{}", if count == "1" { "" } else { "s" });
+                    eprintln!(
+                        "{name}: {count} derivation tree{}",
+                        if count == "1" { "" } else { "s" }
+                    );
                 }
                 if args.format == TreeFormat::Json {
-                    let trees = count.as_ref().map_or(String::new(), |c| format!(",\"trees\":{}", json_str(c)));
-                    writeln!(out, "{{\"file\":{},\"ok\":true{trees},\"tree\":{tree}}}", json_str(&name))?;
+                    let trees = count
+                        .as_ref()
+                        .map_or(String::new(), |c| format!(",\"trees\":{}", json_str(c)));
+                    writeln!(
+                        out,
+                        "{{\"file\":{},\"ok\":true{trees},\"tree\":{tree}}}",
+                        json_str(&name)
+                    )?;
                 } else {
                     if inputs.len() > 1 {
                         writeln!(out, "# {name}")?;
@@ -162,7 +186,11 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
         }
     }
     out.flush()?;
-    Ok(if rejected > 0 { exit::REJECTED } else { exit::OK })
+    Ok(if rejected > 0 {
+        exit::REJECTED
+    } else {
+        exit::OK
+    })
 }
 
 fn render(tree: &thicket_tree::DerivationTree, grammar: &Grammar, format: TreeFormat) -> String {
@@ -177,7 +205,9 @@ fn render(tree: &thicket_tree::DerivationTree, grammar: &Grammar, format: TreeFo
 fn read_input(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).context("cannot read stdin")?;
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read stdin")?;
         Ok(bytes)
     } else {
         std::fs::read(path).with_context(|| format!("cannot read input {}", path.display()))
@@ -185,7 +215,11 @@ fn read_input(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
 }
 
 fn display_name(path: &std::path::Path) -> String {
-    if path.as_os_str() == "-" { "<stdin>".to_string() } else { path.display().to_string() }
+    if path.as_os_str() == "-" {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
 }
 
 fn json_str(s: &str) -> String {
@@ -194,8 +228,14 @@ fn json_str(s: &str) -> String {
 
 /// The offending line with a caret under the error position.
 fn excerpt(text: &[u8], r: &Rejection) -> String {
-    let line_start = text[..r.offset].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let line_end = text[r.offset..].iter().position(|&b| b == b'\n').map_or(text.len(), |p| r.offset + p);
+    let line_start = text[..r.offset]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let line_end = text[r.offset..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(text.len(), |p| r.offset + p);
     // Keep long lines readable: at most 60 bytes either side of the error.
     let from = line_start.max(r.offset.saturating_sub(60));
     let to = line_end.min(r.offset + 60);
@@ -203,7 +243,9 @@ fn excerpt(text: &[u8], r: &Rejection) -> String {
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    let before = String::from_utf8_lossy(&text[from..r.offset]).chars().count();
+    let before = String::from_utf8_lossy(&text[from..r.offset])
+        .chars()
+        .count();
     let gutter = r.line.to_string();
     format!(
         "{pad} |\n{gutter} | {shown}\n{pad} | {}^",

@@ -34,8 +34,26 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn same_seed_gives_the_same_inputs_whatever_the_thread_count() {
-    let one = thicket(&["generate", "specs/expr.fan", "-n", "3000", "--seed", "42", "-j", "1"]);
-    let two = thicket(&["generate", "specs/expr.fan", "-n", "3000", "--seed", "42", "-j", "2"]);
+    let one = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "-n",
+        "3000",
+        "--seed",
+        "42",
+        "-j",
+        "1",
+    ]);
+    let two = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "-n",
+        "3000",
+        "--seed",
+        "42",
+        "-j",
+        "2",
+    ]);
     assert!(one.status.success(), "{}", stderr(&one));
     assert_eq!(one.stdout, two.stdout);
     let other = thicket(&["generate", "specs/expr.fan", "-n", "3000", "--seed", "43"]);
@@ -66,13 +84,36 @@ fn separators_null_and_files() {
     let items: Vec<&[u8]> = nul.stdout.split(|&b| b == 0).collect();
     assert_eq!(items.len(), 21, "20 inputs, each followed by NUL");
     assert!(items[..20].iter().all(|i| *i == b"a" || *i == b"b\nc"));
-    let custom = thicket(&["generate", spec, "-n", "3", "--seed", "1", "--separator", "\\x1e"]);
+    let custom = thicket(&[
+        "generate",
+        spec,
+        "-n",
+        "3",
+        "--seed",
+        "1",
+        "--separator",
+        "\\x1e",
+    ]);
     assert_eq!(custom.stdout.iter().filter(|&&b| b == 0x1e).count(), 3);
 
     let dir = std::env::temp_dir().join(format!("thicket-out-{}", std::process::id()));
-    let files = thicket(&["generate", spec, "-n", "12", "--seed", "1", "-o", dir.to_str().unwrap(), "--suffix", ".txt"]);
+    let files = thicket(&[
+        "generate",
+        spec,
+        "-n",
+        "12",
+        "--seed",
+        "1",
+        "-o",
+        dir.to_str().unwrap(),
+        "--suffix",
+        ".txt",
+    ]);
     assert!(files.status.success(), "{}", stderr(&files));
-    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
     names.sort();
     assert_eq!(names.len(), 12);
     assert_eq!(names[0], "000000.txt");
@@ -83,7 +124,16 @@ fn separators_null_and_files() {
 
 #[test]
 fn json_format_carries_the_input_and_its_derivation_tree() {
-    let out = thicket(&["generate", "specs/expr.fan", "-n", "20", "--seed", "5", "--format", "json"]);
+    let out = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "-n",
+        "20",
+        "--seed",
+        "5",
+        "--format",
+        "json",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = thicket(&["generate", "specs/expr.fan", "-n", "20", "--seed", "5"]);
     let text = stdout(&text);
@@ -112,7 +162,14 @@ fn json_format_carries_the_input_and_its_derivation_tree() {
 
 #[test]
 fn a_depth_limit_below_the_minimum_is_a_clear_error() {
-    let out = thicket(&["generate", "specs/expr.fan", "--max-depth", "3", "--seed", "1"]);
+    let out = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "--max-depth",
+        "3",
+        "--seed",
+        "1",
+    ]);
     assert_eq!(out.status.code(), Some(4));
     let err = stderr(&out);
     assert!(err.contains("--max-depth 3 is too small"), "{err}");
@@ -122,10 +179,29 @@ fn a_depth_limit_below_the_minimum_is_a_clear_error() {
 
 #[test]
 fn the_depth_limit_bounds_every_tree() {
-    let out = thicket(&["generate", "specs/expr.fan", "-n", "500", "--seed", "3", "--max-depth", "7", "--format", "json"]);
+    let out = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "-n",
+        "500",
+        "--seed",
+        "3",
+        "--max-depth",
+        "7",
+        "--format",
+        "json",
+    ]);
     fn depth(node: &serde_json::Value) -> usize {
-        let is_rule = node[0].as_str().unwrap().starts_with('<') && !node[1].as_array().unwrap().is_empty();
-        usize::from(is_rule) + node[1].as_array().unwrap().iter().map(depth).max().unwrap_or(0)
+        let is_rule =
+            node[0].as_str().unwrap().starts_with('<') && !node[1].as_array().unwrap().is_empty();
+        usize::from(is_rule)
+            + node[1]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(depth)
+                .max()
+                .unwrap_or(0)
     }
     let deepest = stdout(&out)
         .lines()
@@ -137,12 +213,29 @@ fn the_depth_limit_bounds_every_tree() {
 
 #[test]
 fn start_can_be_overridden() {
-    let out = thicket(&["generate", "specs/expr.fan", "--start", "<DecDigit>", "-n", "50", "--seed", "1"]);
+    let out = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "--start",
+        "<DecDigit>",
+        "-n",
+        "50",
+        "--seed",
+        "1",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).lines().all(|l| l.len() == 1 && l.as_bytes()[0].is_ascii_digit()));
+    assert!(
+        stdout(&out)
+            .lines()
+            .all(|l| l.len() == 1 && l.as_bytes()[0].is_ascii_digit())
+    );
     let missing = thicket(&["generate", "specs/expr.fan", "--start", "DecDigt"]);
     assert_eq!(missing.status.code(), Some(3));
-    assert!(stderr(&missing).contains("did you mean <DecDigit>?"), "{}", stderr(&missing));
+    assert!(
+        stderr(&missing).contains("did you mean <DecDigit>?"),
+        "{}",
+        stderr(&missing)
+    );
 }
 
 #[test]
@@ -156,7 +249,12 @@ fn lint_summarises_rules_as_text_and_json() {
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(value["ok"], true);
     assert_eq!(value["totals"]["rules"], 7);
-    let unary = value["rules"].as_array().unwrap().iter().find(|r| r["name"] == "<UnaryExpr>").unwrap();
+    let unary = value["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "<UnaryExpr>")
+        .unwrap();
     assert_eq!(unary["alternatives"], 7);
     assert_eq!(unary["min_depth"], 2);
 }
@@ -167,22 +265,41 @@ fn lint_warnings_do_not_fail_unless_denied() {
     let spec = spec.to_str().unwrap();
     let out = thicket(&["lint", spec]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(stderr(&out).contains("warning[unreachable]"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning[unreachable]"),
+        "{}",
+        stderr(&out)
+    );
     let denied = thicket(&["lint", spec, "--deny-warnings"]);
     assert_eq!(denied.status.code(), Some(3));
 }
 
 #[test]
 fn stats_report_size_and_distinct_share() {
-    let out = thicket(&["generate", "specs/expr.fan", "-n", "2000", "--seed", "1", "--stats"]);
+    let out = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "-n",
+        "2000",
+        "--seed",
+        "1",
+        "--stats",
+    ]);
     let err = stderr(&out);
     assert!(err.contains("2000 inputs"), "{err}");
-    assert!(err.contains("mean size") && err.contains("% distinct"), "{err}");
+    assert!(
+        err.contains("mean size") && err.contains("% distinct"),
+        "{err}"
+    );
 }
 
 #[test]
 fn help_explains_with_examples() {
-    for args in [&["--help"][..], &["generate", "--help"], &["lint", "--help"]] {
+    for args in [
+        &["--help"][..],
+        &["generate", "--help"],
+        &["lint", "--help"],
+    ] {
         let out = thicket(args);
         assert!(out.status.success());
         assert!(stdout(&out).contains("Example"), "{args:?}");

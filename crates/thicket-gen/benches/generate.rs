@@ -17,7 +17,9 @@ fn main() {
 }
 
 fn spec(name: &str) -> Grammar {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../specs").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../specs")
+        .join(name);
     load_spec_file(&path, &LoadOptions::default())
         .unwrap_or_else(|e| panic!("{}", e.render()))
         .grammar
@@ -37,7 +39,14 @@ fn batch_bytes(generator: &Generator) -> usize {
 
 fn bench_bytes(bencher: Bencher, spec_name: &str, max_depth: u32) {
     let grammar = spec(spec_name);
-    let generator = Generator::new(&grammar, GenConfig { max_depth, ..GenConfig::default() }).unwrap();
+    let generator = Generator::new(
+        &grammar,
+        GenConfig {
+            max_depth,
+            ..GenConfig::default()
+        },
+    )
+    .unwrap();
     let bytes = batch_bytes(&generator);
     let mut out = Vec::with_capacity(1 << 16);
     bencher
@@ -54,7 +63,14 @@ fn bench_bytes(bencher: Bencher, spec_name: &str, max_depth: u32) {
 
 fn bench_tree(bencher: Bencher, spec_name: &str, max_depth: u32) {
     let grammar = spec(spec_name);
-    let generator = Generator::new(&grammar, GenConfig { max_depth, ..GenConfig::default() }).unwrap();
+    let generator = Generator::new(
+        &grammar,
+        GenConfig {
+            max_depth,
+            ..GenConfig::default()
+        },
+    )
+    .unwrap();
     let bytes = batch_bytes(&generator);
     bencher
         .counter(BytesCount::new(bytes))

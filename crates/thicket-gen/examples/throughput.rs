@@ -7,11 +7,18 @@
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: throughput SPEC [N] [MAX_DEPTH]");
-    let n: u64 = args.next().map_or(10_000, |a| a.parse().expect("N is a number"));
-    let max_depth: u32 = args.next().map_or(30, |a| a.parse().expect("MAX_DEPTH is a number"));
+    let n: u64 = args
+        .next()
+        .map_or(10_000, |a| a.parse().expect("N is a number"));
+    let max_depth: u32 = args
+        .next()
+        .map_or(30, |a| a.parse().expect("MAX_DEPTH is a number"));
     let spec = thicket_grammar::load_spec_file(path.as_ref(), &Default::default())
         .unwrap_or_else(|e| panic!("{}", e.render()));
-    let config = thicket_gen::GenConfig { max_depth, ..Default::default() };
+    let config = thicket_gen::GenConfig {
+        max_depth,
+        ..Default::default()
+    };
     let generator = thicket_gen::Generator::new(&spec.grammar, config).expect("generator");
     let mut out = Vec::new();
     let mut total = 0;

@@ -63,7 +63,9 @@ impl Default for GenConfig {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum GenError {
     /// The depth limit is below the least depth of any tree.
-    #[error("--max-depth {given} is too small: the smallest tree of this grammar has depth {required}")]
+    #[error(
+        "--max-depth {given} is too small: the smallest tree of this grammar has depth {required}"
+    )]
     DepthTooSmall {
         /// The grammar's minimal depth.
         required: u32,
@@ -125,7 +127,12 @@ enum Op {
     /// `children[start..start + len]`, sorted by minimal depth; `deepest` is the largest.
     Alt { start: u32, len: u32, deepest: u32 },
     /// `item` repeated `min..=max` times (`max` already capped), if `item` fits.
-    Repeat { item: u32, item_depth: u32, min: u32, max: u32 },
+    Repeat {
+        item: u32,
+        item_depth: u32,
+        min: u32,
+        max: u32,
+    },
 }
 
 /// The random number generator of generation (see the crate docs).
@@ -199,30 +206,43 @@ impl<'g> Generator<'g> {
             Expr::Literal(bytes) => {
                 let start = self.literals.len() as u32;
                 self.literals.extend_from_slice(bytes);
-                Op::Literal { start, len: bytes.len() as u32 }
+                Op::Literal {
+                    start,
+                    len: bytes.len() as u32,
+                }
             }
             Expr::Regex(r) => {
-                let sampler = RegexSampler::new(&r.hir, self.config.max_repetitions).map_err(|e| {
-                    GenError::Regex {
-                        pattern: r.pattern.clone(),
-                        reason: format!("{e:?}"),
-                    }
-                })?;
+                let sampler =
+                    RegexSampler::new(&r.hir, self.config.max_repetitions).map_err(|e| {
+                        GenError::Regex {
+                            pattern: r.pattern.clone(),
+                            reason: format!("{e:?}"),
+                        }
+                    })?;
                 self.regexes.push(sampler);
-                Op::Regex { index: self.regexes.len() as u32 - 1 }
+                Op::Regex {
+                    index: self.regexes.len() as u32 - 1,
+                }
             }
-            Expr::Ref(symbol) => Op::Ref { body: index(self.grammar.rule(*symbol).body) },
+            Expr::Ref(symbol) => Op::Ref {
+                body: index(self.grammar.rule(*symbol).body),
+            },
             Expr::Seq(items) => {
                 let start = self.children.len() as u32;
                 for &item in items.iter() {
                     self.children.push(index(item));
                     self.child_depths.push(self.analysis.expr_min_depth(item));
                 }
-                Op::Seq { start, len: items.len() as u32 }
+                Op::Seq {
+                    start,
+                    len: items.len() as u32,
+                }
             }
             Expr::Alt(alts) => {
-                let mut sorted: Vec<(u32, ExprId)> =
-                    alts.iter().map(|&a| (self.analysis.expr_min_depth(a), a)).collect();
+                let mut sorted: Vec<(u32, ExprId)> = alts
+                    .iter()
+                    .map(|&a| (self.analysis.expr_min_depth(a), a))
+                    .collect();
                 sorted.sort_by_key(|&(depth, _)| depth);
                 let start = self.children.len() as u32;
                 for &(depth, alt) in &sorted {
@@ -285,7 +305,11 @@ impl<'g> Generator<'g> {
     }
 
     /// Generates one input, reporting the derivation to `sink` in preorder.
-    pub fn generate_into<R: Rng + ?Sized, S: TreeSink>(&self, rng: &mut R, sink: &mut S) -> GenStats {
+    pub fn generate_into<R: Rng + ?Sized, S: TreeSink>(
+        &self,
+        rng: &mut R,
+        sink: &mut S,
+    ) -> GenStats {
         self.expand(self.grammar.root(), 0, rng, sink)
     }
 
@@ -318,7 +342,10 @@ impl<'g> Generator<'g> {
             let expr = || self.expr_id(op);
             match self.ops[op as usize] {
                 Op::Literal { start, len } => {
-                    sink.terminal(expr(), &self.literals[start as usize..(start + len) as usize]);
+                    sink.terminal(
+                        expr(),
+                        &self.literals[start as usize..(start + len) as usize],
+                    );
                 }
                 Op::Regex { index } => {
                     scratch.clear();
@@ -339,7 +366,11 @@ impl<'g> Generator<'g> {
                         current = Some((first, depth));
                     }
                 }
-                Op::Alt { start, len, deepest } => {
+                Op::Alt {
+                    start,
+                    len,
+                    deepest,
+                } => {
                     let range = start as usize..(start + len) as usize;
                     // Usually every alternative fits; only near the limit is a search needed.
                     let fitting = if depth.saturating_add(deepest) <= max_depth {
@@ -365,7 +396,12 @@ impl<'g> Generator<'g> {
                         current = Some((chosen, depth));
                     }
                 }
-                Op::Repeat { item, item_depth, min, max } => {
+                Op::Repeat {
+                    item,
+                    item_depth,
+                    min,
+                    max,
+                } => {
                     let item_fits = depth.saturating_add(item_depth) <= max_depth;
                     let count = if !item_fits || stats.budget_exhausted {
                         min
@@ -407,7 +443,10 @@ mod tests {
 
     #[test]
     fn same_seed_same_output_and_streams_differ() {
-        let (g, c) = generator("<start> ::= <d>+\n<d> ::= r\"[0-9a-z]\"", GenConfig::default());
+        let (g, c) = generator(
+            "<start> ::= <d>+\n<d> ::= r\"[0-9a-z]\"",
+            GenConfig::default(),
+        );
         let gen_ = Generator::new(&g, c).unwrap();
         let run = |seed, index| {
             let mut out = Vec::new();
@@ -426,7 +465,10 @@ mod tests {
             GenConfig::default(),
         );
         for max_depth in [3, 5, 12] {
-            let config = GenConfig { max_depth, ..GenConfig::default() };
+            let config = GenConfig {
+                max_depth,
+                ..GenConfig::default()
+            };
             let gen_ = Generator::new(&g, config).unwrap();
             let mut deepest = 0;
             for i in 0..300 {
@@ -438,22 +480,52 @@ mod tests {
                 gen_.generate_bytes(&mut Generator::rng_for(1, i), &mut bytes);
                 assert_eq!(tree.bytes(), &bytes[..], "tree and byte sink agree");
             }
-            assert_eq!(deepest, max_depth, "the limit is reached, not just respected");
+            assert_eq!(
+                deepest, max_depth,
+                "the limit is reached, not just respected"
+            );
         }
     }
 
     #[test]
     fn a_depth_limit_below_the_minimum_names_the_minimum() {
-        let (g, _) = generator("<start> ::= <a>\n<a> ::= <b>\n<b> ::= \"x\"", GenConfig::default());
-        let err = Generator::new(&g, GenConfig { max_depth: 2, ..GenConfig::default() }).err().unwrap();
-        assert_eq!(err, GenError::DepthTooSmall { required: 3, given: 2 });
+        let (g, _) = generator(
+            "<start> ::= <a>\n<a> ::= <b>\n<b> ::= \"x\"",
+            GenConfig::default(),
+        );
+        let err = Generator::new(
+            &g,
+            GenConfig {
+                max_depth: 2,
+                ..GenConfig::default()
+            },
+        )
+        .err()
+        .unwrap();
+        assert_eq!(
+            err,
+            GenError::DepthTooSmall {
+                required: 3,
+                given: 2
+            }
+        );
         assert!(err.to_string().contains("depth 3"));
     }
 
     #[test]
     fn repetitions_respect_quantifier_bounds_and_the_cap() {
-        let (g, _) = generator("<start> ::= \"a\"{2,4} \"b\"* \"c\"{7}", GenConfig::default());
-        let gen_ = Generator::new(&g, GenConfig { max_repetitions: 3, ..GenConfig::default() }).unwrap();
+        let (g, _) = generator(
+            "<start> ::= \"a\"{2,4} \"b\"* \"c\"{7}",
+            GenConfig::default(),
+        );
+        let gen_ = Generator::new(
+            &g,
+            GenConfig {
+                max_repetitions: 3,
+                ..GenConfig::default()
+            },
+        )
+        .unwrap();
         for i in 0..200 {
             let mut out = Vec::new();
             gen_.generate_bytes(&mut Generator::rng_for(0, i), &mut out);
@@ -462,14 +534,24 @@ mod tests {
             let b = s.matches('b').count();
             assert!((2..=3).contains(&a), "{s}");
             assert!(b <= 3, "{s}");
-            assert_eq!(s.matches('c').count(), 7, "mandatory count beats the cap: {s}");
+            assert_eq!(
+                s.matches('c').count(),
+                7,
+                "mandatory count beats the cap: {s}"
+            );
         }
     }
 
     #[test]
     fn the_node_budget_closes_off_explosive_grammars() {
-        let (g, _) = generator("<start> ::= <a>\n<a> ::= <a> <a> <a> | \"x\"", GenConfig::default());
-        let config = GenConfig { max_nodes: 1000, ..GenConfig::default() };
+        let (g, _) = generator(
+            "<start> ::= <a>\n<a> ::= <a> <a> <a> | \"x\"",
+            GenConfig::default(),
+        );
+        let config = GenConfig {
+            max_nodes: 1000,
+            ..GenConfig::default()
+        };
         let gen_ = Generator::new(&g, config).unwrap();
         let mut exhausted = 0;
         for i in 0..50 {
@@ -485,7 +567,10 @@ mod tests {
 
     #[test]
     fn byte_literals_and_byte_regexes_produce_raw_bytes() {
-        let (g, _) = generator("<start> ::= b\"\\x00\\xff\" r\"(?-u:[\\x80-\\xff])\"", GenConfig::default());
+        let (g, _) = generator(
+            "<start> ::= b\"\\x00\\xff\" r\"(?-u:[\\x80-\\xff])\"",
+            GenConfig::default(),
+        );
         let gen_ = Generator::new(&g, GenConfig::default()).unwrap();
         let mut out = Vec::new();
         gen_.generate_bytes(&mut Generator::rng_for(0, 0), &mut out);

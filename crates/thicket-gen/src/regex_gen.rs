@@ -63,8 +63,17 @@ fn compile(hir: &Hir, cap: u32) -> Result<Node, RegexSampleError> {
         HirKind::Literal(lit) => Node::Literal(lit.0.clone()),
         HirKind::Look(_) => return Err(RegexSampleError::LookAround),
         HirKind::Capture(c) => compile(&c.sub, cap)?,
-        HirKind::Concat(items) => Node::Concat(items.iter().map(|h| compile(h, cap)).collect::<Result<_, _>>()?),
-        HirKind::Alternation(alts) => Node::Alt(alts.iter().map(|h| compile(h, cap)).collect::<Result<_, _>>()?),
+        HirKind::Concat(items) => Node::Concat(
+            items
+                .iter()
+                .map(|h| compile(h, cap))
+                .collect::<Result<_, _>>()?,
+        ),
+        HirKind::Alternation(alts) => Node::Alt(
+            alts.iter()
+                .map(|h| compile(h, cap))
+                .collect::<Result<_, _>>()?,
+        ),
         HirKind::Repetition(rep) => {
             let bound = rep.min.max(cap);
             Node::Repeat {
@@ -83,7 +92,10 @@ fn compile(hir: &Hir, cap: u32) -> Result<Node, RegexSampleError> {
                     true,
                 ),
                 Class::Bytes(c) => (
-                    c.ranges().iter().map(|r| (u32::from(r.start()), u32::from(r.end()))).collect(),
+                    c.ranges()
+                        .iter()
+                        .map(|r| (u32::from(r.start()), u32::from(r.end())))
+                        .collect(),
                     false,
                 ),
             };
@@ -154,7 +166,11 @@ mod tests {
     use rand::SeedableRng;
 
     fn samples(pattern: &str, n: usize) -> Vec<Vec<u8>> {
-        let hir = regex_syntax::ParserBuilder::new().utf8(false).build().parse(pattern).unwrap();
+        let hir = regex_syntax::ParserBuilder::new()
+            .utf8(false)
+            .build()
+            .parse(pattern)
+            .unwrap();
         let sampler = RegexSampler::new(&hir, 5).unwrap();
         let mut rng = crate::GenRng::seed_from_u64(0);
         (0..n)

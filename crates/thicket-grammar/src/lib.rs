@@ -90,7 +90,10 @@ pub fn load_spec_bytes(name: &str, bytes: &[u8], options: &LoadOptions) -> Resul
             SourceFile::new(name, ""),
             Diagnostic::error(
                 "too-large",
-                format!("the spec is {} bytes; at most {MAX_SPEC_BYTES} are accepted", bytes.len()),
+                format!(
+                    "the spec is {} bytes; at most {MAX_SPEC_BYTES} are accepted",
+                    bytes.len()
+                ),
                 Span::new(0, 0),
             ),
         ));

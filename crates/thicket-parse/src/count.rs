@@ -174,7 +174,8 @@ impl Counter<'_, '_, '_> {
         feasible[kids.len()][width - 1] = true;
         for t in (0..kids.len()).rev() {
             for m in (i..=j).rev() {
-                feasible[t][m - i] = (m..=j).any(|to| feasible[t + 1][to - i] && self.may_derive(kids[t], m, to));
+                feasible[t][m - i] =
+                    (m..=j).any(|to| feasible[t + 1][to - i] && self.may_derive(kids[t], m, to));
             }
         }
         // ways[m - i]: ways for the children so far to derive text[i..m].
@@ -210,7 +211,8 @@ impl Counter<'_, '_, '_> {
         let mut reachable = vec![false; width];
         reachable[width - 1] = true;
         for m in (i..j).rev() {
-            reachable[m - i] = (m + 1..=j).any(|to| reachable[to - i] && self.may_derive(item, m, to));
+            reachable[m - i] =
+                (m + 1..=j).any(|to| reachable[to - i] && self.may_derive(item, m, to));
         }
         let nullable = self.parser().nullable(item);
         let mut ways = vec![N::ZERO; width];
@@ -226,7 +228,7 @@ impl Counter<'_, '_, '_> {
                 }
                 let first_to = if past_min { from + 1 } else { from };
                 for to in first_to..=j {
-                    if !reachable[to - i] && !(nullable && to == from) {
+                    if !(reachable[to - i] || nullable && to == from) {
                         continue;
                     }
                     let c = self.count(item, from, to);

@@ -117,10 +117,22 @@ impl std::fmt::Display for Rejection {
 pub(crate) enum Op {
     Literal,
     Regex,
-    Ref { body: u32 },
-    Seq { start: u32, len: u32 },
-    Alt { start: u32, len: u32 },
-    Repeat { item: u32, min: u32, max: Option<u32> },
+    Ref {
+        body: u32,
+    },
+    Seq {
+        start: u32,
+        len: u32,
+    },
+    Alt {
+        start: u32,
+        len: u32,
+    },
+    Repeat {
+        item: u32,
+        min: u32,
+        max: Option<u32>,
+    },
 }
 
 /// An item of a set waiting for `node` to complete from that set.
@@ -278,7 +290,10 @@ impl<'g> Parser<'g> {
                 Expr::Literal(_) => (Op::Literal, None),
                 Expr::Regex(r) => (
                     Op::Regex,
-                    Some(RegexMatcher::new(&r.hir).map_err(|e| format!("regex terminal r\"{}\": {e}", r.pattern))?),
+                    Some(
+                        RegexMatcher::new(&r.hir)
+                            .map_err(|e| format!("regex terminal r\"{}\": {e}", r.pattern))?,
+                    ),
                 ),
                 Expr::Ref(s) => {
                     let body = index(grammar.rule(*s).body);
@@ -286,17 +301,36 @@ impl<'g> Parser<'g> {
                 }
                 Expr::Seq(items) => {
                     let start = parser.children.len() as u32;
-                    parser.children.extend(items.iter().map(|&item| index(item)));
-                    (Op::Seq { start, len: items.len() as u32 }, None)
+                    parser
+                        .children
+                        .extend(items.iter().map(|&item| index(item)));
+                    (
+                        Op::Seq {
+                            start,
+                            len: items.len() as u32,
+                        },
+                        None,
+                    )
                 }
                 Expr::Alt(alts) => {
                     let start = parser.children.len() as u32;
                     parser.children.extend(alts.iter().map(|&alt| index(alt)));
-                    (Op::Alt { start, len: alts.len() as u32 }, None)
+                    (
+                        Op::Alt {
+                            start,
+                            len: alts.len() as u32,
+                        },
+                        None,
+                    )
                 }
-                Expr::Repeat(r) => {
-                    (Op::Repeat { item: index(r.item), min: r.min, max: r.max }, None)
-                }
+                Expr::Repeat(r) => (
+                    Op::Repeat {
+                        item: index(r.item),
+                        min: r.min,
+                        max: r.max,
+                    },
+                    None,
+                ),
             };
             parser.ops.push(op);
             parser.regexes.push(regex);
@@ -322,13 +356,23 @@ impl<'g> Parser<'g> {
                 let (depth, choice) = match (self.ops[x], self.grammar.expr(id)) {
                     (_, Expr::Literal(b)) => (if b.is_empty() { 0 } else { NONE }, NONE),
                     (_, Expr::Regex(r)) => (
-                        if r.hir.properties().minimum_len() == Some(0) { 0 } else { NONE },
+                        if r.hir.properties().minimum_len() == Some(0) {
+                            0
+                        } else {
+                            NONE
+                        },
                         NONE,
                     ),
-                    (Op::Ref { body }, _) => (self.empty_depth[body as usize].saturating_add(1), NONE),
+                    (Op::Ref { body }, _) => {
+                        (self.empty_depth[body as usize].saturating_add(1), NONE)
+                    }
                     (Op::Seq { start, len }, _) => {
                         let kids = &self.children[start as usize..(start + len) as usize];
-                        let depth = kids.iter().map(|&k| self.empty_depth[k as usize]).max().unwrap_or(0);
+                        let depth = kids
+                            .iter()
+                            .map(|&k| self.empty_depth[k as usize])
+                            .max()
+                            .unwrap_or(0);
                         (depth, NONE)
                     }
                     (Op::Alt { start, len }, _) => {
@@ -340,9 +384,14 @@ impl<'g> Parser<'g> {
                             .filter(|&(d, _)| d != NONE)
                             .unwrap_or((NONE, NONE))
                     }
-                    (Op::Repeat { item, min, .. }, _) => {
-                        (if min == 0 { 0 } else { self.empty_depth[item as usize] }, NONE)
-                    }
+                    (Op::Repeat { item, min, .. }, _) => (
+                        if min == 0 {
+                            0
+                        } else {
+                            self.empty_depth[item as usize]
+                        },
+                        NONE,
+                    ),
                     _ => unreachable!("ops mirror expressions"),
                 };
                 if depth < self.empty_depth[x] {
@@ -424,7 +473,9 @@ impl<'g> Parser<'g> {
                 self.owner[x as usize] = symbol.index() as u32;
                 match self.ops[x as usize] {
                     Op::Seq { start, len } | Op::Alt { start, len } => {
-                        stack.extend_from_slice(&self.children[start as usize..(start + len) as usize]);
+                        stack.extend_from_slice(
+                            &self.children[start as usize..(start + len) as usize],
+                        );
                     }
                     Op::Repeat { item, .. } => stack.push(item),
                     _ => {}
@@ -472,7 +523,12 @@ impl<'g> Parser<'g> {
         let mut waiting: Vec<Waiting> = Vec::new();
         let mut wait_start: Vec<u32> = Vec::with_capacity(n + 2);
         let mut work = Work::default();
-        work.pending.push_back(vec![Item { node: self.root, dot: 0, origin: 0, back: 0 }]);
+        work.pending.push_back(vec![Item {
+            node: self.root,
+            dot: 0,
+            origin: 0,
+            back: 0,
+        }]);
         let mut furthest = 0;
         for j in 0..=n {
             set_start.push(items.len() as u32);
@@ -490,7 +546,10 @@ impl<'g> Parser<'g> {
                 let item = work.current[k];
                 k += 1;
                 if items.len() + work.current.len() > self.config.max_items {
-                    return Err(ParseError::TooComplex { offset: j, max_items: self.config.max_items });
+                    return Err(ParseError::TooComplex {
+                        offset: j,
+                        max_items: self.config.max_items,
+                    });
                 }
                 if self.is_complete(&item) && item.origin != j as u32 {
                     let o = item.origin as usize;
@@ -513,10 +572,16 @@ impl<'g> Parser<'g> {
                 self.for_each_expected(item, |child, choice| {
                     // Only nodes that were predicted here can complete from here.
                     let predicted = !matches!(self.ops[child as usize], Op::Literal | Op::Regex)
-                        && text.get(j).is_some_and(|&b| self.first[child as usize].contains(b))
+                        && text
+                            .get(j)
+                            .is_some_and(|&b| self.first[child as usize].contains(b))
                         && !self.is_token(child);
                     if predicted {
-                        waiting.push(Waiting { node: child, item: (base + k) as u32, choice });
+                        waiting.push(Waiting {
+                            node: child,
+                            item: (base + k) as u32,
+                            choice,
+                        });
                     }
                 });
             }
@@ -524,7 +589,13 @@ impl<'g> Parser<'g> {
             work.finish_set();
         }
         set_start.push(items.len() as u32);
-        let result = ParseResult { parser: self, text, items, set_start, index };
+        let result = ParseResult {
+            parser: self,
+            text,
+            items,
+            set_start,
+            index,
+        };
         if result.find(n, self.root, 0, 1).is_none() {
             return Err(self.reject(text, n, &result.items, &result.set_start));
         }
@@ -543,10 +614,20 @@ impl<'g> Parser<'g> {
                 Op::Seq { .. } => (waiter.dot + 1, item.origin),
                 Op::Ref { .. } => (1, item.origin),
                 Op::Alt { .. } => (1, w.choice),
-                Op::Repeat { min, max, .. } => (Self::next_count(min, max, waiter.dot), item.origin),
+                Op::Repeat { min, max, .. } => {
+                    (Self::next_count(min, max, waiter.dot), item.origin)
+                }
                 Op::Literal | Op::Regex => unreachable!("terminals do not wait"),
             };
-            work.add(Item { node: waiter.node, dot, origin: waiter.origin, back }, work.j);
+            work.add(
+                Item {
+                    node: waiter.node,
+                    dot,
+                    origin: waiter.origin,
+                    back,
+                },
+                work.j,
+            );
         }
     }
 
@@ -554,14 +635,18 @@ impl<'g> Parser<'g> {
     /// alternative's index for alternations).
     fn for_each_expected(&self, item: &Item, mut f: impl FnMut(u32, u32)) {
         match self.ops[item.node as usize] {
-            Op::Seq { start, len } if item.dot < len => f(self.children[(start + item.dot) as usize], 0),
+            Op::Seq { start, len } if item.dot < len => {
+                f(self.children[(start + item.dot) as usize], 0)
+            }
             Op::Ref { body } if item.dot == 0 => f(body, 0),
             Op::Alt { start, len } if item.dot == 0 => {
                 for i in 0..len {
                     f(self.children[(start + i) as usize], i);
                 }
             }
-            Op::Repeat { item: child, max, .. } if Self::repeat_expects(max, item.dot) => f(child, 0),
+            Op::Repeat {
+                item: child, max, ..
+            } if Self::repeat_expects(max, item.dot) => f(child, 0),
             _ => {}
         }
     }
@@ -577,7 +662,12 @@ impl<'g> Parser<'g> {
                 Op::Repeat { min, max, .. } => (Self::next_count(min, max, item.dot), j),
                 Op::Literal | Op::Regex => unreachable!("terminals expect nothing"),
             };
-            let advanced = Item { node: item.node, dot, origin: item.origin, back };
+            let advanced = Item {
+                node: item.node,
+                dot,
+                origin: item.origin,
+                back,
+            };
             self.expect(child, advanced, text, work);
         });
     }
@@ -586,7 +676,9 @@ impl<'g> Parser<'g> {
     /// tokens, predict everything else.
     fn expect(&self, child: u32, advanced: Item, text: &[u8], work: &mut Work) {
         let j = work.j;
-        let starts = text.get(j).is_some_and(|&b| self.first[child as usize].contains(b));
+        let starts = text
+            .get(j)
+            .is_some_and(|&b| self.first[child as usize].contains(b));
         if !starts {
             // Only an empty derivation can fit here, and those need no items.
             if self.nullable(child) {
@@ -596,7 +688,8 @@ impl<'g> Parser<'g> {
         }
         match self.ops[child as usize] {
             Op::Literal => {
-                let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(child as usize)) else {
+                let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(child as usize))
+                else {
                     unreachable!("literal op")
                 };
                 if text[j..].starts_with(bytes) {
@@ -604,7 +697,8 @@ impl<'g> Parser<'g> {
                 }
             }
             _ if matches!(self.ops[child as usize], Op::Regex) || self.is_token(child) => {
-                let (start, len) = match work.cache_keys.iter().find(|&&(node, _, _)| node == child) {
+                let (start, len) = match work.cache_keys.iter().find(|&&(node, _, _)| node == child)
+                {
                     Some(&(_, start, len)) => (start as usize, len as usize),
                     None => {
                         let start = work.cache_ends.len();
@@ -623,7 +717,15 @@ impl<'g> Parser<'g> {
                 }
             }
             _ => {
-                work.add(Item { node: child, dot: 0, origin: j as u32, back: j as u32 }, j);
+                work.add(
+                    Item {
+                        node: child,
+                        dot: 0,
+                        origin: j as u32,
+                        back: j as u32,
+                    },
+                    j,
+                );
                 if self.nullable(child) {
                     work.add(advanced, j);
                 }
@@ -635,36 +737,67 @@ impl<'g> Parser<'g> {
         let (lo, hi) = set_range(set_start, items.len(), at);
         let mut expected: Vec<String> = Vec::new();
         let mut rules: Vec<String> = Vec::new();
-        let mut note = |child: u32, item: &Item| {
-            if matches!(self.ops[child as usize], Op::Literal | Op::Regex) || self.is_token(child) {
-                let text = self.grammar.display_expr(ExprId::from_index(child as usize));
-                if !expected.contains(&text) {
-                    expected.push(text);
-                }
-                let owner = self.owner[item.node as usize];
-                if owner != NONE {
-                    let name = self.grammar.display_symbol(symbol(owner));
-                    if !rules.contains(&name) {
-                        rules.push(name);
-                    }
-                }
-            }
-        };
+        let mut seen = FxHashSet::default();
         for item in &items[lo..hi] {
-            match self.ops[item.node as usize] {
-                Op::Seq { start, len } if item.dot < len => note(self.children[(start + item.dot) as usize], item),
-                Op::Ref { body } if item.dot == 0 => note(body, item),
-                Op::Alt { start, len } if item.dot == 0 => {
-                    for i in 0..len {
-                        note(self.children[(start + i) as usize], item);
+            self.for_each_expected(item, |child, _| {
+                // Terminals and tokens that could come next, found through the
+                // nonterminals that were not predicted here.
+                let mut stack = vec![(child, item.node)];
+                while let Some((node, parent)) = stack.pop() {
+                    if !seen.insert(node) {
+                        continue;
+                    }
+                    // Named tokens read best by their rule (`<string>`); anonymous ones
+                    // by what they start with.
+                    let named_token =
+                        matches!(self.ops[node as usize], Op::Ref { .. }) && self.is_token(node);
+                    if matches!(self.ops[node as usize], Op::Literal | Op::Regex) || named_token {
+                        let shown = self.grammar.display_expr(ExprId::from_index(node as usize));
+                        if !expected.contains(&shown) {
+                            expected.push(shown);
+                        }
+                        let owner = self.owner[parent as usize];
+                        if owner != NONE {
+                            let name = self.grammar.display_symbol(symbol(owner));
+                            if !rules.contains(&name) {
+                                rules.push(name);
+                            }
+                        }
+                        continue;
+                    }
+                    match self.ops[node as usize] {
+                        Op::Ref { body } => stack.push((body, node)),
+                        Op::Alt { start, len } => {
+                            for &c in self.children[start as usize..(start + len) as usize]
+                                .iter()
+                                .rev()
+                            {
+                                stack.push((c, node));
+                            }
+                        }
+                        Op::Seq { start, len } => {
+                            let kids = &self.children[start as usize..(start + len) as usize];
+                            let upto = kids
+                                .iter()
+                                .position(|&k| !self.nullable(k))
+                                .map_or(kids.len(), |p| p + 1);
+                            for &c in kids[..upto].iter().rev() {
+                                stack.push((c, node));
+                            }
+                        }
+                        Op::Repeat { item, max, .. } if max != Some(0) => stack.push((item, node)),
+                        _ => {}
                     }
                 }
-                Op::Repeat { item: child, max, .. } if Self::repeat_expects(max, item.dot) => note(child, item),
-                _ => {}
-            }
+            });
         }
         let line = text[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        let column = at - text[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+        let column = at
+            - text[..at]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1)
+            + 1;
         ParseError::Rejected(Box::new(Rejection {
             offset: at,
             line,
@@ -702,7 +835,10 @@ impl ParseResult<'_, '_> {
             let it = &self.items[i as usize];
             (it.node, it.origin, it.dot) < key
         });
-        slice.get(at).map(|&i| self.items[i as usize]).filter(|it| (it.node, it.origin, it.dot) == key)
+        slice
+            .get(at)
+            .map(|&i| self.items[i as usize])
+            .filter(|it| (it.node, it.origin, it.dot) == key)
     }
 
     /// The earliest-derived complete item of a repetition spanning `origin..j`.
@@ -738,7 +874,11 @@ impl ParseResult<'_, '_> {
             Close,
         }
         let p = self.parser;
-        let mut stack = vec![Frame::Node { node: p.root, start: 0, end: self.text.len() }];
+        let mut stack = vec![Frame::Node {
+            node: p.root,
+            start: 0,
+            end: self.text.len(),
+        }];
         let mut spans: Vec<(u32, usize, usize)> = Vec::new();
         let mut scratch = token::SplitScratch::default();
         while let Some(frame) = stack.pop() {
@@ -767,26 +907,46 @@ impl ParseResult<'_, '_> {
             stack.push(Frame::Close);
             let s32 = start as u32;
             match op {
-                Op::Ref { body } => stack.push(Frame::Node { node: body, start, end }),
+                Op::Ref { body } => stack.push(Frame::Node {
+                    node: body,
+                    start,
+                    end,
+                }),
                 Op::Alt { start: first, .. } => {
-                    let item = self.find(end, node, s32, 1).expect("a complete alternation spans its subtree");
+                    let item = self
+                        .find(end, node, s32, 1)
+                        .expect("a complete alternation spans its subtree");
                     let child = p.children[(first + item.back) as usize];
-                    stack.push(Frame::Node { node: child, start, end });
+                    stack.push(Frame::Node {
+                        node: child,
+                        start,
+                        end,
+                    });
                 }
                 Op::Seq { start: first, len } => {
-                    let mut item = self.find(end, node, s32, len).expect("a complete sequence spans its subtree");
+                    let mut item = self
+                        .find(end, node, s32, len)
+                        .expect("a complete sequence spans its subtree");
                     let mut right = end;
                     for dot in (0..len).rev() {
                         let left = item.back as usize;
-                        stack.push(Frame::Node { node: p.children[(first + dot) as usize], start: left, end: right });
+                        stack.push(Frame::Node {
+                            node: p.children[(first + dot) as usize],
+                            start: left,
+                            end: right,
+                        });
                         right = left;
                         if dot > 0 {
-                            item = self.find(left, node, s32, dot).expect("sequence prefixes are in the chart");
+                            item = self
+                                .find(left, node, s32, dot)
+                                .expect("sequence prefixes are in the chart");
                         }
                     }
                 }
                 Op::Repeat { item: child, .. } => {
-                    let mut item = self.complete_repeat(end, node, s32).expect("a complete repetition spans its subtree");
+                    let mut item = self
+                        .complete_repeat(end, node, s32)
+                        .expect("a complete repetition spans its subtree");
                     let mut right = end;
                     spans.clear();
                     while !(item.dot == 0 && right == start) {
@@ -796,7 +956,10 @@ impl ParseResult<'_, '_> {
                             .dot
                             .checked_sub(1)
                             .and_then(|dot| self.find(left, node, s32, dot))
-                            .or_else(|| self.find(left, node, s32, item.dot).filter(|_| left < right));
+                            .or_else(|| {
+                                self.find(left, node, s32, item.dot)
+                                    .filter(|_| left < right)
+                            });
                         match previous {
                             Some(prev) => item = prev,
                             None => break,
@@ -804,7 +967,11 @@ impl ParseResult<'_, '_> {
                         right = left;
                     }
                     for &(c, l, r) in &spans {
-                        stack.push(Frame::Node { node: c, start: l, end: r });
+                        stack.push(Frame::Node {
+                            node: c,
+                            start: l,
+                            end: r,
+                        });
                     }
                 }
                 Op::Literal | Op::Regex => unreachable!("handled above"),
@@ -840,7 +1007,9 @@ impl Parser<'_> {
             stack.push(Frame::Close);
             match self.ops[node as usize] {
                 Op::Ref { body } => stack.push(Frame::Node(body)),
-                Op::Alt { start, .. } => stack.push(Frame::Node(self.children[(start + self.empty_choice[node as usize]) as usize])),
+                Op::Alt { start, .. } => stack.push(Frame::Node(
+                    self.children[(start + self.empty_choice[node as usize]) as usize],
+                )),
                 Op::Seq { start, len } => {
                     for i in (0..len).rev() {
                         stack.push(Frame::Node(self.children[(start + i) as usize]));

@@ -2,11 +2,11 @@
 //! an anchored DFA over the input, reporting every end at which the regex matches (a
 //! general parser needs all of them, not just the longest).
 
+use regex_automata::Anchored;
 use regex_automata::dfa::{Automaton, dense};
 use regex_automata::nfa::thompson;
 use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
-use regex_automata::Anchored;
 use regex_syntax::hir::Hir;
 
 /// Largest DFA built for one regex terminal.
@@ -64,7 +64,9 @@ impl RegexMatcher {
 
     /// Whether some non-empty match starts with `byte`.
     pub fn can_start_with(&self, byte: u8) -> bool {
-        !self.dfa.is_dead_state(self.dfa.next_state(self.start, byte))
+        !self
+            .dfa
+            .is_dead_state(self.dfa.next_state(self.start, byte))
     }
 
     /// Whether the whole of `span` matches.
@@ -85,7 +87,11 @@ mod tests {
     use super::*;
 
     fn matcher(pattern: &str) -> RegexMatcher {
-        let hir = regex_syntax::ParserBuilder::new().utf8(false).build().parse(pattern).unwrap();
+        let hir = regex_syntax::ParserBuilder::new()
+            .utf8(false)
+            .build()
+            .parse(pattern)
+            .unwrap();
         RegexMatcher::new(&hir).unwrap()
     }
 

@@ -10,8 +10,8 @@
 //! DFA matches, then each child is rebuilt the same way. The first path found wins,
 //! children matched in order and each child's match ends tried shortest first.
 
-use crate::{Op, Parser};
 use crate::terminal::RegexMatcher;
+use crate::{Op, Parser};
 use regex_syntax::hir::{Hir, Repetition};
 use thicket_grammar::{Expr, ExprId};
 use thicket_tree::TreeSink;
@@ -99,8 +99,15 @@ impl Parser<'_> {
             Expr::Literal(bytes) => Hir::literal(bytes.clone()),
             Expr::Regex(r) => r.hir.clone(),
             Expr::Ref(s) => self.to_hir(self.grammar.rule(*s).body.index() as u32),
-            Expr::Seq(items) => Hir::concat(items.iter().map(|i| self.to_hir(i.index() as u32)).collect()),
-            Expr::Alt(alts) => Hir::alternation(alts.iter().map(|a| self.to_hir(a.index() as u32)).collect()),
+            Expr::Seq(items) => Hir::concat(
+                items
+                    .iter()
+                    .map(|i| self.to_hir(i.index() as u32))
+                    .collect(),
+            ),
+            Expr::Alt(alts) => {
+                Hir::alternation(alts.iter().map(|a| self.to_hir(a.index() as u32)).collect())
+            }
             Expr::Repeat(r) => Hir::repetition(Repetition {
                 min: r.min,
                 max: r.max,
@@ -115,7 +122,8 @@ impl Parser<'_> {
         out.clear();
         match self.ops[node as usize] {
             Op::Literal => {
-                let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(node as usize)) else {
+                let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(node as usize))
+                else {
                     unreachable!("literal op")
                 };
                 if text[at..limit].starts_with(bytes) {
@@ -134,12 +142,15 @@ impl Parser<'_> {
     pub(crate) fn derives(&self, node: u32, text: &[u8], start: usize, end: usize) -> bool {
         match self.ops[node as usize] {
             Op::Literal => {
-                let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(node as usize)) else {
+                let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(node as usize))
+                else {
                     unreachable!("literal op")
                 };
-                &text[start..end] == &bytes[..]
+                text[start..end] == bytes[..]
             }
-            _ => self.matcher(node).is_some_and(|m| m.matches_exactly(&text[start..end])),
+            _ => self
+                .matcher(node)
+                .is_some_and(|m| m.matches_exactly(&text[start..end])),
         }
     }
 
@@ -183,13 +194,31 @@ impl Parser<'_> {
                 }
                 Op::Seq { start: first, len } => {
                     let kids = &self.children[first as usize..(first + len) as usize];
-                    self.split(text, start, end, len, None, |dot| kids[dot as usize], &mut spans, scratch);
+                    self.split(
+                        text,
+                        start,
+                        end,
+                        len,
+                        None,
+                        |dot| kids[dot as usize],
+                        &mut spans,
+                        scratch,
+                    );
                     for &(child, l, r) in spans.iter().rev() {
                         stack.push(Frame::Node(child, l, r));
                     }
                 }
                 Op::Repeat { item, min, max } => {
-                    self.split(text, start, end, min, Some(max), |_| item, &mut spans, scratch);
+                    self.split(
+                        text,
+                        start,
+                        end,
+                        min,
+                        Some(max),
+                        |_| item,
+                        &mut spans,
+                        scratch,
+                    );
                     for &(child, l, r) in spans.iter().rev() {
                         stack.push(Frame::Node(child, l, r));
                     }
@@ -222,7 +251,14 @@ impl Parser<'_> {
             Some(Some(max)) => max,
             Some(None) => count,
         };
-        let done = |dot: u32, pos: usize| pos == end && (if repeat.is_some() { dot >= count } else { dot == count });
+        let done = |dot: u32, pos: usize| {
+            pos == end
+                && (if repeat.is_some() {
+                    dot >= count
+                } else {
+                    dot == count
+                })
+        };
         // States `(dot, position)`, numbered densely; the predecessor of each state
         // reached, `NONE` for not yet reached.
         let width = end - start + 1;
@@ -272,7 +308,10 @@ impl Parser<'_> {
             if prev == START {
                 break;
             }
-            let (prev_dot, prev_pos) = ((prev as usize / width) as u32, prev as usize % width + start);
+            let (prev_dot, prev_pos) = (
+                (prev as usize / width) as u32,
+                prev as usize % width + start,
+            );
             spans.push((child_at(prev_dot), prev_pos, pos));
             (dot, pos) = (prev_dot, prev_pos);
         }

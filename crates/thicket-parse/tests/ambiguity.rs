@@ -7,8 +7,14 @@ use thicket_parse::{ParseConfig, Parser, TreeCount};
 fn count(spec: &str, input: &str) -> TreeCount {
     let grammar = load_spec_text("t.fan", spec.as_bytes()).unwrap();
     let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
-    let parsed = parser.parse(input.as_bytes()).unwrap_or_else(|e| panic!("{input:?}: {e}"));
-    assert_eq!(parsed.tree().bytes(), input.as_bytes(), "the chosen tree spells the input");
+    let parsed = parser
+        .parse(input.as_bytes())
+        .unwrap_or_else(|e| panic!("{input:?}: {e}"));
+    assert_eq!(
+        parsed.tree().bytes(),
+        input.as_bytes(),
+        "the chosen tree spells the input"
+    );
     parsed.count_trees()
 }
 
@@ -28,9 +34,15 @@ fn binary_concatenation_has_catalan_many_parses() {
 
 #[test]
 fn unit_and_empty_cycles_have_infinitely_many_parses() {
-    assert_eq!(count("<start> ::= <a>\n<a> ::= <a> | \"x\"", "x"), TreeCount::Infinite);
     assert_eq!(
-        count("<start> ::= <a>\n<a> ::= <b> <a> | \"\"\n<b> ::= \"x\" | \"\"", "xx"),
+        count("<start> ::= <a>\n<a> ::= <a> | \"x\"", "x"),
+        TreeCount::Infinite
+    );
+    assert_eq!(
+        count(
+            "<start> ::= <a>\n<a> ::= <b> <a> | \"\"\n<b> ::= \"x\" | \"\"",
+            "xx"
+        ),
         TreeCount::Infinite
     );
 }
@@ -38,16 +50,28 @@ fn unit_and_empty_cycles_have_infinitely_many_parses() {
 #[test]
 fn nullable_right_recursion_and_hidden_left_recursion() {
     // Nullable right recursion: <l> ::= "x" <l> | "" — one tree per input.
-    assert_eq!(count("<start> ::= <l>\n<l> ::= \"x\" <l> | \"\"", "xxxx"), TreeCount::Finite(1));
+    assert_eq!(
+        count("<start> ::= <l>\n<l> ::= \"x\" <l> | \"\"", "xxxx"),
+        TreeCount::Finite(1)
+    );
     // Hidden left recursion: <a> ::= <e> <a> "y" | "x" with nullable <e>.
     assert_eq!(
-        count("<start> ::= <a>\n<a> ::= <e> <a> \"y\" | \"x\"\n<e> ::= \"\"", "xyyy"),
+        count(
+            "<start> ::= <a>\n<a> ::= <e> <a> \"y\" | \"x\"\n<e> ::= \"\"",
+            "xyyy"
+        ),
         TreeCount::Finite(1)
     );
     // Ambiguous repetition: ("a" | "aa")* over "aaaa" is a composition of 4 into 1s and 2s.
-    assert_eq!(count("<start> ::= (\"a\" | \"aa\")*", "aaaa"), TreeCount::Finite(5));
+    assert_eq!(
+        count("<start> ::= (\"a\" | \"aa\")*", "aaaa"),
+        TreeCount::Finite(5)
+    );
     // Empty repetitions past the minimum do not make new trees.
-    assert_eq!(count("<start> ::= <e>*\n<e> ::= \"\" | \"q\"", "qq"), TreeCount::Finite(1));
+    assert_eq!(
+        count("<start> ::= <e>*\n<e> ::= \"\" | \"q\"", "qq"),
+        TreeCount::Finite(1)
+    );
 }
 
 #[test]

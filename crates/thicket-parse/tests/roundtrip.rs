@@ -7,26 +7,51 @@ use thicket_grammar::{Grammar, LoadOptions, load_spec_file, load_spec_text};
 use thicket_parse::{ParseConfig, ParseError, Parser};
 
 fn bundled(name: &str) -> Grammar {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../specs").join(name);
-    load_spec_file(&path, &LoadOptions::default()).unwrap_or_else(|e| panic!("{}", e.render())).grammar
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../specs")
+        .join(name);
+    load_spec_file(&path, &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("{}", e.render()))
+        .grammar
 }
 
 fn roundtrip(grammar: &Grammar, count: u64, max_depth: u32) {
-    let generator = Generator::new(grammar, GenConfig { max_depth, ..GenConfig::default() }).unwrap();
+    let generator = Generator::new(
+        grammar,
+        GenConfig {
+            max_depth,
+            ..GenConfig::default()
+        },
+    )
+    .unwrap();
     let parser = Parser::new(grammar, ParseConfig::default()).unwrap();
     for i in 0..count {
         let (tree, _) = generator.generate_tree(&mut Generator::rng_for(11, i));
         let input = tree.bytes();
-        let parsed = parser.parse(input).unwrap_or_else(|e| panic!("input {i} {:?} rejected: {e}", String::from_utf8_lossy(input)));
+        let parsed = parser.parse(input).unwrap_or_else(|e| {
+            panic!(
+                "input {i} {:?} rejected: {e}",
+                String::from_utf8_lossy(input)
+            )
+        });
         let back = parsed.tree();
         assert_eq!(back.bytes(), input, "unparse(parse(x)) == x for input {i}");
-        assert_eq!(back.depth(grammar) <= max_depth || true, true);
     }
 }
 
 #[test]
 fn bundled_grammars_round_trip() {
-    for name in ["expr.fan", "json.fan", "csv.fan", "url.fan", "xml.fan", "markdown.fan", "scriptsizec.fan", "rest.fan", "tar.fan"] {
+    for name in [
+        "expr.fan",
+        "json.fan",
+        "csv.fan",
+        "url.fan",
+        "xml.fan",
+        "markdown.fan",
+        "scriptsizec.fan",
+        "rest.fan",
+        "tar.fan",
+    ] {
         let grammar = bundled(name);
         let count = if name == "tar.fan" { 20 } else { 300 };
         roundtrip(&grammar, count, 12);
@@ -53,12 +78,16 @@ fn rejections_say_where_and_what_was_expected() {
     let grammar = bundled("json.fan");
     let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
     let err = parser.parse(b"[1, 2,\n  ]").map(|_| ()).unwrap_err();
-    let ParseError::Rejected(r) = err else { panic!("{err:?}") };
+    let ParseError::Rejected(r) = err else {
+        panic!("{err:?}")
+    };
     assert_eq!((r.line, r.column, r.offset), (2, 3, 9));
     assert_eq!(r.found, Some(b']'));
     assert!(r.expected.iter().any(|e| e == "\"[\""), "{:?}", r.expected);
     let err = parser.parse(b"{\"a\": ").map(|_| ()).unwrap_err();
-    let ParseError::Rejected(r) = err else { panic!() };
+    let ParseError::Rejected(r) = err else {
+        panic!()
+    };
     assert_eq!(r.found, None);
     assert_eq!(r.offset, 6);
 }
@@ -67,8 +96,14 @@ fn rejections_say_where_and_what_was_expected() {
 fn long_repetitions_parse() {
     let grammar = load_spec_text("t.fan", b"<start> ::= <x>*\n<x> ::= \"a\" | \"b\"").unwrap();
     let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
-    let input: Vec<u8> = (0..1_000_000).map(|i| if i % 3 == 0 { b'a' } else { b'b' }).collect();
+    let input: Vec<u8> = (0..1_000_000)
+        .map(|i| if i % 3 == 0 { b'a' } else { b'b' })
+        .collect();
     let parsed = parser.parse(&input).unwrap();
-    assert!(parsed.item_count() < 10 * input.len(), "{} items", parsed.item_count());
+    assert!(
+        parsed.item_count() < 10 * input.len(),
+        "{} items",
+        parsed.item_count()
+    );
     assert_eq!(parsed.tree().bytes(), &input[..]);
 }

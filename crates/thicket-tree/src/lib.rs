@@ -159,7 +159,11 @@ impl DerivationTree {
                 first_in_list = true;
             }
             SymbolicEvent::Terminal(bytes) => {
-                item(&mut out, &mut first_in_list, &String::from_utf8_lossy(bytes));
+                item(
+                    &mut out,
+                    &mut first_in_list,
+                    &String::from_utf8_lossy(bytes),
+                );
                 out.push_str("]]");
                 first_in_list = false;
             }
@@ -228,8 +232,15 @@ impl DerivationTree {
             };
             let id = next;
             next += 1;
-            let shape = if matches!(event, SymbolicEvent::Terminal(_)) { ", shape=plaintext" } else { "" };
-            out.push_str(&format!("  n{id} [label={}{shape}];\n", serde_json::to_string(&label).expect("strings serialize")));
+            let shape = if matches!(event, SymbolicEvent::Terminal(_)) {
+                ", shape=plaintext"
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "  n{id} [label={}{shape}];\n",
+                serde_json::to_string(&label).expect("strings serialize")
+            ));
             if let Some(parent) = parents.last() {
                 out.push_str(&format!("  n{parent} -> n{id};\n"));
             }
@@ -402,9 +413,13 @@ mod tests {
     fn builder_records_structure_and_text() {
         let g = load_spec_text("t", b"<start> ::= \"a\" <b>*\n<b> ::= \"b\"").unwrap();
         let body = g.rule(g.start()).body;
-        let Expr::Seq(items) = g.expr(body) else { panic!() };
+        let Expr::Seq(items) = g.expr(body) else {
+            panic!()
+        };
         let (a, rep) = (items[0], items[1]);
-        let Expr::Repeat(r) = g.expr(rep) else { panic!() };
+        let Expr::Repeat(r) = g.expr(rep) else {
+            panic!()
+        };
         let b_body = g.rule(g.symbol("b").unwrap()).body;
         let mut t = TreeBuilder::new();
         t.open(g.root());
@@ -433,7 +448,10 @@ mod tests {
             r#"["<start>",[["a",[]],["<b>",[["b",[]]]],["<b>",[["b",[]]]]]]"#
         );
         assert_eq!(tree.to_sexp(&g), r#"(<start> "a" (<b> "b") (<b> "b"))"#);
-        assert_eq!(tree.to_indented(&g), "<start>\n  \"a\"\n  <b>\n    \"b\"\n  <b>\n    \"b\"\n");
+        assert_eq!(
+            tree.to_indented(&g),
+            "<start>\n  \"a\"\n  <b>\n    \"b\"\n  <b>\n    \"b\"\n"
+        );
         let dot = tree.to_dot(&g);
         assert_eq!(dot.matches(" -> ").count(), 5, "{dot}");
     }
