@@ -7,23 +7,23 @@
 #   forall <csv-header> hline: exists int colno: ( ... count(hline, "<raw-field>", colno)
 #     and forall <csv-record> line in start: count(line, "<raw-field>", colno))
 # applies unchanged: every field, quoted or not, is exactly one <raw-field> node.
-# Differences from ISLa: RFC 4180 instead of ISLa's ';' and LF (comma separator, CRLF
-# line breaks, TEXTDATA character set, quoted fields may hold ',', CR, LF and doubled
-# quotes). Deliberate simplifications: the header line is always present and every
-# record (the last one too) ends in CRLF; as in ISLa, an unquoted field is never empty
-# (an empty field is written ""), so no record is an empty line, which CSV readers skip.
+# Differences from ISLa: RFC 4180 instead of ISLa's ';' (comma separator, TEXTDATA
+# character set, quoted fields may hold ',', CR, LF and doubled quotes), and repetitions
+# written with `*` rather than right recursion. Line breaks are CRLF as in the RFC or LF
+# as in most files and in ISLa; as in ISLa every record, the last one too, ends in a
+# line break. Fields may be empty (`a,,b`). A record that is one empty field is an
+# empty line, which RFC 4180 reads as such a record and most CSV readers skip.
 
 <start>           ::= <csv-file>
 <csv-file>        ::= <csv-header> <csv-body>
 <csv-header>      ::= <csv-record>
-<csv-body>        ::= <csv-records>
-<csv-records>     ::= <csv-record> <csv-records> | ""
-<csv-record>      ::= <csv-string-list> "\r\n"
-<csv-string-list> ::= <raw-field> | <raw-field> "," <csv-string-list>
+<csv-body>        ::= <csv-record>*
+<csv-record>      ::= <csv-string-list> <line-break>
+<csv-string-list> ::= <raw-field> ("," <raw-field>)*
 <raw-field>       ::= <simple-field> | <quoted-field>
-<simple-field>    ::= <textdata>+
+<simple-field>    ::= <textdata>*
 <quoted-field>    ::= "\"" <escaped-field> "\""
 <escaped-field>   ::= <escaped-char>*
 <escaped-char>    ::= <textdata> | "," | "\r" | "\n" | "\"\""
-# TEXTDATA: printable ASCII and space, without '"' (%x22) and ',' (%x2C)
 <textdata>        ::= r"[ !#-+\--~]"
+<line-break>      ::= "\r\n" | "\n"
