@@ -81,6 +81,16 @@ pub struct GenerateArgs {
     #[arg(long)]
     stats: bool,
 
+    /// Skip inputs equal to one already written, so that all N outputs differ. The
+    /// outputs are still a function of --seed alone (each keeps its stream number as
+    /// "index" in JSON output).
+    #[arg(long)]
+    unique: bool,
+
+    /// With --unique, give up after this many draws per input asked for.
+    #[arg(long, value_name = "K", default_value_t = 100, requires = "unique")]
+    max_draws_factor: u64,
+
     /// Worker threads [default: one per core].
     #[arg(short = 'j', long, value_name = "N")]
     jobs: Option<usize>,
@@ -198,11 +208,27 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let mut summary = Summary::default();
     let started = Instant::now();
     let json = args.format == OutputFormat::Json;
-    let mut next = 0;
-    while next < args.count {
-        let end = (next + BATCH).min(args.count);
+    // `drawn` counts random streams used (input i of the seed is stream i); `written`
+    // counts inputs kept. They differ only with --unique, which skips repeats.
+    let mut drawn: u64 = 0;
+    let mut written: u64 = 0;
+    let max_draws = if args.unique {
+        args.count.saturating_mul(args.max_draws_factor)
+    } else {
+        args.count
+    };
+    let mut kept_hashes: HashSet<u64> = HashSet::new();
+    while written < args.count && drawn < max_draws {
+        let wanted = args.count - written;
+        // With --unique some draws are skipped, so draw at least a small batch.
+        let batch_len = if args.unique {
+            wanted.clamp(64, BATCH)
+        } else {
+            wanted.min(BATCH)
+        };
+        let end = (drawn + batch_len).min(max_draws);
         let batch: Vec<Generated> = pool.install(|| {
-            (next..end)
+            (drawn..end)
                 .into_par_iter()
                 .map(|index| {
                     let mut rng = Generator::rng_for(seed, index);
@@ -221,12 +247,18 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                 })
                 .collect()
         });
-        for (offset, item) in batch.iter().enumerate() {
-            let index = next + offset as u64;
+        drawn = end;
+        for item in &batch {
+            if written == args.count {
+                break;
+            }
+            if args.unique && !kept_hashes.insert(item.input_hash) {
+                continue;
+            }
             summary.add(item);
             match &args.output {
                 Some(dir) => {
-                    let path = dir.join(format!("{index:0width$}{}", args.suffix));
+                    let path = dir.join(format!("{written:0width$}{}", args.suffix));
                     std::fs::write(&path, &item.output)
                         .with_context(|| format!("cannot write {}", path.display()))?;
                 }
@@ -239,12 +271,21 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                     }
                 }
             }
+            written += 1;
+            progress.inc(1);
         }
-        progress.inc(end - next);
-        next = end;
     }
+    summary.draws = drawn;
     out.flush()?;
     progress.finish_and_clear();
+    if written < args.count {
+        eprintln!(
+            "warning: only {written} distinct inputs in {drawn} draws (--unique gives up after \
+             {} draws per input asked for): within these limits the grammar may have few more; \
+             raise --max-depth or --max-repetitions for more",
+            args.max_draws_factor
+        );
+    }
     if summary.budget_exhausted > 0 {
         eprintln!(
             "warning: {} of {} inputs reached --max-nodes {} and were closed off along the shortest derivations",
@@ -260,6 +301,8 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
 /// Throughput and diversity figures for `--stats`.
 #[derive(Default)]
 struct Summary {
+    /// Random streams used (more than `inputs` with --unique).
+    draws: u64,
     inputs: u64,
     bytes: u64,
     distinct: HashSet<u64>,
@@ -276,8 +319,13 @@ impl Summary {
 
     fn print(&self, seconds: f64) {
         let seconds = seconds.max(1e-9);
+        let draws = if self.draws > self.inputs {
+            format!(" ({} draws)", self.draws)
+        } else {
+            String::new()
+        };
         eprintln!(
-            "thicket: {} inputs in {:.3} s: {:.0} inputs/s, {:.2} MB/s; mean size {:.1} bytes; {:.1}% distinct",
+            "thicket: {} inputs{draws} in {:.3} s: {:.0} inputs/s, {:.2} MB/s; mean size {:.1} bytes; {:.1}% distinct",
             self.inputs,
             seconds,
             self.inputs as f64 / seconds,

@@ -305,3 +305,57 @@ fn help_explains_with_examples() {
         assert!(stdout(&out).contains("Example"), "{args:?}");
     }
 }
+
+#[test]
+fn unique_outputs_differ_and_a_small_language_is_reported() {
+    let out = thicket(&[
+        "generate",
+        "specs/json.fan",
+        "-n",
+        "500",
+        "--seed",
+        "4",
+        "--unique",
+        "-0",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let items: Vec<&[u8]> = out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|i| !i.is_empty())
+        .collect();
+    let distinct: std::collections::HashSet<&[u8]> = items.iter().copied().collect();
+    assert_eq!(items.len(), 500);
+    assert_eq!(distinct.len(), 500);
+    // The same seed gives the same unique set.
+    let again = thicket(&[
+        "generate",
+        "specs/json.fan",
+        "-n",
+        "500",
+        "--seed",
+        "4",
+        "--unique",
+        "-0",
+    ]);
+    assert_eq!(out.stdout, again.stdout);
+
+    let digits = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "--start",
+        "DecDigit",
+        "-n",
+        "20",
+        "--seed",
+        "1",
+        "--unique",
+    ]);
+    assert!(digits.status.success());
+    assert_eq!(stdout(&digits).lines().count(), 10, "only ten digits exist");
+    assert!(
+        stderr(&digits).contains("only 10 distinct inputs"),
+        "{}",
+        stderr(&digits)
+    );
+}
