@@ -25,6 +25,11 @@
                   | <path-empty>
 <scheme>        ::= "urn" | "git" | "svn+ssh" | "ldap" | "mailto" | "tag" | "data"
                   | <ALPHA> <scheme-char>* ("+" | "-" | "." | <DIGIT>) <scheme-char>*
+                  | <alpha-scheme>
+# Any all-letter (ASCII) scheme but WHATWG's special http, https, ws, wss and ftp (in any case),
+# by length: vnc, ssh, ftps, file, ... (file is special to WHATWG too, but a file URL
+# with a host name is also a valid one; generation hardly ever spells it).
+<alpha-scheme>  ::= r"(?i-u:[a-z]|[a-vx-z][a-z]|w[a-rt-z]|[a-eg-vx-z][a-z]{2}|f[a-su-z][a-z]|ft[a-oq-z]|w[a-rt-z][a-z]|ws[a-rt-z]|[a-gi-z][a-z]{3}|h[a-su-z][a-z]{2}|ht[a-su-z][a-z]|htt[a-oq-z]|[a-gi-z][a-z]{4}|h[a-su-z][a-z]{3}|ht[a-su-z][a-z]{2}|htt[a-oq-z][a-z]|http[a-rt-z]|[a-z]{6,})"
 <scheme-char>   ::= <ALPHA> | <DIGIT> | "+" | "-" | "."
 
 <authority>     ::= (<userinfo> "@")? <host> (":" <port>)? | ""
