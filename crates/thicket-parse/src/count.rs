@@ -250,6 +250,10 @@ impl Counter<'_, '_, '_> {
 impl ParseResult<'_, '_> {
     /// Whether some complete item of `node` spans `origin..j`.
     pub(crate) fn complete_any(&self, j: usize, node: u32, origin: u32) -> bool {
-        self.complete_repeat(j, node, origin).is_some()
+        match self.parser.ops[node as usize] {
+            Op::Seq { len, .. } => self.find(j, node, origin, len).is_some(),
+            Op::Ref { .. } | Op::Alt { .. } => self.find(j, node, origin, 1).is_some(),
+            _ => self.complete_repeat(j, node, origin).is_some(),
+        }
     }
 }

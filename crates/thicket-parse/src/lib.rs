@@ -135,6 +135,25 @@ pub(crate) enum Op {
     },
 }
 
+/// The finished part of the chart, for lookups while later sets are built.
+struct Chart<'a> {
+    items: &'a [Item],
+    waiting: &'a [Waiting],
+    wait_start: &'a [u32],
+}
+
+impl Chart<'_> {
+    /// The waiting entries of set `o`, sorted by node.
+    fn waiters(&self, o: usize) -> &[Waiting] {
+        let lo = self.wait_start[o] as usize;
+        let hi = self
+            .wait_start
+            .get(o + 1)
+            .map_or(self.waiting.len(), |&h| h as usize);
+        &self.waiting[lo..hi]
+    }
+}
+
 /// An item of a set waiting for `node` to complete from that set.
 #[derive(Clone, Copy, Debug)]
 struct Waiting {
@@ -264,6 +283,13 @@ pub struct ParseResult<'p, 'g> {
     set_start: Vec<u32>,
     /// Per set, indices into `items` sorted by `(node, origin, dot)`.
     index: Vec<u32>,
+    /// Per set (`wait_start`), who waits there for which node, sorted by node.
+    waiting: Vec<Waiting>,
+    wait_start: Vec<u32>,
+    /// Completions that took a Leo shortcut: `(set, origin, node)`, by set.
+    leo: Vec<(u32, u32, u32)>,
+    /// Items skipped by Leo shortcuts, rebuilt on demand for tree reading.
+    leo_cache: std::cell::RefCell<rustc_hash::FxHashMap<(u32, u32, u32), Item>>,
 }
 
 impl<'g> Parser<'g> {
@@ -484,6 +510,10 @@ impl<'g> Parser<'g> {
         }
     }
 
+    fn empty_literal(&self, node: u32) -> bool {
+        matches!(self.grammar.expr(ExprId::from_index(node as usize)), Expr::Literal(b) if b.is_empty())
+    }
+
     fn nullable(&self, node: u32) -> bool {
         self.empty_depth[node as usize] != NONE
     }
@@ -522,6 +552,8 @@ impl<'g> Parser<'g> {
         let mut index: Vec<u32> = Vec::new();
         let mut waiting: Vec<Waiting> = Vec::new();
         let mut wait_start: Vec<u32> = Vec::with_capacity(n + 2);
+        let mut leo: Vec<(u32, u32, u32)> = Vec::new();
+        let mut leo_memo: rustc_hash::FxHashMap<(u32, u32), Option<Item>> = Default::default();
         let mut work = Work::default();
         work.pending.push_back(vec![Item {
             node: self.root,
@@ -552,10 +584,23 @@ impl<'g> Parser<'g> {
                     });
                 }
                 if self.is_complete(&item) && item.origin != j as u32 {
-                    let o = item.origin as usize;
-                    let lo = wait_start[o] as usize;
-                    let hi = wait_start.get(o + 1).map_or(waiting.len(), |&h| h as usize);
-                    self.complete(item, &items, &waiting[lo..hi], &mut work);
+                    let chart = Chart {
+                        items: &items,
+                        waiting: &waiting,
+                        wait_start: &wait_start,
+                    };
+                    match self.leo_top(&chart, item.origin, item.node, &mut leo_memo) {
+                        Some(top) => {
+                            // Leo: a chain of right-recursive completions, each the only
+                            // thing its origin waited for, collapses into its top item.
+                            leo.push((j as u32, item.origin, item.node));
+                            work.add(top, j);
+                        }
+                        None => {
+                            let waiters = chart.waiters(item.origin as usize);
+                            self.complete(item, &items, waiters, &mut work);
+                        }
+                    }
                 }
                 self.predict_and_scan(item, text, &mut work);
             }
@@ -589,17 +634,93 @@ impl<'g> Parser<'g> {
             work.finish_set();
         }
         set_start.push(items.len() as u32);
+        wait_start.push(waiting.len() as u32);
         let result = ParseResult {
             parser: self,
             text,
             items,
             set_start,
             index,
+            waiting,
+            wait_start,
+            leo,
+            leo_cache: Default::default(),
         };
         if result.find(n, self.root, 0, 1).is_none() {
             return Err(self.reject(text, n, &result.items, &result.set_start));
         }
         Ok(result)
+    }
+
+    /// The one item of set `o` waiting for `node` whose advance completes it, if there
+    /// is exactly one waiter and it is such an item (Leo's deterministic reduction).
+    fn sole_penultimate_waiter(&self, chart: &Chart<'_>, o: u32, node: u32) -> Option<(Item, u32)> {
+        let waiters = chart.waiters(o as usize);
+        let first = waiters.partition_point(|w| w.node < node);
+        let w = waiters.get(first).filter(|w| w.node == node)?;
+        if waiters.get(first + 1).is_some_and(|next| next.node == node) {
+            return None;
+        }
+        let waiter = chart.items[w.item as usize];
+        let advanced = match self.ops[waiter.node as usize] {
+            Op::Seq { len, .. } if waiter.dot + 1 == len => Item {
+                dot: len,
+                back: o,
+                ..waiter
+            },
+            Op::Ref { .. } => Item {
+                dot: 1,
+                back: o,
+                ..waiter
+            },
+            Op::Alt { .. } => Item {
+                dot: 1,
+                back: w.choice,
+                ..waiter
+            },
+            _ => return None,
+        };
+        Some((advanced, w.item))
+    }
+
+    /// The top of the Leo chain that completing `node` from set `o` starts, memoised per
+    /// `(o, node)`. `None` if the completion is not deterministic.
+    fn leo_top(
+        &self,
+        chart: &Chart<'_>,
+        o: u32,
+        node: u32,
+        memo: &mut rustc_hash::FxHashMap<(u32, u32), Option<Item>>,
+    ) -> Option<Item> {
+        if let Some(&top) = memo.get(&(o, node)) {
+            return top;
+        }
+        // Walk up the chain iteratively (it can be as long as the input), then fill the
+        // memo for every link on the way back.
+        let mut path: Vec<((u32, u32), Item)> = Vec::new();
+        let mut key = (o, node);
+        let mut top = loop {
+            if let Some(&known) = memo.get(&key) {
+                break known;
+            }
+            // A unit cycle (`<a> ::= <a> | ...`) would lead back here: stop before it.
+            if path.iter().any(|&(k, _)| k == key) {
+                break None;
+            }
+            match self.sole_penultimate_waiter(chart, key.0, key.1) {
+                Some((advanced, _)) => {
+                    path.push((key, advanced));
+                    key = (advanced.origin, advanced.node);
+                }
+                None => break None,
+            }
+        };
+        while let Some((key, advanced)) = path.pop() {
+            let here = top.or(Some(advanced));
+            memo.insert(key, here);
+            top = here;
+        }
+        memo.get(&(o, node)).copied().flatten()
     }
 
     /// Advances whoever waited, at the item's origin, for the node it completes.
@@ -751,6 +872,9 @@ impl<'g> Parser<'g> {
                     // by what they start with.
                     let named_token =
                         matches!(self.ops[node as usize], Op::Ref { .. }) && self.is_token(node);
+                    if self.empty_literal(node) {
+                        continue; // derives nothing, so it cannot be what is missing
+                    }
                     if matches!(self.ops[node as usize], Op::Literal | Op::Regex) || named_token {
                         let shown = self.grammar.display_expr(ExprId::from_index(node as usize));
                         if !expected.contains(&shown) {
@@ -839,6 +963,57 @@ impl ParseResult<'_, '_> {
             .get(at)
             .map(|&i| self.items[i as usize])
             .filter(|it| (it.node, it.origin, it.dot) == key)
+            .or_else(|| self.leo_skipped(j, node, origin).filter(|it| it.dot == dot))
+    }
+
+    /// A complete item of set `j` that a Leo shortcut skipped, rebuilt from the chain.
+    fn leo_skipped(&self, j: usize, node: u32, origin: u32) -> Option<Item> {
+        let j32 = j as u32;
+        let first = self.leo.partition_point(|&(set, _, _)| set < j32);
+        if self.leo.get(first).is_none_or(|&(set, _, _)| set != j32) {
+            return None;
+        }
+        if let Some(&item) = self.leo_cache.borrow().get(&(j32, node, origin)) {
+            return Some(item);
+        }
+        let marker = (j32, u32::MAX, u32::MAX);
+        if self.leo_cache.borrow().contains_key(&marker) {
+            return None; // this set's chains are already rebuilt
+        }
+        let chart = Chart {
+            items: &self.items,
+            waiting: &self.waiting,
+            wait_start: &self.wait_start,
+        };
+        let mut cache = self.leo_cache.borrow_mut();
+        cache.insert(
+            marker,
+            Item {
+                node: 0,
+                dot: 0,
+                origin: 0,
+                back: 0,
+            },
+        );
+        for &(_, o, x) in self.leo[first..]
+            .iter()
+            .take_while(|&&(set, _, _)| set == j32)
+        {
+            let mut key = (o, x);
+            while let Some((advanced, _)) =
+                self.parser.sole_penultimate_waiter(&chart, key.0, key.1)
+            {
+                // Already rebuilt (a shared chain, or a unit cycle): the rest is too.
+                if cache
+                    .insert((j32, advanced.node, advanced.origin), advanced)
+                    .is_some()
+                {
+                    break;
+                }
+                key = (advanced.origin, advanced.node);
+            }
+        }
+        cache.get(&(j32, node, origin)).copied()
     }
 
     /// The earliest-derived complete item of a repetition spanning `origin..j`.

@@ -111,3 +111,34 @@ fn long_repetitions_parse() {
     );
     assert_eq!(parsed.tree().bytes(), &input[..]);
 }
+
+#[test]
+fn right_recursion_stays_linear_thanks_to_leo() {
+    // ISLa-style BNF lists are right-recursive; without Leo's optimisation every
+    // position would complete the whole spine above it (quadratic items).
+    let grammar = load_spec_text(
+        "t.fan",
+        b"<start> ::= <list>\n<list> ::= <item> <list> | \"\"\n<item> ::= \"a\" | \"b\" <start> \"c\"",
+    )
+    .unwrap();
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let mut input = b"a".repeat(30_000);
+    input.extend_from_slice(b"b");
+    input.extend_from_slice(&b"a".repeat(30_000));
+    input.extend_from_slice(b"c");
+    let parsed = parser.parse(&input).unwrap();
+    assert!(
+        parsed.item_count() < 20 * input.len(),
+        "{} items for {} bytes",
+        parsed.item_count(),
+        input.len()
+    );
+    let tree = parsed.tree();
+    assert_eq!(tree.bytes(), &input[..]);
+    // The tree has the grammar's shape: one <item> per "a", "b...c" included.
+    let items = tree
+        .descendants(tree.root())
+        .filter(|&n| grammar.display_expr(tree.expr(n)) == "<item>")
+        .count();
+    assert_eq!(items, 60_001);
+}
