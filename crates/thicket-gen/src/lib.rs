@@ -20,9 +20,10 @@
 //! - **Node budget** (beyond the paper): the depth limit alone does not bound size (a
 //!   binary rule of depth 30 has 2^30 leaves), so after `max_nodes` rule expansions the
 //!   generator closes the tree off along the shortest derivations. [`GenStats`] says when.
-//! - **Randomness** comes from Xoshiro256++, seeded per input from `(seed, index)` through
-//!   SplitMix64, so input `i` of seed `s` is the same on every machine and independent of
-//!   how many threads produce the others. A choice among `n` options uses the top bits of
+//! - **Randomness** comes from SplitMix64 (fast, one 64-bit word of state, passes
+//!   BigCrush), started per input at a hash of `(seed, index)`, so input `i` of seed `s`
+//!   is the same on every machine and independent of how many threads produce the
+//!   others. A choice among `n` options uses the top bits of
 //!   `next_u32() * n` (Lemire's multiply, without the rejection step): its bias is below
 //!   `n / 2^32`, far under anything a test campaign can observe, and it is cheap, which
 //!   matters because generation makes one choice every few bytes.
@@ -32,7 +33,7 @@ mod regex_gen;
 pub use regex_gen::{RegexSampleError, RegexSampler};
 
 use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::SplitMix64;
 use thicket_grammar::{Analysis, Expr, ExprId, Grammar, UNBOUNDED};
 use thicket_tree::{ByteSink, DerivationTree, TreeBuilder, TreeSink};
 
@@ -136,7 +137,7 @@ enum Op {
 }
 
 /// The random number generator of generation (see the crate docs).
-pub type GenRng = Xoshiro256PlusPlus;
+pub type GenRng = SplitMix64;
 
 /// A uniform choice in `0..n` (`n >= 1`), by Lemire's multiply (see the crate docs).
 #[inline]
@@ -348,9 +349,8 @@ impl<'g> Generator<'g> {
                     );
                 }
                 Op::Regex { index } => {
-                    scratch.clear();
-                    self.regexes[index as usize].sample(rng, &mut scratch);
-                    sink.terminal(expr(), &scratch);
+                    let regex = &self.regexes[index as usize];
+                    sink.terminal_with(expr(), &mut scratch, |out| regex.sample(rng, out));
                 }
                 Op::Ref { body } => {
                     stats.rule_expansions += 1;
@@ -366,33 +366,12 @@ impl<'g> Generator<'g> {
                         current = Some((first, depth));
                     }
                 }
-                Op::Alt {
-                    start,
-                    len,
-                    deepest,
-                } => {
-                    let range = start as usize..(start + len) as usize;
-                    // Usually every alternative fits; only near the limit is a search needed.
-                    let fitting = if depth.saturating_add(deepest) <= max_depth {
-                        len
-                    } else {
-                        self.child_depths[range.clone()]
-                            .partition_point(|&d| depth.saturating_add(d) <= max_depth)
-                            as u32
-                    };
-                    debug_assert!(fitting > 0, "an alternative was chosen that cannot fit");
-                    let chosen = if stats.budget_exhausted {
-                        self.shortest(&self.children[range][..fitting as usize])
-                    } else {
-                        self.children[start as usize + below(rng, fitting.max(1)) as usize]
-                    };
+                Op::Alt { .. } => {
+                    let chosen = self.choose(op, depth, rng, &stats);
                     open(sink, &mut stack, expr());
-                    // A literal alternative (`"a" | "b" | ...`) is emitted at once, saving a
-                    // round through the dispatch.
-                    if let Op::Literal { start, len } = self.ops[chosen as usize] {
-                        let bytes = &self.literals[start as usize..(start + len) as usize];
-                        sink.terminal(self.expr_id(chosen), bytes);
-                    } else {
+                    // A terminal alternative (`"a" | "b" | <digit>`) is emitted at once,
+                    // saving rounds through the dispatch.
+                    if !self.emit_terminal(chosen, rng, sink, &mut scratch, &mut stats) {
                         current = Some((chosen, depth));
                     }
                 }
@@ -417,6 +396,77 @@ impl<'g> Generator<'g> {
             }
         }
         stats
+    }
+
+    /// Chooses an alternative of the alternation `op` at `depth`: uniformly among those
+    /// that fit the depth limit, or the shortest once the node budget is spent.
+    #[inline]
+    fn choose<R: Rng + ?Sized>(&self, op: u32, depth: u32, rng: &mut R, stats: &GenStats) -> u32 {
+        let Op::Alt {
+            start,
+            len,
+            deepest,
+        } = self.ops[op as usize]
+        else {
+            unreachable!("choose is called on alternations")
+        };
+        let range = start as usize..(start + len) as usize;
+        let max_depth = self.config.max_depth;
+        // Usually every alternative fits; only near the limit is a search needed.
+        let fitting = if depth.saturating_add(deepest) <= max_depth {
+            len
+        } else {
+            self.child_depths[range.clone()]
+                .partition_point(|&d| depth.saturating_add(d) <= max_depth) as u32
+        };
+        debug_assert!(fitting > 0, "an alternative was chosen that cannot fit");
+        if stats.budget_exhausted {
+            self.shortest(&self.children[range][..fitting as usize])
+        } else {
+            self.children[start as usize + below(rng, fitting.max(1)) as usize]
+        }
+    }
+
+    /// Emits `op` at once if it is a terminal, or (for sinks without structure) a
+    /// reference to a rule whose body is a terminal; says whether it did.
+    #[inline]
+    fn emit_terminal<R: Rng + ?Sized, S: TreeSink>(
+        &self,
+        op: u32,
+        rng: &mut R,
+        sink: &mut S,
+        scratch: &mut Vec<u8>,
+        stats: &mut GenStats,
+    ) -> bool {
+        let mut target = op;
+        if let Op::Ref { body } = self.ops[op as usize] {
+            if S::STRUCTURED
+                || !matches!(
+                    self.ops[body as usize],
+                    Op::Literal { .. } | Op::Regex { .. }
+                )
+            {
+                return false;
+            }
+            stats.rule_expansions += 1;
+            stats.budget_exhausted |= stats.rule_expansions >= self.config.max_nodes;
+            target = body;
+        }
+        match self.ops[target as usize] {
+            Op::Literal { start, len } => {
+                sink.terminal(
+                    self.expr_id(target),
+                    &self.literals[start as usize..(start + len) as usize],
+                );
+                true
+            }
+            Op::Regex { index } => {
+                let regex = &self.regexes[index as usize];
+                sink.terminal_with(self.expr_id(target), scratch, |out| regex.sample(rng, out));
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The grammar expression an op was compiled from (ops are indexed like expressions).

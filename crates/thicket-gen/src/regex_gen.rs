@@ -17,6 +17,9 @@ pub struct RegexSampler {
 #[derive(Clone, Debug)]
 enum Node {
     Literal(Box<[u8]>),
+    /// A class of single bytes (or ASCII characters), as a table of its members: one
+    /// random index picks one, the common case for character-level grammars.
+    Bytes(Box<[u8]>),
     /// Code points (or bytes) as ranges `start..=end` with the running count of members
     /// before each range, so a uniform index maps to a member by binary search.
     Class {
@@ -108,6 +111,15 @@ fn compile(hir: &Hir, cap: u32) -> Result<Node, RegexSampleError> {
             if total == 0 {
                 return Err(RegexSampleError::EmptyClass);
             }
+            let single_bytes = if unicode { 0x80 } else { 0x100 };
+            if ranges.iter().all(|&(_, end)| end < single_bytes) {
+                let members = ranges
+                    .iter()
+                    .flat_map(|&(start, end)| start..=end)
+                    .map(|b| b as u8)
+                    .collect();
+                return Ok(Node::Bytes(members));
+            }
             Node::Class {
                 ranges: ranges.into_boxed_slice(),
                 before: before.into_boxed_slice(),
@@ -128,6 +140,7 @@ fn split_surrogates(start: u32, end: u32) -> impl Iterator<Item = (u32, u32)> {
 fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>) {
     match node {
         Node::Literal(bytes) => out.extend_from_slice(bytes),
+        Node::Bytes(members) => out.push(members[below(rng, members.len() as u32) as usize]),
         Node::Class {
             ranges,
             before,

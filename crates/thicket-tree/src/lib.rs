@@ -302,6 +302,20 @@ pub trait TreeSink {
     fn terminal(&mut self, expr: ExprId, bytes: &[u8]);
     /// Ends the most recently opened node.
     fn close(&mut self);
+
+    /// A terminal leaf whose bytes `fill` appends to a buffer (`scratch` unless the sink
+    /// can take them in place).
+    #[inline]
+    fn terminal_with(
+        &mut self,
+        expr: ExprId,
+        scratch: &mut Vec<u8>,
+        fill: impl FnOnce(&mut Vec<u8>),
+    ) {
+        scratch.clear();
+        fill(scratch);
+        self.terminal(expr, scratch);
+    }
 }
 
 /// Builds a [`DerivationTree`] from sink events.
@@ -385,6 +399,16 @@ pub struct ByteSink {
 
 impl TreeSink for ByteSink {
     const STRUCTURED: bool = false;
+
+    #[inline]
+    fn terminal_with(
+        &mut self,
+        _expr: ExprId,
+        _scratch: &mut Vec<u8>,
+        fill: impl FnOnce(&mut Vec<u8>),
+    ) {
+        fill(&mut self.bytes);
+    }
 
     #[inline]
     fn open(&mut self, _expr: ExprId) {}
