@@ -135,6 +135,16 @@ pub(crate) enum Op {
     },
 }
 
+/// What the Leo memo knows about completing a node from a set.
+#[derive(Clone, Copy, Debug)]
+enum LeoMemo {
+    Unknown,
+    /// Not deterministic: complete the ordinary way.
+    No,
+    /// The chain's top item.
+    Top(Item),
+}
+
 /// The finished part of the chart, for lookups while later sets are built.
 struct Chart<'a> {
     items: &'a [Item],
@@ -553,7 +563,8 @@ impl<'g> Parser<'g> {
         let mut waiting: Vec<Waiting> = Vec::new();
         let mut wait_start: Vec<u32> = Vec::with_capacity(n + 2);
         let mut leo: Vec<(u32, u32, u32)> = Vec::new();
-        let mut leo_memo: rustc_hash::FxHashMap<(u32, u32), Option<Item>> = Default::default();
+        // Leo memo per waiting entry (used at the first entry of each node's group).
+        let mut leo_memo: Vec<LeoMemo> = Vec::new();
         let mut work = Work::default();
         work.pending.push_back(vec![Item {
             node: self.root,
@@ -631,6 +642,7 @@ impl<'g> Parser<'g> {
                 });
             }
             waiting[wait_base..].sort_unstable_by_key(|w| (w.node, w.item));
+            leo_memo.resize(waiting.len(), LeoMemo::Unknown);
             work.finish_set();
         }
         set_start.push(items.len() as u32);
@@ -684,43 +696,60 @@ impl<'g> Parser<'g> {
     }
 
     /// The top of the Leo chain that completing `node` from set `o` starts, memoised per
-    /// `(o, node)`. `None` if the completion is not deterministic.
-    fn leo_top(
-        &self,
-        chart: &Chart<'_>,
-        o: u32,
-        node: u32,
-        memo: &mut rustc_hash::FxHashMap<(u32, u32), Option<Item>>,
-    ) -> Option<Item> {
-        if let Some(&top) = memo.get(&(o, node)) {
-            return top;
+    /// `(o, node)` (at the first waiting entry for `node` in set `o`). `None` if the
+    /// completion is not deterministic.
+    fn leo_top(&self, chart: &Chart<'_>, o: u32, node: u32, memo: &mut [LeoMemo]) -> Option<Item> {
+        let slot = |key: (u32, u32)| -> Option<usize> {
+            let lo = chart.wait_start[key.0 as usize] as usize;
+            let waiters = chart.waiters(key.0 as usize);
+            let first = waiters.partition_point(|w| w.node < key.1);
+            waiters
+                .get(first)
+                .filter(|w| w.node == key.1)
+                .map(|_| lo + first)
+        };
+        let start = slot((o, node))?;
+        match memo[start] {
+            LeoMemo::No => return None,
+            LeoMemo::Top(top) => return Some(top),
+            LeoMemo::Unknown => {}
         }
         // Walk up the chain iteratively (it can be as long as the input), then fill the
         // memo for every link on the way back.
-        let mut path: Vec<((u32, u32), Item)> = Vec::new();
+        let mut path: Vec<(usize, Item)> = Vec::new();
+        let mut visited = FxHashSet::default();
         let mut key = (o, node);
+        let mut here = start;
         let mut top = loop {
-            if let Some(&known) = memo.get(&key) {
-                break known;
+            match memo[here] {
+                LeoMemo::No => break None,
+                LeoMemo::Top(top) => break Some(top),
+                LeoMemo::Unknown => {}
             }
             // A unit cycle (`<a> ::= <a> | ...`) would lead back here: stop before it.
-            if path.iter().any(|&(k, _)| k == key) {
+            if !visited.insert(here) {
                 break None;
             }
-            match self.sole_penultimate_waiter(chart, key.0, key.1) {
-                Some((advanced, _)) => {
-                    path.push((key, advanced));
-                    key = (advanced.origin, advanced.node);
-                }
-                None => break None,
+            let Some((advanced, _)) = self.sole_penultimate_waiter(chart, key.0, key.1) else {
+                memo[here] = LeoMemo::No;
+                break None;
+            };
+            path.push((here, advanced));
+            key = (advanced.origin, advanced.node);
+            match slot(key) {
+                Some(next) => here = next,
+                None => break None, // nobody waits further up: `advanced` is the top
             }
         };
-        while let Some((key, advanced)) = path.pop() {
-            let here = top.or(Some(advanced));
-            memo.insert(key, here);
-            top = here;
+        while let Some((slot, advanced)) = path.pop() {
+            let found = top.unwrap_or(advanced);
+            memo[slot] = LeoMemo::Top(found);
+            top = Some(found);
         }
-        memo.get(&(o, node)).copied().flatten()
+        match memo[start] {
+            LeoMemo::Top(top) => Some(top),
+            _ => None,
+        }
     }
 
     /// Advances whoever waited, at the item's origin, for the node it completes.
