@@ -38,6 +38,15 @@ pub struct ParseArgs {
     #[arg(short, long)]
     quiet: bool,
 
+    /// Print every derivation tree of each input (up to --max-trees), in a fixed order,
+    /// and their number on stderr. For inputs with finitely many trees.
+    #[arg(long)]
+    all: bool,
+
+    /// With --all, the most trees printed per input.
+    #[arg(long, value_name = "N", default_value_t = 100, requires = "all")]
+    max_trees: usize,
+
     /// Also count each input's derivation trees (exhaustive; for moderate inputs) and
     /// print the count on stderr (and as "trees" in JSON output).
     #[arg(long)]
@@ -69,6 +78,8 @@ enum Outcome {
     Parsed(String, Option<String>),
     Rejected(String, Box<Rejection>),
     TooComplex(String),
+    /// In the language, but --all cannot list its trees (infinitely many, ...).
+    Uncountable(String),
 }
 
 /// Runs `thicket parse`.
@@ -107,6 +118,13 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
         texts
             .par_iter()
             .map(|text| match parser.parse(text) {
+                Ok(result) if args.all => match result.trees(args.max_trees) {
+                    Ok((trees, total)) => Outcome::Parsed(
+                        list_trees(&trees, total, grammar, args.format),
+                        Some(total.to_string()),
+                    ),
+                    Err(count) => Outcome::Uncountable(format!("cannot list the trees: {count}")),
+                },
                 Ok(result) => {
                     let tree = result.tree();
                     let count = args.count.then(|| result.count_trees().to_string());
@@ -142,9 +160,11 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                     let trees = count
                         .as_ref()
                         .map_or(String::new(), |c| format!(",\"trees\":{}", json_str(c)));
+                    // With --all, "all" holds the list of trees instead of "tree".
+                    let field = if args.all { "all" } else { "tree" };
                     writeln!(
                         out,
-                        "{{\"file\":{},\"ok\":true{trees},\"tree\":{tree}}}",
+                        "{{\"file\":{},\"ok\":true{trees},\"{field}\":{tree}}}",
                         json_str(&name)
                     )?;
                 } else {
@@ -177,6 +197,12 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                 }
                 eprintln!("error: {name}:{r}\n{excerpt}");
             }
+            Outcome::Uncountable(message) => {
+                if !args.quiet {
+                    eprintln!("error: {name}: {message}");
+                }
+                rejected += 1;
+            }
             Outcome::TooComplex(message) => {
                 rejected += 1;
                 if !args.quiet {
@@ -191,6 +217,26 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
     } else {
         exit::OK
     })
+}
+
+/// Several trees of one input: a JSON array, or each rendering under a `# tree k of n`
+/// heading.
+fn list_trees(
+    trees: &[thicket_tree::DerivationTree],
+    total: u128,
+    grammar: &Grammar,
+    format: TreeFormat,
+) -> String {
+    let rendered = trees.iter().map(|t| render(t, grammar, format));
+    if format == TreeFormat::Json {
+        format!("[{}]", rendered.collect::<Vec<_>>().join(","))
+    } else {
+        rendered
+            .enumerate()
+            .map(|(k, t)| format!("# tree {} of {total}\n{}", k + 1, t.trim_end()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
 }
 
 fn render(tree: &thicket_tree::DerivationTree, grammar: &Grammar, format: TreeFormat) -> String {

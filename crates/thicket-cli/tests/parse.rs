@@ -239,3 +239,35 @@ fn url_schemes_exclude_exactly_the_whatwg_special_ones() {
         );
     }
 }
+
+#[test]
+fn all_lists_every_tree_of_an_ambiguous_input_and_counts_them() {
+    let spec = std::env::temp_dir().join(format!("thicket-catalan-{}.fan", std::process::id()));
+    std::fs::write(&spec, "<start> ::= <a>\n<a> ::= <a> <a> | \"x\"\n").unwrap();
+    let spec = spec.to_str().unwrap();
+    let out = thicket_stdin(&["parse", spec, "--all", "--format", "json"], b"xxxx");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["trees"], "5");
+    assert_eq!(value["all"].as_array().unwrap().len(), 5);
+    let bounded = thicket_stdin(
+        &[
+            "parse",
+            spec,
+            "--all",
+            "--max-trees",
+            "2",
+            "--format",
+            "sexp",
+        ],
+        b"xxxxxx",
+    );
+    let text = String::from_utf8(bounded.stdout).unwrap();
+    assert_eq!(text.matches("# tree ").count(), 2);
+    assert!(text.contains("# tree 2 of 42"), "{text}");
+    let cyclic = std::env::temp_dir().join(format!("thicket-cyclic-{}.fan", std::process::id()));
+    std::fs::write(&cyclic, "<start> ::= <a>\n<a> ::= <a> | \"x\"\n").unwrap();
+    let out = thicket_stdin(&["parse", cyclic.to_str().unwrap(), "--all"], b"x");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("infinitely many"), "{}", stderr(&out));
+}

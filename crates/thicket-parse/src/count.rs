@@ -11,6 +11,8 @@
 
 use crate::{Op, ParseResult, Parser};
 use rustc_hash::{FxHashMap, FxHashSet};
+use thicket_grammar::ExprId;
+use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
 
 /// How many derivation trees an input has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,18 +83,47 @@ struct Counter<'a, 'p, 'g> {
     active: FxHashSet<(u32, usize, usize)>,
     depth: usize,
     too_deep: bool,
+    /// Ways for the rest of a sequence or repetition to finish: `(node, children done
+    /// or repetitions so far, position, end)`.
+    suffixes: FxHashMap<(u32, u32, usize, usize), N>,
 }
 
 impl ParseResult<'_, '_> {
-    /// The number of derivation trees of the input (see the module docs).
-    pub fn count_trees(&self) -> TreeCount {
-        let mut counter = Counter {
+    fn counter(&self) -> Counter<'_, '_, '_> {
+        Counter {
             result: self,
             memo: FxHashMap::default(),
             active: FxHashSet::default(),
             depth: 0,
             too_deep: false,
+            suffixes: FxHashMap::default(),
+        }
+    }
+
+    /// Up to `limit` distinct derivation trees of the input, in a fixed order (first
+    /// alternatives first, then shorter first children), together with how many there
+    /// are in all. Only for inputs with finitely many trees; otherwise the count says why
+    /// there is no list.
+    pub fn trees(&self, limit: usize) -> Result<(Vec<DerivationTree>, u128), TreeCount> {
+        let mut counter = self.counter();
+        let total = match counter.count(self.parser.root, 0, self.text.len()) {
+            _ if counter.too_deep => return Err(TreeCount::TooDeep),
+            N::Finite(n) => n,
+            N::Overflow => return Err(TreeCount::Overflow),
+            N::Infinite => return Err(TreeCount::Infinite),
         };
+        let mut trees = Vec::new();
+        for rank in 0..total.min(limit as u128) {
+            let mut builder = TreeBuilder::new();
+            counter.unrank(self.parser.root, 0, self.text.len(), rank, &mut builder);
+            trees.push(builder.finish());
+        }
+        Ok((trees, total))
+    }
+
+    /// The number of derivation trees of the input (see the module docs).
+    pub fn count_trees(&self) -> TreeCount {
+        let mut counter = self.counter();
         let n = counter.count(self.parser.root, 0, self.text.len());
         if counter.too_deep {
             return TreeCount::TooDeep;
@@ -255,5 +286,149 @@ impl ParseResult<'_, '_> {
             Op::Ref { .. } | Op::Alt { .. } => self.find(j, node, origin, 1).is_some(),
             _ => self.complete_repeat(j, node, origin).is_some(),
         }
+    }
+}
+
+impl Counter<'_, '_, '_> {
+    /// Ways for children `t..` of the sequence `node` to derive `text[m..j]`.
+    fn sequence_suffix(&mut self, node: u32, t: u32, m: usize, j: usize) -> N {
+        let Op::Seq { start, len } = self.parser().ops[node as usize] else {
+            unreachable!("a sequence")
+        };
+        if t == len {
+            return if m == j { N::ONE } else { N::ZERO };
+        }
+        if let Some(&n) = self.suffixes.get(&(node, t, m, j)) {
+            return n;
+        }
+        let kid = self.parser().children[(start + t) as usize];
+        let mut total = N::ZERO;
+        for to in m..=j {
+            let c = self.count(kid, m, to);
+            if !c.is_zero() {
+                total = total.add(c.mul(self.sequence_suffix(node, t + 1, to, j)));
+            }
+        }
+        self.suffixes.insert((node, t, m, j), total);
+        total
+    }
+
+    /// Ways for further repetitions of `node`, `done` of them so far, to derive
+    /// `text[m..j]` (those past the minimum non-empty, as in counting).
+    fn repeat_suffix(&mut self, node: u32, done: u32, m: usize, j: usize) -> N {
+        let Op::Repeat { item, min, max } = self.parser().ops[node as usize] else {
+            unreachable!("a repetition")
+        };
+        // Past the minimum of an unbounded repetition, the count no longer matters.
+        let done = if max.is_none() { done.min(min) } else { done };
+        if let Some(&n) = self.suffixes.get(&(node, done, m, j)) {
+            return n;
+        }
+        let mut total = if m == j && done >= min {
+            N::ONE
+        } else {
+            N::ZERO
+        };
+        if max.is_none_or(|max| done < max) {
+            let first_to = if done >= min { m + 1 } else { m };
+            for to in first_to..=j {
+                let c = self.count(item, m, to);
+                if !c.is_zero() {
+                    total = total.add(c.mul(self.repeat_suffix(node, done + 1, to, j)));
+                }
+            }
+        }
+        self.suffixes.insert((node, done, m, j), total);
+        total
+    }
+
+    /// Emits tree number `rank` (0-based, in enumeration order) of `node` over `i..j`.
+    fn unrank(&mut self, node: u32, i: usize, j: usize, mut rank: u128, sink: &mut TreeBuilder) {
+        let expr = ExprId::from_index(node as usize);
+        let op = self.parser().ops[node as usize];
+        if matches!(op, Op::Literal | Op::Regex) {
+            sink.terminal(expr, &self.result.text[i..j]);
+            return;
+        }
+        sink.open(expr);
+        match op {
+            Op::Ref { body } => self.unrank(body, i, j, rank, sink),
+            Op::Alt { start, len } => {
+                for a in start..start + len {
+                    let child = self.parser().children[a as usize];
+                    let c = finite(self.count(child, i, j));
+                    if rank < c {
+                        self.unrank(child, i, j, rank, sink);
+                        break;
+                    }
+                    rank -= c;
+                }
+            }
+            Op::Seq { start, len } => {
+                let mut m = i;
+                for t in 0..len {
+                    let kid = self.parser().children[(start + t) as usize];
+                    for to in m..=j {
+                        // The rest first: a child with infinitely many trees may sit
+                        // where the rest cannot follow (and so counts for nothing).
+                        let rest = self.sequence_suffix(node, t + 1, to, j);
+                        if rest.is_zero() {
+                            continue;
+                        }
+                        let (c, rest) = (finite(self.count(kid, m, to)), finite(rest));
+                        if rank < c * rest {
+                            self.unrank(kid, m, to, rank / rest, sink);
+                            rank %= rest;
+                            m = to;
+                            break;
+                        }
+                        rank -= c * rest;
+                    }
+                }
+            }
+            Op::Repeat { item, min, max } => {
+                let (mut done, mut m) = (0u32, i);
+                loop {
+                    if m == j && done >= min {
+                        if rank == 0 {
+                            break;
+                        }
+                        rank -= 1;
+                    }
+                    let first_to = if done >= min { m + 1 } else { m };
+                    let mut stepped = false;
+                    if max.is_none_or(|max| done < max) {
+                        for to in first_to..=j {
+                            let rest = self.repeat_suffix(node, done + 1, to, j);
+                            if rest.is_zero() {
+                                continue;
+                            }
+                            let (c, rest) = (finite(self.count(item, m, to)), finite(rest));
+                            if rank < c * rest {
+                                self.unrank(item, m, to, rank / rest, sink);
+                                rank %= rest;
+                                (done, m) = (done + 1, to);
+                                stepped = true;
+                                break;
+                            }
+                            rank -= c * rest;
+                        }
+                    }
+                    if !stepped {
+                        break; // rank was within the total, so this is the end
+                    }
+                }
+            }
+            Op::Literal | Op::Regex => unreachable!("terminals handled above"),
+        }
+        sink.close();
+    }
+}
+
+/// A count known to be finite (enumeration only runs when the total is).
+fn finite(n: N) -> u128 {
+    match n {
+        N::Finite(n) => n,
+        _ => unreachable!("enumeration runs only on finite counts"),
     }
 }

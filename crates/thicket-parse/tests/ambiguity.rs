@@ -79,3 +79,36 @@ fn unambiguous_bundled_style_grammars_have_one_tree() {
     let expr = "<start> ::= <add>\n<add> ::= <add> \"+\" <mul> | <mul>\n<mul> ::= <mul> \"*\" <n> | <n>\n<n> ::= r\"[0-9]+\"";
     assert_eq!(count(expr, "1+2*3+4"), TreeCount::Finite(1));
 }
+
+#[test]
+fn all_trees_are_enumerated_distinct_and_each_spells_the_input() {
+    let grammar = load_spec_text("t.fan", b"<start> ::= <a>\n<a> ::= <a> <a> | \"x\"").unwrap();
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let parsed = parser.parse(b"xxxxx").unwrap();
+    let (trees, total) = parsed.trees(1000).unwrap();
+    assert_eq!(total, 14);
+    assert_eq!(trees.len(), 14);
+    let shapes: std::collections::HashSet<String> =
+        trees.iter().map(|t| t.to_sexp(&grammar)).collect();
+    assert_eq!(shapes.len(), 14, "all distinct");
+    assert!(trees.iter().all(|t| t.bytes() == b"xxxxx"));
+    // Bounded: asking for fewer gives fewer, the total stays.
+    let (some, total) = parsed.trees(3).unwrap();
+    assert_eq!((some.len(), total), (3, 14));
+
+    let repeat = load_spec_text("t.fan", b"<start> ::= (\"a\" | \"aa\")*").unwrap();
+    let parser = Parser::new(&repeat, ParseConfig::default()).unwrap();
+    let parsed = parser.parse(b"aaaa").unwrap();
+    let (trees, total) = parsed.trees(100).unwrap();
+    assert_eq!((trees.len(), total), (5, 5));
+    let shapes: std::collections::HashSet<String> =
+        trees.iter().map(|t| format!("{t:?}")).collect();
+    assert_eq!(shapes.len(), 5);
+
+    let cyclic = load_spec_text("t.fan", b"<start> ::= <a>\n<a> ::= <a> | \"x\"").unwrap();
+    let parser = Parser::new(&cyclic, ParseConfig::default()).unwrap();
+    assert_eq!(
+        parser.parse(b"x").unwrap().trees(10).unwrap_err(),
+        TreeCount::Infinite
+    );
+}
