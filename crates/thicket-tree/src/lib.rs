@@ -90,6 +90,11 @@ impl DerivationTree {
         }
     }
 
+    /// One past the last node of the subtree, in preorder (the next sibling's index).
+    pub fn subtree_end(&self, node: NodeId) -> usize {
+        self.nodes[node.index()].end as usize
+    }
+
     /// All nodes of the subtree in preorder, the node itself first.
     pub fn descendants(&self, node: NodeId) -> impl Iterator<Item = NodeId> + use<> {
         (node.0..self.nodes[node.index()].end).map(NodeId)
