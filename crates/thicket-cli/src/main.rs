@@ -3,9 +3,11 @@
 //! The `thicket` binary: reads a spec, checks it, generates inputs. Each subcommand lives
 //! in its own module; this file holds the argument model and the exit-code policy.
 
+mod cover;
 mod generate;
 mod lint;
 mod parse;
+mod plot;
 mod spec;
 
 use clap::{Parser, Subcommand};
@@ -50,6 +52,8 @@ enum Command {
     Lint(lint::LintArgs),
     /// Parse inputs into derivation trees, or check that they are in the language.
     Parse(parse::ParseArgs),
+    /// Measure the k-path coverage of a set of inputs.
+    Cover(cover::CoverArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate::run(args),
         Command::Lint(args) => lint::run(args),
         Command::Parse(args) => parse::run(args),
+        Command::Cover(args) => cover::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -106,10 +106,7 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
     } else {
         args.inputs.clone()
     };
-    let mut texts = Vec::with_capacity(inputs.len());
-    for path in &inputs {
-        texts.push(read_input(path)?);
-    }
+    let texts = read_inputs(&inputs)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
         .build()
@@ -248,6 +245,11 @@ fn render(tree: &thicket_tree::DerivationTree, grammar: &Grammar, format: TreeFo
     }
 }
 
+/// Reads every input (`-` is stdin), failing on the first that cannot be read.
+pub fn read_inputs(paths: &[PathBuf]) -> anyhow::Result<Vec<Vec<u8>>> {
+    paths.iter().map(read_input).collect()
+}
+
 fn read_input(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
@@ -260,7 +262,8 @@ fn read_input(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
     }
 }
 
-fn display_name(path: &std::path::Path) -> String {
+/// How an input is named in messages (`<stdin>` for `-`).
+pub fn display_name(path: &std::path::Path) -> String {
     if path.as_os_str() == "-" {
         "<stdin>".to_string()
     } else {

@@ -359,3 +359,50 @@ fn unique_outputs_differ_and_a_small_language_is_reported() {
         stderr(&digits)
     );
 }
+
+#[test]
+fn cover_reports_k_path_coverage_missing_paths_and_a_growth_curve() {
+    let dir = std::env::temp_dir().join(format!("thicket-cover-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("x_plus_42.txt");
+    std::fs::write(&input, "x+42").unwrap();
+    let curve = dir.join("curve.csv");
+    let out = thicket(&[
+        "cover",
+        "specs/expr.fan",
+        input.to_str().unwrap(),
+        "-k",
+        "2",
+        "--json",
+        "--missing",
+        "--missing-limit",
+        "1000",
+        "--curve",
+        curve.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The paper's worked example: "x+42" covers 12 of the 125 2-paths.
+    assert_eq!(value["coverage"][1]["covered"], 12);
+    assert_eq!(value["coverage"][1]["total"], "125");
+    assert_eq!(
+        value["coverage"][1]["missing"].as_array().unwrap().len(),
+        113
+    );
+    assert_eq!(value["coverage"][0]["total"], "39");
+    let csv = std::fs::read_to_string(&curve).unwrap();
+    assert!(csv.starts_with("inputs,k1,k2\n1,"), "{csv}");
+    let rejected = thicket(&[
+        "cover",
+        "specs/expr.fan",
+        "crates/thicket-cli/tests/cli.rs",
+        "-k",
+        "1",
+    ]);
+    assert_eq!(
+        rejected.status.code(),
+        Some(1),
+        "a rejected input is reported"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

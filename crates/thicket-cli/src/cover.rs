@@ -1,0 +1,261 @@
+//! `thicket cover`: k-path coverage of a set of inputs.
+
+use crate::exit;
+use crate::spec::SpecArgs;
+use anyhow::Context;
+use clap::Args;
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::PathBuf;
+use thicket_cover::{Coverage, KPathGraph};
+use thicket_parse::{ParseConfig, Parser};
+
+/// Arguments of `thicket cover`.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Parses every input with the spec's grammar and reports, for each k' = 1..K, \
+how many of the grammar's k'-paths the inputs cover (k-path coverage, Havrikov & Zeller). A k-path \
+is a chain of k symbols, each inside the rule the one before it references; `#n` in paths names the \
+occurrence (its expression id), since one symbol may appear in several places.\n\n\
+Examples:\n  thicket cover specs/json.fan inputs/*.json -k 3\n  \
+thicket cover specs/expr.fan tests/*.txt -k 2 --missing\n  \
+thicket cover specs/csv.fan corpus/* -k 4 --curve growth.csv --plot growth.svg --json"
+)]
+pub struct CoverArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+
+    /// Inputs to measure; `-` reads stdin.
+    #[arg(value_name = "INPUT", required = true)]
+    inputs: Vec<PathBuf>,
+
+    /// Longest k-path length measured (1..=8).
+    #[arg(short, long, value_name = "K", default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=8))]
+    k: u8,
+
+    /// Also report each input's own coverage.
+    #[arg(long)]
+    per_input: bool,
+
+    /// List the k-paths the inputs miss (for k' = 1..K, at most --missing-limit each).
+    #[arg(long)]
+    missing: bool,
+
+    /// With --missing, the most paths listed per length.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    missing_limit: usize,
+
+    /// Write the growth curve (coverage after each input, per k') as CSV.
+    #[arg(long, value_name = "FILE")]
+    curve: Option<PathBuf>,
+
+    /// Plot the growth curve as SVG.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+
+    /// One JSON object on stdout instead of text.
+    #[arg(long)]
+    json: bool,
+
+    /// Worker threads [default: one per core].
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<usize>,
+}
+
+/// Runs `thicket cover`.
+pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
+    let spec = match args.spec.load() {
+        Ok(spec) => spec,
+        Err(code) => return Ok(code),
+    };
+    let grammar = &spec.grammar;
+    let parser = match Parser::new(grammar, ParseConfig::default()) {
+        Ok(parser) => parser,
+        Err(e) => {
+            eprintln!("error: {}: {e}", spec.source.name());
+            return Ok(exit::FAILURE);
+        }
+    };
+    let graph = KPathGraph::new(grammar);
+    let max_k = usize::from(args.k);
+    let totals: Vec<u128> = (1..=max_k).map(|k| graph.count(k)).collect();
+    let texts = crate::parse::read_inputs(&args.inputs)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    // Each input's own coverage, in parallel; merged in input order for the curve.
+    let per_input: Vec<Result<Coverage, String>> = pool.install(|| {
+        texts
+            .par_iter()
+            .map(|text| {
+                let parsed = parser.parse(text).map_err(|e| e.to_string())?;
+                let mut own = Coverage::new(max_k);
+                own.add_tree(&graph, &parsed.tree());
+                Ok(own)
+            })
+            .collect()
+    });
+    let mut total = Coverage::new(max_k);
+    let mut curve: Vec<Vec<usize>> = Vec::with_capacity(texts.len());
+    let mut rejected = 0;
+    for (path, own) in args.inputs.iter().zip(&per_input) {
+        match own {
+            Ok(own) => total.merge(own),
+            Err(e) => {
+                rejected += 1;
+                eprintln!(
+                    "error: {}:{e} (not counted)",
+                    crate::parse::display_name(path)
+                );
+            }
+        }
+        curve.push((1..=max_k).map(|k| total.covered(k)).collect());
+    }
+    let fraction = |covered: usize, k: usize| {
+        if totals[k - 1] == 0 {
+            0.0
+        } else {
+            covered as f64 / totals[k - 1] as f64
+        }
+    };
+    let missing: Vec<Vec<String>> = if args.missing {
+        (1..=max_k)
+            .map(|k| {
+                let mut list = Vec::new();
+                graph.for_each_path(k, |p| {
+                    if !total.contains(p) {
+                        list.push(graph.display(grammar, p));
+                    }
+                    list.len() < args.missing_limit
+                });
+                list
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if let Some(file) = &args.curve {
+        let mut csv = String::from("inputs");
+        for k in 1..=max_k {
+            csv.push_str(&format!(",k{k}"));
+        }
+        csv.push('\n');
+        for (i, row) in curve.iter().enumerate() {
+            csv.push_str(&(i + 1).to_string());
+            for (k, &covered) in row.iter().enumerate() {
+                csv.push_str(&format!(",{:.6}", fraction(covered, k + 1)));
+            }
+            csv.push('\n');
+        }
+        std::fs::write(file, csv).with_context(|| format!("cannot write {}", file.display()))?;
+    }
+    if let Some(file) = &args.plot {
+        let series: Vec<Vec<f64>> = (1..=max_k)
+            .map(|k| curve.iter().map(|row| fraction(row[k - 1], k)).collect())
+            .collect();
+        crate::plot::growth_svg(file, spec.source.name(), &series)?;
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.json {
+        let per_k: Vec<serde_json::Value> = (1..=max_k)
+            .map(|k| {
+                serde_json::json!({
+                    "k": k,
+                    "covered": total.covered(k),
+                    "total": totals[k - 1].to_string(),
+                    "fraction": fraction(total.covered(k), k),
+                    "missing": missing.get(k - 1),
+                })
+            })
+            .collect();
+        let inputs: Vec<serde_json::Value> = if args.per_input {
+            args.inputs
+                .iter()
+                .zip(&per_input)
+                .map(|(path, own)| match own {
+                    Ok(own) => serde_json::json!({
+                        "file": crate::parse::display_name(path),
+                        "covered": (1..=max_k).map(|k| own.covered(k)).collect::<Vec<_>>(),
+                    }),
+                    Err(e) => {
+                        serde_json::json!({"file": crate::parse::display_name(path), "error": e})
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let value = serde_json::json!({
+            "spec": spec.source.name(),
+            "inputs": texts.len(),
+            "rejected": rejected,
+            "coverage": per_k,
+            "per_input": inputs,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
+        writeln!(
+            out,
+            "{} inputs ({} rejected), {}",
+            texts.len(),
+            rejected,
+            spec.source.name()
+        )?;
+        writeln!(
+            out,
+            "{:>3}  {:>10}  {:>10}  {:>8}",
+            "k", "covered", "total", "coverage"
+        )?;
+        for k in 1..=max_k {
+            writeln!(
+                out,
+                "{k:>3}  {:>10}  {:>10}  {:>7.2}%",
+                total.covered(k),
+                totals[k - 1],
+                100.0 * fraction(total.covered(k), k)
+            )?;
+        }
+        if args.per_input {
+            writeln!(out)?;
+            for (path, own) in args.inputs.iter().zip(&per_input) {
+                let name = crate::parse::display_name(path);
+                match own {
+                    Ok(own) => {
+                        let cells: Vec<String> = (1..=max_k)
+                            .map(|k| format!("k{k} {:.1}%", 100.0 * fraction(own.covered(k), k)))
+                            .collect();
+                        writeln!(out, "{name}: {}", cells.join(", "))?;
+                    }
+                    Err(_) => writeln!(out, "{name}: rejected")?,
+                }
+            }
+        }
+        for (k, list) in missing.iter().enumerate() {
+            let k = k + 1;
+            let absent = totals[k - 1].saturating_sub(total.covered(k) as u128);
+            if absent == 0 {
+                continue;
+            }
+            writeln!(
+                out,
+                "\nmissing {k}-paths ({absent}{}):",
+                if absent as usize > list.len() {
+                    format!(", first {}", list.len())
+                } else {
+                    String::new()
+                }
+            )?;
+            for path in list {
+                writeln!(out, "  {path}")?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(if rejected > 0 {
+        exit::REJECTED
+    } else {
+        exit::OK
+    })
+}
