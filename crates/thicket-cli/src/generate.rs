@@ -30,9 +30,10 @@ pub struct GenerateArgs {
     #[command(flatten)]
     spec: SpecArgs,
 
-    /// Number of inputs to generate.
-    #[arg(short = 'n', long = "count", value_name = "N", default_value_t = 10)]
-    count: u64,
+    /// Number of inputs to generate [default: 10; with --strategy kpath: as many as the
+    /// k-paths need].
+    #[arg(short = 'n', long = "count", value_name = "N")]
+    count: Option<u64>,
 
     /// Seed of all random choices [default: drawn at random and printed on stderr].
     #[arg(long, value_name = "S")]
@@ -73,6 +74,16 @@ pub struct GenerateArgs {
     #[arg(short = '0', long = "null")]
     null: bool,
 
+    /// How inputs are chosen: `random` draws N inputs by depth-bounded random generation
+    /// (Algorithm 2); `kpath` builds inputs until every k-path of the grammar that fits
+    /// --max-depth is covered (Algorithm 1 of the k-path paper; -n caps the count).
+    #[arg(long, value_enum, default_value_t = Strategy::Random)]
+    strategy: Strategy,
+
+    /// With --strategy kpath: the length of the k-paths to cover (1..=8).
+    #[arg(short = 'k', long, value_name = "K", default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=8))]
+    k: u8,
+
     /// Output format: the raw inputs, or one JSON object per input with its derivation tree.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     format: OutputFormat,
@@ -94,6 +105,14 @@ pub struct GenerateArgs {
     /// Worker threads [default: one per core].
     #[arg(short = 'j', long, value_name = "N")]
     jobs: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Strategy {
+    /// Depth-bounded random generation.
+    Random,
+    /// Cover every k-path (see -k).
+    Kpath,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -201,25 +220,36 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         .num_threads(args.jobs.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    let progress = progress_bar(args.count);
+    let json = args.format == OutputFormat::Json;
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let width = digits(args.count.saturating_sub(1)).max(6);
+    let mut sink = OutputSink {
+        out: std::io::BufWriter::with_capacity(1 << 16, stdout.lock()),
+        dir: args.output.clone(),
+        suffix: args.suffix.clone(),
+        width: 6,
+        separator,
+        json,
+    };
+    if args.strategy == Strategy::Kpath {
+        return run_kpath(&args, &generator, &spec.grammar, seed, &mut sink);
+    }
+    let count = args.count.unwrap_or(10);
+    sink.width = digits(count.saturating_sub(1)).max(6);
+    let progress = progress_bar(count);
     let mut summary = Summary::default();
     let started = Instant::now();
-    let json = args.format == OutputFormat::Json;
     // `drawn` counts random streams used (input i of the seed is stream i); `written`
     // counts inputs kept. They differ only with --unique, which skips repeats.
     let mut drawn: u64 = 0;
     let mut written: u64 = 0;
     let max_draws = if args.unique {
-        args.count.saturating_mul(args.max_draws_factor)
+        count.saturating_mul(args.max_draws_factor)
     } else {
-        args.count
+        count
     };
     let mut kept_hashes: HashSet<u64> = HashSet::new();
-    while written < args.count && drawn < max_draws {
-        let wanted = args.count - written;
+    while written < count && drawn < max_draws {
+        let wanted = count - written;
         // With --unique some draws are skipped, so draw at least a small batch.
         let batch_len = if args.unique {
             wanted.clamp(64, BATCH)
@@ -249,36 +279,22 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         });
         drawn = end;
         for item in &batch {
-            if written == args.count {
+            if written == count {
                 break;
             }
             if args.unique && !kept_hashes.insert(item.input_hash) {
                 continue;
             }
             summary.add(item);
-            match &args.output {
-                Some(dir) => {
-                    let path = dir.join(format!("{written:0width$}{}", args.suffix));
-                    std::fs::write(&path, &item.output)
-                        .with_context(|| format!("cannot write {}", path.display()))?;
-                }
-                None => {
-                    out.write_all(&item.output)?;
-                    if json {
-                        out.write_all(b"\n")?;
-                    } else {
-                        out.write_all(&separator)?;
-                    }
-                }
-            }
+            sink.write(written, item)?;
             written += 1;
             progress.inc(1);
         }
     }
     summary.draws = drawn;
-    out.flush()?;
+    sink.out.flush()?;
     progress.finish_and_clear();
-    if written < args.count {
+    if written < count {
         eprintln!(
             "warning: only {written} distinct inputs in {drawn} draws (--unique gives up after \
              {} draws per input asked for): within these limits the grammar may have few more; \
@@ -289,7 +305,94 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     if summary.budget_exhausted > 0 {
         eprintln!(
             "warning: {} of {} inputs reached --max-nodes {} and were closed off along the shortest derivations",
-            summary.budget_exhausted, args.count, config.max_nodes
+            summary.budget_exhausted, count, config.max_nodes
+        );
+    }
+    if args.stats {
+        summary.print(started.elapsed().as_secs_f64());
+    }
+    Ok(exit::OK)
+}
+
+/// Where generated inputs go: files in a folder, or stdout with separators.
+struct OutputSink<W: Write> {
+    out: W,
+    dir: Option<PathBuf>,
+    suffix: String,
+    /// Digits in file names.
+    width: usize,
+    separator: Vec<u8>,
+    json: bool,
+}
+
+impl<W: Write> OutputSink<W> {
+    /// Writes input number `n` (its file is named after `n`).
+    fn write(&mut self, n: u64, item: &Generated) -> anyhow::Result<()> {
+        match &self.dir {
+            Some(dir) => {
+                let path = dir.join(format!("{n:0width$}{}", self.suffix, width = self.width));
+                std::fs::write(&path, &item.output)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            None => {
+                self.out.write_all(&item.output)?;
+                self.out
+                    .write_all(if self.json { b"\n" } else { &self.separator })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `--strategy kpath`: Algorithm 1 until every k-path that fits is covered.
+fn run_kpath<W: Write>(
+    args: &GenerateArgs,
+    generator: &Generator<'_>,
+    grammar: &thicket_grammar::Grammar,
+    seed: u64,
+    sink: &mut OutputSink<W>,
+) -> anyhow::Result<u8> {
+    let k = usize::from(args.k);
+    let graph = thicket_cover::KPathGraph::new(grammar);
+    let started = Instant::now();
+    let limit = args.count.map_or(usize::MAX, |n| n as usize);
+    let made = thicket_cover::cover_k_paths(generator, &graph, k, seed, limit);
+    sink.width = digits(made.trees.len().saturating_sub(1) as u64).max(6);
+    let mut summary = Summary::default();
+    for (n, tree) in made.trees.iter().enumerate() {
+        let output = if sink.json {
+            json_line(
+                n as u64,
+                seed,
+                tree.bytes(),
+                &tree.to_fuzzingbook_json(grammar),
+            )
+            .into_bytes()
+        } else {
+            tree.bytes().to_vec()
+        };
+        let item = Generated::new(output, tree.bytes(), GenStats::default());
+        summary.add(&item);
+        sink.write(n as u64, &item)?;
+    }
+    sink.out.flush()?;
+    let covered = made.covered;
+    eprintln!(
+        "thicket: {} inputs cover {covered} of {} {k}-paths{}",
+        made.trees.len(),
+        made.total,
+        if made.trees.len() == limit && covered < made.total {
+            " (stopped at -n)"
+        } else {
+            ""
+        }
+    );
+    if !made.unfit.is_empty() {
+        eprintln!(
+            "warning: {} {k}-paths cannot be covered within --max-depth {}, e.g. {}",
+            made.unfit.len(),
+            generator.config().max_depth,
+            graph.display(grammar, &made.unfit[0])
         );
     }
     if args.stats {

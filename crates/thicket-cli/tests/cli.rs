@@ -406,3 +406,56 @@ fn cover_reports_k_path_coverage_missing_paths_and_a_growth_curve() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn kpath_strategy_covers_every_k_path_and_says_so() {
+    let out = thicket(&[
+        "generate",
+        "specs/csv.fan",
+        "--strategy",
+        "kpath",
+        "-k",
+        "3",
+        "--seed",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("cover 36 of 36 3-paths"), "{err}");
+    let lines = stdout(&out).lines().count();
+    assert!((1..=36).contains(&lines), "{lines} inputs");
+    // Same seed, same inputs.
+    let again = thicket(&[
+        "generate",
+        "specs/csv.fan",
+        "--strategy",
+        "kpath",
+        "-k",
+        "3",
+        "--seed",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.stdout, again.stdout);
+    // -n caps the count.
+    let capped = thicket(&[
+        "generate",
+        "specs/json.fan",
+        "--strategy",
+        "kpath",
+        "-k",
+        "3",
+        "--seed",
+        "2",
+        "-n",
+        "3",
+    ]);
+    assert!(
+        stderr(&capped).contains("3 inputs cover") && stderr(&capped).contains("stopped at -n"),
+        "{}",
+        stderr(&capped)
+    );
+}

@@ -19,6 +19,10 @@
 //! - In a **tree**, the k-paths are the chains of k symbolic tree nodes, each the nearest
 //!   symbolic ancestor of the next (the tree's root, the start rule, excluded).
 
+mod produce;
+
+pub use produce::{KPathProduction, cover_k_paths};
+
 use rustc_hash::FxHashSet;
 use thicket_grammar::{Expr, ExprId, Grammar};
 use thicket_tree::DerivationTree;

@@ -1,0 +1,256 @@
+//! k-path-covering production: Algorithm 1 ("GenerateKPaths") of the k-path paper.
+//!
+//! For every k-path still uncovered (in an order shuffled by the seed), one input is
+//! built that contains it: from the root, the derivation is steered along the shortest
+//! route (in the graph of symbolic nodes) to the path's first node and then along the
+//! path itself, choosing at each alternation the alternative that leads on and
+//! repeating a quantified item `max(min, 1)` times; every other open slot is closed off
+//! by the depth-bounded random generator (Algorithm 2). Then every k-path the finished
+//! tree covers, by design or by accident, is struck off.
+//!
+//! Decision: a path whose steered input would exceed the depth limit is not produced but
+//! reported as unfit, so the inputs always respect `--max-depth`.
+
+use crate::{KPathGraph, for_each_tree_path};
+use rustc_hash::FxHashSet;
+use std::collections::VecDeque;
+use thicket_gen::{GenRng, Generator, below};
+use thicket_grammar::{Expr, ExprId, Grammar};
+use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
+
+/// What k-path-covering production made.
+#[derive(Debug)]
+pub struct KPathProduction {
+    /// The inputs, in the order they were made.
+    pub trees: Vec<DerivationTree>,
+    /// The k-paths that cannot be covered within the depth limit.
+    pub unfit: Vec<Box<[u32]>>,
+    /// The number of k-paths of the grammar.
+    pub total: usize,
+    /// How many of them the trees cover.
+    pub covered: usize,
+}
+
+/// Builds inputs until every k-path of the grammar that fits the generator's depth limit
+/// is covered, or `limit` inputs are made.
+pub fn cover_k_paths(
+    generator: &Generator<'_>,
+    graph: &KPathGraph,
+    k: usize,
+    seed: u64,
+    limit: usize,
+) -> KPathProduction {
+    let grammar = generator.grammar();
+    let mut targets: Vec<Box<[u32]>> = Vec::new();
+    graph.for_each_path(k, |p| {
+        targets.push(p.into());
+        true
+    });
+    let total = targets.len();
+    // Shuffle the agenda with the seed (Fisher-Yates), as Tribble does.
+    let mut rng = Generator::rng_for(seed, u64::MAX);
+    for i in (1..targets.len()).rev() {
+        let j = below(&mut rng, i as u32 + 1) as usize;
+        targets.swap(i, j);
+    }
+    let mut open: FxHashSet<Box<[u32]>> = targets.iter().cloned().collect();
+    let steering = Steering::new(grammar, graph);
+    let max_depth = generator.config().max_depth;
+    let mut trees = Vec::new();
+    let mut unfit = Vec::new();
+    for (index, target) in targets.iter().enumerate() {
+        if trees.len() >= limit {
+            break;
+        }
+        if !open.contains(target) {
+            continue;
+        }
+        let Some(chain) = steering.route(target) else {
+            open.remove(target);
+            unfit.push(target.clone());
+            continue;
+        };
+        let mut rng = Generator::rng_for(seed, index as u64);
+        let mut builder = TreeBuilder::new();
+        steering.build(generator, &chain, &mut rng, &mut builder);
+        let tree = builder.finish();
+        if tree.depth(grammar) > max_depth {
+            open.remove(target);
+            unfit.push(target.clone());
+            continue;
+        }
+        for_each_tree_path(graph, &tree, k, |p| {
+            if p.len() == k {
+                open.remove(p);
+            }
+        });
+        debug_assert!(!open.contains(target), "the steered tree covers its target");
+        trees.push(tree);
+    }
+    let covered = total - unfit.len() - open.len();
+    KPathProduction {
+        trees,
+        unfit,
+        total,
+        covered,
+    }
+}
+
+/// Routes through the grammar graph and steered tree building.
+struct Steering<'g> {
+    grammar: &'g Grammar,
+    /// Parent of every expression inside a right-hand side (`u32::MAX` for bodies).
+    parent: Vec<u32>,
+    /// Predecessor of each symbolic node on a shortest route from the start rule's
+    /// right-hand side (`u32::MAX` at the start), by breadth-first search.
+    route_back: Vec<u32>,
+}
+
+impl<'g> Steering<'g> {
+    fn new(grammar: &'g Grammar, graph: &'g KPathGraph) -> Steering<'g> {
+        let n = grammar.expr_count();
+        let mut parent = vec![u32::MAX; n];
+        for id in grammar.expr_ids() {
+            for &child in grammar.expr(id).children() {
+                parent[child.index()] = id.index() as u32;
+            }
+        }
+        // The first nodes of any route: the symbolic nodes of the start rule's body.
+        let mut route_back = vec![u32::MAX - 1; n]; // MAX - 1: not reached
+        let mut queue = VecDeque::new();
+        for &node in graph.successors(grammar.root().index() as u32) {
+            if route_back[node as usize] == u32::MAX - 1 {
+                route_back[node as usize] = u32::MAX;
+                queue.push_back(node);
+            }
+        }
+        while let Some(x) = queue.pop_front() {
+            for &s in graph.successors(x) {
+                if route_back[s as usize] == u32::MAX - 1 {
+                    route_back[s as usize] = x;
+                    queue.push_back(s);
+                }
+            }
+        }
+        Steering {
+            grammar,
+            parent,
+            route_back,
+        }
+    }
+
+    /// The chain of symbolic nodes from the start rule's body down to the end of
+    /// `target`: the shortest route to its first node, then the path itself.
+    fn route(&self, target: &[u32]) -> Option<Vec<u32>> {
+        let mut chain = Vec::new();
+        let mut x = *target.first()?;
+        loop {
+            let back = self.route_back[x as usize];
+            if back == u32::MAX - 1 {
+                return None;
+            }
+            chain.push(x);
+            if back == u32::MAX {
+                break;
+            }
+            x = back;
+        }
+        chain.reverse();
+        chain.extend_from_slice(&target[1..]);
+        Some(chain)
+    }
+
+    /// Builds the tree that follows `chain` from the root, closing off everything else.
+    fn build(
+        &self,
+        generator: &Generator<'_>,
+        chain: &[u32],
+        rng: &mut GenRng,
+        sink: &mut TreeBuilder,
+    ) {
+        let root = self.grammar.root();
+        sink.open(root);
+        let Expr::Ref(start) = self.grammar.expr(root) else {
+            unreachable!("the root references the start rule")
+        };
+        self.steer(
+            generator,
+            self.grammar.rule(*start).body,
+            1,
+            chain,
+            rng,
+            sink,
+        );
+        sink.close();
+    }
+
+    /// Expands `e` (at `depth` rule expansions) so that `chain[0]`, a symbolic node inside
+    /// `e`'s part of a right-hand side, appears, and below it the rest of the chain.
+    fn steer(
+        &self,
+        generator: &Generator<'_>,
+        e: ExprId,
+        depth: u32,
+        chain: &[u32],
+        rng: &mut GenRng,
+        sink: &mut TreeBuilder,
+    ) {
+        let here = e.index() as u32;
+        if here == chain[0] {
+            match self.grammar.expr(e) {
+                Expr::Ref(s) if chain.len() > 1 => {
+                    sink.open(e);
+                    self.steer(
+                        generator,
+                        self.grammar.rule(*s).body,
+                        depth + 1,
+                        &chain[1..],
+                        rng,
+                        sink,
+                    );
+                    sink.close();
+                }
+                _ => {
+                    generator.expand(e, depth, rng, sink);
+                }
+            }
+            return;
+        }
+        // The child of `e` on the way down to chain[0].
+        let mut on_way = chain[0];
+        while self.parent[on_way as usize] != here {
+            on_way = self.parent[on_way as usize];
+            debug_assert!(on_way != u32::MAX, "chain[0] lies inside e");
+        }
+        sink.open(e);
+        match self.grammar.expr(e) {
+            Expr::Alt(_) => self.steer(
+                generator,
+                ExprId::from_index(on_way as usize),
+                depth,
+                chain,
+                rng,
+                sink,
+            ),
+            Expr::Seq(items) => {
+                for &item in items.iter() {
+                    if item.index() as u32 == on_way {
+                        self.steer(generator, item, depth, chain, rng, sink);
+                    } else {
+                        generator.expand(item, depth, rng, sink);
+                    }
+                }
+            }
+            Expr::Repeat(r) => {
+                self.steer(generator, r.item, depth, chain, rng, sink);
+                for _ in 1..r.min.max(1) {
+                    generator.expand(r.item, depth, rng, sink);
+                }
+            }
+            Expr::Ref(_) | Expr::Literal(_) | Expr::Regex(_) => {
+                unreachable!("symbolic nodes have no children on the way")
+            }
+        }
+        sink.close();
+    }
+}
