@@ -76,7 +76,9 @@ pub struct GenerateArgs {
 
     /// How inputs are chosen: `random` draws N inputs by depth-bounded random generation
     /// (Algorithm 2); `kpath` builds inputs until every k-path of the grammar that fits
-    /// --max-depth is covered (Algorithm 1 of the k-path paper; -n caps the count).
+    /// --max-depth is covered (Algorithm 1 of the k-path paper; -n caps the count);
+    /// `kpath-random` makes N inputs, each steered to a k-path not yet covered in the
+    /// current round, so that k-path diversity grows as fast as possible.
     #[arg(long, value_enum, default_value_t = Strategy::Random)]
     strategy: Strategy,
 
@@ -113,6 +115,8 @@ enum Strategy {
     Random,
     /// Cover every k-path (see -k).
     Kpath,
+    /// A stream steered towards uncovered k-paths, round after round.
+    KpathRandom,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -230,7 +234,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         separator,
         json,
     };
-    if args.strategy == Strategy::Kpath {
+    if args.strategy != Strategy::Random {
         return run_kpath(&args, &generator, &spec.grammar, seed, &mut sink);
     }
     let count = args.count.unwrap_or(10);
@@ -344,7 +348,8 @@ impl<W: Write> OutputSink<W> {
     }
 }
 
-/// `--strategy kpath`: Algorithm 1 until every k-path that fits is covered.
+/// `--strategy kpath` (Algorithm 1 until every k-path that fits is covered) and
+/// `--strategy kpath-random` (a stream steered to uncovered k-paths).
 fn run_kpath<W: Write>(
     args: &GenerateArgs,
     generator: &Generator<'_>,
@@ -355,8 +360,18 @@ fn run_kpath<W: Write>(
     let k = usize::from(args.k);
     let graph = thicket_cover::KPathGraph::new(grammar);
     let started = Instant::now();
-    let limit = args.count.map_or(usize::MAX, |n| n as usize);
-    let made = thicket_cover::cover_k_paths(generator, &graph, k, seed, limit);
+    let made = if args.strategy == Strategy::KpathRandom {
+        let count = args.count.unwrap_or(10) as usize;
+        thicket_cover::k_path_stream(generator, &graph, k, seed, count)
+    } else {
+        thicket_cover::cover_k_paths(
+            generator,
+            &graph,
+            k,
+            seed,
+            args.count.map_or(usize::MAX, |n| n as usize),
+        )
+    };
     sink.width = digits(made.trees.len().saturating_sub(1) as u64).max(6);
     let mut summary = Summary::default();
     for (n, tree) in made.trees.iter().enumerate() {
@@ -377,15 +392,16 @@ fn run_kpath<W: Write>(
     }
     sink.out.flush()?;
     let covered = made.covered;
+    let unfinished = covered + made.unfit.len() < made.total;
+    let note = match args.strategy {
+        Strategy::KpathRandom if !unfinished => " (then further rounds)",
+        Strategy::Kpath if unfinished => " (stopped at -n)",
+        _ => "",
+    };
     eprintln!(
-        "thicket: {} inputs cover {covered} of {} {k}-paths{}",
+        "thicket: {} inputs cover {covered} of {} {k}-paths{note}",
         made.trees.len(),
         made.total,
-        if made.trees.len() == limit && covered < made.total {
-            " (stopped at -n)"
-        } else {
-            ""
-        }
     );
     if !made.unfit.is_empty() {
         eprintln!(

@@ -21,7 +21,7 @@
 
 mod produce;
 
-pub use produce::{KPathProduction, cover_k_paths};
+pub use produce::{KPathProduction, cover_k_paths, k_path_stream};
 
 use rustc_hash::FxHashSet;
 use thicket_grammar::{Expr, ExprId, Grammar};

@@ -3,9 +3,11 @@
 //! For every k-path still uncovered (in an order shuffled by the seed), one input is
 //! built that contains it: from the root, the derivation is steered along the shortest
 //! route (in the graph of symbolic nodes) to the path's first node and then along the
-//! path itself, choosing at each alternation the alternative that leads on and
-//! repeating a quantified item `max(min, 1)` times; every other open slot is closed off
-//! by the depth-bounded random generator (Algorithm 2). Then every k-path the finished
+//! path itself, choosing at each alternation the alternative that leads on; a
+//! quantified item on the way is repeated as often as the close-off would (at least
+//! once), the steered repetition at a random place (Tribble repeats `max(min, 1)` times;
+//! more repetitions cover more by accident, so fewer inputs are needed). Every other
+//! open slot is closed off by the depth-bounded random generator (Algorithm 2). Then every k-path the finished
 //! tree covers, by design or by accident, is struck off.
 //!
 //! Decision: a path whose steered input would exceed the depth limit is not produced but
@@ -40,6 +42,32 @@ pub fn cover_k_paths(
     seed: u64,
     limit: usize,
 ) -> KPathProduction {
+    produce(generator, graph, k, seed, limit, false)
+}
+
+/// A stream of `count` inputs whose k-path diversity grows as fast as possible
+/// ("kpath-random", beyond Tribble): like [`cover_k_paths`], each input is steered to a
+/// k-path no input of the current round covers; once all are covered the record is
+/// cleared and a new round begins (as ISLa does with its global k-path record). The
+/// close-off stays random, so inputs keep differing. `covered` counts the first round.
+pub fn k_path_stream(
+    generator: &Generator<'_>,
+    graph: &KPathGraph,
+    k: usize,
+    seed: u64,
+    count: usize,
+) -> KPathProduction {
+    produce(generator, graph, k, seed, count, true)
+}
+
+fn produce(
+    generator: &Generator<'_>,
+    graph: &KPathGraph,
+    k: usize,
+    seed: u64,
+    limit: usize,
+    cycle: bool,
+) -> KPathProduction {
     let grammar = generator.grammar();
     let mut targets: Vec<Box<[u32]>> = Vec::new();
     graph.for_each_path(k, |p| {
@@ -57,11 +85,29 @@ pub fn cover_k_paths(
     let steering = Steering::new(grammar, graph);
     let max_depth = generator.config().max_depth;
     let mut trees = Vec::new();
-    let mut unfit = Vec::new();
-    for (index, target) in targets.iter().enumerate() {
-        if trees.len() >= limit {
-            break;
+    let mut unfit: Vec<Box<[u32]>> = Vec::new();
+    let mut covered = 0;
+    let mut round: u64 = 0;
+    let mut position = 0;
+    while trees.len() < limit && !targets.is_empty() {
+        if position == targets.len() {
+            // The agenda is done. With `cycle`, start a new round, forgetting what is
+            // covered but not what cannot fit.
+            if !cycle || unfit.len() == targets.len() {
+                break;
+            }
+            round += 1;
+            position = 0;
+            let unfit_set: FxHashSet<&[u32]> = unfit.iter().map(|u| &u[..]).collect();
+            open = targets
+                .iter()
+                .filter(|t| !unfit_set.contains(&t[..]))
+                .cloned()
+                .collect();
         }
+        let index = position as u64 + round * total as u64;
+        let target = &targets[position];
+        position += 1;
         if !open.contains(target) {
             continue;
         }
@@ -70,24 +116,25 @@ pub fn cover_k_paths(
             unfit.push(target.clone());
             continue;
         };
-        let mut rng = Generator::rng_for(seed, index as u64);
+        let mut rng = Generator::rng_for(seed, index);
         let mut builder = TreeBuilder::new();
         steering.build(generator, &chain, &mut rng, &mut builder);
         let tree = builder.finish();
         if tree.depth(grammar) > max_depth {
             open.remove(target);
-            unfit.push(target.clone());
+            if round == 0 {
+                unfit.push(target.clone());
+            }
             continue;
         }
         for_each_tree_path(graph, &tree, k, |p| {
-            if p.len() == k {
-                open.remove(p);
+            if p.len() == k && open.remove(p) && round == 0 {
+                covered += 1;
             }
         });
         debug_assert!(!open.contains(target), "the steered tree covers its target");
         trees.push(tree);
     }
-    let covered = total - unfit.len() - open.len();
     KPathProduction {
         trees,
         unfit,
@@ -242,9 +289,20 @@ impl<'g> Steering<'g> {
                 }
             }
             Expr::Repeat(r) => {
-                self.steer(generator, r.item, depth, chain, rng, sink);
-                for _ in 1..r.min.max(1) {
-                    generator.expand(r.item, depth, rng, sink);
+                // As many repetitions as the close-off would draw (at least one), the
+                // steered one at a random place: more accidental coverage per input than
+                // Tribble's max(min, 1), so fewer inputs.
+                let cap = r.min.max(generator.config().max_repetitions);
+                let hi = r.max.map_or(cap, |m| m.min(cap)).max(1);
+                let lo = r.min.max(1);
+                let count = lo + below(rng, hi - lo + 1);
+                let steered = below(rng, count);
+                for i in 0..count {
+                    if i == steered {
+                        self.steer(generator, r.item, depth, chain, rng, sink);
+                    } else {
+                        generator.expand(r.item, depth, rng, sink);
+                    }
                 }
             }
             Expr::Ref(_) | Expr::Literal(_) | Expr::Regex(_) => {

@@ -60,3 +60,54 @@ fn k_4_on_the_tribble_subjects() {
         eprintln!("{spec} k=4: {inputs} inputs cover {covered} k-paths, {unfit} unfit");
     }
 }
+
+/// k-path coverage (length k) of the first `n` inputs of plain random generation and of
+/// the kpath-random stream.
+fn growth(spec: &str, k: usize, n: usize) -> (usize, usize, usize) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../specs")
+        .join(spec);
+    let grammar = load_spec_file(&path, &LoadOptions::default())
+        .unwrap()
+        .grammar;
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let graph = KPathGraph::new(&grammar);
+    let mut random = Coverage::new(k);
+    for i in 0..n as u64 {
+        random.add_tree(
+            &graph,
+            &generator.generate_tree(&mut Generator::rng_for(3, i)).0,
+        );
+    }
+    let stream = thicket_cover::k_path_stream(&generator, &graph, k, 3, n);
+    assert_eq!(
+        stream.trees.len(),
+        n,
+        "the stream keeps going past full coverage"
+    );
+    let mut steered = Coverage::new(k);
+    for tree in &stream.trees {
+        steered.add_tree(&graph, tree);
+    }
+    (
+        random.covered(k),
+        steered.covered(k),
+        graph.count(k) as usize,
+    )
+}
+
+#[test]
+fn kpath_random_grows_coverage_faster_than_random() {
+    for spec in ["json.fan", "markdown.fan"] {
+        for n in [10, 30, 100] {
+            let (random, steered, total) = growth(spec, 3, n);
+            eprintln!(
+                "{spec} k=3 after {n} inputs: random {random}/{total}, kpath-random {steered}/{total}"
+            );
+            assert!(steered >= random, "{spec} n={n}: {steered} < {random}");
+            if random < total {
+                assert!(steered > random, "{spec} n={n}: {steered} <= {random}");
+            }
+        }
+    }
+}
