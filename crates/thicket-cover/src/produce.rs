@@ -46,10 +46,10 @@ pub fn cover_k_paths(
 }
 
 /// A stream of `count` inputs whose k-path diversity grows as fast as possible
-/// ("kpath-random", beyond Tribble): like [`cover_k_paths`], each input is steered to a
-/// k-path no input of the current round covers; once all are covered the record is
-/// cleared and a new round begins (as ISLa does with its global k-path record). The
-/// close-off stays random, so inputs keep differing. `covered` counts the first round.
+/// ("kpath-random", beyond Tribble). Each input is the best, by k-paths still open, of
+/// an input steered (as in [`cover_k_paths`]) to the next open k-path and a few random
+/// inputs; once every k-path is covered the record is cleared and a new round begins (as
+/// ISLa does with its global k-path record). `covered` counts the first round.
 pub fn k_path_stream(
     generator: &Generator<'_>,
     graph: &KPathGraph,
@@ -111,29 +111,51 @@ fn produce(
         if !open.contains(target) {
             continue;
         }
-        let Some(chain) = steering.route(target) else {
+        let Some(shortest) = steering.route(target) else {
             open.remove(target);
             unfit.push(target.clone());
             continue;
         };
         let mut rng = Generator::rng_for(seed, index);
-        let mut builder = TreeBuilder::new();
-        steering.build(generator, &chain, &mut rng, &mut builder);
-        let tree = builder.finish();
-        if tree.depth(grammar) > max_depth {
+        let steered = {
+            let mut builder = TreeBuilder::new();
+            steering.build(generator, &shortest, &mut rng, &mut builder);
+            builder.finish()
+        };
+        if steered.depth(grammar) > max_depth {
             open.remove(target);
             if round == 0 {
                 unfit.push(target.clone());
             }
             continue;
         }
+        // The stream keeps the best of the steered input and a few random ones (the
+        // one covering the most k-paths still open), so that each of its inputs adds at
+        // least about as much as a random input would, and usually more.
+        let mut tree = steered;
+        if cycle {
+            let mut best = new_paths(graph, &tree, k, &open);
+            for r in 0..STREAM_CANDIDATES {
+                let mut rng =
+                    Generator::rng_for(seed ^ 0x005E_ED0F_C0DE, index * STREAM_CANDIDATES + r);
+                let (candidate, _) = generator.generate_tree(&mut rng);
+                let gain = new_paths(graph, &candidate, k, &open);
+                if gain > best {
+                    (tree, best) = (candidate, gain);
+                }
+            }
+        }
         for_each_tree_path(graph, &tree, k, |p| {
             if p.len() == k && open.remove(p) && round == 0 {
                 covered += 1;
             }
         });
-        debug_assert!(!open.contains(target), "the steered tree covers its target");
+        if open.contains(target) {
+            // A random candidate won; the target stays on the agenda for a later pass.
+            position -= 1;
+        }
         trees.push(tree);
+        continue;
     }
     KPathProduction {
         trees,
@@ -141,6 +163,25 @@ fn produce(
         total,
         covered,
     }
+}
+
+/// Random candidates the stream weighs against each steered input.
+const STREAM_CANDIDATES: u64 = 3;
+
+/// How many k-paths of a tree are still open.
+fn new_paths(
+    graph: &KPathGraph,
+    tree: &DerivationTree,
+    k: usize,
+    open: &FxHashSet<Box<[u32]>>,
+) -> usize {
+    let mut seen: FxHashSet<Box<[u32]>> = FxHashSet::default();
+    for_each_tree_path(graph, tree, k, |p| {
+        if p.len() == k && open.contains(p) {
+            seen.insert(p.into());
+        }
+    });
+    seen.len()
 }
 
 /// Routes through the grammar graph and steered tree building.
