@@ -36,7 +36,9 @@ pub mod exit {
         A spec is a grammar in ISLa .bnf / Fandango .fan syntax (`<name> ::= alt | alt`) or a \
         fuzzingbook JSON grammar. See docs/spec-format.md.",
     after_help = "Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  thicket lint specs/csv.fan\n  \
-        thicket parse specs/json.fan input.json\n\n\
+        thicket parse specs/json.fan input.json\n  \
+        thicket generate specs/json.fan --strategy kpath -k 3 -o out/\n  \
+        thicket cover specs/json.fan out/* -k 3\n\n\
         Exit codes: 0 ok, 1 input rejected, 2 usage error, 3 the spec has errors, 4 other failure."
 )]
 struct Cli {
@@ -46,7 +48,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Generate inputs from a spec by depth-bounded random generation.
+    /// Generate inputs from a spec: random, or covering every k-path.
     Generate(generate::GenerateArgs),
     /// Check a spec for errors and print a summary of its rules.
     Lint(lint::LintArgs),
