@@ -33,6 +33,12 @@ pub struct CoverArgs {
     #[arg(short, long, value_name = "K", default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=8))]
     k: u8,
 
+    /// Count a k-path as covered if any derivation tree of an input has it, not only the
+    /// one the parser picks (matters for ambiguous grammars; exhaustive, so for inputs of
+    /// moderate size; an input nested too deeply falls back to its one tree).
+    #[arg(long)]
+    all_parses: bool,
+
     /// Also report each input's own coverage.
     #[arg(long)]
     per_input: bool,
@@ -91,7 +97,20 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
             .map(|text| {
                 let parsed = parser.parse(text).map_err(|e| e.to_string())?;
                 let mut own = Coverage::new(max_k);
-                own.add_tree(&graph, &parsed.tree());
+                let every = args.all_parses.then(|| {
+                    parsed.paths_in_any_parse(
+                        |x| graph.is_node(thicket_grammar::ExprId::from_index(x as usize)),
+                        max_k,
+                    )
+                });
+                match every {
+                    Some(Ok(paths)) => {
+                        own.add_paths(paths);
+                    }
+                    _ => {
+                        own.add_tree(&graph, &parsed.tree());
+                    }
+                }
                 Ok(own)
             })
             .collect()

@@ -211,6 +211,20 @@ impl Coverage {
         new
     }
 
+    /// Adds k-paths given directly (e.g. those of every parse of an ambiguous input);
+    /// longer ones are ignored. Returns, per length, how many were new.
+    pub fn add_paths(&mut self, paths: impl IntoIterator<Item = KPath>) -> Vec<usize> {
+        let mut new = vec![0; self.max_k];
+        for path in paths {
+            if (1..=self.max_k).contains(&path.len())
+                && self.covered[path.len() - 1].insert(path.clone())
+            {
+                new[path.len() - 1] += 1;
+            }
+        }
+        new
+    }
+
     /// Adds everything another coverage has.
     pub fn merge(&mut self, other: &Coverage) {
         for (mine, theirs) in self.covered.iter_mut().zip(&other.covered) {

@@ -86,6 +86,9 @@ struct Counter<'a, 'p, 'g> {
     /// Ways for the rest of a sequence or repetition to finish: `(node, children done
     /// or repetitions so far, position, end)`.
     suffixes: FxHashMap<(u32, u32, usize, usize), N>,
+    /// Where each nonterminal node can end when it starts at a position: `(node, start)`
+    /// to ends, from the chart's complete items (Leo-skipped ones included).
+    ends_index: FxHashMap<(u32, u32), Vec<u32>>,
 }
 
 impl ParseResult<'_, '_> {
@@ -97,6 +100,7 @@ impl ParseResult<'_, '_> {
             depth: 0,
             too_deep: false,
             suffixes: FxHashMap::default(),
+            ends_index: self.ends_index(),
         }
     }
 
@@ -139,6 +143,32 @@ impl ParseResult<'_, '_> {
 impl Counter<'_, '_, '_> {
     fn parser(&self) -> &Parser<'_> {
         self.result.parser
+    }
+
+    /// Every `to` in `from..=limit` such that `node` can derive `text[from..to]`,
+    /// ascending: the candidates a split needs to look at (rather than every position).
+    fn ends(&self, node: u32, from: usize, limit: usize) -> Vec<usize> {
+        let p = self.parser();
+        let mut out = Vec::new();
+        match p.ops[node as usize] {
+            Op::Literal | Op::Regex => p.ends(node, self.result.text, from, limit, &mut out),
+            _ if p.is_token(node) => p.ends(node, self.result.text, from, limit, &mut out),
+            _ => {
+                if p.nullable(node) {
+                    out.push(from);
+                }
+                if let Some(ends) = self.ends_index.get(&(node, from as u32)) {
+                    out.extend(
+                        ends.iter()
+                            .map(|&e| e as usize)
+                            .filter(|&e| e > from && e <= limit),
+                    );
+                }
+                out.sort_unstable();
+                out.dedup();
+            }
+        }
+        out
     }
 
     /// Whether `node` can derive `text[i..j]` at all (a cheap filter before counting).
@@ -219,7 +249,7 @@ impl Counter<'_, '_, '_> {
                 if w.is_zero() {
                     continue;
                 }
-                for to in from..=j {
+                for to in self.ends(kid, from, j) {
                     if !feasible[t + 1][to - i] {
                         continue;
                     }
@@ -242,8 +272,10 @@ impl Counter<'_, '_, '_> {
         let mut reachable = vec![false; width];
         reachable[width - 1] = true;
         for m in (i..j).rev() {
-            reachable[m - i] =
-                (m + 1..=j).any(|to| reachable[to - i] && self.may_derive(item, m, to));
+            reachable[m - i] = self
+                .ends(item, m, j)
+                .into_iter()
+                .any(|to| to > m && reachable[to - i]);
         }
         let nullable = self.parser().nullable(item);
         let mut ways = vec![N::ZERO; width];
@@ -258,8 +290,8 @@ impl Counter<'_, '_, '_> {
                     continue;
                 }
                 let first_to = if past_min { from + 1 } else { from };
-                for to in first_to..=j {
-                    if !(reachable[to - i] || nullable && to == from) {
+                for to in self.ends(item, from, j) {
+                    if to < first_to || !(reachable[to - i] || nullable && to == from) {
                         continue;
                     }
                     let c = self.count(item, from, to);
@@ -303,7 +335,7 @@ impl Counter<'_, '_, '_> {
         }
         let kid = self.parser().children[(start + t) as usize];
         let mut total = N::ZERO;
-        for to in m..=j {
+        for to in self.ends(kid, m, j) {
             let c = self.count(kid, m, to);
             if !c.is_zero() {
                 total = total.add(c.mul(self.sequence_suffix(node, t + 1, to, j)));
@@ -331,7 +363,11 @@ impl Counter<'_, '_, '_> {
         };
         if max.is_none_or(|max| done < max) {
             let first_to = if done >= min { m + 1 } else { m };
-            for to in first_to..=j {
+            for to in self
+                .ends(item, m, j)
+                .into_iter()
+                .filter(|&to| to >= first_to)
+            {
                 let c = self.count(item, m, to);
                 if !c.is_zero() {
                     total = total.add(c.mul(self.repeat_suffix(node, done + 1, to, j)));
@@ -368,7 +404,7 @@ impl Counter<'_, '_, '_> {
                 let mut m = i;
                 for t in 0..len {
                     let kid = self.parser().children[(start + t) as usize];
-                    for to in m..=j {
+                    for to in self.ends(kid, m, j) {
                         // The rest first: a child with infinitely many trees may sit
                         // where the rest cannot follow (and so counts for nothing).
                         let rest = self.sequence_suffix(node, t + 1, to, j);
@@ -398,7 +434,11 @@ impl Counter<'_, '_, '_> {
                     let first_to = if done >= min { m + 1 } else { m };
                     let mut stepped = false;
                     if max.is_none_or(|max| done < max) {
-                        for to in first_to..=j {
+                        for to in self
+                            .ends(item, m, j)
+                            .into_iter()
+                            .filter(|&to| to >= first_to)
+                        {
                             let rest = self.repeat_suffix(node, done + 1, to, j);
                             if rest.is_zero() {
                                 continue;
@@ -430,5 +470,184 @@ fn finite(n: N) -> u128 {
     match n {
         N::Finite(n) => n,
         _ => unreachable!("enumeration runs only on finite counts"),
+    }
+}
+
+/// Deepest nesting the any-parse path collection follows.
+const MAX_PATH_DEPTH: usize = 1_000;
+
+impl ParseResult<'_, '_> {
+    /// The chains of "symbolic" nodes (as `is_symbolic` says) of length 1..=`max_k` that
+    /// occur in *any* derivation tree of the input: for k-path coverage of ambiguous
+    /// inputs ("present in any parse", as CODEINE counts). Each chain lists expression
+    /// ids outermost first; a chain runs from a symbolic node to the next symbolic node
+    /// below it. Exhaustive over the forest, so meant for inputs of moderate size; errs
+    /// with [`TreeCount::TooDeep`] past a nesting limit. Derivations that revisit a span
+    /// through a unit or empty cycle are followed once.
+    pub fn paths_in_any_parse(
+        &self,
+        is_symbolic: impl Fn(u32) -> bool,
+        max_k: usize,
+    ) -> Result<FxHashSet<Box<[u32]>>, TreeCount> {
+        let mut collector = PathCollector {
+            counter: self.counter(),
+            is_symbolic: &is_symbolic,
+            max_k,
+            down: FxHashMap::default(),
+            active: FxHashSet::default(),
+            depth: 0,
+            too_deep: false,
+        };
+        let root = self.parser.root;
+        let n = self.text.len();
+        if collector.counter.count(root, 0, n).is_zero() {
+            return Ok(FxHashSet::default());
+        }
+        // Every forest node in some derivation, from the root down; the paths starting
+        // at each symbolic one are its `down` set.
+        let mut all = FxHashSet::default();
+        let mut seen = FxHashSet::default();
+        let mut stack = vec![(root, 0, n)];
+        while let Some((node, i, j)) = stack.pop() {
+            if !seen.insert((node, i, j)) {
+                continue;
+            }
+            if is_symbolic(node) {
+                all.extend(collector.down(node, i, j).iter().cloned());
+            }
+            stack.extend(collector.children(node, i, j));
+        }
+        if collector.too_deep || collector.counter.too_deep {
+            return Err(TreeCount::TooDeep);
+        }
+        Ok(all)
+    }
+}
+
+struct PathCollector<'a, 'p, 'g, F: Fn(u32) -> bool> {
+    counter: Counter<'a, 'p, 'g>,
+    is_symbolic: &'a F,
+    max_k: usize,
+    /// Chains starting at the first symbolic node at or below `(node, i, j)`.
+    down: FxHashMap<(u32, usize, usize), std::rc::Rc<Vec<Box<[u32]>>>>,
+    active: FxHashSet<(u32, usize, usize)>,
+    depth: usize,
+    too_deep: bool,
+}
+
+impl<F: Fn(u32) -> bool> PathCollector<'_, '_, '_, F> {
+    /// The children `(child, start, end)` of `(node, i, j)` in some derivation.
+    fn children(&mut self, node: u32, i: usize, j: usize) -> Vec<(u32, usize, usize)> {
+        let parser = self.counter.parser();
+        let mut out = Vec::new();
+        match parser.ops[node as usize] {
+            Op::Literal | Op::Regex => {}
+            Op::Ref { body } => out.push((body, i, j)),
+            Op::Alt { start, len } => {
+                let kids: Vec<u32> =
+                    parser.children[start as usize..(start + len) as usize].to_vec();
+                for c in kids {
+                    if !self.counter.count(c, i, j).is_zero() {
+                        out.push((c, i, j));
+                    }
+                }
+            }
+            Op::Seq { start, len } => {
+                let kids: Vec<u32> =
+                    parser.children[start as usize..(start + len) as usize].to_vec();
+                // reach[m - i]: the children before `t` can derive text[i..m].
+                let mut reach = vec![false; j - i + 1];
+                reach[0] = true;
+                for (t, &kid) in kids.iter().enumerate() {
+                    let mut next = vec![false; j - i + 1];
+                    for from in i..=j {
+                        if !reach[from - i] {
+                            continue;
+                        }
+                        for to in self.counter.ends(kid, from, j) {
+                            if self
+                                .counter
+                                .sequence_suffix(node, t as u32 + 1, to, j)
+                                .is_zero()
+                                || self.counter.count(kid, from, to).is_zero()
+                            {
+                                continue;
+                            }
+                            out.push((kid, from, to));
+                            next[to - i] = true;
+                        }
+                    }
+                    reach = next;
+                }
+            }
+            Op::Repeat { item, min, max } => {
+                // States (repetitions so far, position) reachable from the start that
+                // can still finish at j.
+                let cap = |done: u32| if max.is_none() { done.min(min) } else { done };
+                let mut frontier = vec![(0u32, i)];
+                let mut visited = FxHashSet::default();
+                while let Some((done, from)) = frontier.pop() {
+                    if !visited.insert((done, from)) || max.is_some_and(|m| done >= m) {
+                        continue;
+                    }
+                    let first_to = if done >= min { from + 1 } else { from };
+                    for to in self
+                        .counter
+                        .ends(item, from, j)
+                        .into_iter()
+                        .filter(|&to| to >= first_to)
+                    {
+                        if self.counter.repeat_suffix(node, done + 1, to, j).is_zero()
+                            || self.counter.count(item, from, to).is_zero()
+                        {
+                            continue;
+                        }
+                        out.push((item, from, to));
+                        frontier.push((cap(done + 1), to));
+                    }
+                }
+                out.sort_unstable();
+                out.dedup();
+            }
+        }
+        out
+    }
+
+    /// Chains (length <= max_k) starting at the first symbolic node at or below
+    /// `(node, i, j)`, over all its derivations.
+    fn down(&mut self, node: u32, i: usize, j: usize) -> std::rc::Rc<Vec<Box<[u32]>>> {
+        let key = (node, i, j);
+        if let Some(known) = self.down.get(&key) {
+            return known.clone();
+        }
+        if self.depth >= MAX_PATH_DEPTH {
+            self.too_deep = true;
+            return Default::default();
+        }
+        if !self.active.insert(key) {
+            return Default::default(); // a cycle back to this span adds nothing new
+        }
+        self.depth += 1;
+        let mut below: FxHashSet<Box<[u32]>> = FxHashSet::default();
+        for (c, m, e) in self.children(node, i, j) {
+            below.extend(self.down(c, m, e).iter().cloned());
+        }
+        self.depth -= 1;
+        self.active.remove(&key);
+        let result: Vec<Box<[u32]>> = if (self.is_symbolic)(node) {
+            std::iter::once(Box::from([node]))
+                .chain(below.into_iter().filter(|q| q.len() < self.max_k).map(|q| {
+                    let mut chain = Vec::with_capacity(q.len() + 1);
+                    chain.push(node);
+                    chain.extend_from_slice(&q);
+                    chain.into_boxed_slice()
+                }))
+                .collect()
+        } else {
+            below.into_iter().collect()
+        };
+        let result = std::rc::Rc::new(result);
+        self.down.insert(key, result.clone());
+        result
     }
 }

@@ -995,6 +995,49 @@ impl ParseResult<'_, '_> {
             .or_else(|| self.leo_skipped(j, node, origin).filter(|it| it.dot == dot))
     }
 
+    /// Where each node's complete derivations from each start end: `(node, start)` to
+    /// ends, over the chart, with the items Leo shortcuts skipped rebuilt.
+    pub(crate) fn ends_index(&self) -> rustc_hash::FxHashMap<(u32, u32), Vec<u32>> {
+        let mut index: rustc_hash::FxHashMap<(u32, u32), Vec<u32>> = Default::default();
+        for j in 0..self.set_start.len().saturating_sub(1) {
+            let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
+            for item in &self.items[lo..hi] {
+                if self.parser.is_complete(item) {
+                    index
+                        .entry((item.node, item.origin))
+                        .or_default()
+                        .push(j as u32);
+                }
+            }
+        }
+        let chart = Chart {
+            items: &self.items,
+            waiting: &self.waiting,
+            wait_start: &self.wait_start,
+        };
+        for &(j, o, x) in &self.leo {
+            let mut key = (o, x);
+            let mut seen = FxHashSet::default();
+            while let Some((advanced, _)) =
+                self.parser.sole_penultimate_waiter(&chart, key.0, key.1)
+            {
+                if !seen.insert((advanced.node, advanced.origin)) {
+                    break;
+                }
+                index
+                    .entry((advanced.node, advanced.origin))
+                    .or_default()
+                    .push(j);
+                key = (advanced.origin, advanced.node);
+            }
+        }
+        for ends in index.values_mut() {
+            ends.sort_unstable();
+            ends.dedup();
+        }
+        index
+    }
+
     /// A complete item of set `j` that a Leo shortcut skipped, rebuilt from the chain.
     fn leo_skipped(&self, j: usize, node: u32, origin: u32) -> Option<Item> {
         let j32 = j as u32;

@@ -118,7 +118,14 @@ impl Parser<'_> {
     }
 
     /// Every end `e <= limit` such that `node` derives `text[at..e]`, ascending.
-    fn ends(&self, node: u32, text: &[u8], at: usize, limit: usize, out: &mut Vec<usize>) {
+    pub(crate) fn ends(
+        &self,
+        node: u32,
+        text: &[u8],
+        at: usize,
+        limit: usize,
+        out: &mut Vec<usize>,
+    ) {
         out.clear();
         match self.ops[node as usize] {
             Op::Literal => {
