@@ -524,12 +524,15 @@ impl ParseResult<'_, '_> {
     }
 }
 
+/// Chains of symbolic nodes, shared between the forest nodes that have them.
+type Chains = std::rc::Rc<Vec<Box<[u32]>>>;
+
 struct PathCollector<'a, 'p, 'g, F: Fn(u32) -> bool> {
     counter: Counter<'a, 'p, 'g>,
     is_symbolic: &'a F,
     max_k: usize,
     /// Chains starting at the first symbolic node at or below `(node, i, j)`.
-    down: FxHashMap<(u32, usize, usize), std::rc::Rc<Vec<Box<[u32]>>>>,
+    down: FxHashMap<(u32, usize, usize), Chains>,
     active: FxHashSet<(u32, usize, usize)>,
     depth: usize,
     too_deep: bool,
@@ -615,7 +618,7 @@ impl<F: Fn(u32) -> bool> PathCollector<'_, '_, '_, F> {
 
     /// Chains (length <= max_k) starting at the first symbolic node at or below
     /// `(node, i, j)`, over all its derivations.
-    fn down(&mut self, node: u32, i: usize, j: usize) -> std::rc::Rc<Vec<Box<[u32]>>> {
+    fn down(&mut self, node: u32, i: usize, j: usize) -> Chains {
         let key = (node, i, j);
         if let Some(known) = self.down.get(&key) {
             return known.clone();
