@@ -126,3 +126,36 @@ fn kpath_random_grows_coverage_faster_than_random() {
         assert!(reached(&steered) <= reached(&random));
     }
 }
+
+/// Inputs Tribble needed on average (Table 1 of 000_ae2666836b97a715.txt) for k = 1..4.
+const TRIBBLE: [(&str, [usize; 4]); 3] = [
+    ("grammars-v4-json.fan", [40, 35, 58, 201]),
+    ("grammars-v4-csv.fan", [42, 38, 51, 221]),
+    ("grammars-v4-url.fan", [43, 45, 72, 552]),
+];
+
+#[test]
+fn no_more_inputs_than_tribble_on_the_same_grammars() {
+    for (fixture, tribble) in TRIBBLE {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(fixture);
+        let grammar = load_spec_file(&path, &LoadOptions::default())
+            .unwrap()
+            .grammar;
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let graph = KPathGraph::new(&grammar);
+        for (k, &theirs) in (1..=4).zip(tribble.iter()) {
+            for seed in [1, 2, 3] {
+                let made = cover_k_paths(&generator, &graph, k, seed, usize::MAX);
+                assert_eq!(made.covered, made.total, "{fixture} k={k}");
+                let ours = made.trees.len();
+                eprintln!("{fixture} k={k} seed {seed}: {ours} inputs (Tribble {theirs})");
+                assert!(
+                    ours <= theirs,
+                    "{fixture} k={k} seed {seed}: {ours} > {theirs}"
+                );
+            }
+        }
+    }
+}
