@@ -19,6 +19,8 @@
 //! - In a **tree**, the k-paths are the chains of k symbolic tree nodes, each the nearest
 //!   symbolic ancestor of the next (the tree's root, the start rule, excluded).
 
+#![warn(missing_docs)]
+
 mod produce;
 
 pub use produce::{KPathProduction, cover_k_paths, k_path_stream};

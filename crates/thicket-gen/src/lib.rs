@@ -28,6 +28,8 @@
 //!   `n / 2^32`, far under anything a test campaign can observe, and it is cheap, which
 //!   matters because generation makes one choice every few bytes.
 
+#![warn(missing_docs)]
+
 mod regex_gen;
 
 pub use regex_gen::{RegexSampleError, RegexSampler};

@@ -11,6 +11,8 @@
 //! # Ok::<(), thicket_grammar::SpecError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod ast;
 pub mod diag;

@@ -32,6 +32,8 @@
 //! static choice (the shallowest empty derivation), for the same reason. The
 //! number of trees is available separately ([`ParseResult::count_trees`]).
 
+#![warn(missing_docs)]
+
 mod count;
 mod terminal;
 mod token;

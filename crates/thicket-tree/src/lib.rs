@@ -14,6 +14,8 @@
 //! generator that only needs bytes feeds the same events into a [`ByteSink`] instead and
 //! never builds a tree.
 
+#![warn(missing_docs)]
+
 use thicket_grammar::{Expr, ExprId, Grammar};
 
 /// Index of a node in a [`DerivationTree`].
