@@ -523,3 +523,37 @@ fn kpath_output_reaches_full_coverage_for_every_bundled_spec() {
         }
     }
 }
+
+#[test]
+fn kpath_strategy_reports_paths_that_cannot_fit_the_depth_limit() {
+    let out = thicket(&[
+        "generate",
+        "specs/json.fan",
+        "--strategy",
+        "kpath",
+        "-k",
+        "3",
+        "--max-depth",
+        "8",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("cannot be covered within --max-depth 8"),
+        "{err}"
+    );
+    // Every input still respects the limit.
+    fn depth(node: &serde_json::Value) -> usize {
+        let children = node[1].as_array().unwrap();
+        let is_rule = node[0].as_str().unwrap().starts_with('<') && !children.is_empty();
+        usize::from(is_rule) + children.iter().map(depth).max().unwrap_or(0)
+    }
+    for line in stdout(&out).lines() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(depth(&value["tree"]) <= 8);
+    }
+}

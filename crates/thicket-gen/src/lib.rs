@@ -318,7 +318,9 @@ impl<'g> Generator<'g> {
 
     /// Expands one node at `depth` (rule expansions above it) into `sink`: the close-off
     /// of Algorithm 2 from a single open slot. The k-path generator uses this to finish
-    /// the slots it does not steer.
+    /// the slots it does not steer. If the node's smallest subtree does not fit below
+    /// `depth`, the shallowest choices are taken and the tree exceeds the limit (the
+    /// caller checks).
     pub fn expand<R: Rng + ?Sized, S: TreeSink>(
         &self,
         start: ExprId,
@@ -421,11 +423,14 @@ impl<'g> Generator<'g> {
             self.child_depths[range.clone()]
                 .partition_point(|&d| depth.saturating_add(d) <= max_depth) as u32
         };
-        debug_assert!(fitting > 0, "an alternative was chosen that cannot fit");
+        // Nothing fits only when expansion starts deeper than the limit allows (as the
+        // k-path steering may): then the shallowest alternative, and the caller sees a
+        // tree over the limit.
+        let fitting = fitting.max(1);
         if stats.budget_exhausted {
             self.shortest(&self.children[range][..fitting as usize])
         } else {
-            self.children[start as usize + below(rng, fitting.max(1)) as usize]
+            self.children[start as usize + below(rng, fitting) as usize]
         }
     }
 
