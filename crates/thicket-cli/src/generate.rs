@@ -11,7 +11,9 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 use thicket_gen::{GenConfig, GenError, GenStats, Generator};
+use thicket_grammar::Grammar;
 use thicket_grammar::diag::escape_invisible;
+use thicket_tree::DerivationTree;
 
 /// Inputs generated per parallel batch; output order never depends on it.
 const BATCH: u64 = 2048;
@@ -141,13 +143,43 @@ struct Generated {
 
 impl Generated {
     fn new(output: Vec<u8>, input: &[u8], stats: GenStats) -> Generated {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        // Fx: fast and the same on every run; for --unique and the distinct share.
+        let mut hasher = rustc_hash::FxHasher::default();
         input.hash(&mut hasher);
         Generated {
             input_len: input.len(),
             input_hash: hasher.finish(),
             output,
             stats,
+        }
+    }
+
+    /// An input written as it is.
+    fn raw(input: Vec<u8>, stats: GenStats) -> Generated {
+        let mut item = Generated::new(Vec::new(), &input, stats);
+        item.output = input;
+        item
+    }
+
+    /// The input a tree spells: as it is, or (`json`) as a JSON line with the tree.
+    fn from_tree(
+        tree: &DerivationTree,
+        index: u64,
+        seed: u64,
+        grammar: &Grammar,
+        json: bool,
+        stats: GenStats,
+    ) -> Generated {
+        if json {
+            let line = json_line(
+                index,
+                seed,
+                tree.bytes(),
+                &tree.to_fuzzingbook_json(grammar),
+            );
+            Generated::new(line.into_bytes(), tree.bytes(), stats)
+        } else {
+            Generated::raw(tree.bytes().to_vec(), stats)
         }
     }
 }
@@ -240,7 +272,10 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let count = args.count.unwrap_or(10);
     sink.width = digits(count.saturating_sub(1)).max(6);
     let progress = progress_bar(count);
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        track_distinct: args.stats,
+        ..Summary::default()
+    };
     let started = Instant::now();
     // `drawn` counts random streams used (input i of the seed is stream i); `written`
     // counts inputs kept. They differ only with --unique, which skips repeats.
@@ -268,15 +303,11 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                     let mut rng = Generator::rng_for(seed, index);
                     if json {
                         let (tree, stats) = generator.generate_tree(&mut rng);
-                        let tree_json = tree.to_fuzzingbook_json(&spec.grammar);
-                        let line = json_line(index, seed, tree.bytes(), &tree_json);
-                        Generated::new(line.into_bytes(), tree.bytes(), stats)
+                        Generated::from_tree(&tree, index, seed, &spec.grammar, true, stats)
                     } else {
                         let mut bytes = Vec::new();
                         let stats = generator.generate_bytes(&mut rng, &mut bytes);
-                        let mut item = Generated::new(Vec::new(), &bytes, stats);
-                        item.output = bytes;
-                        item
+                        Generated::raw(bytes, stats)
                     }
                 })
                 .collect()
@@ -353,7 +384,7 @@ impl<W: Write> OutputSink<W> {
 fn run_kpath<W: Write>(
     args: &GenerateArgs,
     generator: &Generator<'_>,
-    grammar: &thicket_grammar::Grammar,
+    grammar: &Grammar,
     seed: u64,
     sink: &mut OutputSink<W>,
 ) -> anyhow::Result<u8> {
@@ -373,20 +404,19 @@ fn run_kpath<W: Write>(
         )
     };
     sink.width = digits(made.trees.len().saturating_sub(1) as u64).max(6);
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        track_distinct: args.stats,
+        ..Summary::default()
+    };
     for (n, tree) in made.trees.iter().enumerate() {
-        let output = if sink.json {
-            json_line(
-                n as u64,
-                seed,
-                tree.bytes(),
-                &tree.to_fuzzingbook_json(grammar),
-            )
-            .into_bytes()
-        } else {
-            tree.bytes().to_vec()
-        };
-        let item = Generated::new(output, tree.bytes(), GenStats::default());
+        let item = Generated::from_tree(
+            tree,
+            n as u64,
+            seed,
+            grammar,
+            sink.json,
+            GenStats::default(),
+        );
         summary.add(&item);
         sink.write(n as u64, &item)?;
     }
@@ -420,6 +450,9 @@ fn run_kpath<W: Write>(
 /// Throughput and diversity figures for `--stats`.
 #[derive(Default)]
 struct Summary {
+    /// Whether to remember input hashes for the distinct share (only for --stats: the
+    /// set grows with every input).
+    track_distinct: bool,
     /// Random streams used (more than `inputs` with --unique).
     draws: u64,
     inputs: u64,
@@ -433,7 +466,9 @@ impl Summary {
         self.inputs += 1;
         self.bytes += item.input_len as u64;
         self.budget_exhausted += u64::from(item.stats.budget_exhausted);
-        self.distinct.insert(item.input_hash);
+        if self.track_distinct {
+            self.distinct.insert(item.input_hash);
+        }
     }
 
     fn print(&self, seconds: f64) {

@@ -3,15 +3,20 @@
 use std::path::PathBuf;
 use thicket_cover::{Coverage, KPathGraph, cover_k_paths};
 use thicket_gen::{GenConfig, Generator};
-use thicket_grammar::{LoadOptions, load_spec_file};
+use thicket_grammar::{Grammar, LoadOptions, load_spec_file};
+
+/// A grammar from a folder relative to this crate (`../../specs`, `tests/fixtures`).
+fn grammar(folder: &str, name: &str) -> Grammar {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(folder)
+        .join(name);
+    load_spec_file(&path, &LoadOptions::default())
+        .unwrap()
+        .grammar
+}
 
 fn check(spec: &str, k: usize) -> (usize, usize, usize) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../specs")
-        .join(spec);
-    let grammar = load_spec_file(&path, &LoadOptions::default())
-        .unwrap()
-        .grammar;
+    let grammar = grammar("../../specs", spec);
     let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
     let graph = KPathGraph::new(&grammar);
     let made = cover_k_paths(&generator, &graph, k, 7, usize::MAX);
@@ -64,12 +69,7 @@ fn k_4_on_the_tribble_subjects() {
 /// The growth curves (k-paths covered after 1, 2, ..., n inputs) of plain random
 /// generation and of the kpath-random stream, and the number of k-paths.
 fn growth(spec: &str, k: usize, n: usize) -> (Vec<usize>, Vec<usize>, usize) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../specs")
-        .join(spec);
-    let grammar = load_spec_file(&path, &LoadOptions::default())
-        .unwrap()
-        .grammar;
+    let grammar = grammar("../../specs", spec);
     let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
     let graph = KPathGraph::new(&grammar);
     let mut random = Coverage::new(k);
@@ -137,12 +137,7 @@ const TRIBBLE: [(&str, [usize; 4]); 3] = [
 #[test]
 fn no_more_inputs_than_tribble_on_the_same_grammars() {
     for (fixture, tribble) in TRIBBLE {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(fixture);
-        let grammar = load_spec_file(&path, &LoadOptions::default())
-            .unwrap()
-            .grammar;
+        let grammar = grammar("tests/fixtures", fixture);
         let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
         let graph = KPathGraph::new(&grammar);
         for (k, &theirs) in (1..=4).zip(tribble.iter()) {

@@ -265,10 +265,6 @@ impl Work {
         self.cache_ends.clear();
     }
 
-    fn finish_set(&mut self) {
-        self.current.clear();
-    }
-
     /// Adds an item to the set at `end` (the current one, or a later one after a scan).
     fn add(&mut self, item: Item, end: usize) {
         if end == self.j {
@@ -645,7 +641,6 @@ impl<'g> Parser<'g> {
             }
             waiting[wait_base..].sort_unstable_by_key(|w| (w.node, w.item));
             leo_memo.resize(waiting.len(), LeoMemo::Unknown);
-            work.finish_set();
         }
         set_start.push(items.len() as u32);
         wait_start.push(waiting.len() as u32);
@@ -1012,32 +1007,44 @@ impl ParseResult<'_, '_> {
                 }
             }
         }
-        let chart = Chart {
-            items: &self.items,
-            waiting: &self.waiting,
-            wait_start: &self.wait_start,
-        };
         for &(j, o, x) in &self.leo {
-            let mut key = (o, x);
-            let mut seen = FxHashSet::default();
-            while let Some((advanced, _)) =
-                self.parser.sole_penultimate_waiter(&chart, key.0, key.1)
-            {
-                if !seen.insert((advanced.node, advanced.origin)) {
-                    break;
-                }
+            self.leo_chain(o, x, |skipped| {
                 index
-                    .entry((advanced.node, advanced.origin))
+                    .entry((skipped.node, skipped.origin))
                     .or_default()
                     .push(j);
-                key = (advanced.origin, advanced.node);
-            }
+                true
+            });
         }
         for ends in index.values_mut() {
             ends.sort_unstable();
             ends.dedup();
         }
         index
+    }
+
+    /// Walks the Leo chain that completing `node` from set `o` started, calling `visit`
+    /// with each complete item the shortcut skipped, innermost first, until `visit`
+    /// returns `false`, the chain ends, or it comes back to an item (a unit cycle).
+    fn leo_chain(&self, o: u32, node: u32, mut visit: impl FnMut(Item) -> bool) {
+        let chart = self.chart();
+        let mut seen = FxHashSet::default();
+        let mut key = (o, node);
+        while let Some((skipped, _)) = self.parser.sole_penultimate_waiter(&chart, key.0, key.1) {
+            if !seen.insert((skipped.node, skipped.origin)) || !visit(skipped) {
+                break;
+            }
+            key = (skipped.origin, skipped.node);
+        }
+    }
+
+    /// The finished chart, for Leo chain walks.
+    fn chart(&self) -> Chart<'_> {
+        Chart {
+            items: &self.items,
+            waiting: &self.waiting,
+            wait_start: &self.wait_start,
+        }
     }
 
     /// A complete item of set `j` that a Leo shortcut skipped, rebuilt from the chain.
@@ -1054,11 +1061,6 @@ impl ParseResult<'_, '_> {
         if self.leo_cache.borrow().contains_key(&marker) {
             return None; // this set's chains are already rebuilt
         }
-        let chart = Chart {
-            items: &self.items,
-            waiting: &self.waiting,
-            wait_start: &self.wait_start,
-        };
         let mut cache = self.leo_cache.borrow_mut();
         cache.insert(
             marker,
@@ -1073,19 +1075,12 @@ impl ParseResult<'_, '_> {
             .iter()
             .take_while(|&&(set, _, _)| set == j32)
         {
-            let mut key = (o, x);
-            while let Some((advanced, _)) =
-                self.parser.sole_penultimate_waiter(&chart, key.0, key.1)
-            {
-                // Already rebuilt (a shared chain, or a unit cycle): the rest is too.
-                if cache
-                    .insert((j32, advanced.node, advanced.origin), advanced)
-                    .is_some()
-                {
-                    break;
-                }
-                key = (advanced.origin, advanced.node);
-            }
+            // A chain shared with one rebuilt before is rebuilt from there on already.
+            self.leo_chain(o, x, |skipped| {
+                cache
+                    .insert((j32, skipped.node, skipped.origin), skipped)
+                    .is_none()
+            });
         }
         cache.get(&(j32, node, origin)).copied()
     }
