@@ -8,6 +8,8 @@ use crate::source::Span;
 pub struct SpecAst {
     /// The rules, in source order.
     pub rules: Vec<AstRule>,
+    /// Byte offset of the first `where` (the constraints after the grammar), if any.
+    pub constraints_start: Option<usize>,
 }
 
 /// `<name> ::= body`.

@@ -219,6 +219,19 @@ impl Grammar {
         })
     }
 
+    /// The same grammar with `start` as its start symbol (a new synthetic root refers to
+    /// it), e.g. to parse a fragment of the language.
+    pub fn with_start(&self, start: SymbolId) -> Grammar {
+        let mut grammar = self.clone();
+        grammar.start = start;
+        grammar.root = ExprId(grammar.exprs.len() as u32);
+        grammar.exprs.push(ExprNode {
+            kind: Expr::Ref(start),
+            span: self.rules[start.index()].name_span,
+        });
+        grammar
+    }
+
     /// All rules, indexed by [`SymbolId::index`].
     pub fn rules(&self) -> &[Rule] {
         &self.rules

@@ -44,6 +44,9 @@ pub struct Spec {
     pub grammar: Grammar,
     /// The text the grammar was read from.
     pub source: Arc<SourceFile>,
+    /// Byte offset in `source` of the `where` constraints after the grammar, if any
+    /// (read by `thicket-constraint`).
+    pub constraints_start: Option<usize>,
 }
 
 /// Options for reading a spec.
@@ -130,5 +133,9 @@ pub fn load_spec_bytes(name: &str, bytes: &[u8], options: &LoadOptions) -> Resul
         source: source.clone(),
         diagnostics,
     })?;
-    Ok(Spec { grammar, source })
+    Ok(Spec {
+        grammar,
+        source,
+        constraints_start: ast.constraints_start,
+    })
 }

@@ -23,7 +23,6 @@ pub const MAX_NESTING: usize = 128;
 
 /// Fandango words that start a construct thicket does not support yet, with what to say.
 const UNSUPPORTED: &[(&str, &str)] = &[
-    ("where", "`where` constraints are not supported yet"),
     (
         "def",
         "Python function definitions (`def`) are not supported",
@@ -89,6 +88,12 @@ impl Parser<'_> {
     fn spec(&mut self) -> PResult<SpecAst> {
         let mut ast = SpecAst::default();
         loop {
+            if matches!(&self.peek()?.kind, TokenKind::Word(w) if w == "where") {
+                // Constraints follow; the grammar ends here. Their text is read by
+                // thicket-constraint, which knows their language.
+                ast.constraints_start = Some(self.peek()?.span.start as usize);
+                break;
+            }
             let token = self.next()?;
             match token.kind {
                 TokenKind::Eof => break,
@@ -160,6 +165,7 @@ impl Parser<'_> {
             }
             match &self.peek()?.kind {
                 TokenKind::Pipe | TokenKind::RParen | TokenKind::Semi | TokenKind::Eof => break,
+                TokenKind::Word(w) if w == "where" => break,
                 _ => {}
             }
             let atom = self.atom()?;
@@ -363,7 +369,6 @@ mod tests {
     #[test]
     fn unsupported_fandango_constructs_are_named() {
         for text in [
-            "<a> ::= \"x\"\nwhere <a> == \"x\"",
             "<a> ::= <b> := f()",
             "import random\n<a> ::= \"x\"",
             "<a> ::= 0 | 1",
@@ -374,8 +379,17 @@ mod tests {
                 "{text}: {err:?}"
             );
         }
-        let err = parse_spec("<a> ::= \"x\"\nwhere <a> == \"x\"").unwrap_err();
-        assert!(err.message.contains("`where`"), "{}", err.message);
+        let err = parse_spec("<a> ::= \"x\"\ndef f(): pass").unwrap_err();
+        assert!(err.message.contains("`def`"), "{}", err.message);
+    }
+
+    #[test]
+    fn the_grammar_ends_where_constraints_begin() {
+        let text = "<a> ::= \"x\" <b>\n<b> ::= \"y\"\nwhere str.len(<a>) = 2 @ anything";
+        let ast = parse_spec(text).unwrap();
+        assert_eq!(ast.rules.len(), 2);
+        assert_eq!(ast.constraints_start, Some(text.find("where").unwrap()));
+        assert_eq!(parse_spec("<a> ::= \"x\"").unwrap().constraints_start, None);
     }
 
     #[test]

@@ -27,6 +27,12 @@ impl NodeId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The node at preorder position `index` (of some tree; the caller keeps it in
+    /// bounds).
+    pub fn from_index(index: usize) -> NodeId {
+        NodeId(index as u32)
+    }
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -1,0 +1,494 @@
+//! The checker: ISLa's judgment (Definition 3.6) on a closed derivation tree, and an
+//! explanation of why a constraint fails (the witness).
+//!
+//! - `forall <a> x in y: φ` holds if φ holds for every `<a>` subtree of `y` (`y` itself
+//!   included); with a match expression, only subtrees that match count (the others
+//!   hold vacuously), and φ must hold for every match.
+//! - SMT atoms are evaluated exactly ([`crate::smt`]); an evaluation error (overflow,
+//!   division by zero) makes the atom false, as a solver timeout does in ISLa.
+//! - `exists int n: φ` and `forall int n: φ`: the paper leaves open how to decide them
+//!   on a closed tree. Here the candidate values of `n` are those the semantic
+//!   predicates in φ propose for it (`count(t, "<x>", n)` proposes the number of `<x>`
+//!   in `t`, under every binding of the enclosing quantifiers), plus the integer
+//!   literals in φ and their neighbours. `exists` holds if some candidate satisfies φ;
+//!   `forall` is checked on the candidates only (the numbers that matter to the
+//!   predicates), which is exact for ISLa's uses and an approximation in general.
+
+use crate::formula::{Connective, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId, VarType};
+use crate::predicates::{ArgKind, ArgValue, Outcome, PredicateContext};
+use crate::smt::{self, EvalError, Func, Term, Value};
+use crate::view::TreeView;
+use std::collections::BTreeSet;
+use thicket_grammar::{Grammar, Span};
+use thicket_tree::NodeId;
+
+/// Most candidate values tried for one `int` quantifier.
+const MAX_INT_CANDIDATES: usize = 64;
+
+/// A variable's value during evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// No value yet.
+    Unbound,
+    /// A subtree.
+    Node(NodeId),
+    /// A number.
+    Int(i128),
+}
+
+/// One step of an explanation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// A quantifier bound a variable to a subtree.
+    Bind {
+        /// The variable.
+        var: VarId,
+        /// The subtree.
+        node: NodeId,
+    },
+    /// An `int` quantifier bound a variable to a number.
+    BindInt {
+        /// The variable.
+        var: VarId,
+        /// The value.
+        value: i128,
+    },
+    /// A formula (atom or quantifier) and why it has the truth value it has.
+    Fact {
+        /// Where the formula is written.
+        span: Span,
+        /// Its truth value.
+        holds: bool,
+        /// What was computed.
+        detail: String,
+    },
+}
+
+/// Evaluates Core formulas on one tree.
+pub struct Evaluator<'a, 't> {
+    view: &'a TreeView<'t>,
+    grammar: &'a Grammar,
+    vars: &'a [Var],
+    env: Vec<Binding>,
+    /// `int` variables whose candidate values are being collected, with the values
+    /// seen. While non-empty, atoms that need an unbound variable count as true.
+    discovering: Vec<(VarId, BTreeSet<i128>)>,
+}
+
+/// Renders input bytes as a string the way [`crate::smt`] reads them: UTF-8, with
+/// each byte of an invalid sequence read as the character of the same number.
+pub fn input_string(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len());
+            let mut rest = bytes;
+            while !rest.is_empty() {
+                match std::str::from_utf8(rest) {
+                    Ok(s) => {
+                        out.push_str(s);
+                        break;
+                    }
+                    Err(e) => {
+                        let good = e.valid_up_to();
+                        out.push_str(std::str::from_utf8(&rest[..good]).expect("valid prefix"));
+                        let bad = e.error_len().unwrap_or(rest.len() - good);
+                        out.extend(rest[good..good + bad].iter().map(|&b| char::from(b)));
+                        rest = &rest[good + bad..];
+                    }
+                }
+            }
+            out
+        }
+    }
+}
+
+impl<'a, 't> Evaluator<'a, 't> {
+    /// An evaluator for a constraint with variables `vars` whose first variable (the
+    /// constant) is bound to the root of the tree.
+    pub fn new(view: &'a TreeView<'t>, grammar: &'a Grammar, vars: &'a [Var]) -> Evaluator<'a, 't> {
+        let mut env = vec![Binding::Unbound; vars.len()];
+        env[0] = Binding::Node(view.tree().root());
+        Evaluator {
+            view,
+            grammar,
+            vars,
+            env,
+            discovering: Vec::new(),
+        }
+    }
+
+    /// The value of a variable.
+    pub fn binding(&self, var: VarId) -> Binding {
+        self.env[var.index()]
+    }
+
+    fn var_text(&self, var: VarId) -> Option<String> {
+        match self.env[var.index()] {
+            Binding::Unbound => None,
+            Binding::Node(n) => Some(input_string(self.view.tree().text(n))),
+            Binding::Int(i) => Some(i.to_string()),
+        }
+    }
+
+    fn smt(&self, term: &Term) -> Result<Value, EvalError> {
+        smt::eval(term, &|v| self.var_text(v))
+    }
+
+    /// Whether the formula holds.
+    pub fn holds(&mut self, f: &Formula) -> bool {
+        match f {
+            Formula::Smt(term, _) => match self.smt(term) {
+                Ok(v) => v == Value::Bool(true),
+                Err(EvalError::Unbound(_)) => !self.discovering.is_empty(),
+                Err(_) => false,
+            },
+            Formula::Predicate(call) => self.predicate(call).0,
+            Formula::Not(inner) => !self.holds(inner),
+            Formula::Binary(c, a, b) => {
+                let a = self.holds(a);
+                match c {
+                    Connective::And => a && self.holds(b),
+                    Connective::Or => a || self.holds(b),
+                    Connective::Implies => !a || self.holds(b),
+                    Connective::Xor => a != self.holds(b),
+                    Connective::Iff => a == self.holds(b),
+                }
+            }
+            Formula::Quantifier(q) => {
+                let universal = q.universal;
+                let mut found = false;
+                let complete = self.for_each_instance(q, |ev| {
+                    let holds = ev.holds(&q.body);
+                    if holds != universal {
+                        found = true;
+                        return false;
+                    }
+                    true
+                });
+                debug_assert!(complete || found);
+                if universal { !found } else { found }
+            }
+            Formula::IntQuantifier {
+                universal, var, body, ..
+            } => {
+                let universal = *universal;
+                let candidates = self.int_candidates(*var, body);
+                let saved = self.env[var.index()];
+                let mut result = universal;
+                for value in candidates {
+                    self.env[var.index()] = Binding::Int(value);
+                    if self.holds(body) != universal {
+                        result = !universal;
+                        break;
+                    }
+                }
+                self.env[var.index()] = saved;
+                result
+            }
+        }
+    }
+
+    /// Candidate values for `var` in `body` (see the module docs).
+    fn int_candidates(&mut self, var: VarId, body: &Formula) -> Vec<i128> {
+        let saved = self.env[var.index()];
+        self.env[var.index()] = Binding::Unbound;
+        self.discovering.push((var, BTreeSet::new()));
+        self.holds(body);
+        let (_, mut values) = self.discovering.pop().expect("pushed");
+        self.env[var.index()] = saved;
+        body.visit(&mut |f| {
+            if let Formula::Smt(term, _) = f {
+                literals(term, &mut values);
+            }
+            if let Formula::Predicate(call) = f {
+                for arg in &call.args {
+                    if let PredArg::Int(i) = arg {
+                        values.insert(*i);
+                    }
+                }
+            }
+        });
+        values.into_iter().take(MAX_INT_CANDIDATES).collect()
+    }
+
+    /// Binds the quantifier's variable (and its match expression's) to each instance in
+    /// turn and calls `visit`, which returns false to stop. Returns whether every
+    /// instance was visited. Bindings are restored afterwards.
+    fn for_each_instance(&mut self, q: &Quantifier, mut visit: impl FnMut(&mut Self) -> bool) -> bool {
+        let candidates = self.domain(q);
+        let saved: Vec<Binding> = std::iter::once(q.var)
+            .chain(q.mexpr.iter().flat_map(|m| m.binders.iter().copied()))
+            .map(|v| self.env[v.index()])
+            .collect();
+        let mut complete = true;
+        'outer: for node in candidates {
+            self.env[q.var.index()] = Binding::Node(node);
+            match &q.mexpr {
+                None => {
+                    if !visit(self) {
+                        complete = false;
+                        break;
+                    }
+                }
+                Some(mexpr) => {
+                    for bindings in mexpr.matches(self.view, self.grammar, node) {
+                        for (v, n) in bindings {
+                            self.env[v.index()] = Binding::Node(n);
+                        }
+                        if !visit(self) {
+                            complete = false;
+                            break 'outer;
+                        }
+                    }
+                }
+            }
+        }
+        for (v, b) in std::iter::once(q.var)
+            .chain(q.mexpr.iter().flat_map(|m| m.binders.iter().copied()))
+            .zip(saved)
+        {
+            self.env[v.index()] = b;
+        }
+        complete
+    }
+
+    fn domain(&self, q: &Quantifier) -> Vec<NodeId> {
+        match q.domain {
+            Domain::Within(outer) => match self.env[outer.index()] {
+                Binding::Node(n) => self
+                    .view
+                    .nodes_of(q.symbol, n)
+                    .iter()
+                    .map(|&i| NodeId::from_index(i as usize))
+                    .collect(),
+                _ => Vec::new(),
+            },
+            Domain::Child { parent, index } => match self.env[parent.index()] {
+                Binding::Node(n) => self
+                    .view
+                    .children(n)
+                    .filter(|&c| self.view.symbol(c) == Some(q.symbol))
+                    .nth(index as usize - 1)
+                    .into_iter()
+                    .collect(),
+                _ => Vec::new(),
+            },
+        }
+    }
+
+    /// Evaluates a predicate call: whether it holds, and what it said.
+    fn predicate(&mut self, call: &PredicateCall) -> (bool, String) {
+        let params = call.predicate.params();
+        let mut args = Vec::with_capacity(call.args.len());
+        let mut unbound = None;
+        for (arg, kind) in call.args.iter().zip(params) {
+            let value = match (arg, kind) {
+                (PredArg::Var(v), ArgKind::Tree) => match self.env[v.index()] {
+                    Binding::Node(n) => ArgValue::Tree(n),
+                    _ => return (!self.discovering.is_empty(), "a variable has no value".into()),
+                },
+                (PredArg::Var(v), _) => match self.env[v.index()] {
+                    Binding::Int(i) => ArgValue::Number(Some(i)),
+                    Binding::Node(n) => {
+                        let text = input_string(self.view.tree().text(n));
+                        match text.parse::<i128>() {
+                            Ok(i) => ArgValue::Number(Some(i)),
+                            Err(_) => {
+                                return (false, format!("{text:?} is not a number"));
+                            }
+                        }
+                    }
+                    Binding::Unbound => {
+                        unbound = Some(*v);
+                        ArgValue::Number(None)
+                    }
+                },
+                (PredArg::Text(t), _) => ArgValue::Text(t),
+                (PredArg::Int(i), _) => ArgValue::Number(Some(*i)),
+                (PredArg::Symbol(s), _) => ArgValue::Symbol(*s),
+            };
+            args.push(value);
+        }
+        let ctx = PredicateContext {
+            view: self.view,
+            grammar: self.grammar,
+        };
+        match call.predicate.evaluate(&ctx, &args) {
+            Outcome::Holds => (true, "holds".into()),
+            Outcome::Fails { why, .. } => (false, why),
+            Outcome::Bind(value) => {
+                let target = unbound.and_then(|u| self.discovering.iter_mut().find(|(v, _)| *v == u));
+                match target {
+                    Some((_, values)) => {
+                        values.insert(value);
+                        (true, String::new())
+                    }
+                    None => (!self.discovering.is_empty(), "a variable has no value".into()),
+                }
+            }
+        }
+    }
+
+    /// Explains why `f` has the truth value `holds` (which the caller computed): the
+    /// bindings that lead to the deciding atom, and what the atom computed.
+    pub fn explain(&mut self, f: &Formula, holds: bool, steps: &mut Vec<Step>) {
+        match f {
+            Formula::Smt(term, span) => {
+                let detail = self.describe_smt(term);
+                steps.push(Step::Fact {
+                    span: *span,
+                    holds,
+                    detail,
+                });
+            }
+            Formula::Predicate(call) => {
+                let (_, why) = self.predicate(call);
+                steps.push(Step::Fact {
+                    span: call.span,
+                    holds,
+                    detail: why,
+                });
+            }
+            Formula::Not(inner) => self.explain(inner, !holds, steps),
+            Formula::Binary(c, a, b) => {
+                let (va, vb) = (self.holds(a), self.holds(b));
+                // The operands that decide the result.
+                let (explain_a, explain_b) = match (c, holds) {
+                    (Connective::And, false) => (!va, va),
+                    (Connective::Or, true) => (va, !va),
+                    (Connective::Implies, true) => (!va, va),
+                    _ => (true, true),
+                };
+                if explain_a {
+                    self.explain(a, va, steps);
+                }
+                if explain_b {
+                    self.explain(b, vb, steps);
+                }
+            }
+            Formula::Quantifier(q) => {
+                // A counterexample of a false `forall`, the witness of a true `exists`.
+                if q.universal != holds {
+                    let mut witness = None;
+                    let universal = q.universal;
+                    self.for_each_instance(q, |ev| {
+                        if ev.holds(&q.body) != universal {
+                            let bound = std::iter::once(q.var)
+                                .chain(q.mexpr.iter().flat_map(|m| m.binders.iter().copied()))
+                                .map(|v| (v, ev.env[v.index()]))
+                                .collect::<Vec<_>>();
+                            witness = Some(bound);
+                            return false;
+                        }
+                        true
+                    });
+                    let Some(bound) = witness else { return };
+                    let saved: Vec<_> = bound.iter().map(|&(v, _)| (v, self.env[v.index()])).collect();
+                    for &(v, b) in &bound {
+                        self.env[v.index()] = b;
+                        if let Binding::Node(node) = b {
+                            steps.push(Step::Bind { var: v, node });
+                        }
+                    }
+                    self.explain(&q.body, holds, steps);
+                    for (v, b) in saved {
+                        self.env[v.index()] = b;
+                    }
+                } else {
+                    let mut count = 0usize;
+                    self.for_each_instance(q, |_| {
+                        count += 1;
+                        true
+                    });
+                    let what = format!(
+                        "{}{}",
+                        self.grammar.display_symbol(q.symbol),
+                        if q.mexpr.is_some() { " matching the pattern" } else { "" }
+                    );
+                    let detail = match (q.universal, count) {
+                        (true, 0) => format!("holds vacuously: there is no {what}"),
+                        (true, n) => format!("holds for all {n} instances of {what}"),
+                        (false, 0) => format!("there is no {what} at all"),
+                        (false, n) => format!("none of the {n} instances of {what} satisfies it"),
+                    };
+                    steps.push(Step::Fact {
+                        span: q.span,
+                        holds,
+                        detail,
+                    });
+                }
+            }
+            Formula::IntQuantifier {
+                universal, var, body, span,
+            } => {
+                let candidates = self.int_candidates(*var, body);
+                let saved = self.env[var.index()];
+                let decisive = candidates.iter().copied().find(|&value| {
+                    self.env[var.index()] = Binding::Int(value);
+                    self.holds(body) != *universal
+                });
+                match decisive {
+                    Some(value) if *universal != holds => {
+                        steps.push(Step::BindInt { var: *var, value });
+                        self.env[var.index()] = Binding::Int(value);
+                        self.explain(body, holds, steps);
+                    }
+                    _ => steps.push(Step::Fact {
+                        span: *span,
+                        holds,
+                        detail: format!(
+                            "tried the values {}",
+                            candidates.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+                        ),
+                    }),
+                }
+                self.env[var.index()] = saved;
+            }
+        }
+    }
+
+    /// What an SMT atom computed: both sides of a comparison, or the value.
+    fn describe_smt(&self, term: &Term) -> String {
+        let show = |t: &Term| match self.smt(t) {
+            Ok(v) => v.to_string(),
+            Err(e) => format!("({e})"),
+        };
+        match term {
+            Term::App(f @ (Func::Eq | Func::Lt | Func::Le | Func::Gt | Func::Ge), _, args)
+                if args.len() == 2 =>
+            {
+                let op = match f {
+                    Func::Eq => "=",
+                    Func::Lt => "<",
+                    Func::Le => "<=",
+                    Func::Gt => ">",
+                    _ => ">=",
+                };
+                format!("{} {op} {}", show(&args[0]), show(&args[1]))
+            }
+            Term::App(Func::Not, _, args) => format!("not ({})", self.describe_smt(&args[0])),
+            _ => show(term),
+        }
+    }
+
+    /// The variable table.
+    pub fn vars(&self) -> &[Var] {
+        self.vars
+    }
+
+    /// Whether a variable is an `int` variable.
+    pub fn is_int(&self, var: VarId) -> bool {
+        self.vars[var.index()].ty == VarType::Int
+    }
+}
+
+fn literals(term: &Term, out: &mut BTreeSet<i128>) {
+    match term {
+        Term::Const(Value::Int(i)) => {
+            out.extend([i.saturating_sub(1), *i, i.saturating_add(1)].into_iter().filter(|&x| x >= 0));
+        }
+        Term::App(_, _, args) => args.iter().for_each(|a| literals(a, out)),
+        _ => {}
+    }
+}

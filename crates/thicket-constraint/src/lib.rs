@@ -1,0 +1,309 @@
+//! # thicket-constraint
+//!
+//! Semantic constraints: the ISLa constraint language (Steinhöfel & Zeller, "Input
+//! Invariants"), resolved against a grammar into Core formulas ([`formula`]), and an
+//! exact checker over derivation trees that explains each violation with a witness.
+//! The solver builds on the same [`Constraint`] and [`eval::Evaluator`].
+//!
+//! Data flow: text → [`lexer`] → [`parser`] (surface [`syntax`]) → [`resolve`] (Core,
+//! with every name, sort, predicate argument and match expression checked before any
+//! input is read) → [`Checker`] ([`view::TreeView`] + [`eval::Evaluator`]).
+//!
+//! ```
+//! use thicket_constraint::{Checker, Predicates};
+//! let spec = thicket_grammar::load_spec_bytes(
+//!     "pair.fan",
+//!     b"<start> ::= <a> \"=\" <a>\n<a> ::= r\"[0-9]+\"\nwhere forall <start> s=\"{<a> x}={<a> y}\": x = y\n",
+//!     &Default::default(),
+//! ).unwrap();
+//! let constraints = thicket_constraint::from_spec(&spec, &Predicates::standard()).unwrap();
+//! let checker = Checker::new(&spec.grammar, constraints);
+//! let parser = thicket_parse::Parser::new(&spec.grammar, Default::default()).unwrap();
+//! let good = parser.parse(b"12=12").unwrap().tree();
+//! let bad = parser.parse(b"12=13").unwrap().tree();
+//! assert!(checker.check(&good).is_empty());
+//! assert_eq!(checker.check(&bad), vec![0]);
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod eval;
+pub mod formula;
+pub mod lexer;
+pub mod matching;
+pub mod parser;
+pub mod predicates;
+pub mod regex;
+pub mod resolve;
+pub mod smt;
+pub mod syntax;
+pub mod view;
+
+pub use eval::{Binding, Evaluator, Step};
+pub use formula::{Formula, Var, VarId, VarType};
+pub use predicates::{ArgKind, ArgValue, Outcome, Predicate, PredicateContext, Predicates};
+pub use view::TreeView;
+
+use std::sync::Arc;
+use thicket_grammar::{Diagnostic, Grammar, SourceFile, Span, Spec, SpecError};
+use thicket_tree::{DerivationTree, NodeId};
+
+/// A constraint, resolved against a grammar and ready to check.
+#[derive(Clone, Debug)]
+pub struct Constraint {
+    /// The Core formula.
+    pub formula: Formula,
+    /// Its variables; the first is the constant bound to the whole input.
+    pub vars: Vec<Var>,
+    /// The text it was read from.
+    pub source: Arc<SourceFile>,
+    /// Where it is written in `source`.
+    pub span: Span,
+}
+
+impl Constraint {
+    /// The constraint as written.
+    pub fn text(&self) -> &str {
+        self.source.slice(self.span)
+    }
+
+    /// `file:line:col` of the constraint.
+    pub fn location(&self) -> String {
+        format!(
+            "{}:{}",
+            self.source.name(),
+            self.source.line_col(self.span.start as usize)
+        )
+    }
+}
+
+fn spec_error(source: &Arc<SourceFile>, diagnostic: Diagnostic) -> SpecError {
+    SpecError {
+        source: source.clone(),
+        diagnostics: vec![diagnostic],
+    }
+}
+
+fn compile(
+    syntax: &syntax::ConstraintSyntax,
+    grammar: &Grammar,
+    facts: &resolve::GrammarFacts,
+    predicates: &Predicates,
+    source: &Arc<SourceFile>,
+) -> Result<Constraint, SpecError> {
+    let resolved = resolve::resolve(syntax, grammar, facts, predicates)
+        .map_err(|d| spec_error(source, *d))?;
+    Ok(Constraint {
+        formula: resolved.formula,
+        vars: resolved.vars,
+        source: source.clone(),
+        span: syntax.span,
+    })
+}
+
+/// The constraints in a spec's `where` blocks (none if it has none).
+pub fn from_spec(spec: &Spec, predicates: &Predicates) -> Result<Vec<Constraint>, SpecError> {
+    let Some(start) = spec.constraints_start else {
+        return Ok(Vec::new());
+    };
+    let blocks = parser::parse_where_blocks(spec.source.text(), start)
+        .map_err(|d| spec_error(&spec.source, *d))?;
+    let facts = resolve::GrammarFacts::new(&spec.grammar);
+    blocks
+        .iter()
+        .map(|b| compile(b, &spec.grammar, &facts, predicates, &spec.source))
+        .collect()
+}
+
+/// One constraint from text (an ISLa `.isla` file or a `-c` argument), reported under
+/// `name`.
+pub fn from_text(
+    grammar: &Grammar,
+    predicates: &Predicates,
+    name: &str,
+    text: &str,
+) -> Result<Constraint, SpecError> {
+    let source = Arc::new(SourceFile::new(name, text));
+    let syntax = parser::parse_constraint(source.text(), 0, source.text().len())
+        .map_err(|d| spec_error(&source, *d))?;
+    let facts = resolve::GrammarFacts::new(grammar);
+    compile(&syntax, grammar, &facts, predicates, &source)
+}
+
+/// A violated constraint and why: the bindings that lead to the deciding atom or
+/// quantifier, and what it computed.
+#[derive(Clone, Debug)]
+pub struct Violation {
+    /// Index of the constraint in the checker.
+    pub constraint: usize,
+    /// The explanation, outermost binding first.
+    pub steps: Vec<Step>,
+}
+
+/// Checks trees against a set of constraints (all must hold).
+pub struct Checker<'g> {
+    grammar: &'g Grammar,
+    constraints: Vec<Constraint>,
+}
+
+impl<'g> Checker<'g> {
+    /// A checker for trees of `grammar`.
+    pub fn new(grammar: &'g Grammar, constraints: Vec<Constraint>) -> Checker<'g> {
+        Checker {
+            grammar,
+            constraints,
+        }
+    }
+
+    /// The constraints.
+    pub fn constraints(&self) -> &[Constraint] {
+        &self.constraints
+    }
+
+    /// Indices of the constraints the tree violates (empty: the tree is valid).
+    pub fn check(&self, tree: &DerivationTree) -> Vec<usize> {
+        let view = TreeView::new(tree, self.grammar);
+        self.constraints
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !Evaluator::new(&view, self.grammar, &c.vars).holds(&c.formula))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The violations of the tree, each explained.
+    pub fn explain(&self, tree: &DerivationTree) -> Vec<Violation> {
+        let view = TreeView::new(tree, self.grammar);
+        let mut out = Vec::new();
+        for (i, c) in self.constraints.iter().enumerate() {
+            let mut evaluator = Evaluator::new(&view, self.grammar, &c.vars);
+            if evaluator.holds(&c.formula) {
+                continue;
+            }
+            let mut steps = Vec::new();
+            evaluator.explain(&c.formula, false, &mut steps);
+            out.push(Violation {
+                constraint: i,
+                steps,
+            });
+        }
+        out
+    }
+
+    /// A violation as text, e.g.
+    ///
+    /// ```text
+    /// violates xml.fan:31:7: forall <xml-tree> tree="<{<id> opid}...": (= opid clid)
+    ///   tree = <xml-tree> at 1:1 "<a>x</b>"
+    ///   opid = <id> at 1:2 "a"
+    ///   clid = <id> at 1:8 "b"
+    ///   (= opid clid) at xml.fan:32:3 is false: "a" = "b"
+    /// ```
+    pub fn render(&self, violation: &Violation, tree: &DerivationTree) -> String {
+        let c = &self.constraints[violation.constraint];
+        let mut out = format!("violates {}: {}\n", c.location(), one_line(c.text(), 120));
+        for step in &violation.steps {
+            match step {
+                Step::Bind { var, node } => {
+                    let var = &c.vars[var.index()];
+                    let (line, col) = input_line_col(tree, *node);
+                    out.push_str(&format!(
+                        "  {} = {} at {line}:{col} {}\n",
+                        var.name,
+                        self.node_label(tree, *node),
+                        quote_input(tree.text(*node), 80)
+                    ));
+                }
+                Step::BindInt { var, value } => {
+                    out.push_str(&format!("  {} = {value}\n", c.vars[var.index()].name));
+                }
+                Step::Fact { span, holds, detail } => {
+                    out.push_str(&format!(
+                        "  {} at {}:{} is {}: {}\n",
+                        one_line(c.source.slice(*span), 80),
+                        c.source.name(),
+                        c.source.line_col(span.start as usize),
+                        holds,
+                        detail
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// A violation as JSON.
+    pub fn to_json(&self, violation: &Violation, tree: &DerivationTree) -> serde_json::Value {
+        let c = &self.constraints[violation.constraint];
+        let steps: Vec<serde_json::Value> = violation
+            .steps
+            .iter()
+            .map(|step| match step {
+                Step::Bind { var, node } => {
+                    let (line, column) = input_line_col(tree, *node);
+                    let range = tree.text_range(*node);
+                    serde_json::json!({
+                        "bind": c.vars[var.index()].name,
+                        "nonterminal": self.node_label(tree, *node),
+                        "text": eval::input_string(tree.text(*node)),
+                        "offset": range.start,
+                        "length": range.len(),
+                        "line": line,
+                        "column": column,
+                    })
+                }
+                Step::BindInt { var, value } => serde_json::json!({
+                    "bind": c.vars[var.index()].name,
+                    "value": value.to_string(),
+                }),
+                Step::Fact { span, holds, detail } => {
+                    let at = c.source.line_col(span.start as usize);
+                    serde_json::json!({
+                        "formula": c.source.slice(*span),
+                        "line": at.line,
+                        "column": at.column,
+                        "holds": holds,
+                        "detail": detail,
+                    })
+                }
+            })
+            .collect();
+        serde_json::json!({
+            "constraint": c.text(),
+            "location": c.location(),
+            "steps": steps,
+        })
+    }
+
+    fn node_label(&self, tree: &DerivationTree, node: NodeId) -> String {
+        self.grammar.display_expr(tree.expr(node))
+    }
+}
+
+/// 1-based line and column (in characters) of a node's first byte in the input.
+fn input_line_col(tree: &DerivationTree, node: NodeId) -> (usize, usize) {
+    let before = &tree.bytes()[..tree.text_range(node).start];
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = eval::input_string(&before[line_start..]).chars().count() + 1;
+    (line, column)
+}
+
+fn quote_input(bytes: &[u8], max: usize) -> String {
+    let text = eval::input_string(bytes);
+    let mut shown: String = text.chars().take(max).collect();
+    if text.chars().count() > max {
+        shown.push('…');
+    }
+    format!("{shown:?}")
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() > max {
+        let cut: String = joined.chars().take(max).collect();
+        format!("{cut}…")
+    } else {
+        joined
+    }
+}

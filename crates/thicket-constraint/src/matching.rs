@@ -1,0 +1,226 @@
+//! Match expressions: `"<{<id> opid}[ <xml-attribute>]><inner-xml-tree></{<id> clid}>"`.
+//!
+//! ISLa parses a match expression with a grammar in which every nonterminal may also
+//! stand for itself, and matches the resulting pattern tree against a subtree: the
+//! pattern must be the top of the subtree, its nonterminal leaves matching whole
+//! subtrees of that type. Here the pattern is matched against the tree directly, which
+//! is equivalent and needs no parser: walking down from the subtree's root, every rule
+//! node is either *cut* (it stands for a placeholder `<a>` or binder `{<a> x}` of its
+//! type at that point of the pattern) or *expanded* into its children, and terminals
+//! must spell the pattern's text. Every way to do so is a match (ambiguous patterns give
+//! several), which is ISLa's "keep all parses".
+//!
+//! Decisions where ISLa leaves room:
+//! - In the text of a match expression, `<name>` is a placeholder if `name` is a rule of
+//!   the grammar and literal text otherwise (so `"<{<id> a}>"` needs no escaping).
+//! - Optional parts `[...]` may hold text and placeholders but no binders: a variable
+//!   that is bound in only some variants would be unbound in the others.
+//! - At most [`MAX_OPTIONALS`] optional parts (each doubles the variants).
+
+use crate::formula::VarId;
+use crate::view::TreeView;
+use thicket_grammar::{Expr, Grammar, Span, SymbolId};
+use thicket_tree::NodeId;
+
+/// Most optional parts in one match expression.
+pub const MAX_OPTIONALS: usize = 8;
+
+/// Most matches kept for one subtree (an ambiguous pattern on a large subtree could
+/// otherwise have exponentially many).
+const MAX_MATCHES: usize = 256;
+
+/// One element of a match expression variant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Atom {
+    /// A byte of literal text.
+    Byte(u8),
+    /// A subtree of this symbol, optionally bound to a variable.
+    Slot(SymbolId, Option<VarId>),
+}
+
+/// A compiled match expression: one atom sequence per choice of optional parts.
+#[derive(Clone, Debug)]
+pub struct MatchExpr {
+    /// The variants, all optional parts present first.
+    pub variants: Vec<Vec<Atom>>,
+    /// The variables the expression binds, in order of appearance.
+    pub binders: Vec<VarId>,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// A piece of a match expression as written, before variants are formed.
+#[derive(Clone, Debug)]
+pub enum Piece {
+    /// Literal text.
+    Text(String),
+    /// `<a>`.
+    Placeholder(SymbolId),
+    /// `{<a> x}`, with the variable's name and the span of the binder.
+    Binder(SymbolId, String, Span),
+    /// `[...]`.
+    Optional(Vec<Piece>),
+}
+
+/// A binding of variables to subtrees produced by one match.
+pub type Bindings = Vec<(VarId, NodeId)>;
+
+impl MatchExpr {
+    /// Forms the variants of `pieces`, whose binders have been given `vars` in order.
+    pub fn new(pieces: &[Piece], vars: &[VarId], span: Span) -> MatchExpr {
+        let optionals = pieces
+            .iter()
+            .filter(|p| matches!(p, Piece::Optional(_)))
+            .count();
+        let mut variants = Vec::with_capacity(1 << optionals);
+        for mask in 0..1usize << optionals {
+            // Bit i set = optional i left out; mask 0 keeps everything.
+            let mut atoms = Vec::new();
+            let mut optional_index = 0;
+            let mut binder_index = 0;
+            push_atoms(
+                pieces,
+                mask,
+                &mut optional_index,
+                &mut binder_index,
+                vars,
+                &mut atoms,
+            );
+            variants.push(atoms);
+        }
+        MatchExpr {
+            variants,
+            binders: vars.to_vec(),
+            span,
+        }
+    }
+
+    /// Every match of the expression against the subtree at `node`.
+    pub fn matches(&self, view: &TreeView<'_>, grammar: &Grammar, node: NodeId) -> Vec<Bindings> {
+        let mut out = Vec::new();
+        for atoms in &self.variants {
+            let matcher = Matcher {
+                view,
+                grammar,
+                atoms,
+                next_slot: next_slots(atoms),
+            };
+            for (end, bindings) in matcher.match_at(node, 0) {
+                if end == atoms.len() && out.len() < MAX_MATCHES && !out.contains(&bindings) {
+                    out.push(bindings);
+                }
+            }
+        }
+        out
+    }
+}
+
+fn push_atoms(
+    pieces: &[Piece],
+    mask: usize,
+    optional_index: &mut usize,
+    binder_index: &mut usize,
+    vars: &[VarId],
+    atoms: &mut Vec<Atom>,
+) {
+    for piece in pieces {
+        match piece {
+            Piece::Text(text) => atoms.extend(text.bytes().map(Atom::Byte)),
+            Piece::Placeholder(symbol) => atoms.push(Atom::Slot(*symbol, None)),
+            Piece::Binder(symbol, _, _) => {
+                atoms.push(Atom::Slot(*symbol, vars.get(*binder_index).copied()));
+                *binder_index += 1;
+            }
+            Piece::Optional(inner) => {
+                let keep = mask & (1 << *optional_index) == 0;
+                *optional_index += 1;
+                if keep {
+                    push_atoms(inner, 0, &mut 0, binder_index, vars, atoms);
+                }
+            }
+        }
+    }
+}
+
+/// `next[i]` = index of the first slot at or after `i` (`atoms.len()` if none).
+fn next_slots(atoms: &[Atom]) -> Vec<usize> {
+    let mut next = vec![atoms.len(); atoms.len() + 1];
+    for i in (0..atoms.len()).rev() {
+        next[i] = if matches!(atoms[i], Atom::Slot(..)) {
+            i
+        } else {
+            next[i + 1]
+        };
+    }
+    next
+}
+
+struct Matcher<'a, 't> {
+    view: &'a TreeView<'t>,
+    grammar: &'a Grammar,
+    atoms: &'a [Atom],
+    next_slot: Vec<usize>,
+}
+
+impl Matcher<'_, '_> {
+    /// Ways to match the subtree at `node` starting at pattern position `pos`: the
+    /// position after it and the bindings made.
+    fn match_at(&self, node: NodeId, pos: usize) -> Vec<(usize, Bindings)> {
+        let tree = self.view.tree();
+        let text = tree.text(node);
+        let mut out = Vec::new();
+        // No placeholder in reach (one right after the text could still match an empty
+        // subtree at the end): the subtree can only match as literal text.
+        if self.next_slot[pos] > pos + text.len() {
+            if self.spells(pos, text) {
+                out.push((pos + text.len(), Vec::new()));
+            }
+            return out;
+        }
+        if let (Some(symbol), Some(Atom::Slot(want, var))) =
+            (self.view.symbol(node), self.atoms.get(pos))
+        {
+            if symbol == *want {
+                out.push((pos + 1, var.map(|v| vec![(v, node)]).unwrap_or_default()));
+            }
+        }
+        match self.grammar.expr(tree.expr(node)) {
+            Expr::Literal(_) | Expr::Regex(_) => {
+                if self.spells(pos, text) {
+                    out.push((pos + text.len(), Vec::new()));
+                }
+            }
+            _ => {
+                let mut states: Vec<(usize, Bindings)> = vec![(pos, Vec::new())];
+                for child in tree.children(node) {
+                    let mut next = Vec::new();
+                    for (at, bindings) in &states {
+                        for (end, more) in self.match_at(child, *at) {
+                            if next.len() >= MAX_MATCHES {
+                                break;
+                            }
+                            let mut all = bindings.clone();
+                            all.extend(more);
+                            next.push((end, all));
+                        }
+                    }
+                    states = next;
+                    if states.is_empty() {
+                        break;
+                    }
+                }
+                out.extend(states);
+            }
+        }
+        out
+    }
+
+    /// Whether the pattern spells `text` as literal bytes from `pos`.
+    fn spells(&self, pos: usize, text: &[u8]) -> bool {
+        self.atoms.len() >= pos + text.len()
+            && text
+                .iter()
+                .zip(&self.atoms[pos..])
+                .all(|(b, a)| *a == Atom::Byte(*b))
+    }
+}

@@ -1,0 +1,549 @@
+//! Predicates: ISLa's structural predicates (`before`, `inside`, `level`, ...) and
+//! semantic predicates (`count`, checksums, `octal_to_decimal`), behind one
+//! [`Predicate`] trait that users implement to add their own and register in
+//! [`Predicates`].
+//!
+//! Structural predicates use ISLa's path semantics ([`TreeView`] has the preorder
+//! equivalents). Two deliberate choices: `after(a, b)` is `before(b, a)`, as the paper
+//! defines it (ISLa's code also lets it hold when `b` contains `a`), and `consecutive`
+//! follows ISLa exactly: `a` before `b` with no leaf (terminal, possibly empty) between.
+
+use crate::formula::PredArg;
+use crate::view::TreeView;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use thicket_grammar::{Grammar, SymbolId};
+use thicket_tree::NodeId;
+
+/// What a predicate parameter accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// A subtree: a variable, a free nonterminal or an XPath expression.
+    Tree,
+    /// A natural number: a literal, a numeric string, an `int` variable (possibly
+    /// unbound, for the predicate to bind) or a tree whose text is a number.
+    Number,
+    /// A string literal.
+    Text,
+    /// A nonterminal named by a string literal, e.g. `"<raw-field>"`.
+    Symbol,
+}
+
+/// An argument's value when the predicate is evaluated.
+#[derive(Clone, Copy, Debug)]
+pub enum ArgValue<'a> {
+    /// A subtree.
+    Tree(NodeId),
+    /// A number; `None` if it is an `int` variable without a value yet.
+    Number(Option<i128>),
+    /// A string literal.
+    Text(&'a str),
+    /// A nonterminal.
+    Symbol(SymbolId),
+}
+
+/// The result of evaluating a predicate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// The predicate holds.
+    Holds,
+    /// The predicate does not hold; `why` says what is wrong, and `fix` (semantic
+    /// predicates only, may be empty) gives new texts for subtrees that would make it
+    /// hold, for a solver or a repair to use.
+    Fails {
+        /// What is wrong, for people.
+        why: String,
+        /// Replacement texts for subtrees.
+        fix: Vec<(NodeId, Vec<u8>)>,
+    },
+    /// The (only) unbound number argument should take this value.
+    Bind(i128),
+}
+
+impl Outcome {
+    fn of(holds: bool, why: impl FnOnce() -> String) -> Outcome {
+        if holds {
+            Outcome::Holds
+        } else {
+            Outcome::Fails {
+                why: why(),
+                fix: Vec::new(),
+            }
+        }
+    }
+}
+
+/// What a predicate can see.
+pub struct PredicateContext<'a, 't> {
+    /// The tree, indexed.
+    pub view: &'a TreeView<'t>,
+    /// Its grammar.
+    pub grammar: &'a Grammar,
+}
+
+impl PredicateContext<'_, '_> {
+    /// The text of a subtree.
+    pub fn text(&self, node: NodeId) -> &[u8] {
+        self.view.tree().text(node)
+    }
+}
+
+/// A predicate of the constraint language.
+pub trait Predicate: Send + Sync {
+    /// The name constraints call it by.
+    fn name(&self) -> &str;
+    /// Its parameters.
+    fn params(&self) -> &[ArgKind];
+    /// Whether it only looks at tree positions (ISLa's structural predicates), as
+    /// opposed to texts (semantic predicates).
+    fn is_structural(&self) -> bool;
+    /// Checks literal arguments when the constraint is compiled; returns the index of
+    /// the bad argument and what is wrong.
+    fn validate(&self, _args: &[PredArg], _grammar: &Grammar) -> Result<(), (usize, String)> {
+        Ok(())
+    }
+    /// Evaluates the predicate on a closed tree.
+    fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome;
+}
+
+/// The predicates a constraint may call, by name.
+#[derive(Clone)]
+pub struct Predicates {
+    by_name: BTreeMap<String, Arc<dyn Predicate>>,
+}
+
+impl Default for Predicates {
+    fn default() -> Self {
+        Predicates::standard()
+    }
+}
+
+impl Predicates {
+    /// No predicates at all.
+    pub fn empty() -> Predicates {
+        Predicates {
+            by_name: BTreeMap::new(),
+        }
+    }
+
+    /// ISLa's structural and semantic predicates plus the checksums.
+    pub fn standard() -> Predicates {
+        let mut p = Predicates::empty();
+        for (name, relation) in [
+            ("before", Relation::Before),
+            ("after", Relation::After),
+            ("inside", Relation::Inside),
+            ("direct_child", Relation::DirectChild),
+            ("same_position", Relation::Same),
+            ("different_position", Relation::Different),
+            ("consecutive", Relation::Consecutive),
+        ] {
+            p.register(Arc::new(Structural { name, relation }));
+        }
+        p.register(Arc::new(Level));
+        p.register(Arc::new(Nth));
+        p.register(Arc::new(Count));
+        p.register(Arc::new(TarChecksum));
+        p.register(Arc::new(InternetChecksum));
+        p.register(Arc::new(OctalToDecimal));
+        p
+    }
+
+    /// Adds (or replaces) a predicate.
+    pub fn register(&mut self, predicate: Arc<dyn Predicate>) {
+        self.by_name.insert(predicate.name().to_string(), predicate);
+    }
+
+    /// The predicate of a name.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Predicate>> {
+        self.by_name.get(name)
+    }
+
+    /// Every registered name.
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        self.by_name.keys()
+    }
+}
+
+fn tree(args: &[ArgValue<'_>], i: usize) -> NodeId {
+    match args[i] {
+        ArgValue::Tree(n) => n,
+        _ => unreachable!("arguments are checked against the parameters when compiling"),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Relation {
+    Before,
+    After,
+    Inside,
+    DirectChild,
+    Same,
+    Different,
+    Consecutive,
+}
+
+struct Structural {
+    name: &'static str,
+    relation: Relation,
+}
+
+impl Predicate for Structural {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn params(&self) -> &[ArgKind] {
+        &[ArgKind::Tree, ArgKind::Tree]
+    }
+    fn is_structural(&self) -> bool {
+        true
+    }
+    fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
+        let (a, b) = (tree(args, 0), tree(args, 1));
+        let v = ctx.view;
+        let (holds, relation) = match self.relation {
+            Relation::Before => (v.before(a, b), "before"),
+            Relation::After => (v.before(b, a), "after"),
+            Relation::Inside => (v.inside(a, b), "inside"),
+            Relation::DirectChild => (v.parent(a) == Some(b), "a direct child of"),
+            Relation::Same => (a == b, "the same node as"),
+            Relation::Different => (a != b, "a different node from"),
+            Relation::Consecutive => (
+                v.before(a, b) && !v.leaf_between(a, b),
+                "immediately before",
+            ),
+        };
+        Outcome::of(holds, || {
+            format!("the first argument is not {relation} the second")
+        })
+    }
+}
+
+/// `level(PRED, "<nt>", a, b)`: compares how deeply `a` and `b` are nested in `<nt>`.
+struct Level;
+
+const LEVEL_RELATIONS: [&str; 5] = ["EQ", "GE", "LE", "GT", "LT"];
+
+impl Predicate for Level {
+    fn name(&self) -> &str {
+        "level"
+    }
+    fn params(&self) -> &[ArgKind] {
+        &[ArgKind::Text, ArgKind::Symbol, ArgKind::Tree, ArgKind::Tree]
+    }
+    fn is_structural(&self) -> bool {
+        true
+    }
+    fn validate(&self, args: &[PredArg], _: &Grammar) -> Result<(), (usize, String)> {
+        match &args[0] {
+            PredArg::Text(t) if LEVEL_RELATIONS.contains(&t.as_str()) => Ok(()),
+            _ => Err((
+                0,
+                "the relation must be one of \"EQ\", \"GE\", \"LE\", \"GT\", \"LT\"".to_string(),
+            )),
+        }
+    }
+    fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
+        let ArgValue::Text(relation) = args[0] else {
+            unreachable!("checked when compiling")
+        };
+        let ArgValue::Symbol(scope) = args[1] else {
+            unreachable!("checked when compiling")
+        };
+        let (a, b) = (tree(args, 2), tree(args, 3));
+        let view = ctx.view;
+        // ISLa: the candidate scopes are the root and every `scope` node that is a proper
+        // ancestor of the smallest subtree holding both `a` and `b`.
+        let lca = std::iter::once(a)
+            .chain(view.ancestors(a))
+            .find(|&x| view.inside(b, x))
+            .unwrap_or(view.tree().root());
+        let root = view.tree().root();
+        let mut scopes = vec![root];
+        scopes.extend(view.ancestors(lca).filter(|&x| view.symbol(x) == Some(scope)));
+        // Number of `scope` nodes strictly between `top` and `node`.
+        let nested = |node: NodeId, top: NodeId| {
+            view.ancestors(node)
+                .take_while(|&x| x != top)
+                .filter(|&x| view.symbol(x) == Some(scope))
+                .count()
+        };
+        let holds = scopes.iter().any(|&top| {
+            let (na, nb) = (nested(a, top), nested(b, top));
+            match relation {
+                "EQ" => na == 0 && nb == 0,
+                "GE" => na == 0,
+                "LE" => nb == 0,
+                "GT" => na == 0 && nb > 0,
+                _ => nb == 0 && na > 0,
+            }
+        });
+        let name = ctx.grammar.display_symbol(scope);
+        Outcome::of(holds, || {
+            format!("the nesting levels in {name} are not related by {relation}")
+        })
+    }
+}
+
+/// `nth(N, a, b)`: `a` is the N-th node of its type in `b`, in preorder.
+struct Nth;
+
+impl Predicate for Nth {
+    fn name(&self) -> &str {
+        "nth"
+    }
+    fn params(&self) -> &[ArgKind] {
+        &[ArgKind::Number, ArgKind::Tree, ArgKind::Tree]
+    }
+    fn is_structural(&self) -> bool {
+        true
+    }
+    fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
+        let (a, b) = (tree(args, 1), tree(args, 2));
+        let position = ctx.view.symbol(a).and_then(|symbol| {
+            ctx.view
+                .nodes_of(symbol, b)
+                .iter()
+                .position(|&x| x as usize == a.index())
+        });
+        match (args[0], position) {
+            (ArgValue::Number(None), Some(p)) => Outcome::Bind(p as i128 + 1),
+            (ArgValue::Number(Some(n)), Some(p)) => {
+                Outcome::of(n == p as i128 + 1, || format!("it is occurrence {}, not {n}", p + 1))
+            }
+            _ => Outcome::of(false, || "the first tree is not inside the second".to_string()),
+        }
+    }
+}
+
+/// `count(tree, "<needle>", N)`: `tree` holds exactly N `<needle>` nodes.
+struct Count;
+
+impl Predicate for Count {
+    fn name(&self) -> &str {
+        "count"
+    }
+    fn params(&self) -> &[ArgKind] {
+        &[ArgKind::Tree, ArgKind::Symbol, ArgKind::Number]
+    }
+    fn is_structural(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
+        let ArgValue::Symbol(needle) = args[1] else {
+            unreachable!("checked when compiling")
+        };
+        let found = ctx.view.nodes_of(needle, tree(args, 0)).len() as i128;
+        match args[2] {
+            ArgValue::Number(None) => Outcome::Bind(found),
+            ArgValue::Number(Some(n)) => Outcome::of(found == n, || {
+                format!(
+                    "it holds {found} {}, not {n}",
+                    ctx.grammar.display_symbol(needle)
+                )
+            }),
+            _ => unreachable!("checked when compiling"),
+        }
+    }
+}
+
+/// The octal number in a tar numeric field: octal digits, padded with spaces or NULs.
+fn parse_octal(text: &[u8]) -> Option<i128> {
+    let digits: Vec<u8> = text
+        .iter()
+        .copied()
+        .skip_while(|&b| b == b' ')
+        .take_while(|b| (b'0'..=b'7').contains(b))
+        .collect();
+    let rest_is_padding = text
+        .iter()
+        .skip_while(|&&b| b == b' ')
+        .skip(digits.len())
+        .all(|&b| b == b' ' || b == 0);
+    if digits.is_empty() || !rest_is_padding || digits.len() > 40 {
+        return None;
+    }
+    Some(digits.iter().fold(0i128, |n, d| n * 8 + (d - b'0') as i128))
+}
+
+/// `tar_checksum(header, checksum)`: the ustar header checksum, the sum of the header's
+/// bytes with the checksum field read as spaces, written as six octal digits, NUL, space
+/// (ISLa's format; any octal padded with spaces or NULs is accepted when checking).
+struct TarChecksum;
+
+impl Predicate for TarChecksum {
+    fn name(&self) -> &str {
+        "tar_checksum"
+    }
+    fn params(&self) -> &[ArgKind] {
+        &[ArgKind::Tree, ArgKind::Tree]
+    }
+    fn is_structural(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
+        let (header, field) = (tree(args, 0), tree(args, 1));
+        let tree = ctx.view.tree();
+        let (h, f) = (tree.text_range(header), tree.text_range(field));
+        if f.start < h.start || f.end > h.end {
+            return Outcome::of(false, || "the checksum field is not inside the header".into());
+        }
+        let sum: i128 = tree.bytes()[h.clone()]
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                if f.contains(&(h.start + i)) {
+                    b' ' as i128
+                } else {
+                    b as i128
+                }
+            })
+            .sum();
+        let written = parse_octal(ctx.text(field));
+        if written == Some(sum) {
+            return Outcome::Holds;
+        }
+        let mut fixed = format!("{sum:06o}").into_bytes();
+        fixed.extend_from_slice(b"\0 ");
+        Outcome::Fails {
+            why: match written {
+                Some(w) => format!("the checksum field says {w:o} (octal), the header sums to {sum:o}"),
+                None => format!("the checksum field is not an octal number; the header sums to {sum:o}"),
+            },
+            fix: vec![(field, fixed)],
+        }
+    }
+}
+
+/// Decodes hex text such as ISLa's ICMP packets (`"08 00 f7 ff "`): pairs of hex
+/// digits, whitespace ignored.
+fn decode_hex(text: &[u8]) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = text
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    if digits.len() % 2 != 0 {
+        return None;
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            let s = std::str::from_utf8(pair).ok()?;
+            u8::from_str_radix(s, 16).ok()
+        })
+        .collect()
+}
+
+/// `internet_checksum(container, checksum)`: RFC 1071, the ones' complement of the
+/// ones' complement sum of the container's 16-bit words with the checksum field zeroed.
+/// A 2-byte checksum field is binary (big-endian); otherwise container and field are
+/// hex text, as in ISLa's ICMP grammar, and the field holds 4 hex digits.
+struct InternetChecksum;
+
+fn rfc1071(bytes: &[u8]) -> u16 {
+    let mut sum: u32 = 0;
+    for pair in bytes.chunks(2) {
+        let word = u32::from(pair[0]) << 8 | u32::from(*pair.get(1).unwrap_or(&0));
+        sum += word;
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+impl Predicate for InternetChecksum {
+    fn name(&self) -> &str {
+        "internet_checksum"
+    }
+    fn params(&self) -> &[ArgKind] {
+        &[ArgKind::Tree, ArgKind::Tree]
+    }
+    fn is_structural(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
+        let (container, field) = (tree(args, 0), tree(args, 1));
+        let tree = ctx.view.tree();
+        let (c, f) = (tree.text_range(container), tree.text_range(field));
+        if f.start < c.start || f.end > c.end {
+            return Outcome::of(false, || "the checksum field is not inside the container".into());
+        }
+        let all = tree.bytes();
+        let binary = f.len() == 2;
+        let decoded = if binary {
+            Some((all[c.start..f.start].to_vec(), all[f.clone()].to_vec(), all[f.end..c.end].to_vec()))
+        } else {
+            decode_hex(&all[c.start..f.start])
+                .zip(decode_hex(&all[f.clone()]))
+                .zip(decode_hex(&all[f.end..c.end]))
+                .map(|((a, b), c)| (a, b, c))
+        };
+        let Some((before, written, after)) = decoded.filter(|(_, w, _)| w.len() == 2) else {
+            return Outcome::of(false, || {
+                "the packet is neither binary with a 2-byte checksum nor hex text".into()
+            });
+        };
+        let mut packet = before;
+        packet.extend_from_slice(&[0, 0]);
+        packet.extend_from_slice(&after);
+        let sum = rfc1071(&packet);
+        let written = u16::from_be_bytes([written[0], written[1]]);
+        if sum == written {
+            return Outcome::Holds;
+        }
+        let fix = if binary {
+            sum.to_be_bytes().to_vec()
+        } else {
+            format!("{:02x} {:02x} ", sum >> 8, sum & 0xff).into_bytes()
+        };
+        Outcome::Fails {
+            why: format!("the checksum is {written:04x}, the data sums to {sum:04x}"),
+            fix: vec![(field, fix)],
+        }
+    }
+}
+
+/// `octal_to_decimal(octal, decimal)`: the octal field (tar style, padded with spaces
+/// or NULs) has the value of the decimal number.
+struct OctalToDecimal;
+
+impl Predicate for OctalToDecimal {
+    fn name(&self) -> &str {
+        "octal_to_decimal"
+    }
+    fn params(&self) -> &[ArgKind] {
+        &[ArgKind::Tree, ArgKind::Number]
+    }
+    fn is_structural(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
+        let Some(value) = parse_octal(ctx.text(tree(args, 0))) else {
+            return Outcome::of(false, || "the first argument is not an octal number".into());
+        };
+        match args[1] {
+            ArgValue::Number(None) => Outcome::Bind(value),
+            ArgValue::Number(Some(n)) => {
+                Outcome::of(n == value, || format!("octal {value:o} is {value}, not {n}"))
+            }
+            _ => unreachable!("checked when compiling"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn octal_fields_and_checksums() {
+        assert_eq!(parse_octal(b"000644 \0"), Some(0o644));
+        assert_eq!(parse_octal(b"   12\0\0"), Some(0o12));
+        assert_eq!(parse_octal(b"0008"), None);
+        assert_eq!(parse_octal(b""), None);
+        // RFC 1071's example words 0001 f203 f4f5 f6f7 sum to ddf2 (complement 220d).
+        assert_eq!(rfc1071(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]), 0x220d);
+        assert_eq!(decode_hex(b"08 00 f7 ff "), Some(vec![8, 0, 0xf7, 0xff]));
+        assert_eq!(decode_hex(b"0"), None);
+    }
+}
