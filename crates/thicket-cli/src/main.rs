@@ -3,6 +3,7 @@
 //! The `thicket` binary: reads a spec, checks it, generates inputs. Each subcommand lives
 //! in its own module; this file holds the argument model and the exit-code policy.
 
+mod check;
 mod cover;
 mod generate;
 mod lint;
@@ -38,7 +39,8 @@ pub mod exit {
     after_help = "Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  thicket lint specs/csv.fan\n  \
         thicket parse specs/json.fan input.json\n  \
         thicket generate specs/json.fan --strategy kpath -k 3 -o out/\n  \
-        thicket cover specs/json.fan out/* -k 3\n\n\
+        thicket cover specs/json.fan out/* -k 3\n  \
+        thicket check specs/xml.fan doc.xml\n\n\
         Exit codes: 0 ok, 1 input rejected, 2 usage error, 3 the spec has errors, 4 other failure."
 )]
 struct Cli {
@@ -56,6 +58,8 @@ enum Command {
     Parse(parse::ParseArgs),
     /// Measure the k-path coverage of a set of inputs.
     Cover(cover::CoverArgs),
+    /// Check inputs against the grammar and the semantic constraints (ISLa syntax).
+    Check(check::CheckArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => lint::run(args),
         Command::Parse(args) => parse::run(args),
         Command::Cover(args) => cover::run(args),
+        Command::Check(args) => check::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

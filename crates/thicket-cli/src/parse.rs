@@ -271,12 +271,12 @@ pub fn display_name(path: &std::path::Path) -> String {
     }
 }
 
-fn json_str(s: &str) -> String {
+pub fn json_str(s: &str) -> String {
     serde_json::to_string(s).expect("strings serialize")
 }
 
 /// The offending line with a caret under the error position.
-fn excerpt(text: &[u8], r: &Rejection) -> String {
+pub fn excerpt(text: &[u8], r: &Rejection) -> String {
     let line_start = text[..r.offset]
         .iter()
         .rposition(|&b| b == b'\n')

@@ -14,7 +14,9 @@
 //!   `forall` is checked on the candidates only (the numbers that matter to the
 //!   predicates), which is exact for ISLa's uses and an approximation in general.
 
-use crate::formula::{Connective, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId, VarType};
+use crate::formula::{
+    Connective, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId, VarType,
+};
 use crate::predicates::{ArgKind, ArgValue, Outcome, PredicateContext};
 use crate::smt::{self, EvalError, Func, Term, Value};
 use crate::view::TreeView;
@@ -170,7 +172,10 @@ impl<'a, 't> Evaluator<'a, 't> {
                 if universal { !found } else { found }
             }
             Formula::IntQuantifier {
-                universal, var, body, ..
+                universal,
+                var,
+                body,
+                ..
             } => {
                 let universal = *universal;
                 let candidates = self.int_candidates(*var, body);
@@ -215,7 +220,11 @@ impl<'a, 't> Evaluator<'a, 't> {
     /// Binds the quantifier's variable (and its match expression's) to each instance in
     /// turn and calls `visit`, which returns false to stop. Returns whether every
     /// instance was visited. Bindings are restored afterwards.
-    fn for_each_instance(&mut self, q: &Quantifier, mut visit: impl FnMut(&mut Self) -> bool) -> bool {
+    fn for_each_instance(
+        &mut self,
+        q: &Quantifier,
+        mut visit: impl FnMut(&mut Self) -> bool,
+    ) -> bool {
         let candidates = self.domain(q);
         let saved: Vec<Binding> = std::iter::once(q.var)
             .chain(q.mexpr.iter().flat_map(|m| m.binders.iter().copied()))
@@ -286,7 +295,12 @@ impl<'a, 't> Evaluator<'a, 't> {
             let value = match (arg, kind) {
                 (PredArg::Var(v), ArgKind::Tree) => match self.env[v.index()] {
                     Binding::Node(n) => ArgValue::Tree(n),
-                    _ => return (!self.discovering.is_empty(), "a variable has no value".into()),
+                    _ => {
+                        return (
+                            !self.discovering.is_empty(),
+                            "a variable has no value".into(),
+                        );
+                    }
                 },
                 (PredArg::Var(v), _) => match self.env[v.index()] {
                     Binding::Int(i) => ArgValue::Number(Some(i)),
@@ -318,13 +332,17 @@ impl<'a, 't> Evaluator<'a, 't> {
             Outcome::Holds => (true, "holds".into()),
             Outcome::Fails { why, .. } => (false, why),
             Outcome::Bind(value) => {
-                let target = unbound.and_then(|u| self.discovering.iter_mut().find(|(v, _)| *v == u));
+                let target =
+                    unbound.and_then(|u| self.discovering.iter_mut().find(|(v, _)| *v == u));
                 match target {
                     Some((_, values)) => {
                         values.insert(value);
                         (true, String::new())
                     }
-                    None => (!self.discovering.is_empty(), "a variable has no value".into()),
+                    None => (
+                        !self.discovering.is_empty(),
+                        "a variable has no value".into(),
+                    ),
                 }
             }
         }
@@ -384,7 +402,10 @@ impl<'a, 't> Evaluator<'a, 't> {
                         true
                     });
                     let Some(bound) = witness else { return };
-                    let saved: Vec<_> = bound.iter().map(|&(v, _)| (v, self.env[v.index()])).collect();
+                    let saved: Vec<_> = bound
+                        .iter()
+                        .map(|&(v, _)| (v, self.env[v.index()]))
+                        .collect();
                     for &(v, b) in &bound {
                         self.env[v.index()] = b;
                         if let Binding::Node(node) = b {
@@ -404,7 +425,11 @@ impl<'a, 't> Evaluator<'a, 't> {
                     let what = format!(
                         "{}{}",
                         self.grammar.display_symbol(q.symbol),
-                        if q.mexpr.is_some() { " matching the pattern" } else { "" }
+                        if q.mexpr.is_some() {
+                            " matching the pattern"
+                        } else {
+                            ""
+                        }
                     );
                     let detail = match (q.universal, count) {
                         (true, 0) => format!("holds vacuously: there is no {what}"),
@@ -420,7 +445,10 @@ impl<'a, 't> Evaluator<'a, 't> {
                 }
             }
             Formula::IntQuantifier {
-                universal, var, body, span,
+                universal,
+                var,
+                body,
+                span,
             } => {
                 let candidates = self.int_candidates(*var, body);
                 let saved = self.env[var.index()];
@@ -439,7 +467,11 @@ impl<'a, 't> Evaluator<'a, 't> {
                         holds,
                         detail: format!(
                             "tried the values {}",
-                            candidates.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+                            candidates
+                                .iter()
+                                .map(|c| c.to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         ),
                     }),
                 }
@@ -486,7 +518,11 @@ impl<'a, 't> Evaluator<'a, 't> {
 fn literals(term: &Term, out: &mut BTreeSet<i128>) {
     match term {
         Term::Const(Value::Int(i)) => {
-            out.extend([i.saturating_sub(1), *i, i.saturating_add(1)].into_iter().filter(|&x| x >= 0));
+            out.extend(
+                [i.saturating_sub(1), *i, i.saturating_add(1)]
+                    .into_iter()
+                    .filter(|&x| x >= 0),
+            );
         }
         Term::App(_, _, args) => args.iter().for_each(|a| literals(a, out)),
         _ => {}

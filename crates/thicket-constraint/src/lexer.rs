@@ -131,7 +131,11 @@ pub fn tokenize(text: &str, start: usize, end: usize) -> Result<Vec<Token>, Box<
             let (lit, next) = string_literal(text, pos, end)?;
             pos = next;
             TokenKind::Str(lit)
-        } else if c == b'<' && pos + 1 < end && nonterminal_char(bytes[pos + 1]) && bytes[pos + 1] != b'=' {
+        } else if c == b'<'
+            && pos + 1 < end
+            && nonterminal_char(bytes[pos + 1])
+            && bytes[pos + 1] != b'='
+        {
             // `<name>` if a `>` closes it before any character a name cannot hold;
             // otherwise `<` is the less-than operator.
             let mut close = pos + 1;
@@ -145,7 +149,10 @@ pub fn tokenize(text: &str, start: usize, end: usize) -> Result<Vec<Token>, Box<
                 pos += 1;
                 TokenKind::Punct("<")
             }
-        } else if let Some(p) = PUNCTS.iter().find(|p| bytes[pos..end].starts_with(p.as_bytes())) {
+        } else if let Some(p) = PUNCTS
+            .iter()
+            .find(|p| bytes[pos..end].starts_with(p.as_bytes()))
+        {
             pos += p.len();
             TokenKind::Punct(p)
         } else {
@@ -187,7 +194,10 @@ fn ident_end(bytes: &[u8], mut pos: usize, end: usize) -> usize {
         let rest = &bytes[pos + 1..end];
         let stem = &bytes[start..pos];
         if stem == b"str" || stem == b"re" {
-            if let Some(tail) = SYMBOLIC_TAILS.iter().find(|t| rest.starts_with(t.as_bytes())) {
+            if let Some(tail) = SYMBOLIC_TAILS
+                .iter()
+                .find(|t| rest.starts_with(t.as_bytes()))
+            {
                 return pos + 1 + tail.len();
             }
         }
@@ -199,7 +209,11 @@ fn ident_end(bytes: &[u8], mut pos: usize, end: usize) -> usize {
     }
 }
 
-fn string_literal(text: &str, start: usize, end: usize) -> Result<(StringLit, usize), Box<Diagnostic>> {
+fn string_literal(
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Result<(StringLit, usize), Box<Diagnostic>> {
     let bytes = text.as_bytes();
     let mut out = String::new();
     let mut offsets = Vec::new();
@@ -242,9 +256,7 @@ fn string_literal(text: &str, start: usize, end: usize) -> Result<(StringLit, us
                                 format!("unknown escape {shown} in a string"),
                                 Span::new(pos, (pos + 2).min(end)),
                             )
-                            .with_note(
-                                "the escapes are \\\" \\\\ \\n \\t \\r \\b and \\0",
-                            ),
+                            .with_note("the escapes are \\\" \\\\ \\n \\t \\r \\b and \\0"),
                         ));
                     }
                 };

@@ -91,8 +91,8 @@ fn compile(
     predicates: &Predicates,
     source: &Arc<SourceFile>,
 ) -> Result<Constraint, SpecError> {
-    let resolved = resolve::resolve(syntax, grammar, facts, predicates)
-        .map_err(|d| spec_error(source, *d))?;
+    let resolved =
+        resolve::resolve(syntax, grammar, facts, predicates).map_err(|d| spec_error(source, *d))?;
     Ok(Constraint {
         formula: resolved.formula,
         vars: resolved.vars,
@@ -217,7 +217,11 @@ impl<'g> Checker<'g> {
                 Step::BindInt { var, value } => {
                     out.push_str(&format!("  {} = {value}\n", c.vars[var.index()].name));
                 }
-                Step::Fact { span, holds, detail } => {
+                Step::Fact {
+                    span,
+                    holds,
+                    detail,
+                } => {
                     out.push_str(&format!(
                         "  {} at {}:{} is {}: {}\n",
                         one_line(c.source.slice(*span), 80),
@@ -256,7 +260,11 @@ impl<'g> Checker<'g> {
                     "bind": c.vars[var.index()].name,
                     "value": value.to_string(),
                 }),
-                Step::Fact { span, holds, detail } => {
+                Step::Fact {
+                    span,
+                    holds,
+                    detail,
+                } => {
                     let at = c.source.line_col(span.start as usize);
                     serde_json::json!({
                         "formula": c.source.slice(*span),
@@ -283,7 +291,10 @@ impl<'g> Checker<'g> {
 /// 1-based line and column (in characters) of a node's first byte in the input.
 fn input_line_col(tree: &DerivationTree, node: NodeId) -> (usize, usize) {
     let before = &tree.bytes()[..tree.text_range(node).start];
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
     let column = eval::input_string(&before[line_start..]).chars().count() + 1;
     (line, column)

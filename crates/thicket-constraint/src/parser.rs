@@ -304,7 +304,10 @@ impl Parser {
             TokenKind::Eof => true,
             TokenKind::Punct(p) => *p == ")",
             TokenKind::Ident(w) => {
-                matches!(w.as_str(), "and" | "or" | "xor" | "implies" | "iff" | "where")
+                matches!(
+                    w.as_str(),
+                    "and" | "or" | "xor" | "implies" | "iff" | "where"
+                )
             }
             _ => false,
         }
@@ -579,7 +582,8 @@ impl Parser {
                     Vec::new(),
                 )
             }
-            TokenKind::Punct("(") if matches!(&self.peek_at(1).kind, TokenKind::Ident(w) if w == "_") => {
+            TokenKind::Punct("(") if matches!(&self.peek_at(1).kind, TokenKind::Ident(w) if w == "_") =>
+            {
                 // `(_ re.loop 1 3)`: an indexed identifier.
                 self.bump();
                 self.bump();
@@ -710,11 +714,31 @@ mod tests {
 
     fn shape(f: &SFormula) -> String {
         match f {
-            SFormula::Quantifier { universal, ty, body, .. } => {
-                format!("({} {} {})", if *universal { "A" } else { "E" }, ty.text, shape(body))
+            SFormula::Quantifier {
+                universal,
+                ty,
+                body,
+                ..
+            } => {
+                format!(
+                    "({} {} {})",
+                    if *universal { "A" } else { "E" },
+                    ty.text,
+                    shape(body)
+                )
             }
-            SFormula::IntQuantifier { universal, var, body, .. } => {
-                format!("({}int {} {})", if *universal { "A" } else { "E" }, var.text, shape(body))
+            SFormula::IntQuantifier {
+                universal,
+                var,
+                body,
+                ..
+            } => {
+                format!(
+                    "({}int {} {})",
+                    if *universal { "A" } else { "E" },
+                    var.text,
+                    shape(body)
+                )
             }
             SFormula::Not(inner, _) => format!("(not {})", shape(inner)),
             SFormula::Binary(c, a, b, _) => format!("({c:?} {} {})", shape(a), shape(b)),
@@ -750,7 +774,10 @@ mod tests {
     #[test]
     fn quantifier_bodies_are_unary_and_and_binds_tighter_than_or() {
         let c = parse("forall <a> x: p(x) and q(x) or not r(x)");
-        assert_eq!(shape(&c.formula), "(Or (And (A a [p x]) [q x]) (not [r x]))");
+        assert_eq!(
+            shape(&c.formula),
+            "(Or (And (A a [p x]) [q x]) (not [r x]))"
+        );
         let c = parse("forall <a> x: (p(x) and q(x))");
         assert_eq!(shape(&c.formula), "(A a (And [p x] [q x]))");
     }
@@ -758,20 +785,32 @@ mod tests {
     #[test]
     fn infix_and_prefix_smt_terms() {
         let c = parse("str.len(t1) + str.len(t2) * 2 > 150");
-        assert_eq!(shape(&c.formula), "[> [+ [str.len t1] [* [str.len t2] 2]] 150]");
+        assert_eq!(
+            shape(&c.formula),
+            "[> [+ [str.len t1] [* [str.len t2] 2]] 150]"
+        );
         let c = parse("(>= (str.len underline) (str.len titletxt))");
-        assert_eq!(shape(&c.formula), "[>= [str.len underline] [str.len titletxt]]");
+        assert_eq!(
+            shape(&c.formula),
+            "[>= [str.len underline] [str.len titletxt]]"
+        );
         let c = parse("((= a b) and (not (= c d)))");
         assert_eq!(shape(&c.formula), "(And [= a b] [not [= c d]])");
         let c = parse("(not same_position(a, b) implies not (= c d))");
-        assert_eq!(shape(&c.formula), "(Implies (not [same_position a b]) (not [= c d]))");
+        assert_eq!(
+            shape(&c.formula),
+            "(Implies (not [same_position a b]) (not [= c d]))"
+        );
         let c = parse("(str.len(x)) = 3 and str.in_re(x, re.+(re.range(\"a\", \"z\")))");
         assert_eq!(
             shape(&c.formula),
             "(And [= [str.len x] 3] [str.in_re x [re.+ [re.range \"a\" \"z\"]]])"
         );
         let c = parse("str.in_re(x, ((_ re.loop 1 3) (str.to_re \"a\")))");
-        assert_eq!(shape(&c.formula), "[str.in_re x [re.loop [str.to_re \"a\"]]]");
+        assert_eq!(
+            shape(&c.formula),
+            "[str.in_re x [re.loop [str.to_re \"a\"]]]"
+        );
     }
 
     #[test]
@@ -779,7 +818,12 @@ mod tests {
         let c = parse(
             "forall <xml-tree> tree=\"<{<id> opid}[ <xml-attribute>]><inner-xml-tree></{<id> clid}>\" in start: (= opid clid)",
         );
-        let SFormula::Quantifier { mexpr: Some((lit, _)), var, .. } = &c.formula else {
+        let SFormula::Quantifier {
+            mexpr: Some((lit, _)),
+            var,
+            ..
+        } = &c.formula
+        else {
             panic!()
         };
         assert_eq!(var.as_ref().unwrap().text, "tree");

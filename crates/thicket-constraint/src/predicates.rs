@@ -260,7 +260,10 @@ impl Predicate for Level {
             .unwrap_or(view.tree().root());
         let root = view.tree().root();
         let mut scopes = vec![root];
-        scopes.extend(view.ancestors(lca).filter(|&x| view.symbol(x) == Some(scope)));
+        scopes.extend(
+            view.ancestors(lca)
+                .filter(|&x| view.symbol(x) == Some(scope)),
+        );
         // Number of `scope` nodes strictly between `top` and `node`.
         let nested = |node: NodeId, top: NodeId| {
             view.ancestors(node)
@@ -308,10 +311,12 @@ impl Predicate for Nth {
         });
         match (args[0], position) {
             (ArgValue::Number(None), Some(p)) => Outcome::Bind(p as i128 + 1),
-            (ArgValue::Number(Some(n)), Some(p)) => {
-                Outcome::of(n == p as i128 + 1, || format!("it is occurrence {}, not {n}", p + 1))
-            }
-            _ => Outcome::of(false, || "the first tree is not inside the second".to_string()),
+            (ArgValue::Number(Some(n)), Some(p)) => Outcome::of(n == p as i128 + 1, || {
+                format!("it is occurrence {}, not {n}", p + 1)
+            }),
+            _ => Outcome::of(false, || {
+                "the first tree is not inside the second".to_string()
+            }),
         }
     }
 }
@@ -386,7 +391,9 @@ impl Predicate for TarChecksum {
         let tree = ctx.view.tree();
         let (h, f) = (tree.text_range(header), tree.text_range(field));
         if f.start < h.start || f.end > h.end {
-            return Outcome::of(false, || "the checksum field is not inside the header".into());
+            return Outcome::of(false, || {
+                "the checksum field is not inside the header".into()
+            });
         }
         let sum: i128 = tree.bytes()[h.clone()]
             .iter()
@@ -407,8 +414,12 @@ impl Predicate for TarChecksum {
         fixed.extend_from_slice(b"\0 ");
         Outcome::Fails {
             why: match written {
-                Some(w) => format!("the checksum field says {w:o} (octal), the header sums to {sum:o}"),
-                None => format!("the checksum field is not an octal number; the header sums to {sum:o}"),
+                Some(w) => {
+                    format!("the checksum field says {w:o} (octal), the header sums to {sum:o}")
+                }
+                None => {
+                    format!("the checksum field is not an octal number; the header sums to {sum:o}")
+                }
             },
             fix: vec![(field, fixed)],
         }
@@ -466,12 +477,18 @@ impl Predicate for InternetChecksum {
         let tree = ctx.view.tree();
         let (c, f) = (tree.text_range(container), tree.text_range(field));
         if f.start < c.start || f.end > c.end {
-            return Outcome::of(false, || "the checksum field is not inside the container".into());
+            return Outcome::of(false, || {
+                "the checksum field is not inside the container".into()
+            });
         }
         let all = tree.bytes();
         let binary = f.len() == 2;
         let decoded = if binary {
-            Some((all[c.start..f.start].to_vec(), all[f.clone()].to_vec(), all[f.end..c.end].to_vec()))
+            Some((
+                all[c.start..f.start].to_vec(),
+                all[f.clone()].to_vec(),
+                all[f.end..c.end].to_vec(),
+            ))
         } else {
             decode_hex(&all[c.start..f.start])
                 .zip(decode_hex(&all[f.clone()]))
@@ -523,9 +540,9 @@ impl Predicate for OctalToDecimal {
         };
         match args[1] {
             ArgValue::Number(None) => Outcome::Bind(value),
-            ArgValue::Number(Some(n)) => {
-                Outcome::of(n == value, || format!("octal {value:o} is {value}, not {n}"))
-            }
+            ArgValue::Number(Some(n)) => Outcome::of(n == value, || {
+                format!("octal {value:o} is {value}, not {n}")
+            }),
             _ => unreachable!("checked when compiling"),
         }
     }
@@ -542,7 +559,10 @@ mod tests {
         assert_eq!(parse_octal(b"0008"), None);
         assert_eq!(parse_octal(b""), None);
         // RFC 1071's example words 0001 f203 f4f5 f6f7 sum to ddf2 (complement 220d).
-        assert_eq!(rfc1071(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]), 0x220d);
+        assert_eq!(
+            rfc1071(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]),
+            0x220d
+        );
         assert_eq!(decode_hex(b"08 00 f7 ff "), Some(vec![8, 0, 0xf7, 0xff]));
         assert_eq!(decode_hex(b"0"), None);
     }

@@ -192,11 +192,8 @@ impl Regex {
                 if *max == 0 {
                     return Regex::none();
                 }
-                let rest = Regex::repeat(
-                    r.clone(),
-                    min.saturating_sub(1) as i128,
-                    (*max - 1) as i128,
-                );
+                let rest =
+                    Regex::repeat(r.clone(), min.saturating_sub(1) as i128, (*max - 1) as i128);
                 Regex::concat(r.derive(c), rest)
             }
             Node::Comp(r) => Regex::comp(r.derive(c)),

@@ -277,7 +277,15 @@ impl Resolver<'_> {
                 within,
                 body,
                 span,
-            } => self.quantifier(*universal, ty, var.as_ref(), mexpr.as_ref(), within.as_ref(), body, *span)?,
+            } => self.quantifier(
+                *universal,
+                ty,
+                var.as_ref(),
+                mexpr.as_ref(),
+                within.as_ref(),
+                body,
+                *span,
+            )?,
             SFormula::Atom(term) => self.atom(term)?,
         })
     }
@@ -323,7 +331,11 @@ impl Resolver<'_> {
             ));
         }
         let name = var.map_or_else(|| format!("<{}>", ty.text), |v| v.text.clone());
-        let bound = self.declare(&name, VarType::Tree(symbol), var.map_or(ty.span, |v| v.span));
+        let bound = self.declare(
+            &name,
+            VarType::Tree(symbol),
+            var.map_or(ty.span, |v| v.span),
+        );
         let scope_len = self.scope.len();
         if let Some(v) = var {
             self.scope.push((v.text.clone(), bound));
@@ -434,10 +446,13 @@ impl Resolver<'_> {
                 )
             };
             let value = match (kind, &arg.kind) {
-                (ArgKind::Tree, STermKind::Var(_) | STermKind::Nonterminal(_) | STermKind::XPath { .. }) => {
-                    PredArg::Var(self.tree_operand(arg, lifts)?)
+                (
+                    ArgKind::Tree,
+                    STermKind::Var(_) | STermKind::Nonterminal(_) | STermKind::XPath { .. },
+                ) => PredArg::Var(self.tree_operand(arg, lifts)?),
+                (ArgKind::Tree, _) => {
+                    return Err(wrong("a tree: a variable, `<nonterminal>` or XPath"));
                 }
-                (ArgKind::Tree, _) => return Err(wrong("a tree: a variable, `<nonterminal>` or XPath")),
                 (ArgKind::Number, STermKind::Int(i)) => PredArg::Int(*i),
                 (ArgKind::Number, STermKind::Str(s)) => match s.parse::<i128>() {
                     Ok(i) => PredArg::Int(i),
@@ -527,11 +542,9 @@ impl Resolver<'_> {
                             },
                             format!(".<{}>[{index}]", name.text),
                         ),
-                        XPathStep::Descendant(name) => (
-                            name,
-                            Domain::Within(current),
-                            format!("..<{}>", name.text),
-                        ),
+                        XPathStep::Descendant(name) => {
+                            (name, Domain::Within(current), format!("..<{}>", name.text))
+                        }
                     };
                     key.push_str(&step_key);
                     if let Some(l) = lifts.iter().find(|l| l.key == key) {
@@ -541,9 +554,7 @@ impl Resolver<'_> {
                     let symbol = symbol(self.grammar, name)?;
                     let possible = match step {
                         XPathStep::Child(..) => self.facts.is_child(parent_symbol, symbol),
-                        XPathStep::Descendant(_) => {
-                            self.facts.can_contain(parent_symbol, symbol)
-                        }
+                        XPathStep::Descendant(_) => self.facts.can_contain(parent_symbol, symbol),
                     };
                     if !possible {
                         return Err(error(
@@ -671,7 +682,11 @@ fn collect_binders(pieces: &[Piece], out: &mut Vec<(SymbolId, String, Span)>) {
 }
 
 /// Splits a match expression into text, placeholders, binders and optional parts.
-fn parse_mexpr(grammar: &Grammar, lit: &crate::lexer::StringLit, in_optional: bool) -> RResult<Vec<Piece>> {
+fn parse_mexpr(
+    grammar: &Grammar,
+    lit: &crate::lexer::StringLit,
+    in_optional: bool,
+) -> RResult<Vec<Piece>> {
     let text = &lit.text;
     let bytes = text.as_bytes();
     let mut pieces = Vec::new();
@@ -687,14 +702,20 @@ fn parse_mexpr(grammar: &Grammar, lit: &crate::lexer::StringLit, in_optional: bo
         match bytes[i] {
             b'{' => {
                 let close = text[i..].find('}').map(|c| i + c).ok_or_else(|| {
-                    error("mexpr-syntax", "`{` without `}` in the match expression", lit.span_of(i..i + 1))
+                    error(
+                        "mexpr-syntax",
+                        "`{` without `}` in the match expression",
+                        lit.span_of(i..i + 1),
+                    )
                 })?;
                 let inner = text[i + 1..close].trim();
                 let (ty, name) = inner
                     .strip_prefix('<')
                     .and_then(|rest| rest.split_once('>'))
                     .map(|(ty, name)| (ty.trim(), name.trim()))
-                    .filter(|(ty, name)| !ty.is_empty() && !name.is_empty() && !name.contains(char::is_whitespace))
+                    .filter(|(ty, name)| {
+                        !ty.is_empty() && !name.is_empty() && !name.contains(char::is_whitespace)
+                    })
                     .ok_or_else(|| {
                         Box::new(
                             Diagnostic::error(
@@ -723,18 +744,28 @@ fn parse_mexpr(grammar: &Grammar, lit: &crate::lexer::StringLit, in_optional: bo
                     },
                 )?;
                 flush(&mut literal, &mut pieces);
-                pieces.push(Piece::Binder(symbol, name.to_string(), lit.span_of(i..close + 1)));
+                pieces.push(Piece::Binder(
+                    symbol,
+                    name.to_string(),
+                    lit.span_of(i..close + 1),
+                ));
                 i = close + 1;
             }
             b'[' if !in_optional => {
                 let close = text[i..].find(']').map(|c| i + c).ok_or_else(|| {
-                    error("mexpr-syntax", "`[` without `]` in the match expression", lit.span_of(i..i + 1))
+                    error(
+                        "mexpr-syntax",
+                        "`[` without `]` in the match expression",
+                        lit.span_of(i..i + 1),
+                    )
                 })?;
                 optionals += 1;
                 if optionals > MAX_OPTIONALS {
                     return Err(error(
                         "mexpr-too-many-optionals",
-                        format!("at most {MAX_OPTIONALS} optional parts are supported in one match expression"),
+                        format!(
+                            "at most {MAX_OPTIONALS} optional parts are supported in one match expression"
+                        ),
                         lit.span_of(i..close + 1),
                     ));
                 }
@@ -786,7 +817,8 @@ fn check_can_match(
     span: Span,
 ) -> RResult<()> {
     let fragment = grammar.with_start(symbol);
-    let Ok(parser) = thicket_parse::Parser::new(&fragment, thicket_parse::ParseConfig::default()) else {
+    let Ok(parser) = thicket_parse::Parser::new(&fragment, thicket_parse::ParseConfig::default())
+    else {
         return Ok(());
     };
     let Ok(generator) = thicket_gen::Generator::new(
@@ -850,7 +882,9 @@ fn check_can_match(
                 let hint = suggest(name, names.iter())
                     .map(|s| format!("; did you mean <{s}>?"))
                     .unwrap_or_default();
-                d = d.with_note(format!("<{name}> is not a nonterminal, so it is read as text{hint}"));
+                d = d.with_note(format!(
+                    "<{name}> is not a nonterminal, so it is read as text{hint}"
+                ));
                 break;
             }
         }

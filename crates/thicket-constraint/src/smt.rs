@@ -215,9 +215,7 @@ impl Func {
         use Sort::*;
         match self {
             Func::Eq | Func::Distinct => ManySame,
-            Func::Lt | Func::Le | Func::Gt | Func::Ge | Func::Div | Func::Mod => {
-                Fixed(&[Int, Int])
-            }
+            Func::Lt | Func::Le | Func::Gt | Func::Ge | Func::Div | Func::Mod => Fixed(&[Int, Int]),
             Func::Add | Func::Mul => Many(Int),
             Func::Sub => Many(Int),
             Func::Neg | Func::Abs => Fixed(&[Int]),
@@ -355,8 +353,7 @@ impl Func {
                 }
             }
             Signature::Many(sort) => {
-                if args.len() < 2 && !(self == Func::And || self == Func::Or) || args.is_empty()
-                {
+                if args.len() < 2 && !(self == Func::And || self == Func::Or) || args.is_empty() {
                     return Err(format!("`{name}` takes at least two arguments"));
                 }
                 if let Some(got) = args.iter().find(|a| **a != sort) {
@@ -497,7 +494,10 @@ fn index_of(s: &str, t: &str, from: i128) -> i128 {
     if from < 0 || from > n {
         return -1;
     }
-    let byte_from = s.char_indices().nth(from as usize).map_or(s.len(), |(b, _)| b);
+    let byte_from = s
+        .char_indices()
+        .nth(from as usize)
+        .map_or(s.len(), |(b, _)| b);
     match s[byte_from..].find(t) {
         Some(b) => s[..byte_from + b].chars().count() as i128,
         None => -1,
@@ -509,9 +509,7 @@ fn apply(func: Func, indices: &[u32], v: &[Value]) -> Result<Value, EvalError> {
     let int = |i: Option<i128>| i.map(Int).ok_or(EvalError::Overflow);
     Ok(match func {
         Func::Eq => Bool(v.windows(2).all(|w| w[0] == w[1])),
-        Func::Distinct => Bool(
-            (0..v.len()).all(|i| (i + 1..v.len()).all(|j| v[i] != v[j])),
-        ),
+        Func::Distinct => Bool((0..v.len()).all(|i| (i + 1..v.len()).all(|j| v[i] != v[j]))),
         Func::Lt => Bool(as_int(&v[0]) < as_int(&v[1])),
         Func::Le => Bool(as_int(&v[0]) <= as_int(&v[1])),
         Func::Gt => Bool(as_int(&v[0]) > as_int(&v[1])),
@@ -519,11 +517,9 @@ fn apply(func: Func, indices: &[u32], v: &[Value]) -> Result<Value, EvalError> {
         Func::Add => int(v.iter().try_fold(0i128, |a, x| a.checked_add(as_int(x))))?,
         Func::Mul => int(v.iter().try_fold(1i128, |a, x| a.checked_mul(as_int(x))))?,
         Func::Sub if v.len() == 1 => int(as_int(&v[0]).checked_neg())?,
-        Func::Sub => int(
-            v[1..]
-                .iter()
-                .try_fold(as_int(&v[0]), |a, x| a.checked_sub(as_int(x))),
-        )?,
+        Func::Sub => int(v[1..]
+            .iter()
+            .try_fold(as_int(&v[0]), |a, x| a.checked_sub(as_int(x))))?,
         Func::Neg => int(as_int(&v[0]).checked_neg())?,
         Func::Div | Func::Mod => {
             let (a, b) = (as_int(&v[0]), as_int(&v[1]));
@@ -566,20 +562,20 @@ fn apply(func: Func, indices: &[u32], v: &[Value]) -> Result<Value, EvalError> {
                 s.replace(t, u)
             })
         }
-        Func::StrReplaceRe | Func::StrReplaceReAll => Str(as_re(&v[1]).replace(
-            as_str(&v[0]),
-            as_str(&v[2]),
-            func == Func::StrReplaceReAll,
-        )),
+        Func::StrReplaceRe | Func::StrReplaceReAll => {
+            Str(as_re(&v[1]).replace(as_str(&v[0]), as_str(&v[2]), func == Func::StrReplaceReAll))
+        }
         Func::StrToInt => {
             let s = as_str(&v[0]);
             if s.is_empty() || !s.chars().all(|c| c.is_ascii_digit()) {
                 Int(-1)
             } else {
                 // Leading zeros are fine; a number beyond 128 bits is an overflow.
-                int(s.trim_start_matches('0').parse::<i128>().ok().or_else(|| {
-                    s.chars().all(|c| c == '0').then_some(0)
-                }))?
+                int(s
+                    .trim_start_matches('0')
+                    .parse::<i128>()
+                    .ok()
+                    .or_else(|| s.chars().all(|c| c == '0').then_some(0)))?
             }
         }
         Func::StrFromInt => {
@@ -614,9 +610,21 @@ fn apply(func: Func, indices: &[u32], v: &[Value]) -> Result<Value, EvalError> {
         Func::ReNone => Re(Regex::none()),
         Func::ReAll => Re(Regex::all()),
         Func::ReAllChar => Re(Regex::any_char()),
-        Func::ReConcat => Re(v.iter().map(as_re).reduce(Regex::concat).expect("two or more")),
-        Func::ReUnion => Re(v.iter().map(as_re).reduce(Regex::union).expect("two or more")),
-        Func::ReInter => Re(v.iter().map(as_re).reduce(Regex::inter).expect("two or more")),
+        Func::ReConcat => Re(v
+            .iter()
+            .map(as_re)
+            .reduce(Regex::concat)
+            .expect("two or more")),
+        Func::ReUnion => Re(v
+            .iter()
+            .map(as_re)
+            .reduce(Regex::union)
+            .expect("two or more")),
+        Func::ReInter => Re(v
+            .iter()
+            .map(as_re)
+            .reduce(Regex::inter)
+            .expect("two or more")),
         Func::ReStar => Re(Regex::star(as_re(&v[0]))),
         Func::RePlus => {
             let r = as_re(&v[0]);
@@ -676,12 +684,30 @@ mod tests {
         assert_eq!(ev(app(Func::StrToInt, vec![s("0042")])), Value::Int(42));
         assert_eq!(ev(app(Func::StrToInt, vec![s("4a")])), Value::Int(-1));
         assert_eq!(ev(app(Func::StrToInt, vec![s("")])), Value::Int(-1));
-        assert_eq!(ev(app(Func::StrAt, vec![s("abc"), i(5)])), Value::Str("".into()));
-        assert_eq!(ev(app(Func::StrSubstr, vec![s("abcdef"), i(2), i(10)])), Value::Str("cdef".into()));
-        assert_eq!(ev(app(Func::StrIndexOf, vec![s("abcabc"), s("c"), i(3)])), Value::Int(5));
-        assert_eq!(ev(app(Func::StrPrefixOf, vec![s("ab"), s("abc")])), Value::Bool(true));
-        assert_eq!(ev(app(Func::StrReplace, vec![s("aXbX"), s("X"), s("-")])), Value::Str("a-bX".into()));
-        assert_eq!(ev(app(Func::StrFromInt, vec![i(-3)])), Value::Str("".into()));
+        assert_eq!(
+            ev(app(Func::StrAt, vec![s("abc"), i(5)])),
+            Value::Str("".into())
+        );
+        assert_eq!(
+            ev(app(Func::StrSubstr, vec![s("abcdef"), i(2), i(10)])),
+            Value::Str("cdef".into())
+        );
+        assert_eq!(
+            ev(app(Func::StrIndexOf, vec![s("abcabc"), s("c"), i(3)])),
+            Value::Int(5)
+        );
+        assert_eq!(
+            ev(app(Func::StrPrefixOf, vec![s("ab"), s("abc")])),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            ev(app(Func::StrReplace, vec![s("aXbX"), s("X"), s("-")])),
+            Value::Str("a-bX".into())
+        );
+        assert_eq!(
+            ev(app(Func::StrFromInt, vec![i(-3)])),
+            Value::Str("".into())
+        );
     }
 
     #[test]
@@ -690,13 +716,24 @@ mod tests {
         assert_eq!(ev(app(Func::Mod, vec![i(-7), i(2)])), Value::Int(1));
         let huge = app(Func::StrToInt, vec![s(&"9".repeat(60))]);
         assert_eq!(eval(&huge, &|_| None), Err(EvalError::Overflow));
-        assert_eq!(eval(&app(Func::Div, vec![i(1), i(0)]), &|_| None), Err(EvalError::DivisionByZero));
+        assert_eq!(
+            eval(&app(Func::Div, vec![i(1), i(0)]), &|_| None),
+            Err(EvalError::DivisionByZero)
+        );
     }
 
     #[test]
     fn sorts_are_checked() {
-        assert_eq!(Func::StrLen.check("str.len", &[Sort::Str], 0), Ok(Sort::Int));
-        assert!(Func::StrLen.check("str.len", &[Sort::Int], 0).unwrap_err().contains("must be String"));
+        assert_eq!(
+            Func::StrLen.check("str.len", &[Sort::Str], 0),
+            Ok(Sort::Int)
+        );
+        assert!(
+            Func::StrLen
+                .check("str.len", &[Sort::Int], 0)
+                .unwrap_err()
+                .contains("must be String")
+        );
         assert!(Func::Eq.check("=", &[Sort::Int, Sort::Str], 0).is_err());
         assert!(Func::ReLoop.check("re.loop", &[Sort::Re], 2).is_ok());
         assert!(Func::ReLoop.check("re.loop", &[Sort::Re], 1).is_err());

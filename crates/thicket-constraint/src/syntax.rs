@@ -104,9 +104,8 @@ impl SFormula {
     /// Where the formula is written.
     pub fn span(&self) -> Span {
         match self {
-            SFormula::Quantifier { span, body, .. } | SFormula::IntQuantifier { span, body, .. } => {
-                span.to(body.span())
-            }
+            SFormula::Quantifier { span, body, .. }
+            | SFormula::IntQuantifier { span, body, .. } => span.to(body.span()),
             SFormula::Not(_, span) | SFormula::Binary(_, _, _, span) => *span,
             SFormula::Atom(t) => t.span,
         }

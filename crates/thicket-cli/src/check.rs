@@ -1,0 +1,245 @@
+//! `thicket check`: inputs against the grammar and the semantic constraints.
+
+use crate::exit;
+use crate::parse::{display_name, excerpt, read_inputs};
+use crate::spec::{SpecArgs, report};
+use anyhow::Context;
+use clap::Args;
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::PathBuf;
+use thicket_constraint::{Checker, Constraint, Predicates};
+use thicket_parse::{ParseConfig, ParseError, Parser};
+
+/// Arguments of `thicket check`.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Parses each FILE (or stdin for `-` or no FILE) with the spec's grammar \
+and evaluates every constraint on its derivation tree: the spec's own `where` blocks, plus \
+those given with --constraint and -c (ISLa syntax; all must hold). For each input it prints \
+`valid` or `invalid` and, for an invalid one, each violated constraint with its witness: the \
+subtrees bound to its variables (text and line:column in the input) and what the deciding \
+atom computed. Ambiguous inputs are checked on the derivation the parser finds first.\n\n\
+Exit code 0 if every input is valid, 1 if any is invalid or not in the language, 3 if the \
+spec or a constraint has errors (reported before any input is read), 4 if a file cannot be \
+read.\n\n\
+Examples:\n  thicket check specs/xml.fan doc.xml\n  \
+thicket check specs/csv.fan data.csv -c 'forall <csv-record> r: count(r, \"<raw-field>\", \"3\")'\n  \
+thicket check specs/tar.fan a.tar --json\n  \
+thicket generate specs/xml.fan -n 100 -0 | xargs -0 ... "
+)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+
+    /// Inputs to check; `-` reads stdin.
+    #[arg(value_name = "FILE")]
+    inputs: Vec<PathBuf>,
+
+    /// A file holding one more constraint (ISLa syntax, e.g. a `.isla` file).
+    #[arg(long = "constraint", value_name = "FILE")]
+    constraint_files: Vec<PathBuf>,
+
+    /// One more constraint, given inline.
+    #[arg(short = 'c', long = "constraint-text", value_name = "TEXT")]
+    constraint_texts: Vec<String>,
+
+    /// Ignore the spec's own `where` constraints.
+    #[arg(long)]
+    no_spec_constraints: bool,
+
+    /// JSON lines: {"file", "valid", "violations": [...]} or {"file", "valid": false,
+    /// "error": {...}} for an input outside the language.
+    #[arg(long)]
+    json: bool,
+
+    /// Print nothing; the exit code says whether every input is valid.
+    #[arg(short, long)]
+    quiet: bool,
+
+    /// Worker threads [default: one per core].
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<usize>,
+}
+
+enum Verdict {
+    Valid,
+    /// Rendered text and JSON of each violation.
+    Invalid(Vec<(String, serde_json::Value)>),
+    NotInLanguage(String, serde_json::Value),
+}
+
+/// Loads the spec's constraints and those given on the command line, or prints the
+/// errors and returns the exit code.
+pub fn load_constraints(
+    spec: &thicket_grammar::Spec,
+    files: &[PathBuf],
+    texts: &[String],
+    with_spec: bool,
+) -> Result<Vec<Constraint>, u8> {
+    let predicates = Predicates::standard();
+    let mut constraints = if with_spec {
+        thicket_constraint::from_spec(spec, &predicates).map_err(|e| report(&e))?
+    } else {
+        Vec::new()
+    };
+    for path in files {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            eprintln!("error: cannot read constraint {}: {e}", path.display());
+            exit::FAILURE
+        })?;
+        let name = path.display().to_string();
+        constraints.push(
+            thicket_constraint::from_text(&spec.grammar, &predicates, &name, &text)
+                .map_err(|e| report(&e))?,
+        );
+    }
+    for (i, text) in texts.iter().enumerate() {
+        let name = format!("<-c {}>", i + 1);
+        constraints.push(
+            thicket_constraint::from_text(&spec.grammar, &predicates, &name, text)
+                .map_err(|e| report(&e))?,
+        );
+    }
+    Ok(constraints)
+}
+
+/// Runs `thicket check`.
+pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
+    let spec = match args.spec.load() {
+        Ok(spec) => spec,
+        Err(code) => return Ok(code),
+    };
+    let constraints = match load_constraints(
+        &spec,
+        &args.constraint_files,
+        &args.constraint_texts,
+        !args.no_spec_constraints,
+    ) {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
+    if constraints.is_empty() && !args.quiet {
+        eprintln!(
+            "note: {} has no constraints and none were given: checking the grammar only",
+            spec.source.name()
+        );
+    }
+    let grammar = &spec.grammar;
+    let parser = match Parser::new(grammar, ParseConfig::default()) {
+        Ok(parser) => parser,
+        Err(e) => {
+            eprintln!("error: {}: {e}", spec.source.name());
+            return Ok(exit::FAILURE);
+        }
+    };
+    let checker = Checker::new(grammar, constraints);
+    let inputs = if args.inputs.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.inputs.clone()
+    };
+    let texts = read_inputs(&inputs)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let verdicts: Vec<Verdict> = pool.install(|| {
+        texts
+            .par_iter()
+            .map(|text| match parser.parse(text) {
+                Ok(result) => {
+                    let tree = result.tree();
+                    if args.quiet {
+                        return if checker.check(&tree).is_empty() {
+                            Verdict::Valid
+                        } else {
+                            Verdict::Invalid(Vec::new())
+                        };
+                    }
+                    let violations = checker.explain(&tree);
+                    if violations.is_empty() {
+                        Verdict::Valid
+                    } else {
+                        Verdict::Invalid(
+                            violations
+                                .iter()
+                                .map(|v| (checker.render(v, &tree), checker.to_json(v, &tree)))
+                                .collect(),
+                        )
+                    }
+                }
+                Err(ParseError::Rejected(r)) => Verdict::NotInLanguage(
+                    format!("not in the language: {r}\n{}", excerpt(text, &r)),
+                    serde_json::json!({
+                        "offset": r.offset, "line": r.line, "column": r.column,
+                        "expected": r.expected, "rules": r.rules,
+                    }),
+                ),
+                Err(e @ ParseError::TooComplex { .. }) => Verdict::NotInLanguage(
+                    e.to_string(),
+                    serde_json::json!({"message": e.to_string()}),
+                ),
+            })
+            .collect()
+    });
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let (mut valid, mut invalid, mut rejected) = (0, 0, 0);
+    for (path, verdict) in inputs.iter().zip(&verdicts) {
+        let name = display_name(path);
+        match verdict {
+            Verdict::Valid => valid += 1,
+            Verdict::Invalid(_) => invalid += 1,
+            Verdict::NotInLanguage(..) => rejected += 1,
+        }
+        if args.quiet {
+            continue;
+        }
+        if args.json {
+            let line = match verdict {
+                Verdict::Valid => {
+                    serde_json::json!({"file": name, "valid": true, "violations": []})
+                }
+                Verdict::Invalid(v) => serde_json::json!({
+                    "file": name, "valid": false,
+                    "violations": v.iter().map(|(_, j)| j.clone()).collect::<Vec<_>>(),
+                }),
+                Verdict::NotInLanguage(_, e) => {
+                    serde_json::json!({"file": name, "valid": false, "error": e})
+                }
+            };
+            writeln!(out, "{line}")?;
+            continue;
+        }
+        match verdict {
+            Verdict::Valid => writeln!(out, "{name}: valid")?,
+            Verdict::Invalid(v) => {
+                writeln!(out, "{name}: invalid")?;
+                for (text, _) in v {
+                    for line in text.lines() {
+                        writeln!(out, "  {line}")?;
+                    }
+                }
+            }
+            Verdict::NotInLanguage(text, _) => {
+                writeln!(out, "{name}: invalid")?;
+                for line in text.lines() {
+                    writeln!(out, "  {line}")?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    if !args.quiet && inputs.len() > 1 {
+        eprintln!(
+            "{} inputs: {valid} valid, {invalid} violate constraints, {rejected} not in the language",
+            inputs.len()
+        );
+    }
+    Ok(if invalid + rejected > 0 {
+        exit::REJECTED
+    } else {
+        exit::OK
+    })
+}
