@@ -27,3 +27,8 @@
 <escaped-char>    ::= <textdata> | "," | "\r" | "\n" | "\"\""
 <textdata>        ::= r"[ !#-+\--~]"
 <line-break>      ::= "\r\n" | "\n"
+
+# Every record has as many fields as the header (checked by `thicket check`; `generate`
+# does not enforce constraints yet):
+where exists int columns: forall <csv-record> record in start:
+  count(record, "<raw-field>", columns)

@@ -56,3 +56,12 @@
 <underline>                  ::= <eqs> | <dashes>
 <eqs>                        ::= "=" | "=" <eqs>
 <dashes>                     ::= "-" | "-" <dashes>
+
+# Constraints (ISLa's, checked by `thicket check`; `generate` does not enforce them yet).
+# A title's underline is at least as long as the title:
+where forall <section-title> title="{<title-text> titletxt}\n{<underline> underline}" in start:
+  (>= (str.len underline) (str.len titletxt))
+# No label is defined twice:
+where forall <label> label_1=".. _{<id> id_1}:" in start:
+  forall <label> label_2=".. _{<id> id_2}:" in start:
+    (same_position(label_1, label_2) or not (= id_1 id_2))

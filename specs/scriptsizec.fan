@@ -38,3 +38,13 @@
 <digits>          ::= <digit> <digits> | <digit>
 <digit>           ::= "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"
 <digit_nonzero>   ::= "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"
+
+# Constraints (ISLa's, checked by `thicket check`; `generate` does not enforce them yet).
+# Every variable is declared before its use, in the same or an enclosing block:
+where forall <expr> expr in start: forall <id> use_id in expr:
+  exists <declaration> decl="int {<id> def_id}[ = <expr>];" in start:
+    (level("GE", "<block>", decl, expr) and (before(decl, expr) and (= use_id def_id)))
+# No variable is declared twice:
+where forall <declaration> declaration="int {<id> def_id}[ = <expr>];" in start:
+  forall <declaration> other_declaration="int {<id> other_def_id}[ = <expr>];" in start:
+    (same_position(declaration, other_declaration) xor not (= def_id other_def_id))

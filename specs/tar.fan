@@ -133,3 +133,13 @@
 <nul11>            ::= <nul10> <NUL>
 <nul64>            ::= <nul8>{8}
 <nul155>           ::= <nul10>{15} <NUL>{5}
+
+# Constraints (ISLa's, checked by `thicket check`; `generate` does not enforce them yet).
+# The header checksum:
+where forall <header> header in start:
+  forall <checksum> checksum in header:
+    tar_checksum(header, checksum)
+# The size field gives the number of content characters:
+where forall <entry> entry:
+  exists int size: (octal_to_decimal(entry.<header>.<file-size>, size) and
+    count(entry.<content>, "<character>", size))

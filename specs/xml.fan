@@ -35,3 +35,20 @@
 <id-char>           ::= <id-start-char> | r"[-.0-9]"
 <text>              ::= <text-char> <text> | <text-char>
 <text-char>         ::= r"[A-Za-z0-9. \t/?\-,=:+]" | "&quot;" | "&#x27;"
+
+# Constraints (ISLa's, checked by `thicket check`; `generate` does not enforce them yet).
+# Tags balance (Listing 2):
+where forall <xml-tree> tree="<{<id> opid}[ <xml-attribute>]><inner-xml-tree></{<id> clid}>" in start:
+  (= opid clid)
+# Namespace prefixes of attributes are declared in an enclosing tag (Listing 3):
+where forall <xml-attribute> attr="{<id-no-prefix> prefix_use}:{<id-no-prefix> maybe_def}=\"<text>\"": (
+  not prefix_use = "xmlns" implies
+  exists <xml-tree> outer_tag="<<id> {<xml-attribute> cont_attr}><inner-xml-tree></<id>>": (
+    inside(attr, outer_tag) and
+    exists <xml-attribute>="xmlns:{<id-no-prefix> prefix_def}=\"<text>\"" in cont_attr:
+      (not prefix_def = "xmlns" and prefix_use = prefix_def)))
+# No attribute twice in one tag:
+where forall <xml-attribute> attr_outer in start:
+  forall <xml-attribute> attr_inner_1="{<id> id_1}=\"<text>\"" in attr_outer:
+    forall <xml-attribute> attr_inner_2="{<id> id_2}=\"<text>\"" in attr_outer:
+      (not same_position(attr_inner_1, attr_inner_2) implies not (= id_1 id_2))

@@ -190,6 +190,13 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Ok(spec) => spec,
         Err(code) => return Ok(code),
     };
+    if spec.constraints_start.is_some() {
+        eprintln!(
+            "note: {} has `where` constraints, which generate does not enforce yet; \
+             `thicket check` tells which outputs satisfy them",
+            spec.source.name()
+        );
+    }
     let config = GenConfig {
         max_depth: args.max_depth,
         max_repetitions: args.max_repetitions,

@@ -20,7 +20,6 @@ use crate::formula::{
 use crate::predicates::{ArgKind, ArgValue, Outcome, PredicateContext};
 use crate::smt::{self, EvalError, Func, Term, Value};
 use crate::view::TreeView;
-use std::collections::BTreeSet;
 use thicket_grammar::{Grammar, Span};
 use thicket_tree::NodeId;
 
@@ -74,7 +73,7 @@ pub struct Evaluator<'a, 't> {
     env: Vec<Binding>,
     /// `int` variables whose candidate values are being collected, with the values
     /// seen. While non-empty, atoms that need an unbound variable count as true.
-    discovering: Vec<(VarId, BTreeSet<i128>)>,
+    discovering: Vec<(VarId, Vec<i128>)>,
 }
 
 /// Renders input bytes as a string the way [`crate::smt`] reads them: UTF-8, with
@@ -198,23 +197,30 @@ impl<'a, 't> Evaluator<'a, 't> {
     fn int_candidates(&mut self, var: VarId, body: &Formula) -> Vec<i128> {
         let saved = self.env[var.index()];
         self.env[var.index()] = Binding::Unbound;
-        self.discovering.push((var, BTreeSet::new()));
+        self.discovering.push((var, Vec::new()));
         self.holds(body);
         let (_, mut values) = self.discovering.pop().expect("pushed");
         self.env[var.index()] = saved;
+        // Proposals first, in the order they were made, then the literals.
+        let mut add = |x: i128| {
+            if !values.contains(&x) {
+                values.push(x);
+            }
+        };
         body.visit(&mut |f| {
             if let Formula::Smt(term, _) = f {
-                literals(term, &mut values);
+                literals(term, &mut add);
             }
             if let Formula::Predicate(call) = f {
                 for arg in &call.args {
                     if let PredArg::Int(i) = arg {
-                        values.insert(*i);
+                        add(*i);
                     }
                 }
             }
         });
-        values.into_iter().take(MAX_INT_CANDIDATES).collect()
+        values.truncate(MAX_INT_CANDIDATES);
+        values
     }
 
     /// Binds the quantifier's variable (and its match expression's) to each instance in
@@ -336,7 +342,9 @@ impl<'a, 't> Evaluator<'a, 't> {
                     unbound.and_then(|u| self.discovering.iter_mut().find(|(v, _)| *v == u));
                 match target {
                     Some((_, values)) => {
-                        values.insert(value);
+                        if !values.contains(&value) {
+                            values.push(value);
+                        }
                         (true, String::new())
                     }
                     None => (
@@ -456,10 +464,29 @@ impl<'a, 't> Evaluator<'a, 't> {
                     self.env[var.index()] = Binding::Int(value);
                     self.holds(body) != *universal
                 });
+                let tried = candidates
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 match decisive {
                     Some(value) if *universal != holds => {
                         steps.push(Step::BindInt { var: *var, value });
                         self.env[var.index()] = Binding::Int(value);
+                        self.explain(body, holds, steps);
+                    }
+                    // A false `exists`: no candidate works; show why the first fails.
+                    _ if !*universal && !holds && !candidates.is_empty() => {
+                        steps.push(Step::Fact {
+                            span: *span,
+                            holds,
+                            detail: format!("no value works (tried {tried}); for the first:"),
+                        });
+                        steps.push(Step::BindInt {
+                            var: *var,
+                            value: candidates[0],
+                        });
+                        self.env[var.index()] = Binding::Int(candidates[0]);
                         self.explain(body, holds, steps);
                     }
                     _ => steps.push(Step::Fact {
@@ -515,14 +542,14 @@ impl<'a, 't> Evaluator<'a, 't> {
     }
 }
 
-fn literals(term: &Term, out: &mut BTreeSet<i128>) {
+fn literals(term: &Term, out: &mut impl FnMut(i128)) {
     match term {
         Term::Const(Value::Int(i)) => {
-            out.extend(
-                [i.saturating_sub(1), *i, i.saturating_add(1)]
-                    .into_iter()
-                    .filter(|&x| x >= 0),
-            );
+            for x in [i.saturating_sub(1), *i, i.saturating_add(1)] {
+                if x >= 0 {
+                    out(x);
+                }
+            }
         }
         Term::App(_, _, args) => args.iter().for_each(|a| literals(a, out)),
         _ => {}

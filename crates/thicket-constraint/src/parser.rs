@@ -34,7 +34,12 @@ use crate::lexer::{StringLit, Token, TokenKind, tokenize};
 use crate::syntax::{
     Connective, ConstDecl, ConstraintSyntax, InTarget, Name, SFormula, STerm, STermKind, XPathStep,
 };
-use thicket_grammar::{Diagnostic, MAX_NESTING, Span};
+use thicket_grammar::{Diagnostic, Span};
+
+/// Deepest nesting accepted: parentheses, prefix operators and chains of binary
+/// operators all count, since each makes the syntax tree one level deeper and every
+/// later pass (resolution, evaluation) recurses over it.
+pub const MAX_NESTING: usize = 256;
 
 /// Parsing stops with an error after this many steps, so that no constraint, however
 /// hostile, makes the backtracking in `(` exponential.
@@ -248,13 +253,16 @@ impl Parser {
             return self.unary();
         }
         let (word, connective) = LEVELS[level];
+        let depth = self.depth;
         let mut left = self.binary(level + 1)?;
         while self.at_keyword(word) {
             self.bump();
+            self.enter()?;
             let right = self.binary(level + 1)?;
             let span = left.span().to(right.span());
             left = SFormula::Binary(connective, Box::new(left), Box::new(right), span);
         }
+        self.depth = depth;
         Ok(left)
     }
 
@@ -403,28 +411,35 @@ impl Parser {
     }
 
     fn sum(&mut self) -> PResult<STerm> {
+        let depth = self.depth;
         let mut left = self.product()?;
         while let TokenKind::Punct(p @ ("+" | "-")) = &self.peek().kind {
             let op = *p;
             let op_span = self.bump().span;
+            self.enter()?;
             let right = self.product()?;
             left = app(op, op_span, vec![left, right]);
         }
+        self.depth = depth;
         Ok(left)
     }
 
     fn product(&mut self) -> PResult<STerm> {
+        let depth = self.depth;
         let mut left = self.concat()?;
         while let TokenKind::Punct(p @ ("*" | "/")) = &self.peek().kind {
             let op = *p;
             let op_span = self.bump().span;
+            self.enter()?;
             let right = self.concat()?;
             left = app(op, op_span, vec![left, right]);
         }
+        self.depth = depth;
         Ok(left)
     }
 
     fn concat(&mut self) -> PResult<STerm> {
+        let depth = self.depth;
         let mut left = self.prefix()?;
         while let TokenKind::Ident(w) = &self.peek().kind {
             let op = match w.as_str() {
@@ -434,17 +449,12 @@ impl Parser {
                 "str.<" => "str.<",
                 _ => break,
             };
-            // `str.++(a, b)` is a prefix call, not an infix operator.
-            if matches!(self.peek_at(1).kind, TokenKind::Punct("(")) && self.pos > 0 {
-                let op_span = self.bump().span;
-                let right = self.prefix()?;
-                left = app(op, op_span, vec![left, right]);
-                continue;
-            }
             let op_span = self.bump().span;
+            self.enter()?;
             let right = self.prefix()?;
             left = app(op, op_span, vec![left, right]);
         }
+        self.depth = depth;
         Ok(left)
     }
 

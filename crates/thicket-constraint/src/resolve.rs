@@ -821,10 +821,14 @@ fn check_can_match(
     else {
         return Ok(());
     };
+    // Shortest texts: with the depth budget used up from the start, the generator takes
+    // the shallowest choice everywhere, and the fewest repetitions.
+    let depth = thicket_grammar::Analysis::new(grammar).grammar_min_depth(grammar);
     let Ok(generator) = thicket_gen::Generator::new(
         grammar,
         thicket_gen::GenConfig {
-            max_depth: 0,
+            max_depth: depth,
+            max_repetitions: 0,
             ..thicket_gen::GenConfig::default()
         },
     ) else {
@@ -841,7 +845,7 @@ fn check_can_match(
                         let mut sink = thicket_tree::ByteSink::default();
                         let body: ExprId = grammar.rule(*s).body;
                         let mut rng = thicket_gen::Generator::rng_for(0, 0);
-                        generator.expand(body, 1, &mut rng, &mut sink);
+                        generator.expand(body, depth, &mut rng, &mut sink);
                         sink.bytes
                     });
                     out.extend_from_slice(text);
