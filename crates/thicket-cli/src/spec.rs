@@ -18,14 +18,20 @@ pub struct SpecArgs {
 }
 
 impl SpecArgs {
-    /// Loads the spec, or prints its errors to stderr and returns the exit code.
+    /// Loads the spec and checks its `where` constraints, or prints the errors to stderr
+    /// and returns the exit code. Every subcommand refuses a spec whose constraints are
+    /// broken, whether or not it uses them.
     pub fn load(&self) -> Result<Spec, u8> {
         let start = self
             .start
             .as_deref()
             .map(|s| s.trim_start_matches('<').trim_end_matches('>').to_string())
             .unwrap_or_else(|| thicket_grammar::DEFAULT_START.to_string());
-        thicket_grammar::load_spec_file(&self.spec, &LoadOptions { start }).map_err(|e| report(&e))
+        let spec = thicket_grammar::load_spec_file(&self.spec, &LoadOptions { start })
+            .map_err(|e| report(&e))?;
+        thicket_constraint::from_spec(&spec, &thicket_constraint::Predicates::standard())
+            .map_err(|e| report(&e))?;
+        Ok(spec)
     }
 }
 

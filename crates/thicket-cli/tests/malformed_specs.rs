@@ -98,7 +98,8 @@ const CORPUS: &[(&str, &str, &str)] = &[
     ("bare_word.fan", "syntax", "1:13"),
     ("bit_literals.fan", "syntax", "2:11"),
     // Fandango constructs thicket does not support.
-    ("fandango_where.fan", "unsupported", "3:1"),
+    // Fandango's Python constraints are not ISLa constraints.
+    ("fandango_where.fan", "unknown-function", "3:7"),
     ("fandango_def.fan", "unsupported", "1:1"),
     ("fandango_import.fan", "unsupported", "2:1"),
     ("fandango_from_import.fan", "unsupported", "1:1"),
@@ -354,7 +355,7 @@ fn messages_say_what_is_wrong() {
         ("bit_literals.fan", &["bit literals are not supported"]),
         (
             "fandango_where.fan",
-            &["`where` constraints are not supported"],
+            &["not Python", "`int(x)` is `str.to_int(x)`"],
         ),
         (
             "fandango_generator.fan",

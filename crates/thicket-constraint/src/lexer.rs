@@ -193,13 +193,12 @@ fn ident_end(bytes: &[u8], mut pos: usize, end: usize) -> usize {
         }
         let rest = &bytes[pos + 1..end];
         let stem = &bytes[start..pos];
-        if stem == b"str" || stem == b"re" {
-            if let Some(tail) = SYMBOLIC_TAILS
+        if (stem == b"str" || stem == b"re")
+            && let Some(tail) = SYMBOLIC_TAILS
                 .iter()
                 .find(|t| rest.starts_with(t.as_bytes()))
-            {
-                return pos + 1 + tail.len();
-            }
+        {
+            return pos + 1 + tail.len();
         }
         match rest.first() {
             Some(&c) if ident_continue(c) => pos += 1,

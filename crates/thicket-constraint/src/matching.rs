@@ -179,10 +179,9 @@ impl Matcher<'_, '_> {
         }
         if let (Some(symbol), Some(Atom::Slot(want, var))) =
             (self.view.symbol(node), self.atoms.get(pos))
+            && symbol == *want
         {
-            if symbol == *want {
-                out.push((pos + 1, var.map(|v| vec![(v, node)]).unwrap_or_default()));
-            }
+            out.push((pos + 1, var.map(|v| vec![(v, node)]).unwrap_or_default()));
         }
         match self.grammar.expr(tree.expr(node)) {
             Expr::Literal(_) | Expr::Regex(_) => {

@@ -632,6 +632,13 @@ impl Resolver<'_> {
                     if let Some(s) = suggest(&op.text, known.iter()) {
                         d = d.with_note(format!("did you mean `{s}`?"));
                     }
+                    if let Some((_, ours)) = PYTHON_NAMES.iter().find(|(p, _)| *p == op.text) {
+                        d = d.with_note(format!(
+                            "constraints are written in ISLa's language (SMT-LIB functions), not \
+                             Python as in Fandango: `{}(x)` is `{ours}(x)`",
+                            op.text
+                        ));
+                    }
                     return Err(Box::new(d));
                 };
                 let mut terms = Vec::new();
@@ -654,6 +661,15 @@ impl Resolver<'_> {
         })
     }
 }
+
+/// Python functions Fandango constraints use, and their SMT-LIB counterparts.
+const PYTHON_NAMES: &[(&str, &str)] = &[
+    ("int", "str.to_int"),
+    ("len", "str.len"),
+    ("str", "str.from_int"),
+    ("startswith", "str.prefixof"),
+    ("endswith", "str.suffixof"),
+];
 
 /// Wraps `formula` in the universal quantifiers of `lifts`, the first outermost.
 fn wrap(mut formula: Formula, lifts: Vec<Lift>) -> Formula {

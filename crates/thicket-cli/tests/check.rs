@@ -1,0 +1,178 @@
+//! `thicket check` as users run it: verdicts, witnesses, JSON, exit codes, and
+//! constraint errors reported before any input is read.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn thicket(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_thicket"))
+        .args(args)
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("thicket runs");
+    use std::io::Write;
+    // The command may exit before reading stdin (e.g. on a bad constraint).
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn temp(name: &str, bytes: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("thicket-check-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.display().to_string()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn verdicts_witnesses_and_exit_codes() {
+    let good = temp("good.xml", b"<a b=\"1\">x</a>");
+    let bad = temp("bad.xml", b"<a>x<b>y</c></a>");
+    let out = thicket(&["check", "specs/xml.fan", &good], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), format!("{good}: valid\n"));
+
+    let out = thicket(&["check", "specs/xml.fan", &good, &bad], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    // The balance constraint fails on the inner tree, with its two ids.
+    for expected in [
+        &format!("{bad}: invalid") as &str,
+        "violates specs/xml.fan:",
+        "tree = <xml-tree> at 1:5 \"<b>y</c>\"",
+        "opid = <id> at 1:6 \"b\"",
+        "clid = <id> at 1:11 \"c\"",
+        "is false: \"b\" = \"c\"",
+    ] {
+        assert!(stdout.contains(expected), "{expected:?} not in\n{stdout}");
+    }
+    assert!(text(&out.stderr).contains("2 inputs: 1 valid, 1 violate constraints"));
+
+    let out = thicket(&["check", "specs/xml.fan", "--quiet", &bad], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+
+    // Outside the grammar: the parser's position and expectation.
+    let out = thicket(&["check", "specs/xml.fan", "-"], b"<a>x</a");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("not in the language"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn json_lines_for_tools() {
+    let out = thicket(&["check", "specs/csv.fan", "--json", "-"], b"a,b\n1,2\n3\n");
+    assert_eq!(out.status.code(), Some(1));
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["file"], "<stdin>");
+    assert_eq!(line["valid"], false);
+    let violation = &line["violations"][0];
+    assert!(
+        violation["location"]
+            .as_str()
+            .unwrap()
+            .starts_with("specs/csv.fan:")
+    );
+    let steps = violation["steps"].as_array().unwrap();
+    let record = steps.iter().find(|s| s["bind"] == "record").unwrap();
+    assert_eq!(
+        (record["line"].as_u64(), record["text"].as_str()),
+        (Some(3), Some("3\n"))
+    );
+    assert!(steps.iter().any(|s| {
+        s["holds"] == false
+            && s["detail"]
+                .as_str()
+                .unwrap()
+                .contains("1 <raw-field>, not 2")
+    }));
+}
+
+#[test]
+fn constraints_from_the_command_line() {
+    let input = temp("three.csv", b"a,b,c\n1,2,3\n");
+    let isla = temp(
+        "two.isla",
+        b"forall <csv-record> r: count(r, \"<raw-field>\", 2)",
+    );
+    let out = thicket(
+        &["check", "specs/csv.fan", &input, "--constraint", &isla],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains(&format!("violates {isla}:1:1")));
+    // -c adds to the spec's own constraints; --no-spec-constraints drops those.
+    let arity = "forall <csv-record> r: count(r, \"<raw-field>\", 3)";
+    let out = thicket(&["check", "specs/csv.fan", &input, "-c", arity], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let out = thicket(
+        &[
+            "check",
+            "specs/csv.fan",
+            &input,
+            "--no-spec-constraints",
+            "-c",
+            "str.len(<raw-field>) = 1",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}
+
+#[test]
+fn constraint_errors_come_before_any_input_is_read() {
+    // A bad -c: exit 3, the position in the argument, and stdin is never read.
+    let out = thicket(
+        &[
+            "check",
+            "specs/csv.fan",
+            "-c",
+            "forall <csv-recrd> r: r = \"\"",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("<-c 1>:1:8") && err.contains("did you mean <csv-record>?"),
+        "{err}"
+    );
+    // A bad `where` block makes the spec itself bad, for every subcommand.
+    let spec = temp(
+        "bad_where.fan",
+        b"<start> ::= <d>+\n<d> ::= r\"[0-9]\"\nwhere forall <d> x:\n  str.len(x) = \"1\"\n",
+    );
+    for command in ["check", "generate", "lint", "parse"] {
+        let out = thicket(&[command, &spec], b"1");
+        assert_eq!(out.status.code(), Some(3), "{command}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("bad_where.fan:4:3") && err.contains("sort-mismatch"),
+            "{command}: {err}"
+        );
+    }
+}
+
+#[test]
+fn generate_says_it_does_not_enforce_constraints() {
+    let out = thicket(
+        &["generate", "specs/xml.fan", "-n", "3", "--seed", "1"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stderr).contains("does not enforce"),
+        "{}",
+        text(&out.stderr)
+    );
+}
