@@ -17,9 +17,12 @@
 use crate::formula::{
     Connective, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId, VarType,
 };
+use crate::matching::{Bindings, MatchExpr};
 use crate::predicates::{ArgKind, ArgValue, Outcome, PredicateContext};
 use crate::smt::{self, EvalError, Func, Term, Value};
 use crate::view::TreeView;
+use std::collections::HashMap;
+use std::rc::Rc;
 use thicket_grammar::{Grammar, Span};
 use thicket_tree::NodeId;
 
@@ -74,6 +77,9 @@ pub struct Evaluator<'a, 't> {
     /// `int` variables whose candidate values are being collected, with the values
     /// seen. While non-empty, atoms that need an unbound variable count as true.
     discovering: Vec<(VarId, Vec<i128>)>,
+    /// Matches of a match expression (by address) on a subtree: nested quantifiers
+    /// match the same subtrees again and again, and the tree does not change.
+    matches: HashMap<(usize, NodeId), Rc<[Bindings]>>,
 }
 
 /// Renders input bytes as a string the way [`crate::smt`] reads them: UTF-8, with
@@ -116,6 +122,7 @@ impl<'a, 't> Evaluator<'a, 't> {
             vars,
             env,
             discovering: Vec::new(),
+            matches: HashMap::new(),
         }
     }
 
@@ -247,8 +254,18 @@ impl<'a, 't> Evaluator<'a, 't> {
                     }
                 }
                 Some(mexpr) => {
-                    for bindings in mexpr.matches(self.view, self.grammar, node) {
-                        for (v, n) in bindings {
+                    let key = (mexpr as *const MatchExpr as usize, node);
+                    let matches = match self.matches.get(&key) {
+                        Some(m) => m.clone(),
+                        None => {
+                            let m: Rc<[Bindings]> =
+                                mexpr.matches(self.view, self.grammar, node).into();
+                            self.matches.insert(key, m.clone());
+                            m
+                        }
+                    };
+                    for bindings in matches.iter() {
+                        for &(v, n) in bindings {
                             self.env[v.index()] = Binding::Node(n);
                         }
                         if !visit(self) {

@@ -169,6 +169,13 @@ impl Matcher<'_, '_> {
         let tree = self.view.tree();
         let text = tree.text(node);
         let mut out = Vec::new();
+        // The first byte of the subtree is the first thing it consumes: if the pattern
+        // has a literal byte there, it must be that byte.
+        if let (Some(&first), Some(Atom::Byte(b))) = (text.first(), self.atoms.get(pos))
+            && first != *b
+        {
+            return out;
+        }
         // No placeholder in reach (one right after the text could still match an empty
         // subtree at the end): the subtree can only match as literal text.
         if self.next_slot[pos] > pos + text.len() {
