@@ -1,15 +1,14 @@
 //! `thicket check`: inputs against the grammar and the semantic constraints.
 
 use crate::exit;
-use crate::parse::{display_name, excerpt, read_inputs};
+use crate::parse::{display_name, excerpt, inputs_or_stdin, parser_for, read_inputs, worker_pool};
 use crate::spec::{SpecArgs, report};
-use anyhow::Context;
 use clap::Args;
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
 use thicket_constraint::{Checker, Constraint, Predicates};
-use thicket_parse::{ParseConfig, ParseError, Parser};
+use thicket_parse::{ParseConfig, ParseError};
 
 /// Arguments of `thicket check`.
 #[derive(Args, Debug)]
@@ -126,24 +125,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         );
     }
     let grammar = &spec.grammar;
-    let parser = match Parser::new(grammar, ParseConfig::default()) {
+    let parser = match parser_for(&spec, ParseConfig::default()) {
         Ok(parser) => parser,
-        Err(e) => {
-            eprintln!("error: {}: {e}", spec.source.name());
-            return Ok(exit::FAILURE);
-        }
+        Err(code) => return Ok(code),
     };
     let checker = Checker::new(grammar, constraints);
-    let inputs = if args.inputs.is_empty() {
-        vec![PathBuf::from("-")]
-    } else {
-        args.inputs.clone()
-    };
+    let inputs = inputs_or_stdin(&args.inputs);
     let texts = read_inputs(&inputs)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")?;
+    let pool = worker_pool(args.jobs)?;
     let verdicts: Vec<Verdict> = pool.install(|| {
         texts
             .par_iter()

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
 use thicket_cover::{Coverage, KPathGraph};
-use thicket_parse::{ParseConfig, Parser};
+use thicket_parse::ParseConfig;
 
 /// Arguments of `thicket cover`.
 #[derive(Args, Debug)]
@@ -75,12 +75,9 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let grammar = &spec.grammar;
-    let parser = match Parser::new(grammar, ParseConfig::default()) {
+    let parser = match crate::parse::parser_for(&spec, ParseConfig::default()) {
         Ok(parser) => parser,
-        Err(e) => {
-            eprintln!("error: {}: {e}", spec.source.name());
-            return Ok(exit::FAILURE);
-        }
+        Err(code) => return Ok(code),
     };
     let graph = KPathGraph::new(grammar);
     let max_k = usize::from(args.k);

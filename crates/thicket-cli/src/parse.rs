@@ -89,28 +89,16 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let grammar = &spec.grammar;
-    let parser = match Parser::new(
-        grammar,
-        ParseConfig {
-            max_items: args.max_items,
-        },
-    ) {
+    let config = ParseConfig {
+        max_items: args.max_items,
+    };
+    let parser = match parser_for(&spec, config) {
         Ok(parser) => parser,
-        Err(e) => {
-            eprintln!("error: {}: {e}", spec.source.name());
-            return Ok(exit::FAILURE);
-        }
+        Err(code) => return Ok(code),
     };
-    let inputs = if args.inputs.is_empty() {
-        vec![PathBuf::from("-")]
-    } else {
-        args.inputs.clone()
-    };
+    let inputs = inputs_or_stdin(&args.inputs);
     let texts = read_inputs(&inputs)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")?;
+    let pool = worker_pool(args.jobs)?;
     let outcomes: Vec<Outcome> = pool.install(|| {
         texts
             .par_iter()
@@ -242,6 +230,31 @@ fn render(tree: &thicket_tree::DerivationTree, grammar: &Grammar, format: TreeFo
         TreeFormat::Json => tree.to_fuzzingbook_json(grammar),
         TreeFormat::Sexp => tree.to_sexp(grammar),
         TreeFormat::Dot => tree.to_dot(grammar),
+    }
+}
+
+/// A parser for the spec's grammar, or the exit code after reporting why not.
+pub fn parser_for(spec: &thicket_grammar::Spec, config: ParseConfig) -> Result<Parser<'_>, u8> {
+    Parser::new(&spec.grammar, config).map_err(|e| {
+        eprintln!("error: {}: {e}", spec.source.name());
+        exit::FAILURE
+    })
+}
+
+/// A pool of `jobs` worker threads (0 or none: one per core).
+pub fn worker_pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")
+}
+
+/// The inputs named on the command line, or stdin if none.
+pub fn inputs_or_stdin(inputs: &[PathBuf]) -> Vec<PathBuf> {
+    if inputs.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        inputs.to_vec()
     }
 }
 

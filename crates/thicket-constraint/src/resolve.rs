@@ -12,15 +12,11 @@
 //!   atom holds vacuously), `x..<a>` a universal over every `<a>` in `x`;
 //! - `implies`, `xor`, `iff` stay connectives (for explanations).
 
-use crate::formula::{
-    Connective, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId, VarType,
-};
+use crate::formula::{Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId, VarType};
 use crate::matching::{MAX_OPTIONALS, MatchExpr, Piece};
 use crate::predicates::{ArgKind, Predicates};
 use crate::smt::{FUNCTIONS, Func, Sort, Term, Value};
-use crate::syntax::{
-    self, ConstraintSyntax, InTarget, Name, SFormula, STerm, STermKind, XPathStep,
-};
+use crate::syntax::{ConstraintSyntax, InTarget, Name, SFormula, STerm, STermKind, XPathStep};
 use std::collections::HashMap;
 use thicket_grammar::grammar::suggest;
 use thicket_grammar::{Diagnostic, Expr, ExprId, Grammar, Span, SymbolId};
@@ -238,20 +234,11 @@ impl Resolver<'_> {
     fn formula(&mut self, f: &SFormula) -> RResult<Formula> {
         Ok(match f {
             SFormula::Not(inner, _) => Formula::Not(Box::new(self.formula(inner)?)),
-            SFormula::Binary(c, a, b, _) => {
-                let connective = match c {
-                    syntax::Connective::And => Connective::And,
-                    syntax::Connective::Or => Connective::Or,
-                    syntax::Connective::Xor => Connective::Xor,
-                    syntax::Connective::Implies => Connective::Implies,
-                    syntax::Connective::Iff => Connective::Iff,
-                };
-                Formula::Binary(
-                    connective,
-                    Box::new(self.formula(a)?),
-                    Box::new(self.formula(b)?),
-                )
-            }
+            SFormula::Binary(connective, a, b, _) => Formula::Binary(
+                *connective,
+                Box::new(self.formula(a)?),
+                Box::new(self.formula(b)?),
+            ),
             SFormula::IntQuantifier {
                 universal,
                 var,

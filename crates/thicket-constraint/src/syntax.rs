@@ -33,20 +33,7 @@ pub struct ConstraintSyntax {
     pub span: Span,
 }
 
-/// Binary connectives, loosest last: `and`, `or`, `xor`, `implies`, `iff` (ISLa's order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Connective {
-    /// `and`
-    And,
-    /// `or`
-    Or,
-    /// `xor`
-    Xor,
-    /// `implies`
-    Implies,
-    /// `iff`
-    Iff,
-}
+pub use crate::formula::Connective;
 
 /// What a quantifier ranges over when written with `in`.
 #[derive(Clone, Debug)]
