@@ -25,7 +25,9 @@ read.\n\n\
 Examples:\n  thicket check specs/xml.fan doc.xml\n  \
 thicket check specs/csv.fan data.csv -c 'forall <csv-record> r: count(r, \"<raw-field>\", \"3\")'\n  \
 thicket check specs/tar.fan a.tar --json\n  \
-thicket generate specs/xml.fan -n 100 -0 | xargs -0 ... "
+thicket generate specs/csv.fan -n 1000 --seed 1 -o out/ --suffix .csv\n  \
+thicket check specs/csv.fan out/*.csv --quiet\n\n\
+The language is ISLa's; see docs/constraints.md."
 )]
 pub struct CheckArgs {
     #[command(flatten)]
