@@ -111,11 +111,18 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         Ok(spec) => spec,
         Err(code) => return Ok(code),
     };
+    let with_spec = !args.no_spec_constraints && args.spec.constraints_apply();
+    if !args.no_spec_constraints && spec.constraints_start.is_some() && !with_spec && !args.quiet {
+        eprintln!(
+            "note: the `where` constraints of {} are about whole inputs; with --start they are not checked",
+            spec.source.name()
+        );
+    }
     let constraints = match load_constraints(
         &spec,
         &args.constraint_files,
         &args.constraint_texts,
-        !args.no_spec_constraints,
+        with_spec,
     ) {
         Ok(c) => c,
         Err(code) => return Ok(code),

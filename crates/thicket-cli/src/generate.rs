@@ -190,7 +190,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Ok(spec) => spec,
         Err(code) => return Ok(code),
     };
-    if spec.constraints_start.is_some() {
+    if spec.constraints_start.is_some() && args.spec.constraints_apply() {
         eprintln!(
             "note: {} has `where` constraints, which generate does not enforce yet; \
              `thicket check` tells which outputs satisfy them",

@@ -29,9 +29,19 @@ impl SpecArgs {
             .unwrap_or_else(|| thicket_grammar::DEFAULT_START.to_string());
         let spec = thicket_grammar::load_spec_file(&self.spec, &LoadOptions { start })
             .map_err(|e| report(&e))?;
-        thicket_constraint::from_spec(&spec, &thicket_constraint::Predicates::standard())
-            .map_err(|e| report(&e))?;
+        if self.constraints_apply() {
+            thicket_constraint::from_spec(&spec, &thicket_constraint::Predicates::standard())
+                .map_err(|e| report(&e))?;
+        }
         Ok(spec)
+    }
+
+    /// Whether the spec's `where` constraints speak about the inputs at hand: they are
+    /// about whole inputs, so not when `--start` picks another rule.
+    pub fn constraints_apply(&self) -> bool {
+        self.start.as_deref().is_none_or(|s| {
+            s.trim_start_matches('<').trim_end_matches('>') == thicket_grammar::DEFAULT_START
+        })
     }
 }
 

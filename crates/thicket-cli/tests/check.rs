@@ -176,3 +176,43 @@ fn generate_says_it_does_not_enforce_constraints() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn spec_constraints_are_about_whole_inputs() {
+    // With --start on a record, the spec's column constraint does not apply (and does
+    // not stop other subcommands either).
+    let out = thicket(
+        &["check", "specs/csv.fan", "--start", "csv-record", "-"],
+        b"1,2\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("not checked"));
+    let out = thicket(
+        &[
+            "generate",
+            "specs/csv.fan",
+            "--start",
+            "<csv-record>",
+            "-n",
+            "2",
+            "--seed",
+            "1",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // Constraints given on the command line still apply.
+    let out = thicket(
+        &[
+            "check",
+            "specs/csv.fan",
+            "--start",
+            "csv-record",
+            "-c",
+            "count(start, \"<raw-field>\", 3)",
+            "-",
+        ],
+        b"1,2\n",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+}
