@@ -197,8 +197,21 @@ impl Matcher<'_, '_> {
                 }
             }
             _ => {
+                let children = tree.children(node);
+                // Chains of single children (a rule's body, a chosen alternative) are the
+                // common case: no sequencing, so no intermediate states.
+                let only_child = Some(NodeId::from_index(node.index() + 1))
+                    .filter(|c| tree.subtree_end(node) > c.index())
+                    .filter(|&c| tree.subtree_end(c) == tree.subtree_end(node));
+                if let Some(child) = only_child {
+                    if out.is_empty() {
+                        return self.match_at(child, pos);
+                    }
+                    out.extend(self.match_at(child, pos));
+                    return out;
+                }
                 let mut states: Vec<(usize, Bindings)> = vec![(pos, Vec::new())];
-                for child in tree.children(node) {
+                for child in children {
                     let mut next = Vec::new();
                     for (at, bindings) in &states {
                         for (end, more) in self.match_at(child, *at) {
