@@ -61,6 +61,11 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "P", default_value_t = 0.8)]
     mutate_share: f64,
 
+    /// Keep every input in the grammar's language: no mutation changes a terminal's
+    /// bytes (by default a fifth of mutations do, to reach error handling).
+    #[arg(long)]
+    valid_only: bool,
+
     /// Continue the campaign in OUT (same --seed): kept inputs are run again to rebuild
     /// the coverage, then counting goes on.
     #[arg(long)]
@@ -163,6 +168,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         feedback: !args.no_feedback,
         mutate_per_mille: (args.mutate_share * 1000.0).round() as u32,
         resume: args.resume,
+        valid_only: args.valid_only,
     };
     let mut campaign =
         match Campaign::new(&generator, executor, classifier, fuzz_config, &args.output) {

@@ -6,8 +6,10 @@
 //! rule, 1-3 times stacked) — runs it with a [`thicket_exec::Executor`], keeps it if it
 //! reached code no earlier input reached, and saves failures and hangs, deduplicated.
 //!
-//! Every input is a derivation tree of the grammar, so every mutant is valid; the
-//! feedback steers *which* valid inputs are made. All randomness of round `i` flows from
+//! Every input is a derivation tree of the grammar. Regenerated and spliced mutants are
+//! valid inputs; a fifth of the mutations change a byte of a terminal (FdLoop's leaf
+//! bit-flip), which leaves the language to reach error handling — `valid_only` turns
+//! those off. The feedback steers which inputs are made. All randomness of round `i` flows from
 //! `Generator::rng_for(seed, i)`; with the same seed, target and budget in executions a
 //! campaign makes the same inputs (up to timing: hangs depend on the clock). Without
 //! feedback ([`FuzzConfig::feedback`] off) input `i` is exactly input `i` of
@@ -63,6 +65,9 @@ pub struct FuzzConfig {
     pub mutate_per_mille: u32,
     /// Continue the campaign in the output folder.
     pub resume: bool,
+    /// Only mutations that stay in the grammar's language (no byte changes in
+    /// terminals).
+    pub valid_only: bool,
 }
 
 impl Default for FuzzConfig {
@@ -74,6 +79,7 @@ impl Default for FuzzConfig {
             feedback: true,
             mutate_per_mille: 800,
             resume: false,
+            valid_only: false,
         }
     }
 }
@@ -344,7 +350,17 @@ impl<'g> Campaign<'g> {
             let mut tree = parent.tree.clone().expect("filtered");
             let mut ops = 0u8;
             for _ in 0..1 + below(&mut rng, 3) {
-                if parents.len() > 1 && below(&mut rng, 2) == 0 {
+                // Splice 2/5, regenerate 2/5, change a terminal's byte 1/5 (unless
+                // --valid-only); splicing falls back to regeneration without a donor.
+                let choice = below(&mut rng, if self.config.valid_only { 4 } else { 5 });
+                if choice == 4 {
+                    if let Some(t) = mutate::mutate_leaf(self.grammar, &tree, &mut rng) {
+                        tree = t;
+                        ops |= 4;
+                    }
+                    continue;
+                }
+                if parents.len() > 1 && choice < 2 {
                     let donor = parents[below(&mut rng, parents.len() as u32) as usize];
                     if let Some(t) = mutate::splice(
                         self.generator,
@@ -363,10 +379,14 @@ impl<'g> Campaign<'g> {
                 }
             }
             let op = match ops {
+                0 => "copy",
                 1 => "regen",
                 2 => "splice",
                 3 => "regen+splice",
-                _ => "copy",
+                4 => "byte",
+                5 => "regen+byte",
+                6 => "splice+byte",
+                _ => "regen+splice+byte",
             };
             return (tree, op, Some(parent.id));
         }

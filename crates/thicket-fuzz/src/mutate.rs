@@ -1,7 +1,8 @@
 //! Mutations of derivation trees through the grammar: replace a rule's subtree by a
 //! freshly generated one (regeneration), or by another tree's subtree of the same rule
-//! (splicing). Results are again derivation trees of the grammar, so every mutant is a
-//! valid input.
+//! (splicing); the results are again derivation trees of the grammar, so those mutants
+//! are valid inputs. One mutation leaves the language on purpose: changing a byte of a
+//! terminal (FdLoop's leaf bit-flip), which reaches the target's error handling.
 
 use rand::Rng;
 use thicket_gen::{Generator, below};
@@ -165,6 +166,55 @@ pub fn splice<R: Rng + ?Sized>(
     None
 }
 
+/// Bytes worth inserting: delimiters, quotes, escapes, digits, letters, and bytes that
+/// are not text.
+const INTERESTING: &[u8] = b"\"'\\/{}[]()<>,;:.-+eE0129azAZ \t\n\r\x00\x7f\xc3\xff";
+
+/// Changes one byte of a random terminal: flips a bit, replaces, deletes or inserts a
+/// byte. The tree keeps its shape; its text leaves the grammar's language (usually).
+pub fn mutate_leaf<R: Rng + ?Sized>(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    rng: &mut R,
+) -> Option<DerivationTree> {
+    let leaves: Vec<NodeId> = tree
+        .descendants(tree.root())
+        .filter(|&n| {
+            matches!(
+                grammar.expr(tree.expr(n)),
+                Expr::Literal(_) | Expr::Regex(_)
+            )
+        })
+        .collect();
+    if leaves.is_empty() {
+        return None;
+    }
+    let leaf = leaves[below(rng, leaves.len() as u32) as usize];
+    let mut text = tree.text(leaf).to_vec();
+    let pick = |rng: &mut R| INTERESTING[below(rng, INTERESTING.len() as u32) as usize];
+    match (below(rng, 4), text.len()) {
+        (_, 0) | (3, _) => {
+            let at = below(rng, text.len() as u32 + 1) as usize;
+            text.insert(at, pick(rng));
+        }
+        (0, n) => {
+            let at = below(rng, n as u32) as usize;
+            text[at] ^= 1 << below(rng, 8);
+        }
+        (1, n) => {
+            let at = below(rng, n as u32) as usize;
+            text[at] = pick(rng);
+        }
+        (_, n) => {
+            text.remove(below(rng, n as u32) as usize);
+        }
+    }
+    let expr = tree.expr(leaf);
+    Some(replace(grammar, tree, leaf, &mut |sink| {
+        sink.terminal(expr, &text)
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +275,20 @@ mod tests {
             }
         }
         assert!(changed > 100, "{changed}");
+    }
+
+    #[test]
+    fn leaf_mutants_change_one_terminal() {
+        let grammar = grammar();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        for i in 0..100 {
+            let mut rng = Generator::rng_for(3, i);
+            let (tree, _) = generator.generate_tree(&mut rng);
+            let mutant = mutate_leaf(&grammar, &tree, &mut rng).unwrap();
+            assert_eq!(mutant.len(), tree.len(), "same shape");
+            let (a, b) = (tree.bytes(), mutant.bytes());
+            assert!(a.len().abs_diff(b.len()) <= 1 && a != b || a.len() == b.len());
+        }
     }
 
     #[test]
