@@ -232,7 +232,10 @@ fn coverage_replays_a_campaign_and_resume_goes_on() {
     assert_eq!(report["coverage"]["edges"].as_u64().unwrap(), edges);
     // Byte mutations of terminals leave the language on purpose; the rest are valid.
     let valid = report["in_language"].as_u64().unwrap();
-    assert!(valid > 0 && valid < report["inputs"].as_u64().unwrap(), "{report}");
+    assert!(
+        valid > 0 && valid < report["inputs"].as_u64().unwrap(),
+        "{report}"
+    );
     // An existing campaign is not overwritten; --resume continues it.
     let o = fuzz(&["--execs", "800"]);
     assert_eq!(o.status.code(), Some(4));
