@@ -359,3 +359,97 @@ fn python_json_feedback_reaches_more_lines_than_random() {
         "feedback {feedback} lines, random {random}"
     );
 }
+
+#[test]
+fn interrupt_and_kill_lose_nothing_and_resume_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(target) = afl_target(dir.path(), "crash") else {
+        return;
+    };
+    let spec = dir.path().join("triggers.bnf");
+    std::fs::write(&spec, TRIGGERS).unwrap();
+    let out = dir.path().join("out");
+    let start = |extra: &[&str]| {
+        Command::new(BIN)
+            .args([
+                "fuzz",
+                spec.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                "--seed",
+                "9",
+                "--json-stats",
+            ])
+            .args(extra)
+            .args(["--", &target, "@@"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Ctrl-C: the campaign stops, writes its figures and exits 0.
+    let child = start(&[]);
+    wait_for(&out.join("crashes"), 2);
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("interrupted after"),
+        "{}",
+        text(&o.stderr)
+    );
+    let last: serde_json::Value =
+        serde_json::from_str(text(&o.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!(last["execs"], stats(&out)["execs"]);
+    // SIGKILL: no chance to clean up; every saved file is whole, and --resume goes on.
+    let child = start(&["--resume"]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: as above.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let _ = child.wait_with_output();
+    for folder in ["queue", "crashes"] {
+        for file in files(&out.join(folder)) {
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            let meta = out.join("meta").join(folder).join(format!("{name}.json"));
+            if let Ok(meta) = std::fs::read_to_string(&meta) {
+                let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+                assert_eq!(
+                    meta["input"].as_str().unwrap().as_bytes(),
+                    std::fs::read(&file).unwrap()
+                );
+            }
+        }
+    }
+    let before = stats(&out)["execs"].as_u64().unwrap();
+    let o = thicket(&[
+        "fuzz",
+        spec.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--seed",
+        "9",
+        "--resume",
+        "--execs",
+        &(before + 50).to_string(),
+        "--",
+        &target,
+        "@@",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(stats(&out)["execs"].as_u64().unwrap(), before + 50);
+    // Known crashes are not saved again.
+    let keys = stats(&out)["failures"].as_array().unwrap().len();
+    assert_eq!(keys, 2, "{}", stats(&out));
+}
+
+/// Waits (at most a minute) until `dir` holds `n` files.
+fn wait_for(dir: &Path, n: usize) {
+    for _ in 0..600 {
+        if dir.exists() && std::fs::read_dir(dir).unwrap().count() >= n {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("{} never held {n} files", dir.display());
+}
