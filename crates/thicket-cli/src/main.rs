@@ -5,11 +5,14 @@
 
 mod check;
 mod cover;
+mod coverage;
+mod fuzz;
 mod generate;
 mod lint;
 mod parse;
 mod plot;
 mod spec;
+mod target;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -40,7 +43,9 @@ pub mod exit {
         thicket parse specs/json.fan input.json\n  \
         thicket generate specs/json.fan --strategy kpath -k 3 -o out/\n  \
         thicket cover specs/json.fan out/* -k 3\n  \
-        thicket check specs/xml.fan doc.xml\n\n\
+        thicket check specs/xml.fan doc.xml\n  \
+        thicket fuzz specs/json.fan -o out --execs 100000 -- ./target @@\n  \
+        thicket coverage specs/json.fan out/queue -- ./target @@\n\n\
         Exit codes: 0 ok, 1 input rejected, 2 usage error, 3 the spec has errors, 4 other failure."
 )]
 struct Cli {
@@ -56,10 +61,16 @@ enum Command {
     Lint(lint::LintArgs),
     /// Parse inputs into derivation trees, or check that they are in the language.
     Parse(parse::ParseArgs),
-    /// Measure the k-path coverage of a set of inputs.
+    /// Measure the k-path coverage of a set of inputs (grammar coverage; no program runs).
     Cover(cover::CoverArgs),
     /// Check inputs against the grammar and the semantic constraints (ISLa syntax).
     Check(check::CheckArgs),
+    /// Run a program on generated inputs, keeping those that reach new code and saving
+    /// failures and hangs (coverage-guided fuzzing).
+    Fuzz(fuzz::FuzzArgs),
+    /// Measure the code coverage a set of inputs reaches in a program (edges, or Python
+    /// lines and branches), and the failures they cause.
+    Coverage(coverage::CoverageArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +81,8 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse::run(args),
         Command::Cover(args) => cover::run(args),
         Command::Check(args) => check::run(args),
+        Command::Fuzz(args) => fuzz::run(args),
+        Command::Coverage(args) => coverage::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

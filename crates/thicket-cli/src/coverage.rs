@@ -1,0 +1,209 @@
+//! `thicket coverage`: the code coverage a set of inputs reaches in a program.
+
+use crate::exit;
+use crate::spec::SpecArgs;
+use crate::target::TargetArgs;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use thicket_exec::{CoverageSet, Status};
+
+/// Arguments of `thicket coverage`.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Runs the program (or --python function) on every input and reports the \
+code they reach together: AFL++ edges for programs built with afl-cc, lines and branches \
+(coverage.py) for Python, plus the failures and hangs they cause. This is code coverage of \
+a program; `thicket cover` is k-path coverage of the grammar and runs nothing. A folder \
+among INPUTS stands for the files in it (e.g. a campaign's out/queue).\n\n\
+Examples:\n  thicket coverage specs/json.fan out/queue -- ./target @@\n  \
+thicket coverage specs/json.fan inputs/ --python json:loads --python-include '*/json/*'\n  \
+thicket coverage specs/csv.fan a.csv b.csv --format json --growth growth.csv -- ./csvtool"
+)]
+pub struct CoverageArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+
+    /// Input files, or folders of input files.
+    #[arg(value_name = "INPUTS", required = true)]
+    inputs: Vec<PathBuf>,
+
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    format: ReportFormat,
+
+    /// Write the coverage after each input as CSV (index,file,coverage,branches).
+    #[arg(long, value_name = "FILE")]
+    growth: Option<PathBuf>,
+
+    #[command(flatten)]
+    target: TargetArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ReportFormat {
+    /// A summary for people.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+/// Runs `thicket coverage`.
+pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
+    let spec = match args.spec.load() {
+        Ok(spec) => spec,
+        Err(code) => return Ok(code),
+    };
+    let files = expand_inputs(&args.inputs)?;
+    let classifier = args.target.classifier()?;
+    let (mut executor, note) = match args.target.executor() {
+        Ok(pair) => pair,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(if matches!(e, thicket_exec::ExecError::Usage(_)) {
+                exit::USAGE
+            } else {
+                exit::FAILURE
+            });
+        }
+    };
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
+    let parser = thicket_parse::Parser::new(&spec.grammar, Default::default())
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let mut growth = match &args.growth {
+        Some(path) => {
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .with_context(|| format!("cannot create {}", path.display()))?,
+            );
+            writeln!(f, "index,file,coverage,branches")?;
+            Some(f)
+        }
+        None => None,
+    };
+    let mut set = CoverageSet::new();
+    let mut in_language = 0;
+    let mut hangs = 0;
+    let mut failing = 0;
+    let mut failures: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    for (index, file) in files.iter().enumerate() {
+        let bytes =
+            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        in_language += usize::from(parser.recognize(&bytes).is_ok());
+        let outcome = executor.run(&bytes)?;
+        if outcome.status != Status::Timeout {
+            set.add(&executor.trace());
+        }
+        if let Some(f) = classifier.classify(&outcome) {
+            if f.is_hang() {
+                hangs += 1;
+            } else {
+                failing += 1;
+            }
+            failures
+                .entry(f.key())
+                .or_insert((0, file.display().to_string()))
+                .0 += 1;
+        }
+        if let Some(g) = &mut growth {
+            let (coverage, branches) = match executor.trace() {
+                thicket_exec::Trace::Python(_) => (set.lines(), set.branches()),
+                _ => (set.edges(), 0),
+            };
+            writeln!(
+                g,
+                "{index},{},{coverage},{branches}",
+                csv_field(&file.display().to_string())
+            )?;
+        }
+    }
+    if let Some(mut g) = growth {
+        g.flush()?;
+    }
+    let summary = set.summary(executor.map_size());
+    match args.format {
+        ReportFormat::Json => {
+            let report = serde_json::json!({
+                "executor": executor.describe(),
+                "inputs": files.len(),
+                "in_language": in_language,
+                "failing_runs": failing,
+                "hangs": hangs,
+                "failures": failures.iter().map(|(k, (n, f))| serde_json::json!({"key": k, "count": n, "first": f})).collect::<Vec<_>>(),
+                "coverage": summary,
+            });
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+        ReportFormat::Text => {
+            println!("{}", executor.describe());
+            println!(
+                "{} inputs ({in_language} in the grammar's language), {failing} failing, {hangs} hanging",
+                files.len()
+            );
+            match summary.kind {
+                "edges" => println!(
+                    "coverage: {} edges (map size {})",
+                    summary.edges.unwrap_or(0),
+                    summary.map_size.unwrap_or(0)
+                ),
+                "python" => {
+                    println!(
+                        "coverage: {} lines of {} statements, {} branches of {}",
+                        summary.lines.unwrap_or(0),
+                        summary.statements.unwrap_or(0),
+                        summary.branches.unwrap_or(0),
+                        summary.branch_total.unwrap_or(0)
+                    );
+                    for f in &summary.files {
+                        println!(
+                            "  {:>5}/{:<5} lines {:>5}/{:<5} branches  {}",
+                            f.lines, f.statements, f.branches, f.branch_total, f.path
+                        );
+                    }
+                }
+                _ => println!("coverage: none measured (plain mode)"),
+            }
+            for (key, (n, first)) in &failures {
+                println!("failure {key} ({n} runs), first: {first}");
+            }
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// Files of the inputs: each file as is, each folder's regular files (sorted, hidden
+/// ones skipped).
+fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let mut inside: Vec<PathBuf> = std::fs::read_dir(input)
+                .with_context(|| format!("cannot read {}", input.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && !is_hidden(p))
+                .collect();
+            inside.sort();
+            files.extend(inside);
+        } else {
+            files.push(input.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn is_hidden(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+}
+
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}

@@ -1,0 +1,144 @@
+//! The program under test on the command line: shared by `fuzz` and `coverage`.
+
+use clap::{Args, ValueEnum};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+use thicket_exec::{
+    Classifier, ExecError, Executor, InputMode, Limits, Mode, PythonExecutor, PythonTarget, Target,
+};
+
+/// Which program to run on the inputs, and how.
+#[derive(Args, Debug, Clone)]
+pub struct TargetArgs {
+    /// The program and its arguments, after `--`; `@@` stands for a file holding the
+    /// input (else the input goes to stdin).
+    #[arg(last = true, value_name = "COMMAND", value_parser = clap::value_parser!(OsString))]
+    pub command: Vec<OsString>,
+
+    /// Test a Python function instead of a program: `module:function` or
+    /// `path/to/file.py:function`, called with each input in one long-lived interpreter
+    /// with line and branch coverage (needs `pip install coverage`).
+    #[arg(long, value_name = "MODULE:FUNCTION")]
+    pub python: Option<String>,
+
+    /// With --python: measure only files matching this glob (coverage.py `include`),
+    /// e.g. `*/json/*`; may be repeated [default: every file].
+    #[arg(long, value_name = "GLOB", requires = "python")]
+    pub python_include: Vec<String>,
+
+    /// With --python: pass inputs as `bytes` rather than `str`.
+    #[arg(long, requires = "python")]
+    pub python_bytes: bool,
+
+    /// With --python: the interpreter.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "python3",
+        requires = "python"
+    )]
+    pub python_exe: PathBuf,
+
+    /// How the input reaches the program [default: file if an argument contains @@,
+    /// else stdin].
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub input: Option<InputArg>,
+
+    /// How to run the program: `auto` uses the AFL++ forkserver (edge coverage) if the
+    /// program is built with afl-cc, else plain runs without coverage.
+    #[arg(long, value_enum, default_value_t = ModeArg::Auto)]
+    pub mode: ModeArg,
+
+    /// Time limit per run in milliseconds; a run over it is a hang and is killed with its
+    /// process group.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub timeout: u64,
+
+    /// Address-space limit per run in MiB (not for sanitizer builds).
+    #[arg(long, value_name = "MB")]
+    pub memory: Option<u64>,
+
+    /// Count runs whose stderr or stdout matches this regex as failures; the first
+    /// capture group (else the match) is the failure's location for deduplication.
+    #[arg(long, value_name = "REGEX")]
+    pub failure_pattern: Option<String>,
+
+    /// An exception class that is expected, not a failure (e.g. `JSONDecodeError`); may
+    /// be repeated.
+    #[arg(long, value_name = "CLASS")]
+    pub expected_exception: Vec<String>,
+}
+
+/// `--input`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InputArg {
+    /// On standard input.
+    Stdin,
+    /// In a file whose path replaces @@.
+    File,
+    /// As an argument (replacing @@, or appended).
+    Arg,
+}
+
+/// `--mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// The forkserver for afl-cc builds, else plain.
+    Auto,
+    /// The AFL++ forkserver (fails for programs not built with afl-cc).
+    Afl,
+    /// Start the program per input, no coverage.
+    Plain,
+}
+
+impl TargetArgs {
+    /// The executor, and a note to show (e.g. that coverage is off).
+    pub fn executor(&self) -> Result<(Box<dyn Executor>, Option<String>), ExecError> {
+        let limits = Limits {
+            timeout: Duration::from_millis(self.timeout.max(1)),
+            memory_mb: self.memory,
+        };
+        if let Some(function) = &self.python {
+            if !self.command.is_empty() {
+                return Err(ExecError::Usage(
+                    "give either --python or a command after --, not both".into(),
+                ));
+            }
+            let target = PythonTarget {
+                function: function.clone(),
+                bytes: self.python_bytes,
+                include: self.python_include.clone(),
+                python: self.python_exe.clone(),
+            };
+            return Ok((Box::new(PythonExecutor::new(target, limits, None)?), None));
+        }
+        let mode = self.input.map(|i| match i {
+            InputArg::Stdin => InputMode::Stdin,
+            InputArg::File => InputMode::File,
+            InputArg::Arg => InputMode::Arg,
+        });
+        let target = Target::new(&self.command, mode)?;
+        let mode = match self.mode {
+            ModeArg::Auto => Mode::Auto,
+            ModeArg::Afl => Mode::Afl,
+            ModeArg::Plain => Mode::Plain,
+        };
+        thicket_exec::executor_for(target, mode, limits, None)
+    }
+
+    /// The failure classifier.
+    pub fn classifier(&self) -> anyhow::Result<Classifier> {
+        let pattern = match &self.failure_pattern {
+            Some(p) => Some(
+                regex::Regex::new(p)
+                    .map_err(|e| anyhow::anyhow!("--failure-pattern is not a valid regex: {e}"))?,
+            ),
+            None => None,
+        };
+        Ok(Classifier {
+            pattern,
+            expected_exceptions: self.expected_exception.clone(),
+        })
+    }
+}

@@ -1,0 +1,455 @@
+//! `thicket fuzz` and `thicket coverage` on real targets: afl-cc C programs and Python's
+//! own json module.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_thicket");
+
+fn thicket(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("thicket runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn repo(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+fn have(program: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {program}"))
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A C target of thicket-exec's tests compiled with afl-cc into `dir`, or `None` with a
+/// loud message (a failure under `THICKET_REQUIRE_AFL=1`).
+fn afl_target(dir: &Path, name: &str) -> Option<String> {
+    if !have("afl-cc") {
+        assert!(
+            std::env::var_os("THICKET_REQUIRE_AFL").is_none_or(|v| v != "1"),
+            "afl-cc is missing but THICKET_REQUIRE_AFL=1"
+        );
+        eprintln!("\n*** SKIPPED: afl-cc not found; `thicket fuzz` AFL++ tests did not run ***\n");
+        return None;
+    }
+    let out = dir.join(name);
+    let status = Command::new("afl-cc")
+        .args(["-O1", "-o"])
+        .arg(&out)
+        .arg(repo(&format!("crates/thicket-exec/tests/targets/{name}.c")))
+        .env("AFL_QUIET", "1")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    Some(out.display().to_string())
+}
+
+fn have_coverage() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import coverage"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("THICKET_REQUIRE_PYTHON").is_none_or(|v| v != "1"),
+            "coverage.py is missing but THICKET_REQUIRE_PYTHON=1"
+        );
+        eprintln!("\n*** SKIPPED: no coverage.py; Python `thicket fuzz` tests did not run ***\n");
+    }
+    ok
+}
+
+fn stats(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap()
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}
+
+const TRIGGERS: &str = r#"
+<start> ::= <word> <tail>
+<word> ::= "CRASH" | "ABORT" | "HANG" | "fine" | "good"
+<tail> ::= "" | " " <tail> | "x" <tail>
+"#;
+
+#[test]
+fn crashes_and_hangs_are_saved_once_each_and_the_campaign_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(crash) = afl_target(dir.path(), "crash") else {
+        return;
+    };
+    let Some(hang) = afl_target(dir.path(), "hang") else {
+        return;
+    };
+    let spec = dir.path().join("triggers.bnf");
+    std::fs::write(&spec, TRIGGERS).unwrap();
+    let out = dir.path().join("out");
+    let o = thicket(&[
+        "fuzz",
+        spec.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--execs",
+        "300",
+        "--",
+        &crash,
+        "@@",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = stats(&out);
+    assert_eq!(s["execs"], 300);
+    assert!(s["failing_runs"].as_u64().unwrap() > 20, "{s}");
+    let keys: Vec<&str> = s["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["key"].as_str().unwrap())
+        .collect();
+    assert!(
+        keys.contains(&"crash SIGSEGV @ ?") && keys.contains(&"crash SIGABRT @ ?"),
+        "{keys:?}"
+    );
+    let crashes = files(&out.join("crashes"));
+    // Distinct by signal and coverage: far fewer files than crashing runs.
+    assert!(crashes.len() >= 2 && crashes.len() < 10, "{crashes:?}");
+    let first = &crashes[0];
+    let name = first.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("id:000000,sig:"), "{name}");
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("meta/crashes").join(format!("{name}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(meta["reason"], "failure");
+    assert_eq!(meta["tree"][0], "<start>");
+    assert_eq!(
+        std::fs::read(first).unwrap(),
+        meta["input"].as_str().unwrap().as_bytes()
+    );
+    assert!(
+        text(&o.stderr).contains("crash SIGSEGV"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    let out = dir.path().join("out-hang");
+    let o = thicket(&[
+        "fuzz",
+        spec.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--execs",
+        "120",
+        "--timeout",
+        "100",
+        "--",
+        &hang,
+        "@@",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = stats(&out);
+    assert_eq!(s["execs"], 120, "hangs do not stop the campaign");
+    assert!(s["hanging_runs"].as_u64().unwrap() > 5);
+    let hangs = files(&out.join("hangs"));
+    assert!(!hangs.is_empty() && hangs.len() < 5, "{hangs:?}");
+    assert!(
+        std::fs::read_to_string(&hangs[0])
+            .unwrap()
+            .starts_with("HANG")
+    );
+}
+
+#[test]
+fn coverage_replays_a_campaign_and_resume_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(target) = afl_target(dir.path(), "branches") else {
+        return;
+    };
+    let spec = repo("specs/json.fan");
+    let out = dir.path().join("out");
+    let out_s = out.to_str().unwrap();
+    let fuzz = |extra: &[&str]| {
+        let mut args = vec![
+            "fuzz",
+            spec.as_str(),
+            "-o",
+            out_s,
+            "--seed",
+            "5",
+            "--max-depth",
+            "8",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--", target.as_str(), "@@"]);
+        thicket(&args)
+    };
+    let o = fuzz(&["--execs", "400"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let first = stats(&out);
+    let edges = first["coverage"]["edges"].as_u64().unwrap();
+    assert!(edges > 10, "{first}");
+    let queue = files(&out.join("queue"));
+    assert_eq!(queue.len() as u64, first["queue"].as_u64().unwrap());
+    for file in &queue {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let meta = out.join("meta/queue").join(format!("{name}.json"));
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(meta).unwrap()).unwrap();
+        assert_eq!(meta["reason"], "coverage");
+        assert!(meta["novelty"].is_object());
+    }
+    // The kept inputs reach exactly the campaign's coverage.
+    let o = thicket(&[
+        "coverage",
+        &spec,
+        out.join("queue").to_str().unwrap(),
+        "--format",
+        "json",
+        "--",
+        &target,
+        "@@",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["coverage"]["edges"].as_u64().unwrap(), edges);
+    // Byte mutations of terminals leave the language on purpose; the rest are valid.
+    let valid = report["in_language"].as_u64().unwrap();
+    assert!(
+        valid > 0 && valid < report["inputs"].as_u64().unwrap(),
+        "{report}"
+    );
+    // An existing campaign is not overwritten; --resume continues it.
+    let o = fuzz(&["--execs", "800"]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(text(&o.stderr).contains("--resume"), "{}", text(&o.stderr));
+    let o = fuzz(&["--execs", "800", "--resume"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let second = stats(&out);
+    assert_eq!(second["execs"], 800);
+    assert!(second["queue"].as_u64() >= first["queue"].as_u64());
+    assert!(second["coverage"]["edges"].as_u64() >= Some(edges));
+}
+
+#[test]
+fn bad_targets_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let spec = repo("specs/json.fan");
+    let o = thicket(&[
+        "fuzz",
+        &spec,
+        "-o",
+        out.to_str().unwrap(),
+        "--execs",
+        "5",
+        "--",
+        "./no-such-target",
+        "@@",
+    ]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        text(&o.stderr).contains("`./no-such-target` not found"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = thicket(&["fuzz", &spec, "-o", out.to_str().unwrap(), "--execs", "5"]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        text(&o.stderr).contains("no target command"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A program without instrumentation runs plain, with a note.
+    let o = thicket(&[
+        "fuzz",
+        &spec,
+        "-o",
+        out.to_str().unwrap(),
+        "--execs",
+        "20",
+        "--seed",
+        "1",
+        "--max-depth",
+        "6",
+        "--",
+        "cat",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("without coverage"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(stats(&out)["execs"], 20);
+    let o = thicket(&[
+        "coverage",
+        &spec,
+        out.join("queue").to_str().unwrap(),
+        "--mode",
+        "afl",
+        "--",
+        "cat",
+    ]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        text(&o.stderr).contains("not instrumented"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn python_json_feedback_reaches_more_lines_than_random() {
+    if !have_coverage() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let spec = repo("specs/json.fan");
+    let harness = format!(
+        "{}:target",
+        repo("crates/thicket-exec/tests/targets/py/json_target.py")
+    );
+    let run = |name: &str, feedback: bool| {
+        let out = dir.path().join(name);
+        let mut args = vec![
+            "fuzz",
+            spec.as_str(),
+            "-o",
+            out.to_str().unwrap(),
+            "--seed",
+            "1",
+            "--execs",
+            "600",
+            "--max-depth",
+            "10",
+            "--python",
+            harness.as_str(),
+            "--python-include",
+            "*/json/*",
+        ];
+        if !feedback {
+            args.push("--no-feedback");
+        }
+        let o = thicket(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        stats(&out)["coverage"]["lines"].as_u64().unwrap()
+    };
+    let random = run("random", false);
+    let feedback = run("feedback", true);
+    assert!(
+        feedback > random,
+        "feedback {feedback} lines, random {random}"
+    );
+}
+
+#[test]
+fn interrupt_and_kill_lose_nothing_and_resume_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(target) = afl_target(dir.path(), "crash") else {
+        return;
+    };
+    let spec = dir.path().join("triggers.bnf");
+    std::fs::write(&spec, TRIGGERS).unwrap();
+    let out = dir.path().join("out");
+    let start = |extra: &[&str]| {
+        Command::new(BIN)
+            .args([
+                "fuzz",
+                spec.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                "--seed",
+                "9",
+                "--json-stats",
+            ])
+            .args(extra)
+            .args(["--", &target, "@@"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Ctrl-C: the campaign stops, writes its figures and exits 0.
+    let child = start(&[]);
+    wait_for(&out.join("crashes"), 2);
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("interrupted after"),
+        "{}",
+        text(&o.stderr)
+    );
+    let last: serde_json::Value =
+        serde_json::from_str(text(&o.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!(last["execs"], stats(&out)["execs"]);
+    // SIGKILL: no chance to clean up; every saved file is whole, and --resume goes on.
+    let child = start(&["--resume"]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: as above.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let _ = child.wait_with_output();
+    for folder in ["queue", "crashes"] {
+        for file in files(&out.join(folder)) {
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            let meta = out.join("meta").join(folder).join(format!("{name}.json"));
+            if let Ok(meta) = std::fs::read_to_string(&meta) {
+                let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+                assert_eq!(
+                    meta["input"].as_str().unwrap().as_bytes(),
+                    std::fs::read(&file).unwrap()
+                );
+            }
+        }
+    }
+    let before = stats(&out)["execs"].as_u64().unwrap();
+    let o = thicket(&[
+        "fuzz",
+        spec.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--seed",
+        "9",
+        "--resume",
+        "--execs",
+        &(before + 50).to_string(),
+        "--",
+        &target,
+        "@@",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(stats(&out)["execs"].as_u64().unwrap(), before + 50);
+    // Known crashes are not saved again.
+    let keys = stats(&out)["failures"].as_array().unwrap().len();
+    assert_eq!(keys, 2, "{}", stats(&out));
+}
+
+/// Waits (at most a minute) until `dir` holds `n` files.
+fn wait_for(dir: &Path, n: usize) {
+    for _ in 0..600 {
+        if dir.exists() && std::fs::read_dir(dir).unwrap().count() >= n {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("{} never held {n} files", dir.display());
+}

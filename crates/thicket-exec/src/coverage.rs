@@ -1,0 +1,332 @@
+//! Coverage gathered over many runs, and what one run adds to it.
+
+use crate::Trace;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+
+/// What one run added to a [`CoverageSet`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Novelty {
+    /// Edges never hit before.
+    pub new_edges: u32,
+    /// Edges hit before, but never as often (a new hit-count bucket, as in AFL).
+    pub new_counts: u32,
+    /// Python lines never run before.
+    pub new_lines: u32,
+    /// Python branches never taken before.
+    pub new_branches: u32,
+}
+
+impl Novelty {
+    /// Whether the run added anything.
+    pub fn is_new(&self) -> bool {
+        self.new_edges + self.new_counts + self.new_lines + self.new_branches > 0
+    }
+
+    /// Whether the run reached code never reached before (not merely new hit counts).
+    pub fn has_new_code(&self) -> bool {
+        self.new_edges + self.new_lines + self.new_branches > 0
+    }
+
+    /// E.g. `+3 edges, +1 counts` or `+12 lines, +4 branches`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        for (n, what) in [
+            (self.new_edges, "edges"),
+            (self.new_counts, "counts"),
+            (self.new_lines, "lines"),
+            (self.new_branches, "branches"),
+        ] {
+            if n > 0 {
+                parts.push(format!("+{n} {what}"));
+            }
+        }
+        if parts.is_empty() {
+            "nothing new".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// Coverage of one Python file in a [`CoverageSummary`].
+#[derive(Clone, Debug, Serialize)]
+pub struct FileCoverage {
+    /// The file.
+    pub path: String,
+    /// Lines run.
+    pub lines: usize,
+    /// Statements in the file (0: unknown).
+    pub statements: u32,
+    /// Branches taken.
+    pub branches: usize,
+    /// Branches in the file (0: unknown).
+    pub branch_total: u32,
+}
+
+/// Totals of a [`CoverageSet`], for reports and `stats.json`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CoverageSummary {
+    /// `edges` (AFL++ map), `python` (lines and branches) or `none`.
+    pub kind: &'static str,
+    /// Edges hit (AFL++ targets).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edges: Option<usize>,
+    /// The target's map size (AFL++ targets).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map_size: Option<usize>,
+    /// Python lines run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<usize>,
+    /// Python statements in the files that ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub statements: Option<u64>,
+    /// Python branches taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branches: Option<usize>,
+    /// Python branches in the files that ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch_total: Option<u64>,
+    /// Per file (Python).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileCoverage>,
+}
+
+impl CoverageSummary {
+    /// One line: `37 edges`, `412 lines, 160 branches`, `no coverage`.
+    pub fn headline(&self) -> String {
+        match self.kind {
+            "edges" => format!("{} edges", self.edges.unwrap_or(0)),
+            "python" => format!(
+                "{} lines, {} branches",
+                self.lines.unwrap_or(0),
+                self.branches.unwrap_or(0)
+            ),
+            _ => "no coverage".to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct FileTotals {
+    path: String,
+    statements: u32,
+    branch_total: u32,
+}
+
+/// The union of the coverage of many runs: AFL-style bitmap of hit-count buckets seen
+/// per edge, or sets of Python lines and branches.
+#[derive(Clone, Debug, Default)]
+pub struct CoverageSet {
+    kind: Option<&'static str>,
+    /// Per map index, the buckets seen so far (AFL's virgin map, inverted).
+    seen: Vec<u8>,
+    edges: usize,
+    lines: FxHashSet<(u32, u32)>,
+    branches: FxHashSet<(u32, i32, i32)>,
+    files: Vec<FileTotals>,
+    file_ids: FxHashMap<String, u32>,
+}
+
+impl CoverageSet {
+    /// An empty set.
+    pub fn new() -> CoverageSet {
+        CoverageSet::default()
+    }
+
+    /// Adds a run's trace; says what was new.
+    pub fn add(&mut self, trace: &Trace<'_>) -> Novelty {
+        let mut novelty = Novelty::default();
+        match trace {
+            Trace::None => {
+                self.kind.get_or_insert("none");
+            }
+            Trace::Edges(map) => {
+                self.kind = Some("edges");
+                if self.seen.len() < map.len() {
+                    self.seen.resize(map.len(), 0);
+                }
+                let seen = &mut self.seen[..map.len()];
+                let mut words = map.chunks_exact(8).zip(seen.chunks_exact_mut(8));
+                for (t, s) in &mut words {
+                    let tw = u64::from_ne_bytes(t.try_into().expect("8 bytes"));
+                    let sw = u64::from_ne_bytes((&*s).try_into().expect("8 bytes"));
+                    if tw & !sw != 0 {
+                        merge_bytes(t, s, &mut novelty);
+                    }
+                }
+                let tail = map.len() / 8 * 8;
+                merge_bytes(&map[tail..], &mut seen[tail..], &mut novelty);
+                self.edges += novelty.new_edges as usize;
+            }
+            Trace::Python(py) => {
+                self.kind = Some("python");
+                for file in &py.files {
+                    let id = match self.file_ids.get(&file.path) {
+                        Some(&id) => id,
+                        None => {
+                            let id = self.files.len() as u32;
+                            self.files.push(FileTotals {
+                                path: file.path.clone(),
+                                statements: file.statements,
+                                branch_total: file.branch_total,
+                            });
+                            self.file_ids.insert(file.path.clone(), id);
+                            id
+                        }
+                    };
+                    for &line in &file.lines {
+                        novelty.new_lines += u32::from(self.lines.insert((id, line)));
+                    }
+                    for &(a, b) in &file.branches {
+                        novelty.new_branches += u32::from(self.branches.insert((id, a, b)));
+                    }
+                }
+            }
+        }
+        novelty
+    }
+
+    /// Whether a trace would add anything, without adding it.
+    pub fn would_add(&self, trace: &Trace<'_>) -> bool {
+        let mut probe = Novelty::default();
+        match trace {
+            Trace::None => false,
+            Trace::Edges(map) => map
+                .iter()
+                .enumerate()
+                .any(|(i, &t)| t & !self.seen.get(i).copied().unwrap_or(0) != 0),
+            Trace::Python(py) => {
+                for file in &py.files {
+                    let Some(&id) = self.file_ids.get(&file.path) else {
+                        return !file.lines.is_empty();
+                    };
+                    probe.new_lines += file
+                        .lines
+                        .iter()
+                        .filter(|&&l| !self.lines.contains(&(id, l)))
+                        .count() as u32;
+                    probe.new_branches += file
+                        .branches
+                        .iter()
+                        .filter(|&&(a, b)| !self.branches.contains(&(id, a, b)))
+                        .count() as u32;
+                }
+                probe.is_new()
+            }
+        }
+    }
+
+    /// Edges hit so far.
+    pub fn edges(&self) -> usize {
+        self.edges
+    }
+
+    /// Python lines run so far.
+    pub fn lines(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Python branches taken so far.
+    pub fn branches(&self) -> usize {
+        self.branches.len()
+    }
+
+    /// Totals for reports.
+    pub fn summary(&self, map_size: Option<usize>) -> CoverageSummary {
+        match self.kind {
+            Some("edges") => CoverageSummary {
+                kind: "edges",
+                edges: Some(self.edges),
+                map_size,
+                ..CoverageSummary::default()
+            },
+            Some("python") => {
+                let mut files: Vec<FileCoverage> = self
+                    .files
+                    .iter()
+                    .enumerate()
+                    .map(|(id, f)| FileCoverage {
+                        path: f.path.clone(),
+                        lines: self.lines.iter().filter(|l| l.0 == id as u32).count(),
+                        statements: f.statements,
+                        branches: self.branches.iter().filter(|b| b.0 == id as u32).count(),
+                        branch_total: f.branch_total,
+                    })
+                    .collect();
+                files.sort_by(|a, b| a.path.cmp(&b.path));
+                CoverageSummary {
+                    kind: "python",
+                    lines: Some(self.lines.len()),
+                    statements: Some(self.files.iter().map(|f| u64::from(f.statements)).sum()),
+                    branches: Some(self.branches.len()),
+                    branch_total: Some(self.files.iter().map(|f| u64::from(f.branch_total)).sum()),
+                    files,
+                    ..CoverageSummary::default()
+                }
+            }
+            _ => CoverageSummary {
+                kind: "none",
+                ..CoverageSummary::default()
+            },
+        }
+    }
+}
+
+fn merge_bytes(trace: &[u8], seen: &mut [u8], novelty: &mut Novelty) {
+    for (&t, s) in trace.iter().zip(seen.iter_mut()) {
+        if t & !*s != 0 {
+            if *s == 0 {
+                novelty.new_edges += 1;
+            } else {
+                novelty.new_counts += 1;
+            }
+            *s |= t;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::python::{PyFileTrace, PyTrace};
+
+    #[test]
+    fn edges_and_buckets() {
+        let mut set = CoverageSet::new();
+        let mut map = vec![0u8; 20];
+        map[3] = 1;
+        map[17] = 4;
+        let n = set.add(&Trace::Edges(&map));
+        assert_eq!((n.new_edges, n.new_counts), (2, 0));
+        assert!(!set.would_add(&Trace::Edges(&map)));
+        assert!(!set.add(&Trace::Edges(&map)).is_new());
+        map[3] = 2;
+        assert!(set.would_add(&Trace::Edges(&map)));
+        let n = set.add(&Trace::Edges(&map));
+        assert_eq!((n.new_edges, n.new_counts), (0, 1));
+        assert!(!n.has_new_code());
+        assert_eq!(set.edges(), 2);
+        assert_eq!(set.summary(Some(20)).headline(), "2 edges");
+    }
+
+    #[test]
+    fn python_lines_and_branches() {
+        let mut set = CoverageSet::new();
+        let trace = PyTrace {
+            files: vec![PyFileTrace {
+                path: "a.py".into(),
+                lines: vec![1, 2, 3],
+                branches: vec![(2, 3)],
+                statements: 10,
+                branch_total: 4,
+            }],
+        };
+        let n = set.add(&Trace::Python(&trace));
+        assert_eq!((n.new_lines, n.new_branches), (3, 1));
+        assert!(!set.add(&Trace::Python(&trace)).is_new());
+        let s = set.summary(None);
+        assert_eq!(s.headline(), "3 lines, 1 branches");
+        assert_eq!((s.statements, s.branch_total), (Some(10), Some(4)));
+    }
+}

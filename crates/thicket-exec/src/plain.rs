@@ -1,0 +1,202 @@
+//! The plain executor: starts the program afresh for every input, without coverage.
+//! Works for any program.
+
+use crate::command::{InputMode, Target};
+use crate::outcome::{Outcome, Status, Tail, status_from_wait};
+use crate::{ExecError, Executor, Limits, Trace, sys};
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs a program once per input in its own process group; a timeout kills the group.
+pub struct PlainExecutor {
+    target: Target,
+    limits: Limits,
+    /// Holds the input file (for `@@` and stdin).
+    _dir: tempfile::TempDir,
+    input_path: PathBuf,
+}
+
+impl PlainExecutor {
+    /// An executor for `target`; `work_dir` is where the input file lives (a fresh
+    /// temporary folder inside it).
+    pub fn new(
+        target: Target,
+        limits: Limits,
+        work_dir: Option<&std::path::Path>,
+    ) -> Result<PlainExecutor, ExecError> {
+        let dir = crate::temp_dir(work_dir)?;
+        let input_path = dir.path().join("cur_input");
+        Ok(PlainExecutor {
+            target,
+            limits,
+            _dir: dir,
+            input_path,
+        })
+    }
+}
+
+impl Executor for PlainExecutor {
+    fn run(&mut self, input: &[u8]) -> Result<Outcome, ExecError> {
+        let stdin = match self.target.mode {
+            InputMode::Stdin | InputMode::File => {
+                std::fs::write(&self.input_path, input)
+                    .map_err(|e| ExecError::Io("cannot write the input file".into(), e))?;
+                if self.target.mode == InputMode::Stdin {
+                    Stdio::from(
+                        File::open(&self.input_path)
+                            .map_err(|e| ExecError::Io("cannot open the input file".into(), e))?,
+                    )
+                } else {
+                    Stdio::null()
+                }
+            }
+            InputMode::Arg => Stdio::null(),
+        };
+        let mut command = Command::new(&self.target.program);
+        command
+            .args(self.target.args_for(&self.input_path, input))
+            .envs(self.target.env.iter().map(|(k, v)| (k, v)))
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        crate::sanitizer_env(&mut command);
+        let memory = self.limits.memory_mb;
+        // SAFETY: the closure only calls setrlimit, which is async-signal-safe.
+        unsafe {
+            command.pre_exec(move || {
+                if let Some(mb) = memory {
+                    sys::set_rlimit(libc::RLIMIT_AS, mb << 20)?;
+                }
+                Ok(())
+            });
+        }
+        let started = Instant::now();
+        let mut child = command
+            .spawn()
+            .map_err(|e| ExecError::Spawn(self.target.name.clone(), e))?;
+        let pid = child.id() as libc::pid_t;
+        let mut out = File::from(std::os::fd::OwnedFd::from(
+            child.stdout.take().expect("piped"),
+        ));
+        let mut err = File::from(std::os::fd::OwnedFd::from(
+            child.stderr.take().expect("piped"),
+        ));
+        sys::set_nonblocking(out.as_raw_fd()).map_err(io_err)?;
+        sys::set_nonblocking(err.as_raw_fd()).map_err(io_err)?;
+        let deadline = started + self.limits.timeout;
+        let mut stdout = Tail::new();
+        let mut stderr = Tail::new();
+        let (mut out_open, mut err_open) = (true, true);
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut waited: Option<(i32, u64)> = None;
+        let mut timed_out = false;
+        let mut nap = Duration::from_micros(50);
+        loop {
+            // Drain whatever output is there.
+            for (open, pipe, tail) in [
+                (&mut out_open, &mut out, &mut stdout),
+                (&mut err_open, &mut err, &mut stderr),
+            ] {
+                while *open {
+                    match pipe.read(&mut buf) {
+                        Ok(0) => *open = false,
+                        Ok(n) => tail.push(&buf[..n]),
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => *open = false,
+                    }
+                }
+            }
+            if waited.is_none() {
+                waited = sys::wait4(pid, true).map_err(io_err)?;
+            }
+            if waited.is_some() {
+                // The program is gone; anything it left behind in its group goes too.
+                sys::killpg(pid, libc::SIGKILL);
+                if !out_open && !err_open {
+                    break;
+                }
+                // Descendants that escaped the group may hold the pipes: give them the
+                // rest of the time, then stop listening.
+                if Instant::now() >= deadline {
+                    break;
+                }
+            }
+            let now = Instant::now();
+            if waited.is_none() && now >= deadline {
+                sys::killpg(pid, libc::SIGKILL);
+                timed_out = true;
+                waited = sys::wait4(pid, false).map_err(io_err)?;
+                continue;
+            }
+            let left = deadline.saturating_duration_since(now);
+            if out_open || err_open {
+                // Sleep until output arrives or a short while passes (to notice the
+                // exit of a program that closed its output early).
+                let fd = if out_open {
+                    out.as_raw_fd()
+                } else {
+                    err.as_raw_fd()
+                };
+                let other = if out_open && err_open {
+                    Some(err.as_raw_fd())
+                } else {
+                    None
+                };
+                poll_two(fd, other, left.min(Duration::from_millis(10)));
+            } else {
+                std::thread::sleep(nap.min(left));
+                nap = (nap * 2).min(Duration::from_millis(5));
+            }
+        }
+        let time = started.elapsed();
+        let (status_word, rss) = waited.unwrap_or((0, 0));
+        let status = if timed_out {
+            Status::Timeout
+        } else {
+            status_from_wait(status_word)
+        };
+        let mut outcome = Outcome::new(status, time);
+        outcome.peak_rss_kb = Some(rss);
+        outcome.stdout = stdout;
+        outcome.stderr = stderr;
+        Ok(outcome)
+    }
+
+    fn trace(&self) -> Trace<'_> {
+        Trace::None
+    }
+
+    fn describe(&self) -> String {
+        format!("plain (no coverage): {}", self.target.display())
+    }
+}
+
+fn io_err(e: std::io::Error) -> ExecError {
+    ExecError::Io("waiting for the target".into(), e)
+}
+
+/// Waits until one of two descriptors is readable or `timeout` passes.
+fn poll_two(a: i32, b: Option<i32>, timeout: Duration) {
+    let mut fds = [
+        libc::pollfd {
+            fd: a,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: b.unwrap_or(-1),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    let ms = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
+    // SAFETY: two valid pollfd entries (a negative fd is ignored by poll).
+    unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) };
+}

@@ -1,0 +1,207 @@
+//! The forkserver executor on real afl-cc targets (and on a stand-in for AFL++ 4.20+).
+
+mod common;
+
+use common::{afl_target, argv, plain_target};
+use std::time::Duration;
+use thicket_exec::{
+    Classifier, CoverageSet, Executor, FailureKind, ForkserverExecutor, Handshake, Limits, Mode,
+    Status, Target, Trace,
+};
+
+fn limits(ms: u64) -> Limits {
+    Limits {
+        timeout: Duration::from_millis(ms),
+        memory_mb: None,
+    }
+}
+
+fn edges(executor: &dyn Executor) -> Vec<u8> {
+    match executor.trace() {
+        Trace::Edges(map) => map.to_vec(),
+        other => panic!("expected an edge map, got {other:?}"),
+    }
+}
+
+#[test]
+fn debian_handshake_and_input_dependent_edges() {
+    let Some(program) = afl_target("branches") else {
+        return;
+    };
+    let target = Target::new(&argv(&program, &["@@"]), None).unwrap();
+    let mut fs = ForkserverExecutor::new(target, limits(2000), None).unwrap();
+    assert_eq!(
+        fs.handshake(),
+        Handshake::Classic,
+        "Debian ships AFL++ 4.04c"
+    );
+    assert!(
+        fs.map_size() > 10 && fs.map_size() < 65536,
+        "{}",
+        fs.map_size()
+    );
+    let mut set = CoverageSet::new();
+    let run = |fs: &mut ForkserverExecutor, input: &[u8]| {
+        let outcome = fs.run(input).unwrap();
+        (outcome, edges(fs))
+    };
+    let (o1, e1) = run(&mut fs, b"[1, 2, {\"a\": true}]");
+    assert_eq!(o1.status, Status::Exited(0));
+    assert!(
+        o1.stdout.text().starts_with("2 1 2 1 0"),
+        "{:?}",
+        o1.stdout.text()
+    );
+    let first = set.add(&Trace::Edges(&e1));
+    assert!(first.new_edges > 5, "{first:?}");
+    let (_, e1b) = run(&mut fs, b"[1, 2, {\"a\": true}]");
+    assert_eq!(e1, e1b, "the same input takes the same edges");
+    assert!(!set.add(&Trace::Edges(&e1b)).is_new());
+    let (o2, e2) = run(&mut fs, b"\"esc\\u0041\" [[[[-1.5e3]]]]");
+    assert_eq!(o2.status, Status::Exited(0));
+    assert_ne!(e1, e2);
+    assert!(set.add(&Trace::Edges(&e2)).new_edges > 0);
+    let (o3, _) = run(&mut fs, b"}");
+    assert_eq!(o3.status, Status::Exited(1));
+    // Nothing but an exit code: no failure.
+    assert!(Classifier::default().classify(&o3).is_none());
+    assert_eq!(fs.starts(), 1);
+    assert!(
+        fs.describe().contains("AFL++ <4.20 handshake"),
+        "{}",
+        fs.describe()
+    );
+}
+
+#[test]
+fn stdin_delivery_rewinds_the_shared_input() {
+    let Some(program) = afl_target("branches") else {
+        return;
+    };
+    let target = Target::new(&argv(&program, &[]), None).unwrap();
+    let mut fs = ForkserverExecutor::new(target, limits(2000), None).unwrap();
+    for (input, expect) in [
+        (&b"[[1]]"[..], "2 0 1 0 0"),
+        (b"{}", "1 0 0 0 0"),
+        (b"[\"x\", \"y\"]", "1 2 0 0 0"),
+    ] {
+        let o = fs.run(input).unwrap();
+        assert!(
+            o.stdout.text().starts_with(expect),
+            "{input:?}: {:?}",
+            o.stdout.text()
+        );
+    }
+}
+
+#[test]
+fn crashes_are_classified_and_the_forkserver_keeps_going() {
+    let Some(program) = afl_target("crash") else {
+        return;
+    };
+    let target = Target::new(&argv(&program, &["@@"]), None).unwrap();
+    let mut fs = ForkserverExecutor::new(target, limits(2000), None).unwrap();
+    let classifier = Classifier::default();
+    assert_eq!(fs.run(b"hello").unwrap().status, Status::Exited(0));
+    let o = fs.run(b"CRASH now").unwrap();
+    assert_eq!(o.status, Status::Signaled(libc::SIGSEGV));
+    let f = classifier.classify(&o).unwrap();
+    assert_eq!(
+        f.kind,
+        FailureKind::Crash {
+            signal: libc::SIGSEGV
+        }
+    );
+    let o = fs.run(b"ABORT").unwrap();
+    assert_eq!(o.status, Status::Signaled(libc::SIGABRT));
+    for _ in 0..20 {
+        assert_eq!(fs.run(b"fine").unwrap().status, Status::Exited(0));
+    }
+    assert_eq!(
+        fs.starts(),
+        1,
+        "crashes of children do not restart the forkserver"
+    );
+}
+
+#[test]
+fn hangs_are_killed_and_megabytes_of_output_stay_bounded() {
+    let Some(program) = afl_target("hang") else {
+        return;
+    };
+    let target = Target::new(&argv(&program, &["@@"]), None).unwrap();
+    let mut fs = ForkserverExecutor::new(target, limits(300), None).unwrap();
+    let o = fs.run(b"please HANG").unwrap();
+    assert_eq!(o.status, Status::Timeout);
+    assert!(Classifier::default().classify(&o).unwrap().is_hang());
+    assert_eq!(fs.run(b"ok").unwrap().status, Status::Exited(0));
+    let o = fs.run(b"SPEAK").unwrap();
+    assert_eq!(o.status, Status::Exited(0));
+    assert!(o.stdout.total() > 5_000_000, "{}", o.stdout.total());
+    assert_eq!(o.stdout.bytes().len(), thicket_exec::outcome::TAIL_BYTES);
+    assert!(o.stdout.text().ends_with("prints megabytes of output\n"));
+    assert_eq!(o.stderr.text(), "done speaking\n");
+    // The next run starts with empty output.
+    let o = fs.run(b"quiet").unwrap();
+    assert_eq!((o.stdout.total(), o.stderr.total()), (0, 0));
+}
+
+#[test]
+fn uninstrumented_programs_are_reported_or_run_plain() {
+    let program = plain_target("crash");
+    let target = Target::new(&argv(&program, &["@@"]), None).unwrap();
+    assert!(!target.is_afl_instrumented());
+    let error = ForkserverExecutor::new(target.clone(), limits(500), None)
+        .err()
+        .expect("no forkserver in a plain binary");
+    let message = error.to_string();
+    assert!(message.contains("not instrumented"), "{message}");
+    assert!(message.contains("crash-plain"), "{message}");
+    let (mut plain, note) =
+        thicket_exec::executor_for(target, Mode::Auto, limits(500), None).unwrap();
+    assert!(note.unwrap().contains("without coverage"));
+    assert_eq!(
+        plain.run(b"CRASH").unwrap().status,
+        Status::Signaled(libc::SIGSEGV)
+    );
+}
+
+#[test]
+fn auto_mode_picks_the_forkserver_for_instrumented_programs() {
+    let Some(program) = afl_target("crash") else {
+        return;
+    };
+    let target = Target::new(&argv(&program, &["@@"]), None).unwrap();
+    let (executor, note) =
+        thicket_exec::executor_for(target, Mode::Auto, limits(500), None).unwrap();
+    assert!(note.is_none());
+    assert!(executor.describe().starts_with("AFL++ forkserver"));
+}
+
+#[test]
+fn versioned_handshake_of_afl_4_20_with_shared_memory_inputs() {
+    if !common::have("cc") {
+        eprintln!("*** SKIPPED: no cc for the AFL++ 4.20 stand-in ***");
+        return;
+    }
+    let program = plain_target("fake_afl420");
+    let target = Target::new(&argv(&program, &[]), None).unwrap();
+    let mut fs = ForkserverExecutor::new(target, limits(2000), None).unwrap();
+    assert_eq!(fs.handshake(), Handshake::Versioned(1));
+    assert_eq!(fs.map_size(), 64);
+    assert!(fs.describe().contains("shared memory"), "{}", fs.describe());
+    let o = fs.run(b"ab").unwrap();
+    assert_eq!(o.status, Status::Exited(0));
+    let map = edges(&fs);
+    assert_eq!(map.len(), 64);
+    assert_eq!(map[0], 1);
+    assert_eq!(map[1 + (b'a' as usize) % 63], 1);
+    // Three hits of one entry land in bucket 4.
+    fs.run(b"zzz").unwrap();
+    assert_eq!(edges(&fs)[1 + (b'z' as usize) % 63], 4);
+    assert_eq!(
+        fs.run(b"CRASH").unwrap().status,
+        Status::Signaled(libc::SIGSEGV)
+    );
+    assert_eq!(fs.run(b"ok").unwrap().status, Status::Exited(0));
+}

@@ -1,0 +1,123 @@
+//! The plain executor on ordinary programs.
+
+use std::ffi::OsString;
+use std::time::Duration;
+use thicket_exec::{Classifier, Executor, InputMode, Limits, PlainExecutor, Status, Target};
+
+fn plain(args: &[&str], mode: Option<InputMode>, timeout_ms: u64) -> PlainExecutor {
+    let argv: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let target = Target::new(&argv, mode).unwrap();
+    let limits = Limits {
+        timeout: Duration::from_millis(timeout_ms),
+        memory_mb: None,
+    };
+    PlainExecutor::new(target, limits, None).unwrap()
+}
+
+#[test]
+fn stdin_file_and_argument_delivery() {
+    let mut cat = plain(&["cat"], None, 5000);
+    let o = cat.run(b"via stdin").unwrap();
+    assert_eq!(o.status, Status::Exited(0));
+    assert_eq!(o.stdout.text(), "via stdin");
+    assert!(o.peak_rss_kb.unwrap() > 0);
+    let mut cat = plain(&["cat", "@@"], None, 5000);
+    assert_eq!(cat.run(b"via a file").unwrap().stdout.text(), "via a file");
+    let mut echo = plain(&["echo", "-n", "<@@>"], Some(InputMode::Arg), 5000);
+    assert_eq!(
+        echo.run(b"an argument").unwrap().stdout.text(),
+        "<an argument>"
+    );
+}
+
+#[test]
+fn timeouts_kill_the_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
+    let mut sh = plain(&["sh", "-c", &script], None, 300);
+    let o = sh.run(b"").unwrap();
+    assert_eq!(o.status, Status::Timeout);
+    assert!(Classifier::default().classify(&o).unwrap().is_hang());
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // The background sleep was in the group and is gone (perhaps a zombie for a moment
+    // until init reaps it, so look at its state rather than its existence).
+    let gone = (0..100).any(|_| {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let dead = state.is_empty() || state.split_whitespace().nth(2) == Some("Z");
+        if !dead {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        dead
+    });
+    assert!(gone, "the grandchild {pid} survived the timeout");
+}
+
+#[test]
+fn megabytes_of_output_are_bounded() {
+    let mut sh = plain(
+        &[
+            "sh",
+            "-c",
+            "head -c 20000000 /dev/zero | tr '\\0' x; echo; echo tail >&2",
+        ],
+        None,
+        20_000,
+    );
+    let o = sh.run(b"").unwrap();
+    assert_eq!(o.status, Status::Exited(0));
+    assert_eq!(o.stdout.total(), 20_000_001);
+    assert_eq!(o.stdout.bytes().len(), thicket_exec::outcome::TAIL_BYTES);
+    assert_eq!(o.stderr.text(), "tail\n");
+}
+
+#[test]
+fn python_scripts_tracebacks_and_memory_limits() {
+    let mut py = plain(
+        &[
+            "python3",
+            "-c",
+            "import json, sys; json.loads(sys.stdin.read())",
+        ],
+        None,
+        10_000,
+    );
+    let o = py.run(b"[1,").unwrap();
+    assert_eq!(o.status, Status::Exited(1));
+    let f = Classifier::default().classify(&o).unwrap();
+    assert_eq!(f.kind.label(), "python json.decoder.JSONDecodeError");
+    assert!(f.location.unwrap().contains("json/decoder.py"));
+    assert!(
+        Classifier::default()
+            .classify(&py.run(b"[1]").unwrap())
+            .is_none()
+    );
+    let argv: Vec<OsString> = ["python3", "-c", "x = bytearray(600 << 20)"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    let limits = Limits {
+        timeout: Duration::from_secs(10),
+        memory_mb: Some(200),
+    };
+    let mut hog = PlainExecutor::new(Target::new(&argv, None).unwrap(), limits, None).unwrap();
+    let f = Classifier::default()
+        .classify(&hog.run(b"").unwrap())
+        .unwrap();
+    assert_eq!(f.kind.label(), "python MemoryError");
+}
+
+#[test]
+fn crashes_by_signal() {
+    let mut sh = plain(&["sh", "-c", "kill -SEGV $$"], None, 5000);
+    let o = sh.run(b"").unwrap();
+    assert_eq!(o.status, Status::Signaled(libc::SIGSEGV));
+    assert_eq!(
+        Classifier::default().classify(&o).unwrap().kind.label(),
+        "crash SIGSEGV"
+    );
+}

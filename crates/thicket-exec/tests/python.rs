@@ -1,0 +1,194 @@
+//! The Python executor on Python's own json, csv and urllib.parse modules.
+
+use std::path::PathBuf;
+use std::time::Duration;
+use thicket_exec::{
+    Classifier, CoverageSet, Executor, FailureKind, Limits, PythonExecutor, PythonTarget, Status,
+    Trace,
+};
+
+fn harness(file: &str, function: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/targets/py")
+        .join(file);
+    format!("{}:{function}", path.display())
+}
+
+/// Whether python3 with coverage.py is here; with `THICKET_REQUIRE_PYTHON=1` (set by CI)
+/// its absence fails the test.
+fn have_coverage() -> bool {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import coverage"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        if std::env::var_os("THICKET_REQUIRE_PYTHON").is_some_and(|v| v == "1") {
+            panic!("python3 with coverage.py is missing but THICKET_REQUIRE_PYTHON=1");
+        }
+        eprintln!(
+            "\n*** SKIPPED: python3 -c 'import coverage' failed (pip install coverage) ***\n"
+        );
+    }
+    ok
+}
+
+fn executor(file: &str, include: &[&str], bytes: bool, timeout_ms: u64) -> PythonExecutor {
+    let mut target = PythonTarget::new(harness(file, "target"));
+    target.include = include.iter().map(|s| s.to_string()).collect();
+    target.bytes = bytes;
+    let limits = Limits {
+        timeout: Duration::from_millis(timeout_ms),
+        memory_mb: None,
+    };
+    PythonExecutor::new(target, limits, None).unwrap()
+}
+
+fn add(set: &mut CoverageSet, ex: &PythonExecutor) -> thicket_exec::Novelty {
+    set.add(&ex.trace())
+}
+
+#[test]
+fn json_lines_and_branches_grow_with_new_kinds_of_input() {
+    if !have_coverage() {
+        return;
+    }
+    let mut ex = executor("json_target.py", &["*/json/*"], false, 5000);
+    let mut set = CoverageSet::new();
+    assert_eq!(ex.run(b"1").unwrap().status, Status::Exited(0));
+    let first = add(&mut set, &ex);
+    assert!(first.new_lines > 10, "{first:?}");
+    if let Trace::Python(trace) = ex.trace() {
+        assert!(
+            trace.files.iter().all(|f| f.path.contains("json")),
+            "{trace:?}"
+        );
+        assert!(
+            trace
+                .files
+                .iter()
+                .any(|f| f.path.ends_with("decoder.py") && f.statements > 100)
+        );
+    }
+    ex.run(b"1").unwrap();
+    assert!(!add(&mut set, &ex).is_new(), "the same input adds nothing");
+    ex.run(br#"{"a": [true, null, "x\u00e9\n"], "b": -1.5e3}"#)
+        .unwrap();
+    let more = add(&mut set, &ex);
+    assert!(more.new_lines > 10 && more.new_branches > 5, "{more:?}");
+    // Invalid JSON: an exception with its class and innermost frame.
+    let o = ex.run(b"[1,").unwrap();
+    let f = Classifier::default().classify(&o).unwrap();
+    assert_eq!(
+        f.kind,
+        FailureKind::Exception {
+            language: "python".into(),
+            class: "json.decoder.JSONDecodeError".into()
+        }
+    );
+    assert!(f.location.as_deref().unwrap().contains("json/"), "{f:?}");
+    let expected = Classifier {
+        expected_exceptions: vec!["JSONDecodeError".into()],
+        ..Classifier::default()
+    };
+    assert!(expected.classify(&o).is_none());
+    assert_eq!(ex.starts(), 1);
+}
+
+#[test]
+fn csv_module_coverage() {
+    if !have_coverage() {
+        return;
+    }
+    let mut ex = executor("csv_target.py", &["*/csv.py"], false, 5000);
+    let mut set = CoverageSet::new();
+    ex.run(b"a,b\n1,2\n").unwrap();
+    let n1 = add(&mut set, &ex);
+    ex.run(b"name;age\n\"x;y\";3\n'q';4\n").unwrap();
+    let n2 = add(&mut set, &ex);
+    assert!(n1.new_lines > 20, "{n1:?}");
+    assert!(n2.is_new(), "{n2:?}");
+    let summary = set.summary(None);
+    assert_eq!(summary.files.len(), 1);
+    assert!(summary.files[0].path.ends_with("csv.py"));
+}
+
+#[test]
+fn urllib_parse_failures_and_coverage() {
+    if !have_coverage() {
+        return;
+    }
+    let mut ex = executor("url_target.py", &["*/urllib/parse.py"], false, 5000);
+    let mut set = CoverageSet::new();
+    let o = ex
+        .run(b"http://user:pw@example.com:8080/p/a?q=1&r=#frag")
+        .unwrap();
+    assert!(Classifier::default().classify(&o).is_none());
+    assert!(add(&mut set, &ex).new_lines > 30);
+    let o = ex.run(b"http://[::1/x").unwrap();
+    let f = Classifier::default().classify(&o).unwrap();
+    assert_eq!(f.kind.label(), "python ValueError");
+    assert!(f.summary.contains("IPv6"), "{f:?}");
+    assert!(f.location.unwrap().contains("urllib/parse.py"));
+    let o = ex.run(b"http://example.com:99999999/").unwrap();
+    assert_eq!(
+        Classifier::default().classify(&o).unwrap().kind.label(),
+        "python ValueError"
+    );
+}
+
+#[test]
+fn hangs_deaths_and_floods_restart_or_stay_bounded() {
+    if !have_coverage() {
+        return;
+    }
+    let mut ex = executor("misbehave.py", &["*/misbehave.py"], true, 500);
+    assert_eq!(ex.run(b"calm").unwrap().status, Status::Exited(0));
+    let o = ex.run(b"HANG").unwrap();
+    assert_eq!(o.status, Status::Timeout);
+    assert_eq!(ex.run(b"calm").unwrap().status, Status::Exited(0));
+    assert_eq!(ex.starts(), 2, "a hang restarts the runner");
+    let o = ex.run(b"DIE").unwrap();
+    assert_eq!(o.status, Status::Exited(7));
+    assert_eq!(ex.run(b"calm").unwrap().status, Status::Exited(0));
+    assert_eq!(ex.starts(), 3);
+    let o = ex.run(b"SPEAK").unwrap();
+    assert!(o.stderr.total() > 5_000_000);
+    assert!(o.stderr.bytes().len() <= thicket_exec::outcome::TAIL_BYTES);
+    let o = ex.run(b"RAISE").unwrap();
+    let f = Classifier::default().classify(&o).unwrap();
+    assert_eq!(f.kind.label(), "python KeyError");
+    assert!(f.location.unwrap().contains("misbehave.py:16 in target"));
+    assert_eq!(ex.run(b"calm").unwrap().stderr.total(), 0);
+}
+
+#[test]
+fn unloadable_targets_are_clear_errors() {
+    if !have_coverage() {
+        return;
+    }
+    let e = PythonExecutor::new(
+        PythonTarget::new("no_such_module_xyz:f"),
+        Limits::default(),
+        None,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("no_such_module_xyz"), "{e}");
+    let e = PythonExecutor::new(
+        PythonTarget::new("json:no_such_function"),
+        Limits::default(),
+        None,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("no_such_function"), "{e}");
+    let mut missing = PythonTarget::new("json:loads");
+    missing.python = "/no/such/python3".into();
+    let e = PythonExecutor::new(missing, Limits::default(), None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("/no/such/python3"), "{e}");
+}

@@ -1,0 +1,687 @@
+//! # thicket-fuzz
+//!
+//! Feedback-directed generation: a coverage-guided campaign over derivation trees. Each
+//! round makes an input — a fresh tree from the generator, or a mutant of a kept tree
+//! (a rule's subtree regenerated, or spliced in from another kept tree with the same
+//! rule, 1-3 times stacked) — runs it with a [`thicket_exec::Executor`], keeps it if it
+//! reached code no earlier input reached, and saves failures and hangs, deduplicated.
+//!
+//! Every input is a derivation tree of the grammar. Regenerated and spliced mutants are
+//! valid inputs; a fifth of the mutations change a byte of a terminal (FdLoop's leaf
+//! bit-flip), which leaves the language to reach error handling — `valid_only` turns
+//! those off. The feedback steers which inputs are made. All randomness of round `i` flows from
+//! `Generator::rng_for(seed, i)`; with the same seed, target and budget in executions a
+//! campaign makes the same inputs (up to timing: hangs depend on the clock). Without
+//! feedback ([`FuzzConfig::feedback`] off) input `i` is exactly input `i` of
+//! `thicket generate --seed S`, the baseline to compare against.
+//!
+//! The output folder ([`output`]) follows AFL's layout, each finding written atomically
+//! when found; a campaign can be resumed from it.
+
+#![warn(missing_docs)]
+
+pub mod mutate;
+pub mod output;
+
+use output::{OutDir, file_safe, id_of};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use thicket_exec::{
+    Classifier, CoverageSet, CoverageSummary, ExecError, Executor, Failure, FailureKind, Outcome,
+};
+use thicket_gen::{Generator, below};
+use thicket_grammar::Grammar;
+use thicket_tree::DerivationTree;
+
+/// Why a campaign stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum FuzzError {
+    /// The executor failed (the target cannot be run).
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    /// A file of the output folder.
+    #[error("{0}: {1}")]
+    Io(String, #[source] std::io::Error),
+    /// The campaign cannot go on (or start).
+    #[error("{0}")]
+    Campaign(String),
+}
+
+/// Settings of a campaign.
+#[derive(Clone, Debug)]
+pub struct FuzzConfig {
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Stop after this many executions (in all, counting a resumed campaign's).
+    pub max_execs: Option<u64>,
+    /// Stop after this much time (of this session).
+    pub max_time: Option<Duration>,
+    /// Use coverage feedback (mutate kept inputs); off: plain generation.
+    pub feedback: bool,
+    /// Per mille of rounds that mutate a kept input rather than generate afresh (once
+    /// any input is kept).
+    pub mutate_per_mille: u32,
+    /// Continue the campaign in the output folder.
+    pub resume: bool,
+    /// Only mutations that stay in the grammar's language (no byte changes in
+    /// terminals).
+    pub valid_only: bool,
+}
+
+impl Default for FuzzConfig {
+    fn default() -> FuzzConfig {
+        FuzzConfig {
+            seed: 0,
+            max_execs: None,
+            max_time: None,
+            feedback: true,
+            mutate_per_mille: 800,
+            resume: false,
+            valid_only: false,
+        }
+    }
+}
+
+/// A failure kind and location seen during the campaign.
+#[derive(Clone, Debug, Serialize)]
+pub struct FailureRecord {
+    /// `kind @ location`.
+    pub key: String,
+    /// The saved input that shows it first (relative to the output folder).
+    pub file: String,
+    /// One line.
+    pub summary: String,
+    /// Runs that failed this way.
+    pub count: u64,
+}
+
+/// Progress and results, as written to `stats.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Stats {
+    /// The seed.
+    pub seed: u64,
+    /// Which executor and target.
+    pub executor: String,
+    /// Whether coverage feedback was on.
+    pub feedback: bool,
+    /// Executions so far (including those before a resume).
+    pub execs: u64,
+    /// Seconds so far (including those before a resume).
+    pub elapsed_s: f64,
+    /// Executions per second in this session.
+    pub execs_per_sec: f64,
+    /// Inputs kept for coverage.
+    pub queue: usize,
+    /// Distinct crashes saved (by kind and location, or new coverage when there is no
+    /// location).
+    pub crashes: usize,
+    /// Distinct hangs saved.
+    pub hangs: usize,
+    /// Runs that failed (crashes, exceptions, pattern matches), saved or not.
+    pub failing_runs: u64,
+    /// Runs that hung, saved or not.
+    pub hanging_runs: u64,
+    /// Times the executor itself failed and recovered.
+    pub executor_errors: u64,
+    /// Execution at which the last input was kept or failure saved.
+    pub last_find_exec: u64,
+    /// Coverage reached.
+    pub coverage: CoverageSummary,
+    /// Failures by kind and location.
+    pub failures: Vec<FailureRecord>,
+}
+
+struct Entry {
+    id: usize,
+    tree: Option<DerivationTree>,
+}
+
+#[derive(Serialize)]
+struct Meta<'a> {
+    id: usize,
+    file: &'a str,
+    reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    novelty: Option<thicket_exec::Novelty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure: Option<&'a Failure>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    op: &'a str,
+    parent: Option<usize>,
+    exec: u64,
+    time_ms: u64,
+    status: String,
+    duration_us: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_hex: Option<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    stderr_tail: String,
+}
+
+/// A coverage-guided campaign.
+pub struct Campaign<'g> {
+    generator: &'g Generator<'g>,
+    grammar: &'g Grammar,
+    executor: Box<dyn Executor>,
+    classifier: Classifier,
+    config: FuzzConfig,
+    out: OutDir,
+    corpus: Vec<Entry>,
+    coverage: CoverageSet,
+    crash_coverage: CoverageSet,
+    hang_coverage: CoverageSet,
+    failures: BTreeMap<String, FailureRecord>,
+    next_crash: usize,
+    next_hang: usize,
+    stats: Stats,
+    session_start: Instant,
+    elapsed_before: f64,
+    session_execs: u64,
+}
+
+impl<'g> Campaign<'g> {
+    /// Prepares a campaign writing to `out` (resuming it if the config says so: the
+    /// kept inputs are run again to rebuild the coverage, and counting goes on).
+    pub fn new(
+        generator: &'g Generator<'g>,
+        executor: Box<dyn Executor>,
+        classifier: Classifier,
+        config: FuzzConfig,
+        out: &std::path::Path,
+    ) -> Result<Campaign<'g>, FuzzError> {
+        let out = OutDir::open(out, config.resume)?;
+        let stats = Stats {
+            seed: config.seed,
+            executor: executor.describe(),
+            feedback: config.feedback,
+            execs: 0,
+            elapsed_s: 0.0,
+            execs_per_sec: 0.0,
+            queue: 0,
+            crashes: 0,
+            hangs: 0,
+            failing_runs: 0,
+            hanging_runs: 0,
+            executor_errors: 0,
+            last_find_exec: 0,
+            coverage: CoverageSummary::default(),
+            failures: Vec::new(),
+        };
+        let mut campaign = Campaign {
+            generator,
+            grammar: generator.grammar(),
+            executor,
+            classifier,
+            config,
+            out,
+            corpus: Vec::new(),
+            coverage: CoverageSet::new(),
+            crash_coverage: CoverageSet::new(),
+            hang_coverage: CoverageSet::new(),
+            failures: BTreeMap::new(),
+            next_crash: 0,
+            next_hang: 0,
+            stats,
+            session_start: Instant::now(),
+            elapsed_before: 0.0,
+            session_execs: 0,
+        };
+        if campaign.config.resume {
+            campaign.load()?;
+        } else {
+            campaign.out.append(
+                "plot_data.csv",
+                "elapsed_s,execs,coverage,queue,crashes,hangs\n",
+            )?;
+        }
+        campaign.update_stats();
+        campaign.write_stats()?;
+        Ok(campaign)
+    }
+
+    /// The output folder.
+    pub fn out_dir(&self) -> &std::path::Path {
+        self.out.root()
+    }
+
+    /// The current figures.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Runs until the budget is spent or `stop` is set; calls `progress` about four
+    /// times a second. Returns the final figures (also in `stats.json`).
+    pub fn run(
+        &mut self,
+        stop: &AtomicBool,
+        mut progress: impl FnMut(&Stats),
+    ) -> Result<Stats, FuzzError> {
+        self.session_start = Instant::now();
+        let mut last_progress = Instant::now();
+        let mut last_write = Instant::now();
+        let mut consecutive_errors = 0;
+        loop {
+            if stop.load(Ordering::Relaxed) || self.budget_spent() {
+                break;
+            }
+            let index = self.stats.execs;
+            let (tree, op, parent) = self.produce(index);
+            let outcome = match self.executor.run(tree.bytes()) {
+                Ok(outcome) => {
+                    consecutive_errors = 0;
+                    outcome
+                }
+                Err(e) => {
+                    self.stats.executor_errors += 1;
+                    consecutive_errors += 1;
+                    if consecutive_errors >= 5 {
+                        self.finish()?;
+                        return Err(FuzzError::Campaign(format!(
+                            "the target cannot be run any more: {e}"
+                        )));
+                    }
+                    continue;
+                }
+            };
+            self.stats.execs += 1;
+            self.session_execs += 1;
+            let failure = self.classifier.classify(&outcome);
+            // Runs that end normally, or with an exception or a pattern match (the
+            // process itself was fine), count for coverage; crashes and hangs do not.
+            let counts_for_coverage = match &failure {
+                None => true,
+                Some(f) => matches!(f.kind, FailureKind::Exception { .. } | FailureKind::Pattern),
+            };
+            if counts_for_coverage {
+                let novelty = self.coverage.add(&self.executor.trace());
+                if novelty.is_new() {
+                    self.keep(&tree, op, parent, novelty, &outcome)?;
+                }
+            }
+            if let Some(failure) = failure {
+                self.record_failure(&tree, op, parent, failure, &outcome)?;
+            }
+            if last_progress.elapsed() >= Duration::from_millis(250) {
+                last_progress = Instant::now();
+                self.update_stats();
+                progress(&self.stats);
+                if last_write.elapsed() >= Duration::from_secs(1) {
+                    last_write = Instant::now();
+                    self.write_stats()?;
+                    self.plot_line()?;
+                }
+            }
+        }
+        self.finish()?;
+        Ok(self.stats.clone())
+    }
+
+    fn finish(&mut self) -> Result<(), FuzzError> {
+        self.update_stats();
+        self.write_stats()?;
+        self.plot_line()
+    }
+
+    fn budget_spent(&self) -> bool {
+        self.config
+            .max_execs
+            .is_some_and(|max| self.stats.execs >= max)
+            || self
+                .config
+                .max_time
+                .is_some_and(|max| self.session_start.elapsed() >= max)
+    }
+
+    /// The input of round `index`: fresh, or a mutant of a kept tree.
+    fn produce(&self, index: u64) -> (DerivationTree, &'static str, Option<usize>) {
+        let mut rng = Generator::rng_for(self.config.seed, index);
+        let parents: Vec<&Entry> = if self.config.feedback {
+            self.corpus.iter().filter(|e| e.tree.is_some()).collect()
+        } else {
+            Vec::new()
+        };
+        if !parents.is_empty() && below(&mut rng, 1000) < self.config.mutate_per_mille {
+            let parent = parents[below(&mut rng, parents.len() as u32) as usize];
+            let mut tree = parent.tree.clone().expect("filtered");
+            let mut ops = 0u8;
+            for _ in 0..1 + below(&mut rng, 3) {
+                // Splice 2/5, regenerate 2/5, change a terminal's byte 1/5 (unless
+                // --valid-only); splicing falls back to regeneration without a donor.
+                let choice = below(&mut rng, if self.config.valid_only { 4 } else { 5 });
+                if choice == 4 {
+                    if let Some(t) = mutate::mutate_leaf(self.grammar, &tree, &mut rng) {
+                        tree = t;
+                        ops |= 4;
+                    }
+                    continue;
+                }
+                if parents.len() > 1 && choice < 2 {
+                    let donor = parents[below(&mut rng, parents.len() as u32) as usize];
+                    if let Some(t) = mutate::splice(
+                        self.generator,
+                        &tree,
+                        donor.tree.as_ref().expect("filtered"),
+                        &mut rng,
+                    ) {
+                        tree = t;
+                        ops |= 2;
+                        continue;
+                    }
+                }
+                if let Some(t) = mutate::regenerate(self.generator, &tree, &mut rng) {
+                    tree = t;
+                    ops |= 1;
+                }
+            }
+            let op = match ops {
+                0 => "copy",
+                1 => "regen",
+                2 => "splice",
+                3 => "regen+splice",
+                4 => "byte",
+                5 => "regen+byte",
+                6 => "splice+byte",
+                _ => "regen+splice+byte",
+            };
+            return (tree, op, Some(parent.id));
+        }
+        let (tree, _) = self.generator.generate_tree(&mut rng);
+        (tree, "gen", None)
+    }
+
+    fn name(&self, id: usize, parent: Option<usize>, op: &str) -> String {
+        let src = parent.map_or("none".to_string(), |p| format!("{p:06}"));
+        let ms = self.elapsed_ms();
+        format!(
+            "id:{id:06},src:{src},time:{ms},execs:{},op:{op}",
+            self.stats.execs
+        )
+    }
+
+    fn elapsed_ms(&self) -> u64 {
+        ((self.elapsed_before + self.session_start.elapsed().as_secs_f64()) * 1000.0) as u64
+    }
+
+    fn keep(
+        &mut self,
+        tree: &DerivationTree,
+        op: &str,
+        parent: Option<usize>,
+        novelty: thicket_exec::Novelty,
+        outcome: &Outcome,
+    ) -> Result<(), FuzzError> {
+        let id = self.corpus.len();
+        let mut name = self.name(id, parent, op);
+        if novelty.has_new_code() {
+            name.push_str(",+cov");
+        }
+        let file = format!("queue/{name}");
+        self.save(
+            &file,
+            tree,
+            "coverage",
+            Some(novelty),
+            None,
+            op,
+            parent,
+            id,
+            outcome,
+        )?;
+        self.corpus.push(Entry {
+            id,
+            tree: Some(tree.clone()),
+        });
+        self.stats.last_find_exec = self.stats.execs;
+        Ok(())
+    }
+
+    fn record_failure(
+        &mut self,
+        tree: &DerivationTree,
+        op: &str,
+        parent: Option<usize>,
+        failure: Failure,
+        outcome: &Outcome,
+    ) -> Result<(), FuzzError> {
+        let hang = failure.is_hang();
+        if hang {
+            self.stats.hanging_runs += 1;
+        } else {
+            self.stats.failing_runs += 1;
+        }
+        let key = failure.key();
+        let new = if failure.location.is_some() {
+            !self.failures.contains_key(&key)
+        } else {
+            // No location: distinct if it reached code no earlier such failure reached
+            // (AFL's rule), or the first of its kind when there is no coverage.
+            let trace = self.executor.trace();
+            let set = if hang {
+                &mut self.hang_coverage
+            } else {
+                &mut self.crash_coverage
+            };
+            let novelty = set.add(&trace);
+            novelty.has_new_code() || !self.failures.contains_key(&key)
+        };
+        if !new {
+            if let Some(record) = self.failures.get_mut(&key) {
+                record.count += 1;
+            }
+            return Ok(());
+        }
+        let (folder, id) = if hang {
+            self.next_hang += 1;
+            ("hangs", self.next_hang - 1)
+        } else {
+            self.next_crash += 1;
+            ("crashes", self.next_crash - 1)
+        };
+        let src = parent.map_or("none".to_string(), |p| format!("{p:06}"));
+        let tag = match (&failure.kind, outcome.status) {
+            (_, thicket_exec::Status::Signaled(sig)) => format!("sig:{sig:02}"),
+            (kind, _) => format!("kind:{}", file_safe(&kind.label())),
+        };
+        let name = if hang {
+            format!(
+                "id:{id:06},src:{src},time:{},execs:{},op:{op}",
+                self.elapsed_ms(),
+                self.stats.execs
+            )
+        } else {
+            format!(
+                "id:{id:06},{tag},src:{src},time:{},execs:{},op:{op}",
+                self.elapsed_ms(),
+                self.stats.execs
+            )
+        };
+        let file = format!("{folder}/{name}");
+        self.save(
+            &file,
+            tree,
+            "failure",
+            None,
+            Some(&failure),
+            op,
+            parent,
+            id,
+            outcome,
+        )?;
+        self.failures
+            .entry(key.clone())
+            .and_modify(|r| r.count += 1)
+            .or_insert(FailureRecord {
+                key,
+                file,
+                summary: failure.summary.clone(),
+                count: 1,
+            });
+        self.stats.last_find_exec = self.stats.execs;
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn save(
+        &mut self,
+        file: &str,
+        tree: &DerivationTree,
+        reason: &str,
+        novelty: Option<thicket_exec::Novelty>,
+        failure: Option<&Failure>,
+        op: &str,
+        parent: Option<usize>,
+        id: usize,
+        outcome: &Outcome,
+    ) -> Result<(), FuzzError> {
+        self.out.write(file, tree.bytes())?;
+        let text = std::str::from_utf8(tree.bytes()).ok();
+        let stderr = outcome.stderr.text();
+        let stderr_tail: String = {
+            let chars: Vec<char> = stderr.chars().collect();
+            chars[chars.len().saturating_sub(2000)..].iter().collect()
+        };
+        let meta = Meta {
+            id,
+            file,
+            reason,
+            novelty,
+            failure,
+            key: failure.map(Failure::key),
+            op,
+            parent,
+            exec: self.stats.execs,
+            time_ms: self.elapsed_ms(),
+            status: outcome.describe(),
+            duration_us: outcome.time.as_micros() as u64,
+            input: text,
+            input_hex: text.is_none().then(|| hex(tree.bytes())),
+            stderr_tail: if failure.is_some() {
+                stderr_tail
+            } else {
+                String::new()
+            },
+        };
+        let mut json = serde_json::to_string(&meta).expect("meta serializes");
+        json.pop();
+        json.push_str(",\"tree\":");
+        json.push_str(&tree.to_fuzzingbook_json(self.grammar));
+        json.push_str("}\n");
+        self.out
+            .write(&format!("meta/{file}.json"), json.as_bytes())
+    }
+
+    fn update_stats(&mut self) {
+        let session = self.session_start.elapsed().as_secs_f64();
+        self.stats.elapsed_s = self.elapsed_before + session;
+        self.stats.execs_per_sec = self.session_execs as f64 / session.max(1e-9);
+        self.stats.queue = self.corpus.len();
+        self.stats.crashes = self.next_crash;
+        self.stats.hangs = self.next_hang;
+        self.stats.coverage = self.coverage.summary(self.executor.map_size());
+        self.stats.failures = self.failures.values().cloned().collect();
+    }
+
+    fn write_stats(&mut self) -> Result<(), FuzzError> {
+        let mut json = serde_json::to_string_pretty(&self.stats).expect("stats serialize");
+        json.push('\n');
+        self.out.write("stats.json", json.as_bytes())
+    }
+
+    fn plot_line(&mut self) -> Result<(), FuzzError> {
+        let coverage = match self.stats.coverage.kind {
+            "edges" => self.coverage.edges(),
+            "python" => self.coverage.lines(),
+            _ => 0,
+        };
+        let line = format!(
+            "{:.1},{},{},{},{},{}\n",
+            self.stats.elapsed_s,
+            self.stats.execs,
+            coverage,
+            self.stats.queue,
+            self.stats.crashes,
+            self.stats.hangs
+        );
+        self.out.append("plot_data.csv", &line)
+    }
+
+    /// Loads a campaign to resume: figures from `stats.json`, the kept inputs (run again
+    /// to rebuild the coverage; parsed into trees so they can be mutated), and the
+    /// failures already saved.
+    fn load(&mut self) -> Result<(), FuzzError> {
+        let path = self.out.root().join("stats.json");
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            let old: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+                FuzzError::Campaign(format!("--resume: {} is unreadable: {e}", path.display()))
+            })?;
+            if let Some(seed) = old["seed"].as_u64()
+                && seed != self.config.seed
+            {
+                return Err(FuzzError::Campaign(format!(
+                    "--resume: the campaign used --seed {seed}; resume it with that seed"
+                )));
+            }
+            self.stats.execs = old["execs"].as_u64().unwrap_or(0);
+            self.elapsed_before = old["elapsed_s"].as_f64().unwrap_or(0.0);
+            self.stats.last_find_exec = old["last_find_exec"].as_u64().unwrap_or(0);
+            self.stats.failing_runs = old["failing_runs"].as_u64().unwrap_or(0);
+            self.stats.hanging_runs = old["hanging_runs"].as_u64().unwrap_or(0);
+        }
+        let parser = thicket_parse::Parser::new(self.grammar, Default::default())
+            .map_err(FuzzError::Campaign)?;
+        for (name, path) in self.out.list("queue")? {
+            let bytes = std::fs::read(&path)
+                .map_err(|e| FuzzError::Io(format!("cannot read {}", path.display()), e))?;
+            let tree = parser.parse(&bytes).ok().map(|r| r.tree());
+            self.executor.run(&bytes)?;
+            self.coverage.add(&self.executor.trace());
+            self.corpus.push(Entry {
+                id: id_of(&name).unwrap_or(self.corpus.len()),
+                tree,
+            });
+        }
+        for folder in ["crashes", "hangs"] {
+            for (name, path) in self.out.list(folder)? {
+                if folder == "crashes" {
+                    self.next_crash = self.next_crash.max(id_of(&name).map_or(0, |i| i + 1));
+                    // Rebuild the coverage that tells location-less crashes apart.
+                    if let Ok(bytes) = std::fs::read(&path) {
+                        self.executor.run(&bytes)?;
+                        self.crash_coverage.add(&self.executor.trace());
+                    }
+                } else {
+                    self.next_hang = self.next_hang.max(id_of(&name).map_or(0, |i| i + 1));
+                }
+                let meta_path = self.out.root().join(format!("meta/{folder}/{name}.json"));
+                let meta: serde_json::Value = std::fs::read_to_string(&meta_path)
+                    .ok()
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .unwrap_or_default();
+                if let Some(key) = meta["key"].as_str() {
+                    self.failures
+                        .entry(key.to_string())
+                        .and_modify(|r| r.count += 1)
+                        .or_insert(FailureRecord {
+                            key: key.to_string(),
+                            file: format!("{folder}/{name}"),
+                            summary: meta["failure"]["summary"]
+                                .as_str()
+                                .unwrap_or_default()
+                                .to_string(),
+                            count: 1,
+                        });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,303 @@
+//! Mutations of derivation trees through the grammar: replace a rule's subtree by a
+//! freshly generated one (regeneration), or by another tree's subtree of the same rule
+//! (splicing); the results are again derivation trees of the grammar, so those mutants
+//! are valid inputs. One mutation leaves the language on purpose: changing a byte of a
+//! terminal (FdLoop's leaf bit-flip), which reaches the target's error handling.
+
+use rand::Rng;
+use thicket_gen::{Generator, below};
+use thicket_grammar::{Expr, ExprId, Grammar, SymbolId};
+use thicket_tree::{DerivationTree, NodeId, TreeBuilder, TreeSink};
+
+/// The rule a node expands, if it is a rule reference (and not the root).
+pub fn rule_of(grammar: &Grammar, tree: &DerivationTree, node: NodeId) -> Option<SymbolId> {
+    match grammar.expr(tree.expr(node)) {
+        Expr::Ref(symbol) if node.index() > 0 => Some(*symbol),
+        _ => None,
+    }
+}
+
+/// The rule-reference nodes of a tree other than the root: where mutations apply.
+pub fn rule_nodes(grammar: &Grammar, tree: &DerivationTree) -> Vec<NodeId> {
+    tree.descendants(tree.root())
+        .filter(|&n| rule_of(grammar, tree, n).is_some())
+        .collect()
+}
+
+/// Rule expansions above each node (the depth at which the generator would expand it).
+fn depth_above(grammar: &Grammar, tree: &DerivationTree, target: NodeId) -> u32 {
+    // (subtree end, depth inside) of the open ancestors.
+    let mut open: Vec<(usize, u32)> = Vec::new();
+    for node in tree.descendants(tree.root()) {
+        let i = node.index();
+        while open.last().is_some_and(|&(end, _)| end <= i) {
+            open.pop();
+        }
+        let outer = open.last().map_or(0, |&(_, d)| d);
+        if node == target {
+            return outer;
+        }
+        let inside = outer + u32::from(matches!(grammar.expr(tree.expr(node)), Expr::Ref(_)));
+        open.push((tree.subtree_end(node), inside));
+    }
+    0
+}
+
+/// Emits the subtree of `tree` at `node` into `sink`, its root instantiating `root_expr`
+/// instead of its own (for splicing under another occurrence of the same rule), with the
+/// subtree at `hole` (if any) replaced by whatever `fill` emits.
+fn emit(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    node: NodeId,
+    root_expr: ExprId,
+    hole: Option<NodeId>,
+    sink: &mut TreeBuilder,
+    fill: &mut dyn FnMut(&mut TreeBuilder),
+) {
+    let mut open_ends: Vec<usize> = Vec::new();
+    let mut skip_until = 0;
+    for current in tree.descendants(node) {
+        let i = current.index();
+        if i < skip_until {
+            continue;
+        }
+        while open_ends.last().is_some_and(|&e| e <= i) {
+            open_ends.pop();
+            sink.close();
+        }
+        if Some(current) == hole {
+            fill(sink);
+            skip_until = tree.subtree_end(current);
+            continue;
+        }
+        let expr = if current == node {
+            root_expr
+        } else {
+            tree.expr(current)
+        };
+        match grammar.expr(expr) {
+            Expr::Literal(_) | Expr::Regex(_) => sink.terminal(expr, tree.text(current)),
+            _ => {
+                sink.open(expr);
+                open_ends.push(tree.subtree_end(current));
+            }
+        }
+    }
+    for _ in open_ends {
+        sink.close();
+    }
+}
+
+/// A copy of `tree` with the subtree at `hole` replaced by what `fill` emits.
+fn replace(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    hole: NodeId,
+    fill: &mut dyn FnMut(&mut TreeBuilder),
+) -> DerivationTree {
+    let mut builder = TreeBuilder::new();
+    emit(
+        grammar,
+        tree,
+        tree.root(),
+        tree.expr(tree.root()),
+        Some(hole),
+        &mut builder,
+        fill,
+    );
+    builder.finish()
+}
+
+/// Replaces the subtree at a random rule node by a fresh one from the generator
+/// (within its depth limit). `None` if the tree has no rule node below the root.
+pub fn regenerate<R: Rng + ?Sized>(
+    generator: &Generator<'_>,
+    tree: &DerivationTree,
+    rng: &mut R,
+) -> Option<DerivationTree> {
+    let grammar = generator.grammar();
+    let nodes = rule_nodes(grammar, tree);
+    if nodes.is_empty() {
+        return None;
+    }
+    let hole = nodes[below(rng, nodes.len() as u32) as usize];
+    let depth = depth_above(grammar, tree, hole);
+    let expr = tree.expr(hole);
+    Some(replace(grammar, tree, hole, &mut |sink| {
+        generator.expand(expr, depth, rng, sink);
+    }))
+}
+
+/// Replaces the subtree at a random rule node of `tree` by the subtree of a node of
+/// `donor` that expands the same rule (a different text), if there is one and the
+/// result stays within `max_depth`.
+pub fn splice<R: Rng + ?Sized>(
+    generator: &Generator<'_>,
+    tree: &DerivationTree,
+    donor: &DerivationTree,
+    rng: &mut R,
+) -> Option<DerivationTree> {
+    let grammar = generator.grammar();
+    let nodes = rule_nodes(grammar, tree);
+    if nodes.is_empty() {
+        return None;
+    }
+    // A few tries to find a rule the donor also expands.
+    for _ in 0..4 {
+        let hole = nodes[below(rng, nodes.len() as u32) as usize];
+        let rule = rule_of(grammar, tree, hole);
+        let candidates: Vec<NodeId> = donor
+            .descendants(donor.root())
+            .filter(|&n| rule_of(grammar, donor, n) == rule && donor.text(n) != tree.text(hole))
+            .collect();
+        if candidates.is_empty() {
+            continue;
+        }
+        let part = candidates[below(rng, candidates.len() as u32) as usize];
+        let expr = tree.expr(hole);
+        let result = replace(grammar, tree, hole, &mut |sink| {
+            emit(grammar, donor, part, expr, None, sink, &mut |_| {});
+        });
+        if result.depth(grammar) <= generator.config().max_depth {
+            return Some(result);
+        }
+    }
+    None
+}
+
+/// Bytes worth inserting: delimiters, quotes, escapes, digits, letters, and bytes that
+/// are not text.
+const INTERESTING: &[u8] = b"\"'\\/{}[]()<>,;:.-+eE0129azAZ \t\n\r\x00\x7f\xc3\xff";
+
+/// Changes one byte of a random terminal: flips a bit, replaces, deletes or inserts a
+/// byte. The tree keeps its shape; its text leaves the grammar's language (usually).
+pub fn mutate_leaf<R: Rng + ?Sized>(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    rng: &mut R,
+) -> Option<DerivationTree> {
+    let leaves: Vec<NodeId> = tree
+        .descendants(tree.root())
+        .filter(|&n| {
+            matches!(
+                grammar.expr(tree.expr(n)),
+                Expr::Literal(_) | Expr::Regex(_)
+            )
+        })
+        .collect();
+    if leaves.is_empty() {
+        return None;
+    }
+    let leaf = leaves[below(rng, leaves.len() as u32) as usize];
+    let mut text = tree.text(leaf).to_vec();
+    let pick = |rng: &mut R| INTERESTING[below(rng, INTERESTING.len() as u32) as usize];
+    match (below(rng, 4), text.len()) {
+        (_, 0) | (3, _) => {
+            let at = below(rng, text.len() as u32 + 1) as usize;
+            text.insert(at, pick(rng));
+        }
+        (0, n) => {
+            let at = below(rng, n as u32) as usize;
+            text[at] ^= 1 << below(rng, 8);
+        }
+        (1, n) => {
+            let at = below(rng, n as u32) as usize;
+            text[at] = pick(rng);
+        }
+        (_, n) => {
+            text.remove(below(rng, n as u32) as usize);
+        }
+    }
+    let expr = tree.expr(leaf);
+    Some(replace(grammar, tree, leaf, &mut |sink| {
+        sink.terminal(expr, &text)
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thicket_gen::GenConfig;
+    use thicket_grammar::load_spec_text;
+
+    const SPEC: &str = r#"
+<start> ::= <list>
+<list> ::= "[" <item> ("," <item>)* "]"
+<item> ::= <num> | <list>
+<num> ::= r"[0-9]{1,3}"
+"#;
+
+    fn grammar() -> Grammar {
+        load_spec_text("t.fan", SPEC.as_bytes()).unwrap()
+    }
+
+    /// A tree is consistent if re-emitting it gives the same bytes and structure, and
+    /// every Ref node's child is its rule's body.
+    fn check(grammar: &Grammar, tree: &DerivationTree) {
+        for node in tree.descendants(tree.root()) {
+            if let Expr::Ref(symbol) = grammar.expr(tree.expr(node)) {
+                let child = tree.children(node).next().expect("a Ref has a child");
+                assert_eq!(tree.expr(child), grammar.rule(*symbol).body);
+            }
+        }
+        let parser = thicket_parse::Parser::new(grammar, Default::default()).unwrap();
+        assert!(
+            parser.recognize(tree.bytes()).is_ok(),
+            "{:?}",
+            String::from_utf8_lossy(tree.bytes())
+        );
+    }
+
+    #[test]
+    fn mutants_are_trees_of_the_grammar_and_differ() {
+        let grammar = grammar();
+        let generator = Generator::new(
+            &grammar,
+            GenConfig {
+                max_depth: 8,
+                ..GenConfig::default()
+            },
+        )
+        .unwrap();
+        let mut changed = 0;
+        for i in 0..200 {
+            let mut rng = Generator::rng_for(7, i);
+            let (tree, _) = generator.generate_tree(&mut rng);
+            let (donor, _) = generator.generate_tree(&mut rng);
+            let mutant = regenerate(&generator, &tree, &mut rng).unwrap();
+            check(&grammar, &mutant);
+            assert!(mutant.depth(&grammar) <= 8);
+            changed += usize::from(mutant.bytes() != tree.bytes());
+            if let Some(spliced) = splice(&generator, &tree, &donor, &mut rng) {
+                check(&grammar, &spliced);
+                assert_ne!(spliced.bytes(), tree.bytes());
+            }
+        }
+        assert!(changed > 100, "{changed}");
+    }
+
+    #[test]
+    fn leaf_mutants_change_one_terminal() {
+        let grammar = grammar();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        for i in 0..100 {
+            let mut rng = Generator::rng_for(3, i);
+            let (tree, _) = generator.generate_tree(&mut rng);
+            let mutant = mutate_leaf(&grammar, &tree, &mut rng).unwrap();
+            assert_eq!(mutant.len(), tree.len(), "same shape");
+            let (a, b) = (tree.bytes(), mutant.bytes());
+            assert!(a.len().abs_diff(b.len()) <= 1 && a != b || a.len() == b.len());
+        }
+    }
+
+    #[test]
+    fn mutation_is_deterministic() {
+        let grammar = grammar();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let (tree, _) = generator.generate_tree(&mut Generator::rng_for(1, 1));
+        let a = regenerate(&generator, &tree, &mut Generator::rng_for(1, 2)).unwrap();
+        let b = regenerate(&generator, &tree, &mut Generator::rng_for(1, 2)).unwrap();
+        assert_eq!(a.bytes(), b.bytes());
+    }
+}

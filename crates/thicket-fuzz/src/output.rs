@@ -1,0 +1,150 @@
+//! The campaign's output folder, in AFL's layout: `queue/`, `crashes/`, `hangs/`, plus
+//! `meta/<same path>.json` per saved input (its derivation tree and why it was kept),
+//! `stats.json` and `plot_data.csv`. Every file appears atomically (written under
+//! `.tmp/`, then renamed), so a campaign killed at any moment leaves only whole files.
+
+use crate::FuzzError;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The subfolders holding inputs.
+pub const FOLDERS: [&str; 3] = ["queue", "crashes", "hangs"];
+
+/// An output folder.
+pub struct OutDir {
+    root: PathBuf,
+    tmp: PathBuf,
+    counter: u64,
+}
+
+impl OutDir {
+    /// Opens `root` for a new campaign (it must not hold one already) or, with
+    /// `resume`, for continuing the campaign in it.
+    pub fn open(root: &Path, resume: bool) -> Result<OutDir, FuzzError> {
+        let holds_campaign = root.join("stats.json").exists() || root.join("queue").exists();
+        if holds_campaign && !resume {
+            return Err(FuzzError::Campaign(format!(
+                "{} already holds a campaign: continue it with --resume, or choose another folder",
+                root.display()
+            )));
+        }
+        if resume && !holds_campaign {
+            return Err(FuzzError::Campaign(format!(
+                "--resume: {} holds no campaign (no stats.json or queue/)",
+                root.display()
+            )));
+        }
+        let io = |e| FuzzError::Io(format!("cannot create {}", root.display()), e);
+        for folder in FOLDERS {
+            std::fs::create_dir_all(root.join(folder)).map_err(io)?;
+            std::fs::create_dir_all(root.join("meta").join(folder)).map_err(io)?;
+        }
+        let tmp = root.join(".tmp");
+        std::fs::create_dir_all(&tmp).map_err(io)?;
+        Ok(OutDir {
+            root: root.to_path_buf(),
+            tmp,
+            counter: 0,
+        })
+    }
+
+    /// The folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where executors may keep their scratch files.
+    pub fn scratch(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Writes `bytes` to `relative` (inside the folder) atomically.
+    pub fn write(&mut self, relative: &str, bytes: &[u8]) -> Result<(), FuzzError> {
+        self.counter += 1;
+        let tmp = self
+            .tmp
+            .join(format!("write-{}-{}", std::process::id(), self.counter));
+        let dest = self.root.join(relative);
+        let io = |e| FuzzError::Io(format!("cannot write {}", dest.display()), e);
+        let mut file = std::fs::File::create(&tmp).map_err(io)?;
+        file.write_all(bytes).map_err(io)?;
+        drop(file);
+        std::fs::rename(&tmp, &dest).map_err(io)
+    }
+
+    /// Appends a line to `relative` (for `plot_data.csv`; a torn last line is the worst
+    /// a kill can do).
+    pub fn append(&self, relative: &str, line: &str) -> Result<(), FuzzError> {
+        let path = self.root.join(relative);
+        let io = |e| FuzzError::Io(format!("cannot write {}", path.display()), e);
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io)?;
+        file.write_all(line.as_bytes()).map_err(io)
+    }
+
+    /// The input files of a subfolder, sorted by name (AFL ids sort in order).
+    pub fn list(&self, folder: &str) -> Result<Vec<(String, PathBuf)>, FuzzError> {
+        let dir = self.root.join(folder);
+        let io = |e| FuzzError::Io(format!("cannot read {}", dir.display()), e);
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(&dir).map_err(io)? {
+            let entry = entry.map_err(io)?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with("id:") && entry.path().is_file() {
+                files.push((name, entry.path()));
+            }
+        }
+        files.sort();
+        Ok(files)
+    }
+}
+
+/// The AFL id of a file name (`id:000042,...` gives 42).
+pub fn id_of(name: &str) -> Option<usize> {
+    name.strip_prefix("id:")?.split(',').next()?.parse().ok()
+}
+
+/// Makes a label safe for a file name (letters, digits, `.`, `_`, `-`).
+pub fn file_safe(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(80)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_names() {
+        assert_eq!(id_of("id:000042,src:000001,op:regen"), Some(42));
+        assert_eq!(id_of("README.txt"), None);
+        assert_eq!(
+            file_safe("python json.decoder.JSONDecodeError"),
+            "python_json.decoder.JSONDecodeError"
+        );
+    }
+
+    #[test]
+    fn refuses_to_mix_campaigns() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut out = OutDir::open(dir.path(), false).unwrap();
+        out.write("queue/id:000000,op:gen", b"x").unwrap();
+        assert_eq!(out.list("queue").unwrap().len(), 1);
+        assert!(OutDir::open(dir.path(), false).is_err());
+        assert!(OutDir::open(dir.path(), true).is_ok());
+        let empty = tempfile::tempdir().unwrap();
+        assert!(OutDir::open(empty.path(), true).is_err());
+    }
+}
