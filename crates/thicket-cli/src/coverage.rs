@@ -58,20 +58,10 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
     };
     let files = expand_inputs(&args.inputs)?;
     let classifier = args.target.classifier()?;
-    let (mut executor, note) = match args.target.executor() {
-        Ok(pair) => pair,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(if matches!(e, thicket_exec::ExecError::Usage(_)) {
-                exit::USAGE
-            } else {
-                exit::FAILURE
-            });
-        }
+    let mut executor = match args.target.executor_or_report() {
+        Ok(executor) => executor,
+        Err(code) => return Ok(code),
     };
-    if let Some(note) = note {
-        eprintln!("note: {note}");
-    }
     let parser = thicket_parse::Parser::new(&spec.grammar, Default::default())
         .map_err(|e| anyhow::anyhow!(e))?;
     let mut growth = match &args.growth {

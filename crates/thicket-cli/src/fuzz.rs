@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use thicket_fuzz::{Campaign, FuzzConfig, Stats};
-use thicket_gen::{GenConfig, Generator};
+use thicket_gen::Generator;
 
 /// Arguments of `thicket fuzz`.
 #[derive(Args, Debug)]
@@ -76,18 +76,8 @@ pub struct FuzzArgs {
     #[arg(long)]
     json_stats: bool,
 
-    /// Greatest derivation depth of generated inputs.
-    #[arg(long, value_name = "D", default_value_t = GenConfig::default().max_depth)]
-    max_depth: u32,
-
-    /// Cap on repetitions of `*`, `+`, `{n,}`.
-    #[arg(long, value_name = "R", default_value_t = GenConfig::default().max_repetitions)]
-    max_repetitions: u32,
-
-    /// Rule expansions per input after which it is closed off along the shortest
-    /// derivations.
-    #[arg(long, value_name = "N", default_value_t = GenConfig::default().max_nodes)]
-    max_nodes: usize,
+    #[command(flatten)]
+    limits: crate::generate::GenLimits,
 
     #[command(flatten)]
     target: TargetArgs,
@@ -127,11 +117,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         eprintln!("error: --mutate-share must be between 0 and 1");
         return Ok(exit::USAGE);
     }
-    let config = GenConfig {
-        max_depth: args.max_depth,
-        max_repetitions: args.max_repetitions,
-        max_nodes: args.max_nodes.max(1),
-    };
+    let config = args.limits.config();
     let generator = match Generator::new(&spec.grammar, config) {
         Ok(g) => g,
         Err(e) => {
@@ -140,20 +126,10 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
     };
     let classifier = args.target.classifier()?;
-    let (executor, note) = match args.target.executor() {
-        Ok(pair) => pair,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(if matches!(e, thicket_exec::ExecError::Usage(_)) {
-                exit::USAGE
-            } else {
-                exit::FAILURE
-            });
-        }
+    let executor = match args.target.executor_or_report() {
+        Ok(executor) => executor,
+        Err(code) => return Ok(code),
     };
-    if let Some(note) = note {
-        eprintln!("note: {note}");
-    }
     let seed = args.seed.unwrap_or_else(|| {
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

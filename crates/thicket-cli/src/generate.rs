@@ -18,6 +18,35 @@ use thicket_tree::DerivationTree;
 /// Inputs generated per parallel batch; output order never depends on it.
 const BATCH: u64 = 2048;
 
+/// The limits of generation, shared by every subcommand that generates.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct GenLimits {
+    /// Greatest derivation depth (rule expansions on any root-to-leaf path).
+    #[arg(long, value_name = "D", default_value_t = GenConfig::default().max_depth)]
+    pub max_depth: u32,
+
+    /// Cap on repetitions of `*`, `+`, `{n,}` (and of regex repetitions); a larger
+    /// mandatory minimum such as `{7}` still wins.
+    #[arg(long, value_name = "R", default_value_t = GenConfig::default().max_repetitions)]
+    pub max_repetitions: u32,
+
+    /// Rule expansions per input after which the rest of the input is closed off along
+    /// the shortest derivations (keeps explosive grammars bounded).
+    #[arg(long, value_name = "N", default_value_t = GenConfig::default().max_nodes)]
+    pub max_nodes: usize,
+}
+
+impl GenLimits {
+    /// The generator configuration these limits give.
+    pub fn config(self) -> GenConfig {
+        GenConfig {
+            max_depth: self.max_depth,
+            max_repetitions: self.max_repetitions,
+            max_nodes: self.max_nodes.max(1),
+        }
+    }
+}
+
 /// Arguments of `thicket generate`.
 #[derive(Args, Debug)]
 #[command(
@@ -41,19 +70,8 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
 
-    /// Greatest derivation depth (rule expansions on any root-to-leaf path).
-    #[arg(long, value_name = "D", default_value_t = GenConfig::default().max_depth)]
-    max_depth: u32,
-
-    /// Cap on repetitions of `*`, `+`, `{n,}` (and of regex repetitions); a larger
-    /// mandatory minimum such as `{7}` still wins.
-    #[arg(long, value_name = "R", default_value_t = GenConfig::default().max_repetitions)]
-    max_repetitions: u32,
-
-    /// Rule expansions per input after which the rest of the input is closed off along
-    /// the shortest derivations (keeps explosive grammars bounded).
-    #[arg(long, value_name = "N", default_value_t = GenConfig::default().max_nodes)]
-    max_nodes: usize,
+    #[command(flatten)]
+    limits: GenLimits,
 
     /// Write each input to its own file in DIR (created if missing) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "DIR")]
@@ -197,11 +215,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             spec.source.name()
         );
     }
-    let config = GenConfig {
-        max_depth: args.max_depth,
-        max_repetitions: args.max_repetitions,
-        max_nodes: args.max_nodes.max(1),
-    };
+    let config = args.limits.config();
     let generator = match Generator::new(&spec.grammar, config) {
         Ok(generator) => generator,
         Err(e @ GenError::DepthTooSmall { .. }) => {

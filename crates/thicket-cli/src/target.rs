@@ -93,6 +93,27 @@ pub enum ModeArg {
 }
 
 impl TargetArgs {
+    /// The executor (printing its note, if any), or the exit code after reporting why
+    /// the target cannot be run.
+    pub fn executor_or_report(&self) -> Result<Box<dyn Executor>, u8> {
+        match self.executor() {
+            Ok((executor, note)) => {
+                if let Some(note) = note {
+                    eprintln!("note: {note}");
+                }
+                Ok(executor)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Err(if matches!(e, ExecError::Usage(_)) {
+                    crate::exit::USAGE
+                } else {
+                    crate::exit::FAILURE
+                })
+            }
+        }
+    }
+
     /// The executor, and a note to show (e.g. that coverage is off).
     pub fn executor(&self) -> Result<(Box<dyn Executor>, Option<String>), ExecError> {
         let limits = Limits {
