@@ -10,8 +10,8 @@
 //! DFA matches, then each child is rebuilt the same way. The first path found wins,
 //! children matched in order and each child's match ends tried shortest first.
 
+use crate::compile::{Op, Parser};
 use crate::terminal::RegexMatcher;
-use crate::{Op, Parser};
 use regex_syntax::hir::{Hir, Repetition};
 use thicket_grammar::{Expr, ExprId};
 use thicket_tree::TreeSink;
