@@ -2,7 +2,7 @@
 //! shortcuts skipped, and where each node's derivations end.
 
 use crate::compile::Parser;
-use crate::earley::{Chart, Item, Waiting};
+use crate::earley::{Chart, Item, SMALL_SET, Waiting};
 use rustc_hash::FxHashSet;
 
 /// A successful parse: the chart, from which trees are read.
@@ -12,8 +12,8 @@ pub struct ParseResult<'p, 'g> {
     pub(crate) items: Vec<Item>,
     /// `items[set_start[j]..set_start[j + 1]]` is Earley set `j`, in insertion order.
     pub(crate) set_start: Vec<u32>,
-    /// Per set, indices into `items` sorted by `(node, origin, dot)`.
-    pub(crate) index: Vec<u32>,
+    /// Sorted indices of the sets too large to search linearly.
+    pub(crate) big_index: BigIndex,
     /// Per set (`wait_start`), who waits there for which node, sorted by node.
     pub(crate) waiting: Vec<Waiting>,
     pub(crate) wait_start: Vec<u32>,
@@ -30,6 +30,40 @@ pub(crate) fn set_range(set_start: &[u32], len: usize, j: usize) -> (usize, usiz
     (lo, hi)
 }
 
+/// For each set larger than `SMALL_SET`, indices into the chart's items sorted by
+/// `(node, origin, dot)`. Smaller sets (most of them) are searched linearly, which costs
+/// less than keeping an index for every item.
+#[derive(Default)]
+pub(crate) struct BigIndex {
+    /// `(set, start in sorted)`, by set.
+    sets: Vec<(u32, u32)>,
+    sorted: Vec<u32>,
+}
+
+impl BigIndex {
+    /// Indexes set `j`, whose items are `items`, the first at chart index `base`, if it is
+    /// large.
+    pub(crate) fn add_set(&mut self, j: usize, items: &[Item], base: usize) {
+        if items.len() <= SMALL_SET {
+            return;
+        }
+        let start = self.sorted.len();
+        self.sets.push((j as u32, start as u32));
+        self.sorted.extend(base as u32..(base + items.len()) as u32);
+        self.sorted[start..].sort_unstable_by_key(|&i| {
+            let it = &items[i as usize - base];
+            (it.node, it.origin, it.dot, i)
+        });
+    }
+
+    /// The sorted indices of set `j`, whose size is `len` (a large set).
+    fn of(&self, j: usize, len: usize) -> &[u32] {
+        let at = self.sets.partition_point(|&(set, _)| (set as usize) < j);
+        let start = self.sets[at].1 as usize;
+        &self.sorted[start..start + len]
+    }
+}
+
 impl ParseResult<'_, '_> {
     /// Number of Earley items the parse used (a measure of work and memory).
     pub fn item_count(&self) -> usize {
@@ -39,8 +73,15 @@ impl ParseResult<'_, '_> {
     /// The item `(node, origin, dot)` in set `j`, if present.
     pub(crate) fn find(&self, j: usize, node: u32, origin: u32, dot: u32) -> Option<Item> {
         let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
-        let slice = &self.index[lo..hi];
         let key = (node, origin, dot);
+        if hi - lo <= SMALL_SET {
+            return self.items[lo..hi]
+                .iter()
+                .find(|it| (it.node, it.origin, it.dot) == key)
+                .copied()
+                .or_else(|| self.leo_skipped(j, node, origin).filter(|it| it.dot == dot));
+        }
+        let slice = self.big_index.of(j, hi - lo);
         let at = slice.partition_point(|&i| {
             let it = &self.items[i as usize];
             (it.node, it.origin, it.dot) < key
@@ -148,7 +189,14 @@ impl ParseResult<'_, '_> {
     /// The earliest-derived complete item of a repetition spanning `origin..j`.
     pub(crate) fn complete_repeat(&self, j: usize, node: u32, origin: u32) -> Option<Item> {
         let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
-        let slice = &self.index[lo..hi];
+        if hi - lo <= SMALL_SET {
+            // In insertion order, so the first is the earliest derived.
+            return self.items[lo..hi]
+                .iter()
+                .find(|it| (it.node, it.origin) == (node, origin) && self.parser.is_complete(it))
+                .copied();
+        }
+        let slice = self.big_index.of(j, hi - lo);
         let at = slice.partition_point(|&i| {
             let it = &self.items[i as usize];
             (it.node, it.origin) < (node, origin)

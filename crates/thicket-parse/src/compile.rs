@@ -50,6 +50,10 @@ pub struct Parser<'g> {
     pub(crate) tokens: Vec<OnceLock<Option<RegexMatcher>>>,
     /// The bytes each node's non-empty derivations can start with.
     pub(crate) first: Vec<ByteSet>,
+    /// The bytes that can follow each node in some derivation from the root, and whether
+    /// the end of the input can.
+    pub(crate) follow: Vec<ByteSet>,
+    pub(crate) follow_end: Vec<bool>,
     pub(crate) root: u32,
 }
 
@@ -89,6 +93,8 @@ impl<'g> Parser<'g> {
             regular: vec![false; n],
             tokens: (0..n).map(|_| OnceLock::new()).collect(),
             first: vec![ByteSet::default(); n],
+            follow: vec![ByteSet::default(); n],
+            follow_end: vec![false; n],
             root: grammar.root().index() as u32,
         };
         let index = |e: ExprId| e.index() as u32;
@@ -146,6 +152,7 @@ impl<'g> Parser<'g> {
         parser.compute_owners();
         parser.compute_regular();
         parser.compute_first();
+        parser.compute_follow();
         Ok(parser)
     }
 
@@ -270,6 +277,75 @@ impl<'g> Parser<'g> {
             if !changed {
                 break;
             }
+        }
+    }
+
+    /// FOLLOW sets by fixpoint (an over-approximation, as usual: every byte that can
+    /// follow a node in some sentential form from the root). A node completed at `j`
+    /// where `text[j]` cannot follow it is in no derivation of the whole input; the
+    /// parser drops such matches (see `earley.rs`).
+    fn compute_follow(&mut self) {
+        self.follow_end[self.root as usize] = true;
+        loop {
+            let mut changed = false;
+            // Parents before children would converge faster, but ids put children first;
+            // the fixpoint is cheap either way.
+            for x in (0..self.ops.len()).rev() {
+                let (set, end) = (self.follow[x], self.follow_end[x]);
+                let mut flow = |parser: &mut Self, child: u32, set: &ByteSet, end: bool| {
+                    let c = child as usize;
+                    let mut grown = parser.follow[c];
+                    grown.union(set);
+                    if grown != parser.follow[c] || (end && !parser.follow_end[c]) {
+                        parser.follow[c] = grown;
+                        parser.follow_end[c] |= end;
+                        changed = true;
+                    }
+                };
+                match self.ops[x] {
+                    Op::Literal | Op::Regex => {}
+                    Op::Ref { body } => flow(self, body, &set, end),
+                    Op::Alt { start, len } => {
+                        for i in start..start + len {
+                            let c = self.children[i as usize];
+                            flow(self, c, &set, end);
+                        }
+                    }
+                    Op::Seq { start, len } => {
+                        // Walk right to left, carrying what can follow the child.
+                        let (mut after, mut after_end) = (set, end);
+                        for i in (start..start + len).rev() {
+                            let c = self.children[i as usize];
+                            flow(self, c, &after, after_end);
+                            if self.nullable(c) {
+                                after.union(&self.first[c as usize]);
+                            } else {
+                                after = self.first[c as usize];
+                                after_end = false;
+                            }
+                        }
+                    }
+                    Op::Repeat { item, max, .. } => {
+                        let mut after = set;
+                        if max.is_none_or(|m| m > 1) {
+                            after.union(&self.first[item as usize]);
+                        }
+                        flow(self, item, &after, end);
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// Whether a derivation of `node` ending at `end` can be followed by the rest of
+    /// `text`.
+    pub(crate) fn can_follow(&self, node: u32, text: &[u8], end: usize) -> bool {
+        match text.get(end) {
+            Some(&b) => self.follow[node as usize].contains(b),
+            None => self.follow_end[node as usize],
         }
     }
 

@@ -1,21 +1,29 @@
 //! The Earley recogniser: builds the chart set by set, with Leo's optimisation for
 //! deterministic right-recursive completions.
 
-use crate::chart::ParseResult;
+use crate::chart::{BigIndex, ParseResult};
 use crate::compile::{Op, Parser};
 use crate::error::ParseError;
 use rustc_hash::FxHashSet;
-use std::collections::VecDeque;
 use thicket_grammar::{Expr, ExprId};
 
-/// What the Leo memo knows about completing a node from a set.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum LeoMemo {
-    Unknown,
-    /// Not deterministic: complete the ordinary way.
-    No,
-    /// The chain's top item.
-    Top(Item),
+/// What is known about completing a node from a set, per waiting entry (used at the
+/// first entry of each node's group): not yet looked at, not deterministic (complete the
+/// ordinary way), or the top of the Leo chain, as an index into `tops` (chains share
+/// their top, so it is stored once).
+#[derive(Default)]
+pub(crate) struct LeoMemo {
+    state: Vec<u32>,
+    tops: Vec<Item>,
+}
+
+const MEMO_UNKNOWN: u32 = u32::MAX;
+const MEMO_NO: u32 = u32::MAX - 1;
+
+impl LeoMemo {
+    fn grow(&mut self, len: usize) {
+        self.state.resize(len, MEMO_UNKNOWN);
+    }
 }
 
 /// The finished part of the chart, for lookups while later sets are built.
@@ -58,18 +66,60 @@ pub(crate) struct Item {
     pub(crate) back: u32,
 }
 
+/// Sets up to this size are searched linearly (deduplication, chart lookups): most sets
+/// are this small, and a scan of a few items is cheaper than hashing or sorting them.
+pub(crate) const SMALL_SET: usize = 16;
+
+/// An item scanned into a later set: ordered by that set's position, then by when it was
+/// scanned, so each set receives its scanned items in the order they arose.
+#[derive(Clone, Copy, Debug)]
+struct Scanned {
+    end: u32,
+    item: Item,
+    seq: u64,
+}
+
+impl PartialEq for Scanned {
+    fn eq(&self, other: &Self) -> bool {
+        (self.end, self.seq) == (other.end, other.seq)
+    }
+}
+
+impl Eq for Scanned {}
+
+impl PartialOrd for Scanned {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Scanned {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Reversed: `BinaryHeap` is a max-heap, and the earliest must come out first.
+        (other.end, other.seq).cmp(&(self.end, self.seq))
+    }
+}
+
 /// The parser's working state for the set being built, reused from set to set.
 #[derive(Default)]
 pub(crate) struct Work {
     /// Position of the set being built.
     pub(crate) j: usize,
+    /// Whether matches the next byte cannot follow are dropped.
+    pub(crate) follow_filter: bool,
     /// Items of set `j`, in the order they arose.
     pub(crate) current: Vec<Item>,
-    pub(crate) seen: FxHashSet<(u32, u32, u32)>,
-    /// Items already scanned into sets `j + 1`, `j + 2`, ...
-    pub(crate) pending: VecDeque<Vec<Item>>,
-    /// Emptied vectors, for reuse.
-    pub(crate) spare: Vec<Vec<Item>>,
+    /// The keys of `current` once it outgrows `SMALL_SET` (until then it is scanned).
+    seen: FxHashSet<(u32, u32, u32)>,
+    /// Items already scanned into later sets. A heap rather than one list per position:
+    /// a long token must not cost a list for every position it spans.
+    pending: std::collections::BinaryHeap<Scanned>,
+    /// How many items have been scanned ahead so far (orders `pending`).
+    scanned: u64,
+    /// Waiting entries of set `j`, recorded as items predict.
+    pub(crate) waiting: Vec<Waiting>,
+    /// Set by `expect` when it predicted the child (rather than scanned or skipped it).
+    pub(crate) predicted: bool,
     /// Terminals and tokens matched at `j`: `(node, start, len)` into `cache_ends`.
     pub(crate) cache_keys: Vec<(u32, u32, u32)>,
     pub(crate) cache_ends: Vec<usize>,
@@ -79,32 +129,62 @@ impl Work {
     /// Starts set `j` with the items scanned into it, duplicates dropped.
     fn start_set(&mut self, j: usize) {
         self.j = j;
-        let mut scanned = self.pending.pop_front().unwrap_or_default();
-        self.seen.clear();
         self.current.clear();
-        for item in scanned.drain(..) {
-            if self.seen.insert((item.node, item.dot, item.origin)) {
-                self.current.push(item);
-            }
+        self.seen.clear();
+        while let Some(scanned) = self.pending.peek().filter(|s| s.end as usize == j) {
+            let item = scanned.item;
+            self.pending.pop();
+            self.push_new(item);
         }
-        self.spare.push(scanned);
         self.cache_keys.clear();
         self.cache_ends.clear();
+        self.waiting.clear();
+    }
+
+    /// The position of the next set that has scanned items, if any.
+    fn next_scanned(&self) -> Option<usize> {
+        self.pending.peek().map(|s| s.end as usize)
+    }
+
+    /// Appends `item` to the current set unless an item with its key is there already
+    /// (the first derivation wins).
+    #[inline]
+    fn push_new(&mut self, item: Item) {
+        let key = (item.node, item.dot, item.origin);
+        let len = self.current.len();
+        if len < SMALL_SET {
+            if self
+                .current
+                .iter()
+                .any(|it| (it.node, it.dot, it.origin) == key)
+            {
+                return;
+            }
+        } else {
+            if len == SMALL_SET {
+                // Outgrown the linear scan: index what is there.
+                self.seen
+                    .extend(self.current.iter().map(|it| (it.node, it.dot, it.origin)));
+            }
+            if !self.seen.insert(key) {
+                return;
+            }
+        }
+        self.current.push(item);
     }
 
     /// Adds an item to the set at `end` (the current one, or a later one after a scan).
+    #[inline]
     fn add(&mut self, item: Item, end: usize) {
         if end == self.j {
-            if self.seen.insert((item.node, item.dot, item.origin)) {
-                self.current.push(item);
-            }
+            self.push_new(item);
         } else {
-            let slot = end - self.j - 1;
-            while self.pending.len() <= slot {
-                let vec = self.spare.pop().unwrap_or_default();
-                self.pending.push_back(vec);
-            }
-            self.pending[slot].push(item);
+            self.pending.push(Scanned {
+                end: end as u32,
+                seq: self.scanned,
+                item,
+            });
+            self.scanned += 1;
         }
     }
 }
@@ -117,45 +197,82 @@ impl<'g> Parser<'g> {
 
     /// Parses `text` from the grammar's start rule.
     pub fn parse<'p>(&'p self, text: &'p [u8]) -> Result<ParseResult<'p, 'g>, ParseError> {
+        match self.run(text, true) {
+            // The FOLLOW filter drops the matches a rejection message is made of (where
+            // the furthest items are, what they expected), so a rejected input is parsed
+            // again without it; it never changes whether an input is accepted.
+            Err(ParseError::Rejected(_)) => self.run(text, false),
+            done => done,
+        }
+    }
+
+    /// Builds the chart. With `follow_filter`, matches and completions of a node at a
+    /// position where the next byte cannot follow it are dropped: they are in no
+    /// derivation of the whole input, and neither is anything derived from them, so the
+    /// items that remain arise in the same order with the same first derivations.
+    fn run<'p>(
+        &'p self,
+        text: &'p [u8],
+        follow_filter: bool,
+    ) -> Result<ParseResult<'p, 'g>, ParseError> {
         let n = text.len();
         let mut items: Vec<Item> = Vec::new();
         let mut set_start: Vec<u32> = Vec::with_capacity(n + 2);
-        let mut index: Vec<u32> = Vec::new();
+        let mut big_index = BigIndex::default();
         let mut waiting: Vec<Waiting> = Vec::new();
         let mut wait_start: Vec<u32> = Vec::with_capacity(n + 2);
         let mut leo: Vec<(u32, u32, u32)> = Vec::new();
         // Leo memo per waiting entry (used at the first entry of each node's group).
-        let mut leo_memo: Vec<LeoMemo> = Vec::new();
-        let mut work = Work::default();
-        work.pending.push_back(vec![Item {
-            node: self.root,
-            dot: 0,
-            origin: 0,
-            back: 0,
-        }]);
+        let mut leo_memo = LeoMemo::default();
+        let mut work = Work {
+            follow_filter,
+            ..Work::default()
+        };
+        work.pending.push(Scanned {
+            end: 0,
+            item: Item {
+                node: self.root,
+                dot: 0,
+                origin: 0,
+                back: 0,
+            },
+            seq: 0,
+        });
         let mut furthest = 0;
-        for j in 0..=n {
+        let mut j = 0;
+        while j <= n {
             set_start.push(items.len() as u32);
             work.start_set(j);
             if work.current.is_empty() {
                 wait_start.push(waiting.len() as u32);
-                if work.pending.iter().all(Vec::is_empty) {
-                    return Err(self.reject(text, furthest, &items, &set_start));
+                match work.next_scanned() {
+                    None => return Err(self.reject(text, furthest, &items, &set_start)),
+                    Some(next) => {
+                        // Nothing happens until then (inside a long token): empty sets.
+                        for _ in j + 1..next.min(n + 1) {
+                            set_start.push(items.len() as u32);
+                            wait_start.push(waiting.len() as u32);
+                        }
+                        j = next;
+                        continue;
+                    }
                 }
-                continue;
             }
             furthest = j;
+            let base = items.len();
             let mut k = 0;
             while k < work.current.len() {
                 let item = work.current[k];
-                k += 1;
-                if items.len() + work.current.len() > self.config.max_items {
+                if base + work.current.len() > self.config.max_items {
                     return Err(ParseError::TooComplex {
                         offset: j,
                         max_items: self.config.max_items,
                     });
                 }
-                if self.is_complete(&item) && item.origin != j as u32 {
+                if self.is_complete(&item)
+                    && item.origin != j as u32
+                    && (!follow_filter || self.can_follow(item.node, text, j))
+                {
                     let chart = Chart {
                         items: &items,
                         waiting: &waiting,
@@ -174,45 +291,30 @@ impl<'g> Parser<'g> {
                         }
                     }
                 }
-                self.predict_and_scan(item, text, &mut work);
+                self.predict_and_scan(item, (base + k) as u32, text, &mut work);
+                k += 1;
             }
-            let base = items.len();
             items.extend_from_slice(&work.current);
-            index.extend(base as u32..items.len() as u32);
-            index[base..].sort_unstable_by_key(|&i| {
-                let it = &items[i as usize];
-                (it.node, it.origin, it.dot, i)
-            });
+            big_index.add_set(j, &items[base..], base);
             wait_start.push(waiting.len() as u32);
             let wait_base = waiting.len();
-            for (k, item) in work.current.iter().enumerate() {
-                self.for_each_expected(item, |child, choice| {
-                    // Only nodes that were predicted here can complete from here.
-                    let predicted = !matches!(self.ops[child as usize], Op::Literal | Op::Regex)
-                        && text
-                            .get(j)
-                            .is_some_and(|&b| self.first[child as usize].contains(b))
-                        && !self.is_token(child);
-                    if predicted {
-                        waiting.push(Waiting {
-                            node: child,
-                            item: (base + k) as u32,
-                            choice,
-                        });
-                    }
-                });
+            waiting.extend_from_slice(&work.waiting);
+            let new = &mut waiting[wait_base..];
+            if new.len() > 1 {
+                new.sort_unstable_by_key(|w| (w.node, w.item));
             }
-            waiting[wait_base..].sort_unstable_by_key(|w| (w.node, w.item));
-            leo_memo.resize(waiting.len(), LeoMemo::Unknown);
+            leo_memo.grow(waiting.len());
+            j += 1;
         }
         set_start.push(items.len() as u32);
         wait_start.push(waiting.len() as u32);
+        drop(leo_memo);
         let result = ParseResult {
             parser: self,
             text,
             items,
             set_start,
-            index,
+            big_index,
             waiting,
             wait_start,
             leo,
@@ -263,7 +365,7 @@ impl<'g> Parser<'g> {
     /// The top of the Leo chain that completing `node` from set `o` starts, memoised per
     /// `(o, node)` (at the first waiting entry for `node` in set `o`). `None` if the
     /// completion is not deterministic.
-    fn leo_top(&self, chart: &Chart<'_>, o: u32, node: u32, memo: &mut [LeoMemo]) -> Option<Item> {
+    fn leo_top(&self, chart: &Chart<'_>, o: u32, node: u32, memo: &mut LeoMemo) -> Option<Item> {
         let slot = |key: (u32, u32)| -> Option<usize> {
             let lo = chart.wait_start[key.0 as usize] as usize;
             let waiters = chart.waiters(key.0 as usize);
@@ -274,10 +376,10 @@ impl<'g> Parser<'g> {
                 .map(|_| lo + first)
         };
         let start = slot((o, node))?;
-        match memo[start] {
-            LeoMemo::No => return None,
-            LeoMemo::Top(top) => return Some(top),
-            LeoMemo::Unknown => {}
+        match memo.state[start] {
+            MEMO_NO => return None,
+            MEMO_UNKNOWN => {}
+            top => return Some(memo.tops[top as usize]),
         }
         // Walk up the chain iteratively (it can be as long as the input), then fill the
         // memo for every link on the way back.
@@ -286,17 +388,17 @@ impl<'g> Parser<'g> {
         let mut key = (o, node);
         let mut here = start;
         let mut top = loop {
-            match memo[here] {
-                LeoMemo::No => break None,
-                LeoMemo::Top(top) => break Some(top),
-                LeoMemo::Unknown => {}
+            match memo.state[here] {
+                MEMO_NO => break None,
+                MEMO_UNKNOWN => {}
+                top => break Some(top),
             }
             // A unit cycle (`<a> ::= <a> | ...`) would lead back here: stop before it.
             if !visited.insert(here) {
                 break None;
             }
             let Some((advanced, _)) = self.sole_penultimate_waiter(chart, key.0, key.1) else {
-                memo[here] = LeoMemo::No;
+                memo.state[here] = MEMO_NO;
                 break None;
             };
             path.push((here, advanced));
@@ -307,13 +409,16 @@ impl<'g> Parser<'g> {
             }
         };
         while let Some((slot, advanced)) = path.pop() {
-            let found = top.unwrap_or(advanced);
-            memo[slot] = LeoMemo::Top(found);
+            let found = top.unwrap_or_else(|| {
+                memo.tops.push(advanced);
+                (memo.tops.len() - 1) as u32
+            });
+            memo.state[slot] = found;
             top = Some(found);
         }
-        match memo[start] {
-            LeoMemo::Top(top) => Some(top),
-            _ => None,
+        match memo.state[start] {
+            MEMO_NO | MEMO_UNKNOWN => None,
+            top => Some(memo.tops[top as usize]),
         }
     }
 
@@ -367,7 +472,8 @@ impl<'g> Parser<'g> {
     }
 
     /// Predicts or scans whatever the item expects next.
-    fn predict_and_scan(&self, item: Item, text: &[u8], work: &mut Work) {
+    /// `index` is the item's index in the chart, for the waiting entries of predictions.
+    fn predict_and_scan(&self, item: Item, index: u32, text: &[u8], work: &mut Work) {
         let j = work.j as u32;
         self.for_each_expected(&item, |child, choice| {
             let (dot, back) = match self.ops[item.node as usize] {
@@ -384,6 +490,15 @@ impl<'g> Parser<'g> {
                 back,
             };
             self.expect(child, advanced, text, work);
+            if work.predicted {
+                work.predicted = false;
+                // Only nodes predicted here can complete from here.
+                work.waiting.push(Waiting {
+                    node: child,
+                    item: index,
+                    choice,
+                });
+            }
         });
     }
 
@@ -407,7 +522,9 @@ impl<'g> Parser<'g> {
                 else {
                     unreachable!("literal op")
                 };
-                if text[j..].starts_with(bytes) {
+                if text[j..].starts_with(bytes)
+                    && (!work.follow_filter || self.can_follow(child, text, j + bytes.len()))
+                {
                     work.add(advanced, j + bytes.len());
                 }
             }
@@ -418,9 +535,14 @@ impl<'g> Parser<'g> {
                     None => {
                         let start = work.cache_ends.len();
                         let ends = &mut work.cache_ends;
+                        let filter = work.follow_filter;
                         self.matcher(child)
                             .expect("regexes and tokens have matchers")
-                            .match_ends(text, j, |e| ends.push(e));
+                            .match_ends(text, j, |e| {
+                                if !filter || self.can_follow(child, text, e) {
+                                    ends.push(e)
+                                }
+                            });
                         let len = work.cache_ends.len() - start;
                         work.cache_keys.push((child, start as u32, len as u32));
                         (start, len)
@@ -432,6 +554,7 @@ impl<'g> Parser<'g> {
                 }
             }
             _ => {
+                work.predicted = true;
                 work.add(
                     Item {
                         node: child,

@@ -42,12 +42,18 @@ impl ParseResult<'_, '_> {
                 sink.terminal(expr, &self.text[start..end]);
                 continue;
             }
-            if start == end {
-                p.emit_empty(node, sink);
-                continue;
-            }
-            if p.is_token(node) {
-                p.build_regular(node, self.text, start, end, sink, &mut scratch);
+            if start == end || p.is_token(node) {
+                // Leaves of the chart: their subtrees depend only on the node and the
+                // bytes, and the same ones recur (indentation, keys, `true`).
+                p.emit_leaf(
+                    node,
+                    start == end,
+                    self.text,
+                    start,
+                    end,
+                    sink,
+                    &mut scratch,
+                );
                 continue;
             }
             sink.open(expr);
@@ -129,7 +135,7 @@ impl ParseResult<'_, '_> {
 
 impl Parser<'_> {
     /// Emits the shallowest empty derivation of `node`.
-    fn emit_empty<S: TreeSink>(&self, node: u32, sink: &mut S) {
+    pub(crate) fn emit_empty<S: TreeSink>(&self, node: u32, sink: &mut S) {
         enum Frame {
             Node(u32),
             Close,
