@@ -3,7 +3,7 @@
 
 use crate::compile::Parser;
 use crate::earley::{Chart, Item, SMALL_SET, Waiting};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A successful parse: the chart, from which trees are read.
 pub struct ParseResult<'p, 'g> {
@@ -20,7 +20,7 @@ pub struct ParseResult<'p, 'g> {
     /// Completions that took a Leo shortcut: `(set, origin, node)`, by set.
     pub(crate) leo: Vec<(u32, u32, u32)>,
     /// Items skipped by Leo shortcuts, rebuilt on demand for tree reading.
-    pub(crate) leo_cache: std::cell::RefCell<rustc_hash::FxHashMap<(u32, u32, u32), Item>>,
+    pub(crate) leo_cache: std::cell::RefCell<LeoCache>,
 }
 
 /// The range of set `j` in the item arrays (the last set may still be open).
@@ -61,6 +61,113 @@ impl BigIndex {
         let at = self.sets.partition_point(|&(set, _)| (set as usize) < j);
         let start = self.sets[at].1 as usize;
         &self.sorted[start..start + len]
+    }
+}
+
+/// The items Leo shortcuts skipped in a set (or, for `LeoCache::kept`, several),
+/// rebuilt from the chains.
+#[derive(Default)]
+struct LeoSet {
+    /// Searched linearly while small.
+    items: Vec<Item>,
+    /// By `(set, node, origin)` once `hashed`.
+    map: FxHashMap<(u32, u32, u32), Item>,
+    hashed: bool,
+}
+
+impl LeoSet {
+    fn clear(&mut self) {
+        self.items.clear();
+        self.map.clear();
+        self.hashed = false;
+    }
+
+    /// Adds a rebuilt item of set `j`; `false` if one with its key was there already
+    /// (which it replaces).
+    fn insert(&mut self, j: u32, item: Item) -> bool {
+        if !self.hashed {
+            if let Some(known) = self
+                .items
+                .iter_mut()
+                .find(|it| (it.node, it.origin) == (item.node, item.origin))
+            {
+                // As a map insert would: the later chain's item replaces it.
+                *known = item;
+                return false;
+            }
+            if self.items.len() < SMALL_SET {
+                self.items.push(item);
+                return true;
+            }
+            self.hashed = true;
+            for it in self.items.drain(..) {
+                self.map.insert((j, it.node, it.origin), it);
+            }
+        }
+        self.map.insert((j, item.node, item.origin), item).is_none()
+    }
+
+    fn find(&self, j: u32, node: u32, origin: u32) -> Option<Item> {
+        if self.hashed {
+            self.map.get(&(j, node, origin)).copied()
+        } else {
+            self.items
+                .iter()
+                .find(|it| (it.node, it.origin) == (node, origin))
+                .copied()
+        }
+    }
+}
+
+/// Rebuilt Leo-skipped items: the last few sets asked for (a tree asks for a set's
+/// items in bursts), and sets asked for again after they were dropped kept for good, so
+/// no set is rebuilt more than twice.
+#[derive(Default)]
+pub(crate) struct LeoCache {
+    recent: Vec<(u32, LeoSet)>,
+    next: usize,
+    /// Sets rebuilt once already.
+    dropped: FxHashSet<u32>,
+    /// Sets kept for good, all in one.
+    kept: LeoSet,
+    kept_sets: FxHashSet<u32>,
+}
+
+/// How many recently rebuilt sets are kept.
+const RECENT_LEO_SETS: usize = 4;
+
+impl LeoCache {
+    /// The skipped item `(node, origin)` of set `j` (`Some(None)`: there is none), or
+    /// `None` if the set is not rebuilt.
+    fn get(&self, j: u32, node: u32, origin: u32) -> Option<Option<Item>> {
+        if self.kept_sets.contains(&j) {
+            return Some(self.kept.find(j, node, origin));
+        }
+        self.recent
+            .iter()
+            .find(|(set, _)| *set == j)
+            .map(|(_, items)| items.find(j, node, origin))
+    }
+
+    /// Where to rebuild set `j`.
+    fn make_room(&mut self, j: u32) -> &mut LeoSet {
+        if !self.dropped.insert(j) {
+            // Rebuilt before and dropped since: keep it this time, with the other kept
+            // sets (keyed by set, so hashed from the start).
+            self.kept_sets.insert(j);
+            self.kept.hashed = true;
+            return &mut self.kept;
+        }
+        if self.recent.len() < RECENT_LEO_SETS {
+            self.recent.push((j, LeoSet::default()));
+            return &mut self.recent.last_mut().expect("just pushed").1;
+        }
+        let slot = self.next;
+        self.next = (self.next + 1) % RECENT_LEO_SETS;
+        let (set, items) = &mut self.recent[slot];
+        *set = j;
+        items.clear();
+        items
     }
 }
 
@@ -129,10 +236,26 @@ impl ParseResult<'_, '_> {
     /// returns `false`, the chain ends, or it comes back to an item (a unit cycle).
     pub(crate) fn leo_chain(&self, o: u32, node: u32, mut visit: impl FnMut(Item) -> bool) {
         let chart = self.chart();
+        // Most chains are short: their links are checked for repeats in a small array,
+        // and only a long chain pays for a hash set.
+        let mut short = [(0u32, 0u32); SMALL_SET];
+        let mut steps = 0;
         let mut seen = FxHashSet::default();
         let mut key = (o, node);
         while let Some((skipped, _)) = self.parser.sole_penultimate_waiter(&chart, key.0, key.1) {
-            if !seen.insert((skipped.node, skipped.origin)) || !visit(skipped) {
+            let link = (skipped.node, skipped.origin);
+            let repeated = if steps < SMALL_SET {
+                let repeated = short[..steps].contains(&link);
+                short[steps] = link;
+                repeated
+            } else {
+                if steps == SMALL_SET {
+                    seen.extend(short);
+                }
+                !seen.insert(link)
+            };
+            steps += 1;
+            if repeated || !visit(skipped) {
                 break;
             }
             key = (skipped.origin, skipped.node);
@@ -155,35 +278,20 @@ impl ParseResult<'_, '_> {
         if self.leo.get(first).is_none_or(|&(set, _, _)| set != j32) {
             return None;
         }
-        if let Some(&item) = self.leo_cache.borrow().get(&(j32, node, origin)) {
-            return Some(item);
-        }
-        let marker = (j32, u32::MAX, u32::MAX);
-        if self.leo_cache.borrow().contains_key(&marker) {
-            return None; // this set's chains are already rebuilt
-        }
         let mut cache = self.leo_cache.borrow_mut();
-        cache.insert(
-            marker,
-            Item {
-                node: 0,
-                dot: 0,
-                origin: 0,
-                back: 0,
-            },
-        );
+        if let Some(found) = cache.get(j32, node, origin) {
+            return found;
+        }
+        let cache = &mut *cache;
+        let set = cache.make_room(j32);
         for &(_, o, x) in self.leo[first..]
             .iter()
             .take_while(|&&(set, _, _)| set == j32)
         {
             // A chain shared with one rebuilt before is rebuilt from there on already.
-            self.leo_chain(o, x, |skipped| {
-                cache
-                    .insert((j32, skipped.node, skipped.origin), skipped)
-                    .is_none()
-            });
+            self.leo_chain(o, x, |skipped| set.insert(j32, skipped));
         }
-        cache.get(&(j32, node, origin)).copied()
+        set.find(j32, node, origin)
     }
 
     /// The earliest-derived complete item of a repetition spanning `origin..j`.

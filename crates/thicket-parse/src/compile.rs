@@ -50,6 +50,10 @@ pub struct Parser<'g> {
     pub(crate) tokens: Vec<OnceLock<Option<RegexMatcher>>>,
     /// The bytes each node's non-empty derivations can start with.
     pub(crate) first: Vec<ByteSet>,
+    /// Each literal's bytes as a range of `literal_bytes` (empty for other nodes), so
+    /// scanning a literal does not go through the grammar's expression arena.
+    pub(crate) literals: Vec<(u32, u32)>,
+    pub(crate) literal_bytes: Vec<u8>,
     /// The bytes that can follow each node in some derivation from the root, and whether
     /// the end of the input can.
     pub(crate) follow: Vec<ByteSet>,
@@ -66,6 +70,7 @@ impl ByteSet {
         self.0[usize::from(b >> 6)] |= 1 << (b & 63);
     }
 
+    #[inline]
     pub(crate) fn contains(&self, b: u8) -> bool {
         self.0[usize::from(b >> 6)] & (1 << (b & 63)) != 0
     }
@@ -93,6 +98,8 @@ impl<'g> Parser<'g> {
             regular: vec![false; n],
             tokens: (0..n).map(|_| OnceLock::new()).collect(),
             first: vec![ByteSet::default(); n],
+            literals: vec![(0, 0); n],
+            literal_bytes: Vec::new(),
             follow: vec![ByteSet::default(); n],
             follow_end: vec![false; n],
             root: grammar.root().index() as u32,
@@ -100,7 +107,12 @@ impl<'g> Parser<'g> {
         let index = |e: ExprId| e.index() as u32;
         for id in grammar.expr_ids() {
             let (op, regex) = match grammar.expr(id) {
-                Expr::Literal(_) => (Op::Literal, None),
+                Expr::Literal(bytes) => {
+                    let start = parser.literal_bytes.len() as u32;
+                    parser.literal_bytes.extend_from_slice(bytes);
+                    parser.literals[id.index()] = (start, parser.literal_bytes.len() as u32);
+                    (Op::Literal, None)
+                }
                 Expr::Regex(r) => (
                     Op::Regex,
                     Some(
@@ -342,6 +354,7 @@ impl<'g> Parser<'g> {
 
     /// Whether a derivation of `node` ending at `end` can be followed by the rest of
     /// `text`.
+    #[inline]
     pub(crate) fn can_follow(&self, node: u32, text: &[u8], end: usize) -> bool {
         match text.get(end) {
             Some(&b) => self.follow[node as usize].contains(b),
@@ -371,10 +384,19 @@ impl<'g> Parser<'g> {
         matches!(self.grammar.expr(ExprId::from_index(node as usize)), Expr::Literal(b) if b.is_empty())
     }
 
+    /// The bytes of a literal node.
+    #[inline]
+    pub(crate) fn literal(&self, node: u32) -> &[u8] {
+        let (start, end) = self.literals[node as usize];
+        &self.literal_bytes[start as usize..end as usize]
+    }
+
+    #[inline]
     pub(crate) fn nullable(&self, node: u32) -> bool {
         self.empty_depth[node as usize] != NONE
     }
 
+    #[inline]
     pub(crate) fn is_complete(&self, item: &Item) -> bool {
         match self.ops[item.node as usize] {
             Op::Seq { len, .. } => item.dot == len,
@@ -385,6 +407,7 @@ impl<'g> Parser<'g> {
     }
 
     /// The dot after one more repetition.
+    #[inline]
     pub(crate) fn next_count(min: u32, max: Option<u32>, dot: u32) -> u32 {
         match max {
             Some(_) => dot + 1,
@@ -392,6 +415,7 @@ impl<'g> Parser<'g> {
         }
     }
 
+    #[inline]
     pub(crate) fn repeat_expects(max: Option<u32>, dot: u32) -> bool {
         max.is_none_or(|m| dot < m)
     }

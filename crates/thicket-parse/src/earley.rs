@@ -5,7 +5,6 @@ use crate::chart::{BigIndex, ParseResult};
 use crate::compile::{Op, Parser};
 use crate::error::ParseError;
 use rustc_hash::FxHashSet;
-use thicket_grammar::{Expr, ExprId};
 
 /// What is known about completing a node from a set, per waiting entry (used at the
 /// first entry of each node's group): not yet looked at, not deterministic (complete the
@@ -15,10 +14,14 @@ use thicket_grammar::{Expr, ExprId};
 pub(crate) struct LeoMemo {
     state: Vec<u32>,
     tops: Vec<Item>,
+    /// The chain being walked (reused).
+    path: Vec<(usize, Item)>,
 }
 
 const MEMO_UNKNOWN: u32 = u32::MAX;
 const MEMO_NO: u32 = u32::MAX - 1;
+/// On the chain being walked: meeting it again means a unit cycle.
+const MEMO_WALKING: u32 = u32::MAX - 2;
 
 impl LeoMemo {
     fn grow(&mut self, len: usize) {
@@ -278,16 +281,26 @@ impl<'g> Parser<'g> {
                         waiting: &waiting,
                         wait_start: &wait_start,
                     };
-                    match self.leo_top(&chart, item.origin, item.node, &mut leo_memo) {
-                        Some(top) => {
-                            // Leo: a chain of right-recursive completions, each the only
-                            // thing its origin waited for, collapses into its top item.
-                            leo.push((j as u32, item.origin, item.node));
-                            work.add(top, j);
-                        }
-                        None => {
-                            let waiters = chart.waiters(item.origin as usize);
-                            self.complete(item, &items, waiters, &mut work);
+                    // One search for the node's waiters serves the Leo memo (kept at the
+                    // first of them) and the completion; with none, there is nothing to do.
+                    let lo = wait_start[item.origin as usize] as usize;
+                    let waiters = chart.waiters(item.origin as usize);
+                    let first = waiters.partition_point(|w| w.node < item.node);
+                    if waiters.get(first).is_some_and(|w| w.node == item.node) {
+                        match self.leo_top(
+                            &chart,
+                            item.origin,
+                            item.node,
+                            lo + first,
+                            &mut leo_memo,
+                        ) {
+                            Some(top) => {
+                                // Leo: a chain of right-recursive completions, each the
+                                // only thing its origin waited for, collapses into its top.
+                                leo.push((j as u32, item.origin, item.node));
+                                work.add(top, j);
+                            }
+                            None => self.complete(item, &items, &waiters[first..], &mut work),
                         }
                     }
                 }
@@ -365,7 +378,17 @@ impl<'g> Parser<'g> {
     /// The top of the Leo chain that completing `node` from set `o` starts, memoised per
     /// `(o, node)` (at the first waiting entry for `node` in set `o`). `None` if the
     /// completion is not deterministic.
-    fn leo_top(&self, chart: &Chart<'_>, o: u32, node: u32, memo: &mut LeoMemo) -> Option<Item> {
+    ///
+    /// `start` is the memo slot of `(o, node)`: the index of the first waiting entry for
+    /// `node` in set `o`.
+    fn leo_top(
+        &self,
+        chart: &Chart<'_>,
+        o: u32,
+        node: u32,
+        start: usize,
+        memo: &mut LeoMemo,
+    ) -> Option<Item> {
         let slot = |key: (u32, u32)| -> Option<usize> {
             let lo = chart.wait_start[key.0 as usize] as usize;
             let waiters = chart.waiters(key.0 as usize);
@@ -375,7 +398,6 @@ impl<'g> Parser<'g> {
                 .filter(|w| w.node == key.1)
                 .map(|_| lo + first)
         };
-        let start = slot((o, node))?;
         match memo.state[start] {
             MEMO_NO => return None,
             MEMO_UNKNOWN => {}
@@ -383,24 +405,22 @@ impl<'g> Parser<'g> {
         }
         // Walk up the chain iteratively (it can be as long as the input), then fill the
         // memo for every link on the way back.
-        let mut path: Vec<(usize, Item)> = Vec::new();
-        let mut visited = FxHashSet::default();
+        let mut path = std::mem::take(&mut memo.path);
         let mut key = (o, node);
         let mut here = start;
         let mut top = loop {
             match memo.state[here] {
                 MEMO_NO => break None,
                 MEMO_UNKNOWN => {}
+                // A unit cycle (`<a> ::= <a> | ...`) led back here: stop before it.
+                MEMO_WALKING => break None,
                 top => break Some(top),
-            }
-            // A unit cycle (`<a> ::= <a> | ...`) would lead back here: stop before it.
-            if !visited.insert(here) {
-                break None;
             }
             let Some((advanced, _)) = self.sole_penultimate_waiter(chart, key.0, key.1) else {
                 memo.state[here] = MEMO_NO;
                 break None;
             };
+            memo.state[here] = MEMO_WALKING;
             path.push((here, advanced));
             key = (advanced.origin, advanced.node);
             match slot(key) {
@@ -416,6 +436,7 @@ impl<'g> Parser<'g> {
             memo.state[slot] = found;
             top = Some(found);
         }
+        memo.path = path;
         match memo.state[start] {
             MEMO_NO | MEMO_UNKNOWN => None,
             top => Some(memo.tops[top as usize]),
@@ -423,9 +444,9 @@ impl<'g> Parser<'g> {
     }
 
     /// Advances whoever waited, at the item's origin, for the node it completes.
+    /// `waiting` starts at the first entry for the item's node.
     fn complete(&self, item: Item, items: &[Item], waiting: &[Waiting], work: &mut Work) {
-        let first = waiting.partition_point(|w| w.node < item.node);
-        for w in &waiting[first..] {
+        for w in waiting {
             if w.node != item.node {
                 break;
             }
@@ -453,6 +474,7 @@ impl<'g> Parser<'g> {
 
     /// Calls `f(child, choice)` for every child the item expects next (`choice` is the
     /// alternative's index for alternations).
+    #[inline]
     pub(crate) fn for_each_expected(&self, item: &Item, mut f: impl FnMut(u32, u32)) {
         match self.ops[item.node as usize] {
             Op::Seq { start, len } if item.dot < len => {
@@ -518,10 +540,7 @@ impl<'g> Parser<'g> {
         }
         match self.ops[child as usize] {
             Op::Literal => {
-                let Expr::Literal(bytes) = self.grammar.expr(ExprId::from_index(child as usize))
-                else {
-                    unreachable!("literal op")
-                };
+                let bytes = self.literal(child);
                 if text[j..].starts_with(bytes)
                     && (!work.follow_filter || self.can_follow(child, text, j + bytes.len()))
                 {

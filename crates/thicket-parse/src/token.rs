@@ -37,6 +37,8 @@ pub(crate) struct SplitScratch<'t> {
     /// small subtree inside a token costs more in lookups and recording than it saves.
     cache: FxHashMap<LeafKey<'t>, Box<[Event]>>,
     cached_events: usize,
+    /// The events of the subtree being recorded (reused).
+    recorded: Vec<Event>,
 }
 
 /// A leaf subtree: its node, whether it is the empty derivation, and its bytes.
@@ -143,6 +145,7 @@ impl Parser<'_> {
     }
 
     /// The matcher of a regex terminal or of a regular node, built on first use.
+    #[inline]
     pub(crate) fn matcher(&self, node: u32) -> Option<&RegexMatcher> {
         match self.ops[node as usize] {
             Op::Regex => self.regexes[node as usize].as_ref(),
@@ -155,6 +158,7 @@ impl Parser<'_> {
     }
 
     /// Whether `node` is scanned as one token.
+    #[inline]
     pub(crate) fn is_token(&self, node: u32) -> bool {
         !matches!(self.ops[node as usize], Op::Literal | Op::Regex) && self.matcher(node).is_some()
     }
@@ -256,7 +260,8 @@ impl Parser<'_> {
             }
             return;
         }
-        let mut events = Vec::new();
+        let mut events = std::mem::take(&mut scratch.recorded);
+        events.clear();
         let mut recorder = Recorder {
             at: 0,
             events: &mut events,
@@ -273,8 +278,9 @@ impl Parser<'_> {
             scratch.cached_events += events.len();
             scratch
                 .cache
-                .insert((node, empty, span), events.into_boxed_slice());
+                .insert((node, empty, span), events.as_slice().into());
         }
+        scratch.recorded = events;
     }
 
     /// Emits the subtree of a regular node that derives `text[start..end]`.
