@@ -39,6 +39,8 @@ pub(crate) struct SplitScratch<'t> {
     cached_events: usize,
     /// The events of the subtree being recorded (reused).
     recorded: Vec<Event>,
+    /// Subtrees of at most one byte inside tokens, by `(node, byte)` (256: empty).
+    tiny: FxHashMap<(u32, u16), Box<[Event]>>,
 }
 
 /// A leaf subtree: its node, whether it is the empty derivation, and its bytes.
@@ -293,9 +295,27 @@ impl Parser<'_> {
         sink: &mut S,
         scratch: &mut SplitScratch<'t>,
     ) {
+        self.build_regular_with(node, text, start, end, sink, scratch, true);
+    }
+
+    /// `build_regular`; with `tiny_cache`, subtrees of at most one byte inside the node
+    /// come from `SplitScratch::tiny` (digits, characters, absent optional parts: few
+    /// distinct ones, each otherwise rebuilt through several DFA runs).
+    #[allow(clippy::too_many_arguments)]
+    fn build_regular_with<'t, S: TreeSink>(
+        &self,
+        node: u32,
+        text: &'t [u8],
+        start: usize,
+        end: usize,
+        sink: &mut S,
+        scratch: &mut SplitScratch<'t>,
+        tiny_cache: bool,
+    ) {
         let mut stack = std::mem::take(&mut scratch.frames);
         stack.push(Frame::Node(node, start, end));
         let mut spans = std::mem::take(&mut scratch.spans);
+        let mut root = true;
         while let Some(frame) = stack.pop() {
             let (node, start, end) = match frame {
                 Frame::Close => {
@@ -309,6 +329,38 @@ impl Parser<'_> {
             if matches!(op, Op::Literal | Op::Regex) {
                 sink.terminal(expr, &text[start..end]);
                 continue;
+            }
+            if tiny_cache && !std::mem::replace(&mut root, false) && end - start <= 1 {
+                let key = (
+                    node,
+                    if end > start {
+                        u16::from(text[start])
+                    } else {
+                        256
+                    },
+                );
+                if let Some(events) = scratch.tiny.get(&key) {
+                    for &event in events.iter() {
+                        replay(event, text, start, sink);
+                    }
+                    continue;
+                }
+                if scratch.cached_events < CACHED_EVENTS {
+                    // Built the same way as below, once, by a nested call that does not
+                    // cache (so the nesting is one level deep).
+                    let mut events = Vec::new();
+                    let mut recorder = Recorder {
+                        at: 0,
+                        events: &mut events,
+                    };
+                    self.build_regular_with(node, text, start, end, &mut recorder, scratch, false);
+                    for &event in &events {
+                        replay(event, text, start, sink);
+                    }
+                    scratch.cached_events += events.len();
+                    scratch.tiny.insert(key, events.into_boxed_slice());
+                    continue;
+                }
             }
 
             sink.open(expr);
