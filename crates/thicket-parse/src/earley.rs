@@ -139,6 +139,7 @@ impl Work {
             self.pending.pop();
             self.push_new(item);
         }
+
         self.cache_keys.clear();
         self.cache_ends.clear();
         self.waiting.clear();
@@ -349,8 +350,19 @@ impl<'g> Parser<'g> {
     ) -> Option<(Item, u32)> {
         let waiters = chart.waiters(o as usize);
         let first = waiters.partition_point(|w| w.node < node);
-        let w = waiters.get(first).filter(|w| w.node == node)?;
-        if waiters.get(first + 1).is_some_and(|next| next.node == node) {
+        waiters.get(first).filter(|w| w.node == node)?;
+        self.sole_penultimate_at(chart, o, chart.wait_start[o as usize] as usize + first)
+    }
+
+    /// `sole_penultimate_waiter` when the first waiting entry for the node in set `o` is
+    /// known: `chart.waiting[first]`.
+    fn sole_penultimate_at(&self, chart: &Chart<'_>, o: u32, first: usize) -> Option<(Item, u32)> {
+        let w = &chart.waiting[first];
+        let set_end = chart
+            .wait_start
+            .get(o as usize + 1)
+            .map_or(chart.waiting.len(), |&h| h as usize);
+        if first + 1 < set_end && chart.waiting[first + 1].node == w.node {
             return None;
         }
         let waiter = chart.items[w.item as usize];
@@ -416,7 +428,7 @@ impl<'g> Parser<'g> {
                 MEMO_WALKING => break None,
                 top => break Some(top),
             }
-            let Some((advanced, _)) = self.sole_penultimate_waiter(chart, key.0, key.1) else {
+            let Some((advanced, _)) = self.sole_penultimate_at(chart, key.0, here) else {
                 memo.state[here] = MEMO_NO;
                 break None;
             };

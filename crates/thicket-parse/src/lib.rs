@@ -15,7 +15,9 @@
 //! time. Terminals are matched where they are expected (literals by comparison, regexes
 //! by an anchored DFA reporting every match end) and the advanced item lands in the set
 //! at the match end. Empty derivations use Aycock and Horspool's fix: expecting a
-//! nullable node advances at once.
+//! nullable node advances at once. A node is predicted only where the next byte is in
+//! its FIRST set, and a match or completion is dropped where the next byte is not in
+//! its FOLLOW set (it could be part of no derivation of the whole input).
 //!
 //! Who waits for a completed node is static (its parent in the graph, or every reference
 //! to its rule), so completion looks only in the origin set, through a per-set index
