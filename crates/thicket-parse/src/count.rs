@@ -9,7 +9,8 @@
 //! Counting is exhaustive (dynamic programming over spans) and meant for inputs of
 //! moderate size; it gives up past a recursion depth rather than risk the stack.
 
-use crate::{Op, ParseResult, Parser};
+use crate::ParseResult;
+use crate::compile::{Op, Parser};
 use rustc_hash::{FxHashMap, FxHashSet};
 use thicket_grammar::ExprId;
 use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};

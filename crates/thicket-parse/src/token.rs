@@ -10,9 +10,10 @@
 //! DFA matches, then each child is rebuilt the same way. The first path found wins,
 //! children matched in order and each child's match ends tried shortest first.
 
+use crate::compile::{Op, Parser};
 use crate::terminal::RegexMatcher;
-use crate::{Op, Parser};
 use regex_syntax::hir::{Hir, Repetition};
+use rustc_hash::FxHashMap;
 use thicket_grammar::{Expr, ExprId};
 use thicket_tree::TreeSink;
 
@@ -21,14 +22,83 @@ enum Frame {
     Close,
 }
 
-/// Buffers reused across the tokens of one tree.
+/// Buffers reused across the tokens of one tree, and the subtrees already built.
 #[derive(Default)]
-pub(crate) struct SplitScratch {
+pub(crate) struct SplitScratch<'t> {
     frames: Vec<Frame>,
     spans: Vec<(u32, usize, usize)>,
     previous: Vec<u32>,
     queue: std::collections::VecDeque<(u32, usize)>,
     ends: Vec<usize>,
+    /// Small subtrees of the chart's leaves (tokens, empty spans) by `(node, empty
+    /// derivation?, bytes)`, as recorded events: building one means splitting it child
+    /// by child through DFAs, while replaying costs one call per node, and the same ones
+    /// recur (indentation, keys, `true`). Only at the chart's leaves: caching every
+    /// small subtree inside a token costs more in lookups and recording than it saves.
+    cache: FxHashMap<LeafKey<'t>, Box<[Event]>>,
+    cached_events: usize,
+    /// The events of the subtree being recorded (reused).
+    recorded: Vec<Event>,
+    /// Subtrees of at most one byte inside tokens, by `(node, byte)` (256: empty).
+    tiny: FxHashMap<(u32, u16), Box<[Event]>>,
+}
+
+/// A leaf subtree: its node, whether it is the empty derivation, and its bytes.
+type LeafKey<'t> = (u32, bool, &'t [u8]);
+
+/// Longest span whose subtree is cached: long tokens (strings, comments) rarely recur.
+const CACHED_SPAN: usize = 32;
+/// Most events kept, to bound the cache's memory.
+const CACHED_EVENTS: usize = 1 << 20;
+
+/// A recorded sink event; terminals by their offset from the subtree's start.
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    Open(u32),
+    Terminal { expr: u32, from: u32, to: u32 },
+    Close,
+}
+
+/// Sends a recorded event to a sink, its terminal bytes taken at `start` in `text`.
+#[inline]
+fn replay<S: TreeSink>(event: Event, text: &[u8], start: usize, sink: &mut S) {
+    match event {
+        Event::Open(expr) => sink.open(ExprId::from_index(expr as usize)),
+        Event::Terminal { expr, from, to } => sink.terminal(
+            ExprId::from_index(expr as usize),
+            &text[start + from as usize..start + to as usize],
+        ),
+        Event::Close => sink.close(),
+    }
+}
+
+/// A sink that records events, terminals relative to the subtree's start.
+struct Recorder<'a> {
+    /// Offset of the next terminal from the subtree's start.
+    at: u32,
+    events: &'a mut Vec<Event>,
+}
+
+impl TreeSink for Recorder<'_> {
+    fn open(&mut self, expr: ExprId) {
+        self.events.push(Event::Open(expr.index() as u32));
+    }
+
+    fn terminal(&mut self, expr: ExprId, bytes: &[u8]) {
+        // A subtree's terminals spell its span in order, so each starts where the
+        // previous one ended.
+        let from = self.at;
+        self.at += bytes.len() as u32;
+        self.events.push(Event::Terminal {
+            expr: expr.index() as u32,
+            from,
+            to: self.at,
+        });
+    }
+
+    fn close(&mut self) {
+        self.events.push(Event::Close);
+    }
 }
 
 /// No predecessor yet.
@@ -77,6 +147,7 @@ impl Parser<'_> {
     }
 
     /// The matcher of a regex terminal or of a regular node, built on first use.
+    #[inline]
     pub(crate) fn matcher(&self, node: u32) -> Option<&RegexMatcher> {
         match self.ops[node as usize] {
             Op::Regex => self.regexes[node as usize].as_ref(),
@@ -89,6 +160,7 @@ impl Parser<'_> {
     }
 
     /// Whether `node` is scanned as one token.
+    #[inline]
     pub(crate) fn is_token(&self, node: u32) -> bool {
         !matches!(self.ops[node as usize], Op::Literal | Op::Regex) && self.matcher(node).is_some()
     }
@@ -161,19 +233,89 @@ impl Parser<'_> {
         }
     }
 
-    /// Emits the subtree of a regular node that derives `text[start..end]`.
-    pub(crate) fn build_regular<S: TreeSink>(
+    /// Emits the subtree over `text[start..end]` of a node the chart does not split:
+    /// its shallowest empty derivation if `empty`, else (a regular node) the one
+    /// `build_regular` finds. Small ones come from the cache.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn emit_leaf<'t, S: TreeSink>(
         &self,
         node: u32,
-        text: &[u8],
+        empty: bool,
+        text: &'t [u8],
         start: usize,
         end: usize,
         sink: &mut S,
-        scratch: &mut SplitScratch,
+        scratch: &mut SplitScratch<'t>,
+    ) {
+        let span = &text[start..end];
+        if span.len() > CACHED_SPAN {
+            if empty {
+                self.emit_empty(node, sink);
+            } else {
+                self.build_regular(node, text, start, end, sink, scratch);
+            }
+            return;
+        }
+        if let Some(events) = scratch.cache.get(&(node, empty, span)) {
+            for &event in events.iter() {
+                replay(event, text, start, sink);
+            }
+            return;
+        }
+        let mut events = std::mem::take(&mut scratch.recorded);
+        events.clear();
+        let mut recorder = Recorder {
+            at: 0,
+            events: &mut events,
+        };
+        if empty {
+            self.emit_empty(node, &mut recorder);
+        } else {
+            self.build_regular(node, text, start, end, &mut recorder, scratch);
+        }
+        for &event in &events {
+            replay(event, text, start, sink);
+        }
+        if scratch.cached_events + events.len() <= CACHED_EVENTS {
+            scratch.cached_events += events.len();
+            scratch
+                .cache
+                .insert((node, empty, span), events.as_slice().into());
+        }
+        scratch.recorded = events;
+    }
+
+    /// Emits the subtree of a regular node that derives `text[start..end]`.
+    pub(crate) fn build_regular<'t, S: TreeSink>(
+        &self,
+        node: u32,
+        text: &'t [u8],
+        start: usize,
+        end: usize,
+        sink: &mut S,
+        scratch: &mut SplitScratch<'t>,
+    ) {
+        self.build_regular_with(node, text, start, end, sink, scratch, true);
+    }
+
+    /// `build_regular`; with `tiny_cache`, subtrees of at most one byte inside the node
+    /// come from `SplitScratch::tiny` (digits, characters, absent optional parts: few
+    /// distinct ones, each otherwise rebuilt through several DFA runs).
+    #[allow(clippy::too_many_arguments)]
+    fn build_regular_with<'t, S: TreeSink>(
+        &self,
+        node: u32,
+        text: &'t [u8],
+        start: usize,
+        end: usize,
+        sink: &mut S,
+        scratch: &mut SplitScratch<'t>,
+        tiny_cache: bool,
     ) {
         let mut stack = std::mem::take(&mut scratch.frames);
         stack.push(Frame::Node(node, start, end));
         let mut spans = std::mem::take(&mut scratch.spans);
+        let mut root = true;
         while let Some(frame) = stack.pop() {
             let (node, start, end) = match frame {
                 Frame::Close => {
@@ -188,6 +330,39 @@ impl Parser<'_> {
                 sink.terminal(expr, &text[start..end]);
                 continue;
             }
+            if tiny_cache && !std::mem::replace(&mut root, false) && end - start <= 1 {
+                let key = (
+                    node,
+                    if end > start {
+                        u16::from(text[start])
+                    } else {
+                        256
+                    },
+                );
+                if let Some(events) = scratch.tiny.get(&key) {
+                    for &event in events.iter() {
+                        replay(event, text, start, sink);
+                    }
+                    continue;
+                }
+                if scratch.cached_events < CACHED_EVENTS {
+                    // Built the same way as below, once, by a nested call that does not
+                    // cache (so the nesting is one level deep).
+                    let mut events = Vec::new();
+                    let mut recorder = Recorder {
+                        at: 0,
+                        events: &mut events,
+                    };
+                    self.build_regular_with(node, text, start, end, &mut recorder, scratch, false);
+                    for &event in &events {
+                        replay(event, text, start, sink);
+                    }
+                    scratch.cached_events += events.len();
+                    scratch.tiny.insert(key, events.into_boxed_slice());
+                    continue;
+                }
+            }
+
             sink.open(expr);
             stack.push(Frame::Close);
             match op {
@@ -250,7 +425,7 @@ impl Parser<'_> {
         repeat: Option<Option<u32>>,
         child_at: impl Fn(u32) -> u32,
         spans: &mut Vec<(u32, usize, usize)>,
-        scratch: &mut SplitScratch,
+        scratch: &mut SplitScratch<'_>,
     ) {
         // For unbounded repetitions, counts beyond the minimum are all alike.
         let cap = match repeat {
@@ -292,8 +467,14 @@ impl Parser<'_> {
             if !can_step {
                 continue;
             }
-            self.ends(child_at(dot), text, pos, end, ends);
+            let child = child_at(dot);
+            self.ends(child, text, pos, end, ends);
             for &e in ends.iter() {
+                if e < end && !self.follow[child as usize].contains(text[e]) {
+                    // Nothing after `child` can start with that byte, so no path through
+                    // this state reaches the goal: skipping it changes no path found.
+                    continue;
+                }
                 let next = match repeat {
                     Some(None) => (dot + 1).min(cap),
                     _ => dot + 1,

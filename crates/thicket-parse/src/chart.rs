@@ -1,0 +1,322 @@
+//! A finished chart: item lookups by `(set, node, origin, dot)`, the items Leo
+//! shortcuts skipped, and where each node's derivations end.
+
+use crate::compile::Parser;
+use crate::earley::{Chart, Item, SMALL_SET, Waiting};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// A successful parse: the chart, from which trees are read.
+pub struct ParseResult<'p, 'g> {
+    pub(crate) parser: &'p Parser<'g>,
+    pub(crate) text: &'p [u8],
+    pub(crate) items: Vec<Item>,
+    /// `items[set_start[j]..set_start[j + 1]]` is Earley set `j`, in insertion order.
+    pub(crate) set_start: Vec<u32>,
+    /// Sorted indices of the sets too large to search linearly.
+    pub(crate) big_index: BigIndex,
+    /// Per set (`wait_start`), who waits there for which node, sorted by node.
+    pub(crate) waiting: Vec<Waiting>,
+    pub(crate) wait_start: Vec<u32>,
+    /// Completions that took a Leo shortcut: `(set, origin, node)`, by set.
+    pub(crate) leo: Vec<(u32, u32, u32)>,
+    /// Items skipped by Leo shortcuts, rebuilt on demand for tree reading.
+    pub(crate) leo_cache: std::cell::RefCell<LeoCache>,
+}
+
+/// The range of set `j` in the item arrays (the last set may still be open).
+pub(crate) fn set_range(set_start: &[u32], len: usize, j: usize) -> (usize, usize) {
+    let lo = set_start[j] as usize;
+    let hi = set_start.get(j + 1).map_or(len, |&h| h as usize);
+    (lo, hi)
+}
+
+/// For each set larger than `SMALL_SET`, indices into the chart's items sorted by
+/// `(node, origin, dot)`. Smaller sets (most of them) are searched linearly, which costs
+/// less than keeping an index for every item.
+#[derive(Default)]
+pub(crate) struct BigIndex {
+    /// `(set, start in sorted)`, by set.
+    sets: Vec<(u32, u32)>,
+    sorted: Vec<u32>,
+}
+
+impl BigIndex {
+    /// Indexes set `j`, whose items are `items`, the first at chart index `base`, if it is
+    /// large.
+    pub(crate) fn add_set(&mut self, j: usize, items: &[Item], base: usize) {
+        if items.len() <= SMALL_SET {
+            return;
+        }
+        let start = self.sorted.len();
+        self.sets.push((j as u32, start as u32));
+        self.sorted.extend(base as u32..(base + items.len()) as u32);
+        self.sorted[start..].sort_unstable_by_key(|&i| {
+            let it = &items[i as usize - base];
+            (it.node, it.origin, it.dot, i)
+        });
+    }
+
+    /// The sorted indices of set `j`, whose size is `len` (a large set).
+    fn of(&self, j: usize, len: usize) -> &[u32] {
+        let at = self.sets.partition_point(|&(set, _)| (set as usize) < j);
+        let start = self.sets[at].1 as usize;
+        &self.sorted[start..start + len]
+    }
+}
+
+/// The items Leo shortcuts skipped in a set (or, for `LeoCache::kept`, several),
+/// rebuilt from the chains.
+#[derive(Default)]
+struct LeoSet {
+    /// Searched linearly while small.
+    items: Vec<Item>,
+    /// By `(set, node, origin)` once `hashed`.
+    map: FxHashMap<(u32, u32, u32), Item>,
+    hashed: bool,
+}
+
+impl LeoSet {
+    fn clear(&mut self) {
+        self.items.clear();
+        self.map.clear();
+        self.hashed = false;
+    }
+
+    /// Adds a rebuilt item of set `j`; `false` if one with its key was there already
+    /// (which it replaces).
+    fn insert(&mut self, j: u32, item: Item) -> bool {
+        if !self.hashed {
+            if let Some(known) = self
+                .items
+                .iter_mut()
+                .find(|it| (it.node, it.origin) == (item.node, item.origin))
+            {
+                // As a map insert would: the later chain's item replaces it.
+                *known = item;
+                return false;
+            }
+            if self.items.len() < SMALL_SET {
+                self.items.push(item);
+                return true;
+            }
+            self.hashed = true;
+            for it in self.items.drain(..) {
+                self.map.insert((j, it.node, it.origin), it);
+            }
+        }
+        self.map.insert((j, item.node, item.origin), item).is_none()
+    }
+
+    fn find(&self, j: u32, node: u32, origin: u32) -> Option<Item> {
+        if self.hashed {
+            self.map.get(&(j, node, origin)).copied()
+        } else {
+            self.items
+                .iter()
+                .find(|it| (it.node, it.origin) == (node, origin))
+                .copied()
+        }
+    }
+}
+
+/// Rebuilt Leo-skipped items: the last few sets asked for (a tree asks for a set's
+/// items in bursts), and sets asked for again after they were dropped kept for good, so
+/// no set is rebuilt more than twice.
+#[derive(Default)]
+pub(crate) struct LeoCache {
+    recent: Vec<(u32, LeoSet)>,
+    next: usize,
+    /// Sets rebuilt once already.
+    dropped: FxHashSet<u32>,
+    /// Sets kept for good, all in one.
+    kept: LeoSet,
+    kept_sets: FxHashSet<u32>,
+}
+
+/// How many recently rebuilt sets are kept.
+const RECENT_LEO_SETS: usize = 4;
+
+impl LeoCache {
+    /// The skipped item `(node, origin)` of set `j` (`Some(None)`: there is none), or
+    /// `None` if the set is not rebuilt.
+    fn get(&self, j: u32, node: u32, origin: u32) -> Option<Option<Item>> {
+        if self.kept_sets.contains(&j) {
+            return Some(self.kept.find(j, node, origin));
+        }
+        self.recent
+            .iter()
+            .find(|(set, _)| *set == j)
+            .map(|(_, items)| items.find(j, node, origin))
+    }
+
+    /// Where to rebuild set `j`.
+    fn make_room(&mut self, j: u32) -> &mut LeoSet {
+        if !self.dropped.insert(j) {
+            // Rebuilt before and dropped since: keep it this time, with the other kept
+            // sets (keyed by set, so hashed from the start).
+            self.kept_sets.insert(j);
+            self.kept.hashed = true;
+            return &mut self.kept;
+        }
+        if self.recent.len() < RECENT_LEO_SETS {
+            self.recent.push((j, LeoSet::default()));
+            return &mut self.recent.last_mut().expect("just pushed").1;
+        }
+        let slot = self.next;
+        self.next = (self.next + 1) % RECENT_LEO_SETS;
+        let (set, items) = &mut self.recent[slot];
+        *set = j;
+        items.clear();
+        items
+    }
+}
+
+impl ParseResult<'_, '_> {
+    /// Number of Earley items the parse used (a measure of work and memory).
+    pub fn item_count(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The item `(node, origin, dot)` in set `j`, if present.
+    pub(crate) fn find(&self, j: usize, node: u32, origin: u32, dot: u32) -> Option<Item> {
+        let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
+        let key = (node, origin, dot);
+        if hi - lo <= SMALL_SET {
+            return self.items[lo..hi]
+                .iter()
+                .find(|it| (it.node, it.origin, it.dot) == key)
+                .copied()
+                .or_else(|| self.leo_skipped(j, node, origin).filter(|it| it.dot == dot));
+        }
+        let slice = self.big_index.of(j, hi - lo);
+        let at = slice.partition_point(|&i| {
+            let it = &self.items[i as usize];
+            (it.node, it.origin, it.dot) < key
+        });
+        slice
+            .get(at)
+            .map(|&i| self.items[i as usize])
+            .filter(|it| (it.node, it.origin, it.dot) == key)
+            .or_else(|| self.leo_skipped(j, node, origin).filter(|it| it.dot == dot))
+    }
+
+    /// Where each node's complete derivations from each start end: `(node, start)` to
+    /// ends, over the chart, with the items Leo shortcuts skipped rebuilt.
+    pub(crate) fn ends_index(&self) -> rustc_hash::FxHashMap<(u32, u32), Vec<u32>> {
+        let mut index: rustc_hash::FxHashMap<(u32, u32), Vec<u32>> = Default::default();
+        for j in 0..self.set_start.len().saturating_sub(1) {
+            let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
+            for item in &self.items[lo..hi] {
+                if self.parser.is_complete(item) {
+                    index
+                        .entry((item.node, item.origin))
+                        .or_default()
+                        .push(j as u32);
+                }
+            }
+        }
+        for &(j, o, x) in &self.leo {
+            self.leo_chain(o, x, |skipped| {
+                index
+                    .entry((skipped.node, skipped.origin))
+                    .or_default()
+                    .push(j);
+                true
+            });
+        }
+        for ends in index.values_mut() {
+            ends.sort_unstable();
+            ends.dedup();
+        }
+        index
+    }
+
+    /// Walks the Leo chain that completing `node` from set `o` started, calling `visit`
+    /// with each complete item the shortcut skipped, innermost first, until `visit`
+    /// returns `false`, the chain ends, or it comes back to an item (a unit cycle).
+    pub(crate) fn leo_chain(&self, o: u32, node: u32, mut visit: impl FnMut(Item) -> bool) {
+        let chart = self.chart();
+        // Most chains are short: their links are checked for repeats in a small array,
+        // and only a long chain pays for a hash set.
+        let mut short = [(0u32, 0u32); SMALL_SET];
+        let mut steps = 0;
+        let mut seen = FxHashSet::default();
+        let mut key = (o, node);
+        while let Some((skipped, _)) = self.parser.sole_penultimate_waiter(&chart, key.0, key.1) {
+            let link = (skipped.node, skipped.origin);
+            let repeated = if steps < SMALL_SET {
+                let repeated = short[..steps].contains(&link);
+                short[steps] = link;
+                repeated
+            } else {
+                if steps == SMALL_SET {
+                    seen.extend(short);
+                }
+                !seen.insert(link)
+            };
+            steps += 1;
+            if repeated || !visit(skipped) {
+                break;
+            }
+            key = (skipped.origin, skipped.node);
+        }
+    }
+
+    /// The finished chart, for Leo chain walks.
+    pub(crate) fn chart(&self) -> Chart<'_> {
+        Chart {
+            items: &self.items,
+            waiting: &self.waiting,
+            wait_start: &self.wait_start,
+        }
+    }
+
+    /// A complete item of set `j` that a Leo shortcut skipped, rebuilt from the chain.
+    pub(crate) fn leo_skipped(&self, j: usize, node: u32, origin: u32) -> Option<Item> {
+        let j32 = j as u32;
+        let first = self.leo.partition_point(|&(set, _, _)| set < j32);
+        if self.leo.get(first).is_none_or(|&(set, _, _)| set != j32) {
+            return None;
+        }
+        let mut cache = self.leo_cache.borrow_mut();
+        if let Some(found) = cache.get(j32, node, origin) {
+            return found;
+        }
+        let cache = &mut *cache;
+        let set = cache.make_room(j32);
+        for &(_, o, x) in self.leo[first..]
+            .iter()
+            .take_while(|&&(set, _, _)| set == j32)
+        {
+            // A chain shared with one rebuilt before is rebuilt from there on already.
+            self.leo_chain(o, x, |skipped| set.insert(j32, skipped));
+        }
+        set.find(j32, node, origin)
+    }
+
+    /// The earliest-derived complete item of a repetition spanning `origin..j`.
+    pub(crate) fn complete_repeat(&self, j: usize, node: u32, origin: u32) -> Option<Item> {
+        let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
+        if hi - lo <= SMALL_SET {
+            // In insertion order, so the first is the earliest derived.
+            return self.items[lo..hi]
+                .iter()
+                .find(|it| (it.node, it.origin) == (node, origin) && self.parser.is_complete(it))
+                .copied();
+        }
+        let slice = self.big_index.of(j, hi - lo);
+        let at = slice.partition_point(|&i| {
+            let it = &self.items[i as usize];
+            (it.node, it.origin) < (node, origin)
+        });
+        slice[at..]
+            .iter()
+            .take_while(|&&i| {
+                let it = &self.items[i as usize];
+                (it.node, it.origin) == (node, origin)
+            })
+            .filter(|&&i| self.parser.is_complete(&self.items[i as usize]))
+            .min()
+            .map(|&i| self.items[i as usize])
+    }
+}

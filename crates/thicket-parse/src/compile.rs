@@ -1,0 +1,422 @@
+//! The grammar graph compiled for parsing: one operation per expression node, child
+//! lists, empty derivations, FIRST sets and rule owners.
+
+use crate::ParseConfig;
+use crate::earley::Item;
+use crate::terminal::RegexMatcher;
+use std::sync::OnceLock;
+use thicket_grammar::{Expr, ExprId, Grammar};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    Literal,
+    Regex,
+    Ref {
+        body: u32,
+    },
+    Seq {
+        start: u32,
+        len: u32,
+    },
+    Alt {
+        start: u32,
+        len: u32,
+    },
+    Repeat {
+        item: u32,
+        min: u32,
+        max: Option<u32>,
+    },
+}
+
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// A parser for one grammar: build once, parse many inputs, from many threads.
+pub struct Parser<'g> {
+    pub(crate) grammar: &'g Grammar,
+    pub(crate) config: ParseConfig,
+    pub(crate) ops: Vec<Op>,
+    pub(crate) children: Vec<u32>,
+    /// For each node: the depth of its shallowest empty derivation, or `NONE`.
+    pub(crate) empty_depth: Vec<u32>,
+    /// For alternations that can derive empty: the alternative to use.
+    pub(crate) empty_choice: Vec<u32>,
+    pub(crate) regexes: Vec<Option<RegexMatcher>>,
+    /// The rule whose right-hand side contains each node (for error messages).
+    pub(crate) owner: Vec<u32>,
+    /// Nodes whose language is regular (no recursive rule below them).
+    pub(crate) regular: Vec<bool>,
+    /// DFAs of regular nodes, built on first use (`None` if too large).
+    pub(crate) tokens: Vec<OnceLock<Option<RegexMatcher>>>,
+    /// The bytes each node's non-empty derivations can start with.
+    pub(crate) first: Vec<ByteSet>,
+    /// Each literal's bytes as a range of `literal_bytes` (empty for other nodes), so
+    /// scanning a literal does not go through the grammar's expression arena.
+    pub(crate) literals: Vec<(u32, u32)>,
+    pub(crate) literal_bytes: Vec<u8>,
+    /// The bytes that can follow each node in some derivation from the root, and whether
+    /// the end of the input can.
+    pub(crate) follow: Vec<ByteSet>,
+    pub(crate) follow_end: Vec<bool>,
+    pub(crate) root: u32,
+}
+
+/// A set of bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    pub(crate) fn insert(&mut self, b: u8) {
+        self.0[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, b: u8) -> bool {
+        self.0[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
+
+    pub(crate) fn union(&mut self, other: &ByteSet) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a |= b;
+        }
+    }
+}
+
+impl<'g> Parser<'g> {
+    /// Prepares a parser (compiles regex terminals into DFAs).
+    pub fn new(grammar: &'g Grammar, config: ParseConfig) -> Result<Parser<'g>, String> {
+        let n = grammar.expr_count();
+        let mut parser = Parser {
+            grammar,
+            config,
+            ops: Vec::with_capacity(n),
+            children: Vec::new(),
+            empty_depth: vec![NONE; n],
+            empty_choice: vec![NONE; n],
+            regexes: Vec::with_capacity(n),
+            owner: vec![NONE; n],
+            regular: vec![false; n],
+            tokens: (0..n).map(|_| OnceLock::new()).collect(),
+            first: vec![ByteSet::default(); n],
+            literals: vec![(0, 0); n],
+            literal_bytes: Vec::new(),
+            follow: vec![ByteSet::default(); n],
+            follow_end: vec![false; n],
+            root: grammar.root().index() as u32,
+        };
+        let index = |e: ExprId| e.index() as u32;
+        for id in grammar.expr_ids() {
+            let (op, regex) = match grammar.expr(id) {
+                Expr::Literal(bytes) => {
+                    let start = parser.literal_bytes.len() as u32;
+                    parser.literal_bytes.extend_from_slice(bytes);
+                    parser.literals[id.index()] = (start, parser.literal_bytes.len() as u32);
+                    (Op::Literal, None)
+                }
+                Expr::Regex(r) => (
+                    Op::Regex,
+                    Some(
+                        RegexMatcher::new(&r.hir)
+                            .map_err(|e| format!("regex terminal r\"{}\": {e}", r.pattern))?,
+                    ),
+                ),
+                Expr::Ref(s) => {
+                    let body = index(grammar.rule(*s).body);
+                    (Op::Ref { body }, None)
+                }
+                Expr::Seq(items) => {
+                    let start = parser.children.len() as u32;
+                    parser
+                        .children
+                        .extend(items.iter().map(|&item| index(item)));
+                    (
+                        Op::Seq {
+                            start,
+                            len: items.len() as u32,
+                        },
+                        None,
+                    )
+                }
+                Expr::Alt(alts) => {
+                    let start = parser.children.len() as u32;
+                    parser.children.extend(alts.iter().map(|&alt| index(alt)));
+                    (
+                        Op::Alt {
+                            start,
+                            len: alts.len() as u32,
+                        },
+                        None,
+                    )
+                }
+                Expr::Repeat(r) => (
+                    Op::Repeat {
+                        item: index(r.item),
+                        min: r.min,
+                        max: r.max,
+                    },
+                    None,
+                ),
+            };
+            parser.ops.push(op);
+            parser.regexes.push(regex);
+        }
+        parser.compute_empty_derivations();
+        parser.compute_owners();
+        parser.compute_regular();
+        parser.compute_first();
+        parser.compute_follow();
+        Ok(parser)
+    }
+
+    /// The grammar.
+    pub fn grammar(&self) -> &'g Grammar {
+        self.grammar
+    }
+
+    /// Shallowest empty derivation of every node, by fixpoint (children precede parents).
+    fn compute_empty_derivations(&mut self) {
+        loop {
+            let mut changed = false;
+            for id in self.grammar.expr_ids() {
+                let x = id.index();
+                let (depth, choice) = match (self.ops[x], self.grammar.expr(id)) {
+                    (_, Expr::Literal(b)) => (if b.is_empty() { 0 } else { NONE }, NONE),
+                    (_, Expr::Regex(r)) => (
+                        if r.hir.properties().minimum_len() == Some(0) {
+                            0
+                        } else {
+                            NONE
+                        },
+                        NONE,
+                    ),
+                    (Op::Ref { body }, _) => {
+                        (self.empty_depth[body as usize].saturating_add(1), NONE)
+                    }
+                    (Op::Seq { start, len }, _) => {
+                        let kids = &self.children[start as usize..(start + len) as usize];
+                        let depth = kids
+                            .iter()
+                            .map(|&k| self.empty_depth[k as usize])
+                            .max()
+                            .unwrap_or(0);
+                        (depth, NONE)
+                    }
+                    (Op::Alt { start, len }, _) => {
+                        let kids = &self.children[start as usize..(start + len) as usize];
+                        kids.iter()
+                            .enumerate()
+                            .map(|(i, &k)| (self.empty_depth[k as usize], i as u32))
+                            .min()
+                            .filter(|&(d, _)| d != NONE)
+                            .unwrap_or((NONE, NONE))
+                    }
+                    (Op::Repeat { item, min, .. }, _) => (
+                        if min == 0 {
+                            0
+                        } else {
+                            self.empty_depth[item as usize]
+                        },
+                        NONE,
+                    ),
+                    _ => unreachable!("ops mirror expressions"),
+                };
+                if depth < self.empty_depth[x] {
+                    self.empty_depth[x] = depth;
+                    self.empty_choice[x] = choice;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// FIRST sets by fixpoint: which byte can begin a non-empty derivation of each node.
+    /// Expecting a node whose FIRST set lacks the next byte predicts nothing (only its
+    /// empty derivation, if any, is used), which keeps Earley sets small.
+    fn compute_first(&mut self) {
+        for id in self.grammar.expr_ids() {
+            let x = id.index();
+            match self.grammar.expr(id) {
+                Expr::Literal(bytes) => {
+                    if let Some(&b) = bytes.first() {
+                        self.first[x].insert(b);
+                    }
+                }
+                Expr::Regex(_) => {
+                    let matcher = self.regexes[x].as_ref().expect("regex op has a matcher");
+                    for b in 0..=255u8 {
+                        if matcher.can_start_with(b) {
+                            self.first[x].insert(b);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        loop {
+            let mut changed = false;
+            for x in 0..self.ops.len() {
+                let mut set = self.first[x];
+                match self.ops[x] {
+                    Op::Literal | Op::Regex => continue,
+                    Op::Ref { body } => set.union(&self.first[body as usize]),
+                    Op::Alt { start, len } => {
+                        for &c in &self.children[start as usize..(start + len) as usize] {
+                            set.union(&self.first[c as usize]);
+                        }
+                    }
+                    Op::Seq { start, len } => {
+                        for &c in &self.children[start as usize..(start + len) as usize] {
+                            set.union(&self.first[c as usize]);
+                            if !self.nullable(c) {
+                                break;
+                            }
+                        }
+                    }
+                    Op::Repeat { item, max, .. } => {
+                        if max != Some(0) {
+                            set.union(&self.first[item as usize]);
+                        }
+                    }
+                }
+                if set != self.first[x] {
+                    self.first[x] = set;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// FOLLOW sets by fixpoint (an over-approximation, as usual: every byte that can
+    /// follow a node in some sentential form from the root). A node completed at `j`
+    /// where `text[j]` cannot follow it is in no derivation of the whole input; the
+    /// parser drops such matches (see `earley.rs`).
+    fn compute_follow(&mut self) {
+        self.follow_end[self.root as usize] = true;
+        loop {
+            let mut changed = false;
+            // Parents before children would converge faster, but ids put children first;
+            // the fixpoint is cheap either way.
+            for x in (0..self.ops.len()).rev() {
+                let (set, end) = (self.follow[x], self.follow_end[x]);
+                let mut flow = |parser: &mut Self, child: u32, set: &ByteSet, end: bool| {
+                    let c = child as usize;
+                    let mut grown = parser.follow[c];
+                    grown.union(set);
+                    if grown != parser.follow[c] || (end && !parser.follow_end[c]) {
+                        parser.follow[c] = grown;
+                        parser.follow_end[c] |= end;
+                        changed = true;
+                    }
+                };
+                match self.ops[x] {
+                    Op::Literal | Op::Regex => {}
+                    Op::Ref { body } => flow(self, body, &set, end),
+                    Op::Alt { start, len } => {
+                        for i in start..start + len {
+                            let c = self.children[i as usize];
+                            flow(self, c, &set, end);
+                        }
+                    }
+                    Op::Seq { start, len } => {
+                        // Walk right to left, carrying what can follow the child.
+                        let (mut after, mut after_end) = (set, end);
+                        for i in (start..start + len).rev() {
+                            let c = self.children[i as usize];
+                            flow(self, c, &after, after_end);
+                            if self.nullable(c) {
+                                after.union(&self.first[c as usize]);
+                            } else {
+                                after = self.first[c as usize];
+                                after_end = false;
+                            }
+                        }
+                    }
+                    Op::Repeat { item, max, .. } => {
+                        let mut after = set;
+                        if max.is_none_or(|m| m > 1) {
+                            after.union(&self.first[item as usize]);
+                        }
+                        flow(self, item, &after, end);
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// Whether a derivation of `node` ending at `end` can be followed by the rest of
+    /// `text`.
+    #[inline]
+    pub(crate) fn can_follow(&self, node: u32, text: &[u8], end: usize) -> bool {
+        match text.get(end) {
+            Some(&b) => self.follow[node as usize].contains(b),
+            None => self.follow_end[node as usize],
+        }
+    }
+
+    fn compute_owners(&mut self) {
+        for symbol in self.grammar.symbols() {
+            let mut stack = vec![self.grammar.rule(symbol).body.index() as u32];
+            while let Some(x) = stack.pop() {
+                self.owner[x as usize] = symbol.index() as u32;
+                match self.ops[x as usize] {
+                    Op::Seq { start, len } | Op::Alt { start, len } => {
+                        stack.extend_from_slice(
+                            &self.children[start as usize..(start + len) as usize],
+                        );
+                    }
+                    Op::Repeat { item, .. } => stack.push(item),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    pub(crate) fn empty_literal(&self, node: u32) -> bool {
+        matches!(self.grammar.expr(ExprId::from_index(node as usize)), Expr::Literal(b) if b.is_empty())
+    }
+
+    /// The bytes of a literal node.
+    #[inline]
+    pub(crate) fn literal(&self, node: u32) -> &[u8] {
+        let (start, end) = self.literals[node as usize];
+        &self.literal_bytes[start as usize..end as usize]
+    }
+
+    #[inline]
+    pub(crate) fn nullable(&self, node: u32) -> bool {
+        self.empty_depth[node as usize] != NONE
+    }
+
+    #[inline]
+    pub(crate) fn is_complete(&self, item: &Item) -> bool {
+        match self.ops[item.node as usize] {
+            Op::Seq { len, .. } => item.dot == len,
+            Op::Ref { .. } | Op::Alt { .. } => item.dot == 1,
+            Op::Repeat { min, .. } => item.dot >= min,
+            Op::Literal | Op::Regex => false,
+        }
+    }
+
+    /// The dot after one more repetition.
+    #[inline]
+    pub(crate) fn next_count(min: u32, max: Option<u32>, dot: u32) -> u32 {
+        match max {
+            Some(_) => dot + 1,
+            None => (dot + 1).min(min),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn repeat_expects(max: Option<u32>, dot: u32) -> bool {
+        max.is_none_or(|m| dot < m)
+    }
+}

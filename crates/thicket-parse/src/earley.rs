@@ -1,0 +1,604 @@
+//! The Earley recogniser: builds the chart set by set, with Leo's optimisation for
+//! deterministic right-recursive completions.
+
+use crate::chart::{BigIndex, ParseResult};
+use crate::compile::{Op, Parser};
+use crate::error::ParseError;
+use rustc_hash::FxHashSet;
+
+/// What is known about completing a node from a set, per waiting entry (used at the
+/// first entry of each node's group): not yet looked at, not deterministic (complete the
+/// ordinary way), or the top of the Leo chain, as an index into `tops` (chains share
+/// their top, so it is stored once).
+#[derive(Default)]
+pub(crate) struct LeoMemo {
+    state: Vec<u32>,
+    tops: Vec<Item>,
+    /// The chain being walked (reused).
+    path: Vec<(usize, Item)>,
+}
+
+const MEMO_UNKNOWN: u32 = u32::MAX;
+const MEMO_NO: u32 = u32::MAX - 1;
+/// On the chain being walked: meeting it again means a unit cycle.
+const MEMO_WALKING: u32 = u32::MAX - 2;
+
+impl LeoMemo {
+    fn grow(&mut self, len: usize) {
+        self.state.resize(len, MEMO_UNKNOWN);
+    }
+}
+
+/// The finished part of the chart, for lookups while later sets are built.
+pub(crate) struct Chart<'a> {
+    pub(crate) items: &'a [Item],
+    pub(crate) waiting: &'a [Waiting],
+    pub(crate) wait_start: &'a [u32],
+}
+
+impl Chart<'_> {
+    /// The waiting entries of set `o`, sorted by node.
+    pub(crate) fn waiters(&self, o: usize) -> &[Waiting] {
+        let lo = self.wait_start[o] as usize;
+        let hi = self
+            .wait_start
+            .get(o + 1)
+            .map_or(self.waiting.len(), |&h| h as usize);
+        &self.waiting[lo..hi]
+    }
+}
+
+/// An item of a set waiting for `node` to complete from that set.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Waiting {
+    pub(crate) node: u32,
+    /// Index of the waiting item.
+    pub(crate) item: u32,
+    /// For alternations: which alternative `node` is.
+    pub(crate) choice: u32,
+}
+
+/// An Earley item: `node` has matched `dot` (see the crate docs) from `origin`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Item {
+    pub(crate) node: u32,
+    pub(crate) dot: u32,
+    pub(crate) origin: u32,
+    /// How the item was first derived: where its last child starts, or (alternations)
+    /// which alternative completed it.
+    pub(crate) back: u32,
+}
+
+/// Sets up to this size are searched linearly (deduplication, chart lookups): most sets
+/// are this small, and a scan of a few items is cheaper than hashing or sorting them.
+pub(crate) const SMALL_SET: usize = 16;
+
+/// An item scanned into a later set: ordered by that set's position, then by when it was
+/// scanned, so each set receives its scanned items in the order they arose.
+#[derive(Clone, Copy, Debug)]
+struct Scanned {
+    end: u32,
+    item: Item,
+    seq: u64,
+}
+
+impl PartialEq for Scanned {
+    fn eq(&self, other: &Self) -> bool {
+        (self.end, self.seq) == (other.end, other.seq)
+    }
+}
+
+impl Eq for Scanned {}
+
+impl PartialOrd for Scanned {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Scanned {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Reversed: `BinaryHeap` is a max-heap, and the earliest must come out first.
+        (other.end, other.seq).cmp(&(self.end, self.seq))
+    }
+}
+
+/// The parser's working state for the set being built, reused from set to set.
+#[derive(Default)]
+pub(crate) struct Work {
+    /// Position of the set being built.
+    pub(crate) j: usize,
+    /// Whether matches the next byte cannot follow are dropped.
+    pub(crate) follow_filter: bool,
+    /// Items of set `j`, in the order they arose.
+    pub(crate) current: Vec<Item>,
+    /// The keys of `current` once it outgrows `SMALL_SET` (until then it is scanned).
+    seen: FxHashSet<(u32, u32, u32)>,
+    /// Items already scanned into later sets. A heap rather than one list per position:
+    /// a long token must not cost a list for every position it spans.
+    pending: std::collections::BinaryHeap<Scanned>,
+    /// How many items have been scanned ahead so far (orders `pending`).
+    scanned: u64,
+    /// Waiting entries of set `j`, recorded as items predict.
+    pub(crate) waiting: Vec<Waiting>,
+    /// Set by `expect` when it predicted the child (rather than scanned or skipped it).
+    pub(crate) predicted: bool,
+    /// Terminals and tokens matched at `j`: `(node, start, len)` into `cache_ends`.
+    pub(crate) cache_keys: Vec<(u32, u32, u32)>,
+    pub(crate) cache_ends: Vec<usize>,
+}
+
+impl Work {
+    /// Starts set `j` with the items scanned into it, duplicates dropped.
+    fn start_set(&mut self, j: usize) {
+        self.j = j;
+        self.current.clear();
+        self.seen.clear();
+        while let Some(scanned) = self.pending.peek().filter(|s| s.end as usize == j) {
+            let item = scanned.item;
+            self.pending.pop();
+            self.push_new(item);
+        }
+
+        self.cache_keys.clear();
+        self.cache_ends.clear();
+        self.waiting.clear();
+    }
+
+    /// The position of the next set that has scanned items, if any.
+    fn next_scanned(&self) -> Option<usize> {
+        self.pending.peek().map(|s| s.end as usize)
+    }
+
+    /// Appends `item` to the current set unless an item with its key is there already
+    /// (the first derivation wins).
+    #[inline]
+    fn push_new(&mut self, item: Item) {
+        let key = (item.node, item.dot, item.origin);
+        let len = self.current.len();
+        if len < SMALL_SET {
+            if self
+                .current
+                .iter()
+                .any(|it| (it.node, it.dot, it.origin) == key)
+            {
+                return;
+            }
+        } else {
+            if len == SMALL_SET {
+                // Outgrown the linear scan: index what is there.
+                self.seen
+                    .extend(self.current.iter().map(|it| (it.node, it.dot, it.origin)));
+            }
+            if !self.seen.insert(key) {
+                return;
+            }
+        }
+        self.current.push(item);
+    }
+
+    /// Adds an item to the set at `end` (the current one, or a later one after a scan).
+    #[inline]
+    fn add(&mut self, item: Item, end: usize) {
+        if end == self.j {
+            self.push_new(item);
+        } else {
+            self.pending.push(Scanned {
+                end: end as u32,
+                seq: self.scanned,
+                item,
+            });
+            self.scanned += 1;
+        }
+    }
+}
+
+impl<'g> Parser<'g> {
+    /// Whether `text` is in the language (no tree is built).
+    pub fn recognize(&self, text: &[u8]) -> Result<(), ParseError> {
+        self.parse(text).map(|_| ())
+    }
+
+    /// Parses `text` from the grammar's start rule.
+    pub fn parse<'p>(&'p self, text: &'p [u8]) -> Result<ParseResult<'p, 'g>, ParseError> {
+        match self.run(text, true) {
+            // The FOLLOW filter drops the matches a rejection message is made of (where
+            // the furthest items are, what they expected), so a rejected input is parsed
+            // again without it; it never changes whether an input is accepted.
+            Err(ParseError::Rejected(_)) => self.run(text, false),
+            done => done,
+        }
+    }
+
+    /// Builds the chart. With `follow_filter`, matches and completions of a node at a
+    /// position where the next byte cannot follow it are dropped: they are in no
+    /// derivation of the whole input, and neither is anything derived from them, so the
+    /// items that remain arise in the same order with the same first derivations.
+    fn run<'p>(
+        &'p self,
+        text: &'p [u8],
+        follow_filter: bool,
+    ) -> Result<ParseResult<'p, 'g>, ParseError> {
+        let n = text.len();
+        let mut items: Vec<Item> = Vec::new();
+        let mut set_start: Vec<u32> = Vec::with_capacity(n + 2);
+        let mut big_index = BigIndex::default();
+        let mut waiting: Vec<Waiting> = Vec::new();
+        let mut wait_start: Vec<u32> = Vec::with_capacity(n + 2);
+        let mut leo: Vec<(u32, u32, u32)> = Vec::new();
+        // Leo memo per waiting entry (used at the first entry of each node's group).
+        let mut leo_memo = LeoMemo::default();
+        let mut work = Work {
+            follow_filter,
+            ..Work::default()
+        };
+        work.pending.push(Scanned {
+            end: 0,
+            item: Item {
+                node: self.root,
+                dot: 0,
+                origin: 0,
+                back: 0,
+            },
+            seq: 0,
+        });
+        let mut furthest = 0;
+        let mut j = 0;
+        while j <= n {
+            set_start.push(items.len() as u32);
+            work.start_set(j);
+            if work.current.is_empty() {
+                wait_start.push(waiting.len() as u32);
+                match work.next_scanned() {
+                    None => return Err(self.reject(text, furthest, &items, &set_start)),
+                    Some(next) => {
+                        // Nothing happens until then (inside a long token): empty sets.
+                        for _ in j + 1..next.min(n + 1) {
+                            set_start.push(items.len() as u32);
+                            wait_start.push(waiting.len() as u32);
+                        }
+                        j = next;
+                        continue;
+                    }
+                }
+            }
+            furthest = j;
+            let base = items.len();
+            let mut k = 0;
+            while k < work.current.len() {
+                let item = work.current[k];
+                if base + work.current.len() > self.config.max_items {
+                    return Err(ParseError::TooComplex {
+                        offset: j,
+                        max_items: self.config.max_items,
+                    });
+                }
+                if self.is_complete(&item)
+                    && item.origin != j as u32
+                    && (!follow_filter || self.can_follow(item.node, text, j))
+                {
+                    let chart = Chart {
+                        items: &items,
+                        waiting: &waiting,
+                        wait_start: &wait_start,
+                    };
+                    // One search for the node's waiters serves the Leo memo (kept at the
+                    // first of them) and the completion; with none, there is nothing to do.
+                    let lo = wait_start[item.origin as usize] as usize;
+                    let waiters = chart.waiters(item.origin as usize);
+                    let first = waiters.partition_point(|w| w.node < item.node);
+                    if waiters.get(first).is_some_and(|w| w.node == item.node) {
+                        match self.leo_top(
+                            &chart,
+                            item.origin,
+                            item.node,
+                            lo + first,
+                            &mut leo_memo,
+                        ) {
+                            Some(top) => {
+                                // Leo: a chain of right-recursive completions, each the
+                                // only thing its origin waited for, collapses into its top.
+                                leo.push((j as u32, item.origin, item.node));
+                                work.add(top, j);
+                            }
+                            None => self.complete(item, &items, &waiters[first..], &mut work),
+                        }
+                    }
+                }
+                self.predict_and_scan(item, (base + k) as u32, text, &mut work);
+                k += 1;
+            }
+            items.extend_from_slice(&work.current);
+            big_index.add_set(j, &items[base..], base);
+            wait_start.push(waiting.len() as u32);
+            let wait_base = waiting.len();
+            waiting.extend_from_slice(&work.waiting);
+            let new = &mut waiting[wait_base..];
+            if new.len() > 1 {
+                new.sort_unstable_by_key(|w| (w.node, w.item));
+            }
+            leo_memo.grow(waiting.len());
+            j += 1;
+        }
+        set_start.push(items.len() as u32);
+        wait_start.push(waiting.len() as u32);
+        drop(leo_memo);
+        let result = ParseResult {
+            parser: self,
+            text,
+            items,
+            set_start,
+            big_index,
+            waiting,
+            wait_start,
+            leo,
+            leo_cache: Default::default(),
+        };
+        if result.find(n, self.root, 0, 1).is_none() {
+            return Err(self.reject(text, n, &result.items, &result.set_start));
+        }
+        Ok(result)
+    }
+
+    /// The one item of set `o` waiting for `node` whose advance completes it, if there
+    /// is exactly one waiter and it is such an item (Leo's deterministic reduction).
+    pub(crate) fn sole_penultimate_waiter(
+        &self,
+        chart: &Chart<'_>,
+        o: u32,
+        node: u32,
+    ) -> Option<(Item, u32)> {
+        let waiters = chart.waiters(o as usize);
+        let first = waiters.partition_point(|w| w.node < node);
+        waiters.get(first).filter(|w| w.node == node)?;
+        self.sole_penultimate_at(chart, o, chart.wait_start[o as usize] as usize + first)
+    }
+
+    /// `sole_penultimate_waiter` when the first waiting entry for the node in set `o` is
+    /// known: `chart.waiting[first]`.
+    fn sole_penultimate_at(&self, chart: &Chart<'_>, o: u32, first: usize) -> Option<(Item, u32)> {
+        let w = &chart.waiting[first];
+        let set_end = chart
+            .wait_start
+            .get(o as usize + 1)
+            .map_or(chart.waiting.len(), |&h| h as usize);
+        if first + 1 < set_end && chart.waiting[first + 1].node == w.node {
+            return None;
+        }
+        let waiter = chart.items[w.item as usize];
+        let advanced = match self.ops[waiter.node as usize] {
+            Op::Seq { len, .. } if waiter.dot + 1 == len => Item {
+                dot: len,
+                back: o,
+                ..waiter
+            },
+            Op::Ref { .. } => Item {
+                dot: 1,
+                back: o,
+                ..waiter
+            },
+            Op::Alt { .. } => Item {
+                dot: 1,
+                back: w.choice,
+                ..waiter
+            },
+            _ => return None,
+        };
+        Some((advanced, w.item))
+    }
+
+    /// The top of the Leo chain that completing `node` from set `o` starts, memoised per
+    /// `(o, node)` (at the first waiting entry for `node` in set `o`). `None` if the
+    /// completion is not deterministic.
+    ///
+    /// `start` is the memo slot of `(o, node)`: the index of the first waiting entry for
+    /// `node` in set `o`.
+    fn leo_top(
+        &self,
+        chart: &Chart<'_>,
+        o: u32,
+        node: u32,
+        start: usize,
+        memo: &mut LeoMemo,
+    ) -> Option<Item> {
+        let slot = |key: (u32, u32)| -> Option<usize> {
+            let lo = chart.wait_start[key.0 as usize] as usize;
+            let waiters = chart.waiters(key.0 as usize);
+            let first = waiters.partition_point(|w| w.node < key.1);
+            waiters
+                .get(first)
+                .filter(|w| w.node == key.1)
+                .map(|_| lo + first)
+        };
+        match memo.state[start] {
+            MEMO_NO => return None,
+            MEMO_UNKNOWN => {}
+            top => return Some(memo.tops[top as usize]),
+        }
+        // Walk up the chain iteratively (it can be as long as the input), then fill the
+        // memo for every link on the way back.
+        let mut path = std::mem::take(&mut memo.path);
+        let mut key = (o, node);
+        let mut here = start;
+        let mut top = loop {
+            match memo.state[here] {
+                MEMO_NO => break None,
+                MEMO_UNKNOWN => {}
+                // A unit cycle (`<a> ::= <a> | ...`) led back here: stop before it.
+                MEMO_WALKING => break None,
+                top => break Some(top),
+            }
+            let Some((advanced, _)) = self.sole_penultimate_at(chart, key.0, here) else {
+                memo.state[here] = MEMO_NO;
+                break None;
+            };
+            memo.state[here] = MEMO_WALKING;
+            path.push((here, advanced));
+            key = (advanced.origin, advanced.node);
+            match slot(key) {
+                Some(next) => here = next,
+                None => break None, // nobody waits further up: `advanced` is the top
+            }
+        };
+        while let Some((slot, advanced)) = path.pop() {
+            let found = top.unwrap_or_else(|| {
+                memo.tops.push(advanced);
+                (memo.tops.len() - 1) as u32
+            });
+            memo.state[slot] = found;
+            top = Some(found);
+        }
+        memo.path = path;
+        match memo.state[start] {
+            MEMO_NO | MEMO_UNKNOWN => None,
+            top => Some(memo.tops[top as usize]),
+        }
+    }
+
+    /// Advances whoever waited, at the item's origin, for the node it completes.
+    /// `waiting` starts at the first entry for the item's node.
+    fn complete(&self, item: Item, items: &[Item], waiting: &[Waiting], work: &mut Work) {
+        for w in waiting {
+            if w.node != item.node {
+                break;
+            }
+            let waiter = items[w.item as usize];
+            let (dot, back) = match self.ops[waiter.node as usize] {
+                Op::Seq { .. } => (waiter.dot + 1, item.origin),
+                Op::Ref { .. } => (1, item.origin),
+                Op::Alt { .. } => (1, w.choice),
+                Op::Repeat { min, max, .. } => {
+                    (Self::next_count(min, max, waiter.dot), item.origin)
+                }
+                Op::Literal | Op::Regex => unreachable!("terminals do not wait"),
+            };
+            work.add(
+                Item {
+                    node: waiter.node,
+                    dot,
+                    origin: waiter.origin,
+                    back,
+                },
+                work.j,
+            );
+        }
+    }
+
+    /// Calls `f(child, choice)` for every child the item expects next (`choice` is the
+    /// alternative's index for alternations).
+    #[inline]
+    pub(crate) fn for_each_expected(&self, item: &Item, mut f: impl FnMut(u32, u32)) {
+        match self.ops[item.node as usize] {
+            Op::Seq { start, len } if item.dot < len => {
+                f(self.children[(start + item.dot) as usize], 0)
+            }
+            Op::Ref { body } if item.dot == 0 => f(body, 0),
+            Op::Alt { start, len } if item.dot == 0 => {
+                for i in 0..len {
+                    f(self.children[(start + i) as usize], i);
+                }
+            }
+            Op::Repeat {
+                item: child, max, ..
+            } if Self::repeat_expects(max, item.dot) => f(child, 0),
+            _ => {}
+        }
+    }
+
+    /// Predicts or scans whatever the item expects next.
+    /// `index` is the item's index in the chart, for the waiting entries of predictions.
+    fn predict_and_scan(&self, item: Item, index: u32, text: &[u8], work: &mut Work) {
+        let j = work.j as u32;
+        self.for_each_expected(&item, |child, choice| {
+            let (dot, back) = match self.ops[item.node as usize] {
+                Op::Seq { .. } => (item.dot + 1, j),
+                Op::Alt { .. } => (1, choice),
+                Op::Ref { .. } => (1, j),
+                Op::Repeat { min, max, .. } => (Self::next_count(min, max, item.dot), j),
+                Op::Literal | Op::Regex => unreachable!("terminals expect nothing"),
+            };
+            let advanced = Item {
+                node: item.node,
+                dot,
+                origin: item.origin,
+                back,
+            };
+            self.expect(child, advanced, text, work);
+            if work.predicted {
+                work.predicted = false;
+                // Only nodes predicted here can complete from here.
+                work.waiting.push(Waiting {
+                    node: child,
+                    item: index,
+                    choice,
+                });
+            }
+        });
+    }
+
+    /// `advanced` is the expecting item once `child` is matched: scan terminals and
+    /// tokens, predict everything else.
+    fn expect(&self, child: u32, advanced: Item, text: &[u8], work: &mut Work) {
+        let j = work.j;
+        let starts = text
+            .get(j)
+            .is_some_and(|&b| self.first[child as usize].contains(b));
+        if !starts {
+            // Only an empty derivation can fit here, and those need no items.
+            if self.nullable(child) {
+                work.add(advanced, j);
+            }
+            return;
+        }
+        match self.ops[child as usize] {
+            Op::Literal => {
+                let bytes = self.literal(child);
+                if text[j..].starts_with(bytes)
+                    && (!work.follow_filter || self.can_follow(child, text, j + bytes.len()))
+                {
+                    work.add(advanced, j + bytes.len());
+                }
+            }
+            _ if matches!(self.ops[child as usize], Op::Regex) || self.is_token(child) => {
+                let (start, len) = match work.cache_keys.iter().find(|&&(node, _, _)| node == child)
+                {
+                    Some(&(_, start, len)) => (start as usize, len as usize),
+                    None => {
+                        let start = work.cache_ends.len();
+                        let ends = &mut work.cache_ends;
+                        let filter = work.follow_filter;
+                        self.matcher(child)
+                            .expect("regexes and tokens have matchers")
+                            .match_ends(text, j, |e| {
+                                if !filter || self.can_follow(child, text, e) {
+                                    ends.push(e)
+                                }
+                            });
+                        let len = work.cache_ends.len() - start;
+                        work.cache_keys.push((child, start as u32, len as u32));
+                        (start, len)
+                    }
+                };
+                for e in start..start + len {
+                    let end = work.cache_ends[e];
+                    work.add(advanced, end);
+                }
+            }
+            _ => {
+                work.predicted = true;
+                work.add(
+                    Item {
+                        node: child,
+                        dot: 0,
+                        origin: j as u32,
+                        back: j as u32,
+                    },
+                    j,
+                );
+                if self.nullable(child) {
+                    work.add(advanced, j);
+                }
+            }
+        }
+    }
+}
