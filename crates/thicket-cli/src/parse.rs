@@ -111,12 +111,12 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                     Err(count) => Outcome::Uncountable(format!("cannot list the trees: {count}")),
                 },
                 Ok(result) => {
-                    let tree = result.tree();
                     let count = args.count.then(|| result.count_trees().to_string());
+                    // --quiet needs only the verdict: no tree is read out of the chart.
                     let rendered = if args.quiet {
                         String::new()
                     } else {
-                        render(&tree, grammar, args.format)
+                        render(&result.tree(), grammar, args.format)
                     };
                     Outcome::Parsed(rendered, count)
                 }
