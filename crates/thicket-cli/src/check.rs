@@ -58,6 +58,12 @@ pub struct CheckArgs {
     #[arg(short, long)]
     quiet: bool,
 
+    /// Give up on a constraint after this many quantifier instances per input (the
+    /// input then counts as invalid, explained as undecided): some constraints are
+    /// cubic in the input, and checking must not hang.
+    #[arg(long, value_name = "N", default_value_t = thicket_constraint::eval::DEFAULT_BUDGET)]
+    max_steps: u64,
+
     /// Worker threads [default: one per core].
     #[arg(short = 'j', long, value_name = "N")]
     jobs: Option<usize>,
@@ -138,7 +144,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         Ok(parser) => parser,
         Err(code) => return Ok(code),
     };
-    let checker = Checker::new(grammar, constraints);
+    let checker = Checker::new(grammar, constraints).with_budget(args.max_steps);
     let inputs = inputs_or_stdin(&args.inputs);
     let texts = read_inputs(&inputs)?;
     let pool = worker_pool(args.jobs)?;

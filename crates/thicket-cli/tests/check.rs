@@ -216,3 +216,25 @@ fn spec_constraints_are_about_whole_inputs() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
 }
+
+#[test]
+fn checking_gives_up_instead_of_hanging() {
+    // ISLa's no-redef constraint is cubic in the attributes of a tag.
+    let attrs: Vec<String> = (0..60).map(|i| format!("k{i}=\"v\"")).collect();
+    let input = temp(
+        "attrs.xml",
+        format!("<a {}>x</a>", attrs.join(" ")).as_bytes(),
+    );
+    let out = thicket(&["check", "specs/xml.fan", &input], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let out = thicket(
+        &["check", "specs/xml.fan", &input, "--max-steps", "1000"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("undecided: checking stopped after 1000"),
+        "{}",
+        text(&out.stdout)
+    );
+}

@@ -29,6 +29,11 @@ use thicket_tree::NodeId;
 /// Most candidate values tried for one `int` quantifier.
 const MAX_INT_CANDIDATES: usize = 64;
 
+/// Quantifier instances one evaluation may visit before it gives up (see
+/// [`Evaluator::with_budget`]): constraints like ISLa's XML no-redef are cubic in the
+/// number of attributes, and a hostile input must not make checking hang.
+pub const DEFAULT_BUDGET: u64 = 20_000_000;
+
 /// A variable's value during evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Binding {
@@ -80,6 +85,9 @@ pub struct Evaluator<'a, 't> {
     /// Matches of a match expression (by address) on a subtree: nested quantifiers
     /// match the same subtrees again and again, and the tree does not change.
     matches: HashMap<(usize, NodeId), Rc<[Bindings]>>,
+    /// Quantifier instances visited, and how many may be.
+    steps: u64,
+    budget: u64,
 }
 
 /// Renders input bytes as a string the way [`crate::smt`] reads them: UTF-8, with
@@ -123,7 +131,26 @@ impl<'a, 't> Evaluator<'a, 't> {
             env,
             discovering: Vec::new(),
             matches: HashMap::new(),
+            steps: 0,
+            budget: DEFAULT_BUDGET,
         }
+    }
+
+    /// Lets evaluation visit at most `budget` quantifier instances; beyond that it
+    /// stops and [`Evaluator::exhausted`] says so (the verdict is then meaningless).
+    pub fn with_budget(mut self, budget: u64) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Whether evaluation gave up because the budget ran out.
+    pub fn exhausted(&self) -> bool {
+        self.steps > self.budget
+    }
+
+    /// Quantifier instances visited so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
     }
 
     /// The value of a variable.
@@ -174,7 +201,7 @@ impl<'a, 't> Evaluator<'a, 't> {
                     }
                     true
                 });
-                debug_assert!(complete || found);
+                debug_assert!(complete || found || self.exhausted());
                 if universal { !found } else { found }
             }
             Formula::IntQuantifier {
@@ -245,6 +272,11 @@ impl<'a, 't> Evaluator<'a, 't> {
             .collect();
         let mut complete = true;
         'outer: for node in candidates {
+            self.steps += 1;
+            if self.exhausted() {
+                complete = false;
+                break;
+            }
             self.env[q.var.index()] = Binding::Node(node);
             match &q.mexpr {
                 None => {

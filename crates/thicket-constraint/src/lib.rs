@@ -144,6 +144,7 @@ pub struct Violation {
 pub struct Checker<'g> {
     grammar: &'g Grammar,
     constraints: Vec<Constraint>,
+    budget: u64,
 }
 
 impl<'g> Checker<'g> {
@@ -152,7 +153,19 @@ impl<'g> Checker<'g> {
         Checker {
             grammar,
             constraints,
+            budget: eval::DEFAULT_BUDGET,
         }
+    }
+
+    /// Lets each constraint visit at most `budget` quantifier instances per tree; a
+    /// constraint that needs more counts as violated, explained as undecided.
+    pub fn with_budget(mut self, budget: u64) -> Checker<'g> {
+        self.budget = budget;
+        self
+    }
+
+    fn evaluator<'a, 't>(&'a self, view: &'a TreeView<'t>, c: &'a Constraint) -> Evaluator<'a, 't> {
+        Evaluator::new(view, self.grammar, &c.vars).with_budget(self.budget)
     }
 
     /// The constraints.
@@ -166,7 +179,10 @@ impl<'g> Checker<'g> {
         self.constraints
             .iter()
             .enumerate()
-            .filter(|(_, c)| !Evaluator::new(&view, self.grammar, &c.vars).holds(&c.formula))
+            .filter(|(_, c)| {
+                let mut evaluator = self.evaluator(&view, c);
+                !evaluator.holds(&c.formula) || evaluator.exhausted()
+            })
             .map(|(i, _)| i)
             .collect()
     }
@@ -176,12 +192,24 @@ impl<'g> Checker<'g> {
         let view = TreeView::new(tree, self.grammar);
         let mut out = Vec::new();
         for (i, c) in self.constraints.iter().enumerate() {
-            let mut evaluator = Evaluator::new(&view, self.grammar, &c.vars);
-            if evaluator.holds(&c.formula) {
-                continue;
-            }
+            let mut evaluator = self.evaluator(&view, c);
+            let holds = evaluator.holds(&c.formula);
             let mut steps = Vec::new();
-            evaluator.explain(&c.formula, false, &mut steps);
+            if evaluator.exhausted() {
+                steps.push(Step::Fact {
+                    span: c.span,
+                    holds: false,
+                    detail: format!(
+                        "undecided: checking stopped after {} quantifier instances \
+                         (raise the budget with --max-steps)",
+                        self.budget
+                    ),
+                });
+            } else if holds {
+                continue;
+            } else {
+                evaluator.explain(&c.formula, false, &mut steps);
+            }
             out.push(Violation {
                 constraint: i,
                 steps,
