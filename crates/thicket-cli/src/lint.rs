@@ -62,6 +62,13 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
     let alternatives: usize = rules.iter().map(|r| r.alternatives).sum();
     let min_depth = rule_depth(&analysis, grammar.start());
     let min_length = rule_length(&analysis, grammar.start());
+    // `load` has already refused constraints that do not resolve; count those that do.
+    let constraints = if args.spec.constraints_apply() {
+        thicket_constraint::from_spec(&spec, &thicket_constraint::Predicates::standard())
+            .map_or(0, |c| c.len())
+    } else {
+        0
+    };
     let failed = errors > 0 || (args.deny_warnings && warnings > 0);
     match args.format {
         LintFormat::Json => {
@@ -78,6 +85,7 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
                     "terminals": terminals,
                     "min_depth": min_depth,
                     "min_length": min_length,
+                    "constraints": constraints,
                 },
                 "rules": rules.iter().map(|r| serde_json::json!({
                     "name": format!("<{}>", r.name),
@@ -112,9 +120,10 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
                 );
             }
             println!(
-                "\n{}: {} rules, {alternatives} alternatives, {terminals} terminals; start {}, minimal depth {}, minimal input length {}",
+                "\n{}: {} rules, {alternatives} alternatives, {terminals} terminals, {constraints} constraint{}; start {}, minimal depth {}, minimal input length {}",
                 spec.source.name(),
                 rules.len(),
+                plural(constraints),
                 grammar.display_symbol(grammar.start()),
                 min_depth.map_or("never".to_string(), |d| d.to_string()),
                 min_length.map_or("never".to_string(), |d| format!(

@@ -238,3 +238,17 @@ fn checking_gives_up_instead_of_hanging() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn lint_counts_the_constraints() {
+    let out = thicket(&["lint", "specs/xml.fan"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stdout).contains("21 terminals, 3 constraints;"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = thicket(&["lint", "specs/csv.fan", "--format", "json"], b"");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["totals"]["constraints"], 1);
+}
