@@ -14,9 +14,7 @@
 //!   `forall` is checked on the candidates only (the numbers that matter to the
 //!   predicates), which is exact for ISLa's uses and an approximation in general.
 
-use crate::formula::{
-    Connective, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId, VarType,
-};
+use crate::formula::{Connective, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId};
 use crate::matching::{Bindings, MatchExpr};
 use crate::predicates::{ArgKind, ArgValue, Outcome, PredicateContext};
 use crate::smt::{self, EvalError, Func, Term, Value};
@@ -77,7 +75,6 @@ pub enum Step {
 pub struct Evaluator<'a, 't> {
     view: &'a TreeView<'t>,
     grammar: &'a Grammar,
-    vars: &'a [Var],
     env: Vec<Binding>,
     /// `int` variables whose candidate values are being collected, with the values
     /// seen. While non-empty, atoms that need an unbound variable count as true.
@@ -127,7 +124,6 @@ impl<'a, 't> Evaluator<'a, 't> {
         Evaluator {
             view,
             grammar,
-            vars,
             env,
             discovering: Vec::new(),
             matches: HashMap::new(),
@@ -146,16 +142,6 @@ impl<'a, 't> Evaluator<'a, 't> {
     /// Whether evaluation gave up because the budget ran out.
     pub fn exhausted(&self) -> bool {
         self.steps > self.budget
-    }
-
-    /// Quantifier instances visited so far.
-    pub fn steps(&self) -> u64 {
-        self.steps
-    }
-
-    /// The value of a variable.
-    pub fn binding(&self, var: VarId) -> Binding {
-        self.env[var.index()]
     }
 
     fn var_text(&self, var: VarId) -> Option<String> {
@@ -578,16 +564,6 @@ impl<'a, 't> Evaluator<'a, 't> {
             Term::App(Func::Not, _, args) => format!("not ({})", self.describe_smt(&args[0])),
             _ => show(term),
         }
-    }
-
-    /// The variable table.
-    pub fn vars(&self) -> &[Var] {
-        self.vars
-    }
-
-    /// Whether a variable is an `int` variable.
-    pub fn is_int(&self, var: VarId) -> bool {
-        self.vars[var.index()].ty == VarType::Int
     }
 }
 

@@ -30,7 +30,7 @@
 //!   connective, `)` or the end (`(= a b)`, `(x) = "1"`), and as a parenthesised formula
 //!   otherwise (`(not p(a) implies q)`).
 
-use crate::lexer::{StringLit, Token, TokenKind, tokenize};
+use crate::lexer::{Token, TokenKind, tokenize};
 use crate::syntax::{
     Connective, ConstDecl, ConstraintSyntax, InTarget, Name, SFormula, STerm, STermKind, XPathStep,
 };
@@ -707,11 +707,6 @@ fn describe(kind: &TokenKind) -> String {
         TokenKind::Punct(p) => format!("`{p}`"),
         TokenKind::Eof => "the end of the constraint".to_string(),
     }
-}
-
-/// Renders a string literal's text back into constraint syntax (for messages).
-pub fn quote(lit: &StringLit) -> String {
-    format!("{:?}", lit.text)
 }
 
 #[cfg(test)]

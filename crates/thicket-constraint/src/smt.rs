@@ -388,17 +388,6 @@ pub enum Term {
     App(Func, Vec<u32>, Vec<Term>),
 }
 
-impl Term {
-    /// Every variable the term mentions.
-    pub fn vars(&self, out: &mut Vec<VarId>) {
-        match self {
-            Term::Const(_) => {}
-            Term::Var(v) => out.push(*v),
-            Term::App(_, _, args) => args.iter().for_each(|a| a.vars(out)),
-        }
-    }
-}
-
 /// Why a term has no value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EvalError {
