@@ -76,20 +76,15 @@ enum Verdict {
     NotInLanguage(String, serde_json::Value),
 }
 
-/// Loads the spec's constraints and those given on the command line, or prints the
-/// errors and returns the exit code.
-pub fn load_constraints(
+/// Adds the constraints given on the command line to `constraints` (the spec's own),
+/// or prints the errors and returns the exit code.
+fn load_constraints(
     spec: &thicket_grammar::Spec,
+    mut constraints: Vec<Constraint>,
     files: &[PathBuf],
     texts: &[String],
-    with_spec: bool,
 ) -> Result<Vec<Constraint>, u8> {
     let predicates = Predicates::standard();
-    let mut constraints = if with_spec {
-        thicket_constraint::from_spec(spec, &predicates).map_err(|e| report(&e))?
-    } else {
-        Vec::new()
-    };
     for path in files {
         let text = std::fs::read_to_string(path).map_err(|e| {
             eprintln!("error: cannot read constraint {}: {e}", path.display());
@@ -113,11 +108,14 @@ pub fn load_constraints(
 
 /// Runs `thicket check`.
 pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
-    let spec = match args.spec.load() {
-        Ok(spec) => spec,
+    let (spec, mut spec_constraints) = match args.spec.load_with_constraints() {
+        Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
     let with_spec = !args.no_spec_constraints && args.spec.constraints_apply();
+    if !with_spec {
+        spec_constraints.clear();
+    }
     if !args.no_spec_constraints && spec.constraints_start.is_some() && !with_spec && !args.quiet {
         eprintln!(
             "note: the `where` constraints of {} are about whole inputs; with --start they are not checked",
@@ -126,9 +124,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     }
     let constraints = match load_constraints(
         &spec,
+        spec_constraints,
         &args.constraint_files,
         &args.constraint_texts,
-        with_spec,
     ) {
         Ok(c) => c,
         Err(code) => return Ok(code),

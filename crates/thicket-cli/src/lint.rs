@@ -45,10 +45,11 @@ struct RuleSummary {
 
 /// Runs `thicket lint`.
 pub fn run(args: LintArgs) -> anyhow::Result<u8> {
-    let spec = match args.spec.load() {
-        Ok(spec) => spec,
+    let (spec, constraints) = match args.spec.load_with_constraints() {
+        Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
+    let constraints = constraints.len();
     let grammar = &spec.grammar;
     let analysis = Analysis::new(grammar);
     let diagnostics = lint(grammar, &analysis);
@@ -62,13 +63,6 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
     let alternatives: usize = rules.iter().map(|r| r.alternatives).sum();
     let min_depth = rule_depth(&analysis, grammar.start());
     let min_length = rule_length(&analysis, grammar.start());
-    // `load` has already refused constraints that do not resolve; count those that do.
-    let constraints = if args.spec.constraints_apply() {
-        thicket_constraint::from_spec(&spec, &thicket_constraint::Predicates::standard())
-            .map_or(0, |c| c.len())
-    } else {
-        0
-    };
     let failed = errors > 0 || (args.deny_warnings && warnings > 0);
     match args.format {
         LintFormat::Json => {

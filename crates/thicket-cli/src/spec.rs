@@ -3,6 +3,7 @@
 use crate::exit;
 use clap::Args;
 use std::path::PathBuf;
+use thicket_constraint::Constraint;
 use thicket_grammar::{LoadOptions, Spec, SpecError};
 
 /// Where the spec is and which rule starts it.
@@ -22,6 +23,12 @@ impl SpecArgs {
     /// and returns the exit code. Every subcommand refuses a spec whose constraints are
     /// broken, whether or not it uses them.
     pub fn load(&self) -> Result<Spec, u8> {
+        self.load_with_constraints().map(|(spec, _)| spec)
+    }
+
+    /// [`SpecArgs::load`], keeping the compiled `where` constraints (none when
+    /// [`SpecArgs::constraints_apply`] says they are not about these inputs).
+    pub fn load_with_constraints(&self) -> Result<(Spec, Vec<Constraint>), u8> {
         let start = self
             .start
             .as_deref()
@@ -29,11 +36,13 @@ impl SpecArgs {
             .unwrap_or_else(|| thicket_grammar::DEFAULT_START.to_string());
         let spec = thicket_grammar::load_spec_file(&self.spec, &LoadOptions { start })
             .map_err(|e| report(&e))?;
-        if self.constraints_apply() {
+        let constraints = if self.constraints_apply() {
             thicket_constraint::from_spec(&spec, &thicket_constraint::Predicates::standard())
-                .map_err(|e| report(&e))?;
-        }
-        Ok(spec)
+                .map_err(|e| report(&e))?
+        } else {
+            Vec::new()
+        };
+        Ok((spec, constraints))
     }
 
     /// Whether the spec's `where` constraints speak about the inputs at hand: they are
