@@ -130,13 +130,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Ok(executor) => executor,
         Err(code) => return Ok(code),
     };
-    let seed = args.seed.unwrap_or_else(|| {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        eprintln!("thicket: using --seed {seed}");
-        seed
-    });
+    let seed = crate::generate::seed_or_draw(args.seed);
     let fuzz_config = FuzzConfig {
         seed,
         max_execs: args.execs,

@@ -18,6 +18,18 @@ use thicket_tree::DerivationTree;
 /// Inputs generated per parallel batch; output order never depends on it.
 const BATCH: u64 = 2048;
 
+/// The seed given, or one drawn from the clock and printed, so that any run can be
+/// repeated with `--seed`.
+pub fn seed_or_draw(seed: Option<u64>) -> u64 {
+    seed.unwrap_or_else(|| {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        eprintln!("thicket: using --seed {seed}");
+        seed
+    })
+}
+
 /// The limits of generation, shared by every subcommand that generates.
 #[derive(Args, Debug, Clone, Copy)]
 pub struct GenLimits {
@@ -257,13 +269,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             return Ok(code);
         }
     };
-    let seed = args.seed.unwrap_or_else(|| {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        eprintln!("thicket: using --seed {seed}");
-        seed
-    });
+    let seed = seed_or_draw(args.seed);
     let separator = if args.null {
         vec![0]
     } else {

@@ -278,18 +278,24 @@ mod tar {
             bytes[size_at..size_at + 12].copy_from_slice(format!("{n:011o} ").as_bytes());
         }
         for header in ranges(spec, bytes, "header") {
-            let field = header.start + 148..header.start + 156;
-            let sum: u32 = (header.clone())
-                .map(|i| {
-                    if field.contains(&i) {
-                        32
-                    } else {
-                        bytes[i] as u32
-                    }
-                })
-                .sum();
-            bytes[field].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+            write_checksum(bytes, header.start);
         }
+    }
+
+    /// Writes the right checksum into the 512-byte header at `start`, ISLa's way
+    /// (six octal digits, NUL, space).
+    fn write_checksum(bytes: &mut [u8], start: usize) {
+        let field = start + 148..start + 156;
+        let sum: u32 = (start..start + 512)
+            .map(|i| {
+                if field.contains(&i) {
+                    32
+                } else {
+                    bytes[i] as u32
+                }
+            })
+            .sum();
+        bytes[field].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
     }
 
     fn verdicts(spec: &Spec, bytes: &[u8]) -> [bool; 3] {
@@ -341,17 +347,7 @@ mod tar {
             // A wrong size with a right checksum breaks the size only.
             let mut resized = valid.clone();
             resized[124..136].copy_from_slice(b"00000001000 ");
-            let field = 148..156;
-            let sum: u32 = (0..512)
-                .map(|i| {
-                    if field.contains(&i) {
-                        32
-                    } else {
-                        resized[i] as u32
-                    }
-                })
-                .sum();
-            resized[field].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+            write_checksum(&mut resized, 0);
             assert_eq!(
                 verdicts(&spec, &resized),
                 [true, true, false],
