@@ -95,14 +95,24 @@ impl<'t> TreeView<'t> {
         &list[lo..hi]
     }
 
-    /// The symbolic children of a node, in order.
+    /// The symbolic children of a node, in order. Steps over each child's subtree, so
+    /// the cost is the number of children and synthetic nodes between them, not the
+    /// size of the subtree.
     pub fn children(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        let start = node.index() + 1;
         let end = self.tree.subtree_end(node);
-        let me = node.index() as u32;
-        (start..end)
-            .filter(move |&i| self.symbolic[i] && self.parent[i] == me)
-            .map(NodeId::from_index)
+        let mut next = node.index() + 1;
+        std::iter::from_fn(move || {
+            while next < end {
+                let i = next;
+                if self.symbolic[i] {
+                    next = self.tree.subtree_end(NodeId::from_index(i));
+                    return Some(NodeId::from_index(i));
+                }
+                // A synthetic node (alternative, group, repetition): look inside.
+                next += 1;
+            }
+            None
+        })
     }
 
     /// `inside(a, b)`: `a` is in `b`'s subtree (or is `b`).
