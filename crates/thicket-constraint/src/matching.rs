@@ -43,6 +43,9 @@ pub enum Atom {
 pub struct MatchExpr {
     /// The variants, all optional parts present first.
     pub variants: Vec<Vec<Atom>>,
+    /// Per variant, `next_slot[i]`: the first placeholder at or after atom `i` (computed
+    /// once here, read at every node the matcher visits).
+    next_slots: Vec<Vec<usize>>,
     /// The variables the expression binds, in order of appearance.
     pub binders: Vec<VarId>,
     /// Where it is written.
@@ -89,6 +92,7 @@ impl MatchExpr {
             variants.push(atoms);
         }
         MatchExpr {
+            next_slots: variants.iter().map(|v| next_slots(v)).collect(),
             variants,
             binders: vars.to_vec(),
             span,
@@ -98,12 +102,12 @@ impl MatchExpr {
     /// Every match of the expression against the subtree at `node`.
     pub fn matches(&self, view: &TreeView<'_>, grammar: &Grammar, node: NodeId) -> Vec<Bindings> {
         let mut out = Vec::new();
-        for atoms in &self.variants {
+        for (atoms, next_slot) in self.variants.iter().zip(&self.next_slots) {
             let matcher = Matcher {
                 view,
                 grammar,
                 atoms,
-                next_slot: next_slots(atoms),
+                next_slot,
             };
             for (end, bindings) in matcher.match_at(node, 0) {
                 if end == atoms.len() && out.len() < MAX_MATCHES && !out.contains(&bindings) {
@@ -159,7 +163,7 @@ struct Matcher<'a, 't> {
     view: &'a TreeView<'t>,
     grammar: &'a Grammar,
     atoms: &'a [Atom],
-    next_slot: Vec<usize>,
+    next_slot: &'a [usize],
 }
 
 impl Matcher<'_, '_> {
