@@ -2,7 +2,7 @@
 //! shortcuts skipped, and where each node's derivations end.
 
 use crate::compile::Parser;
-use crate::earley::{Chart, Item, SMALL_SET, Waiting};
+use crate::earley::{Chart, Item, LeoStep, SMALL_SET, Waiting};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A successful parse: the chart, from which trees are read.
@@ -17,8 +17,8 @@ pub struct ParseResult<'p, 'g> {
     /// Per set (`wait_start`), who waits there for which node, sorted by node.
     pub(crate) waiting: Vec<Waiting>,
     pub(crate) wait_start: Vec<u32>,
-    /// Completions that took a Leo shortcut: `(set, origin, node)`, by set.
-    pub(crate) leo: Vec<(u32, u32, u32)>,
+    /// Completions that took a Leo shortcut, by set.
+    pub(crate) leo: Vec<LeoStep>,
     /// Items skipped by Leo shortcuts, rebuilt on demand for tree reading.
     pub(crate) leo_cache: std::cell::RefCell<LeoCache>,
 }
@@ -215,8 +215,9 @@ impl ParseResult<'_, '_> {
                 }
             }
         }
-        for &(j, o, x) in &self.leo {
-            self.leo_chain(o, x, |skipped| {
+        for step in &self.leo {
+            let j = step.set;
+            self.leo_chain(step.origin, step.node, |skipped| {
                 index
                     .entry((skipped.node, skipped.origin))
                     .or_default()
@@ -274,8 +275,8 @@ impl ParseResult<'_, '_> {
     /// A complete item of set `j` that a Leo shortcut skipped, rebuilt from the chain.
     pub(crate) fn leo_skipped(&self, j: usize, node: u32, origin: u32) -> Option<Item> {
         let j32 = j as u32;
-        let first = self.leo.partition_point(|&(set, _, _)| set < j32);
-        if self.leo.get(first).is_none_or(|&(set, _, _)| set != j32) {
+        let first = self.leo.partition_point(|step| step.set < j32);
+        if self.leo.get(first).is_none_or(|step| step.set != j32) {
             return None;
         }
         let mut cache = self.leo_cache.borrow_mut();
@@ -284,12 +285,9 @@ impl ParseResult<'_, '_> {
         }
         let cache = &mut *cache;
         let set = cache.make_room(j32);
-        for &(_, o, x) in self.leo[first..]
-            .iter()
-            .take_while(|&&(set, _, _)| set == j32)
-        {
+        for step in self.leo[first..].iter().take_while(|step| step.set == j32) {
             // A chain shared with one rebuilt before is rebuilt from there on already.
-            self.leo_chain(o, x, |skipped| set.insert(j32, skipped));
+            self.leo_chain(step.origin, step.node, |skipped| set.insert(j32, skipped));
         }
         set.find(j32, node, origin)
     }

@@ -67,6 +67,28 @@ pub(crate) struct Item {
     /// How the item was first derived: where its last child starts, or (alternations)
     /// which alternative completed it.
     pub(crate) back: u32,
+    /// The chart index of the item this one advanced from (the same node and origin,
+    /// one child less, in set `back`), `NO_ITEM` for a prediction.
+    pub(crate) pred: u32,
+    /// What derived the last child: the chart index of its complete item, `NO_ITEM`
+    /// when it was scanned (a terminal or token) or derived empty, or `LEO | r` when a
+    /// Leo shortcut skipped the chain below (`ParseResult::leo[r]` says where it starts).
+    pub(crate) child: u32,
+}
+
+/// No item: a prediction's `pred`, a scanned or empty child.
+pub(crate) const NO_ITEM: u32 = u32::MAX;
+/// Tags an `Item::child` that is the index of a Leo shortcut (`ParseResult::leo`).
+pub(crate) const LEO: u32 = 1 << 31;
+
+/// A completion that took a Leo shortcut: in set `set`, completing `node` from `origin`
+/// (the item at chart index `bottom`) jumped to the top of the chain.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LeoStep {
+    pub(crate) set: u32,
+    pub(crate) origin: u32,
+    pub(crate) node: u32,
+    pub(crate) bottom: u32,
 }
 
 /// Sets up to this size are searched linearly (deduplication, chart lookups): most sets
@@ -225,7 +247,7 @@ impl<'g> Parser<'g> {
         let mut big_index = BigIndex::default();
         let mut waiting: Vec<Waiting> = Vec::new();
         let mut wait_start: Vec<u32> = Vec::with_capacity(n + 2);
-        let mut leo: Vec<(u32, u32, u32)> = Vec::new();
+        let mut leo: Vec<LeoStep> = Vec::new();
         // Leo memo per waiting entry (used at the first entry of each node's group).
         let mut leo_memo = LeoMemo::default();
         let mut work = Work {
@@ -239,6 +261,8 @@ impl<'g> Parser<'g> {
                 dot: 0,
                 origin: 0,
                 back: 0,
+                pred: NO_ITEM,
+                child: NO_ITEM,
             },
             seq: 0,
         });
@@ -298,10 +322,27 @@ impl<'g> Parser<'g> {
                             Some(top) => {
                                 // Leo: a chain of right-recursive completions, each the
                                 // only thing its origin waited for, collapses into its top.
-                                leo.push((j as u32, item.origin, item.node));
-                                work.add(top, j);
+                                work.add(
+                                    Item {
+                                        child: LEO | leo.len() as u32,
+                                        ..top
+                                    },
+                                    j,
+                                );
+                                leo.push(LeoStep {
+                                    set: j as u32,
+                                    origin: item.origin,
+                                    node: item.node,
+                                    bottom: (base + k) as u32,
+                                });
                             }
-                            None => self.complete(item, &items, &waiters[first..], &mut work),
+                            None => self.complete(
+                                item,
+                                (base + k) as u32,
+                                &items,
+                                &waiters[first..],
+                                &mut work,
+                            ),
                         }
                     }
                 }
@@ -365,7 +406,11 @@ impl<'g> Parser<'g> {
         if first + 1 < set_end && chart.waiting[first + 1].node == w.node {
             return None;
         }
-        let waiter = chart.items[w.item as usize];
+        let waiter = Item {
+            pred: w.item,
+            child: NO_ITEM,
+            ..chart.items[w.item as usize]
+        };
         let advanced = match self.ops[waiter.node as usize] {
             Op::Seq { len, .. } if waiter.dot + 1 == len => Item {
                 dot: len,
@@ -456,8 +501,16 @@ impl<'g> Parser<'g> {
     }
 
     /// Advances whoever waited, at the item's origin, for the node it completes.
-    /// `waiting` starts at the first entry for the item's node.
-    fn complete(&self, item: Item, items: &[Item], waiting: &[Waiting], work: &mut Work) {
+    /// `index` is the item's chart index; `waiting` starts at the first entry for the
+    /// item's node.
+    fn complete(
+        &self,
+        item: Item,
+        index: u32,
+        items: &[Item],
+        waiting: &[Waiting],
+        work: &mut Work,
+    ) {
         for w in waiting {
             if w.node != item.node {
                 break;
@@ -478,6 +531,8 @@ impl<'g> Parser<'g> {
                     dot,
                     origin: waiter.origin,
                     back,
+                    pred: w.item,
+                    child: index,
                 },
                 work.j,
             );
@@ -522,6 +577,8 @@ impl<'g> Parser<'g> {
                 dot,
                 origin: item.origin,
                 back,
+                pred: index,
+                child: NO_ITEM,
             };
             self.expect(child, advanced, text, work);
             if work.predicted {
@@ -592,6 +649,8 @@ impl<'g> Parser<'g> {
                         dot: 0,
                         origin: j as u32,
                         back: j as u32,
+                        pred: NO_ITEM,
+                        child: NO_ITEM,
                     },
                     j,
                 );

@@ -2,6 +2,7 @@
 
 use crate::chart::ParseResult;
 use crate::compile::{Op, Parser};
+use crate::earley::{Item, LEO, NO_ITEM};
 use crate::token;
 use thicket_grammar::ExprId;
 use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
@@ -15,122 +16,153 @@ impl ParseResult<'_, '_> {
     }
 
     /// Reports the derivation tree to a sink in preorder.
+    ///
+    /// The tree is read by following each item's first derivation (`Item::pred` for the
+    /// earlier children, `Item::child` for the last one), so no item is searched for;
+    /// the items a Leo shortcut skipped are rebuilt from its chain when met.
     pub fn build_into<S: TreeSink>(&self, sink: &mut S) {
-        enum Frame {
-            Node { node: u32, start: usize, end: usize },
-            Close,
-        }
         let p = self.parser;
-        let mut stack = vec![Frame::Node {
-            node: p.root,
-            start: 0,
+        let Some(root) = self.find(self.text.len(), p.root, 0, 1) else {
+            unreachable!("a parse result has a complete root item")
+        };
+        let mut stack = vec![Frame::Item {
+            item: root,
             end: self.text.len(),
         }];
-        let mut spans: Vec<(u32, usize, usize)> = Vec::new();
+        // Rebuilt Leo-skipped items, referred to by `Item::child` values from
+        // `self.items.len()` on.
+        let mut skipped: Vec<Item> = Vec::new();
+        let mut children: Vec<Frame> = Vec::new();
         let mut scratch = token::SplitScratch::default();
         while let Some(frame) = stack.pop() {
-            let (node, start, end) = match frame {
+            let (item, end) = match frame {
                 Frame::Close => {
                     sink.close();
                     continue;
                 }
-                Frame::Node { node, start, end } => (node, start, end),
+                Frame::Leaf { node, start, end } => {
+                    self.emit_leaf(node, start, end, sink, &mut scratch);
+                    continue;
+                }
+                Frame::Item { item, end } => (item, end),
             };
-            let expr = ExprId::from_index(node as usize);
-            let op = p.ops[node as usize];
-            if matches!(op, Op::Literal | Op::Regex) {
-                sink.terminal(expr, &self.text[start..end]);
-                continue;
-            }
+            let node = item.node;
+            let start = item.origin as usize;
             if start == end || p.is_token(node) {
-                // Leaves of the chart: their subtrees depend only on the node and the
-                // bytes, and the same ones recur (indentation, keys, `true`).
-                p.emit_leaf(
-                    node,
-                    start == end,
-                    self.text,
-                    start,
-                    end,
-                    sink,
-                    &mut scratch,
-                );
+                // The root, when the input is empty or the whole grammar is regular.
+                self.emit_leaf(node, start, end, sink, &mut scratch);
                 continue;
             }
-            sink.open(expr);
+            let mut item = item;
+            if item.child & LEO != 0 && item.child != NO_ITEM {
+                item.child = self.rebuild_leo_chain(&item, &mut skipped);
+            }
+            sink.open(ExprId::from_index(node as usize));
             stack.push(Frame::Close);
-            let s32 = start as u32;
-            match op {
-                Op::Ref { body } => stack.push(Frame::Node {
-                    node: body,
-                    start,
-                    end,
-                }),
+            // The children right to left: the last from `item`, then one per `pred`.
+            children.clear();
+            let mut right = end;
+            match p.ops[node as usize] {
+                Op::Ref { body } => {
+                    children.push(self.child_frame(body, &item, start, right, &skipped));
+                }
                 Op::Alt { start: first, .. } => {
-                    let item = self
-                        .find(end, node, s32, 1)
-                        .expect("a complete alternation spans its subtree");
                     let child = p.children[(first + item.back) as usize];
-                    stack.push(Frame::Node {
-                        node: child,
-                        start,
-                        end,
-                    });
+                    children.push(self.child_frame(child, &item, start, right, &skipped));
                 }
                 Op::Seq { start: first, len } => {
-                    let mut item = self
-                        .find(end, node, s32, len)
-                        .expect("a complete sequence spans its subtree");
-                    let mut right = end;
                     for dot in (0..len).rev() {
+                        let child = p.children[(first + dot) as usize];
                         let left = item.back as usize;
-                        stack.push(Frame::Node {
-                            node: p.children[(first + dot) as usize],
-                            start: left,
-                            end: right,
-                        });
+                        children.push(self.child_frame(child, &item, left, right, &skipped));
                         right = left;
                         if dot > 0 {
-                            item = self
-                                .find(left, node, s32, dot)
-                                .expect("sequence prefixes are in the chart");
+                            item = self.items[item.pred as usize];
                         }
                     }
                 }
                 Op::Repeat { item: child, .. } => {
-                    let mut item = self
-                        .complete_repeat(end, node, s32)
-                        .expect("a complete repetition spans its subtree");
-                    let mut right = end;
-                    spans.clear();
-                    while !(item.dot == 0 && right == start) {
+                    // Back to the prediction, the one item without a predecessor.
+                    while item.pred != NO_ITEM {
                         let left = item.back as usize;
-                        spans.push((child, left, right));
-                        let previous = item
-                            .dot
-                            .checked_sub(1)
-                            .and_then(|dot| self.find(left, node, s32, dot))
-                            .or_else(|| {
-                                self.find(left, node, s32, item.dot)
-                                    .filter(|_| left < right)
-                            });
-                        match previous {
-                            Some(prev) => item = prev,
-                            None => break,
-                        }
+                        children.push(self.child_frame(child, &item, left, right, &skipped));
                         right = left;
-                    }
-                    for &(c, l, r) in &spans {
-                        stack.push(Frame::Node {
-                            node: c,
-                            start: l,
-                            end: r,
-                        });
+                        item = self.items[item.pred as usize];
                     }
                 }
-                Op::Literal | Op::Regex => unreachable!("handled above"),
+                Op::Literal | Op::Regex => unreachable!("terminals have no items"),
             }
+            stack.append(&mut children);
         }
     }
+
+    /// Emits a child the chart does not split: a terminal, or a token's or an empty
+    /// span's subtree (which depend only on the node and the bytes).
+    fn emit_leaf<'t, S: TreeSink>(
+        &'t self,
+        node: u32,
+        start: usize,
+        end: usize,
+        sink: &mut S,
+        scratch: &mut token::SplitScratch<'t>,
+    ) {
+        let p = self.parser;
+        if matches!(p.ops[node as usize], Op::Literal | Op::Regex) {
+            sink.terminal(ExprId::from_index(node as usize), &self.text[start..end]);
+        } else {
+            p.emit_leaf(node, start == end, self.text, start, end, sink, scratch);
+        }
+    }
+
+    /// The frame of the last child (`node`) of `item`, which spans `start..end`.
+    fn child_frame(
+        &self,
+        node: u32,
+        item: &Item,
+        start: usize,
+        end: usize,
+        skipped: &[Item],
+    ) -> Frame {
+        let index = item.child as usize;
+        match item.child {
+            NO_ITEM => Frame::Leaf { node, start, end },
+            _ if index < self.items.len() => Frame::Item {
+                item: self.items[index],
+                end,
+            },
+            _ => Frame::Item {
+                item: skipped[index - self.items.len()],
+                end,
+            },
+        }
+    }
+
+    /// `item` was derived by a Leo shortcut (`item.child` is `LEO | r`): rebuilds the
+    /// complete items the shortcut skipped, from the completion at its bottom up to
+    /// `item`, into `skipped`, and returns what `item.child` stands for.
+    fn rebuild_leo_chain(&self, item: &Item, skipped: &mut Vec<Item>) -> u32 {
+        let step = self.leo[(item.child & !LEO) as usize];
+        let mut child = step.bottom;
+        self.leo_chain(step.origin, step.node, |mut link| {
+            if (link.node, link.origin) == (item.node, item.origin) {
+                return false; // reached `item`, the top of the chain
+            }
+            link.child = child;
+            child = (self.items.len() + skipped.len()) as u32;
+            skipped.push(link);
+            true
+        });
+        child
+    }
+}
+
+/// Work left in reading a tree.
+enum Frame {
+    /// A complete item ending at `end`: open its node, then its children.
+    Item { item: Item, end: usize },
+    /// A child the chart does not split: a terminal, a token or an empty derivation.
+    Leaf { node: u32, start: usize, end: usize },
+    Close,
 }
 
 impl Parser<'_> {
