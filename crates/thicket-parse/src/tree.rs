@@ -22,60 +22,56 @@ impl ParseResult<'_, '_> {
     /// the items a Leo shortcut skipped are rebuilt from its chain when met.
     pub fn build_into<S: TreeSink>(&self, sink: &mut S) {
         let p = self.parser;
+        let n = self.text.len() as u32;
         let Some(root) = self.find(self.text.len(), p.root, 0, 1) else {
             unreachable!("a parse result has a complete root item")
         };
+        // Items that are not in the chart (the root's copy, and the items Leo shortcuts
+        // skipped, rebuilt when met), referred to by indices from `self.items.len()` on.
+        let mut extra: Vec<Item> = vec![root];
         let mut stack = vec![Frame::Item {
-            item: root,
-            end: self.text.len(),
+            index: self.items.len() as u32,
+            end: n,
         }];
-        // Rebuilt Leo-skipped items, referred to by `Item::child` values from
-        // `self.items.len()` on.
-        let mut skipped: Vec<Item> = Vec::new();
-        let mut children: Vec<Frame> = Vec::new();
         let mut scratch = token::SplitScratch::default();
         while let Some(frame) = stack.pop() {
-            let (item, end) = match frame {
+            let (mut item, end) = match frame {
                 Frame::Close => {
                     sink.close();
                     continue;
                 }
                 Frame::Leaf { node, start, end } => {
-                    self.emit_leaf(node, start, end, sink, &mut scratch);
+                    self.emit_leaf(node, start as usize, end as usize, sink, &mut scratch);
                     continue;
                 }
-                Frame::Item { item, end } => (item, end),
+                Frame::Item { index, end } => (self.item_at(index, &extra), end),
             };
             let node = item.node;
-            let start = item.origin as usize;
+            let start = item.origin;
             if start == end || p.is_token(node) {
                 // The root, when the input is empty or the whole grammar is regular.
-                self.emit_leaf(node, start, end, sink, &mut scratch);
+                self.emit_leaf(node, start as usize, end as usize, sink, &mut scratch);
                 continue;
             }
-            let mut item = item;
             if item.child & LEO != 0 && item.child != NO_ITEM {
-                item.child = self.rebuild_leo_chain(&item, &mut skipped);
+                item.child = self.rebuild_leo_chain(&item, &mut extra);
             }
             sink.open(ExprId::from_index(node as usize));
             stack.push(Frame::Close);
-            // The children right to left: the last from `item`, then one per `pred`.
-            children.clear();
+            // The children right to left (so the first is on top of the stack): the
+            // last from `item`, then one per `pred`.
             let mut right = end;
             match p.ops[node as usize] {
-                Op::Ref { body } => {
-                    children.push(self.child_frame(body, &item, start, right, &skipped));
-                }
+                Op::Ref { body } => stack.push(Self::child_frame(body, &item, start, right)),
                 Op::Alt { start: first, .. } => {
                     let child = p.children[(first + item.back) as usize];
-                    children.push(self.child_frame(child, &item, start, right, &skipped));
+                    stack.push(Self::child_frame(child, &item, start, right));
                 }
                 Op::Seq { start: first, len } => {
                     for dot in (0..len).rev() {
                         let child = p.children[(first + dot) as usize];
-                        let left = item.back as usize;
-                        children.push(self.child_frame(child, &item, left, right, &skipped));
-                        right = left;
+                        stack.push(Self::child_frame(child, &item, item.back, right));
+                        right = item.back;
                         if dot > 0 {
                             item = self.items[item.pred as usize];
                         }
@@ -84,15 +80,22 @@ impl ParseResult<'_, '_> {
                 Op::Repeat { item: child, .. } => {
                     // Back to the prediction, the one item without a predecessor.
                     while item.pred != NO_ITEM {
-                        let left = item.back as usize;
-                        children.push(self.child_frame(child, &item, left, right, &skipped));
-                        right = left;
+                        stack.push(Self::child_frame(child, &item, item.back, right));
+                        right = item.back;
                         item = self.items[item.pred as usize];
                     }
                 }
                 Op::Literal | Op::Regex => unreachable!("terminals have no items"),
             }
-            stack.append(&mut children);
+        }
+    }
+
+    /// The item at `index`: in the chart, or from `extra` past its end.
+    #[inline]
+    fn item_at(&self, index: u32, extra: &[Item]) -> Item {
+        match self.items.get(index as usize) {
+            Some(item) => *item,
+            None => extra[index as usize - self.items.len()],
         }
     }
 
@@ -115,53 +118,68 @@ impl ParseResult<'_, '_> {
     }
 
     /// The frame of the last child (`node`) of `item`, which spans `start..end`.
-    fn child_frame(
-        &self,
-        node: u32,
-        item: &Item,
-        start: usize,
-        end: usize,
-        skipped: &[Item],
-    ) -> Frame {
-        let index = item.child as usize;
+    #[inline]
+    fn child_frame(node: u32, item: &Item, start: u32, end: u32) -> Frame {
         match item.child {
             NO_ITEM => Frame::Leaf { node, start, end },
-            _ if index < self.items.len() => Frame::Item {
-                item: self.items[index],
-                end,
-            },
-            _ => Frame::Item {
-                item: skipped[index - self.items.len()],
-                end,
-            },
+            index => Frame::Item { index, end },
         }
     }
 
     /// `item` was derived by a Leo shortcut (`item.child` is `LEO | r`): rebuilds the
     /// complete items the shortcut skipped, from the completion at its bottom up to
     /// `item`, into `skipped`, and returns what `item.child` stands for.
-    fn rebuild_leo_chain(&self, item: &Item, skipped: &mut Vec<Item>) -> u32 {
+    fn rebuild_leo_chain(&self, item: &Item, extra: &mut Vec<Item>) -> u32 {
+        let p = self.parser;
         let step = self.leo[(item.child & !LEO) as usize];
+        // Most chains are one link long (`<value> ::= <scalar> | ...`): the completed
+        // item is `item`'s last child itself when that child's node and start are the
+        // completed item's (an item is unique by node and origin in its set).
+        let last_child = match p.ops[item.node as usize] {
+            Op::Ref { body } => Some((body, item.back)),
+            Op::Alt { start, .. } => Some((p.children[(start + item.back) as usize], item.origin)),
+            Op::Seq { start, len } => Some((p.children[(start + len - 1) as usize], item.back)),
+            Op::Repeat { .. } | Op::Literal | Op::Regex => None,
+        };
+        if last_child == Some((step.node, step.origin)) {
+            return step.bottom;
+        }
+        // Walk up from the completed item, one sole waiter per link, until `item`. The
+        // recogniser walked the same links to find the top, so `item` comes before any
+        // link repeats; the bound only guards against a broken chart.
+        let chart = self.chart();
         let mut child = step.bottom;
-        self.leo_chain(step.origin, step.node, |mut link| {
+        let mut key = (step.origin, step.node);
+        for _ in 0..self.waiting.len() {
+            let Some((mut link, _)) = p.sole_penultimate_waiter(&chart, key.0, key.1) else {
+                break;
+            };
             if (link.node, link.origin) == (item.node, item.origin) {
-                return false; // reached `item`, the top of the chain
+                break; // reached `item`, the top of the chain
             }
             link.child = child;
-            child = (self.items.len() + skipped.len()) as u32;
-            skipped.push(link);
-            true
-        });
+            child = (self.items.len() + extra.len()) as u32;
+            key = (link.origin, link.node);
+            extra.push(link);
+        }
         child
     }
 }
 
 /// Work left in reading a tree.
 enum Frame {
-    /// A complete item ending at `end`: open its node, then its children.
-    Item { item: Item, end: usize },
+    /// A complete item (by index, see `ParseResult::item_at`) ending at `end`: open its
+    /// node, then its children.
+    Item {
+        index: u32,
+        end: u32,
+    },
     /// A child the chart does not split: a terminal, a token or an empty derivation.
-    Leaf { node: u32, start: usize, end: usize },
+    Leaf {
+        node: u32,
+        start: u32,
+        end: u32,
+    },
     Close,
 }
 
