@@ -45,6 +45,20 @@ fn json_1mb(bencher: Bencher, tree: bool) {
     bench_parse(bencher, &spec("json.fan"), &json_document(1 << 20), tree);
 }
 
+/// The baseline for the JSON figures, in the same process: serde_json reading the same
+/// document into a `serde_json::Value` (a dedicated, hand-written JSON parser).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn json_1mb_serde_json_baseline(bencher: Bencher) {
+    let text = json_document(1 << 20);
+    bencher
+        .counter(BytesCount::new(text.len()))
+        .bench_local(|| {
+            black_box(serde_json::from_slice::<serde_json::Value>(black_box(
+                &text,
+            )))
+        });
+}
+
 #[divan::bench(args = [false, true], sample_count = 2, sample_size = 1)]
 fn json_10mb(bencher: Bencher, tree: bool) {
     bench_parse(bencher, &spec("json.fan"), &json_document(10 << 20), tree);

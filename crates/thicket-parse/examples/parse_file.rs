@@ -120,4 +120,14 @@ fn measured(parser: &thicket_parse::Parser<'_>, text: &[u8], no_tree: bool) {
         );
     }
     println!();
+    // A same-process baseline for JSON, so that figures from a busy machine compare.
+    let started = std::time::Instant::now();
+    let value = serde_json::from_slice::<serde_json::Value>(text);
+    let secs = started.elapsed().as_secs_f64();
+    if value.is_ok() {
+        println!(
+            "baseline: serde_json::Value {secs:.3} s ({:.1} MB/s)",
+            mb / secs
+        );
+    }
 }
