@@ -4,6 +4,7 @@
 use crate::chart::{BigIndex, ParseResult};
 use crate::compile::{Op, Parser};
 use crate::error::ParseError;
+use crate::terminal::RegexMatcher;
 use rustc_hash::FxHashSet;
 
 /// What is known about completing a node from a set, per waiting entry (used at the
@@ -125,9 +126,24 @@ impl Ord for Scanned {
     }
 }
 
+/// How a node is matched where it is expected, looked up once per parse (a token's
+/// matcher is behind a `OnceLock`, too slow to ask at every expectation).
+#[derive(Clone, Copy, Debug)]
+enum Scan<'p> {
+    /// Not looked up yet.
+    Unknown,
+    Literal,
+    /// A regex terminal or a token.
+    Match(&'p RegexMatcher),
+    /// Anything else: predicted.
+    Predict,
+}
+
 /// The parser's working state for the set being built, reused from set to set.
 #[derive(Default)]
-pub(crate) struct Work {
+pub(crate) struct Work<'p> {
+    /// How each node is scanned (`Scan::Unknown` until first expected).
+    scan: Vec<Scan<'p>>,
     /// Position of the set being built.
     pub(crate) j: usize,
     /// Whether matches the next byte cannot follow are dropped.
@@ -150,7 +166,7 @@ pub(crate) struct Work {
     pub(crate) cache_ends: Vec<usize>,
 }
 
-impl Work {
+impl Work<'_> {
     /// Starts set `j` with the items scanned into it, duplicates dropped.
     fn start_set(&mut self, j: usize) {
         self.j = j;
@@ -252,6 +268,7 @@ impl<'g> Parser<'g> {
         let mut leo_memo = LeoMemo::default();
         let mut work = Work {
             follow_filter,
+            scan: vec![Scan::Unknown; self.ops.len()],
             ..Work::default()
         };
         work.pending.push(Scanned {
@@ -277,9 +294,11 @@ impl<'g> Parser<'g> {
                     None => return Err(self.reject(text, furthest, &items, &set_start)),
                     Some(next) => {
                         // Nothing happens until then (inside a long token): empty sets.
-                        for _ in j + 1..next.min(n + 1) {
-                            set_start.push(items.len() as u32);
-                            wait_start.push(waiting.len() as u32);
+                        let upto = next.min(n + 1);
+                        if upto > j + 1 {
+                            set_start.resize(set_start.len() + upto - j - 1, items.len() as u32);
+                            wait_start
+                                .resize(wait_start.len() + upto - j - 1, waiting.len() as u32);
                         }
                         j = next;
                         continue;
@@ -562,7 +581,7 @@ impl<'g> Parser<'g> {
 
     /// Predicts or scans whatever the item expects next.
     /// `index` is the item's index in the chart, for the waiting entries of predictions.
-    fn predict_and_scan(&self, item: Item, index: u32, text: &[u8], work: &mut Work) {
+    fn predict_and_scan<'p>(&'p self, item: Item, index: u32, text: &[u8], work: &mut Work<'p>) {
         let j = work.j as u32;
         self.for_each_expected(&item, |child, choice| {
             let (dot, back) = match self.ops[item.node as usize] {
@@ -595,7 +614,7 @@ impl<'g> Parser<'g> {
 
     /// `advanced` is the expecting item once `child` is matched: scan terminals and
     /// tokens, predict everything else.
-    fn expect(&self, child: u32, advanced: Item, text: &[u8], work: &mut Work) {
+    fn expect<'p>(&'p self, child: u32, advanced: Item, text: &[u8], work: &mut Work<'p>) {
         let j = work.j;
         let starts = text
             .get(j)
@@ -607,8 +626,22 @@ impl<'g> Parser<'g> {
             }
             return;
         }
-        match self.ops[child as usize] {
-            Op::Literal => {
+        let scan = match work.scan[child as usize] {
+            Scan::Unknown => {
+                let scan = match self.ops[child as usize] {
+                    Op::Literal => Scan::Literal,
+                    _ => match self.matcher(child) {
+                        Some(m) => Scan::Match(m),
+                        None => Scan::Predict,
+                    },
+                };
+                work.scan[child as usize] = scan;
+                scan
+            }
+            known => known,
+        };
+        match scan {
+            Scan::Literal => {
                 let bytes = self.literal(child);
                 if text[j..].starts_with(bytes)
                     && (!work.follow_filter || self.can_follow(child, text, j + bytes.len()))
@@ -616,7 +649,7 @@ impl<'g> Parser<'g> {
                     work.add(advanced, j + bytes.len());
                 }
             }
-            _ if matches!(self.ops[child as usize], Op::Regex) || self.is_token(child) => {
+            Scan::Match(matcher) => {
                 let (start, len) = match work.cache_keys.iter().find(|&&(node, _, _)| node == child)
                 {
                     Some(&(_, start, len)) => (start as usize, len as usize),
@@ -624,13 +657,11 @@ impl<'g> Parser<'g> {
                         let start = work.cache_ends.len();
                         let ends = &mut work.cache_ends;
                         let filter = work.follow_filter;
-                        self.matcher(child)
-                            .expect("regexes and tokens have matchers")
-                            .match_ends(text, j, |e| {
-                                if !filter || self.can_follow(child, text, e) {
-                                    ends.push(e)
-                                }
-                            });
+                        matcher.match_ends(text, j, |e| {
+                            if !filter || self.can_follow(child, text, e) {
+                                ends.push(e)
+                            }
+                        });
                         let len = work.cache_ends.len() - start;
                         work.cache_keys.push((child, start as u32, len as u32));
                         (start, len)
@@ -641,7 +672,7 @@ impl<'g> Parser<'g> {
                     work.add(advanced, end);
                 }
             }
-            _ => {
+            Scan::Predict | Scan::Unknown => {
                 work.predicted = true;
                 work.add(
                     Item {
