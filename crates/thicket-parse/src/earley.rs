@@ -96,6 +96,16 @@ pub(crate) struct LeoStep {
 /// are this small, and a scan of a few items is cheaper than hashing or sorting them.
 pub(crate) const SMALL_SET: usize = 16;
 
+/// Items scanned less than this far ahead wait in per-position lists (`Work::near`),
+/// the rest in a heap.
+const NEAR: usize = 64;
+
+/// Six bits of hash of an item's key, for `Work::seen_bits`.
+#[inline]
+fn key_hash((node, dot, origin): (u32, u32, u32)) -> u32 {
+    (node ^ dot.rotate_left(16) ^ origin.wrapping_mul(0x9E37_79B9)).wrapping_mul(0x2545_F491) >> 26
+}
+
 /// An item scanned into a later set: ordered by that set's position, then by when it was
 /// scanned, so each set receives its scanned items in the order they arose.
 #[derive(Clone, Copy, Debug)]
@@ -152,8 +162,16 @@ pub(crate) struct Work<'p> {
     pub(crate) current: Vec<Item>,
     /// The keys of `current` once it outgrows `SMALL_SET` (until then it is scanned).
     seen: FxHashSet<(u32, u32, u32)>,
-    /// Items already scanned into later sets. A heap rather than one list per position:
-    /// a long token must not cost a list for every position it spans.
+    /// While `current` is small: one bit per key hash of its items, so that a new item
+    /// (the usual case) is told apart without scanning the set.
+    seen_bits: u64,
+    /// Items scanned into the next `NEAR - 1` sets: the set at `end` in `near[end % NEAR]`,
+    /// in the order they arose; bit `end % NEAR` of `near_mask` says it is not empty.
+    near: Vec<Vec<Item>>,
+    near_mask: u64,
+    /// Items scanned further ahead. A heap rather than one list per position: a long
+    /// token must not cost a list for every position it spans. Each set receives these
+    /// before its `near` items, which were all scanned later.
     pending: std::collections::BinaryHeap<Scanned>,
     /// How many items have been scanned ahead so far (orders `pending`).
     scanned: u64,
@@ -172,10 +190,21 @@ impl Work<'_> {
         self.j = j;
         self.current.clear();
         self.seen.clear();
+        self.seen_bits = 0;
         while let Some(scanned) = self.pending.peek().filter(|s| s.end as usize == j) {
             let item = scanned.item;
             self.pending.pop();
             self.push_new(item);
+        }
+        let slot = j % NEAR;
+        if self.near_mask & (1 << slot) != 0 {
+            self.near_mask &= !(1 << slot);
+            let mut near = std::mem::take(&mut self.near[slot]);
+            for &item in &near {
+                self.push_new(item);
+            }
+            near.clear();
+            self.near[slot] = near;
         }
 
         self.cache_keys.clear();
@@ -183,25 +212,38 @@ impl Work<'_> {
         self.waiting.clear();
     }
 
-    /// The position of the next set that has scanned items, if any.
+    /// The position of the next set after `j` that has scanned items, if any.
     fn next_scanned(&self) -> Option<usize> {
-        self.pending.peek().map(|s| s.end as usize)
+        let far = self.pending.peek().map(|s| s.end as usize);
+        if self.near_mask == 0 {
+            return far;
+        }
+        // Bit `k` of the rotated mask is the set at `j + k` (`j`'s own is empty).
+        let k = self
+            .near_mask
+            .rotate_right((self.j % NEAR) as u32)
+            .trailing_zeros();
+        let near = self.j + k as usize;
+        Some(far.map_or(near, |far| far.min(near)))
     }
 
     /// Appends `item` to the current set unless an item with its key is there already
     /// (the first derivation wins).
-    #[inline]
+    #[inline(always)]
     fn push_new(&mut self, item: Item) {
         let key = (item.node, item.dot, item.origin);
         let len = self.current.len();
         if len < SMALL_SET {
-            if self
-                .current
-                .iter()
-                .any(|it| (it.node, it.dot, it.origin) == key)
+            let bit = 1u64 << key_hash(key);
+            if self.seen_bits & bit != 0
+                && self
+                    .current
+                    .iter()
+                    .any(|it| (it.node, it.dot, it.origin) == key)
             {
                 return;
             }
+            self.seen_bits |= bit;
         } else {
             if len == SMALL_SET {
                 // Outgrown the linear scan: index what is there.
@@ -216,10 +258,14 @@ impl Work<'_> {
     }
 
     /// Adds an item to the set at `end` (the current one, or a later one after a scan).
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, item: Item, end: usize) {
         if end == self.j {
             self.push_new(item);
+        } else if end - self.j < NEAR {
+            let slot = end % NEAR;
+            self.near[slot].push(item);
+            self.near_mask |= 1 << slot;
         } else {
             self.pending.push(Scanned {
                 end: end as u32,
@@ -269,6 +315,7 @@ impl<'g> Parser<'g> {
         let mut work = Work {
             follow_filter,
             scan: vec![Scan::Unknown; self.ops.len()],
+            near: vec![Vec::new(); NEAR],
             ..Work::default()
         };
         work.pending.push(Scanned {
