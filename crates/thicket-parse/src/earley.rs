@@ -177,8 +177,6 @@ pub(crate) struct Work<'p> {
     scanned: u64,
     /// Waiting entries of set `j`, recorded as items predict.
     pub(crate) waiting: Vec<Waiting>,
-    /// Set by `expect` when it predicted the child (rather than scanned or skipped it).
-    pub(crate) predicted: bool,
     /// Terminals and tokens matched at `j`: `(node, start, len)` into `cache_ends`.
     pub(crate) cache_keys: Vec<(u32, u32, u32)>,
     pub(crate) cache_ends: Vec<usize>,
@@ -628,40 +626,69 @@ impl<'g> Parser<'g> {
 
     /// Predicts or scans whatever the item expects next.
     /// `index` is the item's index in the chart, for the waiting entries of predictions.
+    /// (The same cases as `for_each_expected`, written out: this is the hot loop.)
+    #[inline]
     fn predict_and_scan<'p>(&'p self, item: Item, index: u32, text: &[u8], work: &mut Work<'p>) {
         let j = work.j as u32;
-        self.for_each_expected(&item, |child, choice| {
-            let (dot, back) = match self.ops[item.node as usize] {
-                Op::Seq { .. } => (item.dot + 1, j),
-                Op::Alt { .. } => (1, choice),
-                Op::Ref { .. } => (1, j),
-                Op::Repeat { min, max, .. } => (Self::next_count(min, max, item.dot), j),
-                Op::Literal | Op::Regex => unreachable!("terminals expect nothing"),
-            };
-            let advanced = Item {
-                node: item.node,
-                dot,
-                origin: item.origin,
-                back,
-                pred: index,
-                child: NO_ITEM,
-            };
-            self.expect(child, advanced, text, work);
-            if work.predicted {
-                work.predicted = false;
-                // Only nodes predicted here can complete from here.
-                work.waiting.push(Waiting {
-                    node: child,
-                    item: index,
-                    choice,
-                });
+        let advanced = |dot: u32, back: u32| Item {
+            node: item.node,
+            dot,
+            origin: item.origin,
+            back,
+            pred: index,
+            child: NO_ITEM,
+        };
+        match self.ops[item.node as usize] {
+            Op::Seq { start, len } if item.dot < len => {
+                let child = self.children[(start + item.dot) as usize];
+                self.expect_child(child, 0, advanced(item.dot + 1, j), index, text, work);
             }
-        });
+            Op::Ref { body } if item.dot == 0 => {
+                self.expect_child(body, 0, advanced(1, j), index, text, work);
+            }
+            Op::Alt { start, len } if item.dot == 0 => {
+                for i in 0..len {
+                    let child = self.children[(start + i) as usize];
+                    self.expect_child(child, i, advanced(1, i), index, text, work);
+                }
+            }
+            Op::Repeat {
+                item: child,
+                min,
+                max,
+            } if Self::repeat_expects(max, item.dot) => {
+                let dot = Self::next_count(min, max, item.dot);
+                self.expect_child(child, 0, advanced(dot, j), index, text, work);
+            }
+            _ => {}
+        }
+    }
+
+    /// `expect`, and the waiting entry if `child` was predicted (only nodes predicted
+    /// here can complete from here).
+    #[inline]
+    fn expect_child<'p>(
+        &'p self,
+        child: u32,
+        choice: u32,
+        advanced: Item,
+        index: u32,
+        text: &[u8],
+        work: &mut Work<'p>,
+    ) {
+        if self.expect(child, advanced, text, work) {
+            work.waiting.push(Waiting {
+                node: child,
+                item: index,
+                choice,
+            });
+        }
     }
 
     /// `advanced` is the expecting item once `child` is matched: scan terminals and
-    /// tokens, predict everything else.
-    fn expect<'p>(&'p self, child: u32, advanced: Item, text: &[u8], work: &mut Work<'p>) {
+    /// tokens, predict everything else. Says whether it predicted `child`.
+    #[inline]
+    fn expect<'p>(&'p self, child: u32, advanced: Item, text: &[u8], work: &mut Work<'p>) -> bool {
         let j = work.j;
         let starts = text
             .get(j)
@@ -671,7 +698,7 @@ impl<'g> Parser<'g> {
             if self.nullable(child) {
                 work.add(advanced, j);
             }
-            return;
+            return false;
         }
         let scan = match work.scan[child as usize] {
             Scan::Unknown => {
@@ -695,6 +722,7 @@ impl<'g> Parser<'g> {
                 {
                     work.add(advanced, j + bytes.len());
                 }
+                false
             }
             Scan::Match(matcher) => {
                 let (start, len) = match work.cache_keys.iter().find(|&&(node, _, _)| node == child)
@@ -718,9 +746,9 @@ impl<'g> Parser<'g> {
                     let end = work.cache_ends[e];
                     work.add(advanced, end);
                 }
+                false
             }
             Scan::Predict | Scan::Unknown => {
-                work.predicted = true;
                 work.add(
                     Item {
                         node: child,
@@ -735,6 +763,7 @@ impl<'g> Parser<'g> {
                 if self.nullable(child) {
                     work.add(advanced, j);
                 }
+                true
             }
         }
     }
