@@ -361,7 +361,8 @@ impl<'g> Parser<'g> {
                         max_items: self.config.max_items,
                     });
                 }
-                if self.is_complete(&item)
+                let op = self.ops[item.node as usize];
+                if Self::op_complete(op, item.dot)
                     && item.origin != j as u32
                     && (!follow_filter || self.can_follow(item.node, text, j))
                 {
@@ -410,7 +411,7 @@ impl<'g> Parser<'g> {
                         }
                     }
                 }
-                self.predict_and_scan(item, (base + k) as u32, text, &mut work);
+                self.predict_and_scan(op, item, (base + k) as u32, text, &mut work);
                 k += 1;
             }
             items.extend_from_slice(&work.current);
@@ -461,6 +462,7 @@ impl<'g> Parser<'g> {
 
     /// `sole_penultimate_waiter` when the first waiting entry for the node in set `o` is
     /// known: `chart.waiting[first]`.
+    #[inline]
     fn sole_penultimate_at(&self, chart: &Chart<'_>, o: u32, first: usize) -> Option<(Item, u32)> {
         let w = &chart.waiting[first];
         let set_end = chart
@@ -628,7 +630,14 @@ impl<'g> Parser<'g> {
     /// `index` is the item's index in the chart, for the waiting entries of predictions.
     /// (The same cases as `for_each_expected`, written out: this is the hot loop.)
     #[inline]
-    fn predict_and_scan<'p>(&'p self, item: Item, index: u32, text: &[u8], work: &mut Work<'p>) {
+    fn predict_and_scan<'p>(
+        &'p self,
+        op: Op,
+        item: Item,
+        index: u32,
+        text: &[u8],
+        work: &mut Work<'p>,
+    ) {
         let j = work.j as u32;
         let advanced = |dot: u32, back: u32| Item {
             node: item.node,
@@ -638,7 +647,7 @@ impl<'g> Parser<'g> {
             pred: index,
             child: NO_ITEM,
         };
-        match self.ops[item.node as usize] {
+        match op {
             Op::Seq { start, len } if item.dot < len => {
                 let child = self.children[(start + item.dot) as usize];
                 self.expect_child(child, 0, advanced(item.dot + 1, j), index, text, work);
