@@ -184,6 +184,7 @@ pub(crate) struct Work<'p> {
 
 impl Work<'_> {
     /// Starts set `j` with the items scanned into it, duplicates dropped.
+    #[inline]
     fn start_set(&mut self, j: usize) {
         self.j = j;
         self.current.clear();
@@ -415,7 +416,9 @@ impl<'g> Parser<'g> {
                 k += 1;
             }
             items.extend_from_slice(&work.current);
-            big_index.add_set(j, &items[base..], base);
+            if work.current.len() > SMALL_SET {
+                big_index.add_set(j, &items[base..], base);
+            }
             wait_start.push(waiting.len() as u32);
             let wait_base = waiting.len();
             waiting.extend_from_slice(&work.waiting);
