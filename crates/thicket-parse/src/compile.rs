@@ -398,10 +398,16 @@ impl<'g> Parser<'g> {
 
     #[inline]
     pub(crate) fn is_complete(&self, item: &Item) -> bool {
-        match self.ops[item.node as usize] {
-            Op::Seq { len, .. } => item.dot == len,
-            Op::Ref { .. } | Op::Alt { .. } => item.dot == 1,
-            Op::Repeat { min, .. } => item.dot >= min,
+        Self::op_complete(self.ops[item.node as usize], item.dot)
+    }
+
+    /// Whether an item of a node with this op is complete at `dot`.
+    #[inline]
+    pub(crate) fn op_complete(op: Op, dot: u32) -> bool {
+        match op {
+            Op::Seq { len, .. } => dot == len,
+            Op::Ref { .. } | Op::Alt { .. } => dot == 1,
+            Op::Repeat { min, .. } => dot >= min,
             Op::Literal | Op::Regex => false,
         }
     }

@@ -4,6 +4,7 @@
 use crate::chart::{BigIndex, ParseResult};
 use crate::compile::{Op, Parser};
 use crate::error::ParseError;
+use crate::terminal::RegexMatcher;
 use rustc_hash::FxHashSet;
 
 /// What is known about completing a node from a set, per waiting entry (used at the
@@ -95,6 +96,16 @@ pub(crate) struct LeoStep {
 /// are this small, and a scan of a few items is cheaper than hashing or sorting them.
 pub(crate) const SMALL_SET: usize = 16;
 
+/// Items scanned less than this far ahead wait in per-position lists (`Work::near`),
+/// the rest in a heap.
+const NEAR: usize = 64;
+
+/// Six bits of hash of an item's key, for `Work::seen_bits`.
+#[inline]
+fn key_hash((node, dot, origin): (u32, u32, u32)) -> u32 {
+    (node ^ dot.rotate_left(16) ^ origin.wrapping_mul(0x9E37_79B9)).wrapping_mul(0x2545_F491) >> 26
+}
+
 /// An item scanned into a later set: ordered by that set's position, then by when it was
 /// scanned, so each set receives its scanned items in the order they arose.
 #[derive(Clone, Copy, Debug)]
@@ -125,9 +136,24 @@ impl Ord for Scanned {
     }
 }
 
+/// How a node is matched where it is expected, looked up once per parse (a token's
+/// matcher is behind a `OnceLock`, too slow to ask at every expectation).
+#[derive(Clone, Copy, Debug)]
+enum Scan<'p> {
+    /// Not looked up yet.
+    Unknown,
+    Literal,
+    /// A regex terminal or a token.
+    Match(&'p RegexMatcher),
+    /// Anything else: predicted.
+    Predict,
+}
+
 /// The parser's working state for the set being built, reused from set to set.
 #[derive(Default)]
-pub(crate) struct Work {
+pub(crate) struct Work<'p> {
+    /// How each node is scanned (`Scan::Unknown` until first expected).
+    scan: Vec<Scan<'p>>,
     /// Position of the set being built.
     pub(crate) j: usize,
     /// Whether matches the next byte cannot follow are dropped.
@@ -136,30 +162,48 @@ pub(crate) struct Work {
     pub(crate) current: Vec<Item>,
     /// The keys of `current` once it outgrows `SMALL_SET` (until then it is scanned).
     seen: FxHashSet<(u32, u32, u32)>,
-    /// Items already scanned into later sets. A heap rather than one list per position:
-    /// a long token must not cost a list for every position it spans.
+    /// While `current` is small: one bit per key hash of its items, so that a new item
+    /// (the usual case) is told apart without scanning the set.
+    seen_bits: u64,
+    /// Items scanned into the next `NEAR - 1` sets: the set at `end` in `near[end % NEAR]`,
+    /// in the order they arose; bit `end % NEAR` of `near_mask` says it is not empty.
+    near: Vec<Vec<Item>>,
+    near_mask: u64,
+    /// Items scanned further ahead. A heap rather than one list per position: a long
+    /// token must not cost a list for every position it spans. Each set receives these
+    /// before its `near` items, which were all scanned later.
     pending: std::collections::BinaryHeap<Scanned>,
     /// How many items have been scanned ahead so far (orders `pending`).
     scanned: u64,
     /// Waiting entries of set `j`, recorded as items predict.
     pub(crate) waiting: Vec<Waiting>,
-    /// Set by `expect` when it predicted the child (rather than scanned or skipped it).
-    pub(crate) predicted: bool,
     /// Terminals and tokens matched at `j`: `(node, start, len)` into `cache_ends`.
     pub(crate) cache_keys: Vec<(u32, u32, u32)>,
     pub(crate) cache_ends: Vec<usize>,
 }
 
-impl Work {
+impl Work<'_> {
     /// Starts set `j` with the items scanned into it, duplicates dropped.
+    #[inline]
     fn start_set(&mut self, j: usize) {
         self.j = j;
         self.current.clear();
         self.seen.clear();
+        self.seen_bits = 0;
         while let Some(scanned) = self.pending.peek().filter(|s| s.end as usize == j) {
             let item = scanned.item;
             self.pending.pop();
             self.push_new(item);
+        }
+        let slot = j % NEAR;
+        if self.near_mask & (1 << slot) != 0 {
+            self.near_mask &= !(1 << slot);
+            let mut near = std::mem::take(&mut self.near[slot]);
+            for &item in &near {
+                self.push_new(item);
+            }
+            near.clear();
+            self.near[slot] = near;
         }
 
         self.cache_keys.clear();
@@ -167,25 +211,38 @@ impl Work {
         self.waiting.clear();
     }
 
-    /// The position of the next set that has scanned items, if any.
+    /// The position of the next set after `j` that has scanned items, if any.
     fn next_scanned(&self) -> Option<usize> {
-        self.pending.peek().map(|s| s.end as usize)
+        let far = self.pending.peek().map(|s| s.end as usize);
+        if self.near_mask == 0 {
+            return far;
+        }
+        // Bit `k` of the rotated mask is the set at `j + k` (`j`'s own is empty).
+        let k = self
+            .near_mask
+            .rotate_right((self.j % NEAR) as u32)
+            .trailing_zeros();
+        let near = self.j + k as usize;
+        Some(far.map_or(near, |far| far.min(near)))
     }
 
     /// Appends `item` to the current set unless an item with its key is there already
     /// (the first derivation wins).
-    #[inline]
+    #[inline(always)]
     fn push_new(&mut self, item: Item) {
         let key = (item.node, item.dot, item.origin);
         let len = self.current.len();
         if len < SMALL_SET {
-            if self
-                .current
-                .iter()
-                .any(|it| (it.node, it.dot, it.origin) == key)
+            let bit = 1u64 << key_hash(key);
+            if self.seen_bits & bit != 0
+                && self
+                    .current
+                    .iter()
+                    .any(|it| (it.node, it.dot, it.origin) == key)
             {
                 return;
             }
+            self.seen_bits |= bit;
         } else {
             if len == SMALL_SET {
                 // Outgrown the linear scan: index what is there.
@@ -200,10 +257,14 @@ impl Work {
     }
 
     /// Adds an item to the set at `end` (the current one, or a later one after a scan).
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, item: Item, end: usize) {
         if end == self.j {
             self.push_new(item);
+        } else if end - self.j < NEAR {
+            let slot = end % NEAR;
+            self.near[slot].push(item);
+            self.near_mask |= 1 << slot;
         } else {
             self.pending.push(Scanned {
                 end: end as u32,
@@ -252,6 +313,8 @@ impl<'g> Parser<'g> {
         let mut leo_memo = LeoMemo::default();
         let mut work = Work {
             follow_filter,
+            scan: vec![Scan::Unknown; self.ops.len()],
+            near: vec![Vec::new(); NEAR],
             ..Work::default()
         };
         work.pending.push(Scanned {
@@ -277,9 +340,11 @@ impl<'g> Parser<'g> {
                     None => return Err(self.reject(text, furthest, &items, &set_start)),
                     Some(next) => {
                         // Nothing happens until then (inside a long token): empty sets.
-                        for _ in j + 1..next.min(n + 1) {
-                            set_start.push(items.len() as u32);
-                            wait_start.push(waiting.len() as u32);
+                        let upto = next.min(n + 1);
+                        if upto > j + 1 {
+                            set_start.resize(set_start.len() + upto - j - 1, items.len() as u32);
+                            wait_start
+                                .resize(wait_start.len() + upto - j - 1, waiting.len() as u32);
                         }
                         j = next;
                         continue;
@@ -297,7 +362,8 @@ impl<'g> Parser<'g> {
                         max_items: self.config.max_items,
                     });
                 }
-                if self.is_complete(&item)
+                let op = self.ops[item.node as usize];
+                if Self::op_complete(op, item.dot)
                     && item.origin != j as u32
                     && (!follow_filter || self.can_follow(item.node, text, j))
                 {
@@ -346,11 +412,13 @@ impl<'g> Parser<'g> {
                         }
                     }
                 }
-                self.predict_and_scan(item, (base + k) as u32, text, &mut work);
+                self.predict_and_scan(op, item, (base + k) as u32, text, &mut work);
                 k += 1;
             }
             items.extend_from_slice(&work.current);
-            big_index.add_set(j, &items[base..], base);
+            if work.current.len() > SMALL_SET {
+                big_index.add_set(j, &items[base..], base);
+            }
             wait_start.push(waiting.len() as u32);
             let wait_base = waiting.len();
             waiting.extend_from_slice(&work.waiting);
@@ -397,6 +465,7 @@ impl<'g> Parser<'g> {
 
     /// `sole_penultimate_waiter` when the first waiting entry for the node in set `o` is
     /// known: `chart.waiting[first]`.
+    #[inline]
     fn sole_penultimate_at(&self, chart: &Chart<'_>, o: u32, first: usize) -> Option<(Item, u32)> {
         let w = &chart.waiting[first];
         let set_end = chart
@@ -562,40 +631,76 @@ impl<'g> Parser<'g> {
 
     /// Predicts or scans whatever the item expects next.
     /// `index` is the item's index in the chart, for the waiting entries of predictions.
-    fn predict_and_scan(&self, item: Item, index: u32, text: &[u8], work: &mut Work) {
+    /// (The same cases as `for_each_expected`, written out: this is the hot loop.)
+    #[inline]
+    fn predict_and_scan<'p>(
+        &'p self,
+        op: Op,
+        item: Item,
+        index: u32,
+        text: &[u8],
+        work: &mut Work<'p>,
+    ) {
         let j = work.j as u32;
-        self.for_each_expected(&item, |child, choice| {
-            let (dot, back) = match self.ops[item.node as usize] {
-                Op::Seq { .. } => (item.dot + 1, j),
-                Op::Alt { .. } => (1, choice),
-                Op::Ref { .. } => (1, j),
-                Op::Repeat { min, max, .. } => (Self::next_count(min, max, item.dot), j),
-                Op::Literal | Op::Regex => unreachable!("terminals expect nothing"),
-            };
-            let advanced = Item {
-                node: item.node,
-                dot,
-                origin: item.origin,
-                back,
-                pred: index,
-                child: NO_ITEM,
-            };
-            self.expect(child, advanced, text, work);
-            if work.predicted {
-                work.predicted = false;
-                // Only nodes predicted here can complete from here.
-                work.waiting.push(Waiting {
-                    node: child,
-                    item: index,
-                    choice,
-                });
+        let advanced = |dot: u32, back: u32| Item {
+            node: item.node,
+            dot,
+            origin: item.origin,
+            back,
+            pred: index,
+            child: NO_ITEM,
+        };
+        match op {
+            Op::Seq { start, len } if item.dot < len => {
+                let child = self.children[(start + item.dot) as usize];
+                self.expect_child(child, 0, advanced(item.dot + 1, j), index, text, work);
             }
-        });
+            Op::Ref { body } if item.dot == 0 => {
+                self.expect_child(body, 0, advanced(1, j), index, text, work);
+            }
+            Op::Alt { start, len } if item.dot == 0 => {
+                for i in 0..len {
+                    let child = self.children[(start + i) as usize];
+                    self.expect_child(child, i, advanced(1, i), index, text, work);
+                }
+            }
+            Op::Repeat {
+                item: child,
+                min,
+                max,
+            } if Self::repeat_expects(max, item.dot) => {
+                let dot = Self::next_count(min, max, item.dot);
+                self.expect_child(child, 0, advanced(dot, j), index, text, work);
+            }
+            _ => {}
+        }
+    }
+
+    /// `expect`, and the waiting entry if `child` was predicted (only nodes predicted
+    /// here can complete from here).
+    #[inline]
+    fn expect_child<'p>(
+        &'p self,
+        child: u32,
+        choice: u32,
+        advanced: Item,
+        index: u32,
+        text: &[u8],
+        work: &mut Work<'p>,
+    ) {
+        if self.expect(child, advanced, text, work) {
+            work.waiting.push(Waiting {
+                node: child,
+                item: index,
+                choice,
+            });
+        }
     }
 
     /// `advanced` is the expecting item once `child` is matched: scan terminals and
-    /// tokens, predict everything else.
-    fn expect(&self, child: u32, advanced: Item, text: &[u8], work: &mut Work) {
+    /// tokens, predict everything else. Says whether it predicted `child`.
+    #[inline]
+    fn expect<'p>(&'p self, child: u32, advanced: Item, text: &[u8], work: &mut Work<'p>) -> bool {
         let j = work.j;
         let starts = text
             .get(j)
@@ -605,18 +710,33 @@ impl<'g> Parser<'g> {
             if self.nullable(child) {
                 work.add(advanced, j);
             }
-            return;
+            return false;
         }
-        match self.ops[child as usize] {
-            Op::Literal => {
+        let scan = match work.scan[child as usize] {
+            Scan::Unknown => {
+                let scan = match self.ops[child as usize] {
+                    Op::Literal => Scan::Literal,
+                    _ => match self.matcher(child) {
+                        Some(m) => Scan::Match(m),
+                        None => Scan::Predict,
+                    },
+                };
+                work.scan[child as usize] = scan;
+                scan
+            }
+            known => known,
+        };
+        match scan {
+            Scan::Literal => {
                 let bytes = self.literal(child);
                 if text[j..].starts_with(bytes)
                     && (!work.follow_filter || self.can_follow(child, text, j + bytes.len()))
                 {
                     work.add(advanced, j + bytes.len());
                 }
+                false
             }
-            _ if matches!(self.ops[child as usize], Op::Regex) || self.is_token(child) => {
+            Scan::Match(matcher) => {
                 let (start, len) = match work.cache_keys.iter().find(|&&(node, _, _)| node == child)
                 {
                     Some(&(_, start, len)) => (start as usize, len as usize),
@@ -624,13 +744,11 @@ impl<'g> Parser<'g> {
                         let start = work.cache_ends.len();
                         let ends = &mut work.cache_ends;
                         let filter = work.follow_filter;
-                        self.matcher(child)
-                            .expect("regexes and tokens have matchers")
-                            .match_ends(text, j, |e| {
-                                if !filter || self.can_follow(child, text, e) {
-                                    ends.push(e)
-                                }
-                            });
+                        matcher.match_ends(text, j, |e| {
+                            if !filter || self.can_follow(child, text, e) {
+                                ends.push(e)
+                            }
+                        });
                         let len = work.cache_ends.len() - start;
                         work.cache_keys.push((child, start as u32, len as u32));
                         (start, len)
@@ -640,9 +758,9 @@ impl<'g> Parser<'g> {
                     let end = work.cache_ends[e];
                     work.add(advanced, end);
                 }
+                false
             }
-            _ => {
-                work.predicted = true;
+            Scan::Predict | Scan::Unknown => {
                 work.add(
                     Item {
                         node: child,
@@ -657,6 +775,7 @@ impl<'g> Parser<'g> {
                 if self.nullable(child) {
                     work.add(advanced, j);
                 }
+                true
             }
         }
     }

@@ -12,11 +12,95 @@ use regex_syntax::hir::Hir;
 /// Largest DFA built for one regex terminal.
 const DFA_SIZE_LIMIT: usize = 16 << 20;
 
+/// Most states of a DFA copied into a `Table` (256 transitions of 4 bytes each).
+const MAX_TABLE_STATES: usize = 1024;
+
 /// An anchored DFA for one regex terminal.
 #[derive(Clone, Debug)]
 pub struct RegexMatcher {
     dfa: dense::DFA<Vec<u32>>,
     start: StateID,
+    /// The same DFA as a flat table for `match_ends`, unless it has too many states.
+    table: Option<Table>,
+}
+
+/// A DFA's transitions as one flat table, for the tightest scanning loop: a state is its
+/// index times 256, and the next state on byte `b` is `trans[state + b]`. The dead state
+/// is 0 and match states come right after it, so one comparison tells the usual state
+/// (neither) apart.
+#[derive(Clone, Debug)]
+struct Table {
+    trans: Vec<u32>,
+    start: u32,
+    /// The largest dead or match state.
+    max_special: u32,
+    /// For each state (by index): whether the input may end after it.
+    eoi_match: Vec<bool>,
+}
+
+impl Table {
+    /// Copies the states reachable from `start`, or `None` if there are too many.
+    fn new(dfa: &dense::DFA<Vec<u32>>, start: StateID) -> Option<Table> {
+        let mut states = vec![start];
+        let mut seen: rustc_hash::FxHashSet<StateID> = Default::default();
+        seen.insert(start);
+        let mut at = 0;
+        while at < states.len() {
+            let state = states[at];
+            at += 1;
+            for b in 0..=255u8 {
+                let next = dfa.next_state(state, b);
+                if seen.insert(next) {
+                    if states.len() == MAX_TABLE_STATES {
+                        return None;
+                    }
+                    states.push(next);
+                }
+            }
+        }
+        // Renumber: the dead state (whether reached or not), match states, the rest.
+        let dead = states.iter().copied().find(|&s| dfa.is_dead_state(s));
+        let mut order: Vec<Option<StateID>> = vec![dead];
+        order.extend(
+            states
+                .iter()
+                .copied()
+                .filter(|&s| dfa.is_match_state(s))
+                .map(Some),
+        );
+        let max_special = ((order.len() - 1) * 256) as u32;
+        order.extend(
+            states
+                .iter()
+                .copied()
+                .filter(|&s| !dfa.is_match_state(s) && !dfa.is_dead_state(s))
+                .map(Some),
+        );
+        let mut number: rustc_hash::FxHashMap<StateID, u32> = Default::default();
+        for (i, s) in order.iter().enumerate() {
+            if let Some(s) = s {
+                number.insert(*s, (i * 256) as u32);
+            }
+        }
+        let mut trans = vec![0u32; order.len() * 256];
+        let mut eoi_match = vec![false; order.len()];
+        for (i, s) in order.iter().enumerate() {
+            let Some(s) = *s else { continue };
+            if dfa.is_dead_state(s) {
+                continue; // all zero: stays dead
+            }
+            for b in 0..=255u8 {
+                trans[i * 256 + usize::from(b)] = number[&dfa.next_state(s, b)];
+            }
+            eoi_match[i] = dfa.is_match_state(dfa.next_eoi_state(s));
+        }
+        Some(Table {
+            trans,
+            start: number[&start],
+            max_special,
+            eoi_match,
+        })
+    }
 }
 
 impl RegexMatcher {
@@ -41,12 +125,30 @@ impl RegexMatcher {
         let start = dfa
             .start_state(&start::Config::new().anchored(Anchored::Yes))
             .map_err(|e| e.to_string())?;
-        Ok(RegexMatcher { dfa, start })
+        let table = Table::new(&dfa, start);
+        Ok(RegexMatcher { dfa, start, table })
     }
 
     /// Calls `found(end)` for every `end` (ascending) such that `text[at..end]` matches.
+    #[inline]
     pub fn match_ends(&self, text: &[u8], at: usize, mut found: impl FnMut(usize)) {
         // DFA match states are entered one byte after the match ends.
+        if let Some(table) = &self.table {
+            let mut state = table.start;
+            for (offset, &byte) in text[at..].iter().enumerate() {
+                state = table.trans[state as usize + usize::from(byte)];
+                if state <= table.max_special {
+                    if state == 0 {
+                        return;
+                    }
+                    found(at + offset);
+                }
+            }
+            if table.eoi_match[state as usize / 256] {
+                found(text.len());
+            }
+            return;
+        }
         let mut state = self.start;
         for (offset, &byte) in text[at..].iter().enumerate() {
             state = self.dfa.next_state(state, byte);
