@@ -12,8 +12,9 @@ pub struct ParseResult<'p, 'g> {
     pub(crate) items: Vec<Item>,
     /// `items[set_start[j]..set_start[j + 1]]` is Earley set `j`, in insertion order.
     pub(crate) set_start: Vec<u32>,
-    /// Sorted indices of the sets too large to search linearly.
-    pub(crate) big_index: BigIndex,
+    /// Sorted indices of the sets too large to search linearly, built on the first
+    /// search of such a set (reading the tree follows pointers and never needs it).
+    pub(crate) big_index: std::cell::OnceCell<BigIndex>,
     /// Per set (`wait_start`), who waits there for which node, sorted by node.
     pub(crate) waiting: Vec<Waiting>,
     pub(crate) wait_start: Vec<u32>,
@@ -41,6 +42,16 @@ pub(crate) struct BigIndex {
 }
 
 impl BigIndex {
+    /// Indexes every large set of a chart.
+    fn build(items: &[Item], set_start: &[u32]) -> BigIndex {
+        let mut index = BigIndex::default();
+        for j in 0..set_start.len() {
+            let (lo, hi) = set_range(set_start, items.len(), j);
+            index.add_set(j, &items[lo..hi], lo);
+        }
+        index
+    }
+
     /// Indexes set `j`, whose items are `items`, the first at chart index `base`, if it is
     /// large.
     pub(crate) fn add_set(&mut self, j: usize, items: &[Item], base: usize) {
@@ -177,6 +188,25 @@ impl ParseResult<'_, '_> {
         self.items.len()
     }
 
+    /// The index of the large sets, built on first use.
+    fn big_index(&self) -> &BigIndex {
+        self.big_index
+            .get_or_init(|| BigIndex::build(&self.items, &self.set_start))
+    }
+
+    /// The complete root item spanning the whole input, if the input was accepted.
+    /// Nobody waits for the root, so it is never skipped by a Leo shortcut (though it
+    /// can be the top one jumps to); the final set is scanned rather than indexed.
+    pub(crate) fn root_item(&self) -> Option<Item> {
+        let n = self.text.len();
+        let root = self.parser.root;
+        let (lo, hi) = set_range(&self.set_start, self.items.len(), n);
+        self.items[lo..hi]
+            .iter()
+            .find(|it| (it.node, it.origin, it.dot) == (root, 0, 1))
+            .copied()
+    }
+
     /// The item `(node, origin, dot)` in set `j`, if present.
     pub(crate) fn find(&self, j: usize, node: u32, origin: u32, dot: u32) -> Option<Item> {
         let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
@@ -188,7 +218,7 @@ impl ParseResult<'_, '_> {
                 .copied()
                 .or_else(|| self.leo_skipped(j, node, origin).filter(|it| it.dot == dot));
         }
-        let slice = self.big_index.of(j, hi - lo);
+        let slice = self.big_index().of(j, hi - lo);
         let at = slice.partition_point(|&i| {
             let it = &self.items[i as usize];
             (it.node, it.origin, it.dot) < key
@@ -302,7 +332,7 @@ impl ParseResult<'_, '_> {
                 .find(|it| (it.node, it.origin) == (node, origin) && self.parser.is_complete(it))
                 .copied();
         }
-        let slice = self.big_index.of(j, hi - lo);
+        let slice = self.big_index().of(j, hi - lo);
         let at = slice.partition_point(|&i| {
             let it = &self.items[i as usize];
             (it.node, it.origin) < (node, origin)

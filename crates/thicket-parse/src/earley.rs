@@ -1,7 +1,7 @@
 //! The Earley recogniser: builds the chart set by set, with Leo's optimisation for
 //! deterministic right-recursive completions.
 
-use crate::chart::{BigIndex, ParseResult};
+use crate::chart::ParseResult;
 use crate::compile::{Op, Parser};
 use crate::error::ParseError;
 use crate::terminal::RegexMatcher;
@@ -305,7 +305,6 @@ impl<'g> Parser<'g> {
         let n = text.len();
         let mut items: Vec<Item> = Vec::new();
         let mut set_start: Vec<u32> = Vec::with_capacity(n + 2);
-        let mut big_index = BigIndex::default();
         let mut waiting: Vec<Waiting> = Vec::new();
         let mut wait_start: Vec<u32> = Vec::with_capacity(n + 2);
         let mut leo: Vec<LeoStep> = Vec::new();
@@ -416,9 +415,6 @@ impl<'g> Parser<'g> {
                 k += 1;
             }
             items.extend_from_slice(&work.current);
-            if work.current.len() > SMALL_SET {
-                big_index.add_set(j, &items[base..], base);
-            }
             wait_start.push(waiting.len() as u32);
             let wait_base = waiting.len();
             waiting.extend_from_slice(&work.waiting);
@@ -437,13 +433,13 @@ impl<'g> Parser<'g> {
             text,
             items,
             set_start,
-            big_index,
+            big_index: Default::default(),
             waiting,
             wait_start,
             leo,
             leo_cache: Default::default(),
         };
-        if result.find(n, self.root, 0, 1).is_none() {
+        if result.root_item().is_none() {
             return Err(self.reject(text, n, &result.items, &result.set_start));
         }
         Ok(result)

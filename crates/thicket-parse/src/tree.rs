@@ -23,7 +23,7 @@ impl ParseResult<'_, '_> {
     pub fn build_into<S: TreeSink>(&self, sink: &mut S) {
         let p = self.parser;
         let n = self.text.len() as u32;
-        let Some(root) = self.find(self.text.len(), p.root, 0, 1) else {
+        let Some(root) = self.root_item() else {
             unreachable!("a parse result has a complete root item")
         };
         // Items that are not in the chart (the root's copy, and the items Leo shortcuts
