@@ -41,7 +41,15 @@ pub(crate) struct SplitScratch<'t> {
     recorded: Vec<Event>,
     /// Subtrees of at most one byte inside tokens, by `(node, byte)` (256: empty).
     tiny: FxHashMap<(u32, u16), Box<[Event]>>,
+    /// Lengths of the nodes' derivations, `(min, max)`, computed on first use
+    /// (`UNKNOWN` until then; `max` is `UNBOUNDED` for no bound).
+    lengths: Vec<(u32, u32)>,
 }
+
+/// No upper bound on a derivation's length.
+const UNBOUNDED: u32 = u32::MAX;
+/// Length bounds not computed yet.
+const UNKNOWN: (u32, u32) = (u32::MAX, 0);
 
 /// A leaf subtree: its node, whether it is the empty derivation, and its bytes.
 type LeafKey<'t> = (u32, bool, &'t [u8]);
@@ -368,39 +376,38 @@ impl Parser<'_> {
             match op {
                 Op::Ref { body } => stack.push(Frame::Node(body, start, end)),
                 Op::Alt { start: first, len } => {
-                    let child = (first..first + len)
-                        .map(|i| self.children[i as usize])
-                        .find(|&c| self.derives(c, text, start, end))
-                        .expect("a regular alternation derives its span through one alternative");
+                    let child = self.choose(first, len, text, start, end, scratch);
                     stack.push(Frame::Node(child, start, end));
                 }
                 Op::Seq { start: first, len } => {
                     let kids = &self.children[first as usize..(first + len) as usize];
-                    self.split(
-                        text,
-                        start,
-                        end,
-                        len,
-                        None,
-                        |dot| kids[dot as usize],
-                        &mut spans,
-                        scratch,
-                    );
+                    self.split_seq(kids, text, start, end, &mut spans, scratch);
                     for &(child, l, r) in spans.iter().rev() {
                         stack.push(Frame::Node(child, l, r));
                     }
                 }
                 Op::Repeat { item, min, max } => {
-                    self.split(
-                        text,
-                        start,
-                        end,
-                        min,
-                        Some(max),
-                        |_| item,
-                        &mut spans,
-                        scratch,
-                    );
+                    spans.clear();
+                    match self.lengths(item, &mut scratch.lengths) {
+                        // Every repetition spans `n` bytes: the split is forced.
+                        (n, m) if n == m && n > 0 => {
+                            for l in (start..end).step_by(n as usize) {
+                                spans.push((item, l, l + n as usize));
+                            }
+                        }
+                        // The search stops at the first count reaching the minimum.
+                        (0, 0) => spans.extend((0..min).map(|_| (item, start, start))),
+                        _ => self.split(
+                            text,
+                            start,
+                            end,
+                            min,
+                            Some(max),
+                            |_| item,
+                            &mut spans,
+                            scratch,
+                        ),
+                    }
                     for &(child, l, r) in spans.iter().rev() {
                         stack.push(Frame::Node(child, l, r));
                     }
@@ -412,9 +419,200 @@ impl Parser<'_> {
         scratch.spans = spans;
     }
 
+    /// The first of the alternatives `children[first..first + len]` that derives
+    /// `text[start..end]`; one of them does. Alternatives whose lengths or first bytes
+    /// rule the span out are passed over without running their DFAs, and the last one
+    /// left is taken without.
+    fn choose(
+        &self,
+        first: u32,
+        len: u32,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        scratch: &mut SplitScratch<'_>,
+    ) -> u32 {
+        let span = (end - start) as u32;
+        let mut candidates = [0u32; 8];
+        let mut count = 0;
+        for i in first..first + len {
+            let c = self.children[i as usize];
+            let (min, max) = self.lengths(c, &mut scratch.lengths);
+            if span < min
+                || span > max
+                || (span > 0 && !self.first[c as usize].contains(text[start]))
+            {
+                continue;
+            }
+            if count == candidates.len() {
+                // Many left: test them in order.
+                return (first..first + len)
+                    .map(|i| self.children[i as usize])
+                    .find(|&c| self.derives(c, text, start, end))
+                    .expect("a regular alternation derives its span through one alternative");
+            }
+            candidates[count] = c;
+            count += 1;
+        }
+        let (last, rest) = candidates[..count]
+            .split_last()
+            .expect("a regular alternation derives its span through one alternative");
+        rest.iter()
+            .copied()
+            .find(|&c| self.derives(c, text, start, end))
+            .unwrap_or(*last)
+    }
+
+    /// Splits `text[start..end]` among `kids`, the children of a sequence, into `spans`.
+    /// Children of fixed length at either end have forced spans; the search splits what
+    /// is left between them (the states it skips each have one way in, so the path it
+    /// finds is the same).
+    fn split_seq(
+        &self,
+        kids: &[u32],
+        text: &[u8],
+        start: usize,
+        end: usize,
+        spans: &mut Vec<(u32, usize, usize)>,
+        scratch: &mut SplitScratch<'_>,
+    ) {
+        spans.clear();
+        let fixed = |c: u32, lengths: &mut Vec<(u32, u32)>| {
+            let (min, max) = self.lengths(c, lengths);
+            (min == max).then_some(min as usize)
+        };
+        let (mut i, mut left) = (0, start);
+        while let Some(&c) = kids.get(i) {
+            let Some(n) = fixed(c, &mut scratch.lengths) else {
+                break;
+            };
+            spans.push((c, left, left + n));
+            left += n;
+            i += 1;
+        }
+        let (mut j, mut right) = (kids.len(), end);
+        while j > i {
+            let Some(n) = fixed(kids[j - 1], &mut scratch.lengths) else {
+                break;
+            };
+            right -= n;
+            j -= 1;
+        }
+        match &kids[i..j] {
+            [] => {}
+            &[c] => spans.push((c, left, right)),
+            middle => {
+                let count = middle.len() as u32;
+                self.split(
+                    text,
+                    left,
+                    right,
+                    count,
+                    None,
+                    |dot| middle[dot as usize],
+                    spans,
+                    scratch,
+                );
+            }
+        }
+        for &c in &kids[j..] {
+            let n = fixed(c, &mut scratch.lengths).expect("fixed suffix");
+            spans.push((c, right, right + n));
+            right += n;
+        }
+    }
+
+    /// The shortest and longest derivations of a regular node, `(min, max)` (`max` is
+    /// `UNBOUNDED` for none; both bound the language, which may be smaller). Memoised in
+    /// `memo`; iterative, as regular nodes can nest deeply.
+    fn lengths(&self, node: u32, memo: &mut Vec<(u32, u32)>) -> (u32, u32) {
+        if memo.is_empty() {
+            memo.resize(self.ops.len(), UNKNOWN);
+        }
+        if memo[node as usize] != UNKNOWN {
+            return memo[node as usize];
+        }
+        let mut stack = vec![(node, false)];
+        while let Some((x, ready)) = stack.pop() {
+            if memo[x as usize] != UNKNOWN {
+                continue;
+            }
+            if !self.regular[x as usize] {
+                // Not below a token (and maybe recursive): no bound claimed.
+                memo[x as usize] = (0, UNBOUNDED);
+                continue;
+            }
+            let kids: &[u32] = match &self.ops[x as usize] {
+                Op::Ref { body } => std::slice::from_ref(body),
+                Op::Seq { start, len } | Op::Alt { start, len } => {
+                    &self.children[*start as usize..(*start + *len) as usize]
+                }
+                Op::Repeat { item, .. } => std::slice::from_ref(item),
+                Op::Literal | Op::Regex => &[],
+            };
+            if !ready {
+                stack.push((x, true));
+                stack.extend(
+                    kids.iter()
+                        .filter(|&&c| memo[c as usize] == UNKNOWN)
+                        .map(|&c| (c, false)),
+                );
+                continue;
+            }
+            let bound = |n: u64| u32::try_from(n).unwrap_or(UNBOUNDED);
+            let max_of = |m: u32| {
+                if m == UNBOUNDED {
+                    u64::MAX
+                } else {
+                    u64::from(m)
+                }
+            };
+            memo[x as usize] = match &self.ops[x as usize] {
+                Op::Literal | Op::Regex => {
+                    match self.grammar.expr(ExprId::from_index(x as usize)) {
+                        Expr::Literal(bytes) => {
+                            (bound(bytes.len() as u64), bound(bytes.len() as u64))
+                        }
+                        Expr::Regex(r) => {
+                            let props = r.hir.properties();
+                            (
+                                props.minimum_len().map_or(0, |n| bound(n as u64)),
+                                props.maximum_len().map_or(UNBOUNDED, |n| bound(n as u64)),
+                            )
+                        }
+                        _ => (0, UNBOUNDED),
+                    }
+                }
+                Op::Ref { body } => memo[*body as usize],
+                Op::Seq { .. } => kids.iter().fold((0, 0), |(lo, hi), &c| {
+                    let (a, b) = memo[c as usize];
+                    (
+                        bound(u64::from(lo) + u64::from(a)),
+                        bound(max_of(hi).saturating_add(max_of(b))),
+                    )
+                }),
+                Op::Alt { .. } => kids.iter().fold((UNBOUNDED, 0), |(lo, hi), &c| {
+                    let (a, b) = memo[c as usize];
+                    (lo.min(a), hi.max(b))
+                }),
+                Op::Repeat { item, min, max } => {
+                    let (a, b) = memo[*item as usize];
+                    let hi = match max {
+                        _ if b == 0 => 0,
+                        None => UNBOUNDED,
+                        Some(m) => bound(u64::from(*m).saturating_mul(max_of(b))),
+                    };
+                    (bound(u64::from(*min) * u64::from(a)), hi)
+                }
+            };
+        }
+        memo[node as usize]
+    }
+
     /// Splits `text[start..end]` among the children of a sequence (`repeat: None`, `count`
     /// children) or the repetitions of an item (`repeat: Some(max)`, at least `count`),
-    /// by a forward search over `(children matched, position)`. Fills `spans` in order.
+    /// by a forward search over `(children matched, position)`. Appends to `spans` in
+    /// order.
     #[allow(clippy::too_many_arguments)]
     fn split(
         &self,
@@ -489,7 +687,7 @@ impl Parser<'_> {
                 }
             }
         }
-        spans.clear();
+        let base = spans.len();
         let (mut dot, mut pos) = goal.expect("a regular node derives its span");
         loop {
             let prev = previous[state(dot, pos)];
@@ -503,6 +701,6 @@ impl Parser<'_> {
             spans.push((child_at(prev_dot), prev_pos, pos));
             (dot, pos) = (prev_dot, prev_pos);
         }
-        spans.reverse();
+        spans[base..].reverse();
     }
 }

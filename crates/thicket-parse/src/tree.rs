@@ -159,9 +159,16 @@ impl ParseResult<'_, '_> {
 /// Work left in reading a tree.
 enum Frame {
     /// A complete item ending at `end`: open its node, then its children.
-    Item { item: Item, end: usize },
+    Item {
+        item: Item,
+        end: usize,
+    },
     /// A child the chart does not split: a terminal, a token or an empty derivation.
-    Leaf { node: u32, start: usize, end: usize },
+    Leaf {
+        node: u32,
+        start: usize,
+        end: usize,
+    },
     Close,
 }
 
