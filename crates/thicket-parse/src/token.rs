@@ -15,7 +15,7 @@ use crate::terminal::RegexMatcher;
 use regex_syntax::hir::{Hir, Repetition};
 use rustc_hash::FxHashMap;
 use thicket_grammar::{Expr, ExprId};
-use thicket_tree::TreeSink;
+use thicket_tree::{Recorder, Recording, TreeSink};
 
 enum Frame {
     Node(u32, usize, usize),
@@ -31,16 +31,19 @@ pub(crate) struct SplitScratch<'t> {
     queue: std::collections::VecDeque<(u32, usize)>,
     ends: Vec<usize>,
     /// Small subtrees of the chart's leaves (tokens, empty spans) by `(node, empty
-    /// derivation?, bytes)`, as recorded events: building one means splitting it child
-    /// by child through DFAs, while replaying costs one call per node, and the same ones
+    /// derivation?, bytes)`, as recordings: building one means splitting it child by
+    /// child through DFAs, while grafting one copies its nodes, and the same ones
     /// recur (indentation, keys, `true`). Only at the chart's leaves: caching every
     /// small subtree inside a token costs more in lookups and recording than it saves.
-    cache: FxHashMap<LeafKey<'t>, Box<[Event]>>,
-    cached_events: usize,
-    /// The events of the subtree being recorded (reused).
-    recorded: Vec<Event>,
+    cache: FxHashMap<LeafKey<'t>, Recording>,
+    /// Nodes in `cache` and `tiny`.
+    cached_nodes: usize,
+    /// Records the subtrees for `cache` (reused).
+    recorder: Recorder,
     /// Subtrees of at most one byte inside tokens, by `(node, byte)` (256: empty).
-    tiny: FxHashMap<(u32, u16), Box<[Event]>>,
+    tiny: FxHashMap<(u32, u16), Recording>,
+    /// Records the subtrees for `tiny` (reused).
+    tiny_recorder: Recorder,
     /// Lengths of the nodes' derivations, `(min, max)`, computed on first use
     /// (`UNKNOWN` until then; `max` is `UNBOUNDED` for no bound).
     lengths: Vec<(u32, u32)>,
@@ -56,58 +59,8 @@ type LeafKey<'t> = (u32, bool, &'t [u8]);
 
 /// Longest span whose subtree is cached: long tokens (strings, comments) rarely recur.
 const CACHED_SPAN: usize = 32;
-/// Most events kept, to bound the cache's memory.
-const CACHED_EVENTS: usize = 1 << 20;
-
-/// A recorded sink event; terminals by their offset from the subtree's start.
-#[derive(Clone, Copy, Debug)]
-enum Event {
-    Open(u32),
-    Terminal { expr: u32, from: u32, to: u32 },
-    Close,
-}
-
-/// Sends a recorded event to a sink, its terminal bytes taken at `start` in `text`.
-#[inline]
-fn replay<S: TreeSink>(event: Event, text: &[u8], start: usize, sink: &mut S) {
-    match event {
-        Event::Open(expr) => sink.open(ExprId::from_index(expr as usize)),
-        Event::Terminal { expr, from, to } => sink.terminal(
-            ExprId::from_index(expr as usize),
-            &text[start + from as usize..start + to as usize],
-        ),
-        Event::Close => sink.close(),
-    }
-}
-
-/// A sink that records events, terminals relative to the subtree's start.
-struct Recorder<'a> {
-    /// Offset of the next terminal from the subtree's start.
-    at: u32,
-    events: &'a mut Vec<Event>,
-}
-
-impl TreeSink for Recorder<'_> {
-    fn open(&mut self, expr: ExprId) {
-        self.events.push(Event::Open(expr.index() as u32));
-    }
-
-    fn terminal(&mut self, expr: ExprId, bytes: &[u8]) {
-        // A subtree's terminals spell its span in order, so each starts where the
-        // previous one ended.
-        let from = self.at;
-        self.at += bytes.len() as u32;
-        self.events.push(Event::Terminal {
-            expr: expr.index() as u32,
-            from,
-            to: self.at,
-        });
-    }
-
-    fn close(&mut self) {
-        self.events.push(Event::Close);
-    }
-}
+/// Most nodes kept, to bound the cache's memory (20 bytes each).
+const CACHED_NODES: usize = 1 << 19;
 
 /// No predecessor yet.
 const NONE: u32 = u32::MAX;
@@ -264,33 +217,23 @@ impl Parser<'_> {
             }
             return;
         }
-        if let Some(events) = scratch.cache.get(&(node, empty, span)) {
-            for &event in events.iter() {
-                replay(event, text, start, sink);
-            }
+        if let Some(recording) = scratch.cache.get(&(node, empty, span)) {
+            sink.graft(recording, span);
             return;
         }
-        let mut events = std::mem::take(&mut scratch.recorded);
-        events.clear();
-        let mut recorder = Recorder {
-            at: 0,
-            events: &mut events,
-        };
+        let mut recorder = std::mem::take(&mut scratch.recorder);
         if empty {
             self.emit_empty(node, &mut recorder);
         } else {
             self.build_regular(node, text, start, end, &mut recorder, scratch);
         }
-        for &event in &events {
-            replay(event, text, start, sink);
+        let recording = recorder.take();
+        scratch.recorder = recorder;
+        sink.graft(&recording, span);
+        if scratch.cached_nodes + recording.len() <= CACHED_NODES {
+            scratch.cached_nodes += recording.len();
+            scratch.cache.insert((node, empty, span), recording);
         }
-        if scratch.cached_events + events.len() <= CACHED_EVENTS {
-            scratch.cached_events += events.len();
-            scratch
-                .cache
-                .insert((node, empty, span), events.as_slice().into());
-        }
-        scratch.recorded = events;
     }
 
     /// Emits the subtree of a regular node that derives `text[start..end]`.
@@ -347,26 +290,21 @@ impl Parser<'_> {
                         256
                     },
                 );
-                if let Some(events) = scratch.tiny.get(&key) {
-                    for &event in events.iter() {
-                        replay(event, text, start, sink);
-                    }
+                let span = &text[start..end];
+                if let Some(recording) = scratch.tiny.get(&key) {
+                    sink.graft(recording, span);
                     continue;
                 }
-                if scratch.cached_events < CACHED_EVENTS {
+                if scratch.cached_nodes < CACHED_NODES {
                     // Built the same way as below, once, by a nested call that does not
                     // cache (so the nesting is one level deep).
-                    let mut events = Vec::new();
-                    let mut recorder = Recorder {
-                        at: 0,
-                        events: &mut events,
-                    };
+                    let mut recorder = std::mem::take(&mut scratch.tiny_recorder);
                     self.build_regular_with(node, text, start, end, &mut recorder, scratch, false);
-                    for &event in &events {
-                        replay(event, text, start, sink);
-                    }
-                    scratch.cached_events += events.len();
-                    scratch.tiny.insert(key, events.into_boxed_slice());
+                    let recording = recorder.take();
+                    scratch.tiny_recorder = recorder;
+                    sink.graft(&recording, span);
+                    scratch.cached_nodes += recording.len();
+                    scratch.tiny.insert(key, recording);
                     continue;
                 }
             }
