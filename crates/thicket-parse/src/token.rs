@@ -463,12 +463,19 @@ impl Parser<'_> {
     /// The shortest and longest derivations of a regular node, `(min, max)` (`max` is
     /// `UNBOUNDED` for none; both bound the language, which may be smaller). Memoised in
     /// `memo`; iterative, as regular nodes can nest deeply.
+    #[inline]
     fn lengths(&self, node: u32, memo: &mut Vec<(u32, u32)>) -> (u32, u32) {
+        match memo.get(node as usize) {
+            Some(&known) if known != UNKNOWN => known,
+            _ => self.compute_lengths(node, memo),
+        }
+    }
+
+    /// `lengths`, when not memoised yet.
+    #[cold]
+    fn compute_lengths(&self, node: u32, memo: &mut Vec<(u32, u32)>) -> (u32, u32) {
         if memo.is_empty() {
             memo.resize(self.ops.len(), UNKNOWN);
-        }
-        if memo[node as usize] != UNKNOWN {
-            return memo[node as usize];
         }
         let mut stack = vec![(node, false)];
         while let Some((x, ready)) = stack.pop() {
