@@ -159,6 +159,20 @@ impl Parser<'_> {
         limit: usize,
         out: &mut Vec<usize>,
     ) {
+        self.ends_where(node, text, at, limit, out, |_| true);
+    }
+
+    /// `ends`, keeping only the ends `keep` accepts.
+    #[inline]
+    fn ends_where(
+        &self,
+        node: u32,
+        text: &[u8],
+        at: usize,
+        limit: usize,
+        out: &mut Vec<usize>,
+        keep: impl Fn(usize) -> bool,
+    ) {
         out.clear();
         match self.ops[node as usize] {
             Op::Literal => {
@@ -166,13 +180,17 @@ impl Parser<'_> {
                 else {
                     unreachable!("literal op")
                 };
-                if text[at..limit].starts_with(bytes) {
+                if text[at..limit].starts_with(bytes) && keep(at + bytes.len()) {
                     out.push(at + bytes.len());
                 }
             }
             _ => {
                 if let Some(m) = self.matcher(node) {
-                    m.match_ends(&text[..limit], at, |e| out.push(e));
+                    m.match_ends(&text[..limit], at, |e| {
+                        if keep(e) {
+                            out.push(e);
+                        }
+                    });
                 }
             }
         }
@@ -611,13 +629,14 @@ impl Parser<'_> {
                 continue;
             }
             let child = child_at(dot);
-            self.ends(child, text, pos, end, ends);
+            // An end whose next byte nothing after `child` can start with is dropped: no
+            // path through its state reaches the goal, so skipping it changes no path
+            // found.
+            let follow = &self.follow[child as usize];
+            self.ends_where(child, text, pos, end, ends, |e| {
+                e == end || follow.contains(text[e])
+            });
             for &e in ends.iter() {
-                if e < end && !self.follow[child as usize].contains(text[e]) {
-                    // Nothing after `child` can start with that byte, so no path through
-                    // this state reaches the goal: skipping it changes no path found.
-                    continue;
-                }
                 let next = match repeat {
                     Some(None) => (dot + 1).min(cap),
                     _ => dot + 1,
