@@ -15,7 +15,7 @@ use crate::terminal::RegexMatcher;
 use regex_syntax::hir::{Hir, Repetition};
 use rustc_hash::FxHashMap;
 use thicket_grammar::{Expr, ExprId};
-use thicket_tree::TreeSink;
+use thicket_tree::{Recorder, Recording, TreeSink};
 
 enum Frame {
     Node(u32, usize, usize),
@@ -31,75 +31,36 @@ pub(crate) struct SplitScratch<'t> {
     queue: std::collections::VecDeque<(u32, usize)>,
     ends: Vec<usize>,
     /// Small subtrees of the chart's leaves (tokens, empty spans) by `(node, empty
-    /// derivation?, bytes)`, as recorded events: building one means splitting it child
-    /// by child through DFAs, while replaying costs one call per node, and the same ones
+    /// derivation?, bytes)`, as recordings: building one means splitting it child by
+    /// child through DFAs, while grafting one copies its nodes, and the same ones
     /// recur (indentation, keys, `true`). Only at the chart's leaves: caching every
     /// small subtree inside a token costs more in lookups and recording than it saves.
-    cache: FxHashMap<LeafKey<'t>, Box<[Event]>>,
-    cached_events: usize,
-    /// The events of the subtree being recorded (reused).
-    recorded: Vec<Event>,
+    cache: FxHashMap<LeafKey<'t>, Recording>,
+    /// Nodes in `cache` and `tiny`.
+    cached_nodes: usize,
+    /// Records the subtrees for `cache` (reused).
+    recorder: Recorder,
     /// Subtrees of at most one byte inside tokens, by `(node, byte)` (256: empty).
-    tiny: FxHashMap<(u32, u16), Box<[Event]>>,
+    tiny: FxHashMap<(u32, u16), Recording>,
+    /// Records the subtrees for `tiny` (reused).
+    tiny_recorder: Recorder,
+    /// Lengths of the nodes' derivations, `(min, max)`, computed on first use
+    /// (`UNKNOWN` until then; `max` is `UNBOUNDED` for no bound).
+    lengths: Vec<(u32, u32)>,
 }
+
+/// No upper bound on a derivation's length.
+const UNBOUNDED: u32 = u32::MAX;
+/// Length bounds not computed yet.
+const UNKNOWN: (u32, u32) = (u32::MAX, 0);
 
 /// A leaf subtree: its node, whether it is the empty derivation, and its bytes.
 type LeafKey<'t> = (u32, bool, &'t [u8]);
 
 /// Longest span whose subtree is cached: long tokens (strings, comments) rarely recur.
 const CACHED_SPAN: usize = 32;
-/// Most events kept, to bound the cache's memory.
-const CACHED_EVENTS: usize = 1 << 20;
-
-/// A recorded sink event; terminals by their offset from the subtree's start.
-#[derive(Clone, Copy, Debug)]
-enum Event {
-    Open(u32),
-    Terminal { expr: u32, from: u32, to: u32 },
-    Close,
-}
-
-/// Sends a recorded event to a sink, its terminal bytes taken at `start` in `text`.
-#[inline]
-fn replay<S: TreeSink>(event: Event, text: &[u8], start: usize, sink: &mut S) {
-    match event {
-        Event::Open(expr) => sink.open(ExprId::from_index(expr as usize)),
-        Event::Terminal { expr, from, to } => sink.terminal(
-            ExprId::from_index(expr as usize),
-            &text[start + from as usize..start + to as usize],
-        ),
-        Event::Close => sink.close(),
-    }
-}
-
-/// A sink that records events, terminals relative to the subtree's start.
-struct Recorder<'a> {
-    /// Offset of the next terminal from the subtree's start.
-    at: u32,
-    events: &'a mut Vec<Event>,
-}
-
-impl TreeSink for Recorder<'_> {
-    fn open(&mut self, expr: ExprId) {
-        self.events.push(Event::Open(expr.index() as u32));
-    }
-
-    fn terminal(&mut self, expr: ExprId, bytes: &[u8]) {
-        // A subtree's terminals spell its span in order, so each starts where the
-        // previous one ended.
-        let from = self.at;
-        self.at += bytes.len() as u32;
-        self.events.push(Event::Terminal {
-            expr: expr.index() as u32,
-            from,
-            to: self.at,
-        });
-    }
-
-    fn close(&mut self) {
-        self.events.push(Event::Close);
-    }
-}
+/// Most nodes kept, to bound the cache's memory (20 bytes each).
+const CACHED_NODES: usize = 1 << 19;
 
 /// No predecessor yet.
 const NONE: u32 = u32::MAX;
@@ -198,6 +159,20 @@ impl Parser<'_> {
         limit: usize,
         out: &mut Vec<usize>,
     ) {
+        self.ends_where(node, text, at, limit, out, |_| true);
+    }
+
+    /// `ends`, keeping only the ends `keep` accepts.
+    #[inline]
+    fn ends_where(
+        &self,
+        node: u32,
+        text: &[u8],
+        at: usize,
+        limit: usize,
+        out: &mut Vec<usize>,
+        keep: impl Fn(usize) -> bool,
+    ) {
         out.clear();
         match self.ops[node as usize] {
             Op::Literal => {
@@ -205,13 +180,17 @@ impl Parser<'_> {
                 else {
                     unreachable!("literal op")
                 };
-                if text[at..limit].starts_with(bytes) {
+                if text[at..limit].starts_with(bytes) && keep(at + bytes.len()) {
                     out.push(at + bytes.len());
                 }
             }
             _ => {
                 if let Some(m) = self.matcher(node) {
-                    m.match_ends(&text[..limit], at, |e| out.push(e));
+                    m.match_ends(&text[..limit], at, |e| {
+                        if keep(e) {
+                            out.push(e);
+                        }
+                    });
                 }
             }
         }
@@ -256,33 +235,23 @@ impl Parser<'_> {
             }
             return;
         }
-        if let Some(events) = scratch.cache.get(&(node, empty, span)) {
-            for &event in events.iter() {
-                replay(event, text, start, sink);
-            }
+        if let Some(recording) = scratch.cache.get(&(node, empty, span)) {
+            sink.graft(recording, span);
             return;
         }
-        let mut events = std::mem::take(&mut scratch.recorded);
-        events.clear();
-        let mut recorder = Recorder {
-            at: 0,
-            events: &mut events,
-        };
+        let mut recorder = std::mem::take(&mut scratch.recorder);
         if empty {
             self.emit_empty(node, &mut recorder);
         } else {
             self.build_regular(node, text, start, end, &mut recorder, scratch);
         }
-        for &event in &events {
-            replay(event, text, start, sink);
+        let recording = recorder.take();
+        scratch.recorder = recorder;
+        sink.graft(&recording, span);
+        if scratch.cached_nodes + recording.len() <= CACHED_NODES {
+            scratch.cached_nodes += recording.len();
+            scratch.cache.insert((node, empty, span), recording);
         }
-        if scratch.cached_events + events.len() <= CACHED_EVENTS {
-            scratch.cached_events += events.len();
-            scratch
-                .cache
-                .insert((node, empty, span), events.as_slice().into());
-        }
-        scratch.recorded = events;
     }
 
     /// Emits the subtree of a regular node that derives `text[start..end]`.
@@ -339,26 +308,21 @@ impl Parser<'_> {
                         256
                     },
                 );
-                if let Some(events) = scratch.tiny.get(&key) {
-                    for &event in events.iter() {
-                        replay(event, text, start, sink);
-                    }
+                let span = &text[start..end];
+                if let Some(recording) = scratch.tiny.get(&key) {
+                    sink.graft(recording, span);
                     continue;
                 }
-                if scratch.cached_events < CACHED_EVENTS {
+                if scratch.cached_nodes < CACHED_NODES {
                     // Built the same way as below, once, by a nested call that does not
                     // cache (so the nesting is one level deep).
-                    let mut events = Vec::new();
-                    let mut recorder = Recorder {
-                        at: 0,
-                        events: &mut events,
-                    };
+                    let mut recorder = std::mem::take(&mut scratch.tiny_recorder);
                     self.build_regular_with(node, text, start, end, &mut recorder, scratch, false);
-                    for &event in &events {
-                        replay(event, text, start, sink);
-                    }
-                    scratch.cached_events += events.len();
-                    scratch.tiny.insert(key, events.into_boxed_slice());
+                    let recording = recorder.take();
+                    scratch.tiny_recorder = recorder;
+                    sink.graft(&recording, span);
+                    scratch.cached_nodes += recording.len();
+                    scratch.tiny.insert(key, recording);
                     continue;
                 }
             }
@@ -368,39 +332,38 @@ impl Parser<'_> {
             match op {
                 Op::Ref { body } => stack.push(Frame::Node(body, start, end)),
                 Op::Alt { start: first, len } => {
-                    let child = (first..first + len)
-                        .map(|i| self.children[i as usize])
-                        .find(|&c| self.derives(c, text, start, end))
-                        .expect("a regular alternation derives its span through one alternative");
+                    let child = self.choose(first, len, text, start, end, scratch);
                     stack.push(Frame::Node(child, start, end));
                 }
                 Op::Seq { start: first, len } => {
                     let kids = &self.children[first as usize..(first + len) as usize];
-                    self.split(
-                        text,
-                        start,
-                        end,
-                        len,
-                        None,
-                        |dot| kids[dot as usize],
-                        &mut spans,
-                        scratch,
-                    );
+                    self.split_seq(kids, text, start, end, &mut spans, scratch);
                     for &(child, l, r) in spans.iter().rev() {
                         stack.push(Frame::Node(child, l, r));
                     }
                 }
                 Op::Repeat { item, min, max } => {
-                    self.split(
-                        text,
-                        start,
-                        end,
-                        min,
-                        Some(max),
-                        |_| item,
-                        &mut spans,
-                        scratch,
-                    );
+                    spans.clear();
+                    match self.lengths(item, &mut scratch.lengths) {
+                        // Every repetition spans `n` bytes: the split is forced.
+                        (n, m) if n == m && n > 0 => {
+                            for l in (start..end).step_by(n as usize) {
+                                spans.push((item, l, l + n as usize));
+                            }
+                        }
+                        // The search stops at the first count reaching the minimum.
+                        (0, 0) => spans.extend((0..min).map(|_| (item, start, start))),
+                        _ => self.split(
+                            text,
+                            start,
+                            end,
+                            min,
+                            Some(max),
+                            |_| item,
+                            &mut spans,
+                            scratch,
+                        ),
+                    }
                     for &(child, l, r) in spans.iter().rev() {
                         stack.push(Frame::Node(child, l, r));
                     }
@@ -412,9 +375,207 @@ impl Parser<'_> {
         scratch.spans = spans;
     }
 
+    /// The first of the alternatives `children[first..first + len]` that derives
+    /// `text[start..end]`; one of them does. Alternatives whose lengths or first bytes
+    /// rule the span out are passed over without running their DFAs, and the last one
+    /// left is taken without.
+    fn choose(
+        &self,
+        first: u32,
+        len: u32,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        scratch: &mut SplitScratch<'_>,
+    ) -> u32 {
+        let span = (end - start) as u32;
+        let mut candidates = [0u32; 8];
+        let mut count = 0;
+        for i in first..first + len {
+            let c = self.children[i as usize];
+            let (min, max) = self.lengths(c, &mut scratch.lengths);
+            if span < min
+                || span > max
+                || (span > 0 && !self.first[c as usize].contains(text[start]))
+            {
+                continue;
+            }
+            if count == candidates.len() {
+                // Many left: test them in order.
+                return (first..first + len)
+                    .map(|i| self.children[i as usize])
+                    .find(|&c| self.derives(c, text, start, end))
+                    .expect("a regular alternation derives its span through one alternative");
+            }
+            candidates[count] = c;
+            count += 1;
+        }
+        let (last, rest) = candidates[..count]
+            .split_last()
+            .expect("a regular alternation derives its span through one alternative");
+        rest.iter()
+            .copied()
+            .find(|&c| self.derives(c, text, start, end))
+            .unwrap_or(*last)
+    }
+
+    /// Splits `text[start..end]` among `kids`, the children of a sequence, into `spans`.
+    /// Children of fixed length at either end have forced spans; the search splits what
+    /// is left between them (the states it skips each have one way in, so the path it
+    /// finds is the same).
+    fn split_seq(
+        &self,
+        kids: &[u32],
+        text: &[u8],
+        start: usize,
+        end: usize,
+        spans: &mut Vec<(u32, usize, usize)>,
+        scratch: &mut SplitScratch<'_>,
+    ) {
+        spans.clear();
+        let fixed = |c: u32, lengths: &mut Vec<(u32, u32)>| {
+            let (min, max) = self.lengths(c, lengths);
+            (min == max).then_some(min as usize)
+        };
+        let (mut i, mut left) = (0, start);
+        while let Some(&c) = kids.get(i) {
+            let Some(n) = fixed(c, &mut scratch.lengths) else {
+                break;
+            };
+            spans.push((c, left, left + n));
+            left += n;
+            i += 1;
+        }
+        let (mut j, mut right) = (kids.len(), end);
+        while j > i {
+            let Some(n) = fixed(kids[j - 1], &mut scratch.lengths) else {
+                break;
+            };
+            right -= n;
+            j -= 1;
+        }
+        match &kids[i..j] {
+            [] => {}
+            &[c] => spans.push((c, left, right)),
+            middle => {
+                let count = middle.len() as u32;
+                self.split(
+                    text,
+                    left,
+                    right,
+                    count,
+                    None,
+                    |dot| middle[dot as usize],
+                    spans,
+                    scratch,
+                );
+            }
+        }
+        for &c in &kids[j..] {
+            let n = fixed(c, &mut scratch.lengths).expect("fixed suffix");
+            spans.push((c, right, right + n));
+            right += n;
+        }
+    }
+
+    /// The shortest and longest derivations of a regular node, `(min, max)` (`max` is
+    /// `UNBOUNDED` for none; both bound the language, which may be smaller). Memoised in
+    /// `memo`; iterative, as regular nodes can nest deeply.
+    #[inline]
+    fn lengths(&self, node: u32, memo: &mut Vec<(u32, u32)>) -> (u32, u32) {
+        match memo.get(node as usize) {
+            Some(&known) if known != UNKNOWN => known,
+            _ => self.compute_lengths(node, memo),
+        }
+    }
+
+    /// `lengths`, when not memoised yet.
+    #[cold]
+    fn compute_lengths(&self, node: u32, memo: &mut Vec<(u32, u32)>) -> (u32, u32) {
+        if memo.is_empty() {
+            memo.resize(self.ops.len(), UNKNOWN);
+        }
+        let mut stack = vec![(node, false)];
+        while let Some((x, ready)) = stack.pop() {
+            if memo[x as usize] != UNKNOWN {
+                continue;
+            }
+            if !self.regular[x as usize] {
+                // Not below a token (and maybe recursive): no bound claimed.
+                memo[x as usize] = (0, UNBOUNDED);
+                continue;
+            }
+            let kids: &[u32] = match &self.ops[x as usize] {
+                Op::Ref { body } => std::slice::from_ref(body),
+                Op::Seq { start, len } | Op::Alt { start, len } => {
+                    &self.children[*start as usize..(*start + *len) as usize]
+                }
+                Op::Repeat { item, .. } => std::slice::from_ref(item),
+                Op::Literal | Op::Regex => &[],
+            };
+            if !ready {
+                stack.push((x, true));
+                stack.extend(
+                    kids.iter()
+                        .filter(|&&c| memo[c as usize] == UNKNOWN)
+                        .map(|&c| (c, false)),
+                );
+                continue;
+            }
+            let bound = |n: u64| u32::try_from(n).unwrap_or(UNBOUNDED);
+            let max_of = |m: u32| {
+                if m == UNBOUNDED {
+                    u64::MAX
+                } else {
+                    u64::from(m)
+                }
+            };
+            memo[x as usize] = match &self.ops[x as usize] {
+                Op::Literal | Op::Regex => {
+                    match self.grammar.expr(ExprId::from_index(x as usize)) {
+                        Expr::Literal(bytes) => {
+                            (bound(bytes.len() as u64), bound(bytes.len() as u64))
+                        }
+                        Expr::Regex(r) => {
+                            let props = r.hir.properties();
+                            (
+                                props.minimum_len().map_or(0, |n| bound(n as u64)),
+                                props.maximum_len().map_or(UNBOUNDED, |n| bound(n as u64)),
+                            )
+                        }
+                        _ => (0, UNBOUNDED),
+                    }
+                }
+                Op::Ref { body } => memo[*body as usize],
+                Op::Seq { .. } => kids.iter().fold((0, 0), |(lo, hi), &c| {
+                    let (a, b) = memo[c as usize];
+                    (
+                        bound(u64::from(lo) + u64::from(a)),
+                        bound(max_of(hi).saturating_add(max_of(b))),
+                    )
+                }),
+                Op::Alt { .. } => kids.iter().fold((UNBOUNDED, 0), |(lo, hi), &c| {
+                    let (a, b) = memo[c as usize];
+                    (lo.min(a), hi.max(b))
+                }),
+                Op::Repeat { item, min, max } => {
+                    let (a, b) = memo[*item as usize];
+                    let hi = match max {
+                        _ if b == 0 => 0,
+                        None => UNBOUNDED,
+                        Some(m) => bound(u64::from(*m).saturating_mul(max_of(b))),
+                    };
+                    (bound(u64::from(*min) * u64::from(a)), hi)
+                }
+            };
+        }
+        memo[node as usize]
+    }
+
     /// Splits `text[start..end]` among the children of a sequence (`repeat: None`, `count`
     /// children) or the repetitions of an item (`repeat: Some(max)`, at least `count`),
-    /// by a forward search over `(children matched, position)`. Fills `spans` in order.
+    /// by a forward search over `(children matched, position)`. Appends to `spans` in
+    /// order.
     #[allow(clippy::too_many_arguments)]
     fn split(
         &self,
@@ -468,13 +629,14 @@ impl Parser<'_> {
                 continue;
             }
             let child = child_at(dot);
-            self.ends(child, text, pos, end, ends);
+            // An end whose next byte nothing after `child` can start with is dropped: no
+            // path through its state reaches the goal, so skipping it changes no path
+            // found.
+            let follow = &self.follow[child as usize];
+            self.ends_where(child, text, pos, end, ends, |e| {
+                e == end || follow.contains(text[e])
+            });
             for &e in ends.iter() {
-                if e < end && !self.follow[child as usize].contains(text[e]) {
-                    // Nothing after `child` can start with that byte, so no path through
-                    // this state reaches the goal: skipping it changes no path found.
-                    continue;
-                }
                 let next = match repeat {
                     Some(None) => (dot + 1).min(cap),
                     _ => dot + 1,
@@ -489,7 +651,7 @@ impl Parser<'_> {
                 }
             }
         }
-        spans.clear();
+        let base = spans.len();
         let (mut dot, mut pos) = goal.expect("a regular node derives its span");
         loop {
             let prev = previous[state(dot, pos)];
@@ -503,6 +665,6 @@ impl Parser<'_> {
             spans.push((child_at(prev_dot), prev_pos, pos));
             (dot, pos) = (prev_dot, prev_pos);
         }
-        spans.reverse();
+        spans[base..].reverse();
     }
 }

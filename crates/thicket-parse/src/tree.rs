@@ -10,7 +10,7 @@ use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
 impl ParseResult<'_, '_> {
     /// The derivation tree (see the crate docs for which one, if the input is ambiguous).
     pub fn tree(&self) -> DerivationTree {
-        let mut builder = TreeBuilder::new();
+        let mut builder = TreeBuilder::with_text(self.text);
         self.build_into(&mut builder);
         builder.finish()
     }

@@ -329,14 +329,46 @@ pub trait TreeSink {
         fill(scratch);
         self.terminal(expr, scratch);
     }
+
+    /// Reports the subtrees of `recording` again, over `text` (which must be as long as
+    /// the text they were recorded over; terminals take their bytes from it in order).
+    /// By default one event at a time; a [`TreeBuilder`] appends them in one go.
+    ///
+    /// # Panics
+    /// If `text` is not as long as the recorded text.
+    fn graft(&mut self, recording: &Recording, text: &[u8]) {
+        recording.replay(text, self);
+    }
 }
 
+/// No open node.
+const NO_NODE: u32 = u32::MAX;
+
 /// Builds a [`DerivationTree`] from sink events.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct TreeBuilder {
     nodes: Vec<Node>,
+    /// The text derived so far, or with [`TreeBuilder::with_text`] the whole text, of
+    /// which the first `at` bytes are derived so far.
     text: Vec<u8>,
-    open: Vec<u32>,
+    at: usize,
+    /// Whether `text` was given up front.
+    preset: bool,
+    /// The innermost open node, `NO_NODE` if none. An open node's `end` holds the next
+    /// open node out (the open nodes are a stack threaded through them).
+    top: u32,
+}
+
+impl Default for TreeBuilder {
+    fn default() -> TreeBuilder {
+        TreeBuilder {
+            nodes: Vec::new(),
+            text: Vec::new(),
+            at: 0,
+            preset: false,
+            top: NO_NODE,
+        }
+    }
 }
 
 impl TreeBuilder {
@@ -345,13 +377,29 @@ impl TreeBuilder {
         TreeBuilder::default()
     }
 
+    /// A builder for a tree whose text is known up front (a parse): terminals are
+    /// checked against it rather than copied, and the finished tree must derive all of
+    /// it.
+    pub fn with_text(text: &[u8]) -> TreeBuilder {
+        TreeBuilder {
+            text: text.to_vec(),
+            preset: true,
+            ..TreeBuilder::default()
+        }
+    }
+
     /// The finished tree.
     ///
     /// # Panics
-    /// If a node is still open or nothing was built: both are bugs in the producer.
+    /// If a node is still open, nothing was built, or (with [`TreeBuilder::with_text`])
+    /// the terminals did not spell the whole text: all are bugs in the producer.
     pub fn finish(self) -> DerivationTree {
-        assert!(self.open.is_empty(), "tree finished with open nodes");
+        assert!(self.top == NO_NODE, "tree finished with open nodes");
         assert!(!self.nodes.is_empty(), "tree finished without nodes");
+        assert!(
+            self.at == self.text.len(),
+            "tree finished before the end of its text"
+        );
         DerivationTree {
             nodes: self.nodes,
             text: self.text,
@@ -360,46 +408,243 @@ impl TreeBuilder {
 
     /// Text derived so far.
     pub fn bytes(&self) -> &[u8] {
-        &self.text
+        &self.text[..self.at]
     }
 
     /// Number of nodes so far.
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
+
+    /// Appends `bytes` to the text derived (or checks them against the preset text).
+    #[inline]
+    fn spell(&mut self, bytes: &[u8]) {
+        let end = self.at + bytes.len();
+        if self.preset {
+            // Most terminals are one byte: no call to memcmp for those.
+            let same = match bytes {
+                [byte] => self.text.get(self.at) == Some(byte),
+                _ => self.text.get(self.at..end) == Some(bytes),
+            };
+            assert!(same, "terminal bytes differ from the tree's text");
+        } else if let [byte] = bytes {
+            self.text.push(*byte);
+        } else {
+            self.text.extend_from_slice(bytes);
+        }
+        self.at = end;
+    }
 }
 
 impl TreeSink for TreeBuilder {
+    #[inline]
     fn open(&mut self, expr: ExprId) {
-        let at = self.text.len() as u32;
-        self.open.push(self.nodes.len() as u32);
+        let at = self.at as u32;
+        let index = self.nodes.len() as u32;
         self.nodes.push(Node {
             expr,
-            end: 0,
+            end: self.top,
             text_start: at,
             text_end: at,
         });
+        self.top = index;
     }
 
+    #[inline]
     fn terminal(&mut self, expr: ExprId, bytes: &[u8]) {
-        let start = self.text.len() as u32;
-        self.text.extend_from_slice(bytes);
+        let start = self.at as u32;
+        self.spell(bytes);
         let end = self.nodes.len() as u32 + 1;
         self.nodes.push(Node {
             expr,
             end,
             text_start: start,
-            text_end: self.text.len() as u32,
+            text_end: self.at as u32,
         });
     }
 
+    #[inline]
     fn close(&mut self) {
-        let index = self.open.pop().expect("close without open") as usize;
+        assert!(self.top != NO_NODE, "close without open");
         let end = self.nodes.len() as u32;
-        let text_end = self.text.len() as u32;
-        let node = &mut self.nodes[index];
+        let text_end = self.at as u32;
+        let node = &mut self.nodes[self.top as usize];
+        self.top = node.end;
         node.end = end;
         node.text_end = text_end;
+    }
+
+    fn graft(&mut self, recording: &Recording, text: &[u8]) {
+        assert_eq!(
+            text.len(),
+            recording.text_len as usize,
+            "grafted text length"
+        );
+        let base = self.nodes.len() as u32;
+        let at = self.at as u32;
+        self.spell(text);
+        self.nodes
+            .extend(recording.nodes.iter().map(|&(n, _)| Node {
+                expr: n.expr,
+                end: n.end + base,
+                text_start: n.text_start + at,
+                text_end: n.text_end + at,
+            }));
+    }
+}
+
+/// Complete subtrees recorded by a [`Recorder`], to be reported again over other text of
+/// the same length with [`TreeSink::graft`] (a producer's cache of subtrees it would
+/// otherwise build again).
+#[derive(Clone, Debug)]
+pub struct Recording {
+    /// The nodes in preorder, `end` and text offsets relative to the recording's start;
+    /// whether each is a terminal.
+    nodes: Box<[(Node, bool)]>,
+    text_len: u32,
+}
+
+impl Recording {
+    /// Number of nodes recorded.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Reports the recorded subtrees to `sink` one event at a time, terminals taking
+    /// their bytes from `text` (the default [`TreeSink::graft`]).
+    ///
+    /// # Panics
+    /// If `text` is not as long as the recorded text.
+    pub fn replay<S: TreeSink + ?Sized>(&self, text: &[u8], sink: &mut S) {
+        assert_eq!(text.len(), self.text_len as usize, "replayed text length");
+        // Ends of the open nodes' subtrees.
+        let mut open: Vec<u32> = Vec::new();
+        for (i, &(n, terminal)) in self.nodes.iter().enumerate() {
+            while open.last().is_some_and(|&end| end <= i as u32) {
+                open.pop();
+                sink.close();
+            }
+            if terminal {
+                sink.terminal(n.expr, &text[n.text_start as usize..n.text_end as usize]);
+            } else {
+                sink.open(n.expr);
+                open.push(n.end);
+            }
+        }
+        for _ in open {
+            sink.close();
+        }
+    }
+}
+
+/// A sink that records complete subtrees into a [`Recording`].
+#[derive(Debug)]
+pub struct Recorder {
+    nodes: Vec<(Node, bool)>,
+    at: u32,
+    /// The innermost open node, threaded as in [`TreeBuilder`].
+    top: u32,
+}
+
+impl Default for Recorder {
+    fn default() -> Recorder {
+        Recorder {
+            nodes: Vec::new(),
+            at: 0,
+            top: NO_NODE,
+        }
+    }
+}
+
+impl Recorder {
+    /// An empty recorder.
+    pub fn new() -> Recorder {
+        Recorder::default()
+    }
+
+    /// The subtrees recorded since the last call (or since the start); the recorder
+    /// starts over, keeping its buffer.
+    ///
+    /// # Panics
+    /// If a node is still open.
+    pub fn take(&mut self) -> Recording {
+        assert!(self.top == NO_NODE, "recording taken with open nodes");
+        let recording = Recording {
+            nodes: self.nodes.as_slice().into(),
+            text_len: self.at,
+        };
+        self.nodes.clear();
+        self.at = 0;
+        recording
+    }
+}
+
+impl TreeSink for Recorder {
+    fn open(&mut self, expr: ExprId) {
+        let index = self.nodes.len() as u32;
+        self.nodes.push((
+            Node {
+                expr,
+                end: self.top,
+                text_start: self.at,
+                text_end: self.at,
+            },
+            false,
+        ));
+        self.top = index;
+    }
+
+    fn terminal(&mut self, expr: ExprId, bytes: &[u8]) {
+        let start = self.at;
+        self.at += bytes.len() as u32;
+        let end = self.nodes.len() as u32 + 1;
+        self.nodes.push((
+            Node {
+                expr,
+                end,
+                text_start: start,
+                text_end: self.at,
+            },
+            true,
+        ));
+    }
+
+    fn close(&mut self) {
+        assert!(self.top != NO_NODE, "close without open");
+        let end = self.nodes.len() as u32;
+        let text_end = self.at;
+        let (node, _) = &mut self.nodes[self.top as usize];
+        self.top = node.end;
+        node.end = end;
+        node.text_end = text_end;
+    }
+
+    fn graft(&mut self, recording: &Recording, text: &[u8]) {
+        assert_eq!(
+            text.len(),
+            recording.text_len as usize,
+            "grafted text length"
+        );
+        let base = self.nodes.len() as u32;
+        let at = self.at;
+        self.at += recording.text_len;
+        self.nodes
+            .extend(recording.nodes.iter().map(|&(n, terminal)| {
+                (
+                    Node {
+                        expr: n.expr,
+                        end: n.end + base,
+                        text_start: n.text_start + at,
+                        text_end: n.text_end + at,
+                    },
+                    terminal,
+                )
+            }));
     }
 }
 
@@ -491,5 +736,72 @@ mod tests {
         );
         let dot = tree.to_dot(&g);
         assert_eq!(dot.matches(" -> ").count(), 5, "{dot}");
+    }
+
+    /// A recording grafted by a builder (in one go) and replayed into one (event by
+    /// event) gives the tree built directly; a builder given its text checks terminals.
+    #[test]
+    fn recordings_graft_like_events() {
+        let g = load_spec_text("t", b"<start> ::= \"a\" <b>*\n<b> ::= \"b\"").unwrap();
+        let body = g.rule(g.start()).body;
+        let Expr::Seq(items) = g.expr(body) else {
+            panic!()
+        };
+        let (a, rep) = (items[0], items[1]);
+        let Expr::Repeat(r) = g.expr(rep) else {
+            panic!()
+        };
+        let b_body = g.rule(g.symbol("b").unwrap()).body;
+        let two_bs = |t: &mut dyn FnMut(ExprId, Option<&[u8]>)| {
+            for _ in 0..2 {
+                t(r.item, None);
+                t(b_body, Some(b"b"));
+                t(r.item, Some(b"close"));
+            }
+        };
+        fn feed<S: TreeSink>(s: &mut S, e: ExprId, bytes: Option<&[u8]>) {
+            match bytes {
+                None => s.open(e),
+                Some(b"close") => s.close(),
+                Some(b) => s.terminal(e, b),
+            }
+        }
+        let mut recorder = Recorder::new();
+        two_bs(&mut |e, b| feed(&mut recorder, e, b));
+        let recording = recorder.take();
+        assert_eq!(recording.len(), 4);
+        let build = |graft: bool, preset: bool| {
+            let mut t = if preset {
+                TreeBuilder::with_text(b"abb")
+            } else {
+                TreeBuilder::new()
+            };
+            t.open(g.root());
+            t.open(body);
+            t.terminal(a, b"a");
+            t.open(rep);
+            if graft {
+                t.graft(&recording, b"bb");
+            } else {
+                recording.replay(b"bb", &mut t);
+            }
+            t.close();
+            t.close();
+            t.close();
+            t.finish()
+        };
+        let expected = build(false, false).to_sexp(&g);
+        assert_eq!(expected, r#"(<start> "a" (<b> "b") (<b> "b"))"#);
+        for (graft, preset) in [(true, false), (true, true), (false, true)] {
+            let tree = build(graft, preset);
+            assert_eq!(tree.to_sexp(&g), expected);
+            assert_eq!(tree.len(), 8);
+            assert_eq!(tree.bytes(), b"abb");
+        }
+        let wrong = std::panic::catch_unwind(|| {
+            let mut t = TreeBuilder::with_text(b"ab");
+            t.terminal(a, b"x");
+        });
+        assert!(wrong.is_err());
     }
 }
