@@ -48,7 +48,8 @@ impl ParseResult<'_, '_> {
             };
             let node = item.node;
             let start = item.origin;
-            if start == end || p.is_token(node) {
+            // Tokens are scanned, never predicted, so only the root's item can be one.
+            if start == end || (node == p.root && p.is_token(node)) {
                 // The root, when the input is empty or the whole grammar is regular.
                 self.emit_leaf(node, start as usize, end as usize, sink, &mut scratch);
                 continue;

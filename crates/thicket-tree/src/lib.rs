@@ -40,8 +40,19 @@ struct Node {
     expr: ExprId,
     /// One past the last node of this subtree (preorder), i.e. the next sibling's index.
     end: u32,
+    /// Where the subtree's text starts. Where it ends is not stored: a subtree's text is
+    /// followed by that of the next node in preorder (or ends the text), so it ends
+    /// where node `end` starts (12 bytes per node rather than 16).
     text_start: u32,
-    text_end: u32,
+}
+
+/// Where the text of `nodes[index]` ends, in a preorder run of nodes deriving
+/// `text_len` bytes (see [`Node::text_start`]).
+#[inline]
+fn text_end(nodes: &[Node], index: usize, text_len: usize) -> usize {
+    nodes
+        .get(nodes[index].end as usize)
+        .map_or(text_len, |next| next.text_start as usize)
 }
 
 /// A derivation tree in preorder. See the crate docs for the shape.
@@ -74,14 +85,13 @@ impl DerivationTree {
 
     /// The bytes the subtree derives.
     pub fn text(&self, node: NodeId) -> &[u8] {
-        let n = &self.nodes[node.index()];
-        &self.text[n.text_start as usize..n.text_end as usize]
+        &self.text[self.text_range(node)]
     }
 
     /// Byte range of the subtree's text within [`DerivationTree::bytes`].
     pub fn text_range(&self, node: NodeId) -> std::ops::Range<usize> {
-        let n = &self.nodes[node.index()];
-        n.text_start as usize..n.text_end as usize
+        let start = self.nodes[node.index()].text_start as usize;
+        start..text_end(&self.nodes, node.index(), self.text.len())
     }
 
     /// The whole derived input (the unparse of the tree).
@@ -141,9 +151,9 @@ impl DerivationTree {
                     visit(SymbolicEvent::Open(grammar.display_symbol(*s)));
                     open_ends.push(n.end);
                 }
-                Expr::Literal(_) | Expr::Regex(_) => visit(SymbolicEvent::Terminal(
-                    &self.text[n.text_start as usize..n.text_end as usize],
-                )),
+                Expr::Literal(_) | Expr::Regex(_) => {
+                    visit(SymbolicEvent::Terminal(self.text(NodeId(i as u32))))
+                }
                 Expr::Alt(_) | Expr::Seq(_) | Expr::Repeat(_) => {}
             }
         }
@@ -445,7 +455,6 @@ impl TreeSink for TreeBuilder {
             expr,
             end: self.top,
             text_start: at,
-            text_end: at,
         });
         self.top = index;
     }
@@ -459,7 +468,6 @@ impl TreeSink for TreeBuilder {
             expr,
             end,
             text_start: start,
-            text_end: self.at as u32,
         });
     }
 
@@ -467,11 +475,9 @@ impl TreeSink for TreeBuilder {
     fn close(&mut self) {
         assert!(self.top != NO_NODE, "close without open");
         let end = self.nodes.len() as u32;
-        let text_end = self.at as u32;
         let node = &mut self.nodes[self.top as usize];
         self.top = node.end;
         node.end = end;
-        node.text_end = text_end;
     }
 
     fn graft(&mut self, recording: &Recording, text: &[u8]) {
@@ -488,7 +494,6 @@ impl TreeSink for TreeBuilder {
                 expr: n.expr,
                 end: n.end + base,
                 text_start: n.text_start + at,
-                text_end: n.text_end + at,
             }));
     }
 }
@@ -530,7 +535,11 @@ impl Recording {
                 sink.close();
             }
             if terminal {
-                sink.terminal(n.expr, &text[n.text_start as usize..n.text_end as usize]);
+                let text_end = self
+                    .nodes
+                    .get(n.end as usize)
+                    .map_or(text.len(), |(next, _)| next.text_start as usize);
+                sink.terminal(n.expr, &text[n.text_start as usize..text_end]);
             } else {
                 sink.open(n.expr);
                 open.push(n.end);
@@ -592,7 +601,6 @@ impl TreeSink for Recorder {
                 expr,
                 end: self.top,
                 text_start: self.at,
-                text_end: self.at,
             },
             false,
         ));
@@ -608,7 +616,6 @@ impl TreeSink for Recorder {
                 expr,
                 end,
                 text_start: start,
-                text_end: self.at,
             },
             true,
         ));
@@ -617,11 +624,9 @@ impl TreeSink for Recorder {
     fn close(&mut self) {
         assert!(self.top != NO_NODE, "close without open");
         let end = self.nodes.len() as u32;
-        let text_end = self.at;
         let (node, _) = &mut self.nodes[self.top as usize];
         self.top = node.end;
         node.end = end;
-        node.text_end = text_end;
     }
 
     fn graft(&mut self, recording: &Recording, text: &[u8]) {
@@ -640,7 +645,6 @@ impl TreeSink for Recorder {
                         expr: n.expr,
                         end: n.end + base,
                         text_start: n.text_start + at,
-                        text_end: n.text_end + at,
                     },
                     terminal,
                 )
@@ -736,6 +740,57 @@ mod tests {
         );
         let dot = tree.to_dot(&g);
         assert_eq!(dot.matches(" -> ").count(), 5, "{dot}");
+    }
+
+    /// Text ranges are not stored but derived from the next node in preorder: check them
+    /// against the terminals below each node, with empty subtrees first, in the middle,
+    /// nested and last.
+    #[test]
+    fn text_ranges_follow_from_preorder() {
+        let g = load_spec_text(
+            "t",
+            b"<start> ::= <e> \"ab\" <e> <e> \"c\" <e>\n<e> ::= \"\" | \"x\"",
+        )
+        .unwrap();
+        let body = g.rule(g.start()).body;
+        let Expr::Seq(items) = g.expr(body) else {
+            panic!()
+        };
+        let e_body = g.rule(g.symbol("e").unwrap()).body;
+        let mut t = TreeBuilder::new();
+        t.open(g.root());
+        t.open(body);
+        for (i, &item) in items.iter().enumerate() {
+            match g.expr(item) {
+                Expr::Literal(bytes) => t.terminal(item, bytes),
+                _ => {
+                    t.open(item);
+                    t.open(e_body);
+                    t.terminal(e_body, if i == 3 { b"x" } else { b"" });
+                    t.close();
+                    t.close();
+                }
+            }
+        }
+        t.close();
+        t.close();
+        let tree = t.finish();
+        assert_eq!(tree.bytes(), b"abxc");
+        for node in tree.descendants(tree.root()) {
+            // The terminals of the subtree spell its text, from where it starts.
+            let spelled: Vec<u8> = tree
+                .descendants(node)
+                .filter(|&d| tree.children(d).next().is_none())
+                .flat_map(|d| tree.text(d).to_vec())
+                .collect();
+            assert_eq!(tree.text(node), &spelled[..], "node {}", node.index());
+            let range = tree.text_range(node);
+            assert_eq!(&tree.bytes()[range], &spelled[..]);
+        }
+        let seq = tree.children(tree.root()).next().unwrap();
+        let texts: Vec<&[u8]> = tree.children(seq).map(|c| tree.text(c)).collect();
+        assert_eq!(texts, [&b""[..], b"ab", b"", b"x", b"c", b""]);
+        assert_eq!(tree.text_range(tree.children(seq).last().unwrap()), 4..4);
     }
 
     /// A recording grafted by a builder (in one go) and replayed into one (event by
