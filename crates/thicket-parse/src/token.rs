@@ -35,9 +35,14 @@ pub(crate) struct SplitScratch<'t> {
     /// child through DFAs, while grafting one copies its nodes, and the same ones
     /// recur (indentation, keys, `true`). Only at the chart's leaves: caching every
     /// small subtree inside a token costs more in lookups and recording than it saves.
-    cache: FxHashMap<LeafKey<'t>, Recording>,
+    /// A leaf seen once has no recording (`None`): it is recorded when seen again, so
+    /// leaves that never repeat (most numbers) are built straight into the sink rather
+    /// than recorded and copied.
+    cache: FxHashMap<LeafKey<'t>, Option<Recording>>,
     /// Nodes in `cache` and `tiny`.
     cached_nodes: usize,
+    /// Leaves in `cache` seen once (without a recording).
+    seen_once: usize,
     /// Records the subtrees for `cache` (reused).
     recorder: Recorder,
     /// Subtrees of at most one byte inside tokens, by `(node, byte)` (256: empty).
@@ -61,6 +66,8 @@ type LeafKey<'t> = (u32, bool, &'t [u8]);
 const CACHED_SPAN: usize = 32;
 /// Most nodes kept, to bound the cache's memory (20 bytes each).
 const CACHED_NODES: usize = 1 << 19;
+/// Most leaves kept as seen once, to bound the cache's memory (about 50 bytes each).
+const SEEN_ONCE: usize = 1 << 18;
 
 /// No predecessor yet.
 const NONE: u32 = u32::MAX;
@@ -228,29 +235,53 @@ impl Parser<'_> {
     ) {
         let span = &text[start..end];
         if span.len() > CACHED_SPAN {
-            if empty {
-                self.emit_empty(node, sink);
-            } else {
-                self.build_regular(node, text, start, end, sink, scratch);
-            }
+            self.build_leaf(node, empty, text, start, end, sink, scratch);
             return;
         }
-        if let Some(recording) = scratch.cache.get(&(node, empty, span)) {
-            sink.graft(recording, span);
-            return;
+        match scratch.cache.get(&(node, empty, span)) {
+            Some(Some(recording)) => {
+                sink.graft(recording, span);
+                return;
+            }
+            Some(None) => {}
+            None => {
+                // First seen: built in place, remembered.
+                if scratch.seen_once < SEEN_ONCE {
+                    scratch.seen_once += 1;
+                    scratch.cache.insert((node, empty, span), None);
+                }
+                self.build_leaf(node, empty, text, start, end, sink, scratch);
+                return;
+            }
         }
         let mut recorder = std::mem::take(&mut scratch.recorder);
-        if empty {
-            self.emit_empty(node, &mut recorder);
-        } else {
-            self.build_regular(node, text, start, end, &mut recorder, scratch);
-        }
+        self.build_leaf(node, empty, text, start, end, &mut recorder, scratch);
         let recording = recorder.take();
         scratch.recorder = recorder;
         sink.graft(&recording, span);
         if scratch.cached_nodes + recording.len() <= CACHED_NODES {
             scratch.cached_nodes += recording.len();
-            scratch.cache.insert((node, empty, span), recording);
+            scratch.cache.insert((node, empty, span), Some(recording));
+        }
+    }
+
+    /// `emit_leaf` without the cache.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn build_leaf<'t, S: TreeSink>(
+        &self,
+        node: u32,
+        empty: bool,
+        text: &'t [u8],
+        start: usize,
+        end: usize,
+        sink: &mut S,
+        scratch: &mut SplitScratch<'t>,
+    ) {
+        if empty {
+            self.emit_empty(node, sink);
+        } else {
+            self.build_regular(node, text, start, end, sink, scratch);
         }
     }
 
