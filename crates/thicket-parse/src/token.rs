@@ -633,6 +633,44 @@ impl Parser<'_> {
                     dot == count
                 })
         };
+        let can_step = |dot: u32| match repeat {
+            None => dot < count,
+            Some(Some(max)) => dot < max,
+            Some(None) => true,
+        };
+        let next_dot = |dot: u32| match repeat {
+            Some(None) => (dot + 1).min(cap),
+            _ => dot + 1,
+        };
+        // An end whose next byte nothing after `child` can start with is dropped: no path
+        // through its state reaches the goal, so skipping it changes no path found.
+        let keep = |child: u32| {
+            let follow = &self.follow[child as usize];
+            move |e: usize| e == end || follow.contains(text[e])
+        };
+        // First a walk, while each state reached has one way on (a record or field ends
+        // where the next byte says, `-` is followed by a digit): then the search below
+        // would reach the same states, in the same order, and find the same path.
+        let base = spans.len();
+        let (mut dot, mut pos) = (0u32, start);
+        loop {
+            if done(dot, pos) {
+                return;
+            }
+            if !can_step(dot) {
+                break;
+            }
+            let child = child_at(dot);
+            self.ends_where(child, text, pos, end, &mut scratch.ends, keep(child));
+            let next = next_dot(dot);
+            let mut ways = scratch.ends.iter().filter(|&&e| next != dot || e != pos);
+            let (Some(&e), None) = (ways.next(), ways.next()) else {
+                break;
+            };
+            spans.push((child, pos, e));
+            (dot, pos) = (next, e);
+        }
+        spans.truncate(base);
         // States `(dot, position)`, numbered densely; the predecessor of each state
         // reached, `NONE` for not yet reached.
         let width = end - start + 1;
@@ -651,27 +689,13 @@ impl Parser<'_> {
                 goal = Some((dot, pos));
                 break;
             }
-            let can_step = match repeat {
-                None => dot < count,
-                Some(Some(max)) => dot < max,
-                Some(None) => true,
-            };
-            if !can_step {
+            if !can_step(dot) {
                 continue;
             }
             let child = child_at(dot);
-            // An end whose next byte nothing after `child` can start with is dropped: no
-            // path through its state reaches the goal, so skipping it changes no path
-            // found.
-            let follow = &self.follow[child as usize];
-            self.ends_where(child, text, pos, end, ends, |e| {
-                e == end || follow.contains(text[e])
-            });
+            self.ends_where(child, text, pos, end, ends, keep(child));
+            let next = next_dot(dot);
             for &e in ends.iter() {
-                let next = match repeat {
-                    Some(None) => (dot + 1).min(cap),
-                    _ => dot + 1,
-                };
                 if next == dot && e == pos {
                     continue; // an empty repetition past the minimum changes nothing
                 }
@@ -682,7 +706,6 @@ impl Parser<'_> {
                 }
             }
         }
-        let base = spans.len();
         let (mut dot, mut pos) = goal.expect("a regular node derives its span");
         loop {
             let prev = previous[state(dot, pos)];
