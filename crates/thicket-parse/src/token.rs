@@ -330,6 +330,17 @@ impl Parser<'_> {
                 sink.terminal(expr, &text[start..end]);
                 continue;
             }
+            if let Op::Ref { body } = op
+                && matches!(self.ops[body as usize], Op::Literal | Op::Regex)
+            {
+                // A reference to a terminal (`<textdata>`): emitted directly, cheaper
+                // than a lookup and a graft.
+                root = false;
+                sink.open(expr);
+                sink.terminal(ExprId::from_index(body as usize), &text[start..end]);
+                sink.close();
+                continue;
+            }
             if tiny_cache && !std::mem::replace(&mut root, false) && end - start <= 1 {
                 let key = (
                     node,
