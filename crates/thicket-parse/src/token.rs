@@ -35,9 +35,14 @@ pub(crate) struct SplitScratch<'t> {
     /// child through DFAs, while grafting one copies its nodes, and the same ones
     /// recur (indentation, keys, `true`). Only at the chart's leaves: caching every
     /// small subtree inside a token costs more in lookups and recording than it saves.
-    cache: FxHashMap<LeafKey<'t>, Recording>,
+    /// A leaf seen once has no recording (`None`): it is recorded when seen again, so
+    /// leaves that never repeat (most numbers) are built straight into the sink rather
+    /// than recorded and copied.
+    cache: FxHashMap<LeafKey<'t>, Option<Recording>>,
     /// Nodes in `cache` and `tiny`.
     cached_nodes: usize,
+    /// Leaves in `cache` seen once (without a recording).
+    seen_once: usize,
     /// Records the subtrees for `cache` (reused).
     recorder: Recorder,
     /// Subtrees of at most one byte inside tokens, by `(node, byte)` (256: empty).
@@ -61,6 +66,8 @@ type LeafKey<'t> = (u32, bool, &'t [u8]);
 const CACHED_SPAN: usize = 32;
 /// Most nodes kept, to bound the cache's memory (20 bytes each).
 const CACHED_NODES: usize = 1 << 19;
+/// Most leaves kept as seen once, to bound the cache's memory (about 50 bytes each).
+const SEEN_ONCE: usize = 1 << 18;
 
 /// No predecessor yet.
 const NONE: u32 = u32::MAX;
@@ -228,29 +235,53 @@ impl Parser<'_> {
     ) {
         let span = &text[start..end];
         if span.len() > CACHED_SPAN {
-            if empty {
-                self.emit_empty(node, sink);
-            } else {
-                self.build_regular(node, text, start, end, sink, scratch);
-            }
+            self.build_leaf(node, empty, text, start, end, sink, scratch);
             return;
         }
-        if let Some(recording) = scratch.cache.get(&(node, empty, span)) {
-            sink.graft(recording, span);
-            return;
+        match scratch.cache.get(&(node, empty, span)) {
+            Some(Some(recording)) => {
+                sink.graft(recording, span);
+                return;
+            }
+            Some(None) => {}
+            None => {
+                // First seen: built in place, remembered.
+                if scratch.seen_once < SEEN_ONCE {
+                    scratch.seen_once += 1;
+                    scratch.cache.insert((node, empty, span), None);
+                }
+                self.build_leaf(node, empty, text, start, end, sink, scratch);
+                return;
+            }
         }
         let mut recorder = std::mem::take(&mut scratch.recorder);
-        if empty {
-            self.emit_empty(node, &mut recorder);
-        } else {
-            self.build_regular(node, text, start, end, &mut recorder, scratch);
-        }
+        self.build_leaf(node, empty, text, start, end, &mut recorder, scratch);
         let recording = recorder.take();
         scratch.recorder = recorder;
         sink.graft(&recording, span);
         if scratch.cached_nodes + recording.len() <= CACHED_NODES {
             scratch.cached_nodes += recording.len();
-            scratch.cache.insert((node, empty, span), recording);
+            scratch.cache.insert((node, empty, span), Some(recording));
+        }
+    }
+
+    /// `emit_leaf` without the cache.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn build_leaf<'t, S: TreeSink>(
+        &self,
+        node: u32,
+        empty: bool,
+        text: &'t [u8],
+        start: usize,
+        end: usize,
+        sink: &mut S,
+        scratch: &mut SplitScratch<'t>,
+    ) {
+        if empty {
+            self.emit_empty(node, sink);
+        } else {
+            self.build_regular(node, text, start, end, sink, scratch);
         }
     }
 
@@ -297,6 +328,17 @@ impl Parser<'_> {
             let op = self.ops[node as usize];
             if matches!(op, Op::Literal | Op::Regex) {
                 sink.terminal(expr, &text[start..end]);
+                continue;
+            }
+            if let Op::Ref { body } = op
+                && matches!(self.ops[body as usize], Op::Literal | Op::Regex)
+            {
+                // A reference to a terminal (`<textdata>`): emitted directly, cheaper
+                // than a lookup and a graft.
+                root = false;
+                sink.open(expr);
+                sink.terminal(ExprId::from_index(body as usize), &text[start..end]);
+                sink.close();
                 continue;
             }
             if tiny_cache && !std::mem::replace(&mut root, false) && end - start <= 1 {
@@ -602,6 +644,44 @@ impl Parser<'_> {
                     dot == count
                 })
         };
+        let can_step = |dot: u32| match repeat {
+            None => dot < count,
+            Some(Some(max)) => dot < max,
+            Some(None) => true,
+        };
+        let next_dot = |dot: u32| match repeat {
+            Some(None) => (dot + 1).min(cap),
+            _ => dot + 1,
+        };
+        // An end whose next byte nothing after `child` can start with is dropped: no path
+        // through its state reaches the goal, so skipping it changes no path found.
+        let keep = |child: u32| {
+            let follow = &self.follow[child as usize];
+            move |e: usize| e == end || follow.contains(text[e])
+        };
+        // First a walk, while each state reached has one way on (a record or field ends
+        // where the next byte says, `-` is followed by a digit): then the search below
+        // would reach the same states, in the same order, and find the same path.
+        let base = spans.len();
+        let (mut dot, mut pos) = (0u32, start);
+        loop {
+            if done(dot, pos) {
+                return;
+            }
+            if !can_step(dot) {
+                break;
+            }
+            let child = child_at(dot);
+            self.ends_where(child, text, pos, end, &mut scratch.ends, keep(child));
+            let next = next_dot(dot);
+            let mut ways = scratch.ends.iter().filter(|&&e| next != dot || e != pos);
+            let (Some(&e), None) = (ways.next(), ways.next()) else {
+                break;
+            };
+            spans.push((child, pos, e));
+            (dot, pos) = (next, e);
+        }
+        spans.truncate(base);
         // States `(dot, position)`, numbered densely; the predecessor of each state
         // reached, `NONE` for not yet reached.
         let width = end - start + 1;
@@ -620,27 +700,13 @@ impl Parser<'_> {
                 goal = Some((dot, pos));
                 break;
             }
-            let can_step = match repeat {
-                None => dot < count,
-                Some(Some(max)) => dot < max,
-                Some(None) => true,
-            };
-            if !can_step {
+            if !can_step(dot) {
                 continue;
             }
             let child = child_at(dot);
-            // An end whose next byte nothing after `child` can start with is dropped: no
-            // path through its state reaches the goal, so skipping it changes no path
-            // found.
-            let follow = &self.follow[child as usize];
-            self.ends_where(child, text, pos, end, ends, |e| {
-                e == end || follow.contains(text[e])
-            });
+            self.ends_where(child, text, pos, end, ends, keep(child));
+            let next = next_dot(dot);
             for &e in ends.iter() {
-                let next = match repeat {
-                    Some(None) => (dot + 1).min(cap),
-                    _ => dot + 1,
-                };
                 if next == dot && e == pos {
                     continue; // an empty repetition past the minimum changes nothing
                 }
@@ -651,7 +717,6 @@ impl Parser<'_> {
                 }
             }
         }
-        let base = spans.len();
         let (mut dot, mut pos) = goal.expect("a regular node derives its span");
         loop {
             let prev = previous[state(dot, pos)];
