@@ -17,6 +17,10 @@ pub(crate) struct LeoMemo {
     tops: Vec<Item>,
     /// The chain being walked (reused).
     path: Vec<(usize, Item)>,
+    /// Per waiting entry that is a link of a Leo chain: the memo slot of the next link
+    /// up (`NO_ITEM` if none was walked), so that tree reading walks a chain by lookups
+    /// (`ParseResult::leo_next`).
+    next: Vec<u32>,
 }
 
 const MEMO_UNKNOWN: u32 = u32::MAX;
@@ -27,6 +31,7 @@ const MEMO_WALKING: u32 = u32::MAX - 2;
 impl LeoMemo {
     fn grow(&mut self, len: usize) {
         self.state.resize(len, MEMO_UNKNOWN);
+        self.next.resize(len, NO_ITEM);
     }
 }
 
@@ -83,13 +88,16 @@ pub(crate) const NO_ITEM: u32 = u32::MAX;
 pub(crate) const LEO: u32 = 1 << 31;
 
 /// A completion that took a Leo shortcut: in set `set`, completing `node` from `origin`
-/// (the item at chart index `bottom`) jumped to the top of the chain.
+/// (the item at chart index `bottom`) jumped to the top of the chain. `slot` is the
+/// first waiting entry for `node` in set `origin`: the chain's first link (the next
+/// ones follow `ParseResult::leo_next`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LeoStep {
     pub(crate) set: u32,
     pub(crate) origin: u32,
     pub(crate) node: u32,
     pub(crate) bottom: u32,
+    pub(crate) slot: u32,
 }
 
 /// Sets up to this size are searched linearly (deduplication, chart lookups): most sets
@@ -399,6 +407,7 @@ impl<'g> Parser<'g> {
                                     origin: item.origin,
                                     node: item.node,
                                     bottom: (base + k) as u32,
+                                    slot: (lo + first) as u32,
                                 });
                             }
                             None => self.complete(
@@ -427,6 +436,7 @@ impl<'g> Parser<'g> {
         }
         set_start.push(items.len() as u32);
         wait_start.push(waiting.len() as u32);
+        let leo_next = std::mem::take(&mut leo_memo.next);
         drop(leo_memo);
         let result = ParseResult {
             parser: self,
@@ -437,6 +447,7 @@ impl<'g> Parser<'g> {
             waiting,
             wait_start,
             leo,
+            leo_next,
             leo_cache: Default::default(),
         };
         if result.root_item().is_none() {
@@ -471,10 +482,17 @@ impl<'g> Parser<'g> {
         if first + 1 < set_end && chart.waiting[first + 1].node == w.node {
             return None;
         }
+        Some((self.penultimate_advanced(w, chart.items, o)?, w.item))
+    }
+
+    /// The item that `w`, a waiting entry of set `o`, advances to when its node
+    /// completes, if that advance completes it (a link of a Leo chain).
+    #[inline]
+    pub(crate) fn penultimate_advanced(&self, w: &Waiting, items: &[Item], o: u32) -> Option<Item> {
         let waiter = Item {
             pred: w.item,
             child: NO_ITEM,
-            ..chart.items[w.item as usize]
+            ..items[w.item as usize]
         };
         let advanced = match self.ops[waiter.node as usize] {
             Op::Seq { len, .. } if waiter.dot + 1 == len => Item {
@@ -494,7 +512,7 @@ impl<'g> Parser<'g> {
             },
             _ => return None,
         };
-        Some((advanced, w.item))
+        Some(advanced)
     }
 
     /// The top of the Leo chain that completing `node` from set `o` starts, memoised per
@@ -546,7 +564,10 @@ impl<'g> Parser<'g> {
             path.push((here, advanced));
             key = (advanced.origin, advanced.node);
             match slot(key) {
-                Some(next) => here = next,
+                Some(next) => {
+                    memo.next[here] = next as u32;
+                    here = next;
+                }
                 None => break None, // nobody waits further up: `advanced` is the top
             }
         };
