@@ -29,9 +29,14 @@ const MEMO_NO: u32 = u32::MAX - 1;
 const MEMO_WALKING: u32 = u32::MAX - 2;
 
 impl LeoMemo {
+    /// Makes room for `len` waiting entries, in steps (most sets add one or two).
+    #[inline]
     fn grow(&mut self, len: usize) {
-        self.state.resize(len, MEMO_UNKNOWN);
-        self.next.resize(len, NO_ITEM);
+        if len > self.state.len() {
+            let len = len.max(self.state.len() + self.state.len() / 4 + 64);
+            self.state.resize(len, MEMO_UNKNOWN);
+            self.next.resize(len, NO_ITEM);
+        }
     }
 }
 
@@ -436,7 +441,8 @@ impl<'g> Parser<'g> {
         }
         set_start.push(items.len() as u32);
         wait_start.push(waiting.len() as u32);
-        let leo_next = std::mem::take(&mut leo_memo.next);
+        let mut leo_next = std::mem::take(&mut leo_memo.next);
+        leo_next.truncate(waiting.len());
         drop(leo_memo);
         let result = ParseResult {
             parser: self,
