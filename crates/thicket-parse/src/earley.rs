@@ -5,7 +5,6 @@ use crate::chart::ParseResult;
 use crate::compile::{Op, Parser};
 use crate::error::ParseError;
 use crate::terminal::RegexMatcher;
-use rustc_hash::FxHashSet;
 
 /// What is known about completing a node from a set, per waiting entry (used at the
 /// first entry of each node's group): not yet looked at, not deterministic (complete the
@@ -119,6 +118,91 @@ fn key_hash((node, dot, origin): (u32, u32, u32)) -> u32 {
     (node ^ dot.rotate_left(16) ^ origin.wrapping_mul(0x9E37_79B9)).wrapping_mul(0x2545_F491) >> 26
 }
 
+/// The keys of a large set being built: an open-addressing table of indices into it,
+/// each slot stamped with the set it belongs to, so that starting a set clears nothing.
+#[derive(Default)]
+struct SeenTable {
+    /// `(stamp, index)`; a slot is taken if its stamp is `stamp`.
+    slots: Vec<(u32, u32)>,
+    stamp: u32,
+    /// `slots.len()` is `1 << bits` (0: not allocated).
+    bits: u32,
+}
+
+impl SeenTable {
+    /// Forgets the set's keys (a new stamp).
+    #[inline]
+    fn clear(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // Wrapped around: old stamps could collide.
+            self.slots.fill((0, 0));
+            self.stamp = 1;
+        }
+    }
+
+    #[inline(always)]
+    fn slot_of(&self, (node, dot, origin): (u32, u32, u32)) -> usize {
+        let x = ((node as u64) << 32 | origin as u64) ^ (dot as u64).rotate_left(21);
+        (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+    }
+
+    /// Indexes the items of `current`, all distinct.
+    fn start(&mut self, current: &[Item]) {
+        let want = (current.len() * 4).next_power_of_two().max(64);
+        if self.slots.len() < want {
+            self.bits = want.trailing_zeros();
+            self.slots = vec![(0, 0); want];
+            self.stamp = 1;
+        }
+        self.clear();
+        for (i, it) in current.iter().enumerate() {
+            self.place((it.node, it.dot, it.origin), i as u32);
+        }
+    }
+
+    /// Puts index `i` with `key` (not present) in the first free slot.
+    #[inline]
+    fn place(&mut self, key: (u32, u32, u32), i: u32) {
+        let mask = self.slots.len() - 1;
+        let mut h = self.slot_of(key);
+        while self.slots[h].0 == self.stamp {
+            h = (h + 1) & mask;
+        }
+        self.slots[h] = (self.stamp, i);
+    }
+
+    /// Adds `key`, about to be pushed at `current.len()`, unless an item of `current`
+    /// has it; says whether it was added.
+    #[inline(always)]
+    fn insert(&mut self, key: (u32, u32, u32), current: &[Item]) -> bool {
+        let len = current.len();
+        if 2 * len >= self.slots.len() {
+            // At most half full: double, and index the set again.
+            self.slots = vec![(0, 0); self.slots.len() * 2];
+            self.bits += 1;
+            self.stamp = 1;
+            for (i, it) in current.iter().enumerate() {
+                self.place((it.node, it.dot, it.origin), i as u32);
+            }
+        }
+        let mask = self.slots.len() - 1;
+        let mut h = self.slot_of(key);
+        loop {
+            let (stamp, i) = self.slots[h];
+            if stamp != self.stamp {
+                self.slots[h] = (self.stamp, len as u32);
+                return true;
+            }
+            let it = &current[i as usize];
+            if (it.node, it.dot, it.origin) == key {
+                return false;
+            }
+            h = (h + 1) & mask;
+        }
+    }
+}
+
 /// An item scanned into a later set: ordered by that set's position, then by when it was
 /// scanned, so each set receives its scanned items in the order they arose.
 #[derive(Clone, Copy, Debug)]
@@ -174,7 +258,7 @@ pub(crate) struct Work<'p> {
     /// Items of set `j`, in the order they arose.
     pub(crate) current: Vec<Item>,
     /// The keys of `current` once it outgrows `SMALL_SET` (until then it is scanned).
-    seen: FxHashSet<(u32, u32, u32)>,
+    seen: SeenTable,
     /// While `current` is small: one bit per key hash of its items, so that a new item
     /// (the usual case) is told apart without scanning the set.
     seen_bits: u64,
@@ -259,10 +343,9 @@ impl Work<'_> {
         } else {
             if len == SMALL_SET {
                 // Outgrown the linear scan: index what is there.
-                self.seen
-                    .extend(self.current.iter().map(|it| (it.node, it.dot, it.origin)));
+                self.seen.start(&self.current);
             }
-            if !self.seen.insert(key) {
+            if !self.seen.insert(key, &self.current) {
                 return;
             }
         }
