@@ -20,6 +20,9 @@ pub struct ParseResult<'p, 'g> {
     pub(crate) wait_start: Vec<u32>,
     /// Completions that took a Leo shortcut, by set.
     pub(crate) leo: Vec<LeoStep>,
+    /// Per waiting entry that is a link of a Leo chain, the waiting entry of the next
+    /// link up (`NO_ITEM`: none), as the recogniser walked them.
+    pub(crate) leo_next: Vec<u32>,
     /// Items skipped by Leo shortcuts, rebuilt on demand for tree reading.
     pub(crate) leo_cache: std::cell::RefCell<LeoCache>,
 }

@@ -5,7 +5,6 @@ use crate::chart::ParseResult;
 use crate::compile::{Op, Parser};
 use crate::error::ParseError;
 use crate::terminal::RegexMatcher;
-use rustc_hash::FxHashSet;
 
 /// What is known about completing a node from a set, per waiting entry (used at the
 /// first entry of each node's group): not yet looked at, not deterministic (complete the
@@ -17,6 +16,10 @@ pub(crate) struct LeoMemo {
     tops: Vec<Item>,
     /// The chain being walked (reused).
     path: Vec<(usize, Item)>,
+    /// Per waiting entry that is a link of a Leo chain: the memo slot of the next link
+    /// up (`NO_ITEM` if none was walked), so that tree reading walks a chain by lookups
+    /// (`ParseResult::leo_next`).
+    next: Vec<u32>,
 }
 
 const MEMO_UNKNOWN: u32 = u32::MAX;
@@ -25,8 +28,14 @@ const MEMO_NO: u32 = u32::MAX - 1;
 const MEMO_WALKING: u32 = u32::MAX - 2;
 
 impl LeoMemo {
+    /// Makes room for `len` waiting entries, in steps (most sets add one or two).
+    #[inline]
     fn grow(&mut self, len: usize) {
-        self.state.resize(len, MEMO_UNKNOWN);
+        if len > self.state.len() {
+            let len = len.max(self.state.len() + self.state.len() / 4 + 64);
+            self.state.resize(len, MEMO_UNKNOWN);
+            self.next.resize(len, NO_ITEM);
+        }
     }
 }
 
@@ -83,13 +92,16 @@ pub(crate) const NO_ITEM: u32 = u32::MAX;
 pub(crate) const LEO: u32 = 1 << 31;
 
 /// A completion that took a Leo shortcut: in set `set`, completing `node` from `origin`
-/// (the item at chart index `bottom`) jumped to the top of the chain.
+/// (the item at chart index `bottom`) jumped to the top of the chain. `slot` is the
+/// first waiting entry for `node` in set `origin`: the chain's first link (the next
+/// ones follow `ParseResult::leo_next`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LeoStep {
     pub(crate) set: u32,
     pub(crate) origin: u32,
     pub(crate) node: u32,
     pub(crate) bottom: u32,
+    pub(crate) slot: u32,
 }
 
 /// Sets up to this size are searched linearly (deduplication, chart lookups): most sets
@@ -104,6 +116,91 @@ const NEAR: usize = 64;
 #[inline]
 fn key_hash((node, dot, origin): (u32, u32, u32)) -> u32 {
     (node ^ dot.rotate_left(16) ^ origin.wrapping_mul(0x9E37_79B9)).wrapping_mul(0x2545_F491) >> 26
+}
+
+/// The keys of a large set being built: an open-addressing table of indices into it,
+/// each slot stamped with the set it belongs to, so that starting a set clears nothing.
+#[derive(Default)]
+struct SeenTable {
+    /// `(stamp, index)`; a slot is taken if its stamp is `stamp`.
+    slots: Vec<(u32, u32)>,
+    stamp: u32,
+    /// `slots.len()` is `1 << bits` (0: not allocated).
+    bits: u32,
+}
+
+impl SeenTable {
+    /// Forgets the set's keys (a new stamp).
+    #[inline]
+    fn clear(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // Wrapped around: old stamps could collide.
+            self.slots.fill((0, 0));
+            self.stamp = 1;
+        }
+    }
+
+    #[inline(always)]
+    fn slot_of(&self, (node, dot, origin): (u32, u32, u32)) -> usize {
+        let x = ((node as u64) << 32 | origin as u64) ^ (dot as u64).rotate_left(21);
+        (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+    }
+
+    /// Indexes the items of `current`, all distinct.
+    fn start(&mut self, current: &[Item]) {
+        let want = (current.len() * 4).next_power_of_two().max(64);
+        if self.slots.len() < want {
+            self.bits = want.trailing_zeros();
+            self.slots = vec![(0, 0); want];
+            self.stamp = 1;
+        }
+        self.clear();
+        for (i, it) in current.iter().enumerate() {
+            self.place((it.node, it.dot, it.origin), i as u32);
+        }
+    }
+
+    /// Puts index `i` with `key` (not present) in the first free slot.
+    #[inline]
+    fn place(&mut self, key: (u32, u32, u32), i: u32) {
+        let mask = self.slots.len() - 1;
+        let mut h = self.slot_of(key);
+        while self.slots[h].0 == self.stamp {
+            h = (h + 1) & mask;
+        }
+        self.slots[h] = (self.stamp, i);
+    }
+
+    /// Adds `key`, about to be pushed at `current.len()`, unless an item of `current`
+    /// has it; says whether it was added.
+    #[inline(always)]
+    fn insert(&mut self, key: (u32, u32, u32), current: &[Item]) -> bool {
+        let len = current.len();
+        if 2 * len >= self.slots.len() {
+            // At most half full: double, and index the set again.
+            self.slots = vec![(0, 0); self.slots.len() * 2];
+            self.bits += 1;
+            self.stamp = 1;
+            for (i, it) in current.iter().enumerate() {
+                self.place((it.node, it.dot, it.origin), i as u32);
+            }
+        }
+        let mask = self.slots.len() - 1;
+        let mut h = self.slot_of(key);
+        loop {
+            let (stamp, i) = self.slots[h];
+            if stamp != self.stamp {
+                self.slots[h] = (self.stamp, len as u32);
+                return true;
+            }
+            let it = &current[i as usize];
+            if (it.node, it.dot, it.origin) == key {
+                return false;
+            }
+            h = (h + 1) & mask;
+        }
+    }
 }
 
 /// An item scanned into a later set: ordered by that set's position, then by when it was
@@ -161,7 +258,7 @@ pub(crate) struct Work<'p> {
     /// Items of set `j`, in the order they arose.
     pub(crate) current: Vec<Item>,
     /// The keys of `current` once it outgrows `SMALL_SET` (until then it is scanned).
-    seen: FxHashSet<(u32, u32, u32)>,
+    seen: SeenTable,
     /// While `current` is small: one bit per key hash of its items, so that a new item
     /// (the usual case) is told apart without scanning the set.
     seen_bits: u64,
@@ -246,10 +343,9 @@ impl Work<'_> {
         } else {
             if len == SMALL_SET {
                 // Outgrown the linear scan: index what is there.
-                self.seen
-                    .extend(self.current.iter().map(|it| (it.node, it.dot, it.origin)));
+                self.seen.start(&self.current);
             }
-            if !self.seen.insert(key) {
+            if !self.seen.insert(key, &self.current) {
                 return;
             }
         }
@@ -399,6 +495,7 @@ impl<'g> Parser<'g> {
                                     origin: item.origin,
                                     node: item.node,
                                     bottom: (base + k) as u32,
+                                    slot: (lo + first) as u32,
                                 });
                             }
                             None => self.complete(
@@ -427,6 +524,8 @@ impl<'g> Parser<'g> {
         }
         set_start.push(items.len() as u32);
         wait_start.push(waiting.len() as u32);
+        let mut leo_next = std::mem::take(&mut leo_memo.next);
+        leo_next.truncate(waiting.len());
         drop(leo_memo);
         let result = ParseResult {
             parser: self,
@@ -437,6 +536,7 @@ impl<'g> Parser<'g> {
             waiting,
             wait_start,
             leo,
+            leo_next,
             leo_cache: Default::default(),
         };
         if result.root_item().is_none() {
@@ -471,10 +571,17 @@ impl<'g> Parser<'g> {
         if first + 1 < set_end && chart.waiting[first + 1].node == w.node {
             return None;
         }
+        Some((self.penultimate_advanced(w, chart.items, o)?, w.item))
+    }
+
+    /// The item that `w`, a waiting entry of set `o`, advances to when its node
+    /// completes, if that advance completes it (a link of a Leo chain).
+    #[inline]
+    pub(crate) fn penultimate_advanced(&self, w: &Waiting, items: &[Item], o: u32) -> Option<Item> {
         let waiter = Item {
             pred: w.item,
             child: NO_ITEM,
-            ..chart.items[w.item as usize]
+            ..items[w.item as usize]
         };
         let advanced = match self.ops[waiter.node as usize] {
             Op::Seq { len, .. } if waiter.dot + 1 == len => Item {
@@ -494,7 +601,7 @@ impl<'g> Parser<'g> {
             },
             _ => return None,
         };
-        Some((advanced, w.item))
+        Some(advanced)
     }
 
     /// The top of the Leo chain that completing `node` from set `o` starts, memoised per
@@ -546,7 +653,10 @@ impl<'g> Parser<'g> {
             path.push((here, advanced));
             key = (advanced.origin, advanced.node);
             match slot(key) {
-                Some(next) => here = next,
+                Some(next) => {
+                    memo.next[here] = next as u32;
+                    here = next;
+                }
                 None => break None, // nobody waits further up: `advanced` is the top
             }
         };

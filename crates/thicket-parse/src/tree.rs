@@ -145,14 +145,17 @@ impl ParseResult<'_, '_> {
         if last_child == Some((step.node, step.origin)) {
             return step.bottom;
         }
-        // Walk up from the completed item, one sole waiter per link, until `item`. The
-        // recogniser walked the same links to find the top, so `item` comes before any
-        // link repeats; the bound only guards against a broken chart.
-        let chart = self.chart();
+        // Walk up from the completed item, one link per waiting entry, following the
+        // links the recogniser walked to find the top, until `item`. The recogniser
+        // walked them before any link repeats, so `item` is met; the bound only guards
+        // against a broken chart.
         let mut child = step.bottom;
-        let mut key = (step.origin, step.node);
+        let mut origin = step.origin;
+        let mut slot = step.slot;
         for _ in 0..self.waiting.len() {
-            let Some((mut link, _)) = p.sole_penultimate_waiter(&chart, key.0, key.1) else {
+            let Some(mut link) =
+                p.penultimate_advanced(&self.waiting[slot as usize], &self.items, origin)
+            else {
                 break;
             };
             if (link.node, link.origin) == (item.node, item.origin) {
@@ -160,8 +163,12 @@ impl ParseResult<'_, '_> {
             }
             link.child = child;
             child = (self.items.len() + extra.len()) as u32;
-            key = (link.origin, link.node);
+            origin = link.origin;
             extra.push(link);
+            slot = self.leo_next[slot as usize];
+            if slot == NO_ITEM {
+                break;
+            }
         }
         child
     }
