@@ -46,6 +46,19 @@ struct Node {
     text_start: u32,
 }
 
+impl Node {
+    /// The node moved into a run that starts at node `base` and text offset `at` (a
+    /// recorded node grafted).
+    #[inline]
+    fn shifted(self, base: u32, at: u32) -> Node {
+        Node {
+            expr: self.expr,
+            end: self.end + base,
+            text_start: self.text_start + at,
+        }
+    }
+}
+
 /// Where the text of `nodes[index]` ends, in a preorder run of nodes deriving
 /// `text_len` bytes (see [`Node::text_start`]).
 #[inline]
@@ -490,11 +503,7 @@ impl TreeSink for TreeBuilder {
         let at = self.at as u32;
         self.spell(text);
         self.nodes
-            .extend(recording.nodes.iter().map(|&(n, _)| Node {
-                expr: n.expr,
-                end: n.end + base,
-                text_start: n.text_start + at,
-            }));
+            .extend(recording.nodes.iter().map(|&(n, _)| n.shifted(base, at)));
     }
 }
 
@@ -638,17 +647,12 @@ impl TreeSink for Recorder {
         let base = self.nodes.len() as u32;
         let at = self.at;
         self.at += recording.text_len;
-        self.nodes
-            .extend(recording.nodes.iter().map(|&(n, terminal)| {
-                (
-                    Node {
-                        expr: n.expr,
-                        end: n.end + base,
-                        text_start: n.text_start + at,
-                    },
-                    terminal,
-                )
-            }));
+        self.nodes.extend(
+            recording
+                .nodes
+                .iter()
+                .map(|&(n, terminal)| (n.shifted(base, at), terminal)),
+        );
     }
 }
 
@@ -694,9 +698,18 @@ mod tests {
     use super::*;
     use thicket_grammar::load_spec_text;
 
-    /// Builds the tree of `"a" "b"*` deriving "abb" by hand.
-    #[test]
-    fn builder_records_structure_and_text() {
+    /// The grammar `"a" <b>*` and its nodes: the start rule's sequence, the literal, the
+    /// repetition, its item and `<b>`'s body.
+    struct AThenBs {
+        g: Grammar,
+        body: ExprId,
+        a: ExprId,
+        rep: ExprId,
+        item: ExprId,
+        b_body: ExprId,
+    }
+
+    fn a_then_bs() -> AThenBs {
         let g = load_spec_text("t", b"<start> ::= \"a\" <b>*\n<b> ::= \"b\"").unwrap();
         let body = g.rule(g.start()).body;
         let Expr::Seq(items) = g.expr(body) else {
@@ -707,13 +720,34 @@ mod tests {
             panic!()
         };
         let b_body = g.rule(g.symbol("b").unwrap()).body;
+        AThenBs {
+            body,
+            a,
+            rep,
+            item: r.item,
+            b_body,
+            g,
+        }
+    }
+
+    /// Builds the tree of `"a" "b"*` deriving "abb" by hand.
+    #[test]
+    fn builder_records_structure_and_text() {
+        let AThenBs {
+            g,
+            body,
+            a,
+            rep,
+            item,
+            b_body,
+        } = a_then_bs();
         let mut t = TreeBuilder::new();
         t.open(g.root());
         t.open(body);
         t.terminal(a, b"a");
         t.open(rep);
         for _ in 0..2 {
-            t.open(r.item);
+            t.open(item);
             t.terminal(b_body, b"b");
             t.close();
         }
@@ -797,21 +831,19 @@ mod tests {
     /// event) gives the tree built directly; a builder given its text checks terminals.
     #[test]
     fn recordings_graft_like_events() {
-        let g = load_spec_text("t", b"<start> ::= \"a\" <b>*\n<b> ::= \"b\"").unwrap();
-        let body = g.rule(g.start()).body;
-        let Expr::Seq(items) = g.expr(body) else {
-            panic!()
-        };
-        let (a, rep) = (items[0], items[1]);
-        let Expr::Repeat(r) = g.expr(rep) else {
-            panic!()
-        };
-        let b_body = g.rule(g.symbol("b").unwrap()).body;
+        let AThenBs {
+            g,
+            body,
+            a,
+            rep,
+            item,
+            b_body,
+        } = a_then_bs();
         let two_bs = |t: &mut dyn FnMut(ExprId, Option<&[u8]>)| {
             for _ in 0..2 {
-                t(r.item, None);
+                t(item, None);
                 t(b_body, Some(b"b"));
-                t(r.item, Some(b"close"));
+                t(item, Some(b"close"));
             }
         };
         fn feed<S: TreeSink>(s: &mut S, e: ExprId, bytes: Option<&[u8]>) {
