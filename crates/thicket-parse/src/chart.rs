@@ -2,7 +2,7 @@
 //! shortcuts skipped, and where each node's derivations end.
 
 use crate::compile::Parser;
-use crate::earley::{Chart, Item, LeoStep, SMALL_SET, Waiting};
+use crate::earley::{Chart, Item, LeoStep, NO_ITEM, SMALL_SET, Waiting};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A successful parse: the chart, from which trees are read.
@@ -250,7 +250,7 @@ impl ParseResult<'_, '_> {
         }
         for step in &self.leo {
             let j = step.set;
-            self.leo_chain(step.origin, step.node, |skipped| {
+            self.leo_chain(step, |skipped| {
                 index
                     .entry((skipped.node, skipped.origin))
                     .or_default()
@@ -265,18 +265,26 @@ impl ParseResult<'_, '_> {
         index
     }
 
-    /// Walks the Leo chain that completing `node` from set `o` started, calling `visit`
-    /// with each complete item the shortcut skipped, innermost first, until `visit`
-    /// returns `false`, the chain ends, or it comes back to an item (a unit cycle).
-    pub(crate) fn leo_chain(&self, o: u32, node: u32, mut visit: impl FnMut(Item) -> bool) {
+    /// Walks the chain of a Leo shortcut, calling `visit` with each complete item it
+    /// skipped, innermost first, until `visit` returns `false`, the chain ends, or it
+    /// comes back to an item (a unit cycle). The links are those the recogniser walked:
+    /// from the shortcut's first waiting entry, each link's next one is looked up in
+    /// `leo_next`, never searched.
+    pub(crate) fn leo_chain(&self, step: &LeoStep, mut visit: impl FnMut(Item) -> bool) {
         let chart = self.chart();
         // Most chains are short: their links are checked for repeats in a small array,
         // and only a long chain pays for a hash set.
         let mut short = [(0u32, 0u32); SMALL_SET];
         let mut steps = 0;
         let mut seen = FxHashSet::default();
-        let mut key = (o, node);
-        while let Some((skipped, _)) = self.parser.sole_penultimate_waiter(&chart, key.0, key.1) {
+        let (mut origin, mut slot) = (step.origin, step.slot);
+        while slot != NO_ITEM {
+            let Some((skipped, _)) = self
+                .parser
+                .sole_penultimate_at(&chart, origin, slot as usize)
+            else {
+                break;
+            };
             let link = (skipped.node, skipped.origin);
             let repeated = if steps < SMALL_SET {
                 let repeated = short[..steps].contains(&link);
@@ -292,7 +300,8 @@ impl ParseResult<'_, '_> {
             if repeated || !visit(skipped) {
                 break;
             }
-            key = (skipped.origin, skipped.node);
+            origin = skipped.origin;
+            slot = self.leo_next[slot as usize];
         }
     }
 
@@ -320,7 +329,7 @@ impl ParseResult<'_, '_> {
         let set = cache.make_room(j32);
         for step in self.leo[first..].iter().take_while(|step| step.set == j32) {
             // A chain shared with one rebuilt before is rebuilt from there on already.
-            self.leo_chain(step.origin, step.node, |skipped| set.insert(j32, skipped));
+            self.leo_chain(step, |skipped| set.insert(j32, skipped));
         }
         set.find(j32, node, origin)
     }

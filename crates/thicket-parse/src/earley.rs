@@ -91,15 +91,14 @@ pub(crate) const NO_ITEM: u32 = u32::MAX;
 /// Tags an `Item::child` that is the index of a Leo shortcut (`ParseResult::leo`).
 pub(crate) const LEO: u32 = 1 << 31;
 
-/// A completion that took a Leo shortcut: in set `set`, completing `node` from `origin`
-/// (the item at chart index `bottom`) jumped to the top of the chain. `slot` is the
-/// first waiting entry for `node` in set `origin`: the chain's first link (the next
-/// ones follow `ParseResult::leo_next`).
+/// A completion that took a Leo shortcut: in set `set`, completing the item at chart
+/// index `bottom` (whose origin is `origin`) jumped to the top of the chain. `slot` is
+/// the first waiting entry for its node in set `origin`: the chain's first link (the
+/// next ones follow `ParseResult::leo_next`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LeoStep {
     pub(crate) set: u32,
     pub(crate) origin: u32,
-    pub(crate) node: u32,
     pub(crate) bottom: u32,
     pub(crate) slot: u32,
 }
@@ -493,7 +492,6 @@ impl<'g> Parser<'g> {
                                 leo.push(LeoStep {
                                     set: j as u32,
                                     origin: item.origin,
-                                    node: item.node,
                                     bottom: (base + k) as u32,
                                     slot: (lo + first) as u32,
                                 });
@@ -545,24 +543,16 @@ impl<'g> Parser<'g> {
         Ok(result)
     }
 
-    /// The one item of set `o` waiting for `node` whose advance completes it, if there
-    /// is exactly one waiter and it is such an item (Leo's deterministic reduction).
-    pub(crate) fn sole_penultimate_waiter(
+    /// The one item of set `o` waiting for a node whose advance completes it, if there
+    /// is exactly one waiter and it is such an item (Leo's deterministic reduction), with
+    /// the waiter's index. `first` is the node's first waiting entry in set `o`.
+    #[inline]
+    pub(crate) fn sole_penultimate_at(
         &self,
         chart: &Chart<'_>,
         o: u32,
-        node: u32,
+        first: usize,
     ) -> Option<(Item, u32)> {
-        let waiters = chart.waiters(o as usize);
-        let first = waiters.partition_point(|w| w.node < node);
-        waiters.get(first).filter(|w| w.node == node)?;
-        self.sole_penultimate_at(chart, o, chart.wait_start[o as usize] as usize + first)
-    }
-
-    /// `sole_penultimate_waiter` when the first waiting entry for the node in set `o` is
-    /// known: `chart.waiting[first]`.
-    #[inline]
-    fn sole_penultimate_at(&self, chart: &Chart<'_>, o: u32, first: usize) -> Option<(Item, u32)> {
         let w = &chart.waiting[first];
         let set_end = chart
             .wait_start
@@ -575,33 +565,35 @@ impl<'g> Parser<'g> {
     }
 
     /// The item that `w`, a waiting entry of set `o`, advances to when its node
-    /// completes, if that advance completes it (a link of a Leo chain).
+    /// completes, if that advance completes it (a link of a Leo chain; repetitions are
+    /// never links).
     #[inline]
-    pub(crate) fn penultimate_advanced(&self, w: &Waiting, items: &[Item], o: u32) -> Option<Item> {
-        let waiter = Item {
+    fn penultimate_advanced(&self, w: &Waiting, items: &[Item], o: u32) -> Option<Item> {
+        let advanced = self.advanced_waiter(w, items, o);
+        let op = self.ops[advanced.node as usize];
+        (!matches!(op, Op::Repeat { .. }) && Self::op_complete(op, advanced.dot))
+            .then_some(advanced)
+    }
+
+    /// The item that `w`, a waiting entry of set `o`, advances to when the node it waits
+    /// for completes from `o` (its `child` left for the caller).
+    #[inline]
+    fn advanced_waiter(&self, w: &Waiting, items: &[Item], o: u32) -> Item {
+        let waiter = items[w.item as usize];
+        let (dot, back) = match self.ops[waiter.node as usize] {
+            Op::Seq { .. } => (waiter.dot + 1, o),
+            Op::Ref { .. } => (1, o),
+            Op::Alt { .. } => (1, w.choice),
+            Op::Repeat { min, max, .. } => (Self::next_count(min, max, waiter.dot), o),
+            Op::Literal | Op::Regex => unreachable!("terminals do not wait"),
+        };
+        Item {
+            dot,
+            back,
             pred: w.item,
             child: NO_ITEM,
-            ..items[w.item as usize]
-        };
-        let advanced = match self.ops[waiter.node as usize] {
-            Op::Seq { len, .. } if waiter.dot + 1 == len => Item {
-                dot: len,
-                back: o,
-                ..waiter
-            },
-            Op::Ref { .. } => Item {
-                dot: 1,
-                back: o,
-                ..waiter
-            },
-            Op::Alt { .. } => Item {
-                dot: 1,
-                back: w.choice,
-                ..waiter
-            },
-            _ => return None,
-        };
-        Some(advanced)
+            ..waiter
+        }
     }
 
     /// The top of the Leo chain that completing `node` from set `o` starts, memoised per
@@ -690,27 +682,11 @@ impl<'g> Parser<'g> {
             if w.node != item.node {
                 break;
             }
-            let waiter = items[w.item as usize];
-            let (dot, back) = match self.ops[waiter.node as usize] {
-                Op::Seq { .. } => (waiter.dot + 1, item.origin),
-                Op::Ref { .. } => (1, item.origin),
-                Op::Alt { .. } => (1, w.choice),
-                Op::Repeat { min, max, .. } => {
-                    (Self::next_count(min, max, waiter.dot), item.origin)
-                }
-                Op::Literal | Op::Regex => unreachable!("terminals do not wait"),
+            let advanced = Item {
+                child: index,
+                ..self.advanced_waiter(w, items, item.origin)
             };
-            work.add(
-                Item {
-                    node: waiter.node,
-                    dot,
-                    origin: waiter.origin,
-                    back,
-                    pred: w.item,
-                    child: index,
-                },
-                work.j,
-            );
+            work.add(advanced, work.j);
         }
     }
 

@@ -131,45 +131,17 @@ impl ParseResult<'_, '_> {
     /// complete items the shortcut skipped, from the completion at its bottom up to
     /// `item`, into `skipped`, and returns what `item.child` stands for.
     fn rebuild_leo_chain(&self, item: &Item, extra: &mut Vec<Item>) -> u32 {
-        let p = self.parser;
         let step = self.leo[(item.child & !LEO) as usize];
-        // Most chains are one link long (`<value> ::= <scalar> | ...`): the completed
-        // item is `item`'s last child itself when that child's node and start are the
-        // completed item's (an item is unique by node and origin in its set).
-        let last_child = match p.ops[item.node as usize] {
-            Op::Ref { body } => Some((body, item.back)),
-            Op::Alt { start, .. } => Some((p.children[(start + item.back) as usize], item.origin)),
-            Op::Seq { start, len } => Some((p.children[(start + len - 1) as usize], item.back)),
-            Op::Repeat { .. } | Op::Literal | Op::Regex => None,
-        };
-        if last_child == Some((step.node, step.origin)) {
-            return step.bottom;
-        }
-        // Walk up from the completed item, one link per waiting entry, following the
-        // links the recogniser walked to find the top, until `item`. The recogniser
-        // walked them before any link repeats, so `item` is met; the bound only guards
-        // against a broken chart.
         let mut child = step.bottom;
-        let mut origin = step.origin;
-        let mut slot = step.slot;
-        for _ in 0..self.waiting.len() {
-            let Some(mut link) =
-                p.penultimate_advanced(&self.waiting[slot as usize], &self.items, origin)
-            else {
-                break;
-            };
+        self.leo_chain(&step, |mut link| {
             if (link.node, link.origin) == (item.node, item.origin) {
-                break; // reached `item`, the top of the chain
+                return false; // reached `item`, the top of the chain
             }
             link.child = child;
             child = (self.items.len() + extra.len()) as u32;
-            origin = link.origin;
             extra.push(link);
-            slot = self.leo_next[slot as usize];
-            if slot == NO_ITEM {
-                break;
-            }
-        }
+            true
+        });
         child
     }
 }
