@@ -494,16 +494,9 @@ impl TreeSink for TreeBuilder {
     }
 
     fn graft(&mut self, recording: &Recording, text: &[u8]) {
-        assert_eq!(
-            text.len(),
-            recording.text_len as usize,
-            "grafted text length"
-        );
-        let base = self.nodes.len() as u32;
-        let at = self.at as u32;
+        let placed = recording.placed(text, self.nodes.len() as u32, self.at as u32);
+        self.nodes.extend(placed.map(|(n, _)| n));
         self.spell(text);
-        self.nodes
-            .extend(recording.nodes.iter().map(|&(n, _)| n.shifted(base, at)));
     }
 }
 
@@ -519,6 +512,18 @@ pub struct Recording {
 }
 
 impl Recording {
+    /// The recorded nodes placed at node `base` and text offset `at` of a run, grafted
+    /// over `text`, with whether each is a terminal.
+    ///
+    /// # Panics
+    /// If `text` is not as long as the recorded text.
+    fn placed(&self, text: &[u8], base: u32, at: u32) -> impl Iterator<Item = (Node, bool)> + '_ {
+        assert_eq!(text.len(), self.text_len as usize, "grafted text length");
+        self.nodes
+            .iter()
+            .map(move |&(n, terminal)| (n.shifted(base, at), terminal))
+    }
+
     /// Number of nodes recorded.
     pub fn len(&self) -> usize {
         self.nodes.len()
@@ -639,20 +644,9 @@ impl TreeSink for Recorder {
     }
 
     fn graft(&mut self, recording: &Recording, text: &[u8]) {
-        assert_eq!(
-            text.len(),
-            recording.text_len as usize,
-            "grafted text length"
-        );
-        let base = self.nodes.len() as u32;
-        let at = self.at;
+        let placed = recording.placed(text, self.nodes.len() as u32, self.at);
+        self.nodes.extend(placed);
         self.at += recording.text_len;
-        self.nodes.extend(
-            recording
-                .nodes
-                .iter()
-                .map(|&(n, terminal)| (n.shifted(base, at), terminal)),
-        );
     }
 }
 
