@@ -24,6 +24,11 @@ pub fn rule_nodes(grammar: &Grammar, tree: &DerivationTree) -> Vec<NodeId> {
         .collect()
 }
 
+/// A uniformly chosen element, `None` (drawing nothing) if there is none.
+fn choose<R: Rng + ?Sized, T: Copy>(rng: &mut R, items: &[T]) -> Option<T> {
+    (!items.is_empty()).then(|| items[below(rng, items.len() as u32) as usize])
+}
+
 /// Rule expansions above each node (the depth at which the generator would expand it).
 fn depth_above(grammar: &Grammar, tree: &DerivationTree, target: NodeId) -> u32 {
     // (subtree end, depth inside) of the open ancestors.
@@ -117,11 +122,7 @@ pub fn regenerate<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Option<DerivationTree> {
     let grammar = generator.grammar();
-    let nodes = rule_nodes(grammar, tree);
-    if nodes.is_empty() {
-        return None;
-    }
-    let hole = nodes[below(rng, nodes.len() as u32) as usize];
+    let hole = choose(rng, &rule_nodes(grammar, tree))?;
     let depth = depth_above(grammar, tree, hole);
     let expr = tree.expr(hole);
     Some(replace(grammar, tree, hole, &mut |sink| {
@@ -140,21 +141,17 @@ pub fn splice<R: Rng + ?Sized>(
 ) -> Option<DerivationTree> {
     let grammar = generator.grammar();
     let nodes = rule_nodes(grammar, tree);
-    if nodes.is_empty() {
-        return None;
-    }
     // A few tries to find a rule the donor also expands.
     for _ in 0..4 {
-        let hole = nodes[below(rng, nodes.len() as u32) as usize];
+        let hole = choose(rng, &nodes)?;
         let rule = rule_of(grammar, tree, hole);
         let candidates: Vec<NodeId> = donor
             .descendants(donor.root())
             .filter(|&n| rule_of(grammar, donor, n) == rule && donor.text(n) != tree.text(hole))
             .collect();
-        if candidates.is_empty() {
+        let Some(part) = choose(rng, &candidates) else {
             continue;
-        }
-        let part = candidates[below(rng, candidates.len() as u32) as usize];
+        };
         let expr = tree.expr(hole);
         let result = replace(grammar, tree, hole, &mut |sink| {
             emit(grammar, donor, part, expr, None, sink, &mut |_| {});
@@ -186,10 +183,7 @@ pub fn mutate_leaf<R: Rng + ?Sized>(
             )
         })
         .collect();
-    if leaves.is_empty() {
-        return None;
-    }
-    let leaf = leaves[below(rng, leaves.len() as u32) as usize];
+    let leaf = choose(rng, &leaves)?;
     let mut text = tree.text(leaf).to_vec();
     let pick = |rng: &mut R| INTERESTING[below(rng, INTERESTING.len() as u32) as usize];
     match (below(rng, 4), text.len()) {
