@@ -46,6 +46,9 @@ pub struct Parser<'g> {
     pub(crate) owner: Vec<u32>,
     /// Nodes whose language is regular (no recursive rule below them).
     pub(crate) regular: Vec<bool>,
+    /// Each node's shortest and longest derivation, `(min, max)` (see
+    /// `Parser::compute_lengths`).
+    pub(crate) lengths: Vec<(u32, u32)>,
     /// DFAs of regular nodes, built on first use (`None` if too large).
     pub(crate) tokens: Vec<OnceLock<Option<RegexMatcher>>>,
     /// The bytes each node's non-empty derivations can start with.
@@ -96,6 +99,7 @@ impl<'g> Parser<'g> {
             regexes: Vec::with_capacity(n),
             owner: vec![NONE; n],
             regular: vec![false; n],
+            lengths: Vec::new(),
             tokens: (0..n).map(|_| OnceLock::new()).collect(),
             first: vec![ByteSet::default(); n],
             literals: vec![(0, 0); n],
@@ -163,6 +167,7 @@ impl<'g> Parser<'g> {
         parser.compute_empty_derivations();
         parser.compute_owners();
         parser.compute_regular();
+        parser.compute_lengths();
         parser.compute_first();
         parser.compute_follow();
         Ok(parser)

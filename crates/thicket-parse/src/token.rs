@@ -49,9 +49,6 @@ pub(crate) struct SplitScratch<'t> {
     tiny: FxHashMap<(u32, u16), Recording>,
     /// Records the subtrees for `tiny` (reused).
     tiny_recorder: Recorder,
-    /// Lengths of the nodes' derivations, `(min, max)`, computed on first use
-    /// (`UNKNOWN` until then; `max` is `UNBOUNDED` for no bound).
-    lengths: Vec<(u32, u32)>,
 }
 
 /// No upper bound on a derivation's length.
@@ -374,7 +371,7 @@ impl Parser<'_> {
             match op {
                 Op::Ref { body } => stack.push(Frame::Node(body, start, end)),
                 Op::Alt { start: first, len } => {
-                    let child = self.choose(first, len, text, start, end, scratch);
+                    let child = self.choose(first, len, text, start, end);
                     stack.push(Frame::Node(child, start, end));
                 }
                 Op::Seq { start: first, len } => {
@@ -386,7 +383,7 @@ impl Parser<'_> {
                 }
                 Op::Repeat { item, min, max } => {
                     spans.clear();
-                    match self.lengths(item, &mut scratch.lengths) {
+                    match self.lengths[item as usize] {
                         // Every repetition spans `n` bytes: the split is forced.
                         (n, m) if n == m && n > 0 => {
                             for l in (start..end).step_by(n as usize) {
@@ -421,21 +418,13 @@ impl Parser<'_> {
     /// `text[start..end]`; one of them does. Alternatives whose lengths or first bytes
     /// rule the span out are passed over without running their DFAs, and the last one
     /// left is taken without.
-    fn choose(
-        &self,
-        first: u32,
-        len: u32,
-        text: &[u8],
-        start: usize,
-        end: usize,
-        scratch: &mut SplitScratch<'_>,
-    ) -> u32 {
+    fn choose(&self, first: u32, len: u32, text: &[u8], start: usize, end: usize) -> u32 {
         let span = (end - start) as u32;
         let mut candidates = [0u32; 8];
         let mut count = 0;
         for i in first..first + len {
             let c = self.children[i as usize];
-            let (min, max) = self.lengths(c, &mut scratch.lengths);
+            let (min, max) = self.lengths[c as usize];
             if span < min
                 || span > max
                 || (span > 0 && !self.first[c as usize].contains(text[start]))
@@ -475,13 +464,13 @@ impl Parser<'_> {
         scratch: &mut SplitScratch<'_>,
     ) {
         spans.clear();
-        let fixed = |c: u32, lengths: &mut Vec<(u32, u32)>| {
-            let (min, max) = self.lengths(c, lengths);
+        let fixed = |c: u32| {
+            let (min, max) = self.lengths[c as usize];
             (min == max).then_some(min as usize)
         };
         let (mut i, mut left) = (0, start);
         while let Some(&c) = kids.get(i) {
-            let Some(n) = fixed(c, &mut scratch.lengths) else {
+            let Some(n) = fixed(c) else {
                 break;
             };
             spans.push((c, left, left + n));
@@ -490,7 +479,7 @@ impl Parser<'_> {
         }
         let (mut j, mut right) = (kids.len(), end);
         while j > i {
-            let Some(n) = fixed(kids[j - 1], &mut scratch.lengths) else {
+            let Some(n) = fixed(kids[j - 1]) else {
                 break;
             };
             right -= n;
@@ -514,29 +503,26 @@ impl Parser<'_> {
             }
         }
         for &c in &kids[j..] {
-            let n = fixed(c, &mut scratch.lengths).expect("fixed suffix");
+            let n = fixed(c).expect("fixed suffix");
             spans.push((c, right, right + n));
             right += n;
         }
     }
 
-    /// The shortest and longest derivations of a regular node, `(min, max)` (`max` is
-    /// `UNBOUNDED` for none; both bound the language, which may be smaller). Memoised in
-    /// `memo`; iterative, as regular nodes can nest deeply.
-    #[inline]
-    fn lengths(&self, node: u32, memo: &mut Vec<(u32, u32)>) -> (u32, u32) {
-        match memo.get(node as usize) {
-            Some(&known) if known != UNKNOWN => known,
-            _ => self.compute_lengths(node, memo),
+    /// The shortest and longest derivations of every node, `(min, max)` (`max` is
+    /// `UNBOUNDED` for none; both bound the language, which may be smaller; nodes that
+    /// are not regular get `(0, UNBOUNDED)`). Computed once per parser (they guide
+    /// token splits); iterative, as regular nodes can nest deeply.
+    pub(crate) fn compute_lengths(&mut self) {
+        let mut memo = vec![UNKNOWN; self.ops.len()];
+        for node in 0..self.ops.len() as u32 {
+            self.lengths_into(node, &mut memo);
         }
+        self.lengths = memo;
     }
 
-    /// `lengths`, when not memoised yet.
-    #[cold]
-    fn compute_lengths(&self, node: u32, memo: &mut Vec<(u32, u32)>) -> (u32, u32) {
-        if memo.is_empty() {
-            memo.resize(self.ops.len(), UNKNOWN);
-        }
+    /// Fills `memo` for `node` and the nodes below it.
+    fn lengths_into(&self, node: u32, memo: &mut [(u32, u32)]) {
         let mut stack = vec![(node, false)];
         while let Some((x, ready)) = stack.pop() {
             if memo[x as usize] != UNKNOWN {
@@ -611,7 +597,6 @@ impl Parser<'_> {
                 }
             };
         }
-        memo[node as usize]
     }
 
     /// Splits `text[start..end]` among the children of a sequence (`repeat: None`, `count`
