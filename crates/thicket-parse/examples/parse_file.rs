@@ -60,6 +60,20 @@ fn grew(size: usize) {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// Minor page faults of this process so far (Linux; 0 elsewhere): on a VM each costs
+/// microseconds, so fresh memory touched is a large part of the wall time.
+fn page_faults() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|stat| {
+            // The fields after the command name (which is in parentheses); minflt is
+            // the 10th field of the line, the 8th after the name.
+            let rest = &stat[stat.rfind(')')? + 2..];
+            rest.split(' ').nth(7)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
 fn size(text: &str) -> usize {
     let (digits, unit) = match text.as_bytes().last() {
         Some(b'k') => (&text[..text.len() - 1], 1 << 10),
@@ -94,13 +108,15 @@ fn main() {
 fn measured(parser: &thicket_parse::Parser<'_>, text: &[u8], no_tree: bool) {
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
+    let faults = page_faults();
     let started = std::time::Instant::now();
     let result = parser.parse(text).unwrap_or_else(|e| panic!("{e}"));
     let parsed = started.elapsed().as_secs_f64();
+    let faults_parse = page_faults() - faults;
     let peak_parse = PEAK.load(Ordering::Relaxed) - before;
     let mb = text.len() as f64 / 1e6;
     print!(
-        "{} bytes: recognise {parsed:.3} s ({:.1} MB/s); {} items ({:.2} per byte); peak {} B ({:.1} B/byte)",
+        "{} bytes: recognise {parsed:.3} s ({:.1} MB/s); {} items ({:.2} per byte); peak {} B ({:.1} B/byte), {faults_parse} page faults",
         text.len(),
         mb / parsed,
         result.item_count(),
@@ -112,8 +128,9 @@ fn measured(parser: &thicket_parse::Parser<'_>, text: &[u8], no_tree: bool) {
         let tree = result.tree();
         let total = started.elapsed().as_secs_f64();
         let peak = PEAK.load(Ordering::Relaxed) - before;
+        let faults = page_faults() - faults;
         print!(
-            "; with tree {total:.3} s ({:.1} MB/s), {} tree nodes, peak {peak} B ({:.1} B/byte)",
+            "; with tree {total:.3} s ({:.1} MB/s), {} tree nodes, peak {peak} B ({:.1} B/byte), {faults} page faults",
             mb / total,
             tree.len(),
             peak as f64 / text.len() as f64,
