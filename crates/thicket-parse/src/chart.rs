@@ -10,14 +10,13 @@ pub struct ParseResult<'p, 'g> {
     pub(crate) parser: &'p Parser<'g>,
     pub(crate) text: &'p [u8],
     pub(crate) items: Vec<Item>,
-    /// `items[set_start[j]..set_start[j + 1]]` is Earley set `j`, in insertion order.
-    pub(crate) set_start: Vec<u32>,
+    /// Where each set's items and waiting entries are (sets in insertion order).
+    pub(crate) sets: SetIndex,
     /// Sorted indices of the sets too large to search linearly, built on the first
     /// search of such a set (reading the tree follows pointers and never needs it).
     pub(crate) big_index: std::cell::OnceCell<BigIndex>,
-    /// Per set (`wait_start`), who waits there for which node, sorted by node.
+    /// Per set (`sets`), who waits there for which node, sorted by node.
     pub(crate) waiting: Vec<Waiting>,
-    pub(crate) wait_start: Vec<u32>,
     /// Completions that took a Leo shortcut, by set.
     pub(crate) leo: Vec<LeoStep>,
     /// Per waiting entry that is a link of a Leo chain, the waiting entry of the next
@@ -27,11 +26,98 @@ pub struct ParseResult<'p, 'g> {
     pub(crate) leo_cache: std::cell::RefCell<LeoCache>,
 }
 
-/// The range of set `j` in the item arrays (the last set may still be open).
-pub(crate) fn set_range(set_start: &[u32], len: usize, j: usize) -> (usize, usize) {
-    let lo = set_start[j] as usize;
-    let hi = set_start.get(j + 1).map_or(len, |&h| h as usize);
-    (lo, hi)
+/// Where the sets are in the chart's items and waiting entries, by position. Only
+/// positions with items have a set (inside a long token there are none), so positions
+/// map to sets through a bitmap with running counts: a few bytes per 64 positions rather
+/// than 8 per position.
+#[derive(Default)]
+pub(crate) struct SetIndex {
+    /// Per 64 positions: which have a set, and how many sets come before them.
+    blocks: Vec<(u64, u32)>,
+    /// Blocks whose count is set (the ones up to the last set opened).
+    counted: usize,
+    /// Per set, where its items and its waiting entries start; after the last set, where
+    /// they end (once finished).
+    starts: Vec<(u32, u32)>,
+}
+
+impl SetIndex {
+    /// An index for positions `0..len`, with no sets yet.
+    pub(crate) fn new(len: usize) -> SetIndex {
+        SetIndex {
+            blocks: vec![(0, 0); len.div_ceil(64)],
+            counted: 0,
+            starts: Vec::new(),
+        }
+    }
+
+    /// Opens the set at position `j` (after every set so far), whose items and waiting
+    /// entries start at `item` and `wait`.
+    #[inline]
+    pub(crate) fn open(&mut self, j: usize, item: usize, wait: usize) {
+        let block = j >> 6;
+        let sets = self.starts.len() as u32;
+        while self.counted <= block {
+            self.blocks[self.counted].1 = sets;
+            self.counted += 1;
+        }
+        self.blocks[block].0 |= 1 << (j & 63);
+        self.starts.push((item as u32, wait as u32));
+    }
+
+    /// Closes the last set: its items and waiting entries end at `item` and `wait`.
+    pub(crate) fn finish(&mut self, item: usize, wait: usize) {
+        let sets = self.starts.len() as u32;
+        for block in &mut self.blocks[self.counted..] {
+            block.1 = sets;
+        }
+        self.counted = self.blocks.len();
+        self.starts.push((item as u32, wait as u32));
+    }
+
+    /// The number of the set at position `j`, if there is one.
+    #[inline(always)]
+    pub(crate) fn set_at(&self, j: usize) -> Option<usize> {
+        let &(bits, before) = self.blocks.get(j >> 6)?;
+        let bit = 1u64 << (j & 63);
+        (bits & bit != 0).then(|| before as usize + (bits & (bit - 1)).count_ones() as usize)
+    }
+
+    /// The range of the set at position `j` in the items (empty if there is none; the
+    /// last set may still be open, ending at `len`).
+    #[inline]
+    pub(crate) fn items(&self, j: usize, len: usize) -> (usize, usize) {
+        match self.set_at(j) {
+            Some(r) => self.range(r, len, |s| s.0),
+            None => (0, 0),
+        }
+    }
+
+    /// The range of the set at position `j` in the waiting entries (as `items`).
+    #[inline]
+    pub(crate) fn waiting(&self, j: usize, len: usize) -> (usize, usize) {
+        match self.set_at(j) {
+            Some(r) => self.range(r, len, |s| s.1),
+            None => (0, 0),
+        }
+    }
+
+    /// The range of set number `r`, by the start `of` picks.
+    #[inline(always)]
+    fn range(&self, r: usize, len: usize, of: impl Fn((u32, u32)) -> u32) -> (usize, usize) {
+        let lo = of(self.starts[r]) as usize;
+        let hi = self.starts.get(r + 1).map_or(len, |&s| of(s) as usize);
+        (lo, hi)
+    }
+
+    /// The positions of the sets, in order.
+    pub(crate) fn positions(&self) -> impl Iterator<Item = usize> + '_ {
+        self.blocks.iter().enumerate().flat_map(|(b, &(bits, _))| {
+            (0..64)
+                .filter(move |i| bits & (1 << i) != 0)
+                .map(move |i| b * 64 + i)
+        })
+    }
 }
 
 /// For each set larger than `SMALL_SET`, indices into the chart's items sorted by
@@ -46,10 +132,10 @@ pub(crate) struct BigIndex {
 
 impl BigIndex {
     /// Indexes every large set of a chart.
-    fn build(items: &[Item], set_start: &[u32]) -> BigIndex {
+    fn build(items: &[Item], sets: &SetIndex) -> BigIndex {
         let mut index = BigIndex::default();
-        for j in 0..set_start.len() {
-            let (lo, hi) = set_range(set_start, items.len(), j);
+        for j in sets.positions() {
+            let (lo, hi) = sets.items(j, items.len());
             index.add_set(j, &items[lo..hi], lo);
         }
         index
@@ -194,7 +280,7 @@ impl ParseResult<'_, '_> {
     /// The index of the large sets, built on first use.
     fn big_index(&self) -> &BigIndex {
         self.big_index
-            .get_or_init(|| BigIndex::build(&self.items, &self.set_start))
+            .get_or_init(|| BigIndex::build(&self.items, &self.sets))
     }
 
     /// The complete root item spanning the whole input, if the input was accepted.
@@ -203,7 +289,7 @@ impl ParseResult<'_, '_> {
     pub(crate) fn root_item(&self) -> Option<Item> {
         let n = self.text.len();
         let root = self.parser.root;
-        let (lo, hi) = set_range(&self.set_start, self.items.len(), n);
+        let (lo, hi) = self.sets.items(n, self.items.len());
         self.items[lo..hi]
             .iter()
             .find(|it| (it.node, it.origin, it.dot) == (root, 0, 1))
@@ -212,7 +298,7 @@ impl ParseResult<'_, '_> {
 
     /// The item `(node, origin, dot)` in set `j`, if present.
     pub(crate) fn find(&self, j: usize, node: u32, origin: u32, dot: u32) -> Option<Item> {
-        let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
+        let (lo, hi) = self.sets.items(j, self.items.len());
         let key = (node, origin, dot);
         if hi - lo <= SMALL_SET {
             return self.items[lo..hi]
@@ -237,8 +323,8 @@ impl ParseResult<'_, '_> {
     /// ends, over the chart, with the items Leo shortcuts skipped rebuilt.
     pub(crate) fn ends_index(&self) -> rustc_hash::FxHashMap<(u32, u32), Vec<u32>> {
         let mut index: rustc_hash::FxHashMap<(u32, u32), Vec<u32>> = Default::default();
-        for j in 0..self.set_start.len().saturating_sub(1) {
-            let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
+        for j in self.sets.positions() {
+            let (lo, hi) = self.sets.items(j, self.items.len());
             for item in &self.items[lo..hi] {
                 if self.parser.is_complete(item) {
                     index
@@ -310,7 +396,7 @@ impl ParseResult<'_, '_> {
         Chart {
             items: &self.items,
             waiting: &self.waiting,
-            wait_start: &self.wait_start,
+            sets: &self.sets,
         }
     }
 
@@ -336,7 +422,7 @@ impl ParseResult<'_, '_> {
 
     /// The earliest-derived complete item of a repetition spanning `origin..j`.
     pub(crate) fn complete_repeat(&self, j: usize, node: u32, origin: u32) -> Option<Item> {
-        let (lo, hi) = set_range(&self.set_start, self.items.len(), j);
+        let (lo, hi) = self.sets.items(j, self.items.len());
         if hi - lo <= SMALL_SET {
             // In insertion order, so the first is the earliest derived.
             return self.items[lo..hi]

@@ -1,7 +1,7 @@
 //! The Earley recogniser: builds the chart set by set, with Leo's optimisation for
 //! deterministic right-recursive completions.
 
-use crate::chart::ParseResult;
+use crate::chart::{ParseResult, SetIndex};
 use crate::compile::{Op, Parser};
 use crate::error::ParseError;
 use crate::terminal::RegexMatcher;
@@ -43,18 +43,15 @@ impl LeoMemo {
 pub(crate) struct Chart<'a> {
     pub(crate) items: &'a [Item],
     pub(crate) waiting: &'a [Waiting],
-    pub(crate) wait_start: &'a [u32],
+    pub(crate) sets: &'a SetIndex,
 }
 
 impl Chart<'_> {
-    /// The waiting entries of set `o`, sorted by node.
-    pub(crate) fn waiters(&self, o: usize) -> &[Waiting] {
-        let lo = self.wait_start[o] as usize;
-        let hi = self
-            .wait_start
-            .get(o + 1)
-            .map_or(self.waiting.len(), |&h| h as usize);
-        &self.waiting[lo..hi]
+    /// The waiting entries of set `o`, sorted by node, and the index of the first.
+    #[inline]
+    pub(crate) fn waiters(&self, o: usize) -> (usize, &[Waiting]) {
+        let (lo, hi) = self.sets.waiting(o, self.waiting.len());
+        (lo, &self.waiting[lo..hi])
     }
 }
 
@@ -399,9 +396,8 @@ impl<'g> Parser<'g> {
     ) -> Result<ParseResult<'p, 'g>, ParseError> {
         let n = text.len();
         let mut items: Vec<Item> = Vec::new();
-        let mut set_start: Vec<u32> = Vec::with_capacity(n + 2);
+        let mut sets = SetIndex::new(n + 1);
         let mut waiting: Vec<Waiting> = Vec::new();
-        let mut wait_start: Vec<u32> = Vec::with_capacity(n + 2);
         let mut leo: Vec<LeoStep> = Vec::new();
         // Leo memo per waiting entry (used at the first entry of each node's group).
         let mut leo_memo = LeoMemo::default();
@@ -426,25 +422,18 @@ impl<'g> Parser<'g> {
         let mut furthest = 0;
         let mut j = 0;
         while j <= n {
-            set_start.push(items.len() as u32);
             work.start_set(j);
             if work.current.is_empty() {
-                wait_start.push(waiting.len() as u32);
                 match work.next_scanned() {
-                    None => return Err(self.reject(text, furthest, &items, &set_start)),
+                    None => return Err(self.reject(text, furthest, &items, &sets)),
                     Some(next) => {
-                        // Nothing happens until then (inside a long token): empty sets.
-                        let upto = next.min(n + 1);
-                        if upto > j + 1 {
-                            set_start.resize(set_start.len() + upto - j - 1, items.len() as u32);
-                            wait_start
-                                .resize(wait_start.len() + upto - j - 1, waiting.len() as u32);
-                        }
+                        // Nothing happens until then (inside a long token): no sets.
                         j = next;
                         continue;
                     }
                 }
             }
+            sets.open(j, items.len(), waiting.len());
             furthest = j;
             let base = items.len();
             let mut k = 0;
@@ -464,12 +453,11 @@ impl<'g> Parser<'g> {
                     let chart = Chart {
                         items: &items,
                         waiting: &waiting,
-                        wait_start: &wait_start,
+                        sets: &sets,
                     };
                     // One search for the node's waiters serves the Leo memo (kept at the
                     // first of them) and the completion; with none, there is nothing to do.
-                    let lo = wait_start[item.origin as usize] as usize;
-                    let waiters = chart.waiters(item.origin as usize);
+                    let (lo, waiters) = chart.waiters(item.origin as usize);
                     let first = waiters.partition_point(|w| w.node < item.node);
                     if waiters.get(first).is_some_and(|w| w.node == item.node) {
                         match self.leo_top(
@@ -510,7 +498,6 @@ impl<'g> Parser<'g> {
                 k += 1;
             }
             items.extend_from_slice(&work.current);
-            wait_start.push(waiting.len() as u32);
             let wait_base = waiting.len();
             waiting.extend_from_slice(&work.waiting);
             let new = &mut waiting[wait_base..];
@@ -520,8 +507,7 @@ impl<'g> Parser<'g> {
             leo_memo.grow(waiting.len());
             j += 1;
         }
-        set_start.push(items.len() as u32);
-        wait_start.push(waiting.len() as u32);
+        sets.finish(items.len(), waiting.len());
         let mut leo_next = std::mem::take(&mut leo_memo.next);
         leo_next.truncate(waiting.len());
         drop(leo_memo);
@@ -529,16 +515,15 @@ impl<'g> Parser<'g> {
             parser: self,
             text,
             items,
-            set_start,
+            sets,
             big_index: Default::default(),
             waiting,
-            wait_start,
             leo,
             leo_next,
             leo_cache: Default::default(),
         };
         if result.root_item().is_none() {
-            return Err(self.reject(text, n, &result.items, &result.set_start));
+            return Err(self.reject(text, n, &result.items, &result.sets));
         }
         Ok(result)
     }
@@ -554,10 +539,7 @@ impl<'g> Parser<'g> {
         first: usize,
     ) -> Option<(Item, u32)> {
         let w = &chart.waiting[first];
-        let set_end = chart
-            .wait_start
-            .get(o as usize + 1)
-            .map_or(chart.waiting.len(), |&h| h as usize);
+        let (_, set_end) = chart.sets.waiting(o as usize, chart.waiting.len());
         if first + 1 < set_end && chart.waiting[first + 1].node == w.node {
             return None;
         }
@@ -611,8 +593,7 @@ impl<'g> Parser<'g> {
         memo: &mut LeoMemo,
     ) -> Option<Item> {
         let slot = |key: (u32, u32)| -> Option<usize> {
-            let lo = chart.wait_start[key.0 as usize] as usize;
-            let waiters = chart.waiters(key.0 as usize);
+            let (lo, waiters) = chart.waiters(key.0 as usize);
             let first = waiters.partition_point(|w| w.node < key.1);
             waiters
                 .get(first)

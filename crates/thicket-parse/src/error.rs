@@ -1,7 +1,7 @@
 //! Why an input was rejected: the furthest position reached, with line and column, the
 //! terminals expected there and the rules being parsed.
 
-use crate::chart::set_range;
+use crate::chart::SetIndex;
 use crate::compile::{NONE, Op, Parser};
 use crate::earley::Item;
 use rustc_hash::FxHashSet;
@@ -65,9 +65,9 @@ impl Parser<'_> {
         text: &[u8],
         at: usize,
         items: &[Item],
-        set_start: &[u32],
+        sets: &SetIndex,
     ) -> ParseError {
-        let (lo, hi) = set_range(set_start, items.len(), at);
+        let (lo, hi) = sets.items(at, items.len());
         let mut expected: Vec<String> = Vec::new();
         let mut rules: Vec<String> = Vec::new();
         let mut seen = FxHashSet::default();
