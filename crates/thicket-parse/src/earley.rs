@@ -242,7 +242,9 @@ enum Scan<'p> {
     Predict,
 }
 
-/// The parser's working state for the set being built, reused from set to set.
+/// The parser's working state for the set being built, reused from set to set, and the
+/// chart's items and waiting entries, to which each set is appended as it is built (no
+/// copy of a finished set).
 #[derive(Default)]
 pub(crate) struct Work<'p> {
     /// How each node is scanned (`Scan::Unknown` until first expected).
@@ -251,11 +253,14 @@ pub(crate) struct Work<'p> {
     pub(crate) j: usize,
     /// Whether matches the next byte cannot follow are dropped.
     pub(crate) follow_filter: bool,
-    /// Items of set `j`, in the order they arose.
-    pub(crate) current: Vec<Item>,
-    /// The keys of `current` once it outgrows `SMALL_SET` (until then it is scanned).
+    /// The chart's items: those of set `j` (the current set) from `base` on, in the order
+    /// they arose.
+    pub(crate) items: Vec<Item>,
+    pub(crate) base: usize,
+    /// The keys of the current set once it outgrows `SMALL_SET` (until then it is
+    /// scanned).
     seen: SeenTable,
-    /// While `current` is small: one bit per key hash of its items, so that a new item
+    /// While the current set is small: one bit per key hash of its items, so that a new item
     /// (the usual case) is told apart without scanning the set.
     seen_bits: u64,
     /// Items scanned into the next `NEAR - 1` sets: the set at `end` in `near[end % NEAR]`,
@@ -268,8 +273,10 @@ pub(crate) struct Work<'p> {
     pending: std::collections::BinaryHeap<Scanned>,
     /// How many items have been scanned ahead so far (orders `pending`).
     scanned: u64,
-    /// Waiting entries of set `j`, recorded as items predict.
+    /// The chart's waiting entries: those of set `j` from `wait_base` on, recorded as
+    /// items predict (sorted once the set is done).
     pub(crate) waiting: Vec<Waiting>,
+    pub(crate) wait_base: usize,
     /// Terminals and tokens matched at `j`: `(node, start, len)` into `cache_ends`.
     pub(crate) cache_keys: Vec<(u32, u32, u32)>,
     pub(crate) cache_ends: Vec<usize>,
@@ -280,7 +287,8 @@ impl Work<'_> {
     #[inline]
     fn start_set(&mut self, j: usize) {
         self.j = j;
-        self.current.clear();
+        self.base = self.items.len();
+        self.wait_base = self.waiting.len();
         self.seen.clear();
         self.seen_bits = 0;
         while let Some(scanned) = self.pending.peek().filter(|s| s.end as usize == j) {
@@ -301,7 +309,6 @@ impl Work<'_> {
 
         self.cache_keys.clear();
         self.cache_ends.clear();
-        self.waiting.clear();
     }
 
     /// The position of the next set after `j` that has scanned items, if any.
@@ -324,14 +331,12 @@ impl Work<'_> {
     #[inline(always)]
     fn push_new(&mut self, item: Item) {
         let key = (item.node, item.dot, item.origin);
-        let len = self.current.len();
+        let current = &self.items[self.base..];
+        let len = current.len();
         if len < SMALL_SET {
             let bit = 1u64 << key_hash(key);
             if self.seen_bits & bit != 0
-                && self
-                    .current
-                    .iter()
-                    .any(|it| (it.node, it.dot, it.origin) == key)
+                && current.iter().any(|it| (it.node, it.dot, it.origin) == key)
             {
                 return;
             }
@@ -339,13 +344,13 @@ impl Work<'_> {
         } else {
             if len == SMALL_SET {
                 // Outgrown the linear scan: index what is there.
-                self.seen.start(&self.current);
+                self.seen.start(current);
             }
-            if !self.seen.insert(key, &self.current) {
+            if !self.seen.insert(key, current) {
                 return;
             }
         }
-        self.current.push(item);
+        self.items.push(item);
     }
 
     /// Adds an item to the set at `end` (the current one, or a later one after a scan).
@@ -395,9 +400,7 @@ impl<'g> Parser<'g> {
         follow_filter: bool,
     ) -> Result<ParseResult<'p, 'g>, ParseError> {
         let n = text.len();
-        let mut items: Vec<Item> = Vec::new();
         let mut sets = SetIndex::new(n + 1);
-        let mut waiting: Vec<Waiting> = Vec::new();
         let mut leo: Vec<LeoStep> = Vec::new();
         // Leo memo per waiting entry (used at the first entry of each node's group).
         let mut leo_memo = LeoMemo::default();
@@ -423,9 +426,9 @@ impl<'g> Parser<'g> {
         let mut j = 0;
         while j <= n {
             work.start_set(j);
-            if work.current.is_empty() {
+            if work.items.len() == work.base {
                 match work.next_scanned() {
-                    None => return Err(self.reject(text, furthest, &items, &sets)),
+                    None => return Err(self.reject(text, furthest, &work.items, &sets)),
                     Some(next) => {
                         // Nothing happens until then (inside a long token): no sets.
                         j = next;
@@ -433,13 +436,12 @@ impl<'g> Parser<'g> {
                     }
                 }
             }
-            sets.open(j, items.len(), waiting.len());
+            sets.open(j, work.base, work.wait_base);
             furthest = j;
-            let base = items.len();
-            let mut k = 0;
-            while k < work.current.len() {
-                let item = work.current[k];
-                if base + work.current.len() > self.config.max_items {
+            let mut k = work.base;
+            while k < work.items.len() {
+                let item = work.items[k];
+                if work.items.len() > self.config.max_items {
                     return Err(ParseError::TooComplex {
                         offset: j,
                         max_items: self.config.max_items,
@@ -451,8 +453,8 @@ impl<'g> Parser<'g> {
                     && (!follow_filter || self.can_follow(item.node, text, j))
                 {
                     let chart = Chart {
-                        items: &items,
-                        waiting: &waiting,
+                        items: &work.items,
+                        waiting: &work.waiting,
                         sets: &sets,
                     };
                     // One search for the node's waiters serves the Leo memo (kept at the
@@ -480,33 +482,28 @@ impl<'g> Parser<'g> {
                                 leo.push(LeoStep {
                                     set: j as u32,
                                     origin: item.origin,
-                                    bottom: (base + k) as u32,
+                                    bottom: k as u32,
                                     slot: (lo + first) as u32,
                                 });
                             }
-                            None => self.complete(
-                                item,
-                                (base + k) as u32,
-                                &items,
-                                &waiters[first..],
-                                &mut work,
-                            ),
+                            None => {
+                                let end = lo + waiters.len();
+                                self.complete(item, k as u32, lo + first..end, &mut work)
+                            }
                         }
                     }
                 }
-                self.predict_and_scan(op, item, (base + k) as u32, text, &mut work);
+                self.predict_and_scan(op, item, k as u32, text, &mut work);
                 k += 1;
             }
-            items.extend_from_slice(&work.current);
-            let wait_base = waiting.len();
-            waiting.extend_from_slice(&work.waiting);
-            let new = &mut waiting[wait_base..];
+            let new = &mut work.waiting[work.wait_base..];
             if new.len() > 1 {
                 new.sort_unstable_by_key(|w| (w.node, w.item));
             }
-            leo_memo.grow(waiting.len());
+            leo_memo.grow(work.waiting.len());
             j += 1;
         }
+        let (items, waiting) = (work.items, work.waiting);
         sets.finish(items.len(), waiting.len());
         let mut leo_next = std::mem::take(&mut leo_memo.next);
         leo_next.truncate(waiting.len());
@@ -649,23 +646,17 @@ impl<'g> Parser<'g> {
     }
 
     /// Advances whoever waited, at the item's origin, for the node it completes.
-    /// `index` is the item's chart index; `waiting` starts at the first entry for the
-    /// item's node.
-    fn complete(
-        &self,
-        item: Item,
-        index: u32,
-        items: &[Item],
-        waiting: &[Waiting],
-        work: &mut Work,
-    ) {
-        for w in waiting {
+    /// `index` is the item's chart index; `waiting` (chart indices of waiting entries)
+    /// runs from the first entry for the item's node to the end of the origin's set.
+    fn complete(&self, item: Item, index: u32, waiting: std::ops::Range<usize>, work: &mut Work) {
+        for i in waiting {
+            let w = work.waiting[i];
             if w.node != item.node {
                 break;
             }
             let advanced = Item {
                 child: index,
-                ..self.advanced_waiter(w, items, item.origin)
+                ..self.advanced_waiter(&w, &work.items, item.origin)
             };
             work.add(advanced, work.j);
         }
