@@ -19,9 +19,6 @@ pub struct ParseResult<'p, 'g> {
     pub(crate) waiting: Vec<Waiting>,
     /// Completions that took a Leo shortcut, by set.
     pub(crate) leo: Vec<LeoStep>,
-    /// Per waiting entry that is a link of a Leo chain, the waiting entry of the next
-    /// link up (`NO_ITEM`: none), as the recogniser walked them.
-    pub(crate) leo_next: Vec<u32>,
     /// Items skipped by Leo shortcuts, rebuilt on demand for tree reading.
     pub(crate) leo_cache: std::cell::RefCell<LeoCache>,
 }
@@ -355,7 +352,7 @@ impl ParseResult<'_, '_> {
     /// skipped, innermost first, until `visit` returns `false`, the chain ends, or it
     /// comes back to an item (a unit cycle). The links are those the recogniser walked:
     /// from the shortcut's first waiting entry, each link's next one is looked up in
-    /// `leo_next`, never searched.
+    /// `Waiting::next`, never searched.
     pub(crate) fn leo_chain(&self, step: &LeoStep, mut visit: impl FnMut(Item) -> bool) {
         let chart = self.chart();
         // Most chains are short: their links are checked for repeats in a small array,
@@ -387,7 +384,7 @@ impl ParseResult<'_, '_> {
                 break;
             }
             origin = skipped.origin;
-            slot = self.leo_next[slot as usize];
+            slot = self.waiting[slot as usize].next.get();
         }
     }
 

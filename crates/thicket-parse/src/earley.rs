@@ -6,38 +6,19 @@ use crate::compile::{Op, Parser};
 use crate::error::ParseError;
 use crate::terminal::RegexMatcher;
 
-/// What is known about completing a node from a set, per waiting entry (used at the
-/// first entry of each node's group): not yet looked at, not deterministic (complete the
-/// ordinary way), or the top of the Leo chain, as an index into `tops` (chains share
-/// their top, so it is stored once).
+/// The tops of the Leo chains found so far (the memo itself is in the waiting entries,
+/// `Waiting::memo`): chains share their top, so it is stored once.
 #[derive(Default)]
 pub(crate) struct LeoMemo {
-    state: Vec<u32>,
     tops: Vec<Item>,
     /// The chain being walked (reused).
     path: Vec<(usize, Item)>,
-    /// Per waiting entry that is a link of a Leo chain: the memo slot of the next link
-    /// up (`NO_ITEM` if none was walked), so that tree reading walks a chain by lookups
-    /// (`ParseResult::leo_next`).
-    next: Vec<u32>,
 }
 
 const MEMO_UNKNOWN: u32 = u32::MAX;
 const MEMO_NO: u32 = u32::MAX - 1;
 /// On the chain being walked: meeting it again means a unit cycle.
 const MEMO_WALKING: u32 = u32::MAX - 2;
-
-impl LeoMemo {
-    /// Makes room for `len` waiting entries, in steps (most sets add one or two).
-    #[inline]
-    fn grow(&mut self, len: usize) {
-        if len > self.state.len() {
-            let len = len.max(self.state.len() + self.state.len() / 4 + 64);
-            self.state.resize(len, MEMO_UNKNOWN);
-            self.next.resize(len, NO_ITEM);
-        }
-    }
-}
 
 /// The finished part of the chart, for lookups while later sets are built.
 pub(crate) struct Chart<'a> {
@@ -55,14 +36,24 @@ impl Chart<'_> {
     }
 }
 
-/// An item of a set waiting for `node` to complete from that set.
-#[derive(Clone, Copy, Debug)]
+/// An item of a set waiting for `node` to complete from that set, with the Leo memo of
+/// the entry (kept in the entry rather than in arrays beside the waiting entries: one
+/// array to grow and to touch). An alternation's choice is not stored: it is the first
+/// alternative that is `node` (`Parser::advanced_waiter`).
+#[derive(Clone, Debug)]
 pub(crate) struct Waiting {
     pub(crate) node: u32,
     /// Index of the waiting item.
     pub(crate) item: u32,
-    /// For alternations: which alternative `node` is.
-    pub(crate) choice: u32,
+    /// What is known about completing `node` from this set (kept at the first entry of
+    /// each node's group): `MEMO_UNKNOWN` (not yet looked at), `MEMO_NO` (not
+    /// deterministic: complete the ordinary way), `MEMO_WALKING`, or the top of the Leo
+    /// chain as an index into `LeoMemo::tops`.
+    memo: std::cell::Cell<u32>,
+    /// If this entry is a link of a Leo chain: the waiting entry of the next link up
+    /// (`NO_ITEM` if none was walked), so that tree reading walks a chain by lookups
+    /// (`ParseResult::leo_chain`).
+    pub(crate) next: std::cell::Cell<u32>,
 }
 
 /// An Earley item: `node` has matched `dot` (see the crate docs) from `origin`.
@@ -91,7 +82,7 @@ pub(crate) const LEO: u32 = 1 << 31;
 /// A completion that took a Leo shortcut: in set `set`, completing the item at chart
 /// index `bottom` (whose origin is `origin`) jumped to the top of the chain. `slot` is
 /// the first waiting entry for its node in set `origin`: the chain's first link (the
-/// next ones follow `ParseResult::leo_next`).
+/// next ones follow `Waiting::next`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LeoStep {
     pub(crate) set: u32,
@@ -462,13 +453,8 @@ impl<'g> Parser<'g> {
                     let (lo, waiters) = chart.waiters(item.origin as usize);
                     let first = waiters.partition_point(|w| w.node < item.node);
                     if waiters.get(first).is_some_and(|w| w.node == item.node) {
-                        match self.leo_top(
-                            &chart,
-                            item.origin,
-                            item.node,
-                            lo + first,
-                            &mut leo_memo,
-                        ) {
+                        let end = lo + waiters.len();
+                        match self.leo_top(&chart, item.origin, lo + first, end, &mut leo_memo) {
                             Some(top) => {
                                 // Leo: a chain of right-recursive completions, each the
                                 // only thing its origin waited for, collapses into its top.
@@ -486,10 +472,7 @@ impl<'g> Parser<'g> {
                                     slot: (lo + first) as u32,
                                 });
                             }
-                            None => {
-                                let end = lo + waiters.len();
-                                self.complete(item, k as u32, lo + first..end, &mut work)
-                            }
+                            None => self.complete(item, k as u32, lo + first..end, &mut work),
                         }
                     }
                 }
@@ -500,13 +483,10 @@ impl<'g> Parser<'g> {
             if new.len() > 1 {
                 new.sort_unstable_by_key(|w| (w.node, w.item));
             }
-            leo_memo.grow(work.waiting.len());
             j += 1;
         }
         let (items, waiting) = (work.items, work.waiting);
         sets.finish(items.len(), waiting.len());
-        let mut leo_next = std::mem::take(&mut leo_memo.next);
-        leo_next.truncate(waiting.len());
         drop(leo_memo);
         let result = ParseResult {
             parser: self,
@@ -516,7 +496,6 @@ impl<'g> Parser<'g> {
             big_index: Default::default(),
             waiting,
             leo,
-            leo_next,
             leo_cache: Default::default(),
         };
         if result.root_item().is_none() {
@@ -535,8 +514,21 @@ impl<'g> Parser<'g> {
         o: u32,
         first: usize,
     ) -> Option<(Item, u32)> {
-        let w = &chart.waiting[first];
         let (_, set_end) = chart.sets.waiting(o as usize, chart.waiting.len());
+        self.sole_penultimate_in(chart, o, first, set_end)
+    }
+
+    /// `sole_penultimate_at`, where set `o`'s waiting entries end at `set_end` (known to
+    /// the recogniser, which saves looking the set up again).
+    #[inline]
+    fn sole_penultimate_in(
+        &self,
+        chart: &Chart<'_>,
+        o: u32,
+        first: usize,
+        set_end: usize,
+    ) -> Option<(Item, u32)> {
+        let w = &chart.waiting[first];
         if first + 1 < set_end && chart.waiting[first + 1].node == w.node {
             return None;
         }
@@ -556,13 +548,25 @@ impl<'g> Parser<'g> {
 
     /// The item that `w`, a waiting entry of set `o`, advances to when the node it waits
     /// for completes from `o` (its `child` left for the caller).
+    ///
+    /// An alternation advances by the first alternative that is `w.node`: an
+    /// alternative repeated later (`<a> ::= <b> | <b>`) waits in an entry of its own,
+    /// but advances to the same item, which deduplication drops (the first entry of a
+    /// group advances first, and all of them the same way).
     #[inline]
     fn advanced_waiter(&self, w: &Waiting, items: &[Item], o: u32) -> Item {
         let waiter = items[w.item as usize];
         let (dot, back) = match self.ops[waiter.node as usize] {
             Op::Seq { .. } => (waiter.dot + 1, o),
             Op::Ref { .. } => (1, o),
-            Op::Alt { .. } => (1, w.choice),
+            Op::Alt { start, len } => {
+                let alternatives = &self.children[start as usize..(start + len) as usize];
+                let choice = alternatives.iter().position(|&c| c == w.node);
+                (
+                    1,
+                    choice.expect("an alternation waits for an alternative") as u32,
+                )
+            }
             Op::Repeat { min, max, .. } => (Self::next_count(min, max, waiter.dot), o),
             Op::Literal | Op::Regex => unreachable!("terminals do not wait"),
         };
@@ -575,29 +579,31 @@ impl<'g> Parser<'g> {
         }
     }
 
-    /// The top of the Leo chain that completing `node` from set `o` starts, memoised per
-    /// `(o, node)` (at the first waiting entry for `node` in set `o`). `None` if the
+    /// The top of the Leo chain that completing a node from set `o` starts, memoised per
+    /// `(o, node)` (at the first waiting entry for the node in set `o`). `None` if the
     /// completion is not deterministic.
     ///
     /// `start` is the memo slot of `(o, node)`: the index of the first waiting entry for
-    /// `node` in set `o`.
+    /// the node in set `o`, whose waiting entries end at `end`.
     fn leo_top(
         &self,
         chart: &Chart<'_>,
         o: u32,
-        node: u32,
         start: usize,
+        end: usize,
         memo: &mut LeoMemo,
     ) -> Option<Item> {
-        let slot = |key: (u32, u32)| -> Option<usize> {
+        let waiting = chart.waiting;
+        // The first waiting entry for `key.1` in set `key.0`, and the end of the set's.
+        let slot = |key: (u32, u32)| -> Option<(usize, usize)> {
             let (lo, waiters) = chart.waiters(key.0 as usize);
             let first = waiters.partition_point(|w| w.node < key.1);
             waiters
                 .get(first)
                 .filter(|w| w.node == key.1)
-                .map(|_| lo + first)
+                .map(|_| (lo + first, lo + waiters.len()))
         };
-        match memo.state[start] {
+        match waiting[start].memo.get() {
             MEMO_NO => return None,
             MEMO_UNKNOWN => {}
             top => return Some(memo.tops[top as usize]),
@@ -605,27 +611,27 @@ impl<'g> Parser<'g> {
         // Walk up the chain iteratively (it can be as long as the input), then fill the
         // memo for every link on the way back.
         let mut path = std::mem::take(&mut memo.path);
-        let mut key = (o, node);
-        let mut here = start;
+        let (mut o, mut here, mut set_end) = (o, start, end);
         let mut top = loop {
-            match memo.state[here] {
+            let w = &waiting[here];
+            match w.memo.get() {
                 MEMO_NO => break None,
                 MEMO_UNKNOWN => {}
                 // A unit cycle (`<a> ::= <a> | ...`) led back here: stop before it.
                 MEMO_WALKING => break None,
                 top => break Some(top),
             }
-            let Some((advanced, _)) = self.sole_penultimate_at(chart, key.0, here) else {
-                memo.state[here] = MEMO_NO;
+            let Some((advanced, _)) = self.sole_penultimate_in(chart, o, here, set_end) else {
+                w.memo.set(MEMO_NO);
                 break None;
             };
-            memo.state[here] = MEMO_WALKING;
+            w.memo.set(MEMO_WALKING);
             path.push((here, advanced));
-            key = (advanced.origin, advanced.node);
-            match slot(key) {
-                Some(next) => {
-                    memo.next[here] = next as u32;
-                    here = next;
+            o = advanced.origin;
+            match slot((advanced.origin, advanced.node)) {
+                Some((next, next_end)) => {
+                    w.next.set(next as u32);
+                    (here, set_end) = (next, next_end);
                 }
                 None => break None, // nobody waits further up: `advanced` is the top
             }
@@ -635,11 +641,11 @@ impl<'g> Parser<'g> {
                 memo.tops.push(advanced);
                 (memo.tops.len() - 1) as u32
             });
-            memo.state[slot] = found;
+            waiting[slot].memo.set(found);
             top = Some(found);
         }
         memo.path = path;
-        match memo.state[start] {
+        match waiting[start].memo.get() {
             MEMO_NO | MEMO_UNKNOWN => None,
             top => Some(memo.tops[top as usize]),
         }
@@ -650,7 +656,7 @@ impl<'g> Parser<'g> {
     /// runs from the first entry for the item's node to the end of the origin's set.
     fn complete(&self, item: Item, index: u32, waiting: std::ops::Range<usize>, work: &mut Work) {
         for i in waiting {
-            let w = work.waiting[i];
+            let w = work.waiting[i].clone();
             if w.node != item.node {
                 break;
             }
@@ -707,15 +713,15 @@ impl<'g> Parser<'g> {
         match op {
             Op::Seq { start, len } if item.dot < len => {
                 let child = self.children[(start + item.dot) as usize];
-                self.expect_child(child, 0, advanced(item.dot + 1, j), index, text, work);
+                self.expect_child(child, advanced(item.dot + 1, j), index, text, work);
             }
             Op::Ref { body } if item.dot == 0 => {
-                self.expect_child(body, 0, advanced(1, j), index, text, work);
+                self.expect_child(body, advanced(1, j), index, text, work);
             }
             Op::Alt { start, len } if item.dot == 0 => {
                 for i in 0..len {
                     let child = self.children[(start + i) as usize];
-                    self.expect_child(child, i, advanced(1, i), index, text, work);
+                    self.expect_child(child, advanced(1, i), index, text, work);
                 }
             }
             Op::Repeat {
@@ -724,7 +730,7 @@ impl<'g> Parser<'g> {
                 max,
             } if Self::repeat_expects(max, item.dot) => {
                 let dot = Self::next_count(min, max, item.dot);
-                self.expect_child(child, 0, advanced(dot, j), index, text, work);
+                self.expect_child(child, advanced(dot, j), index, text, work);
             }
             _ => {}
         }
@@ -736,7 +742,6 @@ impl<'g> Parser<'g> {
     fn expect_child<'p>(
         &'p self,
         child: u32,
-        choice: u32,
         advanced: Item,
         index: u32,
         text: &[u8],
@@ -746,7 +751,8 @@ impl<'g> Parser<'g> {
             work.waiting.push(Waiting {
                 node: child,
                 item: index,
-                choice,
+                memo: std::cell::Cell::new(MEMO_UNKNOWN),
+                next: std::cell::Cell::new(NO_ITEM),
             });
         }
     }
