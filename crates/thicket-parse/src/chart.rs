@@ -2,7 +2,7 @@
 //! shortcuts skipped, and where each node's derivations end.
 
 use crate::compile::Parser;
-use crate::earley::{Chart, Item, LeoStep, NO_ITEM, SMALL_SET, Waiting};
+use crate::earley::{Item, LeoStep, NO_ITEM, SMALL_SET, Waiting};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A successful parse: the chart, from which trees are read.
@@ -354,7 +354,6 @@ impl ParseResult<'_, '_> {
     /// from the shortcut's first waiting entry, each link's next one is looked up in
     /// `Waiting::next`, never searched.
     pub(crate) fn leo_chain(&self, step: &LeoStep, mut visit: impl FnMut(Item) -> bool) {
-        let chart = self.chart();
         // Most chains are short: their links are checked for repeats in a small array,
         // and only a long chain pays for a hash set.
         let mut short = [(0u32, 0u32); SMALL_SET];
@@ -362,10 +361,8 @@ impl ParseResult<'_, '_> {
         let mut seen = FxHashSet::default();
         let (mut origin, mut slot) = (step.origin, step.slot);
         while slot != NO_ITEM {
-            let Some((skipped, _)) = self
-                .parser
-                .sole_penultimate_at(&chart, origin, slot as usize)
-            else {
+            let w = &self.waiting[slot as usize];
+            let Some(skipped) = self.parser.leo_link(w, &self.items, origin) else {
                 break;
             };
             let link = (skipped.node, skipped.origin);
@@ -384,16 +381,7 @@ impl ParseResult<'_, '_> {
                 break;
             }
             origin = skipped.origin;
-            slot = self.waiting[slot as usize].next.get();
-        }
-    }
-
-    /// The finished chart, for Leo chain walks.
-    pub(crate) fn chart(&self) -> Chart<'_> {
-        Chart {
-            items: &self.items,
-            waiting: &self.waiting,
-            sets: &self.sets,
+            slot = w.next.get();
         }
     }
 

@@ -506,22 +506,10 @@ impl<'g> Parser<'g> {
 
     /// The one item of set `o` waiting for a node whose advance completes it, if there
     /// is exactly one waiter and it is such an item (Leo's deterministic reduction), with
-    /// the waiter's index. `first` is the node's first waiting entry in set `o`.
+    /// the waiter's index. `first` is the node's first waiting entry in set `o`, whose
+    /// waiting entries end at `set_end`.
     #[inline]
-    pub(crate) fn sole_penultimate_at(
-        &self,
-        chart: &Chart<'_>,
-        o: u32,
-        first: usize,
-    ) -> Option<(Item, u32)> {
-        let (_, set_end) = chart.sets.waiting(o as usize, chart.waiting.len());
-        self.sole_penultimate_in(chart, o, first, set_end)
-    }
-
-    /// `sole_penultimate_at`, where set `o`'s waiting entries end at `set_end` (known to
-    /// the recogniser, which saves looking the set up again).
-    #[inline]
-    fn sole_penultimate_in(
+    fn sole_penultimate_at(
         &self,
         chart: &Chart<'_>,
         o: u32,
@@ -533,6 +521,16 @@ impl<'g> Parser<'g> {
             return None;
         }
         Some((self.penultimate_advanced(w, chart.items, o)?, w.item))
+    }
+
+    /// The item that `w`, a waiting entry of set `o`, advanced to as a link of a Leo chain
+    /// (the recogniser's `sole_penultimate_at`), if it is one. Once the chart is built, the
+    /// memo of every entry a chain reaches (a shortcut's first link, and each `next`)
+    /// is final: a top if the entry is a link, `MEMO_NO` if not. So tree reading tells a
+    /// link by its memo, without looking up its set again.
+    #[inline]
+    pub(crate) fn leo_link(&self, w: &Waiting, items: &[Item], o: u32) -> Option<Item> {
+        (w.memo.get() < MEMO_WALKING).then(|| self.advanced_waiter(w, items, o))
     }
 
     /// The item that `w`, a waiting entry of set `o`, advances to when its node
@@ -621,7 +619,7 @@ impl<'g> Parser<'g> {
                 MEMO_WALKING => break None,
                 top => break Some(top),
             }
-            let Some((advanced, _)) = self.sole_penultimate_in(chart, o, here, set_end) else {
+            let Some((advanced, _)) = self.sole_penultimate_at(chart, o, here, set_end) else {
                 w.memo.set(MEMO_NO);
                 break None;
             };
