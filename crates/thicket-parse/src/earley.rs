@@ -38,13 +38,16 @@ impl Chart<'_> {
 
 /// An item of a set waiting for `node` to complete from that set, with the Leo memo of
 /// the entry (kept in the entry rather than in arrays beside the waiting entries: one
-/// array to grow and to touch). An alternation's choice is not stored: it is the first
-/// alternative that is `node` (`Parser::advanced_waiter`).
+/// array to grow and to touch).
 #[derive(Clone, Debug)]
 pub(crate) struct Waiting {
     pub(crate) node: u32,
     /// Index of the waiting item.
     pub(crate) item: u32,
+    /// For alternations: which alternative `node` is. (Stored: finding it again means
+    /// scanning the alternatives, which for a large alternation costs more than the
+    /// parse.)
+    pub(crate) choice: u32,
     /// What is known about completing `node` from this set (kept at the first entry of
     /// each node's group): `MEMO_UNKNOWN` (not yet looked at), `MEMO_NO` (not
     /// deterministic: complete the ordinary way), `MEMO_WALKING`, or the top of the Leo
@@ -546,25 +549,13 @@ impl<'g> Parser<'g> {
 
     /// The item that `w`, a waiting entry of set `o`, advances to when the node it waits
     /// for completes from `o` (its `child` left for the caller).
-    ///
-    /// An alternation advances by the first alternative that is `w.node`: an
-    /// alternative repeated later (`<a> ::= <b> | <b>`) waits in an entry of its own,
-    /// but advances to the same item, which deduplication drops (the first entry of a
-    /// group advances first, and all of them the same way).
     #[inline]
     fn advanced_waiter(&self, w: &Waiting, items: &[Item], o: u32) -> Item {
         let waiter = items[w.item as usize];
         let (dot, back) = match self.ops[waiter.node as usize] {
             Op::Seq { .. } => (waiter.dot + 1, o),
             Op::Ref { .. } => (1, o),
-            Op::Alt { start, len } => {
-                let alternatives = &self.children[start as usize..(start + len) as usize];
-                let choice = alternatives.iter().position(|&c| c == w.node);
-                (
-                    1,
-                    choice.expect("an alternation waits for an alternative") as u32,
-                )
-            }
+            Op::Alt { .. } => (1, w.choice),
             Op::Repeat { min, max, .. } => (Self::next_count(min, max, waiter.dot), o),
             Op::Literal | Op::Regex => unreachable!("terminals do not wait"),
         };
@@ -711,15 +702,15 @@ impl<'g> Parser<'g> {
         match op {
             Op::Seq { start, len } if item.dot < len => {
                 let child = self.children[(start + item.dot) as usize];
-                self.expect_child(child, advanced(item.dot + 1, j), index, text, work);
+                self.expect_child(child, 0, advanced(item.dot + 1, j), index, text, work);
             }
             Op::Ref { body } if item.dot == 0 => {
-                self.expect_child(body, advanced(1, j), index, text, work);
+                self.expect_child(body, 0, advanced(1, j), index, text, work);
             }
             Op::Alt { start, len } if item.dot == 0 => {
                 for i in 0..len {
                     let child = self.children[(start + i) as usize];
-                    self.expect_child(child, advanced(1, i), index, text, work);
+                    self.expect_child(child, i, advanced(1, i), index, text, work);
                 }
             }
             Op::Repeat {
@@ -728,7 +719,7 @@ impl<'g> Parser<'g> {
                 max,
             } if Self::repeat_expects(max, item.dot) => {
                 let dot = Self::next_count(min, max, item.dot);
-                self.expect_child(child, advanced(dot, j), index, text, work);
+                self.expect_child(child, 0, advanced(dot, j), index, text, work);
             }
             _ => {}
         }
@@ -740,6 +731,7 @@ impl<'g> Parser<'g> {
     fn expect_child<'p>(
         &'p self,
         child: u32,
+        choice: u32,
         advanced: Item,
         index: u32,
         text: &[u8],
@@ -749,6 +741,7 @@ impl<'g> Parser<'g> {
             work.waiting.push(Waiting {
                 node: child,
                 item: index,
+                choice,
                 memo: std::cell::Cell::new(MEMO_UNKNOWN),
                 next: std::cell::Cell::new(NO_ITEM),
             });
