@@ -91,6 +91,7 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
     let grammar = &spec.grammar;
     let config = ParseConfig {
         max_items: args.max_items,
+        ..ParseConfig::default()
     };
     let parser = match parser_for(&spec, config) {
         Ok(parser) => parser,

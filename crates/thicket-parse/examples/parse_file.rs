@@ -10,6 +10,10 @@
 //! Regular parts' DFAs are built on first use, so a parse of the first 64 KiB comes
 //! first, unmeasured. The measured work is in `measured`, for
 //! `valgrind --tool=callgrind --toggle-collect='*measured*'`.
+//!
+//! With `--again`, the file is parsed a second time with the same parser, which reuses
+//! the chart vectors the first parse left (`ParseConfig::keep_bytes`): the figures of a
+//! parser reused across inputs, as in the benchmarks, rather than of a first parse.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -86,8 +90,11 @@ fn size(text: &str) -> usize {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let no_tree = args.iter().any(|a| a == "--no-tree");
-    let mut args = args.into_iter().filter(|a| a != "--no-tree");
-    let usage = "usage: parse_file SPEC (FILE | json:SIZE | csv:SIZE) [--no-tree]";
+    let again = args.iter().any(|a| a == "--again");
+    let mut args = args
+        .into_iter()
+        .filter(|a| a != "--no-tree" && a != "--again");
+    let usage = "usage: parse_file SPEC (FILE | json:SIZE | csv:SIZE) [--no-tree] [--again]";
     let spec = args.next().expect(usage);
     let file = args.next().expect(usage);
     let spec = thicket_grammar::load_spec_file(spec.as_ref(), &Default::default())
@@ -102,6 +109,10 @@ fn main() {
     let parser = thicket_parse::Parser::new(&spec.grammar, Default::default()).expect("parser");
     let _ = parser.parse(&text[..text.len().min(64 << 10)]);
     measured(&parser, &text, no_tree);
+    if again {
+        print!("again: ");
+        measured(&parser, &text, no_tree);
+    }
 }
 
 #[inline(never)]

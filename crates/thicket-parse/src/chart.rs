@@ -2,7 +2,7 @@
 //! shortcuts skipped, and where each node's derivations end.
 
 use crate::compile::Parser;
-use crate::earley::{Item, LeoStep, NO_ITEM, SMALL_SET, Waiting};
+use crate::earley::{Item, LeoStep, NO_ITEM, SMALL_SET, Spare, Waiting};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A successful parse: the chart, from which trees are read.
@@ -21,6 +21,21 @@ pub struct ParseResult<'p, 'g> {
     pub(crate) leo: Vec<LeoStep>,
     /// Items skipped by Leo shortcuts, rebuilt on demand for tree reading.
     pub(crate) leo_cache: std::cell::RefCell<LeoCache>,
+    /// The recogniser's working lists, handed back to the parser with the chart's
+    /// vectors when the result is dropped.
+    pub(crate) spare: Spare,
+}
+
+impl Drop for ParseResult<'_, '_> {
+    /// Hands the chart's vectors back to the parser, for its next input.
+    fn drop(&mut self) {
+        let mut spare = std::mem::take(&mut self.spare);
+        spare.items = std::mem::take(&mut self.items);
+        spare.waiting = std::mem::take(&mut self.waiting);
+        spare.leo = std::mem::take(&mut self.leo);
+        spare.sets = std::mem::take(&mut self.sets);
+        self.parser.keep_spare(spare);
+    }
 }
 
 /// Where the sets are in the chart's items and waiting entries, by position. Only
@@ -39,13 +54,18 @@ pub(crate) struct SetIndex {
 }
 
 impl SetIndex {
-    /// An index for positions `0..len`, with no sets yet.
-    pub(crate) fn new(len: usize) -> SetIndex {
-        SetIndex {
-            blocks: vec![(0, 0); len.div_ceil(64)],
-            counted: 0,
-            starts: Vec::new(),
-        }
+    /// Makes this an index for positions `0..len`, with no sets yet (keeping the
+    /// vectors' capacity, for a parser's next input).
+    pub(crate) fn reset(&mut self, len: usize) {
+        self.blocks.clear();
+        self.blocks.resize(len.div_ceil(64), (0, 0));
+        self.counted = 0;
+        self.starts.clear();
+    }
+
+    /// Bytes written in the index's vectors.
+    pub(crate) fn bytes(&self) -> usize {
+        std::mem::size_of_val(&self.blocks[..]) + std::mem::size_of_val(&self.starts[..])
     }
 
     /// Opens the set at position `j` (after every set so far), whose items and waiting

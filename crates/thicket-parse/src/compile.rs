@@ -2,7 +2,7 @@
 //! lists, empty derivations, FIRST sets and rule owners.
 
 use crate::ParseConfig;
-use crate::earley::Item;
+use crate::earley::{Item, Spare};
 use crate::terminal::RegexMatcher;
 use std::sync::OnceLock;
 use thicket_grammar::{Expr, ExprId, Grammar};
@@ -62,6 +62,8 @@ pub struct Parser<'g> {
     pub(crate) follow: Vec<ByteSet>,
     pub(crate) follow_end: Vec<bool>,
     pub(crate) root: u32,
+    /// Vectors of finished parses, for the next inputs (see `Spare`).
+    pub(crate) spares: std::sync::Mutex<Vec<Spare>>,
 }
 
 /// A set of bytes.
@@ -107,6 +109,7 @@ impl<'g> Parser<'g> {
             follow: vec![ByteSet::default(); n],
             follow_end: vec![false; n],
             root: grammar.root().index() as u32,
+            spares: Default::default(),
         };
         let index = |e: ExprId| e.index() as u32;
         for id in grammar.expr_ids() {
