@@ -44,7 +44,7 @@ impl ParseResult<'_, '_> {
                     self.emit_leaf(node, start as usize, end as usize, sink, &mut scratch);
                     continue;
                 }
-                Frame::Item { index, end } => (self.item_at(index, &extra), end),
+                Frame::Item { index, end } => (self.item_at(index, &mut extra), end),
             };
             let node = item.node;
             let start = item.origin;
@@ -91,12 +91,23 @@ impl ParseResult<'_, '_> {
         }
     }
 
-    /// The item at `index`: in the chart, or from `extra` past its end.
+    /// The item at `index`: in the chart, or from `extra` past its end. Extra items are
+    /// each read once, in the reverse of the order they were pushed (a chain is read from
+    /// its top down, and a chain met inside a subtree is read before the walk leaves it),
+    /// so the last one is popped: `extra` stays as short as the deepest nesting of
+    /// chains rather than growing with the input.
     #[inline]
-    fn item_at(&self, index: u32, extra: &[Item]) -> Item {
+    fn item_at(&self, index: u32, extra: &mut Vec<Item>) -> Item {
         match self.items.get(index as usize) {
             Some(item) => *item,
-            None => extra[index as usize - self.items.len()],
+            None => {
+                let i = index as usize - self.items.len();
+                let item = extra[i];
+                if i + 1 == extra.len() {
+                    extra.pop();
+                }
+                item
+            }
         }
     }
 
@@ -129,20 +140,49 @@ impl ParseResult<'_, '_> {
 
     /// `item` was derived by a Leo shortcut (`item.child` is `LEO | r`): rebuilds the
     /// complete items the shortcut skipped, from the completion at its bottom up to
-    /// `item`, into `skipped`, and returns what `item.child` stands for.
+    /// `item`, into `extra`, and returns what `item.child` stands for.
+    ///
+    /// The same items as `ParseResult::leo_chain` visits, by a leaner walk: the
+    /// recogniser found every link below the top to be its origin's sole waiter whose
+    /// advance completes it (that is how the shortcut reached `item`), so those checks
+    /// and the guard against unit cycles (the top comes before any repeat) are not
+    /// needed again.
     fn rebuild_leo_chain(&self, item: &Item, extra: &mut Vec<Item>) -> u32 {
+        let p = self.parser;
         let step = self.leo[(item.child & !LEO) as usize];
         let mut child = step.bottom;
-        self.leo_chain(&step, |mut link| {
-            if (link.node, link.origin) == (item.node, item.origin) {
-                return false; // reached `item`, the top of the chain
+        let (mut origin, mut slot) = (step.origin, step.slot);
+        loop {
+            let w = self.waiting[slot as usize];
+            let waiter = self.items[w.item as usize];
+            if (waiter.node, waiter.origin) == (item.node, item.origin) {
+                return child; // reached `item`, the top of the chain
             }
-            link.child = child;
-            child = (self.items.len() + extra.len()) as u32;
-            extra.push(link);
-            true
-        });
-        child
+            // The item `waiter` advances to when its node completes from `origin`.
+            let (dot, back) = match p.ops[waiter.node as usize] {
+                Op::Seq { .. } => (waiter.dot + 1, origin),
+                Op::Ref { .. } => (1, origin),
+                Op::Alt { .. } => (1, w.choice),
+                Op::Repeat { .. } | Op::Literal | Op::Regex => {
+                    unreachable!("links of Leo chains are sequences, references or alternations")
+                }
+            };
+            debug_assert!(
+                p.sole_penultimate_at(&self.chart(), origin, slot as usize)
+                    .is_some_and(|(link, _)| (link.dot, link.back) == (dot, back))
+            );
+            extra.push(Item {
+                dot,
+                back,
+                pred: w.item,
+                child,
+                ..waiter
+            });
+            child = (self.items.len() + extra.len() - 1) as u32;
+            origin = waiter.origin;
+            slot = self.leo_next[slot as usize];
+            debug_assert!(slot != NO_ITEM, "a Leo chain ends at its top");
+        }
     }
 }
 
