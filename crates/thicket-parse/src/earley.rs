@@ -668,7 +668,7 @@ impl<'g> Parser<'g> {
     /// The item that `w`, a waiting entry of set `o`, advances to when the node it waits
     /// for completes from `o` (its `child` left for the caller).
     #[inline]
-    fn advanced_waiter(&self, w: &Waiting, items: &[Item], o: u32) -> Item {
+    pub(crate) fn advanced_waiter(&self, w: &Waiting, items: &[Item], o: u32) -> Item {
         let waiter = items[w.item as usize];
         let (dot, back) = match self.ops[waiter.node as usize] {
             Op::Seq { .. } => (waiter.dot + 1, o),

@@ -153,34 +153,19 @@ impl ParseResult<'_, '_> {
         let mut child = step.bottom;
         let (mut origin, mut slot) = (step.origin, step.slot);
         loop {
-            let w = self.waiting[slot as usize];
+            let w = &self.waiting[slot as usize];
             let waiter = self.items[w.item as usize];
             if (waiter.node, waiter.origin) == (item.node, item.origin) {
                 return child; // reached `item`, the top of the chain
             }
-            // The item `waiter` advances to when its node completes from `origin`.
-            let (dot, back) = match p.ops[waiter.node as usize] {
-                Op::Seq { .. } => (waiter.dot + 1, origin),
-                Op::Ref { .. } => (1, origin),
-                Op::Alt { .. } => (1, w.choice),
-                Op::Repeat { .. } | Op::Literal | Op::Regex => {
-                    unreachable!("links of Leo chains are sequences, references or alternations")
-                }
-            };
-            debug_assert!(
-                p.sole_penultimate_at(&self.chart(), origin, slot as usize)
-                    .is_some_and(|(link, _)| (link.dot, link.back) == (dot, back))
-            );
+            debug_assert!(p.leo_link(w, &self.items, origin).is_some());
             extra.push(Item {
-                dot,
-                back,
-                pred: w.item,
                 child,
-                ..waiter
+                ..p.advanced_waiter(w, &self.items, origin)
             });
             child = (self.items.len() + extra.len() - 1) as u32;
             origin = waiter.origin;
-            slot = self.leo_next[slot as usize];
+            slot = w.next.get();
             debug_assert!(slot != NO_ITEM, "a Leo chain ends at its top");
         }
     }
