@@ -142,3 +142,42 @@ fn right_recursion_stays_linear_thanks_to_leo() {
         .count();
     assert_eq!(items, 60_001);
 }
+
+/// A parser reused across inputs keeps its chart vectors (`ParseConfig::keep_bytes`),
+/// and dropped trees leave their node vectors for the next: whatever was parsed before,
+/// every tree is the one a parser that keeps nothing reads, and so is every rejection.
+#[test]
+fn reused_parser_reads_the_same_trees_as_one_that_keeps_nothing() {
+    let grammar = bundled("json.fan");
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let inputs: Vec<Vec<u8>> = (0..300)
+        .map(|i| {
+            let (tree, _) = generator.generate_tree(&mut Generator::rng_for(5, i));
+            tree.bytes().to_vec()
+        })
+        .collect();
+    // One large input first, so that the smaller ones after it get vectors with stale
+    // contents; a rejected input in between.
+    let mut big = b"[".to_vec();
+    big.extend(inputs.join(&b","[..]));
+    big.push(b']');
+    let mut sequence = vec![big, b"[1,".to_vec()];
+    sequence.extend(inputs);
+    let reused = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let keep_nothing = ParseConfig {
+        keep_bytes: 0,
+        ..ParseConfig::default()
+    };
+    let plain = Parser::new(&grammar, keep_nothing).unwrap();
+    for (i, input) in sequence.iter().enumerate() {
+        match (reused.parse(input), plain.parse(input)) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.item_count(), b.item_count(), "input {i}");
+                let (a, b) = (a.tree(), b.tree());
+                assert_eq!(a.to_sexp(&grammar), b.to_sexp(&grammar), "input {i}");
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "input {i}"),
+            (a, b) => panic!("input {i}: {:?} vs {:?}", a.is_ok(), b.is_ok()),
+        }
+    }
+}

@@ -75,6 +75,50 @@ pub struct DerivationTree {
     text: Vec<u8>,
 }
 
+/// Node vectors of dropped trees, for the next trees read out of a parse
+/// ([`TreeBuilder::with_text`]): a large tree's nodes are fresh memory, and on a VM each
+/// fresh page costs microseconds (writing a parse tree into fresh memory took as long
+/// as reading it out of the chart). Only vectors malloc would return to the system are
+/// kept (smaller ones it reuses itself), at most `SPARE_NODE_BYTES` of capacity in all.
+static SPARE_NODES: std::sync::Mutex<Vec<Vec<Node>>> = std::sync::Mutex::new(Vec::new());
+
+/// Most bytes of node vectors kept for reuse: a tree of about 5 million nodes.
+const SPARE_NODE_BYTES: usize = 64 << 20;
+
+/// Smaller node vectors are not kept (the allocator reuses their memory itself).
+const MIN_SPARE_NODE_BYTES: usize = 128 << 10;
+
+/// Most node vectors kept (about one per thread reading trees at once).
+const MAX_SPARE_NODES: usize = 8;
+
+/// A kept node vector (emptied), or a new one.
+fn take_spare_nodes() -> Vec<Node> {
+    let spare = SPARE_NODES.lock().ok().and_then(|mut spares| spares.pop());
+    spare.unwrap_or_default()
+}
+
+impl Drop for DerivationTree {
+    /// Keeps the node vector for the next tree, if it is large and there is room.
+    fn drop(&mut self) {
+        let bytes = self.nodes.capacity() * size_of::<Node>();
+        if bytes < MIN_SPARE_NODE_BYTES {
+            return;
+        }
+        let Ok(mut spares) = SPARE_NODES.lock() else {
+            return;
+        };
+        let kept: usize = spares
+            .iter()
+            .map(|v| v.capacity() * size_of::<Node>())
+            .sum();
+        if spares.len() < MAX_SPARE_NODES && kept + bytes <= SPARE_NODE_BYTES {
+            let mut nodes = std::mem::take(&mut self.nodes);
+            nodes.clear();
+            spares.push(nodes);
+        }
+    }
+}
+
 impl DerivationTree {
     /// The root node.
     pub fn root(&self) -> NodeId {
@@ -405,6 +449,7 @@ impl TreeBuilder {
     /// it.
     pub fn with_text(text: &[u8]) -> TreeBuilder {
         TreeBuilder {
+            nodes: take_spare_nodes(),
             text: text.to_vec(),
             preset: true,
             ..TreeBuilder::default()
