@@ -117,11 +117,22 @@ impl Parser<'_> {
         match self.ops[node as usize] {
             Op::Regex => self.regexes[node as usize].as_ref(),
             Op::Literal => None,
-            _ if self.regular[node as usize] => self.tokens[node as usize]
-                .get_or_init(|| RegexMatcher::new(&self.to_hir(node)).ok())
-                .as_ref(),
+            _ if self.regular[node as usize] => match self.tokens[node as usize].get() {
+                Some(matcher) => matcher.as_ref(),
+                None => self.build_matcher(node),
+            },
             _ => None,
         }
+    }
+
+    /// `matcher`'s first use of a regular node, kept out of line: `matcher` runs for
+    /// every child match inside tokens, where the matcher is almost always built.
+    #[cold]
+    #[inline(never)]
+    fn build_matcher(&self, node: u32) -> Option<&RegexMatcher> {
+        self.tokens[node as usize]
+            .get_or_init(|| RegexMatcher::new(&self.to_hir(node)).ok())
+            .as_ref()
     }
 
     /// Whether `node` is scanned as one token.
