@@ -117,11 +117,22 @@ impl Parser<'_> {
         match self.ops[node as usize] {
             Op::Regex => self.regexes[node as usize].as_ref(),
             Op::Literal => None,
-            _ if self.regular[node as usize] => self.tokens[node as usize]
-                .get_or_init(|| RegexMatcher::new(&self.to_hir(node)).ok())
-                .as_ref(),
+            _ if self.regular[node as usize] => match self.tokens[node as usize].get() {
+                Some(matcher) => matcher.as_ref(),
+                None => self.build_matcher(node),
+            },
             _ => None,
         }
+    }
+
+    /// `matcher`'s first use of a regular node, kept out of line: `matcher` runs for
+    /// every child match inside tokens, where the matcher is almost always built.
+    #[cold]
+    #[inline(never)]
+    fn build_matcher(&self, node: u32) -> Option<&RegexMatcher> {
+        self.tokens[node as usize]
+            .get_or_init(|| RegexMatcher::new(&self.to_hir(node)).ok())
+            .as_ref()
     }
 
     /// Whether `node` is scanned as one token.
@@ -321,23 +332,12 @@ impl Parser<'_> {
                 }
                 Frame::Node(node, start, end) => (node, start, end),
             };
+            if self.emit_terminal(node, &text[start..end], sink) {
+                root = false;
+                continue;
+            }
             let expr = ExprId::from_index(node as usize);
             let op = self.ops[node as usize];
-            if matches!(op, Op::Literal | Op::Regex) {
-                sink.terminal(expr, &text[start..end]);
-                continue;
-            }
-            if let Op::Ref { body } = op
-                && matches!(self.ops[body as usize], Op::Literal | Op::Regex)
-            {
-                // A reference to a terminal (`<textdata>`): emitted directly, cheaper
-                // than a lookup and a graft.
-                root = false;
-                sink.open(expr);
-                sink.terminal(ExprId::from_index(body as usize), &text[start..end]);
-                sink.close();
-                continue;
-            }
             if tiny_cache && !std::mem::replace(&mut root, false) && end - start <= 1 {
                 let key = (
                     node,
@@ -386,8 +386,15 @@ impl Parser<'_> {
                     match self.lengths[item as usize] {
                         // Every repetition spans `n` bytes: the split is forced.
                         (n, m) if n == m && n > 0 => {
+                            let direct = self.is_terminal_like(item);
                             for l in (start..end).step_by(n as usize) {
-                                spans.push((item, l, l + n as usize));
+                                if direct {
+                                    // Emitted now rather than pushed and popped next:
+                                    // per byte of a field, the frames cost most.
+                                    self.emit_terminal(item, &text[l..l + n as usize], sink);
+                                } else {
+                                    spans.push((item, l, l + n as usize));
+                                }
                             }
                         }
                         // The search stops at the first count reaching the minimum.
@@ -412,6 +419,33 @@ impl Parser<'_> {
         }
         scratch.frames = stack;
         scratch.spans = spans;
+    }
+
+    /// Whether `node` is a terminal or a reference to one (`<textdata>`).
+    #[inline(always)]
+    fn is_terminal_like(&self, node: u32) -> bool {
+        match self.ops[node as usize] {
+            Op::Literal | Op::Regex => true,
+            Op::Ref { body } => matches!(self.ops[body as usize], Op::Literal | Op::Regex),
+            _ => false,
+        }
+    }
+
+    /// Emits the subtree of `node` over `span` if `node` is a terminal or a reference to
+    /// one (directly: cheaper than a frame, a lookup and a graft); whether it did.
+    #[inline(always)]
+    fn emit_terminal<S: TreeSink>(&self, node: u32, span: &[u8], sink: &mut S) -> bool {
+        let expr = ExprId::from_index(node as usize);
+        match self.ops[node as usize] {
+            Op::Literal | Op::Regex => sink.terminal(expr, span),
+            Op::Ref { body } if matches!(self.ops[body as usize], Op::Literal | Op::Regex) => {
+                sink.open(expr);
+                sink.terminal(ExprId::from_index(body as usize), span);
+                sink.close();
+            }
+            _ => return false,
+        }
+        true
     }
 
     /// The first of the alternatives `children[first..first + len]` that derives
