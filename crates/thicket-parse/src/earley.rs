@@ -762,17 +762,21 @@ impl<'g> Parser<'g> {
     /// `index` is the item's chart index; `waiting` (chart indices of waiting entries)
     /// runs from the first entry for the item's node to the end of the origin's set.
     fn complete(&self, item: Item, index: u32, waiting: std::ops::Range<usize>, work: &mut Work) {
-        for i in waiting {
-            let w = work.waiting[i].clone();
+        // The origin's entries are in a finished set, and completing adds items only:
+        // lend the entries out as a slice while the current set grows (no bounds check
+        // or copy per waiter; ambiguous grammars have many).
+        let entries = std::mem::take(&mut work.waiting);
+        for w in &entries[waiting] {
             if w.node != item.node {
                 break;
             }
             let advanced = Item {
                 child: index,
-                ..self.advanced_waiter(&w, &work.items, item.origin)
+                ..self.advanced_waiter(w, &work.items, item.origin)
             };
-            work.add(advanced, work.j);
+            work.push_new(advanced);
         }
+        work.waiting = entries;
     }
 
     /// Calls `f(child, choice)` for every child the item expects next (`choice` is the

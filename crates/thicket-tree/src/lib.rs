@@ -91,6 +91,15 @@ const MIN_SPARE_NODE_BYTES: usize = 128 << 10;
 /// Most node vectors kept (about one per thread reading trees at once).
 const MAX_SPARE_NODES: usize = 8;
 
+/// Frees the node vectors kept from dropped trees (at most 64 MiB, kept so that the next
+/// trees read out of parses need no fresh memory), for a long-running process that is
+/// done reading large trees.
+pub fn free_spare_nodes() {
+    if let Ok(mut spares) = SPARE_NODES.lock() {
+        *spares = Vec::new();
+    }
+}
+
 /// A kept node vector (emptied), or a new one.
 fn take_spare_nodes() -> Vec<Node> {
     let spare = SPARE_NODES.lock().ok().and_then(|mut spares| spares.pop());
