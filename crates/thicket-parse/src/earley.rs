@@ -52,11 +52,39 @@ pub(crate) struct Waiting {
     /// each node's group): `MEMO_UNKNOWN` (not yet looked at), `MEMO_NO` (not
     /// deterministic: complete the ordinary way), `MEMO_WALKING`, or the top of the Leo
     /// chain as an index into `LeoMemo::tops`.
-    memo: std::cell::Cell<u32>,
+    memo: SharedU32,
     /// If this entry is a link of a Leo chain: the waiting entry of the next link up
     /// (`NO_ITEM` if none was walked), so that tree reading walks a chain by lookups
     /// (`ParseResult::leo_chain`).
-    pub(crate) next: std::cell::Cell<u32>,
+    pub(crate) next: SharedU32,
+}
+
+/// A `u32` updated through shared references, like a `Cell`, that can also be read from
+/// several threads (a large tree is read by two). Relaxed atomic loads and stores are
+/// plain moves.
+#[derive(Debug)]
+pub(crate) struct SharedU32(std::sync::atomic::AtomicU32);
+
+impl SharedU32 {
+    fn new(value: u32) -> SharedU32 {
+        SharedU32(std::sync::atomic::AtomicU32::new(value))
+    }
+
+    #[inline(always)]
+    pub(crate) fn get(&self) -> u32 {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    #[inline(always)]
+    fn set(&self, value: u32) {
+        self.0.store(value, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Clone for SharedU32 {
+    fn clone(&self) -> SharedU32 {
+        SharedU32::new(self.get())
+    }
 }
 
 /// An Earley item: `node` has matched `dot` (see the crate docs) from `origin`.
@@ -864,8 +892,8 @@ impl<'g> Parser<'g> {
                 node: child,
                 item: index,
                 choice,
-                memo: std::cell::Cell::new(MEMO_UNKNOWN),
-                next: std::cell::Cell::new(NO_ITEM),
+                memo: SharedU32::new(MEMO_UNKNOWN),
+                next: SharedU32::new(NO_ITEM),
             });
         }
     }

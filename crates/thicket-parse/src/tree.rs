@@ -2,16 +2,32 @@
 
 use crate::chart::ParseResult;
 use crate::compile::{Op, Parser};
-use crate::earley::{Item, LEO, NO_ITEM};
+use crate::earley::{Item, LEO, LeoStep, NO_ITEM, Waiting};
 use crate::token;
 use thicket_grammar::ExprId;
 use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
 
+/// Inputs from this size on have their tree read by two threads, if there are two.
+const PARALLEL_TREE_BYTES: usize = 128 << 10;
+
 impl ParseResult<'_, '_> {
     /// The derivation tree (see the crate docs for which one, if the input is ambiguous).
+    ///
+    /// A large input's tree is read by two threads when the machine has two: where a
+    /// node's children are a long run of siblings spanning most of the input (the
+    /// elements of a JSON document's top array), the later half of the run is read into
+    /// a builder of its own and appended. The tree is the same either way.
     pub fn tree(&self) -> DerivationTree {
+        let reader = self.reader();
         let mut builder = TreeBuilder::with_text(self.text);
-        self.build_into(&mut builder);
+        let two_threads = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        if self.text.len() >= PARALLEL_TREE_BYTES && two_threads {
+            std::thread::scope(|scope| {
+                reader.read(&mut builder, &mut ThreadFork::Open(scope));
+            });
+        } else {
+            reader.read(&mut builder, &mut NoFork);
+        }
         builder.finish()
     }
 
@@ -21,23 +37,69 @@ impl ParseResult<'_, '_> {
     /// earlier children, `Item::child` for the last one), so no item is searched for;
     /// the items a Leo shortcut skipped are rebuilt from its chain when met.
     pub fn build_into<S: TreeSink>(&self, sink: &mut S) {
-        let p = self.parser;
-        let n = self.text.len() as u32;
+        self.reader().read(sink, &mut NoFork);
+    }
+
+    /// What reading a tree needs of the parse.
+    fn reader(&self) -> Reader<'_, '_> {
         let Some(root) = self.root_item() else {
             unreachable!("a parse result has a complete root item")
         };
+        Reader {
+            root,
+            parser: self.parser,
+            text: self.text,
+            items: &self.items,
+            waiting: &self.waiting,
+            leo: &self.leo,
+        }
+    }
+}
+
+/// What reading a tree needs of a parse: the chart without its caches, so that two
+/// threads can read one tree.
+#[derive(Clone, Copy)]
+struct Reader<'a, 'g> {
+    /// The complete root item spanning the whole input.
+    root: Item,
+    parser: &'a Parser<'g>,
+    text: &'a [u8],
+    items: &'a [Item],
+    waiting: &'a [Waiting],
+    leo: &'a [LeoStep],
+}
+
+impl<'a> Reader<'a, '_> {
+    /// Reads the whole tree into `sink`.
+    fn read<S: TreeSink>(&self, sink: &mut S, fork: &mut impl Fork<'a, S>) {
         // Items that are not in the chart (the root's copy, and the items Leo shortcuts
         // skipped, rebuilt when met), referred to by indices from `self.items.len()` on.
-        let mut extra: Vec<Item> = vec![root];
-        let mut stack = vec![Frame::Item {
+        let extra: Vec<Item> = vec![self.root];
+        let stack = vec![Frame::Item {
             index: self.items.len() as u32,
-            end: n,
+            end: self.text.len() as u32,
         }];
+        self.read_frames(stack, extra, sink, fork);
+    }
+
+    /// Reads the subtrees `stack` holds (the top one first) into `sink`.
+    fn read_frames<S: TreeSink>(
+        &self,
+        mut stack: Vec<Frame>,
+        mut extra: Vec<Item>,
+        sink: &mut S,
+        fork: &mut impl Fork<'a, S>,
+    ) {
+        let p = self.parser;
         let mut scratch = token::SplitScratch::default();
         while let Some(frame) = stack.pop() {
             let (mut item, end) = match frame {
                 Frame::Close => {
                     sink.close();
+                    continue;
+                }
+                Frame::Join => {
+                    fork.join(sink);
                     continue;
                 }
                 Frame::Leaf { node, start, end } => {
@@ -88,6 +150,24 @@ impl ParseResult<'_, '_> {
                 }
                 Op::Literal | Op::Regex => unreachable!("terminals have no items"),
             }
+            if 2 * (end - start) as usize >= self.text.len() {
+                fork.offer(self, &mut stack, &extra);
+            }
+        }
+    }
+
+    /// The text span of a child's frame (not a `Close` or `Join`).
+    fn frame_span(&self, frame: &Frame, extra: &[Item]) -> (usize, usize) {
+        match *frame {
+            Frame::Item { index, end } => {
+                let item = self
+                    .items
+                    .get(index as usize)
+                    .unwrap_or_else(|| &extra[index as usize - self.items.len()]);
+                (item.origin as usize, end as usize)
+            }
+            Frame::Leaf { start, end, .. } => (start as usize, end as usize),
+            Frame::Close | Frame::Join => unreachable!("not a child's frame"),
         }
     }
 
@@ -186,6 +266,90 @@ enum Frame {
         end: u32,
     },
     Close,
+    /// Where the later part of a run of siblings, read by another thread, is appended.
+    Join,
+}
+
+/// Where a tree read may hand part of its work to another thread.
+trait Fork<'a, S> {
+    /// Called when the children of a node spanning at least half the input were pushed:
+    /// may move the later part of the run of sibling frames on top of `stack` to
+    /// another thread, leaving a `Frame::Join` in its place.
+    fn offer(&mut self, reader: &Reader<'a, '_>, stack: &mut Vec<Frame>, extra: &[Item]);
+
+    /// At the `Frame::Join`: appends the other thread's part to `sink`.
+    fn join(&mut self, sink: &mut S);
+}
+
+/// Reads on one thread.
+struct NoFork;
+
+impl<S> Fork<'_, S> for NoFork {
+    fn offer(&mut self, _: &Reader<'_, '_>, _: &mut Vec<Frame>, _: &[Item]) {}
+
+    fn join(&mut self, _: &mut S) {
+        unreachable!("nothing was forked")
+    }
+}
+
+/// Hands the later half of the first long run of siblings to a second thread.
+enum ThreadFork<'scope, 'env> {
+    Open(&'scope std::thread::Scope<'scope, 'env>),
+    Running(std::thread::ScopedJoinHandle<'scope, TreeBuilder>),
+    Done,
+}
+
+impl<'scope, 'env: 'scope> Fork<'env, TreeBuilder> for ThreadFork<'scope, 'env> {
+    fn offer(&mut self, reader: &Reader<'env, '_>, stack: &mut Vec<Frame>, extra: &[Item]) {
+        let ThreadFork::Open(scope) = *self else {
+            return;
+        };
+        // The children just pushed: from the last (bottom) to the first (top).
+        let lo = stack
+            .iter()
+            .rposition(|f| matches!(f, Frame::Close | Frame::Join))
+            .map_or(0, |i| i + 1);
+        if stack.len() - lo < 2 {
+            return;
+        }
+        let run_start = reader.frame_span(&stack[stack.len() - 1], extra).0;
+        let run_end = reader.frame_span(&stack[lo], extra).1;
+        if 2 * (run_end - run_start) < reader.text.len() {
+            return;
+        }
+        // The other thread takes the children that start in the run's later half.
+        let middle = run_start + (run_end - run_start) / 2;
+        let split = lo + stack[lo..].partition_point(|f| reader.frame_span(f, extra).0 >= middle);
+        if split == lo || split == stack.len() {
+            return;
+        }
+        // Only a balanced split pays for a thread (not a run of one large child and a
+        // few small ones: its large child's children come next).
+        let part_start = reader.frame_span(&stack[split - 1], extra).0;
+        let quarter = (run_end - run_start) / 4;
+        if run_end - part_start < quarter || part_start - run_start < quarter {
+            return;
+        }
+        let part: Vec<Frame> = stack.splice(lo..split, [Frame::Join]).collect();
+        let extra = extra.to_vec();
+        let reader = *reader;
+        let handle = scope.spawn(move || {
+            let mut builder = TreeBuilder::with_text(&reader.text[part_start..run_end]);
+            reader.read_frames(part, extra, &mut builder, &mut NoFork);
+            builder
+        });
+        *self = ThreadFork::Running(handle);
+    }
+
+    fn join(&mut self, sink: &mut TreeBuilder) {
+        let ThreadFork::Running(handle) = std::mem::replace(self, ThreadFork::Done) else {
+            unreachable!("joined before forking")
+        };
+        match handle.join() {
+            Ok(part) => sink.append(part),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
 }
 
 impl Parser<'_> {

@@ -181,3 +181,45 @@ fn reused_parser_reads_the_same_trees_as_one_that_keeps_nothing() {
         }
     }
 }
+
+/// A large input's tree is read by two threads (the later half of a long run of
+/// siblings into a builder of its own, then appended): it is the tree a single-threaded
+/// read reports, node for node, with the right text under every node.
+#[test]
+fn tree_read_by_two_threads_is_the_one_read_by_one() {
+    let grammar = bundled("json.fan");
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let mut text = b"[".to_vec();
+    let mut i = 0;
+    // Well past the size from which two threads read (128 KiB).
+    while text.len() < 400_000 {
+        let (tree, _) = generator.generate_tree(&mut Generator::rng_for(9, i));
+        if i > 0 {
+            text.push(b',');
+        }
+        text.extend_from_slice(tree.bytes());
+        i += 1;
+    }
+    text.push(b']');
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let parsed = parser.parse(&text).unwrap();
+    let forked = parsed.tree();
+    let mut builder = thicket_tree::TreeBuilder::with_text(&text);
+    parsed.build_into(&mut builder);
+    let single = builder.finish();
+    assert_eq!(forked.len(), single.len());
+    for node in (0..single.len()).map(thicket_tree::NodeId::from_index) {
+        assert_eq!(forked.expr(node), single.expr(node), "node {node:?}");
+        assert_eq!(
+            forked.text_range(node),
+            single.text_range(node),
+            "node {node:?}"
+        );
+        assert_eq!(
+            forked.subtree_end(node),
+            single.subtree_end(node),
+            "node {node:?}"
+        );
+    }
+    assert_eq!(forked.bytes(), &text[..]);
+}

@@ -82,8 +82,9 @@ pub struct DerivationTree {
 /// kept (smaller ones it reuses itself), at most `SPARE_NODE_BYTES` of capacity in all.
 static SPARE_NODES: std::sync::Mutex<Vec<Vec<Node>>> = std::sync::Mutex::new(Vec::new());
 
-/// Most bytes of node vectors kept for reuse: a tree of about 5 million nodes.
-const SPARE_NODE_BYTES: usize = 64 << 20;
+/// Most bytes of node vectors kept for reuse: a tree of about 5 million nodes read in
+/// two parts (the vectors of both parts are kept).
+const SPARE_NODE_BYTES: usize = 128 << 20;
 
 /// Smaller node vectors are not kept (the allocator reuses their memory itself).
 const MIN_SPARE_NODE_BYTES: usize = 128 << 10;
@@ -91,7 +92,7 @@ const MIN_SPARE_NODE_BYTES: usize = 128 << 10;
 /// Most node vectors kept (about one per thread reading trees at once).
 const MAX_SPARE_NODES: usize = 8;
 
-/// Frees the node vectors kept from dropped trees (at most 64 MiB, kept so that the next
+/// Frees the node vectors kept from dropped trees (at most 128 MiB, kept so that the next
 /// trees read out of parses need no fresh memory), for a long-running process that is
 /// done reading large trees.
 pub fn free_spare_nodes() {
@@ -106,25 +107,28 @@ fn take_spare_nodes() -> Vec<Node> {
     spare.unwrap_or_default()
 }
 
+/// Keeps a node vector for the next tree, if it is large and there is room.
+fn keep_spare_nodes(mut nodes: Vec<Node>) {
+    let bytes = nodes.capacity() * size_of::<Node>();
+    if bytes < MIN_SPARE_NODE_BYTES {
+        return;
+    }
+    let Ok(mut spares) = SPARE_NODES.lock() else {
+        return;
+    };
+    let kept: usize = spares
+        .iter()
+        .map(|v| v.capacity() * size_of::<Node>())
+        .sum();
+    if spares.len() < MAX_SPARE_NODES && kept + bytes <= SPARE_NODE_BYTES {
+        nodes.clear();
+        spares.push(nodes);
+    }
+}
+
 impl Drop for DerivationTree {
-    /// Keeps the node vector for the next tree, if it is large and there is room.
     fn drop(&mut self) {
-        let bytes = self.nodes.capacity() * size_of::<Node>();
-        if bytes < MIN_SPARE_NODE_BYTES {
-            return;
-        }
-        let Ok(mut spares) = SPARE_NODES.lock() else {
-            return;
-        };
-        let kept: usize = spares
-            .iter()
-            .map(|v| v.capacity() * size_of::<Node>())
-            .sum();
-        if spares.len() < MAX_SPARE_NODES && kept + bytes <= SPARE_NODE_BYTES {
-            let mut nodes = std::mem::take(&mut self.nodes);
-            nodes.clear();
-            spares.push(nodes);
-        }
+        keep_spare_nodes(std::mem::take(&mut self.nodes));
     }
 }
 
@@ -481,6 +485,24 @@ impl TreeBuilder {
             nodes: self.nodes,
             text: self.text,
         }
+    }
+
+    /// Appends what `part` built over the text that follows this builder's text so far
+    /// (a [`TreeBuilder::with_text`] of it): its nodes, as siblings at the current place,
+    /// after the nodes built here. Lets two threads build the two halves of a long run
+    /// of siblings.
+    ///
+    /// # Panics
+    /// If `part` has open nodes or did not spell its whole text, or its text is not the
+    /// text that follows here.
+    pub fn append(&mut self, mut part: TreeBuilder) {
+        assert!(part.top == NO_NODE, "appended part has open nodes");
+        assert!(part.at == part.text.len(), "appended part is unfinished");
+        let (base, at) = (self.nodes.len() as u32, self.at as u32);
+        self.nodes
+            .extend(part.nodes.iter().map(|&node| node.shifted(base, at)));
+        self.spell(&part.text);
+        keep_spare_nodes(std::mem::take(&mut part.nodes));
     }
 
     /// Text derived so far.
