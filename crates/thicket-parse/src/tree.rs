@@ -238,10 +238,10 @@ impl<'a> Reader<'a, '_> {
             if (waiter.node, waiter.origin) == (item.node, item.origin) {
                 return child; // reached `item`, the top of the chain
             }
-            debug_assert!(p.leo_link(w, &self.items, origin).is_some());
+            debug_assert!(p.leo_link(w, self.items, origin).is_some());
             extra.push(Item {
                 child,
-                ..p.advanced_waiter(w, &self.items, origin)
+                ..p.advanced_waiter(w, self.items, origin)
             });
             child = (self.items.len() + extra.len() - 1) as u32;
             origin = waiter.origin;
