@@ -253,7 +253,7 @@ impl<'a> Reader<'a, '_> {
 
 /// Work left in reading a tree.
 enum Frame {
-    /// A complete item (by index, see `ParseResult::item_at`) ending at `end`: open its
+    /// A complete item (by index, see `Reader::item_at`) ending at `end`: open its
     /// node, then its children.
     Item {
         index: u32,
