@@ -20,8 +20,7 @@ impl ParseResult<'_, '_> {
     pub fn tree(&self) -> DerivationTree {
         let reader = self.reader();
         let mut builder = TreeBuilder::with_text(self.text);
-        let two_threads = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-        if self.text.len() >= PARALLEL_TREE_BYTES && two_threads {
+        if self.text.len() >= PARALLEL_TREE_BYTES && two_threads() {
             std::thread::scope(|scope| {
                 reader.read(&mut builder, &mut ThreadFork::Open(scope));
             });
@@ -54,6 +53,13 @@ impl ParseResult<'_, '_> {
             leo: &self.leo,
         }
     }
+}
+
+/// Whether this process may run two threads at once (asked once: the answer comes from
+/// system files, which costs more than reading a small tree).
+fn two_threads() -> bool {
+    static TWO: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
 }
 
 /// What reading a tree needs of a parse: the chart without its caches, so that two
