@@ -370,21 +370,15 @@ impl ParseResult<'_, '_> {
 
     /// Walks the chain of a Leo shortcut, calling `visit` with each complete item it
     /// skipped, innermost first, until `visit` returns `false`, the chain ends, or it
-    /// comes back to an item (a unit cycle). The links are those the recogniser walked:
-    /// from the shortcut's first waiting entry, each link's next one is looked up in
-    /// `Waiting::next`, never searched.
+    /// comes back to an item (a unit cycle: tree counts meet chains from any set, so
+    /// they are guarded; reading a tree stops at its top first).
     pub(crate) fn leo_chain(&self, step: &LeoStep, mut visit: impl FnMut(Item) -> bool) {
         // Most chains are short: their links are checked for repeats in a small array,
         // and only a long chain pays for a hash set.
         let mut short = [(0u32, 0u32); SMALL_SET];
-        let mut steps = 0;
         let mut seen = FxHashSet::default();
-        let (mut origin, mut slot) = (step.origin, step.slot);
-        while slot != NO_ITEM {
-            let w = &self.waiting[slot as usize];
-            let Some(skipped) = self.parser.leo_link(w, &self.items, origin) else {
-                break;
-            };
+        let links = LeoLinks::new(self.parser, &self.items, &self.waiting, step);
+        for (steps, skipped) in links.enumerate() {
             let link = (skipped.node, skipped.origin);
             let repeated = if steps < SMALL_SET {
                 let repeated = short[..steps].contains(&link);
@@ -396,12 +390,9 @@ impl ParseResult<'_, '_> {
                 }
                 !seen.insert(link)
             };
-            steps += 1;
             if repeated || !visit(skipped) {
                 break;
             }
-            origin = skipped.origin;
-            slot = w.next.get();
         }
     }
 
@@ -449,5 +440,51 @@ impl ParseResult<'_, '_> {
             .filter(|&&i| self.parser.is_complete(&self.items[i as usize]))
             .min()
             .map(|&i| self.items[i as usize])
+    }
+}
+
+/// The complete items a Leo shortcut skipped, innermost first (their `child` left for
+/// the caller), by lookups: the links are those the recogniser walked, from the
+/// shortcut's first waiting entry, each link's next one in `Waiting::next`, never
+/// searched. Ends where the recogniser's walk ended.
+pub(crate) struct LeoLinks<'a, 'g> {
+    parser: &'a Parser<'g>,
+    items: &'a [Item],
+    waiting: &'a [Waiting],
+    origin: u32,
+    slot: u32,
+}
+
+impl<'a, 'g> LeoLinks<'a, 'g> {
+    /// The links of `step`'s chain in a chart's items and waiting entries.
+    pub(crate) fn new(
+        parser: &'a Parser<'g>,
+        items: &'a [Item],
+        waiting: &'a [Waiting],
+        step: &LeoStep,
+    ) -> LeoLinks<'a, 'g> {
+        LeoLinks {
+            parser,
+            items,
+            waiting,
+            origin: step.origin,
+            slot: step.slot,
+        }
+    }
+}
+
+impl Iterator for LeoLinks<'_, '_> {
+    type Item = Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<Item> {
+        if self.slot == NO_ITEM {
+            return None;
+        }
+        let w = &self.waiting[self.slot as usize];
+        let skipped = self.parser.leo_link(w, self.items, self.origin)?;
+        self.origin = skipped.origin;
+        self.slot = w.next.get();
+        Some(skipped)
     }
 }

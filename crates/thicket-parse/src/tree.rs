@@ -1,6 +1,6 @@
 //! Reading one derivation tree out of the chart (iteratively, for any depth).
 
-use crate::chart::ParseResult;
+use crate::chart::{LeoLinks, ParseResult};
 use crate::compile::{Op, Parser};
 use crate::earley::{Item, LEO, LeoStep, NO_ITEM, Waiting};
 use crate::token;
@@ -228,32 +228,20 @@ impl<'a> Reader<'a, '_> {
     /// complete items the shortcut skipped, from the completion at its bottom up to
     /// `item`, into `extra`, and returns what `item.child` stands for.
     ///
-    /// The same items as `ParseResult::leo_chain` visits, by a leaner walk: the
-    /// recogniser found every link below the top to be its origin's sole waiter whose
-    /// advance completes it (that is how the shortcut reached `item`), so those checks
-    /// and the guard against unit cycles (the top comes before any repeat) are not
-    /// needed again.
+    /// The links are `ParseResult::leo_chain`'s without its guard against unit cycles:
+    /// the recogniser reached `item` by walking them, so the top comes before any repeat.
     fn rebuild_leo_chain(&self, item: &Item, extra: &mut Vec<Item>) -> u32 {
-        let p = self.parser;
-        let step = self.leo[(item.child & !LEO) as usize];
+        let step = &self.leo[(item.child & !LEO) as usize];
         let mut child = step.bottom;
-        let (mut origin, mut slot) = (step.origin, step.slot);
-        loop {
-            let w = &self.waiting[slot as usize];
-            let waiter = self.items[w.item as usize];
-            if (waiter.node, waiter.origin) == (item.node, item.origin) {
+        for mut link in LeoLinks::new(self.parser, self.items, self.waiting, step) {
+            if (link.node, link.origin) == (item.node, item.origin) {
                 return child; // reached `item`, the top of the chain
             }
-            debug_assert!(p.leo_link(w, self.items, origin).is_some());
-            extra.push(Item {
-                child,
-                ..p.advanced_waiter(w, self.items, origin)
-            });
+            link.child = child;
+            extra.push(link);
             child = (self.items.len() + extra.len() - 1) as u32;
-            origin = waiter.origin;
-            slot = w.next.get();
-            debug_assert!(slot != NO_ITEM, "a Leo chain ends at its top");
         }
+        unreachable!("a Leo chain ends at its top")
     }
 }
 
