@@ -386,13 +386,14 @@ impl Parser<'_> {
                     match self.lengths[item as usize] {
                         // Every repetition spans `n` bytes: the split is forced.
                         (n, m) if n == m && n > 0 => {
-                            let direct = self.is_terminal_like(item);
+                            // A terminal (or a reference to one) is emitted now rather
+                            // than pushed and popped next: per byte of a field, the
+                            // frames cost most. Whether it is, the first repetition tells.
+                            let mut direct = true;
                             for l in (start..end).step_by(n as usize) {
-                                if direct {
-                                    // Emitted now rather than pushed and popped next:
-                                    // per byte of a field, the frames cost most.
-                                    self.emit_terminal(item, &text[l..l + n as usize], sink);
-                                } else {
+                                let span = &text[l..l + n as usize];
+                                if !(direct && self.emit_terminal(item, span, sink)) {
+                                    direct = false;
                                     spans.push((item, l, l + n as usize));
                                 }
                             }
@@ -419,16 +420,6 @@ impl Parser<'_> {
         }
         scratch.frames = stack;
         scratch.spans = spans;
-    }
-
-    /// Whether `node` is a terminal or a reference to one (`<textdata>`).
-    #[inline(always)]
-    fn is_terminal_like(&self, node: u32) -> bool {
-        match self.ops[node as usize] {
-            Op::Literal | Op::Regex => true,
-            Op::Ref { body } => matches!(self.ops[body as usize], Op::Literal | Op::Regex),
-            _ => false,
-        }
     }
 
     /// Emits the subtree of `node` over `span` if `node` is a terminal or a reference to
