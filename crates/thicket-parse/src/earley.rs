@@ -39,7 +39,7 @@ impl Chart<'_> {
 /// An item of a set waiting for `node` to complete from that set, with the Leo memo of
 /// the entry (kept in the entry rather than in arrays beside the waiting entries: one
 /// array to grow and to touch).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Waiting {
     pub(crate) node: u32,
     /// Index of the waiting item.
@@ -78,12 +78,6 @@ impl SharedU32 {
     #[inline(always)]
     fn set(&self, value: u32) {
         self.0.store(value, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-impl Clone for SharedU32 {
-    fn clone(&self) -> SharedU32 {
-        SharedU32::new(self.get())
     }
 }
 
@@ -315,8 +309,7 @@ pub(crate) struct Spare {
     pub(crate) waiting: Vec<Waiting>,
     pub(crate) leo: Vec<LeoStep>,
     pub(crate) sets: SetIndex,
-    tops: Vec<Item>,
-    path: Vec<(usize, Item)>,
+    memo: LeoMemo,
     seen: SeenTable,
     near: Vec<Vec<Item>>,
     pending: std::collections::BinaryHeap<Scanned>,
@@ -337,7 +330,7 @@ impl Spare {
             + of(&self.waiting)
             + of(&self.leo)
             + self.sets.bytes()
-            + of(&self.tops)
+            + of(&self.memo.tops)
             + of(&self.seen.slots)
             + self.near.iter().map(|v| v.capacity()).sum::<usize>() * size_of::<Item>()
             + self.pending.capacity() * size_of::<Scanned>()
@@ -350,8 +343,8 @@ impl Spare {
         self.items.clear();
         self.waiting.clear();
         self.leo.clear();
-        self.tops.clear();
-        self.path.clear();
+        self.memo.tops.clear();
+        self.memo.path.clear();
         self.near.iter_mut().for_each(Vec::clear);
         self.pending.clear();
         self.cache_keys.clear();
@@ -539,10 +532,7 @@ impl<'g> Parser<'g> {
         let mut sets = std::mem::take(&mut spare.sets);
         sets.reset(n + 1);
         let mut leo = std::mem::take(&mut spare.leo);
-        let mut leo_memo = LeoMemo {
-            tops: std::mem::take(&mut spare.tops),
-            path: std::mem::take(&mut spare.path),
-        };
+        let mut leo_memo = std::mem::take(&mut spare.memo);
         let mut work = Work::from_spare(spare, follow_filter, self.ops.len());
         work.pending.push(Scanned {
             end: 0,
@@ -629,8 +619,7 @@ impl<'g> Parser<'g> {
             j += 1;
         }
         let mut spare = work.into_spare();
-        spare.tops = leo_memo.tops;
-        spare.path = leo_memo.path;
+        spare.memo = leo_memo;
         let (items, waiting) = (
             std::mem::take(&mut spare.items),
             std::mem::take(&mut spare.waiting),
