@@ -165,13 +165,7 @@ impl<'a> Reader<'a, '_> {
     /// The text span of a child's frame (not a `Close` or `Join`).
     fn frame_span(&self, frame: &Frame, extra: &[Item]) -> (usize, usize) {
         match *frame {
-            Frame::Item { index, end } => {
-                let item = self
-                    .items
-                    .get(index as usize)
-                    .unwrap_or_else(|| &extra[index as usize - self.items.len()]);
-                (item.origin as usize, end as usize)
-            }
+            Frame::Item { index, end } => (self.item(index, extra).origin as usize, end as usize),
             Frame::Leaf { start, end, .. } => (start as usize, end as usize),
             Frame::Close | Frame::Join => unreachable!("not a child's frame"),
         }
@@ -184,16 +178,19 @@ impl<'a> Reader<'a, '_> {
     /// chains rather than growing with the input.
     #[inline]
     fn item_at(&self, index: u32, extra: &mut Vec<Item>) -> Item {
+        let item = self.item(index, extra);
+        if index as usize + 1 == self.items.len() + extra.len() {
+            extra.pop();
+        }
+        item
+    }
+
+    /// The item at `index`, in the chart or in `extra` past its end, left where it is.
+    #[inline]
+    fn item(&self, index: u32, extra: &[Item]) -> Item {
         match self.items.get(index as usize) {
             Some(item) => *item,
-            None => {
-                let i = index as usize - self.items.len();
-                let item = extra[i];
-                if i + 1 == extra.len() {
-                    extra.pop();
-                }
-                item
-            }
+            None => extra[index as usize - self.items.len()],
         }
     }
 
