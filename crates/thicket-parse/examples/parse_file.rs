@@ -14,6 +14,9 @@
 //! With `--again`, the file is parsed a second time with the same parser, which reuses
 //! the chart vectors the first parse left (`ParseConfig::keep_bytes`): the figures of a
 //! parser reused across inputs, as in the benchmarks, rather than of a first parse.
+//! A reused parser also knows how much memory its inputs need per byte, so a large
+//! input's tree memory is faulted in ahead too (`ParseConfig::prefault`);
+//! `--no-prefault` turns faulting in ahead off, for comparison.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -91,10 +94,9 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let no_tree = args.iter().any(|a| a == "--no-tree");
     let again = args.iter().any(|a| a == "--again");
-    let mut args = args
-        .into_iter()
-        .filter(|a| a != "--no-tree" && a != "--again");
-    let usage = "usage: parse_file SPEC (FILE | json:SIZE | csv:SIZE) [--no-tree] [--again]";
+    let prefault = !args.iter().any(|a| a == "--no-prefault");
+    let mut args = args.into_iter().filter(|a| !a.starts_with("--"));
+    let usage = "usage: parse_file SPEC (FILE | json:SIZE | csv:SIZE) [--no-tree] [--again] [--no-prefault]";
     let spec = args.next().expect(usage);
     let file = args.next().expect(usage);
     let spec = thicket_grammar::load_spec_file(spec.as_ref(), &Default::default())
@@ -106,7 +108,11 @@ fn main() {
     } else {
         std::fs::read(&file).expect("readable input")
     };
-    let parser = thicket_parse::Parser::new(&spec.grammar, Default::default()).expect("parser");
+    let config = thicket_parse::ParseConfig {
+        prefault,
+        ..Default::default()
+    };
+    let parser = thicket_parse::Parser::new(&spec.grammar, config).expect("parser");
     let _ = parser.parse(&text[..text.len().min(64 << 10)]);
     measured(&parser, &text, no_tree);
     if again {

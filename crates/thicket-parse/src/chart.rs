@@ -2,7 +2,7 @@
 //! shortcuts skipped, and where each node's derivations end.
 
 use crate::compile::Parser;
-use crate::earley::{Item, LeoStep, NO_ITEM, SMALL_SET, Spare, Waiting};
+use crate::earley::{Item, LeoStep, NO_ITEM, SMALL_SET, Spare, TreeRooms, Waiting};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A successful parse: the chart, from which trees are read.
@@ -24,6 +24,9 @@ pub struct ParseResult<'p, 'g> {
     /// The recogniser's working lists, handed back to the parser with the chart's
     /// vectors when the result is dropped.
     pub(crate) spare: Spare,
+    /// For a large input: the tree's node vectors, reserved and faulted in while the
+    /// chart was built (taken by the first tree read).
+    pub(crate) rooms: std::cell::Cell<Option<TreeRooms>>,
 }
 
 impl Drop for ParseResult<'_, '_> {

@@ -64,6 +64,8 @@ pub struct Parser<'g> {
     pub(crate) root: u32,
     /// Vectors of finished parses, for the next inputs (see `Spare`).
     pub(crate) spares: std::sync::Mutex<Vec<Spare>>,
+    /// How many tree nodes large inputs needed per byte (see `fresh::PerByte`).
+    pub(crate) per_byte: std::sync::Mutex<crate::fresh::PerByte>,
 }
 
 /// A set of bytes.
@@ -110,6 +112,7 @@ impl<'g> Parser<'g> {
             follow_end: vec![false; n],
             root: grammar.root().index() as u32,
             spares: Default::default(),
+            per_byte: Default::default(),
         };
         let index = |e: ExprId| e.index() as u32;
         for id in grammar.expr_ids() {

@@ -4,7 +4,9 @@
 use crate::chart::{ParseResult, SetIndex};
 use crate::compile::{Op, Parser};
 use crate::error::ParseError;
+use crate::fresh::{Ahead, PerByte, Prefaulter};
 use crate::terminal::RegexMatcher;
+use thicket_tree::NodeRoom;
 
 /// The tops of the Leo chains found so far (the memo itself is in the waiting entries,
 /// `Waiting::memo`): chains share their top, so it is stored once.
@@ -97,6 +99,15 @@ pub(crate) struct Item {
     /// when it was scanned (a terminal or token) or derived empty, or `LEO | r` when a
     /// Leo shortcut skipped the chain below (`ParseResult::leo[r]` says where it starts).
     pub(crate) child: u32,
+}
+
+/// Node vectors reserved for the tree of a large input while it is parsed, their
+/// memory faulted in ahead (see `fresh`).
+pub(crate) struct TreeRooms {
+    /// For the whole tree.
+    pub(crate) main: NodeRoom,
+    /// For the part a second thread reads, if earlier trees had one.
+    pub(crate) fork: Option<NodeRoom>,
 }
 
 /// No item: a prediction's `pred`, a scanned or empty child.
@@ -296,6 +307,9 @@ pub(crate) struct Work<'p> {
     /// Terminals and tokens matched at `j`: `(node, start, len)` into `cache_ends`.
     pub(crate) cache_keys: Vec<(u32, u32, u32)>,
     pub(crate) cache_ends: Vec<usize>,
+    /// For a large input: faults in the chart's and the tree's memory before they are
+    /// written.
+    ahead: Option<Ahead>,
 }
 
 /// What a parse leaves behind for the next input of the same parser: the chart's
@@ -380,11 +394,17 @@ impl Parser<'_> {
 
 impl<'p> Work<'p> {
     /// Working state for a new parse, in a spare's vectors.
-    fn from_spare(spare: Spare, follow_filter: bool, nodes: usize) -> Work<'p> {
+    fn from_spare(
+        spare: Spare,
+        follow_filter: bool,
+        nodes: usize,
+        ahead: Option<Ahead>,
+    ) -> Work<'p> {
         let mut near = spare.near;
         near.resize_with(NEAR, Vec::new);
         Work {
             follow_filter,
+            ahead,
             scan: vec![Scan::Unknown; nodes],
             items: spare.items,
             waiting: spare.waiting,
@@ -478,7 +498,38 @@ impl<'p> Work<'p> {
                 return;
             }
         }
+        if self.items.len() == self.items.capacity() {
+            self.grow(|work| &mut work.items);
+        }
         self.items.push(item);
+    }
+
+    /// Records that the item at chart index `item` waits for `node` (`choice`: which
+    /// alternative it is).
+    #[inline(always)]
+    fn push_waiting(&mut self, node: u32, item: u32, choice: u32) {
+        if self.waiting.len() == self.waiting.capacity() {
+            self.grow(|work| &mut work.waiting);
+        }
+        self.waiting.push(Waiting {
+            node,
+            item,
+            choice,
+            memo: SharedU32::new(MEMO_UNKNOWN),
+            next: SharedU32::new(NO_ITEM),
+        });
+    }
+
+    /// Doubles a full chart vector (as `push` would) and, for a large input, has its
+    /// new capacity faulted in ahead as far as the input ahead will likely write.
+    #[cold]
+    #[inline(never)]
+    fn grow<T>(&mut self, vector: impl FnOnce(&mut Self) -> &mut Vec<T>) {
+        let vector = vector(self);
+        vector.reserve(vector.len().max(64));
+        if let Some(ahead) = &mut self.ahead {
+            ahead.ask(self.j, &self.items, &self.waiting);
+        }
     }
 
     /// Adds an item to the set at `end` (the current one, or a later one after a scan).
@@ -504,17 +555,39 @@ impl<'p> Work<'p> {
 impl<'g> Parser<'g> {
     /// Whether `text` is in the language (no tree is built).
     pub fn recognize(&self, text: &[u8]) -> Result<(), ParseError> {
-        self.parse(text).map(|_| ())
+        self.parse_for(text, false).map(|_| ())
     }
 
     /// Parses `text` from the grammar's start rule.
     pub fn parse<'p>(&'p self, text: &'p [u8]) -> Result<ParseResult<'p, 'g>, ParseError> {
-        match self.run(text, true) {
+        self.parse_for(text, true)
+    }
+
+    /// Parses `text`; `tree`: whether a tree will likely be read (its memory is then
+    /// reserved and faulted in ahead for a large input).
+    fn parse_for<'p>(
+        &'p self,
+        text: &'p [u8],
+        tree: bool,
+    ) -> Result<ParseResult<'p, 'g>, ParseError> {
+        match self.run(text, true, tree) {
             // The FOLLOW filter drops the matches a rejection message is made of (where
             // the furthest items are, what they expected), so a rejected input is parsed
             // again without it; it never changes whether an input is accepted.
-            Err(ParseError::Rejected(_)) => self.run(text, false),
+            Err(ParseError::Rejected(_)) => self.run(text, false, false),
             done => done,
+        }
+    }
+
+    /// What the trees of large inputs needed per byte so far.
+    pub(crate) fn per_byte(&self) -> PerByte {
+        self.per_byte.lock().map(|known| *known).unwrap_or_default()
+    }
+
+    /// Records what the tree of a large input needed per byte.
+    pub(crate) fn learn_per_byte(&self, update: impl FnOnce(&mut PerByte)) {
+        if let Ok(mut known) = self.per_byte.lock() {
+            update(&mut known);
         }
     }
 
@@ -522,10 +595,15 @@ impl<'g> Parser<'g> {
     /// position where the next byte cannot follow it are dropped: they are in no
     /// derivation of the whole input, and neither is anything derived from them, so the
     /// items that remain arise in the same order with the same first derivations.
+    ///
+    /// For a large input a second thread faults in the memory the chart grows into, and
+    /// (with `tree`, once earlier trees told how large they are) the memory of the
+    /// tree's nodes, while the chart is built.
     fn run<'p>(
         &'p self,
         text: &'p [u8],
         follow_filter: bool,
+        tree: bool,
     ) -> Result<ParseResult<'p, 'g>, ParseError> {
         let n = text.len();
         let mut spare = self.take_spare();
@@ -533,7 +611,22 @@ impl<'g> Parser<'g> {
         sets.reset(n + 1);
         let mut leo = std::mem::take(&mut spare.leo);
         let mut leo_memo = std::mem::take(&mut spare.memo);
-        let mut work = Work::from_spare(spare, follow_filter, self.ops.len());
+        let fresh = self
+            .config
+            .prefault
+            .then(|| Prefaulter::for_input(n))
+            .flatten();
+        // The tree's rooms only where they will be faulted in.
+        let rooms = fresh.as_ref().and_then(|_| self.tree_rooms(n, tree));
+        let ahead = fresh.map(|fresh| {
+            let addresses = rooms.iter().flat_map(|rooms| {
+                std::iter::once(&rooms.main)
+                    .chain(&rooms.fork)
+                    .map(NodeRoom::addresses)
+            });
+            Ahead::new(fresh, n, addresses.collect())
+        });
+        let mut work = Work::from_spare(spare, follow_filter, self.ops.len(), ahead);
         work.pending.push(Scanned {
             end: 0,
             item: Item {
@@ -550,6 +643,9 @@ impl<'g> Parser<'g> {
         let mut j = 0;
         while j <= n {
             work.start_set(j);
+            if let Some(ahead) = &mut work.ahead {
+                ahead.at(j, &work.items, &work.waiting);
+            }
             if work.items.len() == work.base {
                 match work.next_scanned() {
                     None => return Err(self.reject(text, furthest, &work.items, &sets)),
@@ -635,11 +731,27 @@ impl<'g> Parser<'g> {
             leo,
             leo_cache: Default::default(),
             spare,
+            rooms: std::cell::Cell::new(rooms),
         };
         if result.root_item().is_none() {
             return Err(self.reject(text, n, &result.items, &result.sets));
         }
         Ok(result)
+    }
+
+    /// With `tree`, node vectors for the tree of an input of `n` bytes, as large as
+    /// earlier large trees say it will be (none if no tree was read yet).
+    fn tree_rooms(&self, n: usize, tree: bool) -> Option<TreeRooms> {
+        let known = self.per_byte();
+        let nodes = PerByte::estimate(known.tree_nodes, n);
+        if !tree || nodes == 0 {
+            return None;
+        }
+        let fork_nodes = PerByte::estimate(known.fork_nodes, n);
+        Some(TreeRooms {
+            main: NodeRoom::with_capacity(nodes),
+            fork: (fork_nodes > 0).then(|| NodeRoom::with_capacity(fork_nodes)),
+        })
     }
 
     /// The one item of set `o` waiting for a node whose advance completes it, if there
@@ -877,13 +989,7 @@ impl<'g> Parser<'g> {
         work: &mut Work<'p>,
     ) {
         if self.expect(child, advanced, text, work) {
-            work.waiting.push(Waiting {
-                node: child,
-                item: index,
-                choice,
-                memo: SharedU32::new(MEMO_UNKNOWN),
-                next: SharedU32::new(NO_ITEM),
-            });
+            work.push_waiting(child, index, choice);
         }
     }
 

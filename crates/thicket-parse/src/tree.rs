@@ -3,9 +3,10 @@
 use crate::chart::{LeoLinks, ParseResult};
 use crate::compile::{Op, Parser};
 use crate::earley::{Item, LEO, LeoStep, NO_ITEM, Waiting};
+use crate::fresh::PREFAULT_BYTES;
 use crate::token;
 use thicket_grammar::ExprId;
-use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
+use thicket_tree::{DerivationTree, NodeRoom, TreeBuilder, TreeSink};
 
 /// Inputs from this size on have their tree read by two threads, if there are two.
 const PARALLEL_TREE_BYTES: usize = 128 << 10;
@@ -19,13 +20,28 @@ impl ParseResult<'_, '_> {
     /// a builder of its own and appended. The tree is the same either way.
     pub fn tree(&self) -> DerivationTree {
         let reader = self.reader();
-        let mut builder = TreeBuilder::with_text(self.text);
+        let (mut builder, fork_room) = match self.rooms.take() {
+            Some(rooms) => (TreeBuilder::with_text_in(self.text, rooms.main), rooms.fork),
+            None => (TreeBuilder::with_text(self.text), None),
+        };
+        let mut fork_nodes = 0;
         if self.text.len() >= PARALLEL_TREE_BYTES && two_threads() {
             std::thread::scope(|scope| {
-                reader.read(&mut builder, &mut ThreadFork::Open(scope));
+                let mut fork = ThreadFork::Open(scope, fork_room);
+                reader.read(&mut builder, &mut fork);
+                if let ThreadFork::Done(nodes) = fork {
+                    fork_nodes = nodes;
+                }
             });
         } else {
             reader.read(&mut builder, &mut NoFork);
+        }
+        let n = self.text.len();
+        if n >= PREFAULT_BYTES {
+            self.parser.learn_per_byte(|known| {
+                known.tree_nodes = builder.node_count() as f64 / n as f64;
+                known.fork_nodes = fork_nodes as f64 / n as f64;
+            });
         }
         builder.finish()
     }
@@ -57,7 +73,7 @@ impl ParseResult<'_, '_> {
 
 /// Whether this process may run two threads at once (asked once: the answer comes from
 /// system files, which costs more than reading a small tree).
-fn two_threads() -> bool {
+pub(crate) fn two_threads() -> bool {
     static TWO: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
 }
@@ -285,16 +301,19 @@ impl<S> Fork<'_, S> for NoFork {
 
 /// Hands the later half of the first long run of siblings to a second thread.
 enum ThreadFork<'scope, 'env> {
-    Open(&'scope std::thread::Scope<'scope, 'env>),
+    /// Not forked yet; the room reserved for the part, if any.
+    Open(&'scope std::thread::Scope<'scope, 'env>, Option<NodeRoom>),
     Running(std::thread::ScopedJoinHandle<'scope, TreeBuilder>),
-    Done,
+    /// Joined: how many nodes the other thread read.
+    Done(usize),
 }
 
 impl<'scope, 'env: 'scope> Fork<'env, TreeBuilder> for ThreadFork<'scope, 'env> {
     fn offer(&mut self, reader: &Reader<'env, '_>, stack: &mut Vec<Frame>, extra: &[Item]) {
-        let ThreadFork::Open(scope) = *self else {
+        let ThreadFork::Open(scope, room) = self else {
             return;
         };
+        let scope = *scope;
         // The children just pushed: from the last (bottom) to the first (top).
         let lo = stack
             .iter()
@@ -324,8 +343,13 @@ impl<'scope, 'env: 'scope> Fork<'env, TreeBuilder> for ThreadFork<'scope, 'env> 
         let part: Vec<Frame> = stack.splice(lo..split, [Frame::Join]).collect();
         let extra = extra.to_vec();
         let reader = *reader;
+        let room = room.take();
         let handle = scope.spawn(move || {
-            let mut builder = TreeBuilder::with_text(&reader.text[part_start..run_end]);
+            let text = &reader.text[part_start..run_end];
+            let mut builder = match room {
+                Some(room) => TreeBuilder::with_text_in(text, room),
+                None => TreeBuilder::with_text(text),
+            };
             reader.read_frames(part, extra, &mut builder, &mut NoFork);
             builder
         });
@@ -333,11 +357,14 @@ impl<'scope, 'env: 'scope> Fork<'env, TreeBuilder> for ThreadFork<'scope, 'env> 
     }
 
     fn join(&mut self, sink: &mut TreeBuilder) {
-        let ThreadFork::Running(handle) = std::mem::replace(self, ThreadFork::Done) else {
+        let ThreadFork::Running(handle) = std::mem::replace(self, ThreadFork::Done(0)) else {
             unreachable!("joined before forking")
         };
         match handle.join() {
-            Ok(part) => sink.append(part),
+            Ok(part) => {
+                *self = ThreadFork::Done(part.node_count());
+                sink.append(part);
+            }
             Err(panic) => std::panic::resume_unwind(panic),
         }
     }

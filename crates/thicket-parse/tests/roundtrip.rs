@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use thicket_gen::{GenConfig, Generator};
 use thicket_grammar::{Grammar, LoadOptions, load_spec_file, load_spec_text};
 use thicket_parse::{ParseConfig, ParseError, Parser};
+use thicket_tree::{DerivationTree, NodeId};
 
 fn bundled(name: &str) -> Grammar {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -182,18 +183,13 @@ fn reused_parser_reads_the_same_trees_as_one_that_keeps_nothing() {
     }
 }
 
-/// A large input's tree is read by two threads (the later half of a long run of
-/// siblings into a builder of its own, then appended): it is the tree a single-threaded
-/// read reports, node for node, with the right text under every node.
-#[test]
-fn tree_read_by_two_threads_is_the_one_read_by_one() {
-    let grammar = bundled("json.fan");
-    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+/// A JSON array of generated documents (`seed`), of at least `bytes` bytes.
+fn generated_json_array(grammar: &Grammar, seed: u64, bytes: usize) -> Vec<u8> {
+    let generator = Generator::new(grammar, GenConfig::default()).unwrap();
     let mut text = b"[".to_vec();
     let mut i = 0;
-    // Well past the size from which two threads read (128 KiB).
-    while text.len() < 400_000 {
-        let (tree, _) = generator.generate_tree(&mut Generator::rng_for(9, i));
+    while text.len() < bytes {
+        let (tree, _) = generator.generate_tree(&mut Generator::rng_for(seed, i));
         if i > 0 {
             text.push(b',');
         }
@@ -201,25 +197,73 @@ fn tree_read_by_two_threads_is_the_one_read_by_one() {
         i += 1;
     }
     text.push(b']');
+    text
+}
+
+/// `a` and `b` are the same tree, node for node, with the same text under every node.
+fn assert_same_tree(a: &DerivationTree, b: &DerivationTree) {
+    assert_eq!(a.len(), b.len());
+    for node in (0..b.len()).map(NodeId::from_index) {
+        assert_eq!(a.expr(node), b.expr(node), "node {node:?}");
+        assert_eq!(a.text_range(node), b.text_range(node), "node {node:?}");
+        assert_eq!(a.subtree_end(node), b.subtree_end(node), "node {node:?}");
+    }
+    assert_eq!(a.bytes(), b.bytes());
+}
+
+/// A large input's tree is read by two threads (the later half of a long run of
+/// siblings into a builder of its own, then appended): it is the tree a single-threaded
+/// read reports, node for node, with the right text under every node.
+#[test]
+fn tree_read_by_two_threads_is_the_one_read_by_one() {
+    let grammar = bundled("json.fan");
+    // Well past the size from which two threads read (128 KiB).
+    let text = generated_json_array(&grammar, 9, 400_000);
     let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
     let parsed = parser.parse(&text).unwrap();
     let forked = parsed.tree();
     let mut builder = thicket_tree::TreeBuilder::with_text(&text);
     parsed.build_into(&mut builder);
     let single = builder.finish();
-    assert_eq!(forked.len(), single.len());
-    for node in (0..single.len()).map(thicket_tree::NodeId::from_index) {
-        assert_eq!(forked.expr(node), single.expr(node), "node {node:?}");
-        assert_eq!(
-            forked.text_range(node),
-            single.text_range(node),
-            "node {node:?}"
-        );
-        assert_eq!(
-            forked.subtree_end(node),
-            single.subtree_end(node),
-            "node {node:?}"
-        );
-    }
+    assert_same_tree(&forked, &single);
     assert_eq!(forked.bytes(), &text[..]);
+}
+
+/// Large inputs have their chart and tree memory reserved from what earlier ones
+/// needed per byte and faulted in ahead by another thread (`ParseConfig::prefault`):
+/// whether the reservation is too small (a denser input than before) or too large (a
+/// sparser one), or an input is only recognised in between, every tree is the one a
+/// parser that prefaults and keeps nothing reads.
+#[test]
+fn memory_reserved_and_faulted_in_ahead_changes_no_tree() {
+    let grammar = bundled("json.fan");
+    // Past the size from which memory is faulted in ahead (256 KiB); generated
+    // documents, and one of small numbers (about twice as many nodes per byte).
+    let generated = generated_json_array(&grammar, 11, 300_000);
+    let mut numbers = b"[".to_vec();
+    for i in 0..100_000 {
+        numbers.extend_from_slice(format!("{},", i % 10).as_bytes());
+    }
+    numbers.extend_from_slice(b"0]");
+    let ahead = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let plain = Parser::new(
+        &grammar,
+        ParseConfig {
+            prefault: false,
+            keep_bytes: 0,
+            ..ParseConfig::default()
+        },
+    )
+    .unwrap();
+    for (i, text) in [&generated, &numbers, &generated, &numbers, &generated]
+        .into_iter()
+        .enumerate()
+    {
+        if i == 3 {
+            ahead.recognize(text).unwrap();
+        }
+        let (a, b) = (ahead.parse(text).unwrap(), plain.parse(text).unwrap());
+        assert_eq!(a.item_count(), b.item_count(), "input {i}");
+        assert_same_tree(&a.tree(), &b.tree());
+    }
 }

@@ -126,6 +126,43 @@ fn keep_spare_nodes(mut nodes: Vec<Node>) {
     }
 }
 
+/// Room for the nodes of a tree not read yet: a node vector reserved ahead, whose
+/// memory another thread can fault in (see [`NodeRoom::addresses`]) while the input is
+/// still being parsed, so that reading a large tree writes into memory already mapped
+/// (on a VM a first touch of a page costs microseconds). Given to
+/// [`TreeBuilder::with_text_in`]; a room never used is kept for later trees like the
+/// nodes of a dropped tree.
+pub struct NodeRoom(Vec<Node>);
+
+impl NodeRoom {
+    /// Room for `nodes` nodes (a kept vector of a dropped tree, or a new one), or less
+    /// if the allocator refuses that much: the tree grows its vector as usual then.
+    pub fn with_capacity(nodes: usize) -> NodeRoom {
+        let mut vector = take_spare_nodes();
+        let _ = vector.try_reserve(nodes);
+        NodeRoom(vector)
+    }
+
+    /// How many nodes fit.
+    pub fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+
+    /// The addresses of the room's memory, nothing of which is written yet: for faulting
+    /// it in ahead (for instance with `madvise(MADV_POPULATE_WRITE)`, which does not
+    /// change what the memory holds).
+    pub fn addresses(&self) -> std::ops::Range<usize> {
+        let start = self.0.as_ptr() as usize;
+        start..start + self.0.capacity() * size_of::<Node>()
+    }
+}
+
+impl Drop for NodeRoom {
+    fn drop(&mut self) {
+        keep_spare_nodes(std::mem::take(&mut self.0));
+    }
+}
+
 impl Drop for DerivationTree {
     fn drop(&mut self) {
         keep_spare_nodes(std::mem::take(&mut self.nodes));
@@ -461,8 +498,13 @@ impl TreeBuilder {
     /// checked against it rather than copied, and the finished tree must derive all of
     /// it.
     pub fn with_text(text: &[u8]) -> TreeBuilder {
+        TreeBuilder::with_text_in(text, NodeRoom(take_spare_nodes()))
+    }
+
+    /// [`TreeBuilder::with_text`], writing its nodes into `room` (reserved ahead).
+    pub fn with_text_in(text: &[u8], mut room: NodeRoom) -> TreeBuilder {
         TreeBuilder {
-            nodes: take_spare_nodes(),
+            nodes: std::mem::take(&mut room.0),
             text: text.to_vec(),
             preset: true,
             ..TreeBuilder::default()
