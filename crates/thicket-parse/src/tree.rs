@@ -20,10 +20,11 @@ impl ParseResult<'_, '_> {
     /// a builder of its own and appended. The tree is the same either way.
     pub fn tree(&self) -> DerivationTree {
         let reader = self.reader();
-        let (mut builder, fork_room) = match self.rooms.take() {
-            Some(rooms) => (TreeBuilder::with_text_in(self.text, rooms.main), rooms.fork),
-            None => (TreeBuilder::with_text(self.text), None),
+        let (room, fork_room) = match self.rooms.take() {
+            Some(rooms) => (rooms.main, rooms.fork),
+            None => (NodeRoom::default(), None),
         };
+        let mut builder = TreeBuilder::with_text_in(self.text, room);
         let mut fork_nodes = 0;
         if self.text.len() >= PARALLEL_TREE_BYTES && two_threads() {
             std::thread::scope(|scope| {
@@ -346,10 +347,7 @@ impl<'scope, 'env: 'scope> Fork<'env, TreeBuilder> for ThreadFork<'scope, 'env> 
         let room = room.take();
         let handle = scope.spawn(move || {
             let text = &reader.text[part_start..run_end];
-            let mut builder = match room {
-                Some(room) => TreeBuilder::with_text_in(text, room),
-                None => TreeBuilder::with_text(text),
-            };
+            let mut builder = TreeBuilder::with_text_in(text, room.unwrap_or_default());
             reader.read_frames(part, extra, &mut builder, &mut NoFork);
             builder
         });

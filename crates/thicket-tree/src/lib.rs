@@ -138,9 +138,9 @@ impl NodeRoom {
     /// Room for `nodes` nodes (a kept vector of a dropped tree, or a new one), or less
     /// if the allocator refuses that much: the tree grows its vector as usual then.
     pub fn with_capacity(nodes: usize) -> NodeRoom {
-        let mut vector = take_spare_nodes();
-        let _ = vector.try_reserve(nodes);
-        NodeRoom(vector)
+        let mut room = NodeRoom::default();
+        let _ = room.0.try_reserve(nodes);
+        room
     }
 
     /// How many nodes fit.
@@ -154,6 +154,13 @@ impl NodeRoom {
     pub fn addresses(&self) -> std::ops::Range<usize> {
         let start = self.0.as_ptr() as usize;
         start..start + self.0.capacity() * size_of::<Node>()
+    }
+}
+
+impl Default for NodeRoom {
+    /// Room as large as a kept vector of a dropped tree, or none yet.
+    fn default() -> NodeRoom {
+        NodeRoom(take_spare_nodes())
     }
 }
 
@@ -498,7 +505,7 @@ impl TreeBuilder {
     /// checked against it rather than copied, and the finished tree must derive all of
     /// it.
     pub fn with_text(text: &[u8]) -> TreeBuilder {
-        TreeBuilder::with_text_in(text, NodeRoom(take_spare_nodes()))
+        TreeBuilder::with_text_in(text, NodeRoom::default())
     }
 
     /// [`TreeBuilder::with_text`], writing its nodes into `room` (reserved ahead).
