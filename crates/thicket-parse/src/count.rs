@@ -158,7 +158,8 @@ impl Counter<'_, '_, '_> {
                 if p.nullable(node) {
                     out.push(from);
                 }
-                if let Some(ends) = self.ends_index.get(&(node, from as u32)) {
+                let in_chart = p.chart_node(node);
+                if let Some(ends) = self.ends_index.get(&(in_chart, from as u32)) {
                     out.extend(
                         ends.iter()
                             .map(|&e| e as usize)
@@ -312,8 +313,10 @@ impl Counter<'_, '_, '_> {
 }
 
 impl ParseResult<'_, '_> {
-    /// Whether some complete item of `node` spans `origin..j`.
+    /// Whether some complete item of `node` (or of the node standing for it in the
+    /// chart, see `Parser::chart_node`) spans `origin..j`.
     pub(crate) fn complete_any(&self, j: usize, node: u32, origin: u32) -> bool {
+        let node = self.parser.chart_node(node);
         match self.parser.ops[node as usize] {
             Op::Seq { len, .. } => self.find(j, node, origin, len).is_some(),
             Op::Ref { .. } | Op::Alt { .. } => self.find(j, node, origin, 1).is_some(),

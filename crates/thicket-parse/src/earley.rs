@@ -2,7 +2,7 @@
 //! deterministic right-recursive completions.
 
 use crate::chart::{ParseResult, SetIndex};
-use crate::compile::{Op, Parser};
+use crate::compile::{NONE, Op, Parser};
 use crate::error::ParseError;
 use crate::fresh::{Ahead, PerByte, Prefaulter};
 use crate::terminal::RegexMatcher;
@@ -265,8 +265,9 @@ enum Scan<'p> {
     Literal,
     /// A regex terminal or a token.
     Match(&'p RegexMatcher),
-    /// Anything else: predicted.
-    Predict,
+    /// Anything else: predicted, as this node (`Parser::chart_node`: a reference's rule
+    /// body rather than the reference).
+    Predict(u32),
 }
 
 /// The parser's working state for the set being built, reused from set to set, and the
@@ -988,15 +989,18 @@ impl<'g> Parser<'g> {
         text: &[u8],
         work: &mut Work<'p>,
     ) {
-        if self.expect(child, advanced, text, work) {
-            work.push_waiting(child, index, choice);
+        let predicted = self.expect(child, advanced, text, work);
+        if predicted != NONE {
+            work.push_waiting(predicted, index, choice);
         }
     }
 
     /// `advanced` is the expecting item once `child` is matched: scan terminals and
-    /// tokens, predict everything else. Says whether it predicted `child`.
+    /// tokens, predict everything else. Returns the node it predicted for `child`
+    /// (`child`, or for a reference its rule's body: see `Parser::chart_node`), or
+    /// `NONE`.
     #[inline]
-    fn expect<'p>(&'p self, child: u32, advanced: Item, text: &[u8], work: &mut Work<'p>) -> bool {
+    fn expect<'p>(&'p self, child: u32, advanced: Item, text: &[u8], work: &mut Work<'p>) -> u32 {
         let j = work.j;
         let starts = text
             .get(j)
@@ -1006,7 +1010,7 @@ impl<'g> Parser<'g> {
             if self.nullable(child) {
                 work.add(advanced, j);
             }
-            return false;
+            return NONE;
         }
         let scan = match work.scan[child as usize] {
             Scan::Unknown => {
@@ -1014,7 +1018,7 @@ impl<'g> Parser<'g> {
                     Op::Literal => Scan::Literal,
                     _ => match self.matcher(child) {
                         Some(m) => Scan::Match(m),
-                        None => Scan::Predict,
+                        None => Scan::Predict(self.chart_node(child)),
                     },
                 };
                 work.scan[child as usize] = scan;
@@ -1030,7 +1034,7 @@ impl<'g> Parser<'g> {
                 {
                     work.add(advanced, j + bytes.len());
                 }
-                false
+                NONE
             }
             Scan::Match(matcher) => {
                 let (start, len) = match work.cache_keys.iter().find(|&&(node, _, _)| node == child)
@@ -1054,12 +1058,13 @@ impl<'g> Parser<'g> {
                     let end = work.cache_ends[e];
                     work.add(advanced, end);
                 }
-                false
+                NONE
             }
-            Scan::Predict | Scan::Unknown => {
+            Scan::Unknown => unreachable!("looked up above"),
+            Scan::Predict(node) => {
                 work.add(
                     Item {
-                        node: child,
+                        node,
                         dot: 0,
                         origin: j as u32,
                         back: j as u32,
@@ -1071,7 +1076,7 @@ impl<'g> Parser<'g> {
                 if self.nullable(child) {
                     work.add(advanced, j);
                 }
-                true
+                node
             }
         }
     }

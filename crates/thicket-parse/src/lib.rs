@@ -19,6 +19,9 @@
 //! its FIRST set, and a match or completion is dropped where the next byte is not in
 //! its FOLLOW set (it could be part of no derivation of the whole input).
 //!
+//! A rule reference that is predicted (not scanned as a token) has no items: expecting
+//! it predicts the rule's body, whose complete item is the reference's child in trees.
+//!
 //! Who waits for a completed node is static (its parent in the graph, or every reference
 //! to its rule), so completion looks only in the origin set, through a per-set index
 //! sorted by `(node, origin, dot)`.
@@ -28,7 +31,8 @@
 //! Every item remembers how it was first derived (`back`: where its last child starts,
 //! or which alternative completed it). The tree returned is the one these first
 //! derivations spell: **the derivation the parser found first**, processing positions
-//! left to right and items in the order they arose. Because an item can only be first
+//! left to right and items in the order they arose (a reference, having no items,
+//! takes no step of its own in that order). Because an item can only be first
 //! derived from items that existed before it, this tree is always finite, even for
 //! grammars with cycles such as `<a> ::= <a> | "x"`. Empty subtrees are built from a
 //! static choice (the shallowest empty derivation), for the same reason. The

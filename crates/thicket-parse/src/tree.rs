@@ -101,6 +101,7 @@ impl<'a> Reader<'a, '_> {
         let stack = vec![Frame::Item {
             index: self.items.len() as u32,
             end: self.text.len() as u32,
+            node: self.root.node,
         }];
         self.read_frames(stack, extra, sink, fork);
     }
@@ -116,7 +117,7 @@ impl<'a> Reader<'a, '_> {
         let p = self.parser;
         let mut scratch = token::SplitScratch::default();
         while let Some(frame) = stack.pop() {
-            let (mut item, end) = match frame {
+            let (mut item, end, expected) = match frame {
                 Frame::Close => {
                     sink.close();
                     continue;
@@ -129,18 +130,29 @@ impl<'a> Reader<'a, '_> {
                     self.emit_leaf(node, start as usize, end as usize, sink, &mut scratch);
                     continue;
                 }
-                Frame::Item { index, end } => (self.item_at(index, &mut extra), end),
+                Frame::Item { index, end, node } => (self.item_at(index, &mut extra), end, node),
             };
             let node = item.node;
             let start = item.origin;
             // Tokens are scanned, never predicted, so only the root's item can be one.
             if start == end || (node == p.root && p.is_token(node)) {
                 // The root, when the input is empty or the whole grammar is regular.
-                self.emit_leaf(node, start as usize, end as usize, sink, &mut scratch);
+                self.emit_leaf(expected, start as usize, end as usize, sink, &mut scratch);
                 continue;
             }
             if item.child & LEO != 0 && item.child != NO_ITEM {
                 item.child = self.rebuild_leo_chain(&item, &mut extra);
+            }
+            // A transparent reference's item is its rule body's (`Parser::chart_node`):
+            // the references come first.
+            let mut via = expected;
+            while via != node {
+                let Op::Ref { body } = p.ops[via as usize] else {
+                    unreachable!("only references stand for other nodes in the chart")
+                };
+                sink.open(ExprId::from_index(via as usize));
+                stack.push(Frame::Close);
+                via = body;
             }
             sink.open(ExprId::from_index(node as usize));
             stack.push(Frame::Close);
@@ -182,7 +194,9 @@ impl<'a> Reader<'a, '_> {
     /// The text span of a child's frame (not a `Close` or `Join`).
     fn frame_span(&self, frame: &Frame, extra: &[Item]) -> (usize, usize) {
         match *frame {
-            Frame::Item { index, end } => (self.item(index, extra).origin as usize, end as usize),
+            Frame::Item { index, end, .. } => {
+                (self.item(index, extra).origin as usize, end as usize)
+            }
             Frame::Leaf { start, end, .. } => (start as usize, end as usize),
             Frame::Close | Frame::Join => unreachable!("not a child's frame"),
         }
@@ -234,7 +248,7 @@ impl<'a> Reader<'a, '_> {
     fn child_frame(node: u32, item: &Item, start: u32, end: u32) -> Frame {
         match item.child {
             NO_ITEM => Frame::Leaf { node, start, end },
-            index => Frame::Item { index, end },
+            index => Frame::Item { index, end, node },
         }
     }
 
@@ -261,11 +275,13 @@ impl<'a> Reader<'a, '_> {
 
 /// Work left in reading a tree.
 enum Frame {
-    /// A complete item (by index, see `Reader::item_at`) ending at `end`: open its
-    /// node, then its children.
+    /// A complete item (by index, see `Reader::item_at`) ending at `end`, for grammar
+    /// node `node`: open `node` (and, for a transparent reference, the references down
+    /// to the item's node), then its children.
     Item {
         index: u32,
         end: u32,
+        node: u32,
     },
     /// A child the chart does not split: a terminal, a token or an empty derivation.
     Leaf {
