@@ -106,7 +106,7 @@ pub(crate) struct Item {
 pub(crate) struct TreeRooms {
     /// For the whole tree.
     pub(crate) main: NodeRoom,
-    /// For the part a second thread reads, if earlier trees had one.
+    /// For the part a second thread reads, unless earlier trees had none.
     pub(crate) fork: Option<NodeRoom>,
 }
 
@@ -598,8 +598,8 @@ impl<'g> Parser<'g> {
     /// items that remain arise in the same order with the same first derivations.
     ///
     /// For a large input a second thread faults in the memory the chart grows into, and
-    /// (with `tree`, once earlier trees told how large they are) the memory of the
-    /// tree's nodes, while the chart is built.
+    /// (with `tree`, as large as earlier trees were, or `PerByte::TYPICAL`) the memory
+    /// of the tree's nodes, while the chart is built.
     fn run<'p>(
         &'p self,
         text: &'p [u8],
@@ -741,13 +741,13 @@ impl<'g> Parser<'g> {
     }
 
     /// With `tree`, node vectors for the tree of an input of `n` bytes, as large as
-    /// earlier large trees say it will be (none if no tree was read yet).
+    /// earlier large trees say it will be (`PerByte::TYPICAL` before the first).
     fn tree_rooms(&self, n: usize, tree: bool) -> Option<TreeRooms> {
-        let known = self.per_byte();
-        let nodes = PerByte::estimate(known.tree_nodes, n);
-        if !tree || nodes == 0 {
+        if !tree {
             return None;
         }
+        let known = self.per_byte().or_typical();
+        let nodes = PerByte::estimate(known.tree_nodes, n);
         let fork_nodes = PerByte::estimate(known.fork_nodes, n);
         Some(TreeRooms {
             main: NodeRoom::with_capacity(nodes),

@@ -38,13 +38,18 @@ impl ParseResult<'_, '_> {
             reader.read(&mut builder, &mut NoFork);
         }
         let n = self.text.len();
-        if n >= PREFAULT_BYTES {
-            self.parser.learn_per_byte(|known| {
-                known.tree_nodes = builder.node_count() as f64 / n as f64;
-                known.fork_nodes = fork_nodes as f64 / n as f64;
-            });
+        if n < PREFAULT_BYTES {
+            return builder.finish();
         }
-        builder.finish()
+        self.parser.learn_per_byte(|known| {
+            known.tree_nodes = builder.node_count() as f64 / n as f64;
+            known.fork_nodes = fork_nodes as f64 / n as f64;
+        });
+        // Its room was reserved from an estimate, possibly too large: the rest goes
+        // back (a large vector shrinks in place).
+        let mut tree = builder.finish();
+        tree.shrink_to_fit();
+        tree
     }
 
     /// Reports the derivation tree to a sink in preorder.

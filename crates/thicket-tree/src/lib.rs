@@ -187,6 +187,12 @@ impl DerivationTree {
         self.nodes.len()
     }
 
+    /// Hands back the memory reserved for nodes the tree did not need (a parser
+    /// reserves a large input's tree from an estimate).
+    pub fn shrink_to_fit(&mut self) {
+        self.nodes.shrink_to_fit();
+    }
+
     /// Whether the tree has no nodes (never true for a finished tree).
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
