@@ -82,6 +82,16 @@ enum Outcome {
     Uncountable(String),
 }
 
+impl Outcome {
+    /// The outcome of an input the parser did not accept.
+    fn failed(text: &[u8], error: ParseError) -> Outcome {
+        match error {
+            ParseError::Rejected(r) => Outcome::Rejected(excerpt(text, &r), r),
+            e @ ParseError::TooComplex { .. } => Outcome::TooComplex(e.to_string()),
+        }
+    }
+}
+
 /// Runs `thicket parse`.
 pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
     let spec = match args.spec.load() {
@@ -103,26 +113,35 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
     let outcomes: Vec<Outcome> = pool.install(|| {
         texts
             .par_iter()
-            .map(|text| match parser.parse(text) {
-                Ok(result) if args.all => match result.trees(args.max_trees) {
-                    Ok((trees, total)) => Outcome::Parsed(
-                        list_trees(&trees, total, grammar, args.format),
-                        Some(total.to_string()),
-                    ),
-                    Err(count) => Outcome::Uncountable(format!("cannot list the trees: {count}")),
-                },
-                Ok(result) => {
-                    let count = args.count.then(|| result.count_trees().to_string());
-                    // --quiet needs only the verdict: no tree is read out of the chart.
-                    let rendered = if args.quiet {
-                        String::new()
-                    } else {
-                        render(&result.tree(), grammar, args.format)
+            .map(|text| {
+                if args.quiet && !args.count && !args.all {
+                    // Only the verdict: recognising reserves and reads no tree.
+                    return match parser.recognize(text) {
+                        Ok(()) => Outcome::Parsed(String::new(), None),
+                        Err(e) => Outcome::failed(text, e),
                     };
-                    Outcome::Parsed(rendered, count)
                 }
-                Err(ParseError::Rejected(r)) => Outcome::Rejected(excerpt(text, &r), r),
-                Err(e @ ParseError::TooComplex { .. }) => Outcome::TooComplex(e.to_string()),
+                match parser.parse(text) {
+                    Ok(result) if args.all => match result.trees(args.max_trees) {
+                        Ok((trees, total)) => Outcome::Parsed(
+                            list_trees(&trees, total, grammar, args.format),
+                            Some(total.to_string()),
+                        ),
+                        Err(count) => {
+                            Outcome::Uncountable(format!("cannot list the trees: {count}"))
+                        }
+                    },
+                    Ok(result) => {
+                        let count = args.count.then(|| result.count_trees().to_string());
+                        let rendered = if args.quiet {
+                            String::new()
+                        } else {
+                            render(&result.tree(), grammar, args.format)
+                        };
+                        Outcome::Parsed(rendered, count)
+                    }
+                    Err(e) => Outcome::failed(text, e),
+                }
             })
             .collect()
     });
