@@ -51,6 +51,10 @@ pub struct Parser<'g> {
     pub(crate) lengths: Vec<(u32, u32)>,
     /// DFAs of regular nodes, built on first use (`None` if too large).
     pub(crate) tokens: Vec<OnceLock<Option<RegexMatcher>>>,
+    /// For regular nodes repeated inside tokens: the length of the node's derivations
+    /// by their first byte, where that byte tells it (see `token.rs`), built on first
+    /// use.
+    pub(crate) lengths_by_first_byte: Vec<OnceLock<Option<Box<[u8; 256]>>>>,
     /// The bytes each node's non-empty derivations can start with.
     pub(crate) first: Vec<ByteSet>,
     /// Each literal's bytes as a range of `literal_bytes` (empty for other nodes), so
@@ -105,6 +109,7 @@ impl<'g> Parser<'g> {
             regular: vec![false; n],
             lengths: Vec::new(),
             tokens: (0..n).map(|_| OnceLock::new()).collect(),
+            lengths_by_first_byte: (0..n).map(|_| OnceLock::new()).collect(),
             first: vec![ByteSet::default(); n],
             literals: vec![(0, 0); n],
             literal_bytes: Vec::new(),

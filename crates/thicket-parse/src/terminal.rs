@@ -12,6 +12,12 @@ use regex_syntax::hir::Hir;
 /// Largest DFA built for one regex terminal.
 const DFA_SIZE_LIMIT: usize = 16 << 20;
 
+/// Longest match `RegexMatcher::length_by_first_byte` reports.
+const MAX_FORCED_LENGTH: u8 = 16;
+
+/// Most states `RegexMatcher::length_by_first_byte` follows at one length.
+const MAX_FORCED_STATES: usize = 32;
+
 /// Most states of a DFA copied into a `Table` (256 transitions of 4 bytes each).
 const MAX_TABLE_STATES: usize = 1024;
 
@@ -164,6 +170,58 @@ impl RegexMatcher {
         }
     }
 
+    /// For each byte, the length of every match that starts with it, if they all have
+    /// the same length (at most `MAX_FORCED_LENGTH`); 0 where they do not, or where no
+    /// match starts with the byte. (A UTF-8 character: its lead byte tells its length.)
+    pub(crate) fn length_by_first_byte(&self) -> Box<[u8; 256]> {
+        let mut lengths = Box::new([0u8; 256]);
+        let mut frontier: Vec<StateID> = Vec::new();
+        let mut next: Vec<StateID> = Vec::new();
+        for first in 0..=255u8 {
+            let state = self.dfa.next_state(self.start, first);
+            if self.dfa.is_dead_state(state) {
+                continue;
+            }
+            // Breadth first over the states after `len` bytes, noting the lengths at
+            // which the input may end in a match; given up on a second length, a long
+            // or unbounded one, or too many states.
+            frontier.clear();
+            frontier.push(state);
+            let mut found = None;
+            let mut len = 1;
+            let forced = loop {
+                if frontier
+                    .iter()
+                    .any(|&s| self.dfa.is_match_state(self.dfa.next_eoi_state(s)))
+                {
+                    if found.is_some() {
+                        break None;
+                    }
+                    found = Some(len);
+                }
+                next.clear();
+                for &s in &frontier {
+                    for b in 0..=255u8 {
+                        let t = self.dfa.next_state(s, b);
+                        if !self.dfa.is_dead_state(t) && !next.contains(&t) {
+                            next.push(t);
+                        }
+                    }
+                }
+                if next.is_empty() {
+                    break found;
+                }
+                if len == MAX_FORCED_LENGTH || next.len() > MAX_FORCED_STATES {
+                    break None;
+                }
+                std::mem::swap(&mut frontier, &mut next);
+                len += 1;
+            };
+            lengths[usize::from(first)] = forced.unwrap_or(0);
+        }
+        lengths
+    }
+
     /// Whether some non-empty match starts with `byte`.
     pub fn can_start_with(&self, byte: u8) -> bool {
         !self
@@ -211,5 +269,25 @@ mod tests {
         let mut ends = Vec::new();
         matcher("a|ab|(|q)*").match_ends(b"abq", 0, |e| ends.push(e));
         assert_eq!(ends, vec![0, 1, 2]);
+    }
+
+    /// Token splits take a repetition's first byte as its length only where every match
+    /// starting with that byte is that long.
+    #[test]
+    fn tells_lengths_only_where_the_first_byte_decides() {
+        let lengths =
+            matcher("[a-w]|[0-9]{3}|x[yz]+|q|qq|\\\\(n|u[0-9]{4})").length_by_first_byte();
+        assert_eq!(lengths[usize::from(b'a')], 1);
+        assert_eq!(lengths[usize::from(b'5')], 3);
+        assert_eq!(lengths[usize::from(b'x')], 0, "x[yz]+ is unbounded");
+        assert_eq!(lengths[usize::from(b'q')], 0, "q and qq");
+        assert_eq!(lengths[usize::from(b'\\')], 0, "\\n and \\uXXXX");
+        assert_eq!(lengths[usize::from(b'#')], 0, "no match starts with #");
+        // Unicode scalar values in UTF-8: the lead byte tells the length.
+        let utf8 = matcher("[\\x{7F}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]").length_by_first_byte();
+        assert_eq!(
+            [0x7f, 0xc3, 0xe2, 0xf0, 0x80].map(|b| utf8[b]),
+            [1, 2, 3, 4, 0]
+        );
     }
 }

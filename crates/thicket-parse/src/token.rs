@@ -400,6 +400,9 @@ impl Parser<'_> {
                         }
                         // The search stops at the first count reaching the minimum.
                         (0, 0) => spans.extend((0..min).map(|_| (item, start, start))),
+                        _ if self
+                            .split_by_first_bytes(item, text, start, end, min, max, &mut spans) => {
+                        }
                         _ => self.split(
                             text,
                             start,
@@ -435,6 +438,51 @@ impl Parser<'_> {
                 sink.close();
             }
             _ => return false,
+        }
+        true
+    }
+
+    /// Splits `text[start..end]` among repetitions of `item` (at least `min`, at most
+    /// `max`) if the first byte of each repetition tells its length (`item` is never
+    /// empty, and all its derivations that start with that byte are that long: a UTF-8
+    /// character, a JSON string character other than an escape). The split is then the
+    /// only one, so it is the one the search would find, found without running DFAs.
+    /// `false`, with `spans` empty, if some byte does not tell.
+    #[allow(clippy::too_many_arguments)]
+    fn split_by_first_bytes(
+        &self,
+        item: u32,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        min: u32,
+        max: Option<u32>,
+        spans: &mut Vec<(u32, usize, usize)>,
+    ) -> bool {
+        if self.lengths[item as usize].0 == 0 {
+            return false;
+        }
+        let lengths = self.lengths_by_first_byte[item as usize].get_or_init(|| {
+            self.matcher(item)
+                .map(crate::terminal::RegexMatcher::length_by_first_byte)
+        });
+        let Some(lengths) = lengths else {
+            return false;
+        };
+        let mut at = start;
+        while at < end {
+            let len = usize::from(lengths[usize::from(text[at])]);
+            if len == 0 || at + len > end {
+                spans.clear();
+                return false;
+            }
+            spans.push((item, at, at + len));
+            at += len;
+        }
+        let count = spans.len() as u32;
+        if count < min || max.is_some_and(|max| count > max) {
+            spans.clear();
+            return false;
         }
         true
     }
