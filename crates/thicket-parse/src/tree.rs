@@ -148,19 +148,20 @@ impl<'a> Reader<'a, '_> {
             if item.child & LEO != 0 && item.child != NO_ITEM {
                 item.child = self.rebuild_leo_chain(&item, &mut extra);
             }
-            // A transparent reference's item is its rule body's (`Parser::chart_node`):
-            // the references come first.
-            let mut via = expected;
-            while via != node {
-                let Op::Ref { body } = p.ops[via as usize] else {
+            // The expected node, and down from a transparent reference (whose item is
+            // its rule body's, `Parser::chart_node`) every node to the item's.
+            let mut open = expected;
+            loop {
+                sink.open(ExprId::from_index(open as usize));
+                stack.push(Frame::Close);
+                if open == node {
+                    break;
+                }
+                let Op::Ref { body } = p.ops[open as usize] else {
                     unreachable!("only references stand for other nodes in the chart")
                 };
-                sink.open(ExprId::from_index(via as usize));
-                stack.push(Frame::Close);
-                via = body;
+                open = body;
             }
-            sink.open(ExprId::from_index(node as usize));
-            stack.push(Frame::Close);
             // The children right to left (so the first is on top of the stack): the
             // last from `item`, then one per `pred`.
             let mut right = end;
