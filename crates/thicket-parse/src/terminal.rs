@@ -174,10 +174,17 @@ impl RegexMatcher {
     /// the same length (at most `MAX_FORCED_LENGTH`); 0 where they do not, or where no
     /// match starts with the byte. (A UTF-8 character: its lead byte tells its length.)
     pub(crate) fn length_by_first_byte(&self) -> Box<[u8; 256]> {
-        let mut lengths = Box::new([0u8; 256]);
+        // The bytes of one class take the DFA through the same states: one of each is
+        // followed.
+        let classes = self.dfa.byte_classes();
+        let representatives: Vec<u8> = classes
+            .representatives(0..=255u8)
+            .filter_map(|unit| unit.as_u8())
+            .collect();
+        let mut by_class = [0u8; 256];
         let mut frontier: Vec<StateID> = Vec::new();
         let mut next: Vec<StateID> = Vec::new();
-        for first in 0..=255u8 {
+        for &first in &representatives {
             let state = self.dfa.next_state(self.start, first);
             if self.dfa.is_dead_state(state) {
                 continue;
@@ -201,7 +208,7 @@ impl RegexMatcher {
                 }
                 next.clear();
                 for &s in &frontier {
-                    for b in 0..=255u8 {
+                    for &b in &representatives {
                         let t = self.dfa.next_state(s, b);
                         if !self.dfa.is_dead_state(t) && !next.contains(&t) {
                             next.push(t);
@@ -217,7 +224,11 @@ impl RegexMatcher {
                 std::mem::swap(&mut frontier, &mut next);
                 len += 1;
             };
-            lengths[usize::from(first)] = forced.unwrap_or(0);
+            by_class[usize::from(classes.get(first))] = forced.unwrap_or(0);
+        }
+        let mut lengths = Box::new([0u8; 256]);
+        for b in 0..=255u8 {
+            lengths[usize::from(b)] = by_class[usize::from(classes.get(b))];
         }
         lengths
     }
