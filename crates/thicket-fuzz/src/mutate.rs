@@ -6,7 +6,7 @@
 
 use rand::Rng;
 use thicket_gen::{Generator, below};
-use thicket_grammar::{Expr, ExprId, Grammar, SymbolId};
+use thicket_grammar::{Expr, Grammar, SymbolId};
 use thicket_tree::{DerivationTree, NodeId, TreeBuilder, TreeSink};
 
 /// The rule a node expands, if it is a rule reference (and not the root).
@@ -29,71 +29,6 @@ fn choose<R: Rng + ?Sized, T: Copy>(rng: &mut R, items: &[T]) -> Option<T> {
     (!items.is_empty()).then(|| items[below(rng, items.len() as u32) as usize])
 }
 
-/// Rule expansions above each node (the depth at which the generator would expand it).
-fn depth_above(grammar: &Grammar, tree: &DerivationTree, target: NodeId) -> u32 {
-    // (subtree end, depth inside) of the open ancestors.
-    let mut open: Vec<(usize, u32)> = Vec::new();
-    for node in tree.descendants(tree.root()) {
-        let i = node.index();
-        while open.last().is_some_and(|&(end, _)| end <= i) {
-            open.pop();
-        }
-        let outer = open.last().map_or(0, |&(_, d)| d);
-        if node == target {
-            return outer;
-        }
-        let inside = outer + u32::from(matches!(grammar.expr(tree.expr(node)), Expr::Ref(_)));
-        open.push((tree.subtree_end(node), inside));
-    }
-    0
-}
-
-/// Emits the subtree of `tree` at `node` into `sink`, its root instantiating `root_expr`
-/// instead of its own (for splicing under another occurrence of the same rule), with the
-/// subtree at `hole` (if any) replaced by whatever `fill` emits.
-fn emit(
-    grammar: &Grammar,
-    tree: &DerivationTree,
-    node: NodeId,
-    root_expr: ExprId,
-    hole: Option<NodeId>,
-    sink: &mut TreeBuilder,
-    fill: &mut dyn FnMut(&mut TreeBuilder),
-) {
-    let mut open_ends: Vec<usize> = Vec::new();
-    let mut skip_until = 0;
-    for current in tree.descendants(node) {
-        let i = current.index();
-        if i < skip_until {
-            continue;
-        }
-        while open_ends.last().is_some_and(|&e| e <= i) {
-            open_ends.pop();
-            sink.close();
-        }
-        if Some(current) == hole {
-            fill(sink);
-            skip_until = tree.subtree_end(current);
-            continue;
-        }
-        let expr = if current == node {
-            root_expr
-        } else {
-            tree.expr(current)
-        };
-        match grammar.expr(expr) {
-            Expr::Literal(_) | Expr::Regex(_) => sink.terminal(expr, tree.text(current)),
-            _ => {
-                sink.open(expr);
-                open_ends.push(tree.subtree_end(current));
-            }
-        }
-    }
-    for _ in open_ends {
-        sink.close();
-    }
-}
-
 /// A copy of `tree` with the subtree at `hole` replaced by what `fill` emits.
 fn replace(
     grammar: &Grammar,
@@ -101,17 +36,7 @@ fn replace(
     hole: NodeId,
     fill: &mut dyn FnMut(&mut TreeBuilder),
 ) -> DerivationTree {
-    let mut builder = TreeBuilder::new();
-    emit(
-        grammar,
-        tree,
-        tree.root(),
-        tree.expr(tree.root()),
-        Some(hole),
-        &mut builder,
-        fill,
-    );
-    builder.finish()
+    tree.replace_subtrees(grammar, &[hole], &mut |_, sink| fill(sink))
 }
 
 /// Replaces the subtree at a random rule node by a fresh one from the generator
@@ -123,7 +48,7 @@ pub fn regenerate<R: Rng + ?Sized>(
 ) -> Option<DerivationTree> {
     let grammar = generator.grammar();
     let hole = choose(rng, &rule_nodes(grammar, tree))?;
-    let depth = depth_above(grammar, tree, hole);
+    let depth = tree.depth_above(grammar, hole);
     let expr = tree.expr(hole);
     Some(replace(grammar, tree, hole, &mut |sink| {
         generator.expand(expr, depth, rng, sink);
@@ -154,7 +79,7 @@ pub fn splice<R: Rng + ?Sized>(
         };
         let expr = tree.expr(hole);
         let result = replace(grammar, tree, hole, &mut |sink| {
-            emit(grammar, donor, part, expr, None, sink, &mut |_| {});
+            donor.emit_subtree(grammar, part, expr, sink);
         });
         if result.depth(grammar) <= generator.config().max_depth {
             return Some(result);

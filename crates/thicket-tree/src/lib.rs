@@ -16,6 +16,8 @@
 
 #![warn(missing_docs)]
 
+mod edit;
+
 use thicket_grammar::{Expr, ExprId, Grammar};
 
 /// Index of a node in a [`DerivationTree`].
