@@ -139,6 +139,76 @@ impl<'a, 't> Evaluator<'a, 't> {
         self
     }
 
+    /// The value of a variable.
+    pub fn binding(&self, var: VarId) -> Binding {
+        self.env[var.index()]
+    }
+
+    /// Gives a variable a value (for a solver that evaluates a body under a binding it
+    /// chose); the caller restores the old one.
+    pub fn bind(&mut self, var: VarId, value: Binding) {
+        self.env[var.index()] = value;
+    }
+
+    /// The value of an SMT term under the current bindings.
+    pub fn value(&self, term: &Term) -> Result<Value, EvalError> {
+        self.smt(term)
+    }
+
+    /// The instances of a quantifier under the current bindings, each as the values of
+    /// its variable and of its match expression's binders (several per subtree when
+    /// the pattern matches in several ways), in preorder.
+    pub fn instances(&mut self, q: &Quantifier) -> Vec<Vec<(VarId, NodeId)>> {
+        let mut out = Vec::new();
+        self.for_each_instance(q, |ev| {
+            let bound = std::iter::once(q.var)
+                .chain(q.mexpr.iter().flat_map(|m| m.binders.iter().copied()))
+                .filter_map(|v| match ev.env[v.index()] {
+                    Binding::Node(n) => Some((v, n)),
+                    _ => None,
+                })
+                .collect();
+            out.push(bound);
+            true
+        });
+        out
+    }
+
+    /// The values an `int` quantifier's variable is tried with (see the module docs).
+    pub fn int_values(&mut self, var: VarId, body: &Formula) -> Vec<i128> {
+        self.int_candidates(var, body)
+    }
+
+    /// What a predicate call says under the current bindings: `None` if a tree
+    /// argument has no value.
+    pub fn predicate_outcome(&mut self, call: &PredicateCall) -> Option<Outcome> {
+        let params = call.predicate.params();
+        let mut args = Vec::with_capacity(call.args.len());
+        for (arg, kind) in call.args.iter().zip(params) {
+            args.push(match (arg, kind) {
+                (PredArg::Var(v), ArgKind::Tree) => match self.env[v.index()] {
+                    Binding::Node(n) => ArgValue::Tree(n),
+                    _ => return None,
+                },
+                (PredArg::Var(v), _) => match self.env[v.index()] {
+                    Binding::Int(i) => ArgValue::Number(Some(i)),
+                    Binding::Node(n) => {
+                        ArgValue::Number(input_string(self.view.tree().text(n)).parse().ok())
+                    }
+                    Binding::Unbound => ArgValue::Number(None),
+                },
+                (PredArg::Text(t), _) => ArgValue::Text(t),
+                (PredArg::Int(i), _) => ArgValue::Number(Some(*i)),
+                (PredArg::Symbol(s), _) => ArgValue::Symbol(*s),
+            });
+        }
+        let ctx = PredicateContext {
+            view: self.view,
+            grammar: self.grammar,
+        };
+        Some(call.predicate.evaluate(&ctx, &args))
+    }
+
     /// Whether evaluation gave up because the budget ran out.
     pub fn exhausted(&self) -> bool {
         self.steps > self.budget

@@ -540,9 +540,30 @@ impl Predicate for OctalToDecimal {
         };
         match args[1] {
             ArgValue::Number(None) => Outcome::Bind(value),
-            ArgValue::Number(Some(n)) => Outcome::of(n == value, || {
-                format!("octal {value:o} is {value}, not {n}")
-            }),
+            ArgValue::Number(Some(n)) if n == value => Outcome::Holds,
+            ArgValue::Number(Some(n)) => {
+                // The fix writes `n` in octal in the field's own layout: as many
+                // digits as it has (zero-padded), then its padding.
+                let field = ctx.text(tree(args, 0));
+                let lead = field.iter().take_while(|&&b| b == b' ').count();
+                let digits = field[lead..]
+                    .iter()
+                    .take_while(|b| (b'0'..=b'7').contains(b))
+                    .count();
+                let written = format!("{n:0digits$o}");
+                let fix = if n >= 0 && written.len() == digits {
+                    let mut text = field[..lead].to_vec();
+                    text.extend_from_slice(written.as_bytes());
+                    text.extend_from_slice(&field[lead + digits..]);
+                    vec![(tree(args, 0), text)]
+                } else {
+                    Vec::new()
+                };
+                Outcome::Fails {
+                    why: format!("octal {value:o} is {value}, not {n}"),
+                    fix,
+                }
+            }
             _ => unreachable!("checked when compiling"),
         }
     }

@@ -17,6 +17,7 @@ pub mod analysis;
 pub mod ast;
 pub mod diag;
 pub mod grammar;
+pub mod reach;
 mod json_import;
 mod lexer;
 mod parser;
@@ -26,6 +27,7 @@ pub use analysis::{Analysis, UNBOUNDED, lint};
 pub use diag::{Diagnostic, Severity, SpecError};
 pub use grammar::{Expr, ExprId, Grammar, RegexTerminal, Repeat, Rule, SymbolId};
 pub use parser::MAX_NESTING;
+pub use reach::Reach;
 pub use source::{LineCol, SourceFile, Span};
 
 use std::path::Path;

@@ -1,0 +1,320 @@
+//! # thicket-solve
+//!
+//! Inputs that satisfy semantic constraints: the solver behind `thicket generate` on a
+//! spec with `where` constraints. [`Solver::new`] takes a grammar and resolved
+//! [`Constraint`]s; [`Solver::solve`] makes one valid derivation tree, [`Solver::repair`]
+//! turns a given tree (a mutant, a k-path-steered tree) into a valid one where it can.
+//!
+//! ## How it solves, and how that relates to ISLa
+//!
+//! ISLa's solver (Steinhöfel & Zeller, "Input Invariants", §4) searches over
+//! *conditioned derivation trees*: open trees with the formulas still to satisfy,
+//! expanded one step at a time, universal quantifiers instantiated on the subtrees that
+//! exist so far, SMT atoms solved en bloc with Z3 once no universal is left, and
+//! existentials satisfied by matching or by inserting a subtree. It is precise (every
+//! output satisfies the constraint) and complete in theory, and slow in practice: tens
+//! of inputs per second at best.
+//!
+//! thicket takes a faster route with the same precision guarantee:
+//!
+//! 1. **Generate a closed tree** with the grammar's generator (random, or steered to
+//!    k-paths): every free nonterminal is closed in one step, as ISLa's rule 15 does,
+//!    and the tree's shape is the generator's, so outputs are as large and diverse as
+//!    plain generation.
+//! 2. **Repair it under the checker's bindings.** The exact checker
+//!    ([`thicket_constraint::Evaluator`]) evaluates each constraint on the tree. For a
+//!    violated one, the planner ([`repair`]) walks the formula with the truth value it
+//!    needs and proposes edits from the instances that break it: a universal fixes every
+//!    failing instance (or, failing that, removes the instance by regenerating one of
+//!    its bound subtrees); an existential first looks for an instance whose structure
+//!    already fits and fixes its atoms (ISLa's rules 11/12), otherwise it *inserts* a
+//!    subtree of the quantifier's type, built to match its match expression, by
+//!    self-embedding into a recursive rule or a repetition (rules 13/14); an `exists int`
+//!    tries the values the predicates propose. Atoms are solved natively: equality by
+//!    copying a subtree (or its text, parsed back as the other nonterminal), `str.len`
+//!    and `count` by generating a subtree of an exact length or number of needles
+//!    ([`measure`]), `str.to_int` and linear arithmetic by solving for one variable and
+//!    writing its digits, semantic predicates by their fixes (checksums, octal fields).
+//!    Anything else (a disequality, `str.in_re`, an atom no rule solves) is repaired by
+//!    regenerating one of its subtrees.
+//! 3. **Apply the edits** (disjoint subtrees, one pass) and check again, for at most
+//!    [`SolverConfig::max_rounds`] rounds; a tree that is still invalid is dropped and a
+//!    fresh one tried, up to [`SolverConfig::max_attempts`]. A tree is returned only
+//!    when the exact checker finds every constraint satisfied: precision is 100% by
+//!    construction (ISLa's Theorem 4.7), whatever the repairs did.
+//!
+//! What is given up is ISLa's theoretical completeness: a constraint whose solutions the
+//! repairs cannot reach ends with [`Unsolved`] ("no solution within the budget", with
+//! what was left violated). What is proved unsatisfiable before any search
+//! ([`SolveError::Unsatisfiable`]): a constant-false atom, an `exists` over a
+//! nonterminal no input can contain, and length bounds on a nonterminal every input
+//! contains that no subtree of it can meet. Atoms outside what thicket solves natively
+//! (string functions that need an SMT solver such as `str.replace` or `str.indexof`,
+//! and `forall int`) are refused up front ([`SolveError::Unsupported`]) with their
+//! position.
+
+#![warn(missing_docs)]
+
+pub mod measure;
+pub mod repair;
+mod unsat;
+
+use measure::{Measure, MeasureTable};
+use rand::Rng;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use thicket_constraint::{Constraint, Evaluator, TreeView};
+use thicket_gen::{GenConfig, GenError, GenRng, Generator};
+use thicket_grammar::{Grammar, Reach, SymbolId};
+use thicket_tree::DerivationTree;
+
+/// Limits of the solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolverConfig {
+    /// The generator's limits (depth, repetitions, nodes), for the trees it starts from
+    /// and the subtrees repairs generate.
+    pub generation: GenConfig,
+    /// Repair rounds (check, plan edits, apply) per tree before it is given up.
+    pub max_rounds: u32,
+    /// Trees tried per solution before [`Solver::solve`] reports [`Unsolved`].
+    pub max_attempts: u32,
+    /// Quantifier instances one check of one constraint may visit.
+    pub check_budget: u64,
+}
+
+impl Default for SolverConfig {
+    fn default() -> Self {
+        SolverConfig {
+            generation: GenConfig::default(),
+            max_rounds: 32,
+            max_attempts: 64,
+            check_budget: 2_000_000,
+        }
+    }
+}
+
+/// Why a solver cannot be built for these constraints.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    /// The constraints are proved to have no solution.
+    #[error("{location}: unsatisfiable: {why}")]
+    Unsatisfiable {
+        /// Index of the constraint.
+        constraint: usize,
+        /// `file:line:col` of the part that cannot hold.
+        location: String,
+        /// Why.
+        why: String,
+    },
+    /// A constraint uses something thicket does not solve.
+    #[error("{location}: {why}")]
+    Unsupported {
+        /// Index of the constraint.
+        constraint: usize,
+        /// `file:line:col` of the atom.
+        location: String,
+        /// What is not supported.
+        why: String,
+    },
+    /// The grammar cannot generate (depth too small, no finite input).
+    #[error(transparent)]
+    Generator(#[from] GenError),
+}
+
+/// No valid tree was found within the budget.
+#[derive(Clone, Debug)]
+pub struct Unsolved {
+    /// Constraints the last tree tried still violated (indices).
+    pub violated: Vec<usize>,
+    /// Trees tried.
+    pub attempts: u32,
+}
+
+impl std::fmt::Display for Unsolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "no solution within the budget ({} trees tried, each repaired for up to the \
+             round limit); still violated: constraint{} {}",
+            self.attempts,
+            if self.violated.len() == 1 { "" } else { "s" },
+            self.violated
+                .iter()
+                .map(|i| (i + 1).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// What solving one input took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SolveStats {
+    /// Trees tried (1 if the first one was repaired into a solution).
+    pub attempts: u32,
+    /// Repair rounds over all attempts.
+    pub rounds: u32,
+    /// Edits applied over all attempts.
+    pub edits: u32,
+}
+
+/// Makes derivation trees that satisfy a set of constraints.
+pub struct Solver<'g> {
+    grammar: &'g Grammar,
+    generator: Generator<'g>,
+    constraints: Vec<Constraint>,
+    reach: Reach,
+    config: SolverConfig,
+    tables: Mutex<HashMap<Measure, Arc<MeasureTable>>>,
+    /// The grammar started at each symbol, built when a text must be read back as it.
+    fragments: Vec<OnceLock<Grammar>>,
+}
+
+impl<'g> Solver<'g> {
+    /// A solver for trees of `grammar` satisfying all of `constraints` (resolved against
+    /// `grammar`). Refuses constraints it can prove unsatisfiable or does not solve.
+    pub fn new(
+        grammar: &'g Grammar,
+        constraints: Vec<Constraint>,
+        config: SolverConfig,
+    ) -> Result<Solver<'g>, SolveError> {
+        let generator = Generator::new(grammar, config.generation)?;
+        let reach = Reach::new(grammar);
+        let solver = Solver {
+            grammar,
+            generator,
+            constraints,
+            reach,
+            config,
+            tables: Mutex::new(HashMap::new()),
+            fragments: (0..grammar.rules().len()).map(|_| OnceLock::new()).collect(),
+        };
+        unsat::check(&solver)?;
+        Ok(solver)
+    }
+
+    /// The grammar.
+    pub fn grammar(&self) -> &'g Grammar {
+        self.grammar
+    }
+
+    /// The generator trees start from.
+    pub fn generator(&self) -> &Generator<'g> {
+        &self.generator
+    }
+
+    /// The constraints.
+    pub fn constraints(&self) -> &[Constraint] {
+        &self.constraints
+    }
+
+    /// The limits in force.
+    pub fn config(&self) -> SolverConfig {
+        self.config
+    }
+
+    /// The random number generator for solution `index` of `seed` (the generator's).
+    pub fn rng_for(seed: u64, index: u64) -> GenRng {
+        Generator::rng_for(seed, index)
+    }
+
+    /// The indices of the constraints `tree` violates (a check exceeding the budget
+    /// counts as violated).
+    pub fn violated(&self, tree: &DerivationTree) -> Vec<usize> {
+        let view = TreeView::new(tree, self.grammar);
+        self.constraints
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| {
+                let mut ev = Evaluator::new(&view, self.grammar, &c.vars)
+                    .with_budget(self.config.check_budget);
+                !ev.holds(&c.formula) || ev.exhausted()
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// One valid tree: generated, repaired, and if that fails regenerated, up to
+    /// [`SolverConfig::max_attempts`] trees.
+    pub fn solve<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+    ) -> Result<(DerivationTree, SolveStats), Unsolved> {
+        self.solve_from(rng, |solver, rng| solver.generator.generate_tree(rng).0)
+    }
+
+    /// Like [`Solver::solve`], each attempt starting from the tree `start` makes.
+    pub fn solve_from<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        mut start: impl FnMut(&Self, &mut R) -> DerivationTree,
+    ) -> Result<(DerivationTree, SolveStats), Unsolved> {
+        let mut stats = SolveStats::default();
+        let mut violated = Vec::new();
+        for _ in 0..self.config.max_attempts.max(1) {
+            stats.attempts += 1;
+            let tree = start(self, rng);
+            match repair::repair(self, tree, rng, &mut stats) {
+                Ok(tree) => return Ok((tree, stats)),
+                Err(left) => violated = left,
+            }
+        }
+        Err(Unsolved {
+            violated,
+            attempts: stats.attempts,
+        })
+    }
+
+    /// Turns `tree` into a tree that satisfies every constraint, by the repairs alone
+    /// (no fresh tree): `Err` with what is still violated if the rounds run out.
+    pub fn repair<R: Rng + ?Sized>(
+        &self,
+        tree: DerivationTree,
+        rng: &mut R,
+    ) -> Result<DerivationTree, Unsolved> {
+        let mut stats = SolveStats::default();
+        repair::repair(self, tree, rng, &mut stats).map_err(|violated| Unsolved {
+            violated,
+            attempts: 1,
+        })
+    }
+
+    /// Solutions `0, 1, 2, ...` of `seed`: solution `i` comes from
+    /// [`Solver::rng_for`]`(seed, i)` alone, so any subset can be made in parallel.
+    pub fn solutions(&self, seed: u64) -> Solutions<'_, 'g> {
+        Solutions {
+            solver: self,
+            seed,
+            index: 0,
+        }
+    }
+
+    fn table(&self, measure: Measure) -> Arc<MeasureTable> {
+        let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        tables
+            .entry(measure)
+            .or_insert_with(|| Arc::new(MeasureTable::new(&self.generator, measure)))
+            .clone()
+    }
+
+    fn fragment(&self, symbol: SymbolId) -> &Grammar {
+        self.fragments[symbol.index()].get_or_init(|| self.grammar.with_start(symbol))
+    }
+}
+
+/// The solutions of one seed, in order (see [`Solver::solutions`]).
+pub struct Solutions<'s, 'g> {
+    solver: &'s Solver<'g>,
+    seed: u64,
+    index: u64,
+}
+
+impl Iterator for Solutions<'_, '_> {
+    type Item = Result<DerivationTree, Unsolved>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut rng = Solver::rng_for(self.seed, self.index);
+        self.index += 1;
+        Some(self.solver.solve(&mut rng).map(|(tree, _)| tree))
+    }
+}

@@ -1,0 +1,1068 @@
+//! The repair loop and its planner: from a violated formula and the checker's bindings,
+//! the edits that should make it hold (see the crate docs for the rules).
+
+use crate::measure::Measure;
+use crate::{SolveStats, Solver};
+use rand::Rng;
+use thicket_constraint::formula::{Connective, Domain, Quantifier};
+use thicket_constraint::smt::{Func, Sort, Term, Value};
+use thicket_constraint::{Binding, Evaluator, Formula, Outcome, TreeView, VarId};
+use thicket_gen::below;
+use thicket_grammar::{Expr, ExprId, SymbolId};
+use thicket_parse::{ParseConfig, Parser};
+use thicket_tree::{ByteSink, DerivationTree, NodeId, TreeBuilder, TreeSink};
+
+/// Repairs `tree` until every constraint holds; `Err` with the constraints still
+/// violated when the rounds run out or no edit is left to try.
+pub(crate) fn repair<R: Rng + ?Sized>(
+    solver: &Solver<'_>,
+    mut tree: DerivationTree,
+    rng: &mut R,
+    stats: &mut SolveStats,
+) -> Result<DerivationTree, Vec<usize>> {
+    let grammar = solver.grammar;
+    let mut violated = Vec::new();
+    for _ in 0..solver.config.max_rounds.max(1) {
+        stats.rounds += 1;
+        if std::env::var_os("THICKET_SOLVE_TRACE").is_some() {
+            eprintln!("round {}: {:?}", stats.rounds, String::from_utf8_lossy(tree.bytes()));
+        }
+        let view = TreeView::new(&tree, grammar);
+        let mut edits = Edits::default();
+        violated.clear();
+        for (i, c) in solver.constraints.iter().enumerate() {
+            let mut ev = Evaluator::new(&view, grammar, &c.vars)
+                .with_budget(solver.config.check_budget);
+            if ev.holds(&c.formula) && !ev.exhausted() {
+                continue;
+            }
+            violated.push(i);
+            if ev.exhausted() {
+                continue;
+            }
+            let mut planner = Planner {
+                solver,
+                view: &view,
+                edits: &mut edits,
+                rng: &mut *rng,
+                context: Vec::new(),
+                steps: 0,
+                inserted: false,
+            };
+            planner.fix(&c.formula, true, &mut ev);
+        }
+        if violated.is_empty() {
+            return Ok(tree);
+        }
+        if edits.list.is_empty() {
+            break;
+        }
+        stats.edits += edits.list.len() as u32;
+        tree = edits.apply(solver, &tree);
+    }
+    Err(violated)
+}
+
+/// What a subtree is replaced by.
+enum Replacement {
+    /// A copy of another subtree of the same tree.
+    Copy(NodeId),
+    /// A new subtree (its root is emitted as the hole's expression).
+    Tree(DerivationTree),
+}
+
+/// The edits of one round: disjoint subtrees and what replaces each.
+#[derive(Default)]
+struct Edits {
+    list: Vec<(NodeId, Replacement)>,
+}
+
+impl Edits {
+    /// Whether `node` overlaps (contains, or lies in) a subtree already edited.
+    fn overlaps(&self, tree: &DerivationTree, node: NodeId) -> bool {
+        self.list.iter().any(|&(other, _)| {
+            let (a, b) = (node.index(), other.index());
+            (b <= a && a < tree.subtree_end(other)) || (a <= b && b < tree.subtree_end(node))
+        })
+    }
+
+    fn apply(self, solver: &Solver<'_>, tree: &DerivationTree) -> DerivationTree {
+        let grammar = solver.grammar;
+        let holes: Vec<NodeId> = self.list.iter().map(|(n, _)| *n).collect();
+        tree.replace_subtrees(grammar, &holes, &mut |i, sink| {
+            let (hole, with) = &self.list[i];
+            let expr = tree.expr(*hole);
+            match with {
+                Replacement::Copy(from) => tree.emit_subtree(grammar, *from, expr, sink),
+                Replacement::Tree(new) => new.emit_subtree(grammar, new.root(), expr, sink),
+            }
+        })
+    }
+}
+
+/// Most formula nodes one planning pass visits per constraint (a guard against
+/// formulas with very many instances).
+const MAX_PLAN_STEPS: u32 = 100_000;
+
+/// Proposes edits that make a formula take a truth value.
+struct Planner<'a, 's, 'g, 't, R: ?Sized> {
+    solver: &'s Solver<'g>,
+    view: &'a TreeView<'t>,
+    edits: &'a mut Edits,
+    rng: &'a mut R,
+    /// The subtrees bound by the enclosing quantifiers, innermost last: where an
+    /// inserted subtree should go.
+    context: Vec<NodeId>,
+    steps: u32,
+    /// Whether this pass inserted a subtree already: one insertion per round, since
+    /// an insertion can satisfy other instances too, and hosts overlap.
+    inserted: bool,
+}
+
+impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
+    fn tree(&self) -> &DerivationTree {
+        self.view.tree()
+    }
+
+    fn shuffled<T>(&mut self, mut items: Vec<T>) -> Vec<T> {
+        for i in (1..items.len()).rev() {
+            let j = below(self.rng, i as u32 + 1) as usize;
+            items.swap(i, j);
+        }
+        items
+    }
+
+    /// Proposes edits after which `f` should have the value `want`; false if it found
+    /// none (the edits proposed on the way are then withdrawn).
+    fn fix(&mut self, f: &Formula, want: bool, ev: &mut Evaluator<'_, '_>) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_PLAN_STEPS {
+            return false;
+        }
+        let mark = self.edits.list.len();
+        let ok = self.fix_inner(f, want, ev);
+        if !ok {
+            self.edits.list.truncate(mark);
+        }
+        ok
+    }
+
+    fn fix_inner(&mut self, f: &Formula, want: bool, ev: &mut Evaluator<'_, '_>) -> bool {
+        match f {
+            Formula::Smt(term, _) => {
+                if matches!(ev.value(term), Ok(Value::Bool(b)) if b == want) {
+                    return true;
+                }
+                self.fix_smt(term, want, ev)
+            }
+            Formula::Predicate(call) => {
+                let Some(outcome) = ev.predicate_outcome(call) else {
+                    return false;
+                };
+                let holds = outcome == Outcome::Holds;
+                if holds == want {
+                    return true;
+                }
+                if call.predicate.is_structural() || !want {
+                    return false;
+                }
+                match outcome {
+                    Outcome::Fails { fix, .. } if !fix.is_empty() => fix
+                        .into_iter()
+                        .all(|(node, text)| self.write_text(node, &text)),
+                    _ => self.fix_count(call, ev),
+                }
+            }
+            Formula::Not(inner) => self.fix(inner, !want, ev),
+            Formula::Binary(c, a, b) => {
+                let (va, vb) = (ev.holds(a), ev.holds(b));
+                match (c, want) {
+                    (Connective::And, true) => self.fix(a, true, ev) && self.fix(b, true, ev),
+                    (Connective::Or, false) => self.fix(a, false, ev) && self.fix(b, false, ev),
+                    (Connective::Implies, false) => {
+                        self.fix(a, true, ev) && self.fix(b, false, ev)
+                    }
+                    (Connective::And, false) => self.either(&[(a, false), (b, false)], ev),
+                    (Connective::Or, true) => self.either(&[(a, true), (b, true)], ev),
+                    (Connective::Implies, true) => self.either(&[(a, false), (b, true)], ev),
+                    // Xor true / Iff false: the two must differ; flip one of them.
+                    (Connective::Xor, true) | (Connective::Iff, false) => {
+                        self.either(&[(a, !vb), (b, !va)], ev)
+                    }
+                    (Connective::Xor, false) | (Connective::Iff, true) => {
+                        self.either(&[(a, vb), (b, va)], ev)
+                    }
+                }
+            }
+            Formula::Quantifier(q) => self.fix_quantifier(q, want, ev),
+            Formula::IntQuantifier {
+                universal,
+                var,
+                body,
+                ..
+            } => {
+                if *universal == want {
+                    // `forall int` true or `exists int` false: refused when the solver
+                    // is built; nothing to propose.
+                    return false;
+                }
+                let values = ev.int_values(*var, body);
+                let saved = ev.binding(*var);
+                // Small values first (a size field of 12 octal digits proposes a
+                // number no content can match), then the rest in random order.
+                let mut values = self.shuffled(values);
+                values.sort_by_key(|v| v.unsigned_abs() > crate::measure::MEASURE_CAP as u128);
+                let mut done = false;
+                for value in values {
+                    ev.bind(*var, Binding::Int(value));
+                    if ev.holds(body) == want || self.fix(body, want, ev) {
+                        done = true;
+                        break;
+                    }
+                }
+                ev.bind(*var, saved);
+                done
+            }
+        }
+    }
+
+    /// Makes one of the options hold, trying them in random order.
+    fn either(&mut self, options: &[(&Formula, bool)], ev: &mut Evaluator<'_, '_>) -> bool {
+        let order = self.shuffled((0..options.len()).collect());
+        order.into_iter().any(|i| {
+            let (f, want) = options[i];
+            self.fix(f, want, ev)
+        })
+    }
+
+    fn fix_quantifier(&mut self, q: &Quantifier, want: bool, ev: &mut Evaluator<'_, '_>) -> bool {
+        // forall true / exists false: every instance's body must be `want`.
+        let every = q.universal == want;
+        let instances = ev.instances(q);
+        let saved: Vec<(VarId, Binding)> = std::iter::once(q.var)
+            .chain(q.mexpr.iter().flat_map(|m| m.binders.iter().copied()))
+            .map(|v| (v, ev.binding(v)))
+            .collect();
+        let bind = |ev: &mut Evaluator<'_, '_>, instance: &[(VarId, NodeId)]| {
+            for &(v, n) in instance {
+                ev.bind(v, Binding::Node(n));
+            }
+        };
+        let mut result = true;
+        if every {
+            for instance in &instances {
+                bind(ev, instance);
+                if ev.holds(&q.body) != want {
+                    self.context.push(instance[0].1);
+                    let fixed = self.fix(&q.body, want, ev) || self.eliminate(instance);
+                    self.context.pop();
+                    result &= fixed;
+                }
+            }
+        } else {
+            let found = instances.iter().any(|instance| {
+                bind(ev, instance);
+                ev.holds(&q.body) == want
+            });
+            if !found {
+                result = false;
+                for instance in self.shuffled(instances.clone()) {
+                    bind(ev, &instance);
+                    self.context.push(instance[0].1);
+                    let fixed = self.fix(&q.body, want, ev);
+                    self.context.pop();
+                    if fixed {
+                        result = true;
+                        break;
+                    }
+                }
+                if !result && want {
+                    result = self.insert(q, ev);
+                }
+            }
+        }
+        for (v, b) in saved {
+            ev.bind(v, b);
+        }
+        result
+    }
+
+    // ----- atoms -----
+
+    fn fix_smt(&mut self, term: &Term, want: bool, ev: &mut Evaluator<'_, '_>) -> bool {
+        match term {
+            Term::App(Func::Not, _, args) if args.len() == 1 => {
+                return self.fix_smt(&args[0], !want, ev);
+            }
+            Term::App(Func::Eq, _, args) if args.len() == 2 && want => {
+                if sort_of(&args[0], ev) == Some(Sort::Str) {
+                    if let Some(done) = self.make_equal(&args[0], &args[1], ev) {
+                        return done;
+                    }
+                } else if let Some(done) = self.solve_numeric(Func::Eq, &args[0], &args[1], ev)
+                {
+                    return done;
+                }
+            }
+            Term::App(f @ (Func::Lt | Func::Le | Func::Gt | Func::Ge), _, args)
+                if args.len() == 2 =>
+            {
+                let op = if want { *f } else { negate(*f) };
+                if let Some(done) = self.solve_numeric(op, &args[0], &args[1], ev) {
+                    return done;
+                }
+            }
+            Term::App(Func::Eq, _, args) if args.len() == 2 && sort_of(&args[0], ev) != Some(Sort::Str) => {
+                // A numeric disequality: move one side off the value.
+                if let Some(done) = self.solve_numeric(Func::Lt, &args[0], &args[1], ev) {
+                    return done;
+                }
+            }
+            _ => {}
+        }
+        // Anything else: regenerate one of the atom's subtrees (a search step).
+        let mut vars = Vec::new();
+        tree_vars(term, ev, &mut vars);
+        let vars = self.shuffled(vars);
+        vars.into_iter().any(|node| self.regenerate(node))
+    }
+
+    /// `a = b` over strings: copy one side into the other (or write a literal).
+    fn make_equal(&mut self, a: &Term, b: &Term, ev: &mut Evaluator<'_, '_>) -> Option<bool> {
+        let node = |t: &Term| match t {
+            Term::Var(v) => match ev.binding(*v) {
+                Binding::Node(n) => Some(n),
+                _ => None,
+            },
+            _ => None,
+        };
+        match (node(a), node(b)) {
+            (Some(x), Some(y)) => {
+                let (from, to) = if below(self.rng, 2) == 0 { (x, y) } else { (y, x) };
+                Some(self.copy(from, to) || self.copy(to, from))
+            }
+            (Some(x), None) | (None, Some(x)) => {
+                let other = if node(a).is_some() { b } else { a };
+                match ev.value(other) {
+                    Ok(Value::Str(s)) => Some(self.write_text(x, s.as_bytes())),
+                    _ => None,
+                }
+            }
+            (None, None) => None,
+        }
+    }
+
+    /// `lhs op rhs` over integers: pick a side that is `±len(x) + c` or
+    /// `±to_int(x) + c` with the rest known, and give `x` a value that makes it hold.
+    fn solve_numeric(
+        &mut self,
+        op: Func,
+        lhs: &Term,
+        rhs: &Term,
+        ev: &mut Evaluator<'_, '_>,
+    ) -> Option<bool> {
+        let sides = if below(self.rng, 2) == 0 {
+            [(lhs, rhs, op), (rhs, lhs, flip(op))]
+        } else {
+            [(rhs, lhs, flip(op)), (lhs, rhs, op)]
+        };
+        let mut any = false;
+        for (side, other, op) in sides {
+            let Ok(Value::Int(other)) = ev.value(other) else {
+                continue;
+            };
+            let mut vars = Vec::new();
+            term_vars(side, &mut vars);
+            for var in vars {
+                let Binding::Node(node) = ev.binding(var) else {
+                    continue;
+                };
+                let Some((inner, a, b)) = linear(side, var, ev) else {
+                    continue;
+                };
+                any = true;
+                // side = a * inner + b, a = ±1; side op other.
+                let (lo, hi) = interval(op, other);
+                let (lo, hi) = if a == 1 {
+                    (lo.saturating_sub(b), hi.saturating_sub(b))
+                } else {
+                    (b.saturating_sub(hi), b.saturating_sub(lo))
+                };
+                let done = match inner {
+                    Inner::Len => self.set_length(node, lo.max(0), hi),
+                    Inner::ToInt => self.set_number(node, lo.max(0), hi),
+                };
+                if done {
+                    return Some(true);
+                }
+            }
+        }
+        any.then_some(false)
+    }
+
+    /// Replaces `node` by a subtree whose length lies in `lo..=hi`.
+    fn set_length(&mut self, node: NodeId, lo: i128, hi: i128) -> bool {
+        let expr = self.tree().expr(node);
+        let depth = self.tree().depth_above(self.solver.grammar, node);
+        let table = self.solver.table(Measure::Length);
+        let options: Vec<usize> = table
+            .values(expr, depth)
+            .into_iter()
+            .filter(|&v| (lo..=hi).contains(&(v as i128)))
+            .collect();
+        if options.is_empty() {
+            return false;
+        }
+        // Near the current length when possible: keeps texts natural.
+        let current = self.tree().text(node).len();
+        let near: Vec<usize> = options
+            .iter()
+            .copied()
+            .filter(|&v| v.abs_diff(current) <= 8)
+            .collect();
+        let pool = if near.is_empty() { options } else { near };
+        for _ in 0..4 {
+            let value = pool[below(self.rng, pool.len() as u32) as usize];
+            let mut builder = TreeBuilder::new();
+            if table.generate(&self.solver.generator, expr, depth, value, self.rng, &mut builder)
+            {
+                return self.propose(node, Replacement::Tree(builder.finish()));
+            }
+        }
+        false
+    }
+
+    /// Writes a number in `lo..=hi` as the text of `node`.
+    fn set_number(&mut self, node: NodeId, lo: i128, hi: i128) -> bool {
+        if lo > hi {
+            return false;
+        }
+        for _ in 0..8 {
+            let span = (hi - lo).min(100);
+            let value = lo + i128::from(below(self.rng, span as u32 + 1));
+            if self.write_text(node, value.to_string().as_bytes()) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `count(tree, "<needle>", n)` with `n` known: regenerate the tree with exactly
+    /// `n` needles.
+    fn fix_count(
+        &mut self,
+        call: &thicket_constraint::formula::PredicateCall,
+        ev: &mut Evaluator<'_, '_>,
+    ) -> bool {
+        use thicket_constraint::formula::PredArg;
+        if call.predicate.name() != "count" {
+            return false;
+        }
+        let (PredArg::Var(t), PredArg::Symbol(needle)) = (&call.args[0], &call.args[1]) else {
+            return false;
+        };
+        let Binding::Node(node) = ev.binding(*t) else {
+            return false;
+        };
+        let n = match &call.args[2] {
+            PredArg::Int(i) => *i,
+            PredArg::Var(v) => match ev.binding(*v) {
+                Binding::Int(i) => i,
+                Binding::Node(n) => {
+                    match String::from_utf8_lossy(self.tree().text(n)).parse() {
+                        Ok(i) => i,
+                        Err(_) => return false,
+                    }
+                }
+                Binding::Unbound => return false,
+            },
+            _ => return false,
+        };
+        let Ok(n) = usize::try_from(n) else {
+            return false;
+        };
+        let expr = self.tree().expr(node);
+        let depth = self.tree().depth_above(self.solver.grammar, node);
+        let table = self.solver.table(Measure::Count(*needle));
+        let mut builder = TreeBuilder::new();
+        table.generate(&self.solver.generator, expr, depth, n, self.rng, &mut builder)
+            && self.propose(node, Replacement::Tree(builder.finish()))
+    }
+
+    // ----- edits -----
+
+    fn propose(&mut self, node: NodeId, with: Replacement) -> bool {
+        if !self.edits.overlaps(self.tree(), node) {
+            self.edits.list.push((node, with));
+        }
+        // An overlapping edit waits for the next round (the tree will have changed).
+        true
+    }
+
+    fn symbol(&self, node: NodeId) -> Option<SymbolId> {
+        match self.solver.grammar.expr(self.tree().expr(node)) {
+            Expr::Ref(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// Makes `to`'s text equal `from`'s: a copy of the subtree if both are the same
+    /// rule, else the text read back as `to`'s rule.
+    fn copy(&mut self, from: NodeId, to: NodeId) -> bool {
+        if from == to || self.tree().text(from) == self.tree().text(to) {
+            return true;
+        }
+        if self.symbol(from).is_some() && self.symbol(from) == self.symbol(to) {
+            return self.propose(to, Replacement::Copy(from));
+        }
+        let text = self.tree().text(from).to_vec();
+        self.write_text(to, &text)
+    }
+
+    /// Replaces `node` by the subtree its rule derives `text` with (parsed); false if
+    /// the rule cannot derive it.
+    fn write_text(&mut self, node: NodeId, text: &[u8]) -> bool {
+        if self.tree().text(node) == text {
+            return true;
+        }
+        let Some(symbol) = self.symbol(node) else {
+            return false;
+        };
+        match parse_as(self.solver, symbol, text) {
+            Some(tree) => self.propose(node, Replacement::Tree(tree)),
+            None => false,
+        }
+    }
+
+    /// Replaces `node` by a fresh random subtree of its expression (a different text
+    /// when a few tries find one).
+    fn regenerate(&mut self, node: NodeId) -> bool {
+        let expr = self.tree().expr(node);
+        let depth = self.tree().depth_above(self.solver.grammar, node);
+        for _ in 0..4 {
+            let mut builder = TreeBuilder::new();
+            self.solver
+                .generator
+                .expand(expr, depth, self.rng, &mut builder);
+            let new = builder.finish();
+            if new.bytes() != self.tree().text(node) {
+                return self.propose(node, Replacement::Tree(new));
+            }
+        }
+        false
+    }
+
+    /// Removes a failing instance of a universal: regenerates one of the rule nodes
+    /// between the quantified subtree and a bound one (so that it may no longer match
+    /// or no longer be of the quantifier's type).
+    fn eliminate(&mut self, instance: &[(VarId, NodeId)]) -> bool {
+        let Some(&(_, top)) = instance.first() else {
+            return false;
+        };
+        let mut candidates = Vec::new();
+        for &(_, bound) in instance {
+            for n in self.tree().path_to(bound) {
+                let below_top = n.index() > top.index() && n.index() < self.tree().subtree_end(top);
+                if below_top && self.symbol(n).is_some() && !candidates.contains(&n) {
+                    candidates.push(n);
+                }
+            }
+        }
+        if candidates.is_empty() {
+            candidates.push(top);
+        }
+        let order = self.shuffled(candidates);
+        order.into_iter().any(|n| self.regenerate(n))
+    }
+
+    /// Inserts a subtree of the quantifier's type into its domain (ISLa's tree
+    /// insertion): into a repetition whose item can hold one, or by self-embedding a
+    /// node of a recursive rule whose other parts can. The new subtree matches the
+    /// quantifier's match expression where one is given; the next round binds it.
+    fn insert(&mut self, q: &Quantifier, ev: &mut Evaluator<'_, '_>) -> bool {
+        let Domain::Within(outer) = q.domain else {
+            return false;
+        };
+        if self.inserted {
+            // Deferred to the next round, which sees the first insertion.
+            return true;
+        }
+        let Binding::Node(domain) = ev.binding(outer) else {
+            return false;
+        };
+        let grammar = self.solver.grammar;
+        let reach = &self.solver.reach;
+        let target = q.symbol;
+        let tree = self.view.tree();
+        // Hosts: nodes in the domain that can take the new subtree while keeping what
+        // they hold.
+        let mut hosts = Vec::new();
+        let mut embeds: Vec<Option<bool>> = vec![None; grammar.rules().len()];
+        for n in tree.descendants(domain) {
+            let fits = match grammar.expr(tree.expr(n)) {
+                Expr::Ref(a) => *embeds[a.index()].get_or_insert_with(|| {
+                    self_embedding(grammar, reach, grammar.rule(*a).body, *a, target)
+                }),
+                Expr::Repeat(rep) => {
+                    let count = tree.children(n).count() as u32;
+                    let cap = rep.min.max(self.solver.config.generation.max_repetitions);
+                    reach.reaches(rep.item, target) && rep.max.is_none_or(|m| count < m) && count < cap + 2
+                }
+                _ => false,
+            };
+            if fits && n != tree.root() {
+                hosts.push(n);
+            }
+        }
+        if hosts.is_empty() {
+            return false;
+        }
+        // Inside a universal's instance, inserting competes with removing the instance
+        // (the caller's fallback): half the time leave it to that, so that a repair that
+        // keeps inserting (a declaration whose initialiser uses yet another variable)
+        // cannot crowd the other out. Otherwise prefer the nearest host around the
+        // instance (a declaration goes into the innermost list that holds the use).
+        if let Some(&ctx) = self.context.first() {
+            if below(self.rng, 2) == 0 {
+                return false;
+            }
+            let mut around: Vec<NodeId> = hosts
+                .iter()
+                .copied()
+                .filter(|&h| h.index() <= ctx.index() && ctx.index() < tree.subtree_end(h))
+                .collect();
+            if !around.is_empty() {
+                around.sort_by_key(|h| std::cmp::Reverse(h.index()));
+                around.truncate(2);
+                hosts = around;
+            }
+        } else {
+            hosts = self.shuffled(hosts);
+        }
+        let new_part = q
+            .mexpr
+            .as_ref()
+            .and_then(|m| self.instantiate_pattern(target, m));
+        for host in hosts.into_iter().take(4) {
+            if let Some(new) = self.embed(host, target, new_part.as_ref()) {
+                self.inserted = true;
+                return self.propose(host, Replacement::Tree(new));
+            }
+        }
+        false
+    }
+
+    /// A tree of `symbol` matching one variant of the pattern: its placeholders
+    /// generated, its text parsed back.
+    fn instantiate_pattern(
+        &mut self,
+        symbol: SymbolId,
+        mexpr: &thicket_constraint::matching::MatchExpr,
+    ) -> Option<DerivationTree> {
+        use thicket_constraint::matching::Atom;
+        let grammar = self.solver.grammar;
+        for _ in 0..4 {
+            let variant = &mexpr.variants[below(self.rng, mexpr.variants.len() as u32) as usize];
+            let mut sink = ByteSink { bytes: Vec::new() };
+            for atom in variant {
+                match atom {
+                    Atom::Byte(b) => sink.bytes.push(*b),
+                    Atom::Slot(s, _) => {
+                        // Small: what a placeholder holds is not what the pattern
+                        // asks for, and every part of it may need repairs of its own.
+                        let body = grammar.rule(*s).body;
+                        let depth = self.solver.config.generation.max_depth.saturating_sub(3);
+                        self.solver.generator.expand(body, depth, self.rng, &mut sink);
+                    }
+                }
+            }
+            if let Some(tree) = parse_as(self.solver, symbol, &sink.bytes) {
+                return Some(tree);
+            }
+        }
+        None
+    }
+
+    /// The host's subtree again with a new `target` subtree beside its content:
+    /// repetition hosts get one more item, rule hosts are self-embedded (the old
+    /// subtree goes into a recursive occurrence of the rule, the new one elsewhere).
+    fn embed(
+        &mut self,
+        host: NodeId,
+        target: SymbolId,
+        new_part: Option<&DerivationTree>,
+    ) -> Option<DerivationTree> {
+        let solver = self.solver;
+        let grammar = solver.grammar;
+        let tree = self.view.tree();
+        let depth = tree.depth_above(grammar, host);
+        let mut builder = TreeBuilder::new();
+        let mut needs = Needs {
+            keep: None,
+            target: Some((target, new_part)),
+        };
+        match grammar.expr(tree.expr(host)) {
+            Expr::Repeat(rep) => {
+                let children: Vec<NodeId> = tree.children(host).collect();
+                let at = below(self.rng, children.len() as u32 + 1) as usize;
+                builder.open(tree.expr(host));
+                for (i, &child) in children.iter().enumerate() {
+                    if i == at {
+                        produce(solver, tree, rep.item, depth, &mut needs, self.rng, &mut builder, 0)?;
+                    }
+                    tree.emit_subtree(grammar, child, tree.expr(child), &mut builder);
+                }
+                if at == children.len() {
+                    produce(solver, tree, rep.item, depth, &mut needs, self.rng, &mut builder, 0)?;
+                }
+                builder.close();
+            }
+            Expr::Ref(a) => {
+                needs.keep = Some((*a, host));
+                builder.open(tree.expr(host));
+                produce(solver, tree, grammar.rule(*a).body, depth + 1, &mut needs, self.rng, &mut builder, 0)?;
+                builder.close();
+            }
+            _ => return None,
+        }
+        (needs.keep.is_none() && needs.target.is_none()).then(|| builder.finish())
+    }
+}
+
+/// What a produced subtree must contain.
+struct Needs<'a> {
+    /// A rule and an old node of it, to be re-emitted at an occurrence of the rule.
+    keep: Option<(SymbolId, NodeId)>,
+    /// A rule to contain, with the subtree to put there (else generated).
+    target: Option<(SymbolId, Option<&'a DerivationTree>)>,
+}
+
+impl Needs<'_> {
+    fn satisfiable_in(&self, reach: &thicket_grammar::Reach, expr: ExprId) -> bool {
+        self.keep.is_none_or(|(a, _)| reach.reaches(expr, a))
+            && self.target.is_none_or(|(t, _)| reach.reaches(expr, t))
+    }
+    fn is_empty(&self) -> bool {
+        self.keep.is_none() && self.target.is_none()
+    }
+}
+
+/// Whether a rule body can hold both a recursive occurrence of its rule `a` and a
+/// `target` beside it (in one alternative).
+fn self_embedding(
+    grammar: &thicket_grammar::Grammar,
+    reach: &thicket_grammar::Reach,
+    body: ExprId,
+    a: SymbolId,
+    target: SymbolId,
+) -> bool {
+    match grammar.expr(body) {
+        Expr::Alt(children) => children
+            .iter()
+            .any(|&c| self_embedding(grammar, reach, c, a, target)),
+        Expr::Seq(children) => children.iter().enumerate().any(|(i, &c)| {
+            reach.reaches(c, a)
+                && children
+                    .iter()
+                    .enumerate()
+                    .any(|(j, &d)| j != i && reach.reaches(d, target))
+        }),
+        Expr::Repeat(rep) => {
+            rep.max.is_none_or(|m| m >= 2)
+                && reach.reaches(rep.item, a)
+                && reach.reaches(rep.item, target)
+        }
+        _ => false,
+    }
+}
+
+/// Most nested steps a produced subtree may take to meet its needs.
+const MAX_PRODUCE_DEPTH: u32 = 64;
+
+/// Emits a subtree of `expr` at `depth` that meets `needs` (taking them off as it
+/// meets them), the rest generated at random. `None` if the needs cannot be met.
+#[allow(clippy::too_many_arguments)]
+fn produce<R: Rng + ?Sized>(
+    solver: &Solver<'_>,
+    tree: &DerivationTree,
+    expr: ExprId,
+    depth: u32,
+    needs: &mut Needs<'_>,
+    rng: &mut R,
+    sink: &mut TreeBuilder,
+    steps: u32,
+) -> Option<()> {
+    let grammar = solver.grammar;
+    let reach = &solver.reach;
+    if needs.is_empty() || !needs.satisfiable_in(reach, expr) {
+        solver.generator.expand(expr, depth, rng, sink);
+        return Some(());
+    }
+    if steps > MAX_PRODUCE_DEPTH {
+        return None;
+    }
+    match grammar.expr(expr) {
+        Expr::Ref(s) => {
+            if let Some((a, old)) = needs.keep
+                && *s == a
+                && needs.target.is_none_or(|(t, _)| t != a)
+            {
+                needs.keep = None;
+                tree.emit_subtree(grammar, old, expr, sink);
+                return Some(());
+            }
+            if let Some((t, part)) = needs.target
+                && *s == t
+                && needs.keep.is_none()
+            {
+                needs.target = None;
+                match part {
+                    Some(p) => p.emit_subtree(grammar, p.root(), expr, sink),
+                    None => {
+                        solver.generator.expand(expr, depth, rng, sink);
+                    }
+                }
+                return Some(());
+            }
+            sink.open(expr);
+            produce(solver, tree, grammar.rule(*s).body, depth + 1, needs, rng, sink, steps + 1)?;
+            sink.close();
+        }
+        Expr::Alt(children) => {
+            let options: Vec<ExprId> = children
+                .iter()
+                .copied()
+                .filter(|&c| needs.satisfiable_in(reach, c))
+                .collect();
+            // Prefer an alternative that directly holds the kept rule beside the target.
+            let direct: Vec<ExprId> = options
+                .iter()
+                .copied()
+                .filter(|&c| match (needs.keep, needs.target) {
+                    (Some((a, _)), Some((t, _))) => self_embedding(grammar, reach, c, a, t),
+                    _ => true,
+                })
+                .collect();
+            let pool = if direct.is_empty() { options } else { direct };
+            if pool.is_empty() {
+                return None;
+            }
+            let choice = pool[below(rng, pool.len() as u32) as usize];
+            sink.open(expr);
+            produce(solver, tree, choice, depth, needs, rng, sink, steps + 1)?;
+            sink.close();
+        }
+        Expr::Seq(children) => {
+            // The kept rule goes to a child that is a reference to it if there is
+            // one, the target to another child that can hold it.
+            let keep_at = needs.keep.and_then(|(a, _)| {
+                children
+                    .iter()
+                    .position(|&c| matches!(grammar.expr(c), Expr::Ref(s) if *s == a))
+                    .or_else(|| children.iter().position(|&c| reach.reaches(c, a)))
+            });
+            let target_options: Vec<usize> = needs.target.map_or(Vec::new(), |(t, _)| {
+                (0..children.len())
+                    .filter(|&i| Some(i) != keep_at && reach.reaches(children[i], t))
+                    .collect()
+            });
+            let target_at = if target_options.is_empty() {
+                keep_at
+            } else {
+                Some(target_options[below(rng, target_options.len() as u32) as usize])
+            };
+            let (keep, target) = (needs.keep.take(), needs.target.take());
+            sink.open(expr);
+            for (i, &child) in children.iter().enumerate() {
+                let mut part = Needs {
+                    keep: if Some(i) == keep_at { keep } else { None },
+                    target: if Some(i) == target_at { target } else { None },
+                };
+                produce(solver, tree, child, depth, &mut part, rng, sink, steps + 1)?;
+                if !part.is_empty() {
+                    return None;
+                }
+            }
+            sink.close();
+        }
+        Expr::Repeat(rep) => {
+            let parts = usize::from(needs.keep.is_some()) + usize::from(needs.target.is_some());
+            let cap = rep.min.max(solver.config.generation.max_repetitions);
+            let max = rep.max.map_or(cap, |m| m.min(cap)).max(parts as u32);
+            let min = rep.min.max(1);
+            let count = min + below(rng, max.saturating_sub(min) + 1);
+            let keep_at = 0usize;
+            let target_at = if parts == 2 && count >= 2 {
+                1 + below(rng, count - 1) as usize
+            } else {
+                0
+            };
+            let (keep, target) = (needs.keep.take(), needs.target.take());
+            sink.open(expr);
+            for i in 0..count as usize {
+                let mut part = Needs {
+                    keep: if i == keep_at { keep } else { None },
+                    target: if i == target_at { target } else { None },
+                };
+                produce(solver, tree, rep.item, depth, &mut part, rng, sink, steps + 1)?;
+                if !part.is_empty() {
+                    return None;
+                }
+            }
+            sink.close();
+        }
+        Expr::Literal(_) | Expr::Regex(_) => return None,
+    }
+    Some(())
+}
+
+/// The text read as a subtree of `symbol`, if the rule derives it.
+pub(crate) fn parse_as(solver: &Solver<'_>, symbol: SymbolId, text: &[u8]) -> Option<DerivationTree> {
+    let fragment = solver.fragment(symbol);
+    let parser = Parser::new(fragment, ParseConfig::default()).ok()?;
+    let result = parser.parse(text).ok()?;
+    let tree = result.tree();
+    // The fragment's root is a reference to `symbol`; its body is shared with the
+    // full grammar, so the subtree below it is a subtree of the full grammar.
+    Some(tree)
+}
+
+// ----- terms -----
+
+enum Inner {
+    Len,
+    ToInt,
+}
+
+/// `term` as `a * inner(var) + b` with `a = ±1`, the other parts evaluated.
+fn linear(term: &Term, var: VarId, ev: &Evaluator<'_, '_>) -> Option<(Inner, i128, i128)> {
+    match term {
+        Term::App(Func::StrLen, _, args) if matches!(&args[..], [Term::Var(v)] if *v == var) => {
+            Some((Inner::Len, 1, 0))
+        }
+        Term::App(Func::StrToInt, _, args) if matches!(&args[..], [Term::Var(v)] if *v == var) => {
+            Some((Inner::ToInt, 1, 0))
+        }
+        Term::App(Func::Add, _, args) => {
+            let mut found = None;
+            let mut rest = 0i128;
+            for arg in args {
+                if mentions(arg, var) {
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some(linear(arg, var, ev)?);
+                } else {
+                    let Ok(Value::Int(i)) = ev.value(arg) else {
+                        return None;
+                    };
+                    rest = rest.checked_add(i)?;
+                }
+            }
+            let (inner, a, b) = found?;
+            Some((inner, a, b.checked_add(rest)?))
+        }
+        Term::App(Func::Sub, _, args) if args.len() == 2 => {
+            let (x, y) = (&args[0], &args[1]);
+            if mentions(x, var) && !mentions(y, var) {
+                let (inner, a, b) = linear(x, var, ev)?;
+                let Ok(Value::Int(k)) = ev.value(y) else {
+                    return None;
+                };
+                Some((inner, a, b.checked_sub(k)?))
+            } else if mentions(y, var) && !mentions(x, var) {
+                let (inner, a, b) = linear(y, var, ev)?;
+                let Ok(Value::Int(k)) = ev.value(x) else {
+                    return None;
+                };
+                Some((inner, -a, k.checked_sub(b)?))
+            } else {
+                None
+            }
+        }
+        Term::App(Func::Neg, _, args) if args.len() == 1 => {
+            let (inner, a, b) = linear(&args[0], var, ev)?;
+            Some((inner, -a, -b))
+        }
+        _ => None,
+    }
+}
+
+fn mentions(term: &Term, var: VarId) -> bool {
+    match term {
+        Term::Var(v) => *v == var,
+        Term::App(_, _, args) => args.iter().any(|a| mentions(a, var)),
+        Term::Const(_) => false,
+    }
+}
+
+fn term_vars(term: &Term, out: &mut Vec<VarId>) {
+    match term {
+        Term::Var(v) => {
+            if !out.contains(v) {
+                out.push(*v);
+            }
+        }
+        Term::App(_, _, args) => args.iter().for_each(|a| term_vars(a, out)),
+        Term::Const(_) => {}
+    }
+}
+
+/// The subtrees bound to the term's variables.
+fn tree_vars(term: &Term, ev: &Evaluator<'_, '_>, out: &mut Vec<NodeId>) {
+    let mut vars = Vec::new();
+    term_vars(term, &mut vars);
+    for v in vars {
+        if let Binding::Node(n) = ev.binding(v)
+            && !out.contains(&n)
+        {
+            out.push(n);
+        }
+    }
+}
+
+fn sort_of(term: &Term, ev: &Evaluator<'_, '_>) -> Option<Sort> {
+    match term {
+        Term::Var(_) => Some(Sort::Str),
+        _ => match ev.value(term) {
+            Ok(Value::Str(_)) => Some(Sort::Str),
+            Ok(Value::Int(_)) => Some(Sort::Int),
+            Ok(Value::Bool(_)) => Some(Sort::Bool),
+            Ok(Value::Re(_)) => Some(Sort::Re),
+            Err(_) => None,
+        },
+    }
+}
+
+fn negate(op: Func) -> Func {
+    match op {
+        Func::Lt => Func::Ge,
+        Func::Le => Func::Gt,
+        Func::Gt => Func::Le,
+        Func::Ge => Func::Lt,
+        other => other,
+    }
+}
+
+/// `a op b` as `b flip(op) a`.
+fn flip(op: Func) -> Func {
+    match op {
+        Func::Lt => Func::Gt,
+        Func::Le => Func::Ge,
+        Func::Gt => Func::Lt,
+        Func::Ge => Func::Le,
+        other => other,
+    }
+}
+
+/// The values `x` with `x op other`.
+fn interval(op: Func, other: i128) -> (i128, i128) {
+    const BIG: i128 = 1 << 62;
+    match op {
+        Func::Lt => (-BIG, other - 1),
+        Func::Le => (-BIG, other),
+        Func::Gt => (other + 1, BIG),
+        Func::Ge => (other, BIG),
+        _ => (other, other),
+    }
+}
