@@ -173,8 +173,39 @@ impl<'g> Generator<'g> {
     /// Prepares a generator, checking that the grammar can produce anything within the
     /// limits.
     pub fn new(grammar: &'g Grammar, config: GenConfig) -> Result<Generator<'g>, GenError> {
-        let analysis = Analysis::new(grammar);
-        let required = analysis.grammar_min_depth(grammar);
+        Generator::with_analysis(grammar, config, Analysis::new(grammar), true)
+    }
+
+    /// A generator that never derives the rules in `avoid` where the grammar leaves a
+    /// choice (see [`Analysis::avoiding`]): [`Generator::expand`] on a node that can
+    /// avoid them produces a subtree without them. The start rule need not be able to
+    /// avoid them; [`Generator::can_avoid`] tells which nodes can.
+    pub fn avoiding(
+        grammar: &'g Grammar,
+        config: GenConfig,
+        avoid: &[thicket_grammar::SymbolId],
+    ) -> Result<Generator<'g>, GenError> {
+        Generator::with_analysis(grammar, config, Analysis::avoiding(grammar, avoid), false)
+    }
+
+    /// Whether a subtree of `expr` expanded at `depth` fits the depth limit (for a
+    /// generator made by [`Generator::avoiding`]: avoiding its rules).
+    pub fn can_avoid(&self, expr: ExprId, depth: u32) -> bool {
+        let min = self.analysis.expr_min_depth(expr);
+        min != UNBOUNDED && depth.saturating_add(min) <= self.config.max_depth
+    }
+
+    fn with_analysis(
+        grammar: &'g Grammar,
+        config: GenConfig,
+        analysis: Analysis,
+        check_start: bool,
+    ) -> Result<Generator<'g>, GenError> {
+        let required = if check_start {
+            analysis.grammar_min_depth(grammar)
+        } else {
+            0
+        };
         if required == UNBOUNDED {
             return Err(GenError::Unproductive(
                 grammar.display_symbol(grammar.start()),

@@ -19,19 +19,34 @@ pub struct Analysis {
     expr_min_len: Vec<u64>,
     rule_min_len: Vec<u64>,
     reachable: Vec<bool>,
+    /// Rules whose references count as underivable ([`Analysis::avoiding`]).
+    avoided: Vec<bool>,
 }
 
 impl Analysis {
     /// Computes the tables by fixpoint iteration over the rules.
     pub fn new(grammar: &Grammar) -> Analysis {
+        Analysis::avoiding(grammar, &[])
+    }
+
+    /// The same tables for derivations that never use the rules in `avoid`: a
+    /// reference to one of them cannot be derived ([`UNBOUNDED`] depth), so a
+    /// generator built on these tables steers around them wherever the grammar allows
+    /// (a constraint solver removing the instances of a quantifier).
+    pub fn avoiding(grammar: &Grammar, avoid: &[SymbolId]) -> Analysis {
         let rules = grammar.rules().len();
         let exprs = grammar.expr_count();
+        let mut avoided = vec![false; rules];
+        for s in avoid {
+            avoided[s.index()] = true;
+        }
         let mut analysis = Analysis {
             expr_min_depth: vec![UNBOUNDED; exprs],
             rule_min_depth: vec![UNBOUNDED; rules],
             expr_min_len: vec![u64::MAX; exprs],
             rule_min_len: vec![u64::MAX; rules],
             reachable: vec![false; rules],
+            avoided,
         };
         // The nodes of each rule's body, children before parents, and for each rule the
         // rules whose bodies refer to it.
@@ -111,6 +126,7 @@ impl Analysis {
                 depth(&r.item),
                 len(&r.item).saturating_mul(u64::from(r.min)),
             ),
+            Expr::Ref(s) if self.avoided[s.index()] => (UNBOUNDED, u64::MAX),
             Expr::Ref(s) => (self.rule_min_depth[s.index()], self.rule_min_len[s.index()]),
             Expr::Literal(bytes) => (0, bytes.len() as u64),
             Expr::Regex(r) => match r.hir.properties().minimum_len() {

@@ -168,6 +168,8 @@ pub struct Solver<'g> {
     tables: Mutex<HashMap<Measure, Arc<MeasureTable>>>,
     /// The grammar started at each symbol, built when a text must be read back as it.
     fragments: Vec<OnceLock<Grammar>>,
+    /// Per symbol, a generator that avoids it (to remove a quantifier's instances).
+    avoiders: Vec<OnceLock<Option<Generator<'g>>>>,
 }
 
 impl<'g> Solver<'g> {
@@ -188,6 +190,7 @@ impl<'g> Solver<'g> {
             config,
             tables: Mutex::new(HashMap::new()),
             fragments: (0..grammar.rules().len()).map(|_| OnceLock::new()).collect(),
+            avoiders: (0..grammar.rules().len()).map(|_| OnceLock::new()).collect(),
         };
         unsat::check(&solver)?;
         Ok(solver)
@@ -295,6 +298,12 @@ impl<'g> Solver<'g> {
             .entry(measure)
             .or_insert_with(|| Arc::new(MeasureTable::new(&self.generator, measure)))
             .clone()
+    }
+
+    fn avoider(&self, symbol: SymbolId) -> Option<&Generator<'g>> {
+        self.avoiders[symbol.index()]
+            .get_or_init(|| Generator::avoiding(self.grammar, self.config.generation, &[symbol]).ok())
+            .as_ref()
     }
 
     fn fragment(&self, symbol: SymbolId) -> &Grammar {

@@ -254,7 +254,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 bind(ev, instance);
                 if ev.holds(&q.body) != want {
                     self.context.push(instance[0].1);
-                    let fixed = self.fix(&q.body, want, ev) || self.eliminate(instance);
+                    let fixed = self.fix(&q.body, want, ev) || self.eliminate(q, instance, ev);
                     self.context.pop();
                     result &= fixed;
                 }
@@ -552,27 +552,61 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         false
     }
 
-    /// Removes a failing instance of a universal: regenerates one of the rule nodes
-    /// between the quantified subtree and a bound one (so that it may no longer match
-    /// or no longer be of the quantifier's type).
-    fn eliminate(&mut self, instance: &[(VarId, NodeId)]) -> bool {
+    /// Removes a failing instance of a universal. With a match expression, first by
+    /// regenerating a rule node between the instance and one of its bound subtrees (so
+    /// that it may no longer match); otherwise by regenerating a node on the way from
+    /// the quantifier's domain down to the instance with a generator that avoids the
+    /// quantifier's rule, so the instance disappears (an undeclared variable in an
+    /// expression becomes a number).
+    fn eliminate(
+        &mut self,
+        q: &Quantifier,
+        instance: &[(VarId, NodeId)],
+        ev: &Evaluator<'_, '_>,
+    ) -> bool {
         let Some(&(_, top)) = instance.first() else {
             return false;
         };
-        let mut candidates = Vec::new();
-        for &(_, bound) in instance {
-            for n in self.tree().path_to(bound) {
-                let below_top = n.index() > top.index() && n.index() < self.tree().subtree_end(top);
-                if below_top && self.symbol(n).is_some() && !candidates.contains(&n) {
-                    candidates.push(n);
+        let view = self.view;
+        let tree = view.tree();
+        let rule_node = |n: NodeId| matches!(self.solver.grammar.expr(tree.expr(n)), Expr::Ref(_));
+        if q.mexpr.is_some() {
+            let mut below_top = Vec::new();
+            for &(_, bound) in &instance[1..] {
+                for n in tree.path_to(bound) {
+                    if n.index() > top.index() && rule_node(n) && !below_top.contains(&n) {
+                        below_top.push(n);
+                    }
                 }
             }
+            let order = self.shuffled(below_top);
+            if order.into_iter().any(|n| self.regenerate(n)) {
+                return true;
+            }
         }
-        if candidates.is_empty() {
-            candidates.push(top);
-        }
-        let order = self.shuffled(candidates);
-        order.into_iter().any(|n| self.regenerate(n))
+        let domain = match q.domain {
+            Domain::Within(v) | Domain::Child { parent: v, .. } => match ev.binding(v) {
+                Binding::Node(n) => n,
+                _ => tree.root(),
+            },
+        };
+        let Some(avoider) = self.solver.avoider(q.symbol) else {
+            return false;
+        };
+        let grammar = self.solver.grammar;
+        let candidates: Vec<NodeId> = tree
+            .path_to(top)
+            .into_iter()
+            .filter(|&n| n.index() >= domain.index() && n != tree.root() && rule_node(n))
+            .filter(|&n| avoider.can_avoid(tree.expr(n), tree.depth_above(grammar, n)))
+            .collect();
+        // The deepest: it removes the least.
+        let Some(&n) = candidates.last() else {
+            return false;
+        };
+        let mut builder = TreeBuilder::new();
+        avoider.expand(tree.expr(n), tree.depth_above(grammar, n), self.rng, &mut builder);
+        self.propose(n, Replacement::Tree(builder.finish()))
     }
 
     /// Inserts a subtree of the quantifier's type into its domain (ISLa's tree
