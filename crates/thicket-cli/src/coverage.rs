@@ -58,7 +58,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
     };
     let files = expand_inputs(&args.inputs)?;
     let classifier = args.target.classifier()?;
-    let mut executor = match args.target.executor_or_report() {
+    let mut executor = match args.target.executor_or_report(None) {
         Ok(executor) => executor,
         Err(code) => return Ok(code),
     };

@@ -126,7 +126,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
     };
     let classifier = args.target.classifier()?;
-    let executor = match args.target.executor_or_report() {
+    let executor = match args.target.executor_or_report(args.time) {
         Ok(executor) => executor,
         Err(code) => return Ok(code),
     };
