@@ -174,6 +174,23 @@ impl TargetArgs {
         thicket_exec::executor_for(target, mode, limits, None)
     }
 
+    /// The target as a campaign records it (`--resume` refuses another): the Python
+    /// function, or the command line.
+    pub fn identity(&self) -> String {
+        match &self.python {
+            Some(function) => format!(
+                "--python {function}{}",
+                if self.python_bytes { " (bytes)" } else { "" }
+            ),
+            None => self
+                .command
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+
     /// The failure classifier.
     pub fn classifier(&self) -> anyhow::Result<Classifier> {
         let pattern = match &self.failure_pattern {
