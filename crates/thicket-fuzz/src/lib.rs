@@ -341,11 +341,11 @@ impl<'g> Campaign<'g> {
             if counts_for_coverage {
                 let novelty = self.coverage.add(&self.executor.trace());
                 if novelty.is_new() {
-                    self.keep(&tree, op, parent, novelty, &outcome)?;
+                    self.keep(&tree, &op, parent, novelty, &outcome)?;
                 }
             }
             if let Some(failure) = failure {
-                self.record_failure(&tree, op, parent, failure, &outcome)?;
+                self.record_failure(&tree, &op, parent, failure, &outcome)?;
             }
             if last_progress.elapsed() >= Duration::from_millis(250) {
                 last_progress = Instant::now();
@@ -402,7 +402,7 @@ impl<'g> Campaign<'g> {
     }
 
     /// The input of round `index`: fresh, or a mutant of a kept tree.
-    fn produce(&self, index: u64) -> (DerivationTree, &'static str, Option<usize>) {
+    fn produce(&self, index: u64) -> (DerivationTree, String, Option<usize>) {
         let mut rng = Generator::rng_for(self.config.seed, index);
         let parents: Vec<&Entry> = if self.config.feedback {
             self.corpus.iter().filter(|e| e.tree.is_some()).collect()
@@ -413,10 +413,18 @@ impl<'g> Campaign<'g> {
             let parent = parents[below(&mut rng, parents.len() as u32) as usize];
             let mut tree = parent.tree.clone().expect("filtered");
             let mut ops = 0u8;
+            // Recursive mutation may grow a tree past the generation depth, up to four
+            // times its parent's size (at least 4 KiB).
+            let budget = (parent.tree.as_ref().map_or(0, |t| t.bytes().len()) * 4).max(4096);
             for _ in 0..1 + below(&mut rng, 3) {
-                // Splice 2/5, regenerate 2/5, change a terminal's byte 1/5 (unless
-                // --valid-only); splicing falls back to regeneration without a donor.
-                let choice = below(&mut rng, if self.config.valid_only { 4 } else { 5 });
+                // Splice 2/6, regenerate 2/6, recursion 1/6, change a terminal's byte 1/6
+                // (unless --valid-only); splicing falls back to regeneration without a
+                // donor, recursion to regeneration on a tree without recursion.
+                let choice = match below(&mut rng, if self.config.valid_only { 5 } else { 6 }) {
+                    4 => 5,
+                    5 => 4,
+                    c => c,
+                };
                 if choice == 4 {
                     let mutant = if self.text {
                         mutate::mutate_leaf_text(self.grammar, &tree, &mut rng)
@@ -427,6 +435,13 @@ impl<'g> Campaign<'g> {
                         tree = t;
                         ops |= 4;
                     }
+                    continue;
+                }
+                if choice == 5
+                    && let Some(t) = mutate::recurse(self.grammar, &tree, budget, &mut rng)
+                {
+                    tree = t;
+                    ops |= 8;
                     continue;
                 }
                 if parents.len() > 1 && choice < 2 {
@@ -447,20 +462,20 @@ impl<'g> Campaign<'g> {
                     ops |= 1;
                 }
             }
-            let op = match ops {
-                0 => "copy",
-                1 => "regen",
-                2 => "splice",
-                3 => "regen+splice",
-                4 => "byte",
-                5 => "regen+byte",
-                6 => "splice+byte",
-                _ => "regen+splice+byte",
+            let op = if ops == 0 {
+                "copy".to_string()
+            } else {
+                [(1, "regen"), (2, "splice"), (8, "rec"), (4, "byte")]
+                    .iter()
+                    .filter(|(bit, _)| ops & bit != 0)
+                    .map(|(_, name)| *name)
+                    .collect::<Vec<_>>()
+                    .join("+")
             };
             return (tree, op, Some(parent.id));
         }
         let (tree, _) = self.generator.generate_tree(&mut rng);
-        (tree, "gen", None)
+        (tree, "gen".to_string(), None)
     }
 
     fn name(&self, id: usize, parent: Option<usize>, op: &str) -> String {

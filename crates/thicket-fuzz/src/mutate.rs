@@ -163,6 +163,71 @@ pub fn splice<R: Rng + ?Sized>(
     None
 }
 
+/// Emits the subtree at `outer` with `levels - 1` more copies of the recursion from
+/// `outer` down to `inner` (same rule), the last one ending in `inner`'s own subtree.
+#[allow(clippy::too_many_arguments)]
+fn pump(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    outer: NodeId,
+    inner: NodeId,
+    root_expr: ExprId,
+    levels: u32,
+    sink: &mut TreeBuilder,
+) {
+    if levels == 0 {
+        emit(grammar, tree, inner, root_expr, None, sink, &mut |_| {});
+    } else {
+        emit(
+            grammar,
+            tree,
+            outer,
+            root_expr,
+            Some(inner),
+            sink,
+            &mut |s| pump(grammar, tree, outer, inner, tree.expr(inner), levels - 1, s),
+        );
+    }
+}
+
+/// Recursive mutation (Nautilus): picks a rule node `outer` with a descendant `inner` of
+/// the same rule and repeats the part of the tree between them 1-8 more times (the
+/// innermost copy ending in `inner`'s subtree), so a recursion the tree already takes goes
+/// deeper. The result is a derivation tree of the grammar that may exceed the generator's
+/// depth limit; its text stays within `max_len` bytes. `None` if the tree has no
+/// recursion that grows it within the budget.
+pub fn recurse<R: Rng + ?Sized>(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    max_len: usize,
+    rng: &mut R,
+) -> Option<DerivationTree> {
+    let nodes = rule_nodes(grammar, tree);
+    for _ in 0..8 {
+        let outer = choose(rng, &nodes)?;
+        let rule = rule_of(grammar, tree, outer);
+        let inners: Vec<NodeId> = tree
+            .descendants(outer)
+            .filter(|&n| n != outer && rule_of(grammar, tree, n) == rule)
+            .collect();
+        let Some(inner) = choose(rng, &inners) else {
+            continue;
+        };
+        let growth = tree.text(outer).len() - tree.text(inner).len();
+        let len = tree.bytes().len();
+        if growth == 0 || len + growth > max_len {
+            continue;
+        }
+        let most = ((max_len - len) / growth).min(8) as u32;
+        let extra = 1 + below(rng, most);
+        let expr = tree.expr(outer);
+        return Some(replace(grammar, tree, outer, &mut |sink| {
+            pump(grammar, tree, outer, inner, expr, extra + 1, sink)
+        }));
+    }
+    None
+}
+
 /// Bytes worth inserting: delimiters, quotes, escapes, digits, letters, and bytes that
 /// are not text.
 const INTERESTING: &[u8] = b"\"'\\/{}[]()<>,;:.-+eE0129azAZ \t\n\r\x00\x7f\xc3\xff";
@@ -379,6 +444,37 @@ mod tests {
             let (a, b) = (tree.bytes(), mutant.bytes());
             assert!(a.len().abs_diff(b.len()) <= 1 && a != b || a.len() == b.len());
         }
+    }
+
+    #[test]
+    fn recursive_mutation_goes_deeper_than_generation_within_the_budget() {
+        let grammar = grammar();
+        let config = GenConfig {
+            max_depth: 8,
+            ..GenConfig::default()
+        };
+        let generator = Generator::new(&grammar, config).unwrap();
+        let mut deepest = 0;
+        let mut grown = 0;
+        for i in 0..200 {
+            let (mut tree, _) = generator.generate_tree(&mut Generator::rng_for(5, i));
+            let mut rng = Generator::rng_for(6, i);
+            for _ in 0..4 {
+                if let Some(t) = recurse(&grammar, &tree, 2000, &mut rng) {
+                    check(&grammar, &t);
+                    assert!(t.bytes().len() <= 2000);
+                    assert!(t.bytes().len() > tree.bytes().len());
+                    grown += 1;
+                    tree = t;
+                }
+            }
+            deepest = deepest.max(tree.depth(&grammar));
+        }
+        assert!(grown > 100, "{grown}");
+        assert!(
+            deepest > 8,
+            "recursion never exceeded the generation depth: {deepest}"
+        );
     }
 
     #[test]
