@@ -82,10 +82,14 @@ def read_message():
 
 
 _real_exit = os._exit
+PID = os.getpid()
 
 
 def _exit_hook(code):
-    """os._exit called by the target: say where before ending the process."""
+    """os._exit called by the target: say where before ending the process (not in a
+    child the target forked: only the runner speaks on the pipe)."""
+    if os.getpid() != PID:
+        _real_exit(code)
     try:
         f = sys._getframe(1)
         send({"exit": int(code), "frame": f"{f.f_code.co_filename}:{f.f_lineno} in {f.f_code.co_name}"})
@@ -273,6 +277,8 @@ def main():
         try:
             fn(arg)
         except BaseException as e:  # noqa: BLE001 - every exception is a finding
+            if os.getpid() != PID:  # a child the target forked: it must not reply
+                _real_exit(1)
             cov.stop()
             frame = innermost_target_frame(e.__traceback__, skip)
             cls = type(e)
@@ -286,6 +292,8 @@ def main():
                 "message": str(e)[:2000],
             }
         else:
+            if os.getpid() != PID:
+                _real_exit(0)
             cov.stop()
         arcs = reader.arcs()
         fresh = [path for path in arcs if path not in known]

@@ -308,11 +308,42 @@ fn hostile_targets_are_reported_in_the_target() {
         },
         "{f:?}"
     );
+    // Children the target forks do not speak for it; daemons it leaves are ended.
+    let marker = format!("{}.{}", 900 + std::process::id() % 100, std::process::id());
+    for _ in 0..5 {
+        let o = ex.run(format!("ORPHAN {marker}").as_bytes()).unwrap();
+        assert!(Classifier::default().classify(&o).is_none(), "{o:?}");
+    }
+    assert_eq!(ex.starts(), 2, "the runner survived its children");
     // Cutting every descriptor is an executor error naming the cause, not an
     // exception in the runner's code; the next input gets a fresh runner.
     let e = ex.run(b"CUT").unwrap_err().to_string();
     assert!(e.contains("cut the runner's pipe"), "{e}");
     assert_eq!(ex.run(b"calm").unwrap().status, Status::Exited(0));
+    drop(ex);
+    let mut left = usize::MAX;
+    for _ in 0..50 {
+        left = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+                let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+                String::from_utf8_lossy(&cmd).contains(&marker)
+                    && !stat
+                        .rsplit(')')
+                        .next()
+                        .unwrap_or("")
+                        .trim_start()
+                        .starts_with('Z')
+            })
+            .count();
+        if left == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(left, 0, "daemons of the target still running");
 }
 
 /// Analysing a newly imported source file is set-up work: it does not count against the
