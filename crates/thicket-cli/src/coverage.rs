@@ -58,7 +58,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
     };
     let files = expand_inputs(&args.inputs)?;
     let classifier = args.target.classifier()?;
-    let mut executor = match args.target.executor_or_report() {
+    let mut executor = match args.target.executor_or_report(None) {
         Ok(executor) => executor,
         Err(code) => return Ok(code),
     };
@@ -115,6 +115,13 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         g.flush()?;
     }
     let summary = set.summary(executor.map_size());
+    if summary.kind == "python" && summary.lines == Some(0) && !files.is_empty() {
+        eprintln!(
+            "warning: no execution reported any coverage: nothing that the include patterns \
+             match ran ({}); set --python-include to the code under test",
+            executor.describe()
+        );
+    }
     match args.format {
         ReportFormat::Json => {
             let report = serde_json::json!({
@@ -142,7 +149,8 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                 ),
                 "python" => {
                     println!(
-                        "coverage: {} lines of {} statements, {} branches of {}",
+                        "coverage: {} of {} statements, {} branches of {} (as coverage.py \
+                         counts them; statements that run only at import excluded)",
                         summary.lines.unwrap_or(0),
                         summary.statements.unwrap_or(0),
                         summary.branches.unwrap_or(0),

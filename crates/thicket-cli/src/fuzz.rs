@@ -57,17 +57,19 @@ pub struct FuzzArgs {
     #[arg(long)]
     no_feedback: bool,
 
-    /// Share of rounds that mutate a kept input instead of generating a fresh one.
-    #[arg(long, value_name = "P", default_value_t = 0.8)]
-    mutate_share: f64,
+    /// Share of rounds that mutate a kept input instead of generating a fresh one
+    /// [default: 0.8].
+    #[arg(long, value_name = "P")]
+    mutate_share: Option<f64>,
 
     /// Keep every input in the grammar's language: no mutation changes a terminal's
     /// bytes (by default a fifth of mutations do, to reach error handling).
     #[arg(long)]
     valid_only: bool,
 
-    /// Continue the campaign in OUT (same --seed): kept inputs are run again to rebuild
-    /// the coverage, then counting goes on.
+    /// Continue the campaign in OUT (its seed unless --seed is given, which must be the
+    /// same; the same spec and target): kept inputs are run again to rebuild the
+    /// coverage, then counting goes on.
     #[arg(long)]
     resume: bool,
 
@@ -113,9 +115,31 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Ok(spec) => spec,
         Err(code) => return Ok(code),
     };
-    if !(0.0..=1.0).contains(&args.mutate_share) {
+    let mutate_share = args.mutate_share.unwrap_or(0.8);
+    if !(0.0..=1.0).contains(&mutate_share) {
         eprintln!("error: --mutate-share must be between 0 and 1");
         return Ok(exit::USAGE);
+    }
+    if args.no_feedback {
+        for (given, option) in [
+            (args.mutate_share.is_some(), "--mutate-share"),
+            (args.valid_only, "--valid-only"),
+        ] {
+            if given {
+                eprintln!(
+                    "error: {option} has no effect with --no-feedback (which only generates, \
+                     mutating nothing): drop one of them"
+                );
+                return Ok(exit::USAGE);
+            }
+        }
+    }
+    if spec.constraints_start.is_some() && args.spec.constraints_apply() {
+        eprintln!(
+            "note: {} has `where` constraints, which fuzz does not enforce yet: inputs may \
+             violate them (`thicket check` tells which do)",
+            spec.source.name()
+        );
     }
     let config = args.limits.config();
     let generator = match Generator::new(&spec.grammar, config) {
@@ -126,19 +150,28 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
     };
     let classifier = args.target.classifier()?;
-    let executor = match args.target.executor_or_report() {
+    let executor = match args.target.executor_or_report(args.time) {
         Ok(executor) => executor,
         Err(code) => return Ok(code),
     };
-    let seed = crate::generate::seed_or_draw(args.seed);
+    let seed = match (args.seed, args.resume) {
+        (Some(seed), _) => seed,
+        (None, true) => match resumed_seed(&args.output) {
+            Some(seed) => seed,
+            None => crate::generate::seed_or_draw(None),
+        },
+        (None, false) => crate::generate::seed_or_draw(None),
+    };
     let fuzz_config = FuzzConfig {
         seed,
         max_execs: args.execs,
         max_time: args.time,
         feedback: !args.no_feedback,
-        mutate_per_mille: (args.mutate_share * 1000.0).round() as u32,
+        mutate_per_mille: (mutate_share * 1000.0).round() as u32,
         resume: args.resume,
         valid_only: args.valid_only,
+        spec_id: spec_id(&args.spec.spec, spec.source.text()),
+        target_id: args.target.identity(),
     };
     let mut campaign =
         match Campaign::new(&generator, executor, classifier, fuzz_config, &args.output) {
@@ -163,6 +196,9 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         ctrlc::set_handler(move || {
             // A second Ctrl-C stops at once; everything found is already on disk.
             if stop.swap(true, Ordering::SeqCst) {
+                // Destructors do not run on this exit: end the target (and what it
+                // started) and remove the temporary folders here.
+                thicket_exec::cleanup_now();
                 std::process::exit(130);
             }
         })
@@ -213,21 +249,52 @@ fn status_bar() -> indicatif::ProgressBar {
     bar
 }
 
+/// The seed recorded in `OUT/stats.json`, for `--resume` without `--seed`.
+fn resumed_seed(out: &std::path::Path) -> Option<u64> {
+    let text = std::fs::read_to_string(out.join("stats.json")).ok()?;
+    let stats: serde_json::Value = serde_json::from_str(&text).ok()?;
+    stats["seed"].as_u64()
+}
+
+/// The spec as a campaign records it: its path and a hash of its text (FNV-1a), so that
+/// `--resume` notices another spec, or the same file changed.
+fn spec_id(path: &std::path::Path, text: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in text.as_bytes() {
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    let name = path
+        .canonicalize()
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string();
+    format!("{name} (text {hash:016x})")
+}
+
 fn status_line(stats: &Stats) -> String {
-    format!(
-        "{} execs ({:.0}/s) | {} | queue {} | crashes {} | hangs {}",
+    let mut line = format!(
+        "{} execs ({:.0}/s) | {} | queue {} | failures {} distinct ({} files) | hangs {}",
         stats.execs,
         stats.execs_per_sec,
         stats.coverage.headline(),
         stats.queue,
-        stats.crashes,
-        stats.hangs
-    )
+        stats.distinct_failures,
+        stats.crash_files,
+        stats.hang_files
+    );
+    if stats.hangs_dismissed > 0 {
+        line.push_str(&format!(" (+{} dismissed)", stats.hangs_dismissed));
+    }
+    if stats.restarts > 0 {
+        line.push_str(&format!(" | restarts {}", stats.restarts));
+    }
+    line
 }
 
 fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
     eprintln!(
-        "thicket fuzz: {}{} execs in {:.1} s ({:.0}/s): {}, {} kept, {} crashes, {} hangs -> {}",
+        "thicket fuzz: {}{} execs in {:.1} s ({:.0}/s): {}, {} kept, {} distinct failures \
+         ({} files in crashes/), {} hangs -> {}",
         if interrupted {
             "interrupted after "
         } else {
@@ -238,12 +305,39 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
         stats.execs_per_sec,
         stats.coverage.headline(),
         stats.queue,
-        stats.crashes,
-        stats.hangs,
+        stats.distinct_failures,
+        stats.crash_files,
+        stats.hang_files,
         out.display()
     );
+    if stats.hangs_dismissed > 0 {
+        eprintln!(
+            "thicket: {} candidate hangs ended when re-run with a longer limit and were not saved",
+            stats.hangs_dismissed
+        );
+    }
     for f in &stats.failures {
         eprintln!("  {} ({} runs): {}", f.key, f.count, f.file);
+    }
+    if stats.coverage.kind == "python" && stats.coverage.lines == Some(0) && stats.execs > 0 {
+        eprintln!(
+            "warning: no execution reported any coverage: nothing that the include patterns \
+             match ran ({}); set --python-include to the code under test",
+            stats.executor
+        );
+    } else if stats.empty_coverage_runs > 0 && stats.coverage.kind == "python" {
+        eprintln!(
+            "warning: {} of {} executions reported no coverage at all",
+            stats.empty_coverage_runs, stats.execs
+        );
+    }
+    if stats.restarts > 0 && stats.restarts * 20 > stats.execs {
+        eprintln!(
+            "warning: the target's process was restarted {} times in {} executions (after \
+             hangs and deaths, e.g. os._exit): each restart costs start-up time, which is \
+             why executions were slow",
+            stats.restarts, stats.execs
+        );
     }
     if stats.executor_errors > 0 {
         eprintln!(

@@ -23,11 +23,14 @@ pub struct TargetArgs {
     pub python: Option<String>,
 
     /// With --python: measure only files matching this glob (coverage.py `include`),
-    /// e.g. `*/json/*`; may be repeated [default: every file].
+    /// e.g. `*/json/*`; may be repeated [default: the target function's own package,
+    /// e.g. `.../urllib/*` for `urllib.parse:urlsplit`, or the folder of a
+    /// `file.py:function`].
     #[arg(long, value_name = "GLOB", requires = "python")]
     pub python_include: Vec<String>,
 
-    /// With --python: pass inputs as `bytes` rather than `str`.
+    /// With --python: pass inputs as `bytes` rather than `str` (with `str`, mutations
+    /// keep inputs valid UTF-8 text).
     #[arg(long, requires = "python")]
     pub python_bytes: bool,
 
@@ -95,8 +98,11 @@ pub enum ModeArg {
 impl TargetArgs {
     /// The executor (printing its note, if any), or the exit code after reporting why
     /// the target cannot be run.
-    pub fn executor_or_report(&self) -> Result<Box<dyn Executor>, u8> {
-        match self.executor() {
+    ///
+    /// `budget` (a campaign's `--time`) also bounds how long a Python interpreter may
+    /// take to get ready.
+    pub fn executor_or_report(&self, budget: Option<Duration>) -> Result<Box<dyn Executor>, u8> {
+        match self.executor(budget) {
             Ok((executor, note)) => {
                 if let Some(note) = note {
                     eprintln!("note: {note}");
@@ -115,9 +121,26 @@ impl TargetArgs {
     }
 
     /// The executor, and a note to show (e.g. that coverage is off).
-    pub fn executor(&self) -> Result<(Box<dyn Executor>, Option<String>), ExecError> {
+    pub fn executor(
+        &self,
+        budget: Option<Duration>,
+    ) -> Result<(Box<dyn Executor>, Option<String>), ExecError> {
+        if self.timeout == 0 {
+            return Err(ExecError::Usage(
+                "--timeout 0 would make every run a hang: give the time limit per run in \
+                 milliseconds (at least 1; default 1000)"
+                    .into(),
+            ));
+        }
+        if self.memory == Some(0) {
+            return Err(ExecError::Usage(
+                "--memory 0 leaves the target no memory at all: give the limit in MiB (or \
+                 leave it out for none)"
+                    .into(),
+            ));
+        }
         let limits = Limits {
-            timeout: Duration::from_millis(self.timeout.max(1)),
+            timeout: Duration::from_millis(self.timeout),
             memory_mb: self.memory,
         };
         if let Some(function) = &self.python {
@@ -131,6 +154,9 @@ impl TargetArgs {
                 bytes: self.python_bytes,
                 include: self.python_include.clone(),
                 python: self.python_exe.clone(),
+                start_timeout: budget.map_or(thicket_exec::python::START_TIMEOUT, |b| {
+                    b.clamp(Duration::from_secs(1), thicket_exec::python::START_TIMEOUT)
+                }),
             };
             return Ok((Box::new(PythonExecutor::new(target, limits, None)?), None));
         }
@@ -146,6 +172,23 @@ impl TargetArgs {
             ModeArg::Plain => Mode::Plain,
         };
         thicket_exec::executor_for(target, mode, limits, None)
+    }
+
+    /// The target as a campaign records it (`--resume` refuses another): the Python
+    /// function, or the command line.
+    pub fn identity(&self) -> String {
+        match &self.python {
+            Some(function) => format!(
+                "--python {function}{}",
+                if self.python_bytes { " (bytes)" } else { "" }
+            ),
+            None => self
+                .command
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
     }
 
     /// The failure classifier.

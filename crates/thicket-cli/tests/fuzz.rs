@@ -453,3 +453,303 @@ fn wait_for(dir: &Path, n: usize) {
     }
     panic!("{} never held {n} files", dir.display());
 }
+
+/// A target that is slow only on its first run (a loaded machine): the candidate hang is
+/// re-run with a longer limit, ends, and is dismissed rather than saved.
+#[test]
+fn candidate_hangs_are_confirmed_before_they_are_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("warm");
+    let script = format!(
+        "if [ -e {0} ]; then exit 0; fi; touch {0}; sleep 5",
+        state.display()
+    );
+    let out = dir.path().join("out");
+    let o = thicket(&[
+        "fuzz",
+        &repo("specs/json.fan"),
+        "-o",
+        out.to_str().unwrap(),
+        "--seed",
+        "1",
+        "--execs",
+        "5",
+        "--max-depth",
+        "5",
+        "--timeout",
+        "400",
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = stats(&out);
+    assert_eq!(s["hang_files"], 0, "{s}");
+    assert_eq!(s["hanging_runs"], 0, "{s}");
+    assert_eq!(s["hangs_dismissed"], 1, "{s}");
+    assert!(files(&out.join("hangs")).is_empty());
+}
+
+/// Options that are wrong or would do nothing are usage errors; a folder is not a
+/// missing program.
+#[test]
+fn options_that_do_nothing_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let spec = repo("specs/json.fan");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "fuzz",
+            spec.as_str(),
+            "-o",
+            out.to_str().unwrap(),
+            "--execs",
+            "3",
+        ];
+        args.extend_from_slice(extra);
+        thicket(&args)
+    };
+    for (extra, expect) in [
+        (&["--timeout", "0", "--", "cat"][..], "--timeout 0"),
+        (&["--memory", "0", "--", "cat"][..], "--memory 0"),
+        (
+            &["--no-feedback", "--mutate-share", "0.5", "--", "cat"][..],
+            "--mutate-share has no effect with --no-feedback",
+        ),
+        (
+            &["--no-feedback", "--valid-only", "--", "cat"][..],
+            "--valid-only has no effect",
+        ),
+    ] {
+        let o = run(extra);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains(expect), "{}", text(&o.stderr));
+    }
+    std::fs::create_dir_all(dir.path().join("out")).unwrap();
+    let o2 = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["fuzz", &spec, "-o", "out3", "--execs", "3", "--", "out"])
+        .output()
+        .unwrap();
+    assert_eq!(o2.status.code(), Some(4));
+    assert!(
+        text(&o2.stderr).contains("is a directory"),
+        "{}",
+        text(&o2.stderr)
+    );
+}
+
+/// The output folder is locked; --resume refuses another spec or target and takes the
+/// seed from stats.json.
+#[test]
+fn output_folder_is_locked_and_resume_checks_what_it_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let out_s = out.to_str().unwrap().to_string();
+    let json = repo("specs/json.fan");
+    let expr = repo("specs/expr.fan");
+    let fuzz = |spec: &str, extra: &[&str], target: &str| {
+        let mut args = vec!["fuzz", spec, "-o", out_s.as_str(), "--max-depth", "6"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--", target]);
+        thicket(&args)
+    };
+    // A long campaign holds the folder; a second one on it refuses.
+    let mut running = Command::new(BIN)
+        .args([
+            "fuzz", &json, "-o", &out_s, "--seed", "4", "--time", "60", "--", "cat",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    for _ in 0..600 {
+        if out.join("stats.json").exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let o = fuzz(&json, &["--resume", "--execs", "10"], "cat");
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(running.id() as i32, libc::SIGINT) };
+    let _ = running.wait();
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("in use by another campaign"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Another spec, another target: refused, with what differs.
+    let o = fuzz(&expr, &["--resume", "--execs", "10"], "cat");
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        text(&o.stderr).contains("another spec"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = fuzz(&json, &["--resume", "--execs", "10"], "tac");
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        text(&o.stderr).contains("another target"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Without --seed, the campaign's own seed.
+    let before = stats(&out)["execs"].as_u64().unwrap();
+    let o = fuzz(
+        &json,
+        &["--resume", "--execs", &(before + 10).to_string()],
+        "cat",
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(stats(&out)["seed"], 4);
+    assert_eq!(stats(&out)["execs"].as_u64().unwrap(), before + 10);
+}
+
+/// Hostile Python targets end with a clear report within the time budget, leaving no
+/// process and no temporary folder behind.
+#[test]
+fn hostile_python_targets_end_cleanly_within_the_budget() {
+    if !have_coverage() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let spec = dir.path().join("w.bnf");
+    std::fs::write(&spec, "<start> ::= \"EXIT\" | \"calm\" | \"ok\" <start>\n").unwrap();
+    let hostile = repo("crates/thicket-exec/tests/targets/py/hostile");
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let began = std::time::Instant::now();
+        let o = Command::new(BIN)
+            .env("TMPDIR", &tmp)
+            .args(["fuzz", spec.to_str().unwrap(), "-o", out.to_str().unwrap()])
+            .args(["--seed", "1", "--time", "4"])
+            .args(extra)
+            .output()
+            .unwrap();
+        // The budget is 4 s; start-up and a loaded machine may add some, not minutes.
+        assert!(
+            began.elapsed() < std::time::Duration::from_secs(60),
+            "{name}: {:?}",
+            began.elapsed()
+        );
+        (o, out)
+    };
+    let true_exe = ["--python", "json:loads", "--python-exe", "/bin/true"];
+    for (name, extra, expect) in [
+        (
+            "true",
+            &true_exe[..],
+            "exited with code 0 before it was ready",
+        ),
+        (
+            "memory",
+            &["--python", "json:loads", "--memory", "20"][..],
+            "memory limit",
+        ),
+        (
+            "loop",
+            &["--python", &format!("{hostile}/loop_at_import.py:target")][..],
+            "was not ready within 4 s",
+        ),
+        (
+            "exit",
+            &["--python", &format!("{hostile}/exit_at_import.py:target")][..],
+            "exited with code 5",
+        ),
+    ] {
+        let (o, _) = run(name, extra);
+        assert_eq!(o.status.code(), Some(4), "{name}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains(expect),
+            "{name}: {}",
+            text(&o.stderr)
+        );
+    }
+    // os._exit(3) in a call: reported as a failure, located in the target; the slow
+    // restarts are said.
+    let (o, out) = run(
+        "exit-in-call",
+        &[
+            "--python",
+            &format!("{hostile}/hostile.py:target"),
+            "--python-bytes",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = stats(&out);
+    assert_eq!(s["distinct_failures"], 1, "{s}");
+    let key = s["failures"][0]["key"].as_str().unwrap();
+    assert!(
+        key.starts_with("exit 3 @ ") && key.contains("hostile.py:20"),
+        "{key}"
+    );
+    assert!(s["restarts"].as_u64().unwrap() >= 1, "{s}");
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Without --python-include the function's own package is measured (it used to be
+/// nothing: coverage.py skips the standard library by default); a `str` target sees
+/// only valid text.
+#[test]
+fn python_defaults_measure_the_package_and_keep_text_valid() {
+    if !have_coverage() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let target = dir.path().join("strict.py");
+    std::fs::write(
+        &target,
+        "import urllib.parse\n\n\ndef target(text):\n    text.encode('utf-8')\n    \
+         assert '\\ufffd' not in text, 'invalid text reached the target'\n    \
+         return urllib.parse.urlsplit(text)\n",
+    )
+    .unwrap();
+    let o = thicket(&[
+        "fuzz",
+        &repo("specs/url.fan"),
+        "-o",
+        out.to_str().unwrap(),
+        "--seed",
+        "2",
+        "--execs",
+        "400",
+        "--python",
+        "urllib.parse:urlsplit",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = stats(&out);
+    assert!(s["coverage"]["lines"].as_u64().unwrap() > 20, "{s}");
+    assert!(s["executor"].as_str().unwrap().contains("urllib"), "{s}");
+    let out = dir.path().join("text");
+    let o = thicket(&[
+        "fuzz",
+        &repo("specs/json.fan"),
+        "-o",
+        out.to_str().unwrap(),
+        "--seed",
+        "2",
+        "--execs",
+        "600",
+        "--max-depth",
+        "8",
+        "--python",
+        &format!("{}:target", target.display()),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = stats(&out);
+    let bad: Vec<&serde_json::Value> = s["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            let k = f["key"].as_str().unwrap();
+            k.contains("UnicodeEncodeError") || k.contains("AssertionError")
+        })
+        .collect();
+    assert!(bad.is_empty(), "{bad:?}");
+}

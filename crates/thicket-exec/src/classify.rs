@@ -38,6 +38,12 @@ pub enum FailureKind {
     },
     /// The user's `--failure-pattern` matched the output.
     Pattern,
+    /// A process meant to outlive the run (the Python runner's interpreter) exited
+    /// during it, e.g. by `os._exit`.
+    Exit {
+        /// The exit code.
+        code: i32,
+    },
     /// The run exceeded its time limit.
     Hang,
 }
@@ -51,6 +57,7 @@ impl FailureKind {
             FailureKind::Sanitizer { sanitizer, bug } => format!("{sanitizer} {bug}"),
             FailureKind::Exception { language, class } => format!("{language} {class}"),
             FailureKind::Pattern => "pattern".to_string(),
+            FailureKind::Exit { code } => format!("exit {code}"),
             FailureKind::Hang => "hang".to_string(),
         }
     }
@@ -136,6 +143,19 @@ impl Classifier {
                 },
                 location: Some(e.frame.clone()),
                 summary: one_line(&format!("{}: {}", e.class, e.message)),
+            });
+        }
+        if let (true, Status::Exited(code)) = (outcome.died_in_call, outcome.status) {
+            return Some(Failure {
+                kind: FailureKind::Exit { code },
+                location: outcome.exit_frame.clone(),
+                summary: format!(
+                    "the process exited with code {code} during the call{}",
+                    outcome
+                        .exit_frame
+                        .as_deref()
+                        .map_or(String::new(), |f| format!(" (os._exit at {f})"))
+                ),
             });
         }
         if let Status::Signaled(signal) = outcome.status {

@@ -43,7 +43,7 @@ impl Target {
     pub fn new(argv: &[OsString], mode: Option<InputMode>) -> Result<Target, ExecError> {
         let (first, args) = argv.split_first().ok_or(ExecError::NoCommand)?;
         let name = first.to_string_lossy().into_owned();
-        let program = resolve(first).ok_or_else(|| ExecError::NotFound(name.clone()))?;
+        let program = resolve(first).ok_or_else(|| not_found(first, &name))?;
         check_executable(&program, &name)?;
         let has_placeholder = args
             .iter()
@@ -131,6 +131,25 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
+/// Why a program was not found: a name without `/` that is a folder or a file here
+/// rather than a program on `PATH` gets a hint.
+fn not_found(program: &OsStr, name: &str) -> ExecError {
+    let here = Path::new(program);
+    if here.is_dir() {
+        return ExecError::NotExecutable(
+            name.to_string(),
+            "it is a directory (give the program inside it)".into(),
+        );
+    }
+    if here.is_file() {
+        return ExecError::NotExecutable(
+            name.to_string(),
+            format!("it is not on PATH; for the file in this folder write ./{name}"),
+        );
+    }
+    ExecError::NotFound(name.to_string())
+}
+
 /// The path of a program: as given if it contains a `/`, else searched in `PATH`.
 fn resolve(program: &OsStr) -> Option<PathBuf> {
     let path = Path::new(program);
@@ -196,6 +215,9 @@ mod tests {
         assert!(matches!(e, ExecError::NotFound(_)));
         let e = Target::new(&argv(&["/"]), None).unwrap_err();
         assert!(e.to_string().contains("directory"), "{e}");
+        // A folder named without a slash is a folder, not a missing program.
+        let e = Target::new(&argv(&["src"]), None).unwrap_err();
+        assert!(e.to_string().contains("is a directory"), "{e}");
         let file = tempfile::NamedTempFile::new().unwrap();
         let e = Target::new(&[file.path().as_os_str().to_owned()], None).unwrap_err();
         assert!(e.to_string().contains("execute permission"), "{e}");

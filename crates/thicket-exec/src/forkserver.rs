@@ -181,6 +181,7 @@ impl Drop for Server {
         sys::killpg(pid, libc::SIGKILL);
         sys::kill(pid, libc::SIGKILL);
         let _ = self.child.wait();
+        crate::reap::unregister(pid);
     }
 }
 
@@ -188,7 +189,8 @@ impl Drop for Server {
 pub struct ForkserverExecutor {
     target: Target,
     limits: Limits,
-    _dir: tempfile::TempDir,
+    _dir: crate::reap::TempDir,
+    owner: crate::reap::Owner,
     input_path: PathBuf,
     input_file: File,
     stdout_file: File,
@@ -221,7 +223,7 @@ impl ForkserverExecutor {
                     .into(),
             ));
         }
-        let dir = crate::temp_dir(work_dir)?;
+        let dir = crate::reap::TempDir::new(work_dir)?;
         let io = |what: &str| {
             let what = what.to_string();
             move |e| ExecError::Io(what, e)
@@ -252,6 +254,7 @@ impl ForkserverExecutor {
             target,
             limits,
             _dir: dir,
+            owner: crate::reap::Owner::new(),
             input_path,
             input_file,
             stdout_file,
@@ -314,6 +317,7 @@ impl ForkserverExecutor {
             ))
             .process_group(0);
         crate::sanitizer_env(&mut command);
+        self.owner.mark(&mut command);
         if self.target.mode == InputMode::Stdin {
             // The same open file description as ours: rewinding ours rewinds theirs.
             command.stdin(Stdio::from(
@@ -326,9 +330,10 @@ impl ForkserverExecutor {
         }
         let (ctl_fd, st_fd) = (ctl_r.as_raw_fd(), st_w.as_raw_fd());
         let memory = self.limits.memory_mb;
-        // SAFETY: only dup2, fcntl and setrlimit run between fork and exec.
+        // SAFETY: only prctl, dup2, fcntl and setrlimit run between fork and exec.
         unsafe {
             command.pre_exec(move || {
+                sys::die_with_parent();
                 sys::dup_into_child(ctl_fd, FORKSRV_FD)?;
                 sys::dup_into_child(st_fd, FORKSRV_FD + 1)?;
                 if let Some(mb) = memory {
@@ -338,8 +343,7 @@ impl ForkserverExecutor {
             });
         }
         self.truncate_outputs()?;
-        let child = command
-            .spawn()
+        let child = crate::reap::spawn(&mut command)
             .map_err(|e| ExecError::Spawn(self.target.name.clone(), e))?;
         drop((ctl_r, st_w));
         let mut server = Server {
@@ -543,6 +547,49 @@ enum RunError {
 
 impl Executor for ForkserverExecutor {
     fn run(&mut self, input: &[u8]) -> Result<Outcome, ExecError> {
+        let result = self.run_retrying(input);
+        self.owner.sweep();
+        result
+    }
+
+    fn trace(&self) -> Trace<'_> {
+        Trace::Edges(&self.map.as_slice()[..self.map_size])
+    }
+
+    fn timeout(&self) -> Duration {
+        self.limits.timeout
+    }
+
+    fn set_timeout(&mut self, timeout: Duration) {
+        self.limits.timeout = timeout;
+    }
+
+    fn restarts(&self) -> u64 {
+        u64::from(self.starts.saturating_sub(1))
+    }
+
+    fn describe(&self) -> String {
+        let handshake = match self.handshake {
+            Handshake::Classic => "AFL++ <4.20 handshake".to_string(),
+            Handshake::Versioned(v) => format!("AFL++ 4.20+ handshake v{v}"),
+        };
+        let delivery = if self.shm_testcases {
+            "shared memory"
+        } else if self.target.mode == InputMode::Stdin {
+            "stdin"
+        } else {
+            "@@ file"
+        };
+        format!(
+            "AFL++ forkserver ({handshake}, map size {}, input via {delivery}): {}",
+            self.map_size,
+            self.target.display()
+        )
+    }
+}
+
+impl ForkserverExecutor {
+    fn run_retrying(&mut self, input: &[u8]) -> Result<Outcome, ExecError> {
         if self.server.is_none() {
             self.start()?;
         }
@@ -566,29 +613,6 @@ impl Executor for ForkserverExecutor {
                 }
             }
         }
-    }
-
-    fn trace(&self) -> Trace<'_> {
-        Trace::Edges(&self.map.as_slice()[..self.map_size])
-    }
-
-    fn describe(&self) -> String {
-        let handshake = match self.handshake {
-            Handshake::Classic => "AFL++ <4.20 handshake".to_string(),
-            Handshake::Versioned(v) => format!("AFL++ 4.20+ handshake v{v}"),
-        };
-        let delivery = if self.shm_testcases {
-            "shared memory"
-        } else if self.target.mode == InputMode::Stdin {
-            "stdin"
-        } else {
-            "@@ file"
-        };
-        format!(
-            "AFL++ forkserver ({handshake}, map size {}, input via {delivery}): {}",
-            self.map_size,
-            self.target.display()
-        )
     }
 }
 

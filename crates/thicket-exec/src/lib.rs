@@ -28,6 +28,7 @@ pub mod forkserver;
 pub mod outcome;
 pub mod plain;
 pub mod python;
+mod reap;
 mod sys;
 
 pub use classify::{Classifier, Failure, FailureKind};
@@ -37,6 +38,7 @@ pub use forkserver::{ForkserverExecutor, Handshake};
 pub use outcome::{Exception, Outcome, Status, Tail};
 pub use plain::PlainExecutor;
 pub use python::{PyTrace, PythonExecutor, PythonTarget};
+pub use reap::cleanup_now;
 
 use std::path::Path;
 use std::time::Duration;
@@ -84,6 +86,31 @@ pub trait Executor {
 
     /// One line: which executor, which target.
     fn describe(&self) -> String;
+
+    /// The time limit of a run.
+    fn timeout(&self) -> Duration;
+
+    /// Changes the time limit of the next runs (a campaign re-runs a candidate hang with
+    /// a longer one before saving it).
+    fn set_timeout(&mut self, timeout: Duration);
+
+    /// How often the executor had to restart its long-lived process (after hangs and
+    /// deaths), each restart costing start-up time.
+    fn restarts(&self) -> u64 {
+        0
+    }
+
+    /// Whether the target takes text (a Python `str`): inputs should then be valid
+    /// UTF-8, and mutations keep them so.
+    fn wants_text(&self) -> bool {
+        false
+    }
+
+    /// Runs that reported no coverage at all, for executors that measure coverage by
+    /// file patterns (a hint that the patterns miss the code).
+    fn empty_runs(&self) -> u64 {
+        0
+    }
 
     /// The edge-map size, for executors with an AFL++ map.
     fn map_size(&self) -> Option<usize> {
@@ -162,20 +189,6 @@ pub fn executor_for(
         Box::new(PlainExecutor::new(target, limits, work_dir)?),
         note,
     ))
-}
-
-/// A fresh temporary folder, inside `work_dir` if given.
-pub(crate) fn temp_dir(work_dir: Option<&Path>) -> Result<tempfile::TempDir, ExecError> {
-    let builder = {
-        let mut b = tempfile::Builder::new();
-        b.prefix(".thicket-exec-");
-        b
-    };
-    match work_dir {
-        Some(dir) => builder.tempdir_in(dir),
-        None => builder.tempdir(),
-    }
-    .map_err(|e| ExecError::Io("cannot create a temporary folder".into(), e))
 }
 
 /// Sanitizer settings that make reports end the run with a signal (as AFL sets them),

@@ -105,6 +105,11 @@ pub struct Outcome {
     pub stderr: Tail,
     /// An exception reported from inside the process (Python runner).
     pub exception: Option<Exception>,
+    /// The process was meant to outlive the run (the Python runner's interpreter) but
+    /// ended during it (`os._exit`, a crash in C code).
+    pub died_in_call: bool,
+    /// Where the process called `os._exit`, if it said (`file:line in function`).
+    pub exit_frame: Option<String>,
 }
 
 impl Outcome {
@@ -117,6 +122,8 @@ impl Outcome {
             stdout: Tail::new(),
             stderr: Tail::new(),
             exception: None,
+            died_in_call: false,
+            exit_frame: None,
         }
     }
 

@@ -17,8 +17,9 @@ pub struct PlainExecutor {
     target: Target,
     limits: Limits,
     /// Holds the input file (for `@@` and stdin).
-    _dir: tempfile::TempDir,
+    _dir: crate::reap::TempDir,
     input_path: PathBuf,
+    owner: crate::reap::Owner,
 }
 
 impl PlainExecutor {
@@ -29,13 +30,14 @@ impl PlainExecutor {
         limits: Limits,
         work_dir: Option<&std::path::Path>,
     ) -> Result<PlainExecutor, ExecError> {
-        let dir = crate::temp_dir(work_dir)?;
+        let dir = crate::reap::TempDir::new(work_dir)?;
         let input_path = dir.path().join("cur_input");
         Ok(PlainExecutor {
             target,
             limits,
             _dir: dir,
             input_path,
+            owner: crate::reap::Owner::new(),
         })
     }
 }
@@ -66,10 +68,13 @@ impl Executor for PlainExecutor {
             .stderr(Stdio::piped())
             .process_group(0);
         crate::sanitizer_env(&mut command);
+        self.owner.mark(&mut command);
         let memory = self.limits.memory_mb;
-        // SAFETY: the closure only calls setrlimit, which is async-signal-safe.
+        // SAFETY: the closure only calls prctl and setrlimit, which are
+        // async-signal-safe.
         unsafe {
             command.pre_exec(move || {
+                sys::die_with_parent();
                 if let Some(mb) = memory {
                     sys::set_rlimit(libc::RLIMIT_AS, mb << 20)?;
                 }
@@ -77,10 +82,40 @@ impl Executor for PlainExecutor {
             });
         }
         let started = Instant::now();
-        let mut child = command
-            .spawn()
+        let mut child = crate::reap::spawn(&mut command)
             .map_err(|e| ExecError::Spawn(self.target.name.clone(), e))?;
         let pid = child.id() as libc::pid_t;
+        let result = self.wait_for(&mut child, pid, started);
+        crate::reap::unregister(pid);
+        self.owner.sweep();
+        result
+    }
+
+    fn trace(&self) -> Trace<'_> {
+        Trace::None
+    }
+
+    fn describe(&self) -> String {
+        format!("plain (no coverage): {}", self.target.display())
+    }
+
+    fn timeout(&self) -> Duration {
+        self.limits.timeout
+    }
+
+    fn set_timeout(&mut self, timeout: Duration) {
+        self.limits.timeout = timeout;
+    }
+}
+
+impl PlainExecutor {
+    /// Collects the output of a started run and waits for its end (or kills it).
+    fn wait_for(
+        &mut self,
+        child: &mut std::process::Child,
+        pid: libc::pid_t,
+        started: Instant,
+    ) -> Result<Outcome, ExecError> {
         let mut out = File::from(std::os::fd::OwnedFd::from(
             child.stdout.take().expect("piped"),
         ));
@@ -167,14 +202,6 @@ impl Executor for PlainExecutor {
         outcome.stdout = stdout;
         outcome.stderr = stderr;
         Ok(outcome)
-    }
-
-    fn trace(&self) -> Trace<'_> {
-        Trace::None
-    }
-
-    fn describe(&self) -> String {
-        format!("plain (no coverage): {}", self.target.display())
     }
 }
 

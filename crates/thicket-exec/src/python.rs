@@ -9,7 +9,7 @@
 //! their class and innermost frame.
 
 use crate::outcome::{Exception, Outcome, Status, TAIL_BYTES, Tail, status_from_wait};
-use crate::{ExecError, Executor, Limits, Trace, sys};
+use crate::{ExecError, Executor, Limits, Trace, reap, sys};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::fs::File;
@@ -24,32 +24,45 @@ use std::time::{Duration, Instant};
 /// The runner's source, shipped inside the binary.
 pub const RUNNER: &str = include_str!("runner.py");
 
-/// How long the runner may take to start (import coverage.py and the target).
-const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long the runner may take to start by default (import coverage.py and the target).
+pub const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long the runner may take, after a call, to analyse source files it sees for the
+/// first time (set-up work that does not count against the input's time limit).
+const ANALYSIS_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The exit code with which the runner says that its protocol pipe is gone.
+const LOST_PIPE: i32 = 86;
 
 /// Which Python function to call, and how.
 #[derive(Clone, Debug)]
 pub struct PythonTarget {
     /// `module:function` (`json:loads`) or `path/to/file.py:function`.
     pub function: String,
-    /// Pass the input as `bytes` (else as `str`: UTF-8, undecodable bytes as surrogate
-    /// escapes).
+    /// Pass the input as `bytes` (else as `str`: UTF-8, invalid bytes replaced by
+    /// U+FFFD, since no caller holding text could pass them).
     pub bytes: bool,
-    /// coverage.py `include` patterns (file globs); empty: every file.
+    /// coverage.py `include` patterns (file globs); empty: the target function's own
+    /// package (the folder of its top-level package, or its module file; for
+    /// `file.py:function` the file's folder).
     pub include: Vec<String>,
     /// The interpreter (default `python3` from `PATH`).
     pub python: PathBuf,
+    /// How long the interpreter may take to report that it is ready (after importing
+    /// coverage.py and the target); [`START_TIMEOUT`] by default.
+    pub start_timeout: Duration,
 }
 
 impl PythonTarget {
-    /// A target calling `function` with `str` inputs, measuring every file, run by the
-    /// `python3` on `PATH`.
+    /// A target calling `function` with `str` inputs, measuring the function's own
+    /// package, run by the `python3` on `PATH`.
     pub fn new(function: impl Into<String>) -> PythonTarget {
         PythonTarget {
             function: function.into(),
             bytes: false,
             include: Vec::new(),
             python: PathBuf::from("python3"),
+            start_timeout: START_TIMEOUT,
         }
     }
 }
@@ -83,37 +96,202 @@ struct Reply {
     ready: Option<bool>,
     python: Option<String>,
     coverage: Option<String>,
+    include: Option<Vec<String>>,
     ok: Option<bool>,
     exc: Option<String>,
     frame: Option<String>,
     message: Option<String>,
+    exit: Option<i32>,
+    #[serde(default)]
+    pending: u32,
     #[serde(default)]
     arcs: FxHashMap<String, Vec<(i32, i32)>>,
     #[serde(default)]
-    new_files: FxHashMap<String, (u32, u32, Vec<i32>)>,
+    new_files: FxHashMap<String, Analysis>,
 }
 
-/// What the runner told about a file when it first saw it.
+/// The runner's analysis of a source file (see `analyse` in runner.py); empty if the
+/// file could not be analysed.
+#[derive(Deserialize, Default)]
+struct Analysis {
+    #[serde(default)]
+    statements: Vec<u32>,
+    #[serde(default)]
+    multi: Vec<(i32, u32)>,
+    #[serde(default)]
+    first: FxHashMap<String, u32>,
+    #[serde(default)]
+    deftime: Vec<u32>,
+}
+
+/// What thicket knows of a file, kept across runner restarts so that no runner analyses
+/// a file twice.
 #[derive(Clone, Debug, Default)]
 struct FileInfo {
-    statements: u32,
-    branch_total: u32,
-    /// Lines with more than one exit (sorted); empty if unknown (then every arc counts).
+    /// Whether coverage.py could analyse the file (else raw line events count).
+    analysed: bool,
+    /// Statements that can run during a call (coverage.py's statements minus those of
+    /// module and class bodies, which run only at import), sorted.
+    statements: Vec<u32>,
+    /// Statements that run only at import, sorted.
+    deftime: Vec<u32>,
+    /// The first line of the statement a line belongs to, where it differs.
+    first: FxHashMap<u32, u32>,
+    /// Lines with more than one exit (sorted), outside import-time code.
     branch_lines: Vec<i32>,
+    branch_total: u32,
+}
+
+impl FileInfo {
+    fn from_analysis(a: Analysis) -> FileInfo {
+        if a.statements.is_empty() && a.multi.is_empty() {
+            return FileInfo::default();
+        }
+        let mut deftime = a.deftime;
+        deftime.sort_unstable();
+        let statements: Vec<u32> = a
+            .statements
+            .into_iter()
+            .filter(|l| deftime.binary_search(l).is_err())
+            .collect();
+        let multi: Vec<(i32, u32)> = a
+            .multi
+            .into_iter()
+            .filter(|&(l, _)| l < 0 || deftime.binary_search(&(l as u32)).is_err())
+            .collect();
+        let mut branch_lines: Vec<i32> = multi.iter().map(|&(l, _)| l).collect();
+        branch_lines.sort_unstable();
+        FileInfo {
+            analysed: true,
+            statements,
+            deftime,
+            first: a
+                .first
+                .into_iter()
+                .filter_map(|(k, v)| Some((k.parse().ok()?, v)))
+                .collect(),
+            branch_total: multi.iter().map(|&(_, n)| n).sum(),
+            branch_lines,
+        }
+    }
+
+    /// The statements an arc's endpoints ran, as coverage.py counts them (each line
+    /// mapped to its statement's first line, kept if that is a statement that can run
+    /// during a call).
+    fn statement_of(&self, line: i32) -> Option<u32> {
+        if line <= 0 {
+            return None;
+        }
+        let line = line as u32;
+        if !self.analysed {
+            return Some(line);
+        }
+        let first = self.first.get(&line).copied().unwrap_or(line);
+        self.statements
+            .binary_search(&first)
+            .is_ok()
+            .then_some(first)
+    }
+
+    fn is_branch(&self, from: i32) -> bool {
+        if !self.analysed {
+            return true;
+        }
+        if from > 0 && self.deftime.binary_search(&(from as u32)).is_ok() {
+            return false;
+        }
+        self.branch_lines.binary_search(&from).is_ok()
+    }
 }
 
 struct Runner {
     child: Child,
     to: File,
     from: File,
+    /// Whether the child has been waited for.
+    reaped: bool,
+    /// Whether thicket had to kill it (it did not end by itself).
+    killed: bool,
+}
+
+impl Runner {
+    /// Ends the runner (with its process group) and returns how it ended: its own end
+    /// if it had ended or ends within a short grace, else the kill.
+    fn finish(&mut self, grace: Duration) -> Status {
+        if self.reaped {
+            return Status::Signaled(libc::SIGKILL);
+        }
+        let pid = self.child.id() as libc::pid_t;
+        let deadline = Instant::now() + grace;
+        loop {
+            if let Ok(Some((status, _))) = sys::wait4(pid, true) {
+                self.reaped = true;
+                sys::killpg(pid, libc::SIGKILL);
+                return status_from_wait(status);
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        sys::killpg(pid, libc::SIGKILL);
+        sys::kill(pid, libc::SIGKILL);
+        self.killed = true;
+        let status = sys::wait4(pid, false)
+            .ok()
+            .flatten()
+            .map_or(Status::Signaled(libc::SIGKILL), |(s, _)| {
+                status_from_wait(s)
+            });
+        self.reaped = true;
+        status
+    }
+
+    /// The next message within `timeout`, watching the process: it may die (or close
+    /// its pipe) without a word.
+    fn receive(&mut self, timeout: Duration) -> Received {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let slice = left.min(Duration::from_millis(100));
+            match sys::wait_readable(self.from.as_raw_fd(), Some(slice)) {
+                Ok(true) => {
+                    return match read_message(&mut self.from, left) {
+                        Ok(Some(bytes)) => Received::Message(bytes),
+                        Ok(None) => Received::TimedOut,
+                        Err(_) => Received::Gone,
+                    };
+                }
+                Ok(false) => {}
+                Err(_) => return Received::Gone,
+            }
+            if left.is_zero() {
+                return Received::TimedOut;
+            }
+            // Ended without closing the pipe (a child of its own holds it)?
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return Received::Gone;
+            }
+        }
+    }
+}
+
+enum Received {
+    Message(Vec<u8>),
+    TimedOut,
+    /// The pipe closed or the process ended.
+    Gone,
 }
 
 impl Drop for Runner {
     fn drop(&mut self) {
         let pid = self.child.id() as libc::pid_t;
         sys::killpg(pid, libc::SIGKILL);
-        sys::kill(pid, libc::SIGKILL);
-        let _ = self.child.wait();
+        if !self.reaped {
+            sys::kill(pid, libc::SIGKILL);
+            let _ = self.child.wait();
+        }
+        reap::unregister(pid);
     }
 }
 
@@ -122,25 +300,29 @@ impl Drop for Runner {
 pub struct PythonExecutor {
     target: PythonTarget,
     limits: Limits,
-    _dir: tempfile::TempDir,
+    _dir: reap::TempDir,
     output: File,
     output_dirty: bool,
     runner: Option<Runner>,
     files: FxHashMap<String, FileInfo>,
     trace: PyTrace,
     versions: String,
+    include: Vec<String>,
     starts: u32,
+    empty_runs: u64,
+    analysed: u64,
+    owner: reap::Owner,
 }
 
 impl PythonExecutor {
     /// Starts the runner and loads the target (a clear error if Python, coverage.py or
-    /// the function is missing).
+    /// the function is missing, or the interpreter dies or stalls before it is ready).
     pub fn new(
         target: PythonTarget,
         limits: Limits,
         work_dir: Option<&std::path::Path>,
     ) -> Result<PythonExecutor, ExecError> {
-        let dir = crate::temp_dir(work_dir)?;
+        let dir = reap::TempDir::new(work_dir)?;
         let output = std::fs::OpenOptions::new()
             .read(true)
             .append(true)
@@ -158,15 +340,29 @@ impl PythonExecutor {
             files: FxHashMap::default(),
             trace: PyTrace::default(),
             versions: String::new(),
+            include: Vec::new(),
             starts: 0,
+            empty_runs: 0,
+            analysed: 0,
+            owner: reap::Owner::new(),
         };
         executor.start()?;
         Ok(executor)
     }
 
-    /// How often the runner was started (it restarts after a hang or a crash).
+    /// How often the runner was started (it restarts after a hang or a death).
     pub fn starts(&self) -> u32 {
         self.starts
+    }
+
+    /// How many source files runners analysed (once each, across restarts).
+    pub fn files_analysed(&self) -> u64 {
+        self.analysed
+    }
+
+    /// The coverage.py `include` patterns in use (the default ones if none were given).
+    pub fn include(&self) -> &[String] {
+        &self.include
     }
 
     fn start(&mut self) -> Result<(), ExecError> {
@@ -175,8 +371,12 @@ impl PythonExecutor {
         let io = |what: &'static str| move |e| ExecError::Io(what.into(), e);
         let (req_r, req_w) = sys::pipe().map_err(io("cannot create a pipe"))?;
         let (rep_r, rep_w) = sys::pipe().map_err(io("cannot create a pipe"))?;
-        let req_r = sys::dup_above(&req_r, 10).map_err(io("cannot duplicate a pipe"))?;
-        let rep_w = sys::dup_above(&rep_w, 10).map_err(io("cannot duplicate a pipe"))?;
+        // The child's ends, above the numbers they take in the child; the originals are
+        // closed at once, so that the parent holds no write end of the reply pipe (a
+        // runner that dies is then seen at once, as the end of the pipe).
+        let child_req = sys::dup_above(&req_r, 10).map_err(io("cannot duplicate a pipe"))?;
+        let child_rep = sys::dup_above(&rep_w, 10).map_err(io("cannot duplicate a pipe"))?;
+        drop((req_r, rep_w));
         let mut command = Command::new(&self.target.python);
         command
             .arg("-c")
@@ -194,11 +394,13 @@ impl PythonExecutor {
                 self.output.try_clone().map_err(io("cannot share a file"))?,
             ))
             .process_group(0);
-        let (req_fd, rep_fd) = (req_r.as_raw_fd(), rep_w.as_raw_fd());
+        self.owner.mark(&mut command);
+        let (req_fd, rep_fd) = (child_req.as_raw_fd(), child_rep.as_raw_fd());
         let memory = self.limits.memory_mb;
-        // SAFETY: only dup2, fcntl and setrlimit run between fork and exec.
+        // SAFETY: only dup2, fcntl, prctl and setrlimit run between fork and exec.
         unsafe {
             command.pre_exec(move || {
+                sys::die_with_parent();
                 sys::dup_into_child(req_fd, 3)?;
                 sys::dup_into_child(rep_fd, 4)?;
                 if let Some(mb) = memory {
@@ -210,35 +412,103 @@ impl PythonExecutor {
         self.output
             .set_len(0)
             .map_err(io("cannot truncate the output file"))?;
-        let child = command
-            .spawn()
+        let child = reap::spawn(&mut command)
             .map_err(|e| ExecError::Spawn(self.target.python.display().to_string(), e))?;
-        drop((req_r, rep_w));
+        drop((child_req, child_rep));
         let mut runner = Runner {
             child,
             to: req_w,
             from: rep_r,
+            reaped: false,
+            killed: false,
         };
-        let reply = match read_message(&mut runner.from, START_TIMEOUT) {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => return Err(self.start_error("did not start within 60 s")),
-            Err(_) => return Err(self.start_error("exited at start")),
+        let timeout = self.target.start_timeout;
+        let reply = match runner.receive(timeout) {
+            Received::Message(bytes) => bytes,
+            Received::TimedOut => {
+                runner.finish(Duration::ZERO);
+                return Err(self.start_error(&format!(
+                    "was not ready within {} (importing coverage.py and the target: does the \
+                     module loop or wait at import?)",
+                    human(timeout)
+                )));
+            }
+            Received::Gone => {
+                let status = runner.finish(Duration::from_millis(500));
+                return Err(self.start_error(&self.ended_before_ready(status, runner.killed)));
+            }
         };
-        let reply: Reply = serde_json::from_slice(&reply)
-            .map_err(|e| self.start_error(&format!("sent a garbled greeting ({e})")))?;
+        let reply: Reply = match serde_json::from_slice(&reply) {
+            Ok(reply) => reply,
+            Err(e) => {
+                runner.finish(Duration::ZERO);
+                return Err(self.start_error(&format!("sent a garbled greeting ({e})")));
+            }
+        };
+        if let Some(code) = reply.exit {
+            runner.finish(Duration::from_millis(500));
+            return Err(self.start_error(&format!(
+                "exited with code {code} before it was ready: os._exit at {} while loading \
+                 the target",
+                reply.frame.as_deref().unwrap_or("?")
+            )));
+        }
         if let Some(error) = reply.error {
+            runner.finish(Duration::from_millis(500));
             return Err(ExecError::Python(error));
         }
         if reply.ready != Some(true) {
+            runner.finish(Duration::ZERO);
             return Err(self.start_error("sent no greeting"));
+        }
+        // Tell the runner which files earlier runners analysed.
+        let known: Vec<&String> = self.files.keys().collect();
+        let known = serde_json::to_vec(&known).expect("paths serialize");
+        let mut message = Vec::with_capacity(known.len() + 4);
+        message.extend_from_slice(&(known.len() as u32).to_le_bytes());
+        message.extend_from_slice(&known);
+        if runner.to.write_all(&message).is_err() {
+            let status = runner.finish(Duration::from_millis(500));
+            return Err(self.start_error(&self.ended_before_ready(status, runner.killed)));
         }
         self.versions = format!(
             "Python {}, coverage.py {}",
             reply.python.unwrap_or_default(),
             reply.coverage.unwrap_or_default()
         );
+        self.include = reply.include.unwrap_or_default();
         self.runner = Some(runner);
         Ok(())
+    }
+
+    /// Why a runner ended before its greeting, in words.
+    fn ended_before_ready(&self, status: Status, killed: bool) -> String {
+        let how = match status {
+            _ if killed => {
+                "closed its pipe to thicket before it was ready (does the target close file \
+                 descriptors 3 and 4 at import?)"
+                    .to_string()
+            }
+            Status::Signaled(sig) => format!(
+                "was killed by signal {sig} ({}) before it was ready",
+                crate::outcome::signal_name(sig)
+            ),
+            Status::Exited(code) => format!("exited with code {code} before it was ready"),
+            Status::Timeout => "did not get ready".to_string(),
+        };
+        let mut why = how;
+        if let Some(mb) = self.limits.memory_mb {
+            why.push_str(&format!(
+                " (the memory limit of {mb} MiB may be too low for Python and coverage.py: \
+                 try --memory 500 or more)"
+            ));
+        } else if self.read_output().total() == 0 {
+            why.push_str(&format!(
+                " without a word (is `{}` a Python 3 interpreter?)",
+                self.target.python.display()
+            ));
+        }
+        why
     }
 
     fn start_error(&self, what: &str) -> ExecError {
@@ -269,46 +539,59 @@ impl PythonExecutor {
         Tail::from_end(buf, size)
     }
 
-    fn absorb(&mut self, reply: Reply) {
-        for (path, (statements, branch_total, branch_lines)) in reply.new_files {
-            self.files.insert(
-                path,
-                FileInfo {
-                    statements,
-                    branch_total,
-                    branch_lines,
-                },
-            );
+    fn learn(&mut self, new_files: FxHashMap<String, Analysis>) {
+        for (path, analysis) in new_files {
+            self.analysed += 1;
+            self.files.insert(path, FileInfo::from_analysis(analysis));
         }
+    }
+
+    fn absorb(&mut self, arcs: FxHashMap<String, Vec<(i32, i32)>>) {
         self.trace.files.clear();
-        let mut arcs: Vec<(String, Vec<(i32, i32)>)> = reply.arcs.into_iter().collect();
+        let mut arcs: Vec<(String, Vec<(i32, i32)>)> = arcs.into_iter().collect();
         arcs.sort_by(|a, b| a.0.cmp(&b.0));
         for (path, arcs) in arcs {
             let info = self.files.get(&path).cloned().unwrap_or_default();
             let mut lines: Vec<u32> = arcs
                 .iter()
                 .flat_map(|&(a, b)| [a, b])
-                .filter(|&l| l > 0)
-                .map(|l| l as u32)
+                .filter_map(|l| info.statement_of(l))
                 .collect();
             lines.sort_unstable();
             lines.dedup();
-            let mut branches: Vec<(i32, i32)> = if info.branch_lines.is_empty() {
-                arcs
-            } else {
-                arcs.into_iter()
-                    .filter(|(from, _)| info.branch_lines.binary_search(from).is_ok())
-                    .collect()
-            };
+            let mut branches: Vec<(i32, i32)> = arcs
+                .into_iter()
+                .filter(|&(from, _)| info.is_branch(from))
+                .collect();
             branches.sort_unstable();
+            if lines.is_empty() && branches.is_empty() {
+                continue;
+            }
             self.trace.files.push(PyFileTrace {
                 path,
                 lines,
                 branches,
-                statements: info.statements,
+                statements: info.statements.len() as u32,
                 branch_total: info.branch_total,
             });
         }
+        if self.trace.files.is_empty() {
+            self.empty_runs += 1;
+        }
+    }
+
+    /// Runs that reported no coverage at all (nothing matching the include patterns
+    /// ran).
+    pub fn empty_runs(&self) -> u64 {
+        self.empty_runs
+    }
+}
+
+fn human(d: Duration) -> String {
+    if d.as_millis().is_multiple_of(1000) {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
     }
 }
 
@@ -323,56 +606,101 @@ impl Executor for PythonExecutor {
                 .map_err(|e| ExecError::Io("cannot truncate the output file".into(), e))?;
         }
         self.trace.files.clear();
-        let runner = self.runner.as_mut().expect("started above");
+        let Some(runner) = self.runner.as_mut() else {
+            return Err(ExecError::Python("the runner is not running".into()));
+        };
         let started = Instant::now();
         let mut message = Vec::with_capacity(input.len() + 4);
         message.extend_from_slice(&(input.len() as u32).to_le_bytes());
         message.extend_from_slice(input);
         let sent = runner.to.write_all(&message).is_ok();
-        let reply = if sent {
-            read_message(&mut runner.from, self.limits.timeout)
+        let received = if sent {
+            runner.receive(self.limits.timeout)
         } else {
-            Err(std::io::ErrorKind::BrokenPipe.into())
+            Received::Gone
         };
         let time = started.elapsed();
-        let mut outcome = match reply {
-            Ok(Some(bytes)) => {
+        let mut outcome = match received {
+            Received::Message(bytes) => {
                 let reply: Reply = serde_json::from_slice(&bytes).map_err(|e| {
                     ExecError::Python(format!("the runner sent a garbled reply: {e}"))
                 })?;
-                let mut outcome = Outcome::new(Status::Exited(0), time);
-                if reply.ok == Some(false) {
-                    outcome.exception = Some(Exception {
-                        class: reply.exc.clone().unwrap_or_default(),
-                        frame: reply.frame.clone().unwrap_or_default(),
-                        message: reply.message.clone().unwrap_or_default(),
-                    });
+                if let Some(code) = reply.exit {
+                    // os._exit in the target: the runner said where, then ended.
+                    let mut runner = self.runner.take().expect("running");
+                    let status = runner.finish(Duration::from_secs(2));
+                    let mut outcome = Outcome::new(
+                        if status == Status::Exited(code) {
+                            status
+                        } else {
+                            Status::Exited(code)
+                        },
+                        time,
+                    );
+                    outcome.died_in_call = true;
+                    outcome.exit_frame = reply.frame;
+                    outcome
+                } else {
+                    let mut outcome = Outcome::new(Status::Exited(0), time);
+                    if reply.ok == Some(false) {
+                        outcome.exception = Some(Exception {
+                            class: reply.exc.unwrap_or_default(),
+                            frame: reply.frame.unwrap_or_default(),
+                            message: reply.message.unwrap_or_default(),
+                        });
+                    }
+                    if reply.pending > 0 {
+                        // Set-up work (analysing newly imported files) is outside the
+                        // input's time.
+                        let runner = self.runner.as_mut().expect("running");
+                        match runner.receive(ANALYSIS_TIMEOUT) {
+                            Received::Message(bytes) => {
+                                if let Ok(more) = serde_json::from_slice::<Reply>(&bytes) {
+                                    self.learn(more.new_files);
+                                }
+                            }
+                            _ => {
+                                self.runner = None;
+                                return Err(ExecError::Python(format!(
+                                    "the runner did not finish analysing newly imported \
+                                     source files within {}",
+                                    human(ANALYSIS_TIMEOUT)
+                                )));
+                            }
+                        }
+                    }
+                    self.absorb(reply.arcs);
+                    outcome
                 }
-                self.absorb(reply);
-                outcome
             }
-            Ok(None) => {
+            Received::TimedOut => {
                 // A hang: kill the runner (and whatever it started); restart next time.
-                self.runner = None;
+                if let Some(mut runner) = self.runner.take() {
+                    runner.finish(Duration::ZERO);
+                }
                 Outcome::new(Status::Timeout, time)
             }
-            Err(_) => {
-                // The interpreter died (a crash in C code, os._exit, ...).
+            Received::Gone => {
+                // The interpreter died (a crash in C code, a lost pipe, ...).
                 let mut runner = self.runner.take().expect("running");
-                let status = sys::wait4(runner.child.id() as libc::pid_t, false)
-                    .ok()
-                    .flatten()
-                    .map_or(Status::Signaled(libc::SIGKILL), |(s, _)| {
-                        status_from_wait(s)
-                    });
-                // The child is reaped; stop Drop from waiting for it again.
-                let _ = runner.child.try_wait();
-                drop(runner);
-                Outcome::new(status, time)
+                let status = runner.finish(Duration::from_secs(2));
+                let mut outcome = Outcome::new(status, time);
+                outcome.died_in_call = true;
+                outcome
             }
         };
+        self.owner.sweep();
         let output = self.read_output();
         self.output_dirty = output.total() > 0;
+        if outcome.died_in_call
+            && outcome.status == Status::Exited(LOST_PIPE)
+            && output.text().contains("thicket runner: cannot reply")
+        {
+            return Err(ExecError::Python(format!(
+                "the target cut the runner's pipe to thicket during a call: {}",
+                output.text().trim()
+            )));
+        }
         outcome.stderr = output;
         Ok(outcome)
     }
@@ -383,9 +711,35 @@ impl Executor for PythonExecutor {
 
     fn describe(&self) -> String {
         format!(
-            "Python runner ({}, line and branch coverage): {}",
-            self.versions, self.target.function
+            "Python runner ({}, line and branch coverage of {}): {}",
+            self.versions,
+            if self.include.is_empty() {
+                "every file".to_string()
+            } else {
+                self.include.join(", ")
+            },
+            self.target.function
         )
+    }
+
+    fn timeout(&self) -> Duration {
+        self.limits.timeout
+    }
+
+    fn set_timeout(&mut self, timeout: Duration) {
+        self.limits.timeout = timeout;
+    }
+
+    fn restarts(&self) -> u64 {
+        u64::from(self.starts.saturating_sub(1))
+    }
+
+    fn wants_text(&self) -> bool {
+        !self.target.bytes
+    }
+
+    fn empty_runs(&self) -> u64 {
+        self.empty_runs
     }
 }
 

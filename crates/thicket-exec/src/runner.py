@@ -3,25 +3,34 @@
 #
 # Started by thicket-exec (python.rs) as `python3 -c <this file> TARGET MODE INCLUDE...`
 # with the protocol on fd 3 (requests) and fd 4 (replies); stdin is /dev/null and the
-# target's stdout and stderr go to a file that thicket reads.
+# target's stdout and stderr go to a file that thicket reads. The runner moves the two
+# pipes to high descriptors before loading the target and leaves /dev/null on 3 and 4,
+# so a target that closes or reuses them cannot cut the protocol.
 #
 # TARGET is `module:function` (`json:loads`) or `path/to/file.py:function`. MODE is
-# `str` (the input decoded as UTF-8, undecodable bytes as surrogate escapes) or `bytes`.
-# INCLUDE are coverage.py `include` file patterns (none: every file but this runner).
+# `str` (the input decoded as UTF-8; invalid bytes become U+FFFD, as a caller holding
+# text could never pass lone surrogates) or `bytes`. INCLUDE are coverage.py `include`
+# file patterns; none: the target function's own package (its top-level package's
+# folder, or its module file; for `file.py:function`, the file's folder).
 #
 # Protocol: every message is a 4-byte little-endian length and that many bytes.
-# thicket -> runner: an input. runner -> thicket: a JSON object, first
-# {"ready": ..., "python": ..., "coverage": ...} or {"error": ...}, then per input
+# runner -> thicket first: {"ready": ..., "python": ..., "coverage": ..., "include": [...]}
+# or {"error": ...}. thicket -> runner then: a JSON list of the files thicket already
+# knows (analysed by an earlier runner), then inputs. Per input, runner -> thicket:
 # {"ok": bool, "exc": class, "frame": "file:line in function", "message": str,
-#  "arcs": {path: [[from, to], ...]}} with coverage.py's arcs (negative numbers are
-# entries and exits of code objects), and for each file seen for the first time
-# "new_files": {path: [statements, branches, [lines with more than one exit]]}.
+#  "arcs": {path: [[from, to], ...]}, "pending": n} with coverage.py's arcs (negative
+# numbers are entries and exits of code objects); if `pending` > 0 a second message
+# follows, {"new_files": {path: {...}}}, the analysis of files seen for the first time
+# (see `analyse`): that set-up work is not part of the input's time. A call that ends
+# the process with os._exit sends {"exit": code, "frame": ...} first.
 #
 # Speed: coverage.py's public way to read one call's data (erase, start, stop,
 # get_data) costs about 10 ms per call, nearly all in its SQLite store. The runner
 # therefore reads the collector's in-memory data (what `Collector.flush_data` reads) and
 # clears it itself, about 0.1 ms per call; if a coverage.py version lacks those
 # internals it falls back to the public API.
+import ast
+import fcntl
 import importlib
 import importlib.util
 import json
@@ -30,23 +39,62 @@ import struct
 import sys
 import traceback
 
-REQ = os.fdopen(3, "rb", buffering=0)
-REP = os.fdopen(4, "wb", buffering=0)
+
+def _move(fd):
+    high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, fd)
+    os.close(null)
+    return high
+
+
+REQ = os.fdopen(_move(3), "rb", buffering=0)
+REP = os.fdopen(_move(4), "wb", buffering=0)
+LOST = 86  # exit code: the protocol pipe is gone
 
 
 def send(obj):
     data = json.dumps(obj).encode("utf-8", "surrogateescape")
-    REP.write(struct.pack("<I", len(data)) + data)
+    try:
+        REP.write(struct.pack("<I", len(data)) + data)
+    except OSError as e:
+        sys.stderr.write(f"thicket runner: cannot reply to thicket ({e}); did the target close its pipes?\n")
+        sys.stderr.flush()
+        os._exit(LOST)
 
 
 def read_exact(n):
     buf = b""
     while len(buf) < n:
-        chunk = REQ.read(n - len(buf))
+        try:
+            chunk = REQ.read(n - len(buf))
+        except OSError:
+            chunk = b""
         if not chunk:
-            sys.exit(0)
+            os._exit(0)
         buf += chunk
     return buf
+
+
+def read_message():
+    (n,) = struct.unpack("<I", read_exact(4))
+    return read_exact(n)
+
+
+_real_exit = os._exit
+PID = os.getpid()
+
+
+def _exit_hook(code):
+    """os._exit called by the target: say where before ending the process (not in a
+    child the target forked: only the runner speaks on the pipe)."""
+    if os.getpid() != PID:
+        _real_exit(code)
+    try:
+        f = sys._getframe(1)
+        send({"exit": int(code), "frame": f"{f.f_code.co_filename}:{f.f_lineno} in {f.f_code.co_name}"})
+    finally:
+        _real_exit(code)
 
 
 def load(target):
@@ -62,33 +110,78 @@ def load(target):
         module = importlib.util.module_from_spec(spec)
         sys.modules["thicket_target"] = module
         spec.loader.exec_module(module)
+        home = [os.path.join(os.path.dirname(path), "*")]
     else:
         module = importlib.import_module(where)
+        top = sys.modules.get(where.split(".")[0], module)
+        top_file = getattr(top, "__file__", None)
+        if getattr(top, "__path__", None) and top_file:
+            home = [os.path.join(os.path.dirname(os.path.abspath(top_file)), "*")]
+        elif top_file:
+            home = [os.path.abspath(top_file)]
+        else:
+            home = []
     fn = module
     for part in name.split("."):
         fn = getattr(fn, part)
     if not callable(fn):
         raise TypeError(f"{target} is not callable")
-    return fn
+    return fn, home
 
 
-def branch_info(path, cache):
-    """(set of lines with more than one exit, statements, branches) of a file."""
-    if path in cache:
-        return cache[path]
-    info = (None, 0, 0)
+def definition_lines(source):
+    """Lines that run only when a module (or class) body runs: module-level and
+    class-body statements, not function bodies."""
+    out = set()
+    todo = list(ast.parse(source).body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.add(node.lineno)
+            out.update(d.lineno for d in node.decorator_list)
+            continue
+        if isinstance(node, ast.ClassDef):
+            out.add(node.lineno)
+            out.update(d.lineno for d in node.decorator_list)
+        elif isinstance(node, ast.stmt):
+            out.add(node.lineno)
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, field, None) or ():
+                todo.append(child)
+    return out
+
+
+def analyse(path):
+    """What thicket needs to count a file as coverage.py does: its statements, the
+    first line of the statement each line belongs to (where it differs), the lines with
+    more than one exit (with their number of exits), and the statements that run only
+    at import (module and class bodies)."""
     try:
         from coverage.parser import PythonParser
 
         parser = PythonParser(filename=path)
         parser.parse_source()
         exits = parser.exit_counts()
-        multi = {line for line, n in exits.items() if n > 1}
-        info = (multi, len(parser.statements), sum(exits[line] for line in multi))
+        multi = sorted([line, n] for line, n in exits.items() if n > 1)
+        try:
+            text = open(path, "rb").read()
+            nlines = text.count(b"\n") + 1
+            first = {}
+            for line in range(1, nlines + 1):
+                f = parser.first_line(line)
+                if f != line:
+                    first[str(line)] = f
+            deftime = sorted(definition_lines(text) & set(parser.statements))
+        except Exception:  # noqa: BLE001 - fall back to raw lines
+            first, deftime = {}, []
+        return {
+            "statements": sorted(parser.statements),
+            "multi": multi,
+            "first": first,
+            "deftime": deftime,
+        }
     except Exception:  # not Python source, or a coverage.py without this API
-        pass
-    cache[path] = info
-    return info
+        return {}
 
 
 class ArcReader:
@@ -137,6 +230,18 @@ class ArcReader:
         return out
 
 
+def innermost_target_frame(tb, skip):
+    """The innermost frame outside coverage.py and this runner (a RecursionError can end
+    inside the tracer)."""
+    frames = traceback.extract_tb(tb)
+    for frame in reversed(frames):
+        name = frame.filename
+        if name.startswith("<string>") or any(name.startswith(s) for s in skip):
+            continue
+        return frame
+    return frames[-1] if frames else None
+
+
 def main():
     target, mode = sys.argv[1], sys.argv[2]
     include = sys.argv[3:] or None
@@ -145,33 +250,37 @@ def main():
     except ImportError:
         send({"error": "the Python package `coverage` is missing: pip install coverage"})
         return
+    os._exit = _exit_hook
     try:
-        fn = load(target)
+        fn, home = load(target)
     except BaseException as e:  # noqa: BLE001 - any failure to load is reported
         send({"error": f"cannot load {target}: {type(e).__name__}: {e}"})
         return
-    me = os.path.abspath(__file__) if "__file__" in globals() else None
-    cov = coverage.Coverage(
-        branch=True, data_file=None, config_file=False, include=include,
-        omit=[me] if me else None,
-    )
-    send({"ready": True, "python": sys.version.split()[0], "coverage": coverage.__version__})
-    cache = {}
+    include = include or home or None
+    cov = coverage.Coverage(branch=True, data_file=None, config_file=False, include=include)
+    skip = [os.path.dirname(os.path.abspath(coverage.__file__)) + os.sep]
+    send({
+        "ready": True,
+        "python": sys.version.split()[0],
+        "coverage": coverage.__version__,
+        "include": include or [],
+    })
+    known = set(json.loads(read_message().decode("utf-8", "surrogateescape")))
     reader = ArcReader(cov)
     as_str = mode == "str"
     while True:
-        (n,) = struct.unpack("<I", read_exact(4))
-        data = read_exact(n)
-        arg = data.decode("utf-8", "surrogateescape") if as_str else data
+        data = read_message()
+        arg = data.decode("utf-8", "replace") if as_str else data
         reply = {"ok": True}
         reader.clear()
         cov.start()
         try:
             fn(arg)
         except BaseException as e:  # noqa: BLE001 - every exception is a finding
+            if os.getpid() != PID:  # a child the target forked: it must not reply
+                _real_exit(1)
             cov.stop()
-            tb = traceback.extract_tb(e.__traceback__)
-            frame = tb[-1] if tb else None
+            frame = innermost_target_frame(e.__traceback__, skip)
             cls = type(e)
             qual = cls.__qualname__
             if cls.__module__ not in ("builtins", "__main__"):
@@ -183,19 +292,22 @@ def main():
                 "message": str(e)[:2000],
             }
         else:
+            if os.getpid() != PID:
+                _real_exit(0)
             cov.stop()
         arcs = reader.arcs()
-        fresh = {}
-        for path in arcs:
-            if path not in cache:
-                multi, statements, branches = branch_info(path, cache)
-                fresh[path] = [statements, branches, sorted(multi or ())]
+        fresh = [path for path in arcs if path not in known]
         reply["arcs"] = arcs
-        if fresh:
-            reply["new_files"] = fresh
-        sys.stdout.flush()
-        sys.stderr.flush()
+        reply["pending"] = len(fresh)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - a target may close or replace them
+                pass
         send(reply)
+        if fresh:
+            send({"new_files": {path: analyse(path) for path in fresh}})
+            known.update(fresh)
 
 
 main()

@@ -179,3 +179,25 @@ pub(crate) fn dup_above(file: &File, min: RawFd) -> io::Result<File> {
     // SAFETY: `fd` is fresh and owned by nobody else.
     Ok(unsafe { File::from_raw_fd(fd) })
 }
+
+/// In a child before `exec`: be killed when thicket's thread that started it ends, so a
+/// `kill -9` of thicket leaves no target running (async-signal-safe: one prctl).
+pub(crate) fn die_with_parent() {
+    // SAFETY: prctl with integer arguments.
+    unsafe {
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        )
+    };
+}
+
+/// Makes this process the reaper of orphaned descendants (Linux 3.4+), so that what a
+/// target starts and abandons is re-parented here and can be found and ended.
+pub(crate) fn become_subreaper() -> bool {
+    // SAFETY: prctl with integer arguments.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) == 0 }
+}

@@ -205,3 +205,53 @@ fn versioned_handshake_of_afl_4_20_with_shared_memory_inputs() {
     );
     assert_eq!(fs.run(b"ok").unwrap().status, Status::Exited(0));
 }
+
+/// Processes with `marker` on their command line that are not zombies.
+fn alive_with(marker: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            let path = e.path();
+            let cmd = std::fs::read(path.join("cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(path.join("stat")).unwrap_or_default();
+            String::from_utf8_lossy(&cmd).contains(marker)
+                && !stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+        })
+        .count()
+}
+
+/// Daemons a forkserver target starts on each run are ended (thicket is their
+/// subreaper) while the campaign runs and when the executor goes.
+#[test]
+fn daemons_of_forkserver_targets_are_reaped() {
+    let Some(program) = afl_target("orphan") else {
+        return;
+    };
+    let marker = format!("{}.{}", 800 + std::process::id() % 100, std::process::id());
+    let target = Target::new(&argv(&program, &["@@"]), None).unwrap();
+    let mut fs = ForkserverExecutor::new(target, limits(5000), None).unwrap();
+    for _ in 0..200 {
+        assert_eq!(fs.run(marker.as_bytes()).unwrap().status, Status::Exited(0));
+    }
+    // Sweeps run at most every 20 ms: far fewer than 200 may be alive at any time.
+    std::thread::sleep(Duration::from_millis(50));
+    fs.run(marker.as_bytes()).unwrap();
+    let during = alive_with(&marker);
+    drop(fs);
+    let mut after = alive_with(&marker);
+    for _ in 0..50 {
+        if after == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        after = alive_with(&marker);
+    }
+    assert_eq!(after, 0, "daemons still running after the executor ended");
+    assert!(during < 100, "{during} daemons alive during the campaign");
+}

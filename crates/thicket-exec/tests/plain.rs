@@ -121,3 +121,53 @@ fn crashes_by_signal() {
         "crash SIGSEGV"
     );
 }
+
+/// Processes with `marker` on their command line.
+fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline"))
+            && String::from_utf8_lossy(&cmd).contains(marker)
+        {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // Zombies are gone for every purpose but their table entry.
+            if !stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+            {
+                found.push(name);
+            }
+        }
+    }
+    found
+}
+
+/// A target that starts a daemon of its own (`setsid`, out of the process group that a
+/// timeout kills) leaves nothing running: thicket reaps what its targets abandon.
+#[test]
+fn daemons_a_target_leaves_behind_are_ended() {
+    let marker = format!("{}.{}", 700 + std::process::id() % 100, std::process::id());
+    let script = format!("setsid sleep {marker} >/dev/null 2>&1 < /dev/null & exit 0");
+    let mut sh = plain(&["sh", "-c", &script], None, 5000);
+    for _ in 0..20 {
+        assert_eq!(sh.run(b"").unwrap().status, Status::Exited(0));
+    }
+    // Sweeps run at most every 20 ms; the executor's end sweeps for good.
+    drop(sh);
+    let mut left = processes_with(&marker);
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        left = processes_with(&marker);
+    }
+    assert!(left.is_empty(), "orphans still running: {left:?}");
+}

@@ -68,6 +68,12 @@ pub struct FuzzConfig {
     /// Only mutations that stay in the grammar's language (no byte changes in
     /// terminals).
     pub valid_only: bool,
+    /// What the campaign runs on, e.g. the spec's path and a hash of its text
+    /// (recorded in `stats.json`; `--resume` refuses another). Empty: not checked.
+    pub spec_id: String,
+    /// What the campaign runs, e.g. the target's command line (recorded and checked as
+    /// `spec_id`). Empty: not checked.
+    pub target_id: String,
 }
 
 impl Default for FuzzConfig {
@@ -80,6 +86,8 @@ impl Default for FuzzConfig {
             mutate_per_mille: 800,
             resume: false,
             valid_only: false,
+            spec_id: String::new(),
+            target_id: String::new(),
         }
     }
 }
@@ -98,10 +106,19 @@ pub struct FailureRecord {
 }
 
 /// Progress and results, as written to `stats.json`.
+///
+/// Failures are counted three ways: `distinct_failures` (distinct `kind @ location`
+/// keys, the number to read first), `crash_files` (inputs saved in `crashes/`: a failure
+/// without a location, such as a bare signal, may be saved once per new code it
+/// reaches) and `failing_runs` (every run that failed).
 #[derive(Clone, Debug, Serialize)]
 pub struct Stats {
     /// The seed.
     pub seed: u64,
+    /// The spec the campaign runs on (see [`FuzzConfig::spec_id`]).
+    pub spec: String,
+    /// The target (see [`FuzzConfig::target_id`]).
+    pub target: String,
     /// Which executor and target.
     pub executor: String,
     /// Whether coverage feedback was on.
@@ -114,15 +131,27 @@ pub struct Stats {
     pub execs_per_sec: f64,
     /// Inputs kept for coverage.
     pub queue: usize,
-    /// Distinct crashes saved (by kind and location, or new coverage when there is no
-    /// location).
-    pub crashes: usize,
-    /// Distinct hangs saved.
-    pub hangs: usize,
+    /// Distinct failures (crashes, exceptions, sanitizer reports, pattern matches):
+    /// distinct `kind @ location` keys, hangs not included.
+    pub distinct_failures: usize,
+    /// Inputs saved in `crashes/` (one per distinct failure with a location; a failure
+    /// without one is saved again when it reaches new code, as AFL does).
+    pub crash_files: usize,
+    /// Inputs saved in `hangs/` (confirmed hangs reaching new code).
+    pub hang_files: usize,
     /// Runs that failed (crashes, exceptions, pattern matches), saved or not.
     pub failing_runs: u64,
-    /// Runs that hung, saved or not.
+    /// Runs that hung and hung again when re-run with a longer limit, saved or not.
     pub hanging_runs: u64,
+    /// Candidate hangs that ended when re-run with a longer limit (not saved: a loaded
+    /// machine, not the input).
+    pub hangs_dismissed: u64,
+    /// Times the executor restarted its long-lived process (the Python runner, the
+    /// forkserver) after hangs and deaths; each restart costs start-up time.
+    pub restarts: u64,
+    /// Runs that reported no coverage at all (Python: nothing matching the include
+    /// patterns ran).
+    pub empty_coverage_runs: u64,
     /// Times the executor itself failed and recovered.
     pub executor_errors: u64,
     /// Execution at which the last input was kept or failure saved.
@@ -182,6 +211,9 @@ pub struct Campaign<'g> {
     session_start: Instant,
     elapsed_before: f64,
     session_execs: u64,
+    restarts_before: u64,
+    /// The target takes text: byte mutations change characters.
+    text: bool,
 }
 
 impl<'g> Campaign<'g> {
@@ -197,16 +229,22 @@ impl<'g> Campaign<'g> {
         let out = OutDir::open(out, config.resume)?;
         let stats = Stats {
             seed: config.seed,
+            spec: config.spec_id.clone(),
+            target: config.target_id.clone(),
             executor: executor.describe(),
             feedback: config.feedback,
             execs: 0,
             elapsed_s: 0.0,
             execs_per_sec: 0.0,
             queue: 0,
-            crashes: 0,
-            hangs: 0,
+            distinct_failures: 0,
+            crash_files: 0,
+            hang_files: 0,
             failing_runs: 0,
             hanging_runs: 0,
+            hangs_dismissed: 0,
+            restarts: 0,
+            empty_coverage_runs: 0,
             executor_errors: 0,
             last_find_exec: 0,
             coverage: CoverageSummary::default(),
@@ -230,13 +268,16 @@ impl<'g> Campaign<'g> {
             session_start: Instant::now(),
             elapsed_before: 0.0,
             session_execs: 0,
+            restarts_before: 0,
+            text: false,
         };
+        campaign.text = campaign.executor.wants_text();
         if campaign.config.resume {
             campaign.load()?;
         } else {
             campaign.out.append(
                 "plot_data.csv",
-                "elapsed_s,execs,coverage,queue,crashes,hangs\n",
+                "elapsed_s,execs,coverage,queue,crash_files,hang_files,distinct_failures\n",
             )?;
         }
         campaign.update_stats();
@@ -274,7 +315,7 @@ impl<'g> Campaign<'g> {
             let outcome = match self.executor.run(tree.bytes()) {
                 Ok(outcome) => {
                     consecutive_errors = 0;
-                    outcome
+                    self.confirm_hang(tree.bytes(), outcome)
                 }
                 Err(e) => {
                     self.stats.executor_errors += 1;
@@ -300,11 +341,11 @@ impl<'g> Campaign<'g> {
             if counts_for_coverage {
                 let novelty = self.coverage.add(&self.executor.trace());
                 if novelty.is_new() {
-                    self.keep(&tree, op, parent, novelty, &outcome)?;
+                    self.keep(&tree, &op, parent, novelty, &outcome)?;
                 }
             }
             if let Some(failure) = failure {
-                self.record_failure(&tree, op, parent, failure, &outcome)?;
+                self.record_failure(&tree, &op, parent, failure, &outcome)?;
             }
             if last_progress.elapsed() >= Duration::from_millis(250) {
                 last_progress = Instant::now();
@@ -319,6 +360,29 @@ impl<'g> Campaign<'g> {
         }
         self.finish()?;
         Ok(self.stats.clone())
+    }
+
+    /// A run over the time limit is a candidate hang: it is run again with a longer
+    /// limit (twice the limit and 100 ms more, as AFL++ does with its hang timeout) and
+    /// saved as a hang only if it hangs again; otherwise the second run's outcome stands
+    /// and the candidate is counted as dismissed.
+    fn confirm_hang(&mut self, input: &[u8], outcome: Outcome) -> Outcome {
+        if outcome.status != thicket_exec::Status::Timeout {
+            return outcome;
+        }
+        let limit = self.executor.timeout();
+        self.executor
+            .set_timeout(limit * 2 + Duration::from_millis(100));
+        let again = self.executor.run(input);
+        self.executor.set_timeout(limit);
+        match again {
+            Ok(again) if again.status != thicket_exec::Status::Timeout => {
+                self.stats.hangs_dismissed += 1;
+                again
+            }
+            Ok(again) => again,
+            Err(_) => outcome,
+        }
     }
 
     fn finish(&mut self) -> Result<(), FuzzError> {
@@ -338,7 +402,7 @@ impl<'g> Campaign<'g> {
     }
 
     /// The input of round `index`: fresh, or a mutant of a kept tree.
-    fn produce(&self, index: u64) -> (DerivationTree, &'static str, Option<usize>) {
+    fn produce(&self, index: u64) -> (DerivationTree, String, Option<usize>) {
         let mut rng = Generator::rng_for(self.config.seed, index);
         let parents: Vec<&Entry> = if self.config.feedback {
             self.corpus.iter().filter(|e| e.tree.is_some()).collect()
@@ -349,15 +413,35 @@ impl<'g> Campaign<'g> {
             let parent = parents[below(&mut rng, parents.len() as u32) as usize];
             let mut tree = parent.tree.clone().expect("filtered");
             let mut ops = 0u8;
+            // Recursive mutation may grow a tree past the generation depth, up to four
+            // times its parent's size (at least 4 KiB).
+            let budget = (parent.tree.as_ref().map_or(0, |t| t.bytes().len()) * 4).max(4096);
             for _ in 0..1 + below(&mut rng, 3) {
-                // Splice 2/5, regenerate 2/5, change a terminal's byte 1/5 (unless
-                // --valid-only); splicing falls back to regeneration without a donor.
-                let choice = below(&mut rng, if self.config.valid_only { 4 } else { 5 });
+                // Splice 2/6, regenerate 2/6, recursion 1/6, change a terminal's byte 1/6
+                // (unless --valid-only); splicing falls back to regeneration without a
+                // donor, recursion to regeneration on a tree without recursion.
+                let choice = match below(&mut rng, if self.config.valid_only { 5 } else { 6 }) {
+                    4 => 5,
+                    5 => 4,
+                    c => c,
+                };
                 if choice == 4 {
-                    if let Some(t) = mutate::mutate_leaf(self.grammar, &tree, &mut rng) {
+                    let mutant = if self.text {
+                        mutate::mutate_leaf_text(self.grammar, &tree, &mut rng)
+                    } else {
+                        mutate::mutate_leaf(self.grammar, &tree, &mut rng)
+                    };
+                    if let Some(t) = mutant {
                         tree = t;
                         ops |= 4;
                     }
+                    continue;
+                }
+                if choice == 5
+                    && let Some(t) = mutate::recurse(self.grammar, &tree, budget, &mut rng)
+                {
+                    tree = t;
+                    ops |= 8;
                     continue;
                 }
                 if parents.len() > 1 && choice < 2 {
@@ -378,20 +462,20 @@ impl<'g> Campaign<'g> {
                     ops |= 1;
                 }
             }
-            let op = match ops {
-                0 => "copy",
-                1 => "regen",
-                2 => "splice",
-                3 => "regen+splice",
-                4 => "byte",
-                5 => "regen+byte",
-                6 => "splice+byte",
-                _ => "regen+splice+byte",
+            let op = if ops == 0 {
+                "copy".to_string()
+            } else {
+                [(1, "regen"), (2, "splice"), (8, "rec"), (4, "byte")]
+                    .iter()
+                    .filter(|(bit, _)| ops & bit != 0)
+                    .map(|(_, name)| *name)
+                    .collect::<Vec<_>>()
+                    .join("+")
             };
             return (tree, op, Some(parent.id));
         }
         let (tree, _) = self.generator.generate_tree(&mut rng);
-        (tree, "gen", None)
+        (tree, "gen".to_string(), None)
     }
 
     fn name(&self, id: usize, parent: Option<usize>, op: &str) -> String {
@@ -580,8 +664,15 @@ impl<'g> Campaign<'g> {
         self.stats.elapsed_s = self.elapsed_before + session;
         self.stats.execs_per_sec = self.session_execs as f64 / session.max(1e-9);
         self.stats.queue = self.corpus.len();
-        self.stats.crashes = self.next_crash;
-        self.stats.hangs = self.next_hang;
+        self.stats.crash_files = self.next_crash;
+        self.stats.hang_files = self.next_hang;
+        self.stats.distinct_failures = self
+            .failures
+            .keys()
+            .filter(|k| !k.starts_with("hang @"))
+            .count();
+        self.stats.restarts = self.restarts_before + self.executor.restarts();
+        self.stats.empty_coverage_runs = self.executor.empty_runs();
         self.stats.coverage = self.coverage.summary(self.executor.map_size());
         self.stats.failures = self.failures.values().cloned().collect();
     }
@@ -599,13 +690,14 @@ impl<'g> Campaign<'g> {
             _ => 0,
         };
         let line = format!(
-            "{:.1},{},{},{},{},{}\n",
+            "{:.1},{},{},{},{},{},{}\n",
             self.stats.elapsed_s,
             self.stats.execs,
             coverage,
             self.stats.queue,
-            self.stats.crashes,
-            self.stats.hangs
+            self.stats.crash_files,
+            self.stats.hang_files,
+            self.stats.distinct_failures
         );
         self.out.append("plot_data.csv", &line)
     }
@@ -626,7 +718,25 @@ impl<'g> Campaign<'g> {
                     "--resume: the campaign used --seed {seed}; resume it with that seed"
                 )));
             }
+            for (what, field, now) in [
+                ("spec", "spec", &self.config.spec_id),
+                ("target", "target", &self.config.target_id),
+            ] {
+                if let Some(was) = old[field].as_str()
+                    && !was.is_empty()
+                    && !now.is_empty()
+                    && was != now
+                {
+                    return Err(FuzzError::Campaign(format!(
+                        "--resume: {} holds a campaign with another {what}: it ran {was}, \
+                         this one is {now}; use another output folder",
+                        self.out.root().display()
+                    )));
+                }
+            }
             self.stats.execs = old["execs"].as_u64().unwrap_or(0);
+            self.stats.hangs_dismissed = old["hangs_dismissed"].as_u64().unwrap_or(0);
+            self.restarts_before = old["restarts"].as_u64().unwrap_or(0);
             self.elapsed_before = old["elapsed_s"].as_f64().unwrap_or(0.0);
             self.stats.last_find_exec = old["last_find_exec"].as_u64().unwrap_or(0);
             self.stats.failing_runs = old["failing_runs"].as_u64().unwrap_or(0);

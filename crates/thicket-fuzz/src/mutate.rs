@@ -88,6 +88,71 @@ pub fn splice<R: Rng + ?Sized>(
     None
 }
 
+/// Emits the subtree at `outer` with `levels - 1` more copies of the recursion from
+/// `outer` down to `inner` (same rule), the last one ending in `inner`'s own subtree.
+#[allow(clippy::too_many_arguments)]
+fn pump(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    outer: NodeId,
+    inner: NodeId,
+    root_expr: ExprId,
+    levels: u32,
+    sink: &mut TreeBuilder,
+) {
+    if levels == 0 {
+        emit(grammar, tree, inner, root_expr, None, sink, &mut |_| {});
+    } else {
+        emit(
+            grammar,
+            tree,
+            outer,
+            root_expr,
+            Some(inner),
+            sink,
+            &mut |s| pump(grammar, tree, outer, inner, tree.expr(inner), levels - 1, s),
+        );
+    }
+}
+
+/// Recursive mutation (Nautilus): picks a rule node `outer` with a descendant `inner` of
+/// the same rule and repeats the part of the tree between them 1-8 more times (the
+/// innermost copy ending in `inner`'s subtree), so a recursion the tree already takes goes
+/// deeper. The result is a derivation tree of the grammar that may exceed the generator's
+/// depth limit; its text stays within `max_len` bytes. `None` if the tree has no
+/// recursion that grows it within the budget.
+pub fn recurse<R: Rng + ?Sized>(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    max_len: usize,
+    rng: &mut R,
+) -> Option<DerivationTree> {
+    let nodes = rule_nodes(grammar, tree);
+    for _ in 0..8 {
+        let outer = choose(rng, &nodes)?;
+        let rule = rule_of(grammar, tree, outer);
+        let inners: Vec<NodeId> = tree
+            .descendants(outer)
+            .filter(|&n| n != outer && rule_of(grammar, tree, n) == rule)
+            .collect();
+        let Some(inner) = choose(rng, &inners) else {
+            continue;
+        };
+        let growth = tree.text(outer).len() - tree.text(inner).len();
+        let len = tree.bytes().len();
+        if growth == 0 || len + growth > max_len {
+            continue;
+        }
+        let most = ((max_len - len) / growth).min(8) as u32;
+        let extra = 1 + below(rng, most);
+        let expr = tree.expr(outer);
+        return Some(replace(grammar, tree, outer, &mut |sink| {
+            pump(grammar, tree, outer, inner, expr, extra + 1, sink)
+        }));
+    }
+    None
+}
+
 /// Bytes worth inserting: delimiters, quotes, escapes, digits, letters, and bytes that
 /// are not text.
 const INTERESTING: &[u8] = b"\"'\\/{}[]()<>,;:.-+eE0129azAZ \t\n\r\x00\x7f\xc3\xff";
@@ -131,6 +196,102 @@ pub fn mutate_leaf<R: Rng + ?Sized>(
     let expr = tree.expr(leaf);
     Some(replace(grammar, tree, leaf, &mut |sink| {
         sink.terminal(expr, &text)
+    }))
+}
+
+/// Characters text mutations insert: the bytes of [`INTERESTING`] that are characters
+/// on their own, and a few beyond ASCII (two-, three- and four-byte UTF-8, a BOM, a line
+/// separator).
+const INTERESTING_CHARS: &[char] = &[
+    '"',
+    '\'',
+    '\\',
+    '/',
+    '{',
+    '}',
+    '[',
+    ']',
+    '(',
+    ')',
+    '<',
+    '>',
+    ',',
+    ';',
+    ':',
+    '.',
+    '-',
+    '+',
+    'e',
+    'E',
+    '0',
+    '1',
+    '2',
+    '9',
+    'a',
+    'z',
+    'A',
+    'Z',
+    ' ',
+    '\t',
+    '\n',
+    '\r',
+    '\0',
+    '\u{7f}',
+    'é',
+    'ÿ',
+    '\u{2028}',
+    '\u{feff}',
+    '€',
+    '\u{10348}',
+    '\u{1f600}',
+];
+
+/// [`mutate_leaf`] for targets that take text: changes one *character* of a random
+/// terminal (flips a bit of its code point, replaces, deletes or inserts one), so valid
+/// UTF-8 stays valid UTF-8. Terminals whose text is not UTF-8 are left alone.
+pub fn mutate_leaf_text<R: Rng + ?Sized>(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    rng: &mut R,
+) -> Option<DerivationTree> {
+    let leaves: Vec<NodeId> = tree
+        .descendants(tree.root())
+        .filter(|&n| {
+            matches!(
+                grammar.expr(tree.expr(n)),
+                Expr::Literal(_) | Expr::Regex(_)
+            ) && std::str::from_utf8(tree.text(n)).is_ok()
+        })
+        .collect();
+    let leaf = choose(rng, &leaves)?;
+    let mut chars: Vec<char> = std::str::from_utf8(tree.text(leaf)).ok()?.chars().collect();
+    let pick = |rng: &mut R| INTERESTING_CHARS[below(rng, INTERESTING_CHARS.len() as u32) as usize];
+    match (below(rng, 4), chars.len()) {
+        (_, 0) | (3, _) => {
+            let at = below(rng, chars.len() as u32 + 1) as usize;
+            chars.insert(at, pick(rng));
+        }
+        (0, n) => {
+            let at = below(rng, n as u32) as usize;
+            // A bit of the code point among those it uses (at least the low 8), so ASCII
+            // stays mostly ASCII; a flip into the surrogates or beyond U+10FFFF is
+            // skipped for a replacement.
+            let c = chars[at] as u32;
+            let bits = (32 - c.leading_zeros()).max(8);
+            chars[at] = char::from_u32(c ^ (1 << below(rng, bits))).unwrap_or_else(|| pick(rng));
+        }
+        (1, n) => {
+            let at = below(rng, n as u32) as usize;
+            chars[at] = pick(rng);
+        }
+        (_, n) => {
+            chars.remove(below(rng, n as u32) as usize);
+        }
+    }
+    let text: String = chars.into_iter().collect();
+    let expr = tree.expr(leaf);
+    Some(replace(grammar, tree, leaf, &mut |sink| {
+        sink.terminal(expr, text.as_bytes())
     }))
 }
 
@@ -208,6 +369,58 @@ mod tests {
             let (a, b) = (tree.bytes(), mutant.bytes());
             assert!(a.len().abs_diff(b.len()) <= 1 && a != b || a.len() == b.len());
         }
+    }
+
+    #[test]
+    fn recursive_mutation_goes_deeper_than_generation_within_the_budget() {
+        let grammar = grammar();
+        let config = GenConfig {
+            max_depth: 8,
+            ..GenConfig::default()
+        };
+        let generator = Generator::new(&grammar, config).unwrap();
+        let mut deepest = 0;
+        let mut grown = 0;
+        for i in 0..200 {
+            let (mut tree, _) = generator.generate_tree(&mut Generator::rng_for(5, i));
+            let mut rng = Generator::rng_for(6, i);
+            for _ in 0..4 {
+                if let Some(t) = recurse(&grammar, &tree, 2000, &mut rng) {
+                    check(&grammar, &t);
+                    assert!(t.bytes().len() <= 2000);
+                    assert!(t.bytes().len() > tree.bytes().len());
+                    grown += 1;
+                    tree = t;
+                }
+            }
+            deepest = deepest.max(tree.depth(&grammar));
+        }
+        assert!(grown > 100, "{grown}");
+        assert!(
+            deepest > 8,
+            "recursion never exceeded the generation depth: {deepest}"
+        );
+    }
+
+    #[test]
+    fn text_mutations_keep_text_valid_byte_mutations_do_not() {
+        let grammar = load_spec_text(
+            "t.fan",
+            br#"<start> ::= r"[a-z\u00e9\u20ac]{1,8}" (" " <start>)?"#,
+        )
+        .unwrap();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let (mut invalid_bytes, mut invalid_text) = (0, 0);
+        for i in 0..2000 {
+            let (tree, _) = generator.generate_tree(&mut Generator::rng_for(3, i));
+            let mut rng = Generator::rng_for(4, i);
+            let t = mutate_leaf_text(&grammar, &tree, &mut rng).unwrap();
+            invalid_text += usize::from(std::str::from_utf8(t.bytes()).is_err());
+            let b = mutate_leaf(&grammar, &tree, &mut rng).unwrap();
+            invalid_bytes += usize::from(std::str::from_utf8(b.bytes()).is_err());
+        }
+        assert_eq!(invalid_text, 0);
+        assert!(invalid_bytes > 100, "{invalid_bytes}");
     }
 
     #[test]

@@ -10,17 +10,32 @@ use std::path::{Path, PathBuf};
 /// The subfolders holding inputs.
 pub const FOLDERS: [&str; 3] = ["queue", "crashes", "hangs"];
 
-/// An output folder.
+/// An output folder, locked for as long as this value lives (`OUT/.lock`, an advisory
+/// `flock`, released by the kernel however the process ends).
 pub struct OutDir {
     root: PathBuf,
     tmp: PathBuf,
     counter: u64,
+    _lock: std::fs::File,
 }
 
 impl OutDir {
     /// Opens `root` for a new campaign (it must not hold one already) or, with
     /// `resume`, for continuing the campaign in it.
     pub fn open(root: &Path, resume: bool) -> Result<OutDir, FuzzError> {
+        let io = |e| FuzzError::Io(format!("cannot create {}", root.display()), e);
+        let lock = if resume {
+            if !root.is_dir() {
+                return Err(FuzzError::Campaign(format!(
+                    "--resume: {} holds no campaign (no stats.json or queue/)",
+                    root.display()
+                )));
+            }
+            lock(root)?
+        } else {
+            std::fs::create_dir_all(root).map_err(io)?;
+            lock(root)?
+        };
         let holds_campaign = root.join("stats.json").exists() || root.join("queue").exists();
         if holds_campaign && !resume {
             return Err(FuzzError::Campaign(format!(
@@ -34,17 +49,20 @@ impl OutDir {
                 root.display()
             )));
         }
-        let io = |e| FuzzError::Io(format!("cannot create {}", root.display()), e);
         for folder in FOLDERS {
             std::fs::create_dir_all(root.join(folder)).map_err(io)?;
             std::fs::create_dir_all(root.join("meta").join(folder)).map_err(io)?;
         }
+        // Leftovers of an interrupted write (a full disk, a kill) are incomplete by
+        // definition: nothing reads them, and they go.
         let tmp = root.join(".tmp");
+        let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp).map_err(io)?;
         Ok(OutDir {
             root: root.to_path_buf(),
             tmp,
             counter: 0,
+            _lock: lock,
         })
     }
 
@@ -102,6 +120,40 @@ impl OutDir {
     }
 }
 
+/// Takes the folder's lock, or says which process holds it.
+fn lock(root: &Path) -> Result<std::fs::File, FuzzError> {
+    use std::io::{Read, Seek};
+    use std::os::fd::AsRawFd;
+    let path = root.join(".lock");
+    let io = |e| FuzzError::Io(format!("cannot open {}", path.display()), e);
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io)?;
+    // SAFETY: flock on a descriptor we own.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let mut holder = String::new();
+        let _ = file.read_to_string(&mut holder);
+        let holder = holder.trim();
+        return Err(FuzzError::Campaign(format!(
+            "{} is in use by another campaign{}: wait for it to end, or choose another folder",
+            root.display(),
+            if holder.is_empty() {
+                String::new()
+            } else {
+                format!(" (process {holder})")
+            }
+        )));
+    }
+    file.set_len(0).map_err(io)?;
+    file.rewind().map_err(io)?;
+    let _ = writeln!(file, "{}", std::process::id());
+    Ok(file)
+}
+
 /// The AFL id of a file name (`id:000042,...` gives 42).
 pub fn id_of(name: &str) -> Option<usize> {
     name.strip_prefix("id:")?.split(',').next()?.parse().ok()
@@ -143,8 +195,27 @@ mod tests {
         out.write("queue/id:000000,op:gen", b"x").unwrap();
         assert_eq!(out.list("queue").unwrap().len(), 1);
         assert!(OutDir::open(dir.path(), false).is_err());
+        drop(out);
         assert!(OutDir::open(dir.path(), true).is_ok());
         let empty = tempfile::tempdir().unwrap();
         assert!(OutDir::open(empty.path(), true).is_err());
+    }
+
+    #[test]
+    fn a_folder_in_use_is_refused_and_leftovers_do_not_matter() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut out = OutDir::open(dir.path(), false).unwrap();
+        out.write("queue/id:000000,op:gen", b"x").unwrap();
+        let e = OutDir::open(dir.path(), true).err().unwrap().to_string();
+        assert!(
+            e.contains("in use by another campaign") && e.contains(&std::process::id().to_string()),
+            "{e}"
+        );
+        drop(out);
+        // An interrupted write's leftovers, even unreadable ones, do not stop a resume.
+        std::fs::write(dir.path().join(".tmp/write-1-1"), b"half a fi").unwrap();
+        std::fs::create_dir_all(dir.path().join(".tmp/write-1-2/x")).unwrap();
+        let out = OutDir::open(dir.path(), true).unwrap();
+        assert_eq!(std::fs::read_dir(out.scratch()).unwrap().count(), 0);
     }
 }

@@ -1,0 +1,7 @@
+"""Loops forever at import."""
+while True:
+    pass
+
+
+def target(data):
+    pass
