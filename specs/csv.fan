@@ -28,7 +28,7 @@
 <textdata>        ::= r"[ !#-+\--~]"
 <line-break>      ::= "\r\n" | "\n"
 
-# Every record has as many fields as the header (checked by `thicket check`; `generate`
-# does not enforce constraints yet):
+# Every record has as many fields as the header (checked by `thicket check`, satisfied by
+# `thicket generate`):
 where exists int columns: forall <csv-record> record in start:
   count(record, "<raw-field>", columns)

@@ -57,7 +57,7 @@
 <eqs>                        ::= "=" | "=" <eqs>
 <dashes>                     ::= "-" | "-" <dashes>
 
-# Constraints (ISLa's, checked by `thicket check`; `generate` does not enforce them yet).
+# Constraints (ISLa's): `thicket check` checks them, `thicket generate` satisfies them.
 # A title's underline is at least as long as the title:
 where forall <section-title> title="{<title-text> titletxt}\n{<underline> underline}" in start:
   (>= (str.len underline) (str.len titletxt))

@@ -39,7 +39,7 @@
 <digit>           ::= "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"
 <digit_nonzero>   ::= "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"
 
-# Constraints (ISLa's, checked by `thicket check`; `generate` does not enforce them yet).
+# Constraints (ISLa's): `thicket check` checks them, `thicket generate` satisfies them.
 # Every variable is declared before its use, in the same or an enclosing block:
 where forall <expr> expr in start: forall <id> use_id in expr:
   exists <declaration> decl="int {<id> def_id}[ = <expr>];" in start:

@@ -134,7 +134,7 @@
 <nul64>            ::= <nul8>{8}
 <nul155>           ::= <nul10>{15} <NUL>{5}
 
-# Constraints (ISLa's, checked by `thicket check`; `generate` does not enforce them yet).
+# Constraints (ISLa's): `thicket check` checks them, `thicket generate` satisfies them.
 # The header checksum:
 where forall <header> header in start:
   forall <checksum> checksum in header:

@@ -36,10 +36,17 @@
 <text>              ::= <text-char> <text> | <text-char>
 <text-char>         ::= r"[A-Za-z0-9. \t/?\-,=:+]" | "&quot;" | "&#x27;"
 
-# Constraints (ISLa's, checked by `thicket check`; `generate` does not enforce them yet).
+# Constraints (ISLa's): `thicket check` checks them, `thicket generate` satisfies them.
 # Tags balance (Listing 2):
 where forall <xml-tree> tree="<{<id> opid}[ <xml-attribute>]><inner-xml-tree></{<id> clid}>" in start:
   (= opid clid)
+# Namespace prefixes of tags are declared in an enclosing tag (ISLa's
+# XML_TAG_NAMESPACE_CONSTRAINT, as in rindPHI/isla's xml_lang.py):
+where forall <xml-tree> xml_tree="<{<id-no-prefix> prefix_use}:<id-no-prefix>[ <xml-attribute>][/]>[<inner-xml-tree><xml-close-tag>]":
+  exists <xml-tree> outer_tag="<<id> {<xml-attribute> cont_attribute}><inner-xml-tree></<id>>": (
+    inside(xml_tree, outer_tag) and
+    exists <xml-attribute>="xmlns:{<id-no-prefix> prefix_def}=\"<text>\"" in cont_attribute:
+      prefix_use = prefix_def)
 # Namespace prefixes of attributes are declared in an enclosing tag (Listing 3):
 where forall <xml-attribute> attr="{<id-no-prefix> prefix_use}:{<id-no-prefix> maybe_def}=\"<text>\"": (
   not prefix_use = "xmlns" implies

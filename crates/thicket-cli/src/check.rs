@@ -2,12 +2,12 @@
 
 use crate::exit;
 use crate::parse::{display_name, excerpt, inputs_or_stdin, parser_for, read_inputs, worker_pool};
-use crate::spec::{SpecArgs, report};
+use crate::spec::{ConstraintArgs, SpecArgs};
 use clap::Args;
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
-use thicket_constraint::{Checker, Constraint, Predicates};
+use thicket_constraint::Checker;
 use thicket_parse::{ParseConfig, ParseError};
 
 /// Arguments of `thicket check`.
@@ -37,13 +37,8 @@ pub struct CheckArgs {
     #[arg(value_name = "FILE")]
     inputs: Vec<PathBuf>,
 
-    /// A file holding one more constraint (ISLa syntax, e.g. a `.isla` file).
-    #[arg(long = "constraint", value_name = "FILE")]
-    constraint_files: Vec<PathBuf>,
-
-    /// One more constraint, given inline.
-    #[arg(short = 'c', long = "constraint-text", value_name = "TEXT")]
-    constraint_texts: Vec<String>,
+    #[command(flatten)]
+    constraints: ConstraintArgs,
 
     /// Ignore the spec's own `where` constraints.
     #[arg(long)]
@@ -76,36 +71,6 @@ enum Verdict {
     NotInLanguage(String, serde_json::Value),
 }
 
-/// Adds the constraints given on the command line to `constraints` (the spec's own),
-/// or prints the errors and returns the exit code.
-fn load_constraints(
-    spec: &thicket_grammar::Spec,
-    mut constraints: Vec<Constraint>,
-    files: &[PathBuf],
-    texts: &[String],
-) -> Result<Vec<Constraint>, u8> {
-    let predicates = Predicates::standard();
-    for path in files {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            eprintln!("error: cannot read constraint {}: {e}", path.display());
-            exit::FAILURE
-        })?;
-        let name = path.display().to_string();
-        constraints.push(
-            thicket_constraint::from_text(&spec.grammar, &predicates, &name, &text)
-                .map_err(|e| report(&e))?,
-        );
-    }
-    for (i, text) in texts.iter().enumerate() {
-        let name = format!("<-c {}>", i + 1);
-        constraints.push(
-            thicket_constraint::from_text(&spec.grammar, &predicates, &name, text)
-                .map_err(|e| report(&e))?,
-        );
-    }
-    Ok(constraints)
-}
-
 /// Runs `thicket check`.
 pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let (spec, mut spec_constraints) = match args.spec.load_with_constraints() {
@@ -122,12 +87,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
             spec.source.name()
         );
     }
-    let constraints = match load_constraints(
-        &spec,
-        spec_constraints,
-        &args.constraint_files,
-        &args.constraint_texts,
-    ) {
+    let constraints = match args.constraints.add_to(&spec, spec_constraints) {
         Ok(c) => c,
         Err(code) => return Ok(code),
     };

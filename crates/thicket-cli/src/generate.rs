@@ -1,7 +1,7 @@
 //! `thicket generate`: depth-bounded random generation to stdout or to files.
 
 use crate::exit;
-use crate::spec::SpecArgs;
+use crate::spec::{ConstraintArgs, SpecArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
@@ -72,6 +72,15 @@ thicket generate specs/tar.fan -n 100 -0 | xargs -0 ..."
 pub struct GenerateArgs {
     #[command(flatten)]
     spec: SpecArgs,
+
+    #[command(flatten)]
+    constraints: ConstraintArgs,
+
+    /// Ignore every constraint (the spec's `where` blocks, -c and --constraint): plain
+    /// generation from the grammar. By default every output satisfies them all
+    /// (checked exactly before it is written; see docs/solver.md).
+    #[arg(long, conflicts_with_all = ["constraint_files", "constraint_texts"])]
+    no_constraints: bool,
 
     /// Number of inputs to generate [default: 10; with --strategy kpath: as many as the
     /// k-paths need].
@@ -216,17 +225,18 @@ impl Generated {
 
 /// Runs `thicket generate`.
 pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
-    let spec = match args.spec.load() {
-        Ok(spec) => spec,
+    let (spec, spec_constraints) = match args.spec.load_with_constraints() {
+        Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
-    if spec.constraints_start.is_some() && args.spec.constraints_apply() {
-        eprintln!(
-            "note: {} has `where` constraints, which generate does not enforce yet; \
-             `thicket check` tells which outputs satisfy them",
-            spec.source.name()
-        );
-    }
+    let constraints = if args.no_constraints {
+        Vec::new()
+    } else {
+        match args.constraints.add_to(&spec, spec_constraints) {
+            Ok(c) => c,
+            Err(code) => return Ok(code),
+        }
+    };
     let config = args.limits.config();
     let generator = match Generator::new(&spec.grammar, config) {
         Ok(generator) => generator,
@@ -269,6 +279,21 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             return Ok(code);
         }
     };
+    let solver = if constraints.is_empty() {
+        None
+    } else {
+        let solver_config = thicket_solve::SolverConfig {
+            generation: config,
+            ..Default::default()
+        };
+        match thicket_solve::Solver::new(&spec.grammar, constraints, solver_config) {
+            Ok(solver) => Some(solver),
+            Err(e) => {
+                eprintln!("error: {}", escape_invisible(&e.to_string()));
+                return Ok(exit::BAD_SPEC);
+            }
+        }
+    };
     let seed = seed_or_draw(args.seed);
     let separator = if args.null {
         vec![0]
@@ -294,7 +319,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         json,
     };
     if args.strategy != Strategy::Random {
-        return run_kpath(&args, &generator, &spec.grammar, seed, &mut sink);
+        return run_kpath(&args, &generator, solver.as_ref(), &spec.grammar, seed, &mut sink);
     }
     let count = args.count.unwrap_or(10);
     sink.width = digits(count.saturating_sub(1)).max(6);
@@ -314,6 +339,15 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         count
     };
     let mut kept_hashes: HashSet<u64> = HashSet::new();
+    let mut unsolved_count = 0u64;
+    let mut first_unsolved: Option<thicket_solve::Unsolved> = None;
+    // Without --unique a stream that finds no solution is skipped, and the next one
+    // drawn; a budget of draws keeps unsatisfiable-in-practice constraints finite.
+    let max_draws = if solver.is_some() && !args.unique {
+        count.saturating_mul(4).max(count + 64)
+    } else {
+        max_draws
+    };
     while written < count && drawn < max_draws {
         let wanted = count - written;
         // With --unique some draws are skipped, so draw at least a small batch.
@@ -323,19 +357,30 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             wanted.min(BATCH)
         };
         let end = (drawn + batch_len).min(max_draws);
-        let batch: Vec<Generated> = pool.install(|| {
+        let batch: Vec<Result<Generated, thicket_solve::Unsolved>> = pool.install(|| {
             (drawn..end)
                 .into_par_iter()
                 .map(|index| {
                     let mut rng = Generator::rng_for(seed, index);
-                    if json {
+                    if let Some(solver) = &solver {
+                        let (tree, _) = solver.solve(&mut rng)?;
+                        return Ok(Generated::from_tree(
+                            &tree,
+                            index,
+                            seed,
+                            &spec.grammar,
+                            json,
+                            GenStats::default(),
+                        ));
+                    }
+                    Ok(if json {
                         let (tree, stats) = generator.generate_tree(&mut rng);
                         Generated::from_tree(&tree, index, seed, &spec.grammar, true, stats)
                     } else {
                         let mut bytes = Vec::new();
                         let stats = generator.generate_bytes(&mut rng, &mut bytes);
                         Generated::raw(bytes, stats)
-                    }
+                    })
                 })
                 .collect()
         });
@@ -344,6 +389,14 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             if written == count {
                 break;
             }
+            let item = match item {
+                Ok(item) => item,
+                Err(unsolved) => {
+                    unsolved_count += 1;
+                    first_unsolved.get_or_insert_with(|| unsolved.clone());
+                    continue;
+                }
+            };
             if args.unique && !kept_hashes.insert(item.input_hash) {
                 continue;
             }
@@ -356,13 +409,27 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     summary.draws = drawn;
     sink.out.flush()?;
     progress.finish_and_clear();
-    if written < count {
+    if written < count && args.unique {
         eprintln!(
             "warning: only {written} distinct inputs in {drawn} draws (--unique gives up after \
              {} draws per input asked for): within these limits the grammar may have few more; \
              raise --max-depth or --max-repetitions for more",
             args.max_draws_factor
         );
+    }
+    if let Some(unsolved) = &first_unsolved {
+        eprintln!(
+            "warning: {unsolved_count} of {drawn} random streams gave no valid input: {unsolved}"
+        );
+    }
+    if solver.is_some() && written < count {
+        eprintln!(
+            "error: only {written} of {count} inputs satisfy the constraints within the \
+             budget (each stream tries {} trees of {} repair rounds)",
+            thicket_solve::SolverConfig::default().max_attempts,
+            thicket_solve::SolverConfig::default().max_rounds
+        );
+        return Ok(exit::FAILURE);
     }
     if summary.budget_exhausted > 0 {
         eprintln!(
@@ -411,6 +478,7 @@ impl<W: Write> OutputSink<W> {
 fn run_kpath<W: Write>(
     args: &GenerateArgs,
     generator: &Generator<'_>,
+    solver: Option<&thicket_solve::Solver<'_>>,
     grammar: &Grammar,
     seed: u64,
     sink: &mut OutputSink<W>,
@@ -430,6 +498,35 @@ fn run_kpath<W: Write>(
             args.count.map_or(usize::MAX, |n| n as usize),
         )
     };
+    // With constraints, each steered tree is repaired into a valid one (keeping what it
+    // can of its k-paths; a tree the repairs cannot save is replaced by a fresh
+    // solution), and the coverage reported is that of the valid outputs.
+    let mut made = made;
+    let mut unsolved = 0usize;
+    if let Some(solver) = solver {
+        let trees = std::mem::take(&mut made.trees);
+        let repaired: Vec<Option<DerivationTree>> = trees
+            .into_par_iter()
+            .enumerate()
+            .map(|(n, tree)| {
+                let mut rng = Generator::rng_for(seed ^ 0x5eed_50_1e, n as u64);
+                let mut first = Some(tree);
+                solver
+                    .solve_from(&mut rng, |s, r| {
+                        first.take().unwrap_or_else(|| s.generator().generate_tree(r).0)
+                    })
+                    .ok()
+                    .map(|(tree, _)| tree)
+            })
+            .collect();
+        unsolved = repaired.iter().filter(|t| t.is_none()).count();
+        made.trees = repaired.into_iter().flatten().collect();
+        let mut coverage = thicket_cover::Coverage::new(k);
+        for tree in &made.trees {
+            coverage.add_tree(&graph, tree);
+        }
+        made.covered = coverage.covered(k);
+    }
     sink.width = digits(made.trees.len().saturating_sub(1) as u64).max(6);
     let mut summary = Summary {
         track_distinct: args.stats,
@@ -456,10 +553,14 @@ fn run_kpath<W: Write>(
         _ => "",
     };
     eprintln!(
-        "thicket: {} inputs cover {covered} of {} {k}-paths{note}",
+        "thicket: {} {}inputs cover {covered} of {} {k}-paths{note}",
         made.trees.len(),
+        if solver.is_some() { "valid " } else { "" },
         made.total,
     );
+    if unsolved > 0 {
+        eprintln!("warning: {unsolved} steered inputs could not be made valid within the budget");
+    }
     if !made.unfit.is_empty() {
         eprintln!(
             "warning: {} {k}-paths cannot be covered within --max-depth {}, e.g. {}",

@@ -54,6 +54,49 @@ impl SpecArgs {
     }
 }
 
+/// Constraints given on the command line, beside the spec's own `where` blocks.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ConstraintArgs {
+    /// A file holding one more constraint (ISLa syntax, e.g. a `.isla` file).
+    #[arg(long = "constraint", value_name = "FILE")]
+    pub constraint_files: Vec<PathBuf>,
+
+    /// One more constraint, given inline.
+    #[arg(short = 'c', long = "constraint-text", value_name = "TEXT")]
+    pub constraint_texts: Vec<String>,
+}
+
+impl ConstraintArgs {
+    /// `constraints` (the spec's own) and those given on the command line, compiled
+    /// against the spec's grammar, or the errors printed and the exit code.
+    pub fn add_to(
+        &self,
+        spec: &Spec,
+        mut constraints: Vec<Constraint>,
+    ) -> Result<Vec<Constraint>, u8> {
+        let predicates = thicket_constraint::Predicates::standard();
+        for path in &self.constraint_files {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                eprintln!("error: cannot read constraint {}: {e}", path.display());
+                exit::FAILURE
+            })?;
+            let name = path.display().to_string();
+            constraints.push(
+                thicket_constraint::from_text(&spec.grammar, &predicates, &name, &text)
+                    .map_err(|e| report(&e))?,
+            );
+        }
+        for (i, text) in self.constraint_texts.iter().enumerate() {
+            let name = format!("<-c {}>", i + 1);
+            constraints.push(
+                thicket_constraint::from_text(&spec.grammar, &predicates, &name, text)
+                    .map_err(|e| report(&e))?,
+            );
+        }
+        Ok(constraints)
+    }
+}
+
 /// Prints a spec's errors rustc-style and returns the matching exit code.
 pub fn report(error: &SpecError) -> u8 {
     eprint!("{}", error.render());

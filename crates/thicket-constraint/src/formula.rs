@@ -15,6 +15,9 @@ use thicket_grammar::{Span, SymbolId};
 pub struct VarId(pub(crate) u32);
 
 impl VarId {
+    /// The constant bound to the whole input (every constraint's first variable).
+    pub const START: VarId = VarId(0);
+
     /// Position in [`crate::Constraint::vars`].
     pub fn index(self) -> usize {
         self.0 as usize

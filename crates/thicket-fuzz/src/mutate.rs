@@ -6,7 +6,7 @@
 
 use rand::Rng;
 use thicket_gen::{Generator, below};
-use thicket_grammar::{Expr, Grammar, SymbolId};
+use thicket_grammar::{Expr, ExprId, Grammar, SymbolId};
 use thicket_tree::{DerivationTree, NodeId, TreeBuilder, TreeSink};
 
 /// The rule a node expands, if it is a rule reference (and not the root).
@@ -101,17 +101,11 @@ fn pump(
     sink: &mut TreeBuilder,
 ) {
     if levels == 0 {
-        emit(grammar, tree, inner, root_expr, None, sink, &mut |_| {});
+        tree.emit_subtree(grammar, inner, root_expr, sink);
     } else {
-        emit(
-            grammar,
-            tree,
-            outer,
-            root_expr,
-            Some(inner),
-            sink,
-            &mut |s| pump(grammar, tree, outer, inner, tree.expr(inner), levels - 1, s),
-        );
+        tree.emit_with_holes(grammar, outer, root_expr, &[inner], sink, &mut |_, s| {
+            pump(grammar, tree, outer, inner, tree.expr(inner), levels - 1, s)
+        });
     }
 }
 

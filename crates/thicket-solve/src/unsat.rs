@@ -25,6 +25,7 @@ const NEEDS_SMT: &[Func] = &[
 ];
 
 pub(crate) fn check(solver: &Solver<'_>) -> Result<(), SolveError> {
+    let mut bounds = Bounds::new();
     for (i, c) in solver.constraints.iter().enumerate() {
         let mut error = None;
         c.formula.visit(&mut |f| {
@@ -73,10 +74,50 @@ pub(crate) fn check(solver: &Solver<'_>) -> Result<(), SolveError> {
             return Err(e);
         }
         for conjunct in conjuncts(&c.formula) {
-            top_level(solver, c, i, conjunct)?;
+            top_level(solver, c, i, conjunct, &mut bounds)?;
         }
     }
+    // Every instance of an unavoidable rule must meet all the length bounds given on
+    // it, in whichever constraints.
+    for (symbol, (lo, hi, i, location)) in bounds {
+        length_bounds_fit(solver, symbol, lo, hi).map_err(|why| SolveError::Unsatisfiable {
+            constraint: i,
+            location,
+            why,
+        })?;
+    }
     Ok(())
+}
+
+/// Length bounds of top-level universals over each unavoidable rule: the interval, and
+/// the constraint and place of the last one.
+type Bounds = std::collections::BTreeMap<SymbolId, (i128, i128, usize, String)>;
+
+fn length_bounds_fit(
+    solver: &Solver<'_>,
+    symbol: SymbolId,
+    lo: i128,
+    hi: i128,
+) -> Result<(), String> {
+    let grammar = solver.grammar;
+    let table = solver.table(Measure::Length);
+    let values = table.values(grammar.rule(symbol).body, 1);
+    let fits = lo <= hi && values.iter().any(|&v| (lo..=hi).contains(&(v as i128)));
+    // The table is exact below its cap; lengths past it are not known.
+    let open_ended = lo <= hi && hi >= crate::measure::MEASURE_CAP as i128 - 1;
+    if fits || open_ended {
+        return Ok(());
+    }
+    Err(format!(
+        "every input contains {}, and none of its subtrees can have a length in {}..={}",
+        grammar.display_symbol(symbol),
+        lo,
+        if hi == i128::MAX {
+            "∞".to_string()
+        } else {
+            hi.to_string()
+        }
+    ))
 }
 
 fn unsupported(c: &Constraint, i: usize, span: Span, why: String) -> SolveError {
@@ -141,7 +182,17 @@ fn top_level(
     c: &Constraint,
     i: usize,
     f: &Formula,
+    bounds: &mut Bounds,
 ) -> Result<(), SolveError> {
+    let grammar = solver.grammar;
+    if let Some((lo, hi)) = length_bounds(f, VarId::START) {
+        // Bounds on the whole input: the start rule is in every input.
+        let entry = bounds
+            .entry(grammar.start())
+            .or_insert((0, i128::MAX, i, location(c, c.span)));
+        entry.0 = entry.0.max(lo);
+        entry.1 = entry.1.min(hi);
+    }
     let Formula::Quantifier(q) = f else {
         return Ok(());
     };
@@ -151,7 +202,6 @@ fn top_level(
     if outer.index() != 0 {
         return Ok(());
     }
-    let grammar = solver.grammar;
     let start = grammar.root();
     if !q.universal && !solver.reach.reaches(start, q.symbol) {
         return Err(SolveError::Unsatisfiable {
@@ -166,66 +216,67 @@ fn top_level(
     if q.mexpr.is_some() {
         return Ok(());
     }
-    // Length bounds on the bound variable alone, in a conjunction.
-    let (mut lo, mut hi) = (0i128, i128::MAX);
-    let mut bounded = false;
-    for atom in conjuncts(&q.body) {
-        if let Formula::Smt(Term::App(op, _, args), _) = atom
-            && args.len() == 2
-        {
-            let bound = match (&args[0], &args[1]) {
-                (l, Term::Const(Value::Int(k))) if is_len_of(l, q.var) => Some((*op, *k)),
-                (Term::Const(Value::Int(k)), r) if is_len_of(r, q.var) => Some((flip(*op), *k)),
-                _ => None,
-            };
-            if let Some((op, k)) = bound {
-                bounded = true;
-                match op {
-                    Func::Eq => {
-                        lo = lo.max(k);
-                        hi = hi.min(k);
-                    }
-                    Func::Lt => hi = hi.min(k - 1),
-                    Func::Le => hi = hi.min(k),
-                    Func::Gt => lo = lo.max(k + 1),
-                    Func::Ge => lo = lo.max(k),
-                    _ => {}
-                }
-            }
-        }
-    }
+    let Some((lo, hi)) = length_bounds(&q.body, q.var) else {
+        return Ok(());
+    };
+    let bounded = true;
     if !bounded || !q.universal || avoidable(grammar, q.symbol) {
         return Ok(());
     }
-    let table = solver.table(Measure::Length);
-    let body = grammar.rule(q.symbol).body;
-    let fits = lo <= hi
-        && table
-            .values(body, 1)
-            .into_iter()
-            .any(|v| (lo..=hi).contains(&(v as i128)));
-    let all_long = table
-        .values(body, 1)
-        .last()
-        .is_some_and(|&m| m + 1 >= crate::measure::MEASURE_CAP);
-    if !fits && !all_long {
-        return Err(SolveError::Unsatisfiable {
-            constraint: i,
-            location: location(c, q.span),
-            why: format!(
-                "every input contains {}, and no {} has a length in {}..={}",
-                grammar.display_symbol(q.symbol),
-                grammar.display_symbol(q.symbol),
-                lo,
-                if hi == i128::MAX {
-                    "∞".to_string()
-                } else {
-                    hi.to_string()
-                }
-            ),
-        });
-    }
+    let entry = bounds
+        .entry(q.symbol)
+        .or_insert((0, i128::MAX, i, String::new()));
+    entry.0 = entry.0.max(lo);
+    entry.1 = entry.1.min(hi);
+    entry.2 = i;
+    entry.3 = location(c, q.span);
     Ok(())
+}
+
+/// The interval `str.len(var)` is bounded to by the comparisons with constants in a
+/// conjunction (of formulas or inside an SMT `and`), if there are any.
+fn length_bounds(f: &Formula, var: VarId) -> Option<(i128, i128)> {
+    let mut atoms = Vec::new();
+    for conjunct in conjuncts(f) {
+        if let Formula::Smt(term, _) = conjunct {
+            smt_conjuncts(term, &mut atoms);
+        }
+    }
+    let (mut lo, mut hi) = (0i128, i128::MAX);
+    let mut bounded = false;
+    for atom in atoms {
+        let Term::App(op, _, args) = atom else {
+            continue;
+        };
+        if args.len() != 2 {
+            continue;
+        }
+        let bound = match (&args[0], &args[1]) {
+            (l, Term::Const(Value::Int(k))) if is_len_of(l, var) => (*op, *k),
+            (Term::Const(Value::Int(k)), r) if is_len_of(r, var) => (flip(*op), *k),
+            _ => continue,
+        };
+        bounded = true;
+        match bound {
+            (Func::Eq, k) => {
+                lo = lo.max(k);
+                hi = hi.min(k);
+            }
+            (Func::Lt, k) => hi = hi.min(k - 1),
+            (Func::Le, k) => hi = hi.min(k),
+            (Func::Gt, k) => lo = lo.max(k + 1),
+            (Func::Ge, k) => lo = lo.max(k),
+            _ => {}
+        }
+    }
+    bounded.then_some((lo, hi))
+}
+
+fn smt_conjuncts<'t>(term: &'t Term, out: &mut Vec<&'t Term>) {
+    match term {
+        Term::App(Func::And, _, args) => args.iter().for_each(|a| smt_conjuncts(a, out)),
+        other => out.push(other),
+    }
 }
 
 fn is_len_of(term: &Term, var: VarId) -> bool {

@@ -20,10 +20,10 @@ impl DerivationTree {
         self.emit_with_holes(grammar, node, root_expr, &[], sink, &mut |_, _| {});
     }
 
-    /// Emits the subtree at `node`, with the subtrees at `holes` (sorted by index,
-    /// disjoint, all inside the subtree) replaced by what `fill(i, sink)` emits for
-    /// `holes[i]`.
-    fn emit_with_holes<S: TreeSink + ?Sized>(
+    /// Emits the subtree at `node` like [`DerivationTree::emit_subtree`], with the
+    /// subtrees at `holes` (sorted by index, disjoint, all inside the subtree) replaced
+    /// by what `fill(i, sink)` emits for `holes[i]`.
+    pub fn emit_with_holes<S: TreeSink + ?Sized>(
         &self,
         grammar: &Grammar,
         node: NodeId,
