@@ -319,7 +319,14 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         json,
     };
     if args.strategy != Strategy::Random {
-        return run_kpath(&args, &generator, solver.as_ref(), &spec.grammar, seed, &mut sink);
+        return run_kpath(
+            &args,
+            &generator,
+            solver.as_ref(),
+            &spec.grammar,
+            seed,
+            &mut sink,
+        );
     }
     let count = args.count.unwrap_or(10);
     sink.width = digits(count.saturating_sub(1)).max(6);
@@ -509,11 +516,13 @@ fn run_kpath<W: Write>(
             .into_par_iter()
             .enumerate()
             .map(|(n, tree)| {
-                let mut rng = Generator::rng_for(seed ^ 0x5eed_50_1e, n as u64);
+                let mut rng = Generator::rng_for(seed ^ 0x5eed_501e, n as u64);
                 let mut first = Some(tree);
                 solver
                     .solve_from(&mut rng, |s, r| {
-                        first.take().unwrap_or_else(|| s.generator().generate_tree(r).0)
+                        first
+                            .take()
+                            .unwrap_or_else(|| s.generator().generate_tree(r).0)
                     })
                     .ok()
                     .map(|(tree, _)| tree)

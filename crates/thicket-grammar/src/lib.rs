@@ -17,10 +17,10 @@ pub mod analysis;
 pub mod ast;
 pub mod diag;
 pub mod grammar;
-pub mod reach;
 mod json_import;
 mod lexer;
 mod parser;
+pub mod reach;
 pub mod source;
 
 pub use analysis::{Analysis, UNBOUNDED, lint};

@@ -9,7 +9,9 @@ use thicket_solve::{SolveStats, Solver, SolverConfig};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let path = args.get(1).expect("usage: solve_stats SPEC [N] [SEED] [DEPTH]");
+    let path = args
+        .get(1)
+        .expect("usage: solve_stats SPEC [N] [SEED] [DEPTH]");
     let n: u64 = args.get(2).map_or(1000, |s| s.parse().expect("N"));
     let seed: u64 = args.get(3).map_or(1, |s| s.parse().expect("SEED"));
     let mut config = SolverConfig::default();
@@ -20,8 +22,8 @@ fn main() {
         .unwrap_or_else(|e| panic!("{path}: {e:?}"));
     let constraints = thicket_constraint::from_spec(&spec, &Predicates::standard())
         .unwrap_or_else(|e| panic!("{path}: {e:?}"));
-    let solver = Solver::new(&spec.grammar, constraints, config)
-        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    let solver =
+        Solver::new(&spec.grammar, constraints, config).unwrap_or_else(|e| panic!("{path}: {e}"));
 
     let started = Instant::now();
     let mut plain_bytes = 0usize;

@@ -189,8 +189,12 @@ impl<'g> Solver<'g> {
             reach,
             config,
             tables: Mutex::new(HashMap::new()),
-            fragments: (0..grammar.rules().len()).map(|_| OnceLock::new()).collect(),
-            avoiders: (0..grammar.rules().len()).map(|_| OnceLock::new()).collect(),
+            fragments: (0..grammar.rules().len())
+                .map(|_| OnceLock::new())
+                .collect(),
+            avoiders: (0..grammar.rules().len())
+                .map(|_| OnceLock::new())
+                .collect(),
         };
         unsat::check(&solver)?;
         Ok(solver)
@@ -302,7 +306,9 @@ impl<'g> Solver<'g> {
 
     fn avoider(&self, symbol: SymbolId) -> Option<&Generator<'g>> {
         self.avoiders[symbol.index()]
-            .get_or_init(|| Generator::avoiding(self.grammar, self.config.generation, &[symbol]).ok())
+            .get_or_init(|| {
+                Generator::avoiding(self.grammar, self.config.generation, &[symbol]).ok()
+            })
             .as_ref()
     }
 

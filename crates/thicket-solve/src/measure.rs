@@ -257,8 +257,7 @@ impl MeasureTable {
                 true
             }
             Expr::Regex(regex) => {
-                let Ok(sampler) = RegexSampler::new(&regex.hir, self.max_repetitions.max(8))
-                else {
+                let Ok(sampler) = RegexSampler::new(&regex.hir, self.max_repetitions.max(8)) else {
                     return false;
                 };
                 let mut out = Vec::new();

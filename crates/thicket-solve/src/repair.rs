@@ -24,15 +24,12 @@ pub(crate) fn repair<R: Rng + ?Sized>(
     let mut violated = Vec::new();
     for _ in 0..solver.config.max_rounds.max(1) {
         stats.rounds += 1;
-        if std::env::var_os("THICKET_SOLVE_TRACE").is_some() {
-            eprintln!("round {}: {:?}", stats.rounds, String::from_utf8_lossy(tree.bytes()));
-        }
         let view = TreeView::new(&tree, grammar);
         let mut edits = Edits::default();
         violated.clear();
         for (i, c) in solver.constraints.iter().enumerate() {
-            let mut ev = Evaluator::new(&view, grammar, &c.vars)
-                .with_budget(solver.config.check_budget);
+            let mut ev =
+                Evaluator::new(&view, grammar, &c.vars).with_budget(solver.config.check_budget);
             if ev.holds(&c.formula) && !ev.exhausted() {
                 continue;
             }
@@ -179,9 +176,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 match (c, want) {
                     (Connective::And, true) => self.fix(a, true, ev) && self.fix(b, true, ev),
                     (Connective::Or, false) => self.fix(a, false, ev) && self.fix(b, false, ev),
-                    (Connective::Implies, false) => {
-                        self.fix(a, true, ev) && self.fix(b, false, ev)
-                    }
+                    (Connective::Implies, false) => self.fix(a, true, ev) && self.fix(b, false, ev),
                     (Connective::And, false) => self.either(&[(a, false), (b, false)], ev),
                     (Connective::Or, true) => self.either(&[(a, true), (b, true)], ev),
                     (Connective::Implies, true) => self.either(&[(a, false), (b, true)], ev),
@@ -299,8 +294,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                     if let Some(done) = self.make_equal(&args[0], &args[1], ev) {
                         return done;
                     }
-                } else if let Some(done) = self.solve_numeric(Func::Eq, &args[0], &args[1], ev)
-                {
+                } else if let Some(done) = self.solve_numeric(Func::Eq, &args[0], &args[1], ev) {
                     return done;
                 }
             }
@@ -312,7 +306,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                     return done;
                 }
             }
-            Term::App(Func::Eq, _, args) if args.len() == 2 && sort_of(&args[0], ev) != Some(Sort::Str) => {
+            Term::App(Func::Eq, _, args)
+                if args.len() == 2 && sort_of(&args[0], ev) != Some(Sort::Str) =>
+            {
                 // A numeric disequality: move one side off the value.
                 if let Some(done) = self.solve_numeric(Func::Lt, &args[0], &args[1], ev) {
                     return done;
@@ -338,7 +334,11 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         };
         match (node(a), node(b)) {
             (Some(x), Some(y)) => {
-                let (from, to) = if below(self.rng, 2) == 0 { (x, y) } else { (y, x) };
+                let (from, to) = if below(self.rng, 2) == 0 {
+                    (x, y)
+                } else {
+                    (y, x)
+                };
                 Some(self.copy(from, to) || self.copy(to, from))
             }
             (Some(x), None) | (None, Some(x)) => {
@@ -424,8 +424,14 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         for _ in 0..4 {
             let value = pool[below(self.rng, pool.len() as u32) as usize];
             let mut builder = TreeBuilder::new();
-            if table.generate(&self.solver.generator, expr, depth, value, self.rng, &mut builder)
-            {
+            if table.generate(
+                &self.solver.generator,
+                expr,
+                depth,
+                value,
+                self.rng,
+                &mut builder,
+            ) {
                 return self.propose(node, Replacement::Tree(builder.finish()));
             }
         }
@@ -468,12 +474,10 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             PredArg::Int(i) => *i,
             PredArg::Var(v) => match ev.binding(*v) {
                 Binding::Int(i) => i,
-                Binding::Node(n) => {
-                    match String::from_utf8_lossy(self.tree().text(n)).parse() {
-                        Ok(i) => i,
-                        Err(_) => return false,
-                    }
-                }
+                Binding::Node(n) => match String::from_utf8_lossy(self.tree().text(n)).parse() {
+                    Ok(i) => i,
+                    Err(_) => return false,
+                },
                 Binding::Unbound => return false,
             },
             _ => return false,
@@ -485,8 +489,14 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let depth = self.tree().depth_above(self.solver.grammar, node);
         let table = self.solver.table(Measure::Count(*needle));
         let mut builder = TreeBuilder::new();
-        table.generate(&self.solver.generator, expr, depth, n, self.rng, &mut builder)
-            && self.propose(node, Replacement::Tree(builder.finish()))
+        table.generate(
+            &self.solver.generator,
+            expr,
+            depth,
+            n,
+            self.rng,
+            &mut builder,
+        ) && self.propose(node, Replacement::Tree(builder.finish()))
     }
 
     // ----- edits -----
@@ -605,7 +615,12 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             return false;
         };
         let mut builder = TreeBuilder::new();
-        avoider.expand(tree.expr(n), tree.depth_above(grammar, n), self.rng, &mut builder);
+        avoider.expand(
+            tree.expr(n),
+            tree.depth_above(grammar, n),
+            self.rng,
+            &mut builder,
+        );
         self.propose(n, Replacement::Tree(builder.finish()))
     }
 
@@ -640,7 +655,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 Expr::Repeat(rep) => {
                     let count = tree.children(n).count() as u32;
                     let cap = rep.min.max(self.solver.config.generation.max_repetitions);
-                    reach.reaches(rep.item, target) && rep.max.is_none_or(|m| count < m) && count < cap + 2
+                    reach.reaches(rep.item, target)
+                        && rep.max.is_none_or(|m| count < m)
+                        && count < cap + 2
                 }
                 _ => false,
             };
@@ -706,7 +723,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                         // asks for, and every part of it may need repairs of its own.
                         let body = grammar.rule(*s).body;
                         let depth = self.solver.config.generation.max_depth.saturating_sub(3);
-                        self.solver.generator.expand(body, depth, self.rng, &mut sink);
+                        self.solver
+                            .generator
+                            .expand(body, depth, self.rng, &mut sink);
                     }
                 }
             }
@@ -742,19 +761,46 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 builder.open(tree.expr(host));
                 for (i, &child) in children.iter().enumerate() {
                     if i == at {
-                        produce(solver, tree, rep.item, depth, &mut needs, self.rng, &mut builder, 0)?;
+                        produce(
+                            solver,
+                            tree,
+                            rep.item,
+                            depth,
+                            &mut needs,
+                            self.rng,
+                            &mut builder,
+                            0,
+                        )?;
                     }
                     tree.emit_subtree(grammar, child, tree.expr(child), &mut builder);
                 }
                 if at == children.len() {
-                    produce(solver, tree, rep.item, depth, &mut needs, self.rng, &mut builder, 0)?;
+                    produce(
+                        solver,
+                        tree,
+                        rep.item,
+                        depth,
+                        &mut needs,
+                        self.rng,
+                        &mut builder,
+                        0,
+                    )?;
                 }
                 builder.close();
             }
             Expr::Ref(a) => {
                 needs.keep = Some((*a, host));
                 builder.open(tree.expr(host));
-                produce(solver, tree, grammar.rule(*a).body, depth + 1, &mut needs, self.rng, &mut builder, 0)?;
+                produce(
+                    solver,
+                    tree,
+                    grammar.rule(*a).body,
+                    depth + 1,
+                    &mut needs,
+                    self.rng,
+                    &mut builder,
+                    0,
+                )?;
                 builder.close();
             }
             _ => return None,
@@ -859,7 +905,16 @@ fn produce<R: Rng + ?Sized>(
                 return Some(());
             }
             sink.open(expr);
-            produce(solver, tree, grammar.rule(*s).body, depth + 1, needs, rng, sink, steps + 1)?;
+            produce(
+                solver,
+                tree,
+                grammar.rule(*s).body,
+                depth + 1,
+                needs,
+                rng,
+                sink,
+                steps + 1,
+            )?;
             sink.close();
         }
         Expr::Alt(children) => {
@@ -938,7 +993,16 @@ fn produce<R: Rng + ?Sized>(
                     keep: if i == keep_at { keep } else { None },
                     target: if i == target_at { target } else { None },
                 };
-                produce(solver, tree, rep.item, depth, &mut part, rng, sink, steps + 1)?;
+                produce(
+                    solver,
+                    tree,
+                    rep.item,
+                    depth,
+                    &mut part,
+                    rng,
+                    sink,
+                    steps + 1,
+                )?;
                 if !part.is_empty() {
                     return None;
                 }
@@ -951,7 +1015,11 @@ fn produce<R: Rng + ?Sized>(
 }
 
 /// The text read as a subtree of `symbol`, if the rule derives it.
-pub(crate) fn parse_as(solver: &Solver<'_>, symbol: SymbolId, text: &[u8]) -> Option<DerivationTree> {
+pub(crate) fn parse_as(
+    solver: &Solver<'_>,
+    symbol: SymbolId,
+    text: &[u8],
+) -> Option<DerivationTree> {
     let fragment = solver.fragment(symbol);
     let parser = Parser::new(fragment, ParseConfig::default()).ok()?;
     let result = parser.parse(text).ok()?;

@@ -1,0 +1,262 @@
+//! The bundled subjects with their constraints: every solution satisfies them by the
+//! exact checker and by an independent reader (the csv crate, the tar crate, Python's
+//! ElementTree with namespaces, the C compiler), and hostile constraints end with one
+//! of the three outcomes (unsatisfiable, unsupported, no solution within the budget).
+
+use std::path::Path;
+use std::process::Command;
+use thicket_constraint::Predicates;
+use thicket_grammar::Spec;
+use thicket_solve::{SolveError, Solver, SolverConfig};
+
+fn load(name: &str) -> Spec {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../specs")
+        .join(name);
+    thicket_grammar::load_spec_file(&path, &Default::default()).expect("bundled spec loads")
+}
+
+/// `n` solutions of seed 1 at the given depth, each checked by the exact checker.
+fn solutions(spec: &Spec, depth: u32, n: u64) -> Vec<Vec<u8>> {
+    let constraints = thicket_constraint::from_spec(spec, &Predicates::standard()).unwrap();
+    assert!(!constraints.is_empty());
+    let mut config = SolverConfig::default();
+    config.generation.max_depth = depth;
+    let solver = Solver::new(&spec.grammar, constraints, config).expect("solvable");
+    let mut out = Vec::new();
+    for i in 0..n {
+        let mut rng = Solver::rng_for(1, i);
+        let (tree, _) = solver
+            .solve(&mut rng)
+            .unwrap_or_else(|e| panic!("input {i}: {e}"));
+        assert!(solver.violated(&tree).is_empty(), "input {i} is invalid");
+        out.push(tree.bytes().to_vec());
+    }
+    out
+}
+
+fn distinct_share(inputs: &[Vec<u8>]) -> f64 {
+    let set: std::collections::HashSet<&Vec<u8>> = inputs.iter().collect();
+    set.len() as f64 / inputs.len() as f64
+}
+
+#[test]
+fn csv_records_have_the_header_s_column_count() {
+    let inputs = solutions(&load("csv.fan"), 30, 1000);
+    for (i, input) in inputs.iter().enumerate() {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(&input[..]);
+        let counts: Vec<usize> = reader
+            .records()
+            .map(|r| r.unwrap_or_else(|e| panic!("input {i}: {e}")).len())
+            .collect();
+        // Empty lines are a one-field record in RFC 4180 but skipped by most readers:
+        // every record the reader sees has the same count.
+        assert!(
+            counts.windows(2).all(|w| w[0] == w[1]),
+            "input {i}: {counts:?}"
+        );
+    }
+    assert!(distinct_share(&inputs) > 0.95);
+    let mean = inputs.iter().map(Vec::len).sum::<usize>() / inputs.len();
+    assert!(mean > 20, "mean size {mean}");
+}
+
+#[test]
+fn tar_archives_have_right_checksums_and_sizes() {
+    let inputs = solutions(&load("tar.fan"), 30, 30);
+    for (i, input) in inputs.iter().enumerate() {
+        let mut archive = tar::Archive::new(&input[..]);
+        let entries = archive
+            .entries()
+            .unwrap_or_else(|e| panic!("input {i}: {e}"));
+        let mut seen = 0;
+        for entry in entries {
+            let entry = entry.unwrap_or_else(|e| panic!("input {i}: {e}"));
+            // The size field is the content's length (what the second constraint says).
+            assert!(entry.header().size().is_ok(), "input {i}");
+            seen += 1;
+        }
+        assert!(seen >= 1, "input {i}: no entry");
+    }
+}
+
+#[test]
+fn xml_documents_are_well_formed_with_namespaces() {
+    let inputs = solutions(&load("xml.fan"), 10, 300);
+    let Some(python) = python() else {
+        eprintln!("python3 not found: only the exact checker judged the XML");
+        return;
+    };
+    let dir = tempdir();
+    for (i, input) in inputs.iter().enumerate() {
+        std::fs::write(dir.join(format!("{i}.xml")), input).unwrap();
+    }
+    let script = "import sys, os, xml.etree.ElementTree as ET\n\
+                  bad = []\n\
+                  for f in sorted(os.listdir(sys.argv[1])):\n\
+                  \x20   try: ET.parse(os.path.join(sys.argv[1], f))\n\
+                  \x20   except Exception as e: bad.append(f + ': ' + str(e))\n\
+                  print('\\n'.join(bad[:5])); sys.exit(1 if bad else 0)\n";
+    let out = Command::new(python)
+        .args(["-c", script])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ElementTree rejects: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(distinct_share(&inputs) > 0.9);
+}
+
+#[test]
+fn scriptsize_c_programs_compile() {
+    let inputs = solutions(&load("scriptsizec.fan"), 10, 100);
+    let Some(cc) = ["cc", "gcc", "clang"]
+        .into_iter()
+        .find(|c| Command::new(c).arg("--version").output().is_ok())
+    else {
+        eprintln!("no C compiler: only the exact checker judged the programs");
+        return;
+    };
+    let dir = tempdir();
+    for (i, input) in inputs.iter().enumerate() {
+        let mut program = b"int main(void) {\n".to_vec();
+        program.extend_from_slice(input);
+        program.extend_from_slice(b"\nreturn 0;\n}\n");
+        let path = dir.join(format!("p{i}.c"));
+        std::fs::write(&path, &program).unwrap();
+        let out = Command::new(cc)
+            .args([
+                "-fsyntax-only",
+                "-std=c11",
+                "-Werror=implicit-function-declaration",
+            ])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "program {i} does not compile: {}\n{}",
+            String::from_utf8_lossy(input),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn rest_titles_and_labels() {
+    let inputs = solutions(&load("rest.fan"), 30, 1000);
+    assert!(distinct_share(&inputs) > 0.9);
+}
+
+fn python() -> Option<&'static str> {
+    ["python3", "python"]
+        .into_iter()
+        .find(|p| Command::new(p).arg("--version").output().is_ok())
+}
+
+fn tempdir() -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "thicket-solve-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A small grammar for the hostile cases.
+const KV: &str = "<start> ::= <pair> (\";\" <pair>)*\n<pair> ::= <key> \"=\" <value>\n\
+                  <key> ::= r\"[a-z]{1,4}\"\n<value> ::= r\"[0-9]{1,3}\"\n<unused> ::= \"u\"\n";
+
+enum Expect {
+    Unsat,
+    Unsupported,
+    Budget,
+    Solved,
+}
+
+fn outcome(constraint: &str) -> Expect {
+    let spec =
+        thicket_grammar::load_spec_bytes("kv.fan", KV.as_bytes(), &Default::default()).unwrap();
+    let c = thicket_constraint::from_text(&spec.grammar, &Predicates::standard(), "c", constraint)
+        .unwrap_or_else(|e| panic!("{constraint}: {e:?}"));
+    let config = SolverConfig {
+        max_attempts: 4,
+        max_rounds: 8,
+        ..Default::default()
+    };
+    match Solver::new(&spec.grammar, vec![c], config) {
+        Err(SolveError::Unsatisfiable { .. }) => Expect::Unsat,
+        Err(SolveError::Unsupported { .. }) => Expect::Unsupported,
+        Err(e) => panic!("{constraint}: {e}"),
+        Ok(solver) => {
+            let mut rng = Solver::rng_for(1, 0);
+            match solver.solve(&mut rng) {
+                Ok((tree, _)) => {
+                    assert!(solver.violated(&tree).is_empty());
+                    Expect::Solved
+                }
+                Err(_) => Expect::Budget,
+            }
+        }
+    }
+}
+
+#[test]
+fn hostile_constraints_end_with_a_clear_outcome() {
+    use Expect::*;
+    let cases: &[(&str, Expect)] = &[
+        ("str.len(<start>) > 5 and str.len(<start>) < 3", Unsat),
+        ("forall <key> k: str.len(k) > 9", Budget),
+        ("false", Unsat),
+        ("(= \"a\" \"b\")", Unsat),
+        ("forall int n: n = n", Unsupported),
+        ("forall <key> k: str.indexof(k, \"a\", 0) = 0", Unsupported),
+        (
+            "forall <key> k: str.replace(k, \"a\", \"b\") = k",
+            Unsupported,
+        ),
+        ("forall <key> k: str.len(k) = 3", Solved),
+        ("forall <value> v: str.to_int(v) > 500", Solved),
+        ("forall <pair> p: p.<value> = \"42\"", Solved),
+        ("exists <pair> p: p.<key> = \"abcd\"", Solved),
+        (
+            "forall <key> a: forall <key> b: (same_position(a, b) or not a = b)",
+            Solved,
+        ),
+        ("forall <value> v: str.to_int(v) > 5000", Budget),
+        ("forall <key> k: (str.len(k) = 2 and str.len(k) = 3)", Unsat),
+        ("forall <pair> p: exists <key> k in p: k = \"zz\"", Solved),
+        ("count(start, \"<pair>\", \"3\")", Solved),
+        ("count(start, \"<pair>\", \"99\")", Budget),
+        (
+            "forall <value> v: str.in_re(v, re.+(str.to_re(\"7\")))",
+            Budget,
+        ),
+        (
+            "exists int n: (str.to_int(n) > 2 and count(start, \"<pair>\", n))",
+            Solved,
+        ),
+    ];
+    for (constraint, expected) in cases {
+        let got = outcome(constraint);
+        assert!(
+            std::mem::discriminant(&got) == std::mem::discriminant(expected),
+            "{constraint}: got {}",
+            match got {
+                Unsat => "unsatisfiable",
+                Unsupported => "unsupported",
+                Budget => "no solution within the budget",
+                Solved => "solved",
+            }
+        );
+    }
+}
