@@ -9,8 +9,10 @@ fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn shared_data() -> PathBuf {
-    workspace().join("../shared/data")
+/// Inputs written by others, copied into the repository (see `data/README.md`): a test
+/// reads nothing outside it.
+fn test_data() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
 fn thicket(args: &[&str]) -> Output {
@@ -58,7 +60,7 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn jsontestsuite_accepts_every_y_file_and_rejects_every_n_file_with_a_position() {
-    let dir = shared_data().join("jsontestsuite/test_parsing");
+    let dir = test_data().join("jsontestsuite/test_parsing");
     let accept = files(&dir, "y_");
     assert!(accept.len() > 90, "{} y_ files", accept.len());
     let mut args = vec!["parse", "specs/json.fan", "--quiet"];
@@ -95,7 +97,7 @@ fn jsontestsuite_accepts_every_y_file_and_rejects_every_n_file_with_a_position()
 
 #[test]
 fn grammars_v4_examples_parse() {
-    let v4 = shared_data().join("grammars-v4");
+    let v4 = test_data().join("grammars-v4");
     let json: Vec<String> = files(&v4.join("json/examples"), "");
     let mut args = vec!["parse", "specs/json.fan", "--quiet"];
     args.extend(json.iter().map(String::as_str));
