@@ -64,6 +64,12 @@ impl GenLimits {
 #[command(
     after_help = "Every random choice flows from --seed: input i of seed s is the same on \
 every machine, whatever --jobs is. Without --seed a seed is drawn and printed on stderr.\n\n\
+Output on stdout is unambiguous by default. If the grammar cannot produce a line break \
+(\\n), each input is written on a line of its own. Otherwise each input is written after \
+a header line `--- N (L bytes) ---` (N counts from 0) and followed by a line break: the L \
+bytes after the header are exactly the input, whatever it contains. -0 (NUL after each \
+input), --separator SEP, --format json (one JSON line per input) and -o DIR (a file \
+each) choose other framings.\n\n\
 Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  \
 thicket generate specs/csv.fan -n 1000 --seed 7 -o out/ --suffix .csv\n  \
 thicket generate specs/expr.fan -n 5 --max-depth 8 --format json\n  \
@@ -93,14 +99,10 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "SUFFIX", default_value = "", requires = "output")]
     suffix: String,
 
-    /// Separator written after each input on stdout; understands \n \t \r \0 \\ \xHH.
-    #[arg(
-        long,
-        value_name = "SEP",
-        default_value = "\\n",
-        conflicts_with = "null"
-    )]
-    separator: String,
+    /// Write SEP after each input on stdout instead of the default framing (see below);
+    /// understands \n \t \r \0 \\ \xHH. Unambiguous only if no input contains SEP.
+    #[arg(long, value_name = "SEP", conflicts_with = "null")]
+    separator: Option<String>,
 
     /// Separate inputs on stdout with NUL bytes (for `xargs -0`).
     #[arg(short = '0', long = "null")]
@@ -270,10 +272,14 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         }
     };
     let seed = seed_or_draw(args.seed);
-    let separator = if args.null {
-        vec![0]
+    let framing = if args.null {
+        Framing::Separator(vec![0])
+    } else if let Some(separator) = &args.separator {
+        Framing::Separator(unescape(separator).context("in --separator")?)
+    } else if spec.grammar.may_produce_byte(b'\n') {
+        Framing::Header
     } else {
-        unescape(&args.separator).context("in --separator")?
+        Framing::Separator(vec![b'\n'])
     };
     if let Some(dir) = &args.output {
         std::fs::create_dir_all(dir)
@@ -290,7 +296,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         dir: args.output.clone(),
         suffix: args.suffix.clone(),
         width: 6,
-        separator,
+        framing,
         json,
     };
     if args.strategy != Strategy::Random {
@@ -376,14 +382,24 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-/// Where generated inputs go: files in a folder, or stdout with separators.
+/// How inputs written to stdout are told apart.
+enum Framing {
+    /// These bytes after each input (a line break by default when the grammar cannot
+    /// produce one; NUL with -0; --separator).
+    Separator(Vec<u8>),
+    /// A line `--- N (L bytes) ---` before each input and a line break after it: the
+    /// default when inputs may contain line breaks.
+    Header,
+}
+
+/// Where generated inputs go: files in a folder, or stdout, framed.
 struct OutputSink<W: Write> {
     out: W,
     dir: Option<PathBuf>,
     suffix: String,
     /// Digits in file names.
     width: usize,
-    separator: Vec<u8>,
+    framing: Framing,
     json: bool,
 }
 
@@ -396,11 +412,21 @@ impl<W: Write> OutputSink<W> {
                 std::fs::write(&path, &item.output)
                     .with_context(|| format!("cannot write {}", path.display()))?;
             }
-            None => {
+            None if self.json => {
                 self.out.write_all(&item.output)?;
-                self.out
-                    .write_all(if self.json { b"\n" } else { &self.separator })?;
+                self.out.write_all(b"\n")?;
             }
+            None => match &self.framing {
+                Framing::Separator(separator) => {
+                    self.out.write_all(&item.output)?;
+                    self.out.write_all(separator)?;
+                }
+                Framing::Header => {
+                    writeln!(self.out, "--- {n} ({} bytes) ---", item.output.len())?;
+                    self.out.write_all(&item.output)?;
+                    self.out.write_all(b"\n")?;
+                }
+            },
         }
         Ok(())
     }

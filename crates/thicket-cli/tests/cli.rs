@@ -76,6 +76,72 @@ fn without_a_seed_the_drawn_seed_is_printed_so_the_run_can_be_repeated() {
     assert_eq!(run.stdout, again.stdout);
 }
 
+/// Reads the default framing of inputs that may contain line breaks: a header line
+/// `--- N (L bytes) ---`, L bytes, a line break.
+fn unframe(mut out: &[u8]) -> Vec<Vec<u8>> {
+    let mut inputs = Vec::new();
+    while !out.is_empty() {
+        let end = out.iter().position(|&b| b == b'\n').expect("a header line");
+        let header = std::str::from_utf8(&out[..end]).unwrap();
+        let expected = format!("--- {} (", inputs.len());
+        assert!(header.starts_with(&expected), "{header:?}");
+        let len: usize = header[expected.len()..]
+            .strip_suffix(" bytes) ---")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let rest = &out[end + 1..];
+        inputs.push(rest[..len].to_vec());
+        assert_eq!(rest[len], b'\n', "a line break after each input");
+        out = &rest[len + 1..];
+    }
+    inputs
+}
+
+#[test]
+fn default_output_tells_where_each_input_ends() {
+    // JSON inputs contain line breaks: each comes after a header with its length.
+    let out = thicket(&["generate", "specs/json.fan", "-n", "30", "--seed", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let framed = unframe(&out.stdout);
+    let nul = thicket(&[
+        "generate",
+        "specs/json.fan",
+        "-n",
+        "30",
+        "--seed",
+        "1",
+        "-0",
+    ]);
+    let items: Vec<Vec<u8>> = nul.stdout.split(|&b| b == 0).map(<[u8]>::to_vec).collect();
+    assert_eq!(framed.len(), 30);
+    assert_eq!(framed[..], items[..30], "the same inputs as -0");
+    assert!(
+        framed.iter().any(|i| i.contains(&b'\n')),
+        "some input has a line break"
+    );
+    // A grammar that cannot produce a line break: one input per line, nothing else.
+    let spec = write_spec("oneline.fan", "<start> ::= \"a\" | r\"[b-z]+\"");
+    let out = thicket(&[
+        "generate",
+        spec.to_str().unwrap(),
+        "-n",
+        "20",
+        "--seed",
+        "1",
+    ]);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 20);
+    assert!(
+        text.lines()
+            .all(|l| l == "a" || l.bytes().all(|b| b.is_ascii_lowercase()))
+    );
+    // The help says so.
+    let help = stdout(&thicket(&["generate", "--help"]));
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("`--- N (L bytes) ---`"), "{help}");
+}
+
 #[test]
 fn separators_null_and_files() {
     let spec = write_spec("sep.fan", "<start> ::= \"a\" | \"b\\nc\"");
