@@ -427,6 +427,50 @@ fn unique_outputs_differ_and_a_small_language_is_reported() {
 }
 
 #[test]
+fn cover_json_numbers_are_numbers_even_beyond_64_bits() {
+    // 300 alternatives of a self-reference: about 300^7 * 600 8-paths, more than u64.
+    let alternatives: Vec<String> = (0..300).map(|i| format!("\"{i}\" <a>")).collect();
+    let spec = write_spec(
+        "wide.fan",
+        &format!(
+            "<start> ::= <a>\n<a> ::= \"x\" | {}\n",
+            alternatives.join(" | ")
+        ),
+    );
+    let input = spec.with_file_name("wide-input.txt");
+    std::fs::write(&input, "7x").unwrap();
+    let out = thicket(&[
+        "cover",
+        spec.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "-k",
+        "8",
+        "--json",
+        "--per-input",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for row in value["coverage"].as_array().unwrap() {
+        assert!(row["k"].is_u64() && row["covered"].is_u64(), "{row}");
+        assert!(row["total"].is_number(), "{row}");
+        assert!(row["fraction"].is_f64(), "{row}");
+        assert!(row.get("missing").is_none(), "only with --missing: {row}");
+    }
+    let total: u128 = value["coverage"][7]["total"].to_string().parse().unwrap();
+    assert!(total > u128::from(u64::MAX), "{total}");
+    assert!(value["inputs"].is_u64() && value["rejected"].is_u64());
+    let own = &value["per_input"][0];
+    assert!(
+        own["covered"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c.is_u64()),
+        "{own}"
+    );
+}
+
+#[test]
 fn cover_reports_k_path_coverage_missing_paths_and_a_growth_curve() {
     let dir = std::env::temp_dir().join(format!("thicket-cover-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -450,12 +494,12 @@ fn cover_reports_k_path_coverage_missing_paths_and_a_growth_curve() {
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     // The paper's worked example: "x+42" covers 12 of the 125 2-paths.
     assert_eq!(value["coverage"][1]["covered"], 12);
-    assert_eq!(value["coverage"][1]["total"], "125");
+    assert_eq!(value["coverage"][1]["total"], 125);
     assert_eq!(
         value["coverage"][1]["missing"].as_array().unwrap().len(),
         113
     );
-    assert_eq!(value["coverage"][0]["total"], "39");
+    assert_eq!(value["coverage"][0]["total"], 39);
     let csv = std::fs::read_to_string(&curve).unwrap();
     assert!(csv.starts_with("inputs,k1,k2\n1,"), "{csv}");
     let rejected = thicket(&[
@@ -580,11 +624,7 @@ fn kpath_output_reaches_full_coverage_for_every_bundled_spec() {
             assert!(out.status.success(), "{spec} k={k}: {}", stderr(&out));
             let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             let row = &value["coverage"][k - 1];
-            assert_eq!(
-                row["covered"].to_string(),
-                row["total"].as_str().unwrap(),
-                "{spec} k={k}: {row}"
-            );
+            assert_eq!(row["covered"], row["total"], "{spec} k={k}: {row}");
             std::fs::remove_dir_all(dir).unwrap();
         }
     }

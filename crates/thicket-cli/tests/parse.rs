@@ -250,7 +250,7 @@ fn all_lists_every_tree_of_an_ambiguous_input_and_counts_them() {
     let out = thicket_stdin(&["parse", spec, "--all", "--format", "json"], b"xxxx");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(value["trees"], "5");
+    assert_eq!(value["trees"], 5, "a number");
     assert_eq!(value["all"].as_array().unwrap().len(), 5);
     let bounded = thicket_stdin(
         &[
@@ -272,4 +272,33 @@ fn all_lists_every_tree_of_an_ambiguous_input_and_counts_them() {
     let out = thicket_stdin(&["parse", cyclic.to_str().unwrap(), "--all"], b"x");
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("infinitely many"), "{}", stderr(&out));
+    // In JSON, a count is a number or null with the reason, and every input has a line.
+    let cyclic = cyclic.to_str().unwrap();
+    let out = thicket_stdin(&["parse", cyclic, "--count", "--format", "json"], b"x");
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["trees"], serde_json::Value::Null, "{value}");
+    assert_eq!(value["trees_unknown"], "infinite", "{value}");
+    let out = thicket_stdin(&["parse", cyclic, "--all", "--format", "json"], b"x");
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["ok"], false, "{value}");
+    assert!(
+        value["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("infinitely many")
+    );
+    let out = thicket_stdin(&["parse", cyclic, "--format", "json"], b"y");
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = &value["error"];
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("1:1: unexpected 'y'")
+    );
+    assert_eq!(error["found"], u64::from(b'y'));
+    assert!(
+        error["line"].is_u64() && error["expected"].is_array(),
+        "{error}"
+    );
 }
