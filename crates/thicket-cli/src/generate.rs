@@ -109,14 +109,17 @@ pub struct GenerateArgs {
     null: bool,
 
     /// How inputs are chosen: `random` draws N inputs by depth-bounded random generation
-    /// (Algorithm 2); `kpath` builds inputs until every k-path of the grammar that fits
-    /// --max-depth is covered (Algorithm 1 of the k-path paper; -n caps the count);
-    /// `kpath-random` makes N inputs, each steered to a k-path not yet covered in the
-    /// current round, so that k-path diversity grows as fast as possible.
+    /// (Algorithm 2); `kpath` builds inputs until every l-path of the grammar for
+    /// l = 1..k that fits --max-depth is covered (Algorithm 1 of the k-path paper, plus the
+    /// shorter paths no k-path contains, such as a bare top-level `true` in JSON; -n caps
+    /// the count); `kpath-random` makes N inputs, each steered to an l-path (l <= k) not
+    /// yet covered in the current round, so that k-path diversity grows as fast as
+    /// possible.
     #[arg(long, value_enum, default_value_t = Strategy::Random)]
     strategy: Strategy,
 
-    /// With --strategy kpath: the length of the k-paths to cover (1..=8).
+    /// With --strategy kpath or kpath-random: the length of the k-paths to cover (1..=8);
+    /// every shorter path is covered too.
     #[arg(short = 'k', long, value_name = "K", default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=8))]
     k: u8,
 
@@ -474,21 +477,26 @@ fn run_kpath<W: Write>(
         sink.write(n as u64, &item)?;
     }
     sink.out.flush()?;
-    let covered = made.covered;
-    let unfinished = covered + made.unfit.len() < made.total;
+    let covered: usize = made.covered.iter().sum();
+    let unfinished = covered + made.unfit.len() < made.total.iter().sum();
     let note = match args.strategy {
         Strategy::KpathRandom if !unfinished => " (then further rounds)",
         Strategy::Kpath if unfinished => " (stopped at -n)",
         _ => "",
     };
+    // Longest first: "cover 36 of 36 3-paths, 20 of 20 2-paths, 9 of 9 1-paths".
+    let per_length: Vec<String> = (1..=k)
+        .rev()
+        .map(|l| format!("{} of {} {l}-paths", made.covered[l - 1], made.total[l - 1]))
+        .collect();
     eprintln!(
-        "thicket: {} inputs cover {covered} of {} {k}-paths{note}",
+        "thicket: {} inputs cover {}{note}",
         made.trees.len(),
-        made.total,
+        per_length.join(", "),
     );
     if !made.unfit.is_empty() {
         eprintln!(
-            "warning: {} {k}-paths cannot be covered within --max-depth {}, e.g. {}",
+            "warning: {} paths of length {k} or less cannot be covered within --max-depth {}, e.g. {}",
             made.unfit.len(),
             generator.config().max_depth,
             graph.display(grammar, &made.unfit[0])
