@@ -3,6 +3,7 @@
 
 use crate::ParseConfig;
 use crate::earley::{Item, Spare};
+use crate::error::CompileError;
 use crate::terminal::RegexMatcher;
 use std::sync::{Arc, OnceLock};
 use thicket_grammar::{Expr, ExprId, Grammar};
@@ -138,7 +139,7 @@ impl<'g> Parser<'g> {
     }
 
     /// Prepares a parser (compiles regex terminals into DFAs).
-    pub fn new(grammar: &'g Grammar, config: ParseConfig) -> Result<Parser<'g>, String> {
+    pub fn new(grammar: &'g Grammar, config: ParseConfig) -> Result<Parser<'g>, CompileError> {
         let n = grammar.expr_count();
 
         let mut parser = Parser {
@@ -177,8 +178,10 @@ impl<'g> Parser<'g> {
                 Expr::Regex(r) => (
                     Op::Regex,
                     Some(
-                        RegexMatcher::new(&r.hir)
-                            .map_err(|e| format!("regex terminal r\"{}\": {e}", r.pattern))?,
+                        RegexMatcher::new(&r.hir).map_err(|reason| CompileError::Regex {
+                            pattern: r.pattern.clone(),
+                            reason,
+                        })?,
                     ),
                 ),
                 Expr::Ref(s) => {

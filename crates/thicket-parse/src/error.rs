@@ -23,6 +23,21 @@ pub enum ParseError {
     },
 }
 
+/// Why a grammar cannot be compiled for parsing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompileError {
+    /// A regex terminal whose DFA cannot be built (larger than the size limit, or a
+    /// construct the DFA does not support).
+    #[error("regex terminal r\"{pattern}\": {reason}")]
+    Regex {
+        /// The pattern as written in the spec.
+        pattern: String,
+        /// What the DFA builder said.
+        reason: String,
+    },
+}
+
 /// Where and why an input left the language.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejection {

@@ -78,3 +78,18 @@ fn a_regex_terminal_fails_at_the_byte_it_cannot_take() {
         "{r}"
     );
 }
+
+#[test]
+fn a_regex_too_large_for_a_dfa_is_a_typed_error() {
+    // The n-th byte from the end is an `a`: a DFA needs 2^n states.
+    let grammar =
+        thicket_grammar::load_spec_text("t.fan", b"<start> ::= r\"[ab]*a[ab]{24}\"\n").unwrap();
+    match Parser::new(&grammar, ParseConfig::default()) {
+        Err(thicket_parse::CompileError::Regex { pattern, reason }) => {
+            assert_eq!(pattern, "[ab]*a[ab]{24}");
+            assert!(!reason.is_empty());
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("a 2^24-state DFA was built"),
+    }
+}
