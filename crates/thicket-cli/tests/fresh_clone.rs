@@ -73,3 +73,39 @@ fn copied_test_data_keeps_its_licence_and_origin() {
         assert!(readme.contains(&format!("`{dir}/")), "README names {dir}");
     }
 }
+
+/// Whether `line` names a local paper file (three digits, `_`, 16 hex digits, `.txt`), which only
+/// exists beside this project's checkout: papers are cited by title.
+fn names_a_local_paper_file(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    (0..bytes.len()).any(|i| {
+        let rest = &bytes[i..];
+        rest.len() >= 24
+            && rest[..3].iter().all(u8::is_ascii_digit)
+            && rest[3] == b'_'
+            && rest[4..20].iter().all(u8::is_ascii_hexdigit)
+            && rest[20..].starts_with(b".txt")
+    })
+}
+
+#[test]
+fn papers_are_cited_by_title_not_by_a_local_file_name() {
+    assert!(names_a_local_paper_file(concat!(
+        "(",
+        "000_ae2666836b97a715",
+        ".txt §3)"
+    )));
+    let mut files = Vec::new();
+    rust_files(&workspace().join("crates"), &mut files);
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .any(names_a_local_paper_file)
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(offenders.is_empty(), "{offenders:?}");
+}

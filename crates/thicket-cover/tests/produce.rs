@@ -130,7 +130,8 @@ fn kpath_random_grows_coverage_faster_than_random() {
     }
 }
 
-/// Inputs Tribble needed on average (Table 1 of 000_ae2666836b97a715.txt) for k = 1..4.
+/// Inputs Tribble needed on average (Table 1 of the journal version of "Systematically
+/// Covering Input Structure" by Havrikov, Kampmann and Zeller) for k = 1..4.
 const TRIBBLE: [(&str, [usize; 4]); 3] = [
     ("grammars-v4-json.fan", [40, 35, 58, 201]),
     ("grammars-v4-csv.fan", [42, 38, 51, 221]),
