@@ -133,9 +133,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 }
                 Err(ParseError::Rejected(r)) => Verdict::NotInLanguage(
                     format!("not in the language: {r}\n{}", excerpt(text, &r)),
+                    // The same error object as `thicket parse --format json`.
                     serde_json::json!({
+                        "message": r.to_string(),
                         "offset": r.offset, "line": r.line, "column": r.column,
-                        "expected": r.expected, "rules": r.rules,
+                        "found": r.found, "expected": r.expected, "rules": r.rules,
                     }),
                 ),
                 Err(e @ ParseError::TooComplex { .. }) => Verdict::NotInLanguage(

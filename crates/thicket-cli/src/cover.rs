@@ -175,42 +175,66 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {
-        let per_k: Vec<serde_json::Value> = (1..=max_k)
-            .map(|k| {
-                serde_json::json!({
-                    "k": k,
-                    "covered": total.covered(k),
-                    "total": totals[k - 1].to_string(),
-                    "fraction": fraction(total.covered(k), k),
-                    "missing": missing.get(k - 1),
-                })
+        // Typed rather than `json!`: totals are u128 and serde_json writes them as exact
+        // numbers (a `Value` cannot hold one beyond u64). Schema: docs/json-output.md.
+        #[derive(serde::Serialize)]
+        struct PerK<'a> {
+            k: usize,
+            covered: usize,
+            total: u128,
+            fraction: f64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            missing: Option<&'a [String]>,
+        }
+        #[derive(serde::Serialize)]
+        struct PerInput<'a> {
+            file: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            covered: Option<Vec<usize>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            error: Option<&'a str>,
+        }
+        #[derive(serde::Serialize)]
+        struct Report<'a> {
+            spec: &'a str,
+            inputs: usize,
+            rejected: usize,
+            coverage: Vec<PerK<'a>>,
+            per_input: Vec<PerInput<'a>>,
+        }
+        let coverage = (1..=max_k)
+            .map(|k| PerK {
+                k,
+                covered: total.covered(k),
+                total: totals[k - 1],
+                fraction: fraction(total.covered(k), k),
+                missing: missing.get(k - 1).map(Vec::as_slice),
             })
             .collect();
-        let inputs: Vec<serde_json::Value> = if args.per_input {
+        let per_input = if args.per_input {
             args.inputs
                 .iter()
                 .zip(&per_input)
-                .map(|(path, own)| match own {
-                    Ok(own) => serde_json::json!({
-                        "file": crate::parse::display_name(path),
-                        "covered": (1..=max_k).map(|k| own.covered(k)).collect::<Vec<_>>(),
-                    }),
-                    Err(e) => {
-                        serde_json::json!({"file": crate::parse::display_name(path), "error": e})
-                    }
+                .map(|(path, own)| PerInput {
+                    file: crate::parse::display_name(path),
+                    covered: own
+                        .as_ref()
+                        .ok()
+                        .map(|own| (1..=max_k).map(|k| own.covered(k)).collect()),
+                    error: own.as_ref().err().map(String::as_str),
                 })
                 .collect()
         } else {
             Vec::new()
         };
-        let value = serde_json::json!({
-            "spec": spec.source.name(),
-            "inputs": texts.len(),
-            "rejected": rejected,
-            "coverage": per_k,
-            "per_input": inputs,
-        });
-        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        let report = Report {
+            spec: spec.source.name(),
+            inputs: texts.len(),
+            rejected,
+            coverage,
+            per_input,
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         writeln!(
             out,

@@ -64,6 +64,12 @@ impl GenLimits {
 #[command(
     after_help = "Every random choice flows from --seed: input i of seed s is the same on \
 every machine, whatever --jobs is. Without --seed a seed is drawn and printed on stderr.\n\n\
+Output on stdout is unambiguous by default. If the grammar cannot produce a line break \
+(\\n), each input is written on a line of its own. Otherwise each input is written after \
+a header line `--- N (L bytes) ---` (N counts from 0) and followed by a line break: the L \
+bytes after the header are exactly the input, whatever it contains. -0 (NUL after each \
+input), --separator SEP, --format json (one JSON line per input) and -o DIR (a file \
+each) choose other framings.\n\n\
 Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  \
 thicket generate specs/csv.fan -n 1000 --seed 7 -o out/ --suffix .csv\n  \
 thicket generate specs/expr.fan -n 5 --max-depth 8 --format json\n  \
@@ -102,28 +108,27 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "SUFFIX", default_value = "", requires = "output")]
     suffix: String,
 
-    /// Separator written after each input on stdout; understands \n \t \r \0 \\ \xHH.
-    #[arg(
-        long,
-        value_name = "SEP",
-        default_value = "\\n",
-        conflicts_with = "null"
-    )]
-    separator: String,
+    /// Write SEP after each input on stdout instead of the default framing (see below);
+    /// understands \n \t \r \0 \\ \xHH. Unambiguous only if no input contains SEP.
+    #[arg(long, value_name = "SEP", conflicts_with = "null")]
+    separator: Option<String>,
 
     /// Separate inputs on stdout with NUL bytes (for `xargs -0`).
     #[arg(short = '0', long = "null")]
     null: bool,
 
     /// How inputs are chosen: `random` draws N inputs by depth-bounded random generation
-    /// (Algorithm 2); `kpath` builds inputs until every k-path of the grammar that fits
-    /// --max-depth is covered (Algorithm 1 of the k-path paper; -n caps the count);
-    /// `kpath-random` makes N inputs, each steered to a k-path not yet covered in the
-    /// current round, so that k-path diversity grows as fast as possible.
+    /// (Algorithm 2); `kpath` builds inputs until every l-path of the grammar for
+    /// l = 1..k that fits --max-depth is covered (Algorithm 1 of the k-path paper, plus the
+    /// shorter paths no k-path contains, such as a bare top-level `true` in JSON; -n caps
+    /// the count); `kpath-random` makes N inputs, each steered to an l-path (l <= k) not
+    /// yet covered in the current round, so that k-path diversity grows as fast as
+    /// possible.
     #[arg(long, value_enum, default_value_t = Strategy::Random)]
     strategy: Strategy,
 
-    /// With --strategy kpath: the length of the k-paths to cover (1..=8).
+    /// With --strategy kpath or kpath-random: the length of the k-paths to cover (1..=8);
+    /// every shorter path is covered too.
     #[arg(short = 'k', long, value_name = "K", default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=8))]
     k: u8,
 
@@ -295,10 +300,14 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         }
     };
     let seed = seed_or_draw(args.seed);
-    let separator = if args.null {
-        vec![0]
+    let framing = if args.null {
+        Framing::Separator(vec![0])
+    } else if let Some(separator) = &args.separator {
+        Framing::Separator(unescape(separator).context("in --separator")?)
+    } else if spec.grammar.may_produce_byte(b'\n') {
+        Framing::Header
     } else {
-        unescape(&args.separator).context("in --separator")?
+        Framing::Separator(vec![b'\n'])
     };
     if let Some(dir) = &args.output {
         std::fs::create_dir_all(dir)
@@ -315,7 +324,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         dir: args.output.clone(),
         suffix: args.suffix.clone(),
         width: 6,
-        separator,
+        framing,
         json,
     };
     if args.strategy != Strategy::Random {
@@ -450,14 +459,24 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-/// Where generated inputs go: files in a folder, or stdout with separators.
+/// How inputs written to stdout are told apart.
+enum Framing {
+    /// These bytes after each input (a line break by default when the grammar cannot
+    /// produce one; NUL with -0; --separator).
+    Separator(Vec<u8>),
+    /// A line `--- N (L bytes) ---` before each input and a line break after it: the
+    /// default when inputs may contain line breaks.
+    Header,
+}
+
+/// Where generated inputs go: files in a folder, or stdout, framed.
 struct OutputSink<W: Write> {
     out: W,
     dir: Option<PathBuf>,
     suffix: String,
     /// Digits in file names.
     width: usize,
-    separator: Vec<u8>,
+    framing: Framing,
     json: bool,
 }
 
@@ -470,11 +489,21 @@ impl<W: Write> OutputSink<W> {
                 std::fs::write(&path, &item.output)
                     .with_context(|| format!("cannot write {}", path.display()))?;
             }
-            None => {
+            None if self.json => {
                 self.out.write_all(&item.output)?;
-                self.out
-                    .write_all(if self.json { b"\n" } else { &self.separator })?;
+                self.out.write_all(b"\n")?;
             }
+            None => match &self.framing {
+                Framing::Separator(separator) => {
+                    self.out.write_all(&item.output)?;
+                    self.out.write_all(separator)?;
+                }
+                Framing::Header => {
+                    writeln!(self.out, "--- {n} ({} bytes) ---", item.output.len())?;
+                    self.out.write_all(&item.output)?;
+                    self.out.write_all(b"\n")?;
+                }
+            },
         }
         Ok(())
     }
@@ -534,7 +563,7 @@ fn run_kpath<W: Write>(
         for tree in &made.trees {
             coverage.add_tree(&graph, tree);
         }
-        made.covered = coverage.covered(k);
+        made.covered = (1..=k).map(|l| coverage.covered(l)).collect();
     }
     sink.width = digits(made.trees.len().saturating_sub(1) as u64).max(6);
     let mut summary = Summary {
@@ -554,25 +583,30 @@ fn run_kpath<W: Write>(
         sink.write(n as u64, &item)?;
     }
     sink.out.flush()?;
-    let covered = made.covered;
-    let unfinished = covered + made.unfit.len() < made.total;
+    let covered: usize = made.covered.iter().sum();
+    let unfinished = covered + made.unfit.len() < made.total.iter().sum();
     let note = match args.strategy {
         Strategy::KpathRandom if !unfinished => " (then further rounds)",
         Strategy::Kpath if unfinished => " (stopped at -n)",
         _ => "",
     };
+    // Longest first: "cover 36 of 36 3-paths, 20 of 20 2-paths, 9 of 9 1-paths".
+    let per_length: Vec<String> = (1..=k)
+        .rev()
+        .map(|l| format!("{} of {} {l}-paths", made.covered[l - 1], made.total[l - 1]))
+        .collect();
     eprintln!(
-        "thicket: {} {}inputs cover {covered} of {} {k}-paths{note}",
+        "thicket: {} {}inputs cover {}{note}",
         made.trees.len(),
         if solver.is_some() { "valid " } else { "" },
-        made.total,
+        per_length.join(", "),
     );
     if unsolved > 0 {
         eprintln!("warning: {unsolved} steered inputs could not be made valid within the budget");
     }
     if !made.unfit.is_empty() {
         eprintln!(
-            "warning: {} {k}-paths cannot be covered within --max-depth {}, e.g. {}",
+            "warning: {} paths of length {k} or less cannot be covered within --max-depth {}, e.g. {}",
             made.unfit.len(),
             generator.config().max_depth,
             graph.display(grammar, &made.unfit[0])

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use thicket_grammar::Grammar;
-use thicket_parse::{ParseConfig, ParseError, Parser, Rejection};
+use thicket_parse::{ParseConfig, ParseError, Parser, Rejection, TreeCount};
 
 /// Arguments of `thicket parse`.
 #[derive(Args, Debug)]
@@ -75,7 +75,7 @@ enum TreeFormat {
 
 enum Outcome {
     /// The rendered tree, and the tree count if asked for.
-    Parsed(String, Option<String>),
+    Parsed(String, Option<TreeCount>),
     Rejected(String, Box<Rejection>),
     TooComplex(String),
     /// In the language, but --all cannot list its trees (infinitely many, ...).
@@ -125,14 +125,14 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                     Ok(result) if args.all => match result.trees(args.max_trees) {
                         Ok((trees, total)) => Outcome::Parsed(
                             list_trees(&trees, total, grammar, args.format),
-                            Some(total.to_string()),
+                            Some(TreeCount::Finite(total)),
                         ),
                         Err(count) => {
                             Outcome::Uncountable(format!("cannot list the trees: {count}"))
                         }
                     },
                     Ok(result) => {
-                        let count = args.count.then(|| result.count_trees().to_string());
+                        let count = args.count.then(|| result.count_trees());
                         let rendered = if args.quiet {
                             String::new()
                         } else {
@@ -158,13 +158,28 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                 if let Some(count) = count {
                     eprintln!(
                         "{name}: {count} derivation tree{}",
-                        if count == "1" { "" } else { "s" }
+                        if *count == TreeCount::Finite(1) {
+                            ""
+                        } else {
+                            "s"
+                        }
                     );
                 }
                 if args.format == TreeFormat::Json {
-                    let trees = count
-                        .as_ref()
-                        .map_or(String::new(), |c| format!(",\"trees\":{}", json_str(c)));
+                    // "trees" is a number, or null with the reason in "trees_unknown".
+                    let trees = match count {
+                        None => String::new(),
+                        Some(TreeCount::Finite(n)) => format!(",\"trees\":{n}"),
+                        Some(TreeCount::Infinite) => {
+                            ",\"trees\":null,\"trees_unknown\":\"infinite\"".to_string()
+                        }
+                        Some(TreeCount::Overflow) => {
+                            ",\"trees\":null,\"trees_unknown\":\"overflow\"".to_string()
+                        }
+                        Some(TreeCount::TooDeep) => {
+                            ",\"trees\":null,\"trees_unknown\":\"too_deep\"".to_string()
+                        }
+                    };
                     // With --all, "all" holds the list of trees instead of "tree".
                     let field = if args.all { "all" } else { "tree" };
                     writeln!(
@@ -190,8 +205,9 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                 if args.format == TreeFormat::Json {
                     writeln!(
                         out,
-                        "{{\"file\":{},\"ok\":false,\"error\":{{\"offset\":{},\"line\":{},\"column\":{},\"found\":{},\"expected\":{},\"rules\":{}}}}}",
+                        "{{\"file\":{},\"ok\":false,\"error\":{{\"message\":{},\"offset\":{},\"line\":{},\"column\":{},\"found\":{},\"expected\":{},\"rules\":{}}}}}",
                         json_str(&name),
+                        json_str(&r.to_string()),
                         r.offset,
                         r.line,
                         r.column,
@@ -202,17 +218,21 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                 }
                 eprintln!("error: {name}:{r}\n{excerpt}");
             }
-            Outcome::Uncountable(message) => {
-                if !args.quiet {
-                    eprintln!("error: {name}: {message}");
-                }
+            Outcome::Uncountable(message) | Outcome::TooComplex(message) => {
                 rejected += 1;
-            }
-            Outcome::TooComplex(message) => {
-                rejected += 1;
-                if !args.quiet {
-                    eprintln!("error: {name}: {message}");
+                if args.quiet {
+                    continue;
                 }
+                if args.format == TreeFormat::Json {
+                    // Every input has its line: an error without a position.
+                    writeln!(
+                        out,
+                        "{{\"file\":{},\"ok\":false,\"error\":{{\"message\":{}}}}}",
+                        json_str(&name),
+                        json_str(message)
+                    )?;
+                }
+                eprintln!("error: {name}: {message}");
             }
         }
     }

@@ -252,3 +252,30 @@ fn lint_counts_the_constraints() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["totals"]["constraints"], 1);
 }
+
+#[test]
+fn json_numbers_are_numbers_and_errors_match_parse() {
+    // An `int` quantifier's value is a number, like every line and column.
+    let out = thicket(&["check", "specs/csv.fan", "--json", "-"], b"a,b,c\n1,2\n");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let steps = line["violations"][0]["steps"].as_array().unwrap();
+    let int = steps.iter().find(|s| s.get("value").is_some()).unwrap();
+    assert_eq!(int["value"], 3, "{int}");
+    assert!(
+        steps
+            .iter()
+            .all(|s| s.get("line").is_none_or(|l| l.is_u64()))
+    );
+    // Not in the language: the same error object as `parse --format json`.
+    let out = thicket(&["check", "specs/csv.fan", "--json", "-"], b"a,\"b\n");
+    let checked: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = thicket(
+        &["parse", "specs/csv.fan", "--format", "json", "-"],
+        b"a,\"b\n",
+    );
+    let parsed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(checked["error"], parsed["error"]);
+    assert!(checked["error"]["message"].is_string(), "{checked}");
+    assert!(checked["error"].get("found").is_some(), "{checked}");
+}

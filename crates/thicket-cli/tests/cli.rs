@@ -76,6 +76,72 @@ fn without_a_seed_the_drawn_seed_is_printed_so_the_run_can_be_repeated() {
     assert_eq!(run.stdout, again.stdout);
 }
 
+/// Reads the default framing of inputs that may contain line breaks: a header line
+/// `--- N (L bytes) ---`, L bytes, a line break.
+fn unframe(mut out: &[u8]) -> Vec<Vec<u8>> {
+    let mut inputs = Vec::new();
+    while !out.is_empty() {
+        let end = out.iter().position(|&b| b == b'\n').expect("a header line");
+        let header = std::str::from_utf8(&out[..end]).unwrap();
+        let expected = format!("--- {} (", inputs.len());
+        assert!(header.starts_with(&expected), "{header:?}");
+        let len: usize = header[expected.len()..]
+            .strip_suffix(" bytes) ---")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let rest = &out[end + 1..];
+        inputs.push(rest[..len].to_vec());
+        assert_eq!(rest[len], b'\n', "a line break after each input");
+        out = &rest[len + 1..];
+    }
+    inputs
+}
+
+#[test]
+fn default_output_tells_where_each_input_ends() {
+    // JSON inputs contain line breaks: each comes after a header with its length.
+    let out = thicket(&["generate", "specs/json.fan", "-n", "30", "--seed", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let framed = unframe(&out.stdout);
+    let nul = thicket(&[
+        "generate",
+        "specs/json.fan",
+        "-n",
+        "30",
+        "--seed",
+        "1",
+        "-0",
+    ]);
+    let items: Vec<Vec<u8>> = nul.stdout.split(|&b| b == 0).map(<[u8]>::to_vec).collect();
+    assert_eq!(framed.len(), 30);
+    assert_eq!(framed[..], items[..30], "the same inputs as -0");
+    assert!(
+        framed.iter().any(|i| i.contains(&b'\n')),
+        "some input has a line break"
+    );
+    // A grammar that cannot produce a line break: one input per line, nothing else.
+    let spec = write_spec("oneline.fan", "<start> ::= \"a\" | r\"[b-z]+\"");
+    let out = thicket(&[
+        "generate",
+        spec.to_str().unwrap(),
+        "-n",
+        "20",
+        "--seed",
+        "1",
+    ]);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 20);
+    assert!(
+        text.lines()
+            .all(|l| l == "a" || l.bytes().all(|b| b.is_ascii_lowercase()))
+    );
+    // The help says so.
+    let help = stdout(&thicket(&["generate", "--help"]));
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("`--- N (L bytes) ---`"), "{help}");
+}
+
 #[test]
 fn separators_null_and_files() {
     let spec = write_spec("sep.fan", "<start> ::= \"a\" | \"b\\nc\"");
@@ -361,6 +427,50 @@ fn unique_outputs_differ_and_a_small_language_is_reported() {
 }
 
 #[test]
+fn cover_json_numbers_are_numbers_even_beyond_64_bits() {
+    // 300 alternatives of a self-reference: about 300^7 * 600 8-paths, more than u64.
+    let alternatives: Vec<String> = (0..300).map(|i| format!("\"{i}\" <a>")).collect();
+    let spec = write_spec(
+        "wide.fan",
+        &format!(
+            "<start> ::= <a>\n<a> ::= \"x\" | {}\n",
+            alternatives.join(" | ")
+        ),
+    );
+    let input = spec.with_file_name("wide-input.txt");
+    std::fs::write(&input, "7x").unwrap();
+    let out = thicket(&[
+        "cover",
+        spec.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "-k",
+        "8",
+        "--json",
+        "--per-input",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for row in value["coverage"].as_array().unwrap() {
+        assert!(row["k"].is_u64() && row["covered"].is_u64(), "{row}");
+        assert!(row["total"].is_number(), "{row}");
+        assert!(row["fraction"].is_f64(), "{row}");
+        assert!(row.get("missing").is_none(), "only with --missing: {row}");
+    }
+    let total: u128 = value["coverage"][7]["total"].to_string().parse().unwrap();
+    assert!(total > u128::from(u64::MAX), "{total}");
+    assert!(value["inputs"].is_u64() && value["rejected"].is_u64());
+    let own = &value["per_input"][0];
+    assert!(
+        own["covered"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c.is_u64()),
+        "{own}"
+    );
+}
+
+#[test]
 fn cover_reports_k_path_coverage_missing_paths_and_a_growth_curve() {
     let dir = std::env::temp_dir().join(format!("thicket-cover-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -384,12 +494,12 @@ fn cover_reports_k_path_coverage_missing_paths_and_a_growth_curve() {
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     // The paper's worked example: "x+42" covers 12 of the 125 2-paths.
     assert_eq!(value["coverage"][1]["covered"], 12);
-    assert_eq!(value["coverage"][1]["total"], "125");
+    assert_eq!(value["coverage"][1]["total"], 125);
     assert_eq!(
         value["coverage"][1]["missing"].as_array().unwrap().len(),
         113
     );
-    assert_eq!(value["coverage"][0]["total"], "39");
+    assert_eq!(value["coverage"][0]["total"], 39);
     let csv = std::fs::read_to_string(&curve).unwrap();
     assert!(csv.starts_with("inputs,k1,k2\n1,"), "{csv}");
     let rejected = thicket(&[
@@ -424,6 +534,22 @@ fn kpath_strategy_covers_every_k_path_and_says_so() {
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("cover 36 of 36 3-paths"), "{err}");
+    // ... and every shorter path, which it says too.
+    let two = err.split("3-paths, ").nth(1).unwrap_or("");
+    assert!(
+        two.contains("2-paths, ") && two.contains("1-paths"),
+        "{err}"
+    );
+    let (n, total) = {
+        let counts: Vec<&str> = two
+            .split(" 2-paths")
+            .next()
+            .unwrap()
+            .split(" of ")
+            .collect();
+        (counts[0].to_string(), counts[1].to_string())
+    };
+    assert_eq!(n, total, "{err}");
     let lines = stdout(&out).lines().count();
     assert!((1..=36).contains(&lines), "{lines} inputs");
     // Same seed, same inputs.
@@ -461,7 +587,7 @@ fn kpath_strategy_covers_every_k_path_and_says_so() {
 }
 
 /// The k-path strategy's output, measured by `thicket cover --all-parses`, covers every
-/// k-path of every bundled spec (all 9 specs, k = 1..4; tar's 3 KB inputs only up to
+/// l-path for l = 1..k of every bundled spec (all 9 specs, k = 4; tar's 3 KB inputs only
 /// k = 2 here, to keep the suite fast: its higher k pass too, in about a minute).
 #[test]
 fn kpath_output_reaches_full_coverage_for_every_bundled_spec() {
@@ -478,7 +604,8 @@ fn kpath_output_reaches_full_coverage_for_every_bundled_spec() {
     ];
     for spec in specs {
         let max_k = if spec == "tar" { 2 } else { 4 };
-        for k in 1..=max_k {
+        {
+            let k = max_k;
             let dir = std::env::temp_dir()
                 .join(format!("thicket-kpath-{}-{spec}-{k}", std::process::id()));
             let spec_path = format!("specs/{spec}.fan");
@@ -513,12 +640,10 @@ fn kpath_output_reaches_full_coverage_for_every_bundled_spec() {
             let out = thicket(&args);
             assert!(out.status.success(), "{spec} k={k}: {}", stderr(&out));
             let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            let row = &value["coverage"][k - 1];
-            assert_eq!(
-                row["covered"].to_string(),
-                row["total"].as_str().unwrap(),
-                "{spec} k={k}: {row}"
-            );
+            // Every l-path for l <= k, not only the k-paths.
+            for row in value["coverage"].as_array().unwrap() {
+                assert_eq!(row["covered"], row["total"], "{spec} k={k}: {row}");
+            }
             std::fs::remove_dir_all(dir).unwrap();
         }
     }

@@ -9,8 +9,10 @@ fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn shared_data() -> PathBuf {
-    workspace().join("../shared/data")
+/// Inputs written by others, copied into the repository (see `data/README.md`): a test
+/// reads nothing outside it.
+fn test_data() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
 fn thicket(args: &[&str]) -> Output {
@@ -58,7 +60,7 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn jsontestsuite_accepts_every_y_file_and_rejects_every_n_file_with_a_position() {
-    let dir = shared_data().join("jsontestsuite/test_parsing");
+    let dir = test_data().join("jsontestsuite/test_parsing");
     let accept = files(&dir, "y_");
     assert!(accept.len() > 90, "{} y_ files", accept.len());
     let mut args = vec!["parse", "specs/json.fan", "--quiet"];
@@ -95,7 +97,7 @@ fn jsontestsuite_accepts_every_y_file_and_rejects_every_n_file_with_a_position()
 
 #[test]
 fn grammars_v4_examples_parse() {
-    let v4 = shared_data().join("grammars-v4");
+    let v4 = test_data().join("grammars-v4");
     let json: Vec<String> = files(&v4.join("json/examples"), "");
     let mut args = vec!["parse", "specs/json.fan", "--quiet"];
     args.extend(json.iter().map(String::as_str));
@@ -248,7 +250,7 @@ fn all_lists_every_tree_of_an_ambiguous_input_and_counts_them() {
     let out = thicket_stdin(&["parse", spec, "--all", "--format", "json"], b"xxxx");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(value["trees"], "5");
+    assert_eq!(value["trees"], 5, "a number");
     assert_eq!(value["all"].as_array().unwrap().len(), 5);
     let bounded = thicket_stdin(
         &[
@@ -270,4 +272,33 @@ fn all_lists_every_tree_of_an_ambiguous_input_and_counts_them() {
     let out = thicket_stdin(&["parse", cyclic.to_str().unwrap(), "--all"], b"x");
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("infinitely many"), "{}", stderr(&out));
+    // In JSON, a count is a number or null with the reason, and every input has a line.
+    let cyclic = cyclic.to_str().unwrap();
+    let out = thicket_stdin(&["parse", cyclic, "--count", "--format", "json"], b"x");
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["trees"], serde_json::Value::Null, "{value}");
+    assert_eq!(value["trees_unknown"], "infinite", "{value}");
+    let out = thicket_stdin(&["parse", cyclic, "--all", "--format", "json"], b"x");
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["ok"], false, "{value}");
+    assert!(
+        value["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("infinitely many")
+    );
+    let out = thicket_stdin(&["parse", cyclic, "--format", "json"], b"y");
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = &value["error"];
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("1:1: unexpected 'y'")
+    );
+    assert_eq!(error["found"], u64::from(b'y'));
+    assert!(
+        error["line"].is_u64() && error["expected"].is_array(),
+        "{error}"
+    );
 }

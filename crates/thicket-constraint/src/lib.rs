@@ -286,7 +286,10 @@ impl<'g> Checker<'g> {
                 }
                 Step::BindInt { var, value } => serde_json::json!({
                     "bind": c.vars[var.index()].name,
-                    "value": value.to_string(),
+                    // A number, as everywhere in JSON output: exact within 64 bits (a
+                    // `Value` holds no more), the nearest double beyond.
+                    "value": i64::try_from(*value)
+                        .map_or_else(|_| serde_json::json!(*value as f64), |v| serde_json::json!(v)),
                 }),
                 Step::Fact {
                     span,

@@ -1,6 +1,7 @@
 //! # thicket-cover
 //!
-//! k-path coverage (000_ae2666836b97a715.txt §3, Def. 3.1–3.2): a *k-path* is a chain of
+//! k-path coverage (§3, Def. 3.1–3.2 of Havrikov, Kampmann and Zeller's journal version
+//! of "Systematically Covering Input Structure", ASE 2019): a *k-path* is a chain of
 //! k symbolic nodes of the grammar graph, each inside the right-hand side of the rule
 //! the one before it references; an input covers the k-paths its derivation tree
 //! contains. This crate counts and lists the k-paths of a grammar and measures which

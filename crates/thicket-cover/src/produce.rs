@@ -1,14 +1,22 @@
 //! k-path-covering production: Algorithm 1 ("GenerateKPaths") of the k-path paper.
 //!
-//! For every k-path still uncovered (in an order shuffled by the seed), one input is
-//! built that contains it: from the root, the derivation is steered along the shortest
+//! For every k-path still uncovered (in an order shuffled by the seed), and then for
+//! every shorter path still uncovered (the (k-1)-paths, then the (k-2)-paths, ...,
+//! each in shuffled order), one input is built that contains it: from the root, the derivation is steered along the shortest
 //! route (in the graph of symbolic nodes) to the path's first node and then along the
 //! path itself, choosing at each alternation the alternative that leads on; a
 //! quantified item on the way is repeated as often as the close-off would (at least
 //! once), the steered repetition at a random place (Tribble repeats `max(min, 1)` times;
 //! more repetitions cover more by accident, so fewer inputs are needed). Every other
-//! open slot is closed off by the depth-bounded random generator (Algorithm 2). Then every k-path the finished
-//! tree covers, by design or by accident, is struck off.
+//! open slot is closed off by the depth-bounded random generator (Algorithm 2). Then every
+//! l-path (l <= k) the finished tree covers, by design or by accident, is struck off.
+//!
+//! Decision: covering k-paths covers every path that is part of one, but not a path that
+//! cannot be extended to k symbols (on a JSON grammar, the start rule's `<value>` followed
+//! by a `true` terminal: nothing comes above the start rule or below a terminal). A user
+//! asking for k-paths expects every l-path for l <= k covered, so the shorter paths are
+//! on the agenda too; after the k-paths almost all of them are covered already and cost
+//! nothing.
 //!
 //! Decision: a path whose steered input would exceed the depth limit is not produced but
 //! reported as unfit, so the inputs always respect `--max-depth`.
@@ -25,16 +33,17 @@ use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
 pub struct KPathProduction {
     /// The inputs, in the order they were made.
     pub trees: Vec<DerivationTree>,
-    /// The k-paths that cannot be covered within the depth limit.
+    /// The l-paths (l <= k) that cannot be covered within the depth limit.
     pub unfit: Vec<Box<[u32]>>,
-    /// The number of k-paths of the grammar.
-    pub total: usize,
-    /// How many of them the trees cover.
-    pub covered: usize,
+    /// For l = 1..=k (at index l - 1), the number of l-paths of the grammar.
+    pub total: Vec<usize>,
+    /// For l = 1..=k (at index l - 1), how many of them the trees cover (in the first
+    /// round, for the stream).
+    pub covered: Vec<usize>,
 }
 
-/// Builds inputs until every k-path of the grammar that fits the generator's depth limit
-/// is covered, or `limit` inputs are made.
+/// Builds inputs until every l-path (l = 1..=k) of the grammar that fits the generator's
+/// depth limit is covered, or `limit` inputs are made.
 pub fn cover_k_paths(
     generator: &Generator<'_>,
     graph: &KPathGraph,
@@ -46,10 +55,10 @@ pub fn cover_k_paths(
 }
 
 /// A stream of `count` inputs whose k-path diversity grows as fast as possible
-/// ("kpath-random", beyond Tribble). Each input is the best, by k-paths still open, of
-/// an input steered (as in [`cover_k_paths`]) to the next open k-path and a few random
-/// inputs; once every k-path is covered the record is cleared and a new round begins (as
-/// ISLa does with its global k-path record). `covered` counts the first round.
+/// ("kpath-random", beyond Tribble). Each input is the best, by l-paths (l <= k) still
+/// open, of an input steered (as in [`cover_k_paths`]) to the next open path and a few
+/// random inputs; once every path is covered the record is cleared and a new round
+/// begins (as ISLa does with its global k-path record). `covered` counts the first round.
 pub fn k_path_stream(
     generator: &Generator<'_>,
     graph: &KPathGraph,
@@ -69,24 +78,30 @@ fn produce(
     cycle: bool,
 ) -> KPathProduction {
     let grammar = generator.grammar();
+    // The agenda: the k-paths, then the (k-1)-paths, ..., then the 1-paths, each length
+    // shuffled with the seed (Fisher-Yates), as Tribble does.
     let mut targets: Vec<Box<[u32]>> = Vec::new();
-    graph.for_each_path(k, |p| {
-        targets.push(p.into());
-        true
-    });
-    let total = targets.len();
-    // Shuffle the agenda with the seed (Fisher-Yates), as Tribble does.
+    let mut total = vec![0; k];
     let mut rng = Generator::rng_for(seed, u64::MAX);
-    for i in (1..targets.len()).rev() {
-        let j = below(&mut rng, i as u32 + 1) as usize;
-        targets.swap(i, j);
+    for l in (1..=k).rev() {
+        let from = targets.len();
+        graph.for_each_path(l, |p| {
+            targets.push(p.into());
+            true
+        });
+        total[l - 1] = targets.len() - from;
+        for i in (1..total[l - 1]).rev() {
+            let j = below(&mut rng, i as u32 + 1) as usize;
+            targets.swap(from + i, from + j);
+        }
     }
+    let agenda = targets.len();
     let mut open: FxHashSet<Box<[u32]>> = targets.iter().cloned().collect();
     let steering = Steering::new(grammar, graph);
     let max_depth = generator.config().max_depth;
     let mut trees = Vec::new();
     let mut unfit: Vec<Box<[u32]>> = Vec::new();
-    let mut covered = 0;
+    let mut covered = vec![0; k];
     let mut round: u64 = 0;
     let mut position = 0;
     while trees.len() < limit && !targets.is_empty() {
@@ -105,7 +120,7 @@ fn produce(
                 .cloned()
                 .collect();
         }
-        let index = position as u64 + round * total as u64;
+        let index = position as u64 + round * agenda as u64;
         let target = &targets[position];
         position += 1;
         if !open.contains(target) {
@@ -146,8 +161,8 @@ fn produce(
             }
         }
         for_each_tree_path(graph, &tree, k, |p| {
-            if p.len() == k && open.remove(p) && round == 0 {
-                covered += 1;
+            if open.remove(p) && round == 0 {
+                covered[p.len() - 1] += 1;
             }
         });
         if open.contains(target) {
@@ -168,7 +183,7 @@ fn produce(
 /// Random candidates the stream weighs against each steered input.
 const STREAM_CANDIDATES: u64 = 3;
 
-/// How many k-paths of a tree are still open.
+/// How many l-paths (l <= k) of a tree are still open.
 fn new_paths(
     graph: &KPathGraph,
     tree: &DerivationTree,
@@ -177,7 +192,7 @@ fn new_paths(
 ) -> usize {
     let mut seen: FxHashSet<Box<[u32]>> = FxHashSet::default();
     for_each_tree_path(graph, tree, k, |p| {
-        if p.len() == k && open.contains(p) {
+        if open.contains(p) {
             seen.insert(p.into());
         }
     });

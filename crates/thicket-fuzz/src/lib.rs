@@ -743,7 +743,7 @@ impl<'g> Campaign<'g> {
             self.stats.hanging_runs = old["hanging_runs"].as_u64().unwrap_or(0);
         }
         let parser = thicket_parse::Parser::new(self.grammar, Default::default())
-            .map_err(FuzzError::Campaign)?;
+            .map_err(|e| FuzzError::Campaign(e.to_string()))?;
         for (name, path) in self.out.list("queue")? {
             let bytes = std::fs::read(&path)
                 .map_err(|e| FuzzError::Io(format!("cannot read {}", path.display()), e))?;

@@ -1,7 +1,8 @@
 //! # thicket-gen
 //!
 //! Producing inputs from a grammar. This crate has the depth-bounded random generator of
-//! Algorithm 2 ("BoundedTree") of the k-path paper (000_ae2666836b97a715.txt, §4.2):
+//! Algorithm 2 ("BoundedTree") of the k-path paper (§4.2 of the journal version of
+//! "Systematically Covering Input Structure" by Havrikov, Kampmann and Zeller):
 //! every choice — which alternative, whether an optional part appears, how often a
 //! repetition repeats — is limited to what still fits into the depth limit, using the
 //! minimal depths precomputed by [`thicket_grammar::Analysis`].

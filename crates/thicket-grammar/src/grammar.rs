@@ -282,6 +282,28 @@ impl Grammar {
         (0..self.exprs.len() as u32).map(ExprId)
     }
 
+    /// Whether a derivation from the start rule may contain `byte`: some terminal reachable
+    /// from the root is a literal containing it or a regex whose character classes or
+    /// literals include it. An over-approximation (a terminal reachable only through an
+    /// unproductive rule, or a regex repetition of at most zero, still counts), so `false`
+    /// is a guarantee: no input of the grammar contains the byte.
+    pub fn may_produce_byte(&self, byte: u8) -> bool {
+        let mut seen = vec![false; self.exprs.len()];
+        let mut stack = vec![self.root];
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id.index()], true) {
+                continue;
+            }
+            match self.expr(id) {
+                Expr::Literal(bytes) if bytes.contains(&byte) => return true,
+                Expr::Regex(regex) if hir_may_match_byte(&regex.hir, byte) => return true,
+                Expr::Ref(symbol) => stack.push(self.rule(*symbol).body),
+                other => stack.extend_from_slice(other.children()),
+            }
+        }
+        false
+    }
+
     /// `<name>` of a symbol.
     pub fn display_symbol(&self, id: SymbolId) -> String {
         format!("<{}>", self.rule(id).name)
@@ -342,6 +364,50 @@ impl Grammar {
             Expr::Regex(r) => write!(out, "r\"{}\"", r.pattern).expect("string write"),
         }
     }
+}
+
+/// Whether some string `hir` matches may contain `byte` (over-approximated as for
+/// [`Grammar::may_produce_byte`]); an explicit stack, whatever the nesting.
+fn hir_may_match_byte(hir: &Hir, byte: u8) -> bool {
+    use regex_syntax::hir::{Class, HirKind};
+    let mut stack = vec![hir];
+    while let Some(hir) = stack.pop() {
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => {}
+            HirKind::Literal(literal) => {
+                if literal.0.contains(&byte) {
+                    return true;
+                }
+            }
+            HirKind::Class(Class::Bytes(class)) => {
+                if class
+                    .ranges()
+                    .iter()
+                    .any(|r| (r.start()..=r.end()).contains(&byte))
+                {
+                    return true;
+                }
+            }
+            HirKind::Class(Class::Unicode(class)) => {
+                // A byte of a multi-byte UTF-8 sequence is never ASCII: a non-ASCII
+                // byte may be in any class that reaches beyond ASCII.
+                let hit = |r: &regex_syntax::hir::ClassUnicodeRange| {
+                    if byte.is_ascii() {
+                        (r.start()..=r.end()).contains(&char::from(byte))
+                    } else {
+                        r.end() > '\u{7f}'
+                    }
+                };
+                if class.ranges().iter().any(hit) {
+                    return true;
+                }
+            }
+            HirKind::Repetition(rep) => stack.push(&rep.sub),
+            HirKind::Capture(cap) => stack.push(&cap.sub),
+            HirKind::Concat(items) | HirKind::Alternation(items) => stack.extend(items),
+        }
+    }
+    false
 }
 
 /// A literal in spec syntax: `"..."` with escapes, or `b"..."` if it is not UTF-8.
@@ -519,5 +585,18 @@ mod tests {
         assert_eq!(suggest("vaule", known.iter()), Some("value"));
         assert_eq!(suggest("Value", known.iter()), Some("value"));
         assert_eq!(suggest("zebra", known.iter()), None);
+    }
+
+    #[test]
+    fn may_produce_byte_sees_literals_and_regexes_reachable_from_the_start() {
+        let grammar = |text: &str| crate::load_spec_text("t.fan", text.as_bytes()).unwrap();
+        let one_line = grammar("<start> ::= \"a\" <b>\n<b> ::= r\"[0-9]+\"\n<c> ::= \"\\n\"\n");
+        assert!(!one_line.may_produce_byte(b'\n'), "<c> is unreachable");
+        assert!(one_line.may_produce_byte(b'7') && one_line.may_produce_byte(b'a'));
+        assert!(grammar("<start> ::= \"a\\nb\"\n").may_produce_byte(b'\n'));
+        assert!(grammar("<start> ::= r\"[ \\t\\n]*\"\n").may_produce_byte(b'\n'));
+        assert!(grammar("<start> ::= r\"[^x]\"\n").may_produce_byte(b'\n'));
+        let unicode = grammar("<start> ::= r\"[a-z\u{e9}]\"\n");
+        assert!(unicode.may_produce_byte(0xc3) && !unicode.may_produce_byte(b'\n'));
     }
 }

@@ -3,8 +3,9 @@
 
 use crate::ParseConfig;
 use crate::earley::{Item, Spare};
+use crate::error::CompileError;
 use crate::terminal::RegexMatcher;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use thicket_grammar::{Expr, ExprId, Grammar};
 
 #[derive(Clone, Copy, Debug)]
@@ -41,7 +42,8 @@ pub struct Parser<'g> {
     pub(crate) empty_depth: Vec<u32>,
     /// For alternations that can derive empty: the alternative to use.
     pub(crate) empty_choice: Vec<u32>,
-    pub(crate) regexes: Vec<Option<RegexMatcher>>,
+    /// Shared with the parser `untokenized` makes.
+    pub(crate) regexes: Arc<[Option<RegexMatcher>]>,
     /// The rule whose right-hand side contains each node (for error messages).
     pub(crate) owner: Vec<u32>,
     /// Nodes whose language is regular (no recursive rule below them).
@@ -70,6 +72,8 @@ pub struct Parser<'g> {
     pub(crate) spares: std::sync::Mutex<Vec<Spare>>,
     /// How many tree nodes large inputs needed per byte (see `fresh::PerByte`).
     pub(crate) per_byte: std::sync::Mutex<crate::fresh::PerByte>,
+    /// Whether regular nodes are scanned as tokens (always, except in `untokenized`).
+    scans_tokens: bool,
 }
 
 /// A set of bytes.
@@ -94,9 +98,50 @@ impl ByteSet {
 }
 
 impl<'g> Parser<'g> {
+    /// The grammar compiled without tokens (every rule parsed by its parts; regex
+    /// terminals stay DFAs, shared with this parser), for explaining a rejection inside
+    /// a token (see `error.rs`); `None` for such a parser itself. Made from this
+    /// parser's tables, so only rejections pay for it.
+    pub(crate) fn untokenized(&self) -> Option<Parser<'g>> {
+        if !self.scans_tokens {
+            return None;
+        }
+        let n = self.ops.len();
+        let mut parser = Parser {
+            grammar: self.grammar,
+            config: ParseConfig {
+                prefault: false,
+                keep_bytes: 0,
+                ..self.config
+            },
+            ops: self.ops.clone(),
+            children: self.children.clone(),
+            empty_depth: self.empty_depth.clone(),
+            empty_choice: self.empty_choice.clone(),
+            regexes: Arc::clone(&self.regexes),
+            owner: self.owner.clone(),
+            regular: vec![false; n],
+            lengths: Vec::new(),
+            tokens: (0..n).map(|_| OnceLock::new()).collect(),
+            lengths_by_first_byte: (0..n).map(|_| OnceLock::new()).collect(),
+            first: self.first.clone(),
+            literals: self.literals.clone(),
+            literal_bytes: self.literal_bytes.clone(),
+            follow: self.follow.clone(),
+            follow_end: self.follow_end.clone(),
+            root: self.root,
+            spares: Default::default(),
+            per_byte: Default::default(),
+            scans_tokens: false,
+        };
+        parser.compute_lengths();
+        Some(parser)
+    }
+
     /// Prepares a parser (compiles regex terminals into DFAs).
-    pub fn new(grammar: &'g Grammar, config: ParseConfig) -> Result<Parser<'g>, String> {
+    pub fn new(grammar: &'g Grammar, config: ParseConfig) -> Result<Parser<'g>, CompileError> {
         let n = grammar.expr_count();
+
         let mut parser = Parser {
             grammar,
             config,
@@ -104,7 +149,7 @@ impl<'g> Parser<'g> {
             children: Vec::new(),
             empty_depth: vec![NONE; n],
             empty_choice: vec![NONE; n],
-            regexes: Vec::with_capacity(n),
+            regexes: Arc::from(Vec::new()),
             owner: vec![NONE; n],
             regular: vec![false; n],
             lengths: Vec::new(),
@@ -118,8 +163,10 @@ impl<'g> Parser<'g> {
             root: grammar.root().index() as u32,
             spares: Default::default(),
             per_byte: Default::default(),
+            scans_tokens: true,
         };
         let index = |e: ExprId| e.index() as u32;
+        let mut regexes = Vec::with_capacity(n);
         for id in grammar.expr_ids() {
             let (op, regex) = match grammar.expr(id) {
                 Expr::Literal(bytes) => {
@@ -131,8 +178,10 @@ impl<'g> Parser<'g> {
                 Expr::Regex(r) => (
                     Op::Regex,
                     Some(
-                        RegexMatcher::new(&r.hir)
-                            .map_err(|e| format!("regex terminal r\"{}\": {e}", r.pattern))?,
+                        RegexMatcher::new(&r.hir).map_err(|reason| CompileError::Regex {
+                            pattern: r.pattern.clone(),
+                            reason,
+                        })?,
                     ),
                 ),
                 Expr::Ref(s) => {
@@ -173,8 +222,9 @@ impl<'g> Parser<'g> {
                 ),
             };
             parser.ops.push(op);
-            parser.regexes.push(regex);
+            regexes.push(regex);
         }
+        parser.regexes = regexes.into();
         parser.compute_empty_derivations();
         parser.compute_owners();
         parser.compute_regular();

@@ -606,6 +606,18 @@ impl<'g> Parser<'g> {
         follow_filter: bool,
         tree: bool,
     ) -> Result<ParseResult<'p, 'g>, ParseError> {
+        self.run_from(self.root, text, follow_filter, tree)
+    }
+
+    /// `run` with `root` as the node the whole of `text` must derive (the grammar's root,
+    /// or a token's node when a rejection inside it is explained: see `error.rs`).
+    pub(crate) fn run_from<'p>(
+        &'p self,
+        root: u32,
+        text: &'p [u8],
+        follow_filter: bool,
+        tree: bool,
+    ) -> Result<ParseResult<'p, 'g>, ParseError> {
         let n = text.len();
         let mut spare = self.take_spare();
         let mut sets = std::mem::take(&mut spare.sets);
@@ -631,7 +643,7 @@ impl<'g> Parser<'g> {
         work.pending.push(Scanned {
             end: 0,
             item: Item {
-                node: self.root,
+                node: root,
                 dot: 0,
                 origin: 0,
                 back: 0,
@@ -649,7 +661,15 @@ impl<'g> Parser<'g> {
             }
             if work.items.len() == work.base {
                 match work.next_scanned() {
-                    None => return Err(self.reject(text, furthest, &work.items, &sets)),
+                    None => {
+                        return Err(self.reject(
+                            text,
+                            furthest,
+                            &work.items,
+                            &sets,
+                            !follow_filter,
+                        ));
+                    }
                     Some(next) => {
                         // Nothing happens until then (inside a long token): no sets.
                         j = next;
@@ -735,7 +755,7 @@ impl<'g> Parser<'g> {
             rooms: std::cell::Cell::new(rooms),
         };
         if result.root_item().is_none() {
-            return Err(self.reject(text, n, &result.items, &result.sets));
+            return Err(self.reject(text, n, &result.items, &result.sets, !follow_filter));
         }
         Ok(result)
     }

@@ -23,6 +23,21 @@ pub enum ParseError {
     },
 }
 
+/// Why a grammar cannot be compiled for parsing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompileError {
+    /// A regex terminal whose DFA cannot be built (larger than the size limit, or a
+    /// construct the DFA does not support).
+    #[error("regex terminal r\"{pattern}\": {reason}")]
+    Regex {
+        /// The pattern as written in the spec.
+        pattern: String,
+        /// What the DFA builder said.
+        reason: String,
+    },
+}
+
 /// Where and why an input left the language.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejection {
@@ -59,18 +74,47 @@ impl std::fmt::Display for Rejection {
     }
 }
 
+impl Rejection {
+    /// A rejection at byte `offset` of `text`, with its line and column.
+    fn at(text: &[u8], offset: usize, expected: Vec<String>, rules: Vec<String>) -> Rejection {
+        let before = &text[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = offset
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1)
+            + 1;
+        Rejection {
+            offset,
+            line,
+            column,
+            found: text.get(offset).copied(),
+            expected,
+            rules,
+        }
+    }
+}
+
 impl Parser<'_> {
+    /// Why `text` was rejected, `at` being the furthest position any item reached. With
+    /// `inside_tokens`, a token expected there whose DFA reads on into the input before
+    /// failing is looked into (see `reject_inside`), so the rejection points at the byte
+    /// that fails inside it rather than at its start. Only rejected inputs get here.
     pub(crate) fn reject(
         &self,
         text: &[u8],
         at: usize,
         items: &[Item],
         sets: &SetIndex,
+        inside_tokens: bool,
     ) -> ParseError {
         let (lo, hi) = sets.items(at, items.len());
         let mut expected: Vec<String> = Vec::new();
         let mut rules: Vec<String> = Vec::new();
         let mut seen = FxHashSet::default();
+        // Terminals and tokens that could be scanned here.
+        let mut scanned: Vec<u32> = Vec::new();
         for item in &items[lo..hi] {
             self.for_each_expected(item, |child, _| {
                 // Terminals and tokens that could come next, found through the
@@ -79,6 +123,11 @@ impl Parser<'_> {
                 while let Some((node, parent)) = stack.pop() {
                     if !seen.insert(node) {
                         continue;
+                    }
+                    if matches!(self.ops[node as usize], Op::Literal | Op::Regex)
+                        || self.is_token(node)
+                    {
+                        scanned.push(node);
                     }
                     // Named tokens read best by their rule (`<string>`); anonymous ones
                     // by what they start with.
@@ -127,21 +176,74 @@ impl Parser<'_> {
                 }
             });
         }
-        let line = text[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        let column = at
-            - text[..at]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |p| p + 1)
-            + 1;
-        ParseError::Rejected(Box::new(Rejection {
-            offset: at,
-            line,
-            column,
-            found: text.get(at).copied(),
-            expected,
-            rules,
-        }))
+        if inside_tokens && let Some(inside) = self.reject_inside(text, at, &scanned) {
+            return ParseError::Rejected(Box::new(inside));
+        }
+        ParseError::Rejected(Box::new(Rejection::at(text, at, expected, rules)))
+    }
+
+    /// Where a rejection at `at` really happens when a terminal or token of `scanned`
+    /// matches a few bytes there before it fails (a bad escape inside a string, `tru`):
+    /// the one that reads furthest, if any reads at all. A literal or regex terminal
+    /// fails at the first byte none of its matches can continue with, expecting the
+    /// terminal; a token is parsed again, from `at` to that byte, as the rules it is made
+    /// of (by a parser that scans no tokens), so that the rejection says which terminal
+    /// its rules expected there and in which rule.
+    fn reject_inside(&self, text: &[u8], at: usize, scanned: &[u32]) -> Option<Rejection> {
+        let viable = |node: u32| {
+            if matches!(self.ops[node as usize], Op::Literal) {
+                let (start, end) = self.literals[node as usize];
+                let literal = &self.literal_bytes[start as usize..end as usize];
+                let common = literal
+                    .iter()
+                    .zip(&text[at..])
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                // A whole literal would have been scanned: the input went on after it.
+                return Some(if common == literal.len() { 0 } else { common });
+            }
+            Some(self.matcher(node)?.viable_prefix_len(text, at))
+        };
+        let (node, len) = scanned
+            .iter()
+            .filter_map(|&node| Some((node, viable(node)?)))
+            .fold(None, |best: Option<(u32, usize)>, (node, len)| match best {
+                Some((_, most)) if most >= len => best,
+                _ => Some((node, len)),
+            })?;
+        if len == 0 {
+            return None; // the first byte is wrong: the rejection at `at` says so
+        }
+        let fails = at + len;
+        let owner_rules = || {
+            let owner = self.owner[node as usize];
+            (owner != NONE)
+                .then(|| self.grammar.display_symbol(symbol(owner)))
+                .into_iter()
+                .collect()
+        };
+        if matches!(self.ops[node as usize], Op::Literal | Op::Regex) {
+            let shown = self.grammar.display_expr(ExprId::from_index(node as usize));
+            return Some(Rejection::at(text, fails, vec![shown], owner_rules()));
+        }
+        // The token's bytes up to and including the one that fails.
+        let span = &text[at..text.len().min(fails + 1)];
+        let parts = self.untokenized()?;
+        let inner = match parts.run_from(node, span, false, false) {
+            Err(ParseError::Rejected(inner)) if inner.offset > 0 => inner,
+            // Not explained by its rules (cannot happen for a token its DFA rejects):
+            // where the DFA failed, expecting the token.
+            _ => {
+                let shown = self.grammar.display_expr(ExprId::from_index(node as usize));
+                return Some(Rejection::at(text, fails, vec![shown], owner_rules()));
+            }
+        };
+        Some(Rejection::at(
+            text,
+            at + inner.offset,
+            inner.expected,
+            inner.rules,
+        ))
     }
 }
 

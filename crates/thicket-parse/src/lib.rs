@@ -53,7 +53,7 @@ mod tree;
 pub use chart::ParseResult;
 pub use compile::Parser;
 pub use count::TreeCount;
-pub use error::{ParseError, Rejection};
+pub use error::{CompileError, ParseError, Rejection};
 pub use terminal::RegexMatcher;
 
 /// Limits of the parser.

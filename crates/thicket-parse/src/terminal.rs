@@ -233,6 +233,32 @@ impl RegexMatcher {
         lengths
     }
 
+    /// How many bytes of `text[at..]` begin some match: `at` plus this is the first byte
+    /// no match can continue with (or the end of `text`). For explaining rejections; one
+    /// DFA step per byte, and a look at every byte's step where a match ended.
+    pub fn viable_prefix_len(&self, text: &[u8], at: usize) -> usize {
+        let mut state = self.start;
+        for (offset, &byte) in text[at..].iter().enumerate() {
+            state = self.dfa.next_state(state, byte);
+            if self.dfa.is_dead_state(state) {
+                return offset;
+            }
+            // Matches are reported one byte late: a match state says `text[at..at +
+            // offset]` matched, not that the byte just read continues a match.
+            if self.dfa.is_match_state(state) && !self.continues(state) {
+                return offset;
+            }
+        }
+        text.len() - at
+    }
+
+    /// Whether the bytes read into `state` (a match state) begin some match: they match
+    /// themselves, or some byte leads on.
+    fn continues(&self, state: StateID) -> bool {
+        self.dfa.is_match_state(self.dfa.next_eoi_state(state))
+            || (0..=255u8).any(|b| !self.dfa.is_dead_state(self.dfa.next_state(state, b)))
+    }
+
     /// Whether some non-empty match starts with `byte`.
     pub fn can_start_with(&self, byte: u8) -> bool {
         !self
@@ -280,6 +306,19 @@ mod tests {
         let mut ends = Vec::new();
         matcher("a|ab|(|q)*").match_ends(b"abq", 0, |e| ends.push(e));
         assert_eq!(ends, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn viable_prefixes_end_at_the_first_byte_no_match_continues_with() {
+        assert_eq!(matcher("ab|abcd").viable_prefix_len(b"abcx", 0), 3);
+        assert_eq!(matcher("ab|abcd").viable_prefix_len(b"abx", 0), 2);
+        assert_eq!(matcher("ab").viable_prefix_len(b"xaby", 1), 2);
+        assert_eq!(matcher("[0-9]+").viable_prefix_len(b"12", 0), 2);
+        assert_eq!(matcher("[0-9]+").viable_prefix_len(b"x", 0), 0);
+        assert_eq!(
+            matcher(r"a\\u[0-9]{4}").viable_prefix_len(br"a\u12x4", 0),
+            5
+        );
     }
 
     /// Token splits take a repetition's first byte as its length only where every match
