@@ -43,9 +43,19 @@ pub struct GenLimits {
     pub max_repetitions: u32,
 
     /// Rule expansions per input after which the rest of the input is closed off along
-    /// the shortest derivations (keeps explosive grammars bounded).
-    #[arg(long, value_name = "N", default_value_t = GenConfig::default().max_nodes)]
-    pub max_nodes: usize,
+    /// the shortest derivations (keeps explosive grammars bounded); also the bound on
+    /// rule expansions plus repetitions of any input: a grammar whose smallest input
+    /// needs more is refused.
+    #[arg(long, value_name = "N", default_value_t = GenConfig::default().max_nodes as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_nodes: u64,
+
+    /// Bytes of any input (default 16 MiB = 16777216): choices that would exceed it are
+    /// not taken, and a grammar whose smallest input is larger is refused before
+    /// anything is allocated.
+    #[arg(long, value_name = "BYTES", default_value_t = thicket_gen::DEFAULT_MAX_SIZE,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_size: u64,
 }
 
 impl GenLimits {
@@ -54,7 +64,8 @@ impl GenLimits {
         GenConfig {
             max_depth: self.max_depth,
             max_repetitions: self.max_repetitions,
-            max_nodes: self.max_nodes.max(1),
+            max_nodes: usize::try_from(self.max_nodes).unwrap_or(usize::MAX),
+            max_size: self.max_size,
         }
     }
 }
@@ -449,8 +460,8 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     }
     if summary.budget_exhausted > 0 {
         eprintln!(
-            "warning: {} of {} inputs reached --max-nodes {} and were closed off along the shortest derivations",
-            summary.budget_exhausted, count, config.max_nodes
+            "warning: {} of {} inputs reached --max-nodes {} or --max-size {} and were closed off along the shortest derivations",
+            summary.budget_exhausted, count, config.max_nodes, config.max_size
         );
     }
     if args.stats {

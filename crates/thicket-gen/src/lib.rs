@@ -21,6 +21,15 @@
 //! - **Node budget** (beyond the paper): the depth limit alone does not bound size (a
 //!   binary rule of depth 30 has 2^30 leaves), so after `max_nodes` rule expansions the
 //!   generator closes the tree off along the shortest derivations. [`GenStats`] says when.
+//! - **Size bounds** (beyond the paper): every input stays within `max_size` bytes and
+//!   `max_nodes` steps (rule expansions plus repetitions, each repeated item counting
+//!   one). The generator keeps the minimal completion of what it has chosen so far
+//!   (from [`Analysis`]' minimal lengths and steps) within both, and a choice that would
+//!   overrun them (a longer alternative, more repetitions, a longer regex match) gives
+//!   way to the smallest one. So `"a"{4000000000}` is refused when the generator is
+//!   built ([`GenError::TooLarge`]), not when memory runs out, and an optional huge part
+//!   is simply never chosen. Repetitions are expanded one at a time, so a large count
+//!   costs no memory up front.
 //! - **Randomness** comes from SplitMix64 (fast, one 64-bit word of state, passes
 //!   BigCrush), started per input at a hash of `(seed, index)`, so input `i` of seed `s`
 //!   is the same on every machine and independent of how many threads produce the
@@ -47,18 +56,25 @@ pub struct GenConfig {
     pub max_depth: u32,
     /// Cap on the repetitions of `*`, `+`, `{n,}` and of regex repetitions.
     pub max_repetitions: u32,
-    /// Rule expansions after which the rest of the tree is closed off minimally.
+    /// Rule expansions after which the rest of the tree is closed off minimally; also
+    /// the bound on steps (rule expansions plus repetitions) of any input.
     pub max_nodes: usize,
+    /// Bytes of any input (16 MiB by default).
+    pub max_size: u64,
 }
+
+/// Default of [`GenConfig::max_size`]: 16 MiB.
+pub const DEFAULT_MAX_SIZE: u64 = 16 << 20;
 
 impl Default for GenConfig {
     /// Depth 30 (as in the paper's evaluation), 5 repetitions (Fandango's default),
-    /// 100,000 rule expansions.
+    /// 100,000 rule expansions, 16 MiB.
     fn default() -> Self {
         GenConfig {
             max_depth: 30,
             max_repetitions: 5,
             max_nodes: 100_000,
+            max_size: DEFAULT_MAX_SIZE,
         }
     }
 }
@@ -75,6 +91,18 @@ pub enum GenError {
         required: u32,
         /// The limit that was asked for.
         given: u32,
+    },
+    /// Even the smallest input is over a limit: refused before anything is allocated.
+    #[error(
+        "the smallest input of this grammar {what}, over the limit {option} {limit}; raise {option} if inputs this large are meant (`thicket lint` shows where)"
+    )]
+    TooLarge {
+        /// What the smallest input needs, e.g. "is 4000000000 bytes".
+        what: String,
+        /// The option that sets the limit (`--max-size` or `--max-nodes`).
+        option: &'static str,
+        /// The limit in force.
+        limit: u64,
     },
     /// The start rule cannot derive any finite input.
     #[error("the start rule {0} can never finish (run `thicket lint` for the cycle)")]
@@ -157,8 +185,23 @@ fn splitmix64(x: u64) -> u64 {
 }
 
 enum Task {
-    Expand { op: u32, depth: u32 },
+    Expand {
+        op: u32,
+        depth: u32,
+    },
+    /// `left` more repetitions of `op` (one is expanded when popped).
+    Repeat {
+        op: u32,
+        depth: u32,
+        left: u32,
+    },
     Close,
+}
+
+/// What an input may still take beyond the minimal completion of what is chosen so far.
+struct Room {
+    bytes: u64,
+    steps: u64,
 }
 
 /// Opens a node in the sink and schedules its close, if the sink cares about structure.
@@ -218,6 +261,22 @@ impl<'g> Generator<'g> {
                 given: config.max_depth,
             });
         }
+        let min_len = analysis.expr_min_len(grammar.root());
+        if min_len > config.max_size {
+            return Err(GenError::TooLarge {
+                what: format!("is {min_len} bytes"),
+                option: "--max-size",
+                limit: config.max_size,
+            });
+        }
+        let min_steps = analysis.expr_min_steps(grammar.root());
+        if min_steps > config.max_nodes as u64 {
+            return Err(GenError::TooLarge {
+                what: format!("takes {min_steps} rule expansions and repetitions"),
+                option: "--max-nodes",
+                limit: config.max_nodes as u64,
+            });
+        }
         let mut generator = Generator {
             grammar,
             analysis,
@@ -254,6 +313,29 @@ impl<'g> Generator<'g> {
                             reason: format!("{e:?}"),
                         }
                     })?;
+                // Sampling takes time in the repetitions, whatever their length: a regex
+                // that always repeats more than the step budget is refused here, even
+                // in a part of the grammar that is never chosen.
+                if sampler.min_steps() > self.config.max_nodes as u64 {
+                    return Err(GenError::Regex {
+                        pattern: r.pattern.clone(),
+                        reason: format!(
+                            "every match takes at least {} repetitions, over the limit --max-nodes {}",
+                            sampler.min_steps(),
+                            self.config.max_nodes
+                        ),
+                    });
+                }
+                if sampler.min_len() > self.config.max_size {
+                    return Err(GenError::Regex {
+                        pattern: r.pattern.clone(),
+                        reason: format!(
+                            "every match is at least {} bytes, over the limit --max-size {}",
+                            sampler.min_len(),
+                            self.config.max_size
+                        ),
+                    });
+                }
                 self.regexes.push(sampler);
                 Op::Regex {
                     index: self.regexes.len() as u32 - 1,
@@ -366,6 +448,14 @@ impl<'g> Generator<'g> {
         // (`current`), which saves a push and a pop for every first child.
         let mut stack: Vec<Task> = Vec::with_capacity(64);
         let mut scratch = Vec::new();
+        let mut room = Room {
+            bytes: self
+                .config
+                .max_size
+                .saturating_sub(self.analysis.expr_min_len(start)),
+            steps: (self.config.max_nodes as u64)
+                .saturating_sub(self.analysis.expr_min_steps(start)),
+        };
         let mut current = Some((start.index() as u32, depth));
         loop {
             let Some((op, depth)) = current.take() else {
@@ -373,6 +463,16 @@ impl<'g> Generator<'g> {
                     None => break,
                     Some(Task::Close) => sink.close(),
                     Some(Task::Expand { op, depth }) => current = Some((op, depth)),
+                    Some(Task::Repeat { op, depth, left }) => {
+                        if left > 1 {
+                            stack.push(Task::Repeat {
+                                op,
+                                depth,
+                                left: left - 1,
+                            });
+                        }
+                        current = Some((op, depth));
+                    }
                 }
                 continue;
             };
@@ -386,7 +486,9 @@ impl<'g> Generator<'g> {
                 }
                 Op::Regex { index } => {
                     let regex = &self.regexes[index as usize];
-                    sink.terminal_with(expr(), &mut scratch, |out| regex.sample(rng, out));
+                    sink.terminal_with(expr(), &mut scratch, |out| {
+                        regex.sample_within(rng, out, &mut room.bytes)
+                    });
                 }
                 Op::Ref { body } => {
                     stats.rule_expansions += 1;
@@ -403,11 +505,18 @@ impl<'g> Generator<'g> {
                     }
                 }
                 Op::Alt { .. } => {
-                    let chosen = self.choose(op, depth, rng, &stats);
+                    let chosen = self.choose(op, depth, rng, &mut stats, &mut room);
                     open(sink, &mut stack, expr());
                     // A terminal alternative (`"a" | "b" | <digit>`) is emitted at once,
                     // saving rounds through the dispatch.
-                    if !self.emit_terminal(chosen, rng, sink, &mut scratch, &mut stats) {
+                    if !self.emit_terminal(
+                        chosen,
+                        rng,
+                        sink,
+                        &mut scratch,
+                        &mut stats,
+                        &mut room.bytes,
+                    ) {
                         current = Some((chosen, depth));
                     }
                 }
@@ -418,14 +527,35 @@ impl<'g> Generator<'g> {
                     max,
                 } => {
                     let item_fits = depth.saturating_add(item_depth) <= max_depth;
-                    let count = if !item_fits || stats.budget_exhausted {
+                    let mut count = if !item_fits || stats.budget_exhausted {
                         min
                     } else {
                         min + below(rng, max - min + 1)
                     };
+                    if count > min {
+                        // Extra repetitions only as far as the room allows.
+                        let item_expr = self.expr_id(item);
+                        let len = self.analysis.expr_min_len(item_expr);
+                        let steps = self.analysis.expr_min_steps(item_expr).saturating_add(1);
+                        let fits = (room.bytes.checked_div(len).unwrap_or(u64::MAX))
+                            .min(room.steps / steps);
+                        if u64::from(count - min) > fits {
+                            count = min + fits as u32;
+                            stats.budget_exhausted = true;
+                        }
+                        let extra = u64::from(count - min);
+                        room.bytes -= extra * len;
+                        room.steps -= extra * steps;
+                    }
                     open(sink, &mut stack, expr());
+                    if count > 1 {
+                        stack.push(Task::Repeat {
+                            op: item,
+                            depth,
+                            left: count - 1,
+                        });
+                    }
                     if count > 0 {
-                        stack.extend((1..count).map(|_| Task::Expand { op: item, depth }));
                         current = Some((item, depth));
                     }
                 }
@@ -435,9 +565,17 @@ impl<'g> Generator<'g> {
     }
 
     /// Chooses an alternative of the alternation `op` at `depth`: uniformly among those
-    /// that fit the depth limit, or the shortest once the node budget is spent.
+    /// that fit the depth limit, or the shortest once the node budget is spent or when
+    /// the one drawn does not fit the room left (then the budget counts as spent).
     #[inline]
-    fn choose<R: Rng + ?Sized>(&self, op: u32, depth: u32, rng: &mut R, stats: &GenStats) -> u32 {
+    fn choose<R: Rng + ?Sized>(
+        &self,
+        op: u32,
+        depth: u32,
+        rng: &mut R,
+        stats: &mut GenStats,
+        room: &mut Room,
+    ) -> u32 {
         let Op::Alt {
             start,
             len,
@@ -459,11 +597,36 @@ impl<'g> Generator<'g> {
         // k-path steering may): then the shallowest alternative, and the caller sees a
         // tree over the limit.
         let fitting = fitting.max(1);
-        if stats.budget_exhausted {
-            self.shortest(&self.children[range][..fitting as usize])
+        let mut chosen = if stats.budget_exhausted {
+            self.shortest(&self.children[range.clone()][..fitting as usize])
         } else {
             self.children[start as usize + below(rng, fitting) as usize]
+        };
+        let (len, steps) = self.extra(op, chosen);
+        if len > room.bytes || steps > room.steps {
+            stats.budget_exhausted = true;
+            chosen = self.shortest(&self.children[range][..fitting as usize]);
         }
+        // The shortest that fits the depth may still be larger than the alternation's
+        // minimum (when the minimum is too deep): the room then just runs out.
+        let (len, steps) = self.extra(op, chosen);
+        room.bytes = room.bytes.saturating_sub(len);
+        room.steps = room.steps.saturating_sub(steps);
+        chosen
+    }
+
+    /// What choosing alternative `chosen` of `op` adds to the minimal completion.
+    #[inline]
+    fn extra(&self, op: u32, chosen: u32) -> (u64, u64) {
+        let (op, chosen) = (self.expr_id(op), self.expr_id(chosen));
+        (
+            self.analysis
+                .expr_min_len(chosen)
+                .saturating_sub(self.analysis.expr_min_len(op)),
+            self.analysis
+                .expr_min_steps(chosen)
+                .saturating_sub(self.analysis.expr_min_steps(op)),
+        )
     }
 
     /// Emits `op` at once if it is a terminal, or (for sinks without structure) a
@@ -476,6 +639,7 @@ impl<'g> Generator<'g> {
         sink: &mut S,
         scratch: &mut Vec<u8>,
         stats: &mut GenStats,
+        room_bytes: &mut u64,
     ) -> bool {
         let mut target = op;
         if let Op::Ref { body } = self.ops[op as usize] {
@@ -501,7 +665,9 @@ impl<'g> Generator<'g> {
             }
             Op::Regex { index } => {
                 let regex = &self.regexes[index as usize];
-                sink.terminal_with(self.expr_id(target), scratch, |out| regex.sample(rng, out));
+                sink.terminal_with(self.expr_id(target), scratch, |out| {
+                    regex.sample_within(rng, out, room_bytes)
+                });
                 true
             }
             _ => false,
@@ -652,6 +818,56 @@ mod tests {
             exhausted += usize::from(stats.budget_exhausted);
         }
         assert!(exhausted > 0, "a supercritical grammar hits the budget");
+    }
+
+    #[test]
+    fn inputs_stay_within_max_size_and_huge_minimums_are_refused_up_front() {
+        let (g, _) = generator(
+            "<start> ::= <part>+\n<part> ::= \"x\" | \"a\"{100000000} | \"b\"* | r\"c{0,100000}\" | <part> <part>",
+            GenConfig::default(),
+        );
+        let config = GenConfig {
+            max_repetitions: 1_000_000,
+            max_size: 5000,
+            ..GenConfig::default()
+        };
+        let gen_ = Generator::new(&g, config).unwrap();
+        for i in 0..200 {
+            let mut out = Vec::new();
+            gen_.generate_bytes(&mut Generator::rng_for(5, i), &mut out);
+            assert!(out.len() <= 5000, "{} bytes", out.len());
+            assert!(!out.contains(&b'a'), "the huge alternative is never chosen");
+            let (tree, _) = gen_.generate_tree(&mut Generator::rng_for(5, i));
+            assert_eq!(tree.bytes(), &out[..]);
+        }
+        let (g, _) = generator("<start> ::= \"ab\"{4000000000}", GenConfig::default());
+        let err = Generator::new(&g, GenConfig::default()).err().unwrap();
+        assert!(
+            matches!(
+                err,
+                GenError::TooLarge {
+                    option: "--max-size",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("8000000000 bytes"), "{err}");
+        let (g, _) = generator(
+            "<start> ::= <e>{200000}\n<e> ::= \"\"",
+            GenConfig::default(),
+        );
+        let err = Generator::new(&g, GenConfig::default()).err().unwrap();
+        assert!(
+            matches!(
+                err,
+                GenError::TooLarge {
+                    option: "--max-nodes",
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]

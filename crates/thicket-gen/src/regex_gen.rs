@@ -3,6 +3,13 @@
 //!
 //! Choices follow the generator's rules: alternatives and class members are uniform, a
 //! repetition count is uniform in `[min, min(max, max(min, max_repetitions))]`.
+//!
+//! Size is bounded: a sample is given a byte budget beyond the regex's minimal match
+//! ([`RegexSampler::sample_within`]); a choice that would overrun it (an extra
+//! repetition, a longer alternative, a multi-byte character) is replaced by the smallest
+//! one, so a sample never exceeds its minimum plus the budget. The minimal match itself
+//! and the mandatory repetitions (`a{1000}{1000}{1000}` is a billion of them) are known
+//! when compiling, so the generator refuses such a regex before sampling.
 
 use crate::below;
 use rand::Rng;
@@ -12,6 +19,10 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 #[derive(Clone, Debug)]
 pub struct RegexSampler {
     node: Node,
+    /// Bytes of the shortest match.
+    min_len: u64,
+    /// Repetitions any match takes at least (each repeated item counts one).
+    min_steps: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -32,9 +43,12 @@ enum Node {
         item: Box<Node>,
         min: u32,
         max: u32,
+        /// The item's shortest match, in bytes.
+        item_len: u64,
     },
     Concat(Box<[Node]>),
-    Alt(Box<[Node]>),
+    /// Alternatives with the shortest match of each.
+    Alt(Box<[Node]>, Box<[u64]>),
 }
 
 /// Why a regex cannot be sampled.
@@ -49,15 +63,82 @@ pub enum RegexSampleError {
 impl RegexSampler {
     /// Compiles a parsed regex; unbounded repetitions are capped at `max_repetitions`.
     pub fn new(hir: &Hir, max_repetitions: u32) -> Result<RegexSampler, RegexSampleError> {
+        let node = compile(hir, max_repetitions)?;
+        let (min_len, min_steps) = minimum(&node);
         Ok(RegexSampler {
-            node: compile(hir, max_repetitions)?,
+            node,
+            min_len,
+            min_steps,
         })
     }
 
-    /// Appends one random match to `out`.
-    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut Vec<u8>) {
-        sample(&self.node, rng, out);
+    /// Bytes of the shortest match.
+    pub fn min_len(&self) -> u64 {
+        self.min_len
     }
+
+    /// Repetitions every sample takes at least (`a{1000}{1000}` takes 1,001,000).
+    pub fn min_steps(&self) -> u64 {
+        self.min_steps
+    }
+
+    /// Appends one random match to `out`, of any length the repetition cap allows.
+    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut Vec<u8>) {
+        let mut budget = u64::MAX;
+        sample(&self.node, rng, out, &mut budget);
+    }
+
+    /// Appends one random match to `out` of at most `min_len() + *budget` bytes, taking
+    /// what it uses beyond the minimum from `budget`.
+    pub fn sample_within<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut Vec<u8>, budget: &mut u64) {
+        sample(&self.node, rng, out, budget);
+    }
+}
+
+/// The shortest match of a node in bytes and the repetitions it takes (saturating).
+fn minimum(node: &Node) -> (u64, u64) {
+    match node {
+        Node::Literal(bytes) => (bytes.len() as u64, 0),
+        Node::Bytes(_) => (1, 0),
+        Node::Class {
+            ranges, unicode, ..
+        } => (class_min_len(ranges, *unicode), 0),
+        Node::Repeat { item, min, .. } => {
+            let (len, steps) = minimum(item);
+            let min = u64::from(*min);
+            (
+                len.saturating_mul(min),
+                steps.saturating_add(1).saturating_mul(min),
+            )
+        }
+        Node::Concat(items) => items.iter().map(minimum).fold((0, 0), |(l, s), (il, is)| {
+            (l.saturating_add(il), s.saturating_add(is))
+        }),
+        Node::Alt(alts, _) => alts
+            .iter()
+            .map(minimum)
+            .fold((u64::MAX, u64::MAX), |(l, s), (al, as_)| {
+                (l.min(al), s.min(as_))
+            }),
+    }
+}
+
+/// UTF-8 length of a code point (or 1 for a byte).
+fn encoded_len(value: u32, unicode: bool) -> u64 {
+    match value {
+        _ if !unicode => 1,
+        0..0x80 => 1,
+        0x80..0x800 => 2,
+        0x800..0x10000 => 3,
+        _ => 4,
+    }
+}
+
+/// The shortest member's length: ranges are sorted, so it is the first one's start.
+fn class_min_len(ranges: &[(u32, u32)], unicode: bool) -> u64 {
+    ranges
+        .first()
+        .map_or(0, |&(start, _)| encoded_len(start, unicode))
 }
 
 fn compile(hir: &Hir, cap: u32) -> Result<Node, RegexSampleError> {
@@ -72,15 +153,20 @@ fn compile(hir: &Hir, cap: u32) -> Result<Node, RegexSampleError> {
                 .map(|h| compile(h, cap))
                 .collect::<Result<_, _>>()?,
         ),
-        HirKind::Alternation(alts) => Node::Alt(
-            alts.iter()
+        HirKind::Alternation(alts) => {
+            let alts: Box<[Node]> = alts
+                .iter()
                 .map(|h| compile(h, cap))
-                .collect::<Result<_, _>>()?,
-        ),
+                .collect::<Result<_, _>>()?;
+            let lens = alts.iter().map(|a| minimum(a).0).collect();
+            Node::Alt(alts, lens)
+        }
         HirKind::Repetition(rep) => {
             let bound = rep.min.max(cap);
+            let item = compile(&rep.sub, cap)?;
             Node::Repeat {
-                item: Box::new(compile(&rep.sub, cap)?),
+                item_len: minimum(&item).0,
+                item: Box::new(item),
                 min: rep.min,
                 max: rep.max.map_or(bound, |m| m.min(bound)),
             }
@@ -137,7 +223,9 @@ fn split_surrogates(start: u32, end: u32) -> impl Iterator<Item = (u32, u32)> {
     low.into_iter().chain(high)
 }
 
-fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>) {
+/// Appends a random match of `node`; what it takes beyond the node's minimal match comes
+/// out of `budget`, and choices that would overrun it take the smallest option.
+fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>, budget: &mut u64) {
     match node {
         Node::Literal(bytes) => out.extend_from_slice(bytes),
         Node::Bytes(members) => out.push(members[below(rng, members.len() as u32) as usize]),
@@ -149,8 +237,14 @@ fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>) {
         } => {
             let index = below(rng, *total);
             let range = before.partition_point(|&b| b <= index) - 1;
-            let value = ranges[range].0 + (index - before[range]);
+            let mut value = ranges[range].0 + (index - before[range]);
             if *unicode {
+                let extra = encoded_len(value, true) - class_min_len(ranges, true);
+                if extra > *budget {
+                    value = ranges[0].0;
+                } else {
+                    *budget -= extra;
+                }
                 let c = char::from_u32(value).expect("surrogates were split out");
                 let mut buf = [0; 4];
                 out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
@@ -158,18 +252,36 @@ fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>) {
                 out.push(value as u8);
             }
         }
-        Node::Repeat { item, min, max } => {
-            let count = min + below(rng, max - min + 1);
+        Node::Repeat {
+            item,
+            min,
+            max,
+            item_len,
+        } => {
+            let mut count = min + below(rng, max - min + 1);
+            let extra = u64::from(count - min);
+            if *item_len > 0 && extra.saturating_mul(*item_len) > *budget {
+                count = min + (*budget / item_len) as u32;
+            }
+            *budget -= u64::from(count - min) * item_len;
             for _ in 0..count {
-                sample(item, rng, out);
+                sample(item, rng, out, budget);
             }
         }
         Node::Concat(items) => {
             for item in items {
-                sample(item, rng, out);
+                sample(item, rng, out, budget);
             }
         }
-        Node::Alt(alts) => sample(&alts[below(rng, alts.len() as u32) as usize], rng, out),
+        Node::Alt(alts, lens) => {
+            let shortest = lens.iter().copied().min().unwrap_or(0);
+            let mut chosen = below(rng, alts.len() as u32) as usize;
+            if lens[chosen] - shortest > *budget {
+                chosen = lens.iter().position(|&l| l == shortest).unwrap_or(0);
+            }
+            *budget -= lens[chosen] - shortest;
+            sample(&alts[chosen], rng, out, budget);
+        }
     }
 }
 
@@ -210,6 +322,35 @@ mod tests {
                 assert!(check.is_match(&s), "{pattern} produced {s:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_budget_bounds_every_sample_and_the_minimum_is_known() {
+        let hir = regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(r"(a{0,1000}|bb){1000}[\x{80}-\x{10FFFF}]{2,9}")
+            .unwrap();
+        let sampler = RegexSampler::new(&hir, 1000).unwrap();
+        assert_eq!(sampler.min_len(), 4);
+        assert_eq!(sampler.min_steps(), 1002);
+        let mut rng = crate::GenRng::seed_from_u64(1);
+        for budget in [0u64, 10, 5000] {
+            let mut left = budget;
+            let mut out = Vec::new();
+            sampler.sample_within(&mut rng, &mut out, &mut left);
+            assert!(
+                out.len() as u64 <= 4 + budget,
+                "{} > 4 + {budget}",
+                out.len()
+            );
+            assert_eq!(out.len() as u64, 4 + budget - left);
+        }
+        let huge = regex_syntax::ParserBuilder::new()
+            .build()
+            .parse("a{1000}{1000}{1000}")
+            .unwrap();
+        let sampler = RegexSampler::new(&huge, 5).unwrap();
+        assert_eq!(sampler.min_len(), 1_000_000_000);
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub struct Analysis {
     rule_min_depth: Vec<u32>,
     expr_min_len: Vec<u64>,
     rule_min_len: Vec<u64>,
+    expr_min_steps: Vec<u64>,
+    rule_min_steps: Vec<u64>,
     reachable: Vec<bool>,
     /// Rules whose references count as underivable ([`Analysis::avoiding`]).
     avoided: Vec<bool>,
@@ -45,6 +47,8 @@ impl Analysis {
             rule_min_depth: vec![UNBOUNDED; rules],
             expr_min_len: vec![u64::MAX; exprs],
             rule_min_len: vec![u64::MAX; rules],
+            expr_min_steps: vec![u64::MAX; exprs],
+            rule_min_steps: vec![u64::MAX; rules],
             reachable: vec![false; rules],
             avoided,
         };
@@ -77,16 +81,22 @@ impl Analysis {
             let i = symbol.index();
             queued[i] = false;
             for &id in &body_nodes[i] {
-                let (depth, len) = analysis.eval(grammar, id);
+                let (depth, len, steps) = analysis.eval(grammar, id);
                 analysis.expr_min_depth[id.index()] = depth;
                 analysis.expr_min_len[id.index()] = len;
+                analysis.expr_min_steps[id.index()] = steps;
             }
             let body = grammar.rule(symbol).body.index();
             let depth = analysis.expr_min_depth[body].saturating_add(1);
             let len = analysis.expr_min_len[body];
-            if depth < analysis.rule_min_depth[i] || len < analysis.rule_min_len[i] {
+            let steps = analysis.expr_min_steps[body];
+            if depth < analysis.rule_min_depth[i]
+                || len < analysis.rule_min_len[i]
+                || steps < analysis.rule_min_steps[i]
+            {
                 analysis.rule_min_depth[i] = analysis.rule_min_depth[i].min(depth);
                 analysis.rule_min_len[i] = analysis.rule_min_len[i].min(len);
+                analysis.rule_min_steps[i] = analysis.rule_min_steps[i].min(steps);
                 for &user in &users[i] {
                     if !queued[user.index()] {
                         queued[user.index()] = true;
@@ -97,21 +107,24 @@ impl Analysis {
         }
         // Nodes outside every rule body (the root) see the final rule values.
         for id in grammar.expr_ids() {
-            let (depth, len) = analysis.eval(grammar, id);
+            let (depth, len, steps) = analysis.eval(grammar, id);
             analysis.expr_min_depth[id.index()] = depth;
             analysis.expr_min_len[id.index()] = len;
+            analysis.expr_min_steps[id.index()] = steps;
         }
         analysis.reachable = reachable_rules(grammar);
         analysis
     }
 
-    fn eval(&self, grammar: &Grammar, id: ExprId) -> (u32, u64) {
+    fn eval(&self, grammar: &Grammar, id: ExprId) -> (u32, u64, u64) {
         let depth = |e: &ExprId| self.expr_min_depth[e.index()];
         let len = |e: &ExprId| self.expr_min_len[e.index()];
+        let steps = |e: &ExprId| self.expr_min_steps[e.index()];
         match grammar.expr(id) {
             Expr::Alt(alts) => (
                 alts.iter().map(depth).min().unwrap_or(UNBOUNDED),
                 alts.iter().map(len).min().unwrap_or(u64::MAX),
+                alts.iter().map(steps).min().unwrap_or(u64::MAX),
             ),
             Expr::Seq(items) => {
                 let d = if items.iter().any(|i| depth(i) == UNBOUNDED) {
@@ -119,19 +132,30 @@ impl Analysis {
                 } else {
                     items.iter().map(depth).max().unwrap_or(0)
                 };
-                (d, items.iter().map(len).fold(0u64, u64::saturating_add))
+                (
+                    d,
+                    items.iter().map(len).fold(0u64, u64::saturating_add),
+                    items.iter().map(steps).fold(0u64, u64::saturating_add),
+                )
             }
-            Expr::Repeat(r) if r.min == 0 => (0, 0),
+            Expr::Repeat(r) if r.min == 0 => (0, 0, 0),
             Expr::Repeat(r) => (
                 depth(&r.item),
                 len(&r.item).saturating_mul(u64::from(r.min)),
+                steps(&r.item)
+                    .saturating_add(1)
+                    .saturating_mul(u64::from(r.min)),
             ),
-            Expr::Ref(s) if self.avoided[s.index()] => (UNBOUNDED, u64::MAX),
-            Expr::Ref(s) => (self.rule_min_depth[s.index()], self.rule_min_len[s.index()]),
-            Expr::Literal(bytes) => (0, bytes.len() as u64),
+            Expr::Ref(s) if self.avoided[s.index()] => (UNBOUNDED, u64::MAX, u64::MAX),
+            Expr::Ref(s) => (
+                self.rule_min_depth[s.index()],
+                self.rule_min_len[s.index()],
+                self.rule_min_steps[s.index()].saturating_add(1),
+            ),
+            Expr::Literal(bytes) => (0, bytes.len() as u64, 0),
             Expr::Regex(r) => match r.hir.properties().minimum_len() {
-                Some(n) => (0, n as u64),
-                None => (UNBOUNDED, u64::MAX),
+                Some(n) => (0, n as u64, 0),
+                None => (UNBOUNDED, u64::MAX, u64::MAX),
             },
         }
     }
@@ -155,6 +179,13 @@ impl Analysis {
     /// Least number of bytes this rule derives; `u64::MAX` if unproductive.
     pub fn rule_min_len(&self, id: SymbolId) -> u64 {
         self.rule_min_len[id.index()]
+    }
+
+    /// Least number of generation steps any derivation from this node takes: rule
+    /// expansions plus repetitions (each repeated item counts one), the measure of the
+    /// generator's `--max-nodes`; `u64::MAX` if it cannot finish.
+    pub fn expr_min_steps(&self, id: ExprId) -> u64 {
+        self.expr_min_steps[id.index()]
     }
 
     /// Whether the rule can derive a finite string at all.
@@ -394,7 +425,71 @@ pub fn lint(grammar: &Grammar, analysis: &Analysis) -> Vec<Diagnostic> {
             );
         }
     }
+    large_minimum(grammar, analysis, &mut out);
     out
+}
+
+/// Minimal output beyond which `lint` warns (1 MiB): inputs this large are rarely meant,
+/// and `generate` refuses any input over `--max-size` (16 MiB by default).
+pub const LARGE_MIN_LEN: u64 = 1 << 20;
+
+/// Minimal generation steps (rule expansions and repetitions) beyond which `lint` warns:
+/// `generate` refuses any input needing more than `--max-nodes` (100,000 by default).
+pub const LARGE_MIN_STEPS: u64 = 1_000_000;
+
+/// Warns at each part of the grammar where a huge minimal output or step count arises
+/// (a node over the threshold whose children are all under it), such as `"a"{4000000000}`
+/// or `r"a{1000}{1000}{1000}"`.
+fn large_minimum(grammar: &Grammar, analysis: &Analysis, out: &mut Vec<Diagnostic>) {
+    for id in grammar.expr_ids() {
+        let expr = grammar.expr(id);
+        if matches!(expr, Expr::Ref(_) | Expr::Alt(_)) {
+            continue;
+        }
+        let len = analysis.expr_min_len(id);
+        let steps = analysis.expr_min_steps(id);
+        let children = expr.children();
+        let len_origin = len > LARGE_MIN_LEN
+            && len != u64::MAX
+            && children
+                .iter()
+                .all(|&c| analysis.expr_min_len(c) <= LARGE_MIN_LEN);
+        let steps_origin = steps > LARGE_MIN_STEPS
+            && steps != u64::MAX
+            && children
+                .iter()
+                .all(|&c| analysis.expr_min_steps(c) <= LARGE_MIN_STEPS);
+        if len_origin {
+            out.push(
+                Diagnostic::warning(
+                    "large-minimum",
+                    format!(
+                        "every text derived here is at least {len} bytes (over the 1 MiB lint threshold)"
+                    ),
+                    grammar.expr_span(id),
+                )
+                .with_label_message(format!("at least {len} bytes"))
+                .with_note(
+                    "`thicket generate` refuses inputs over --max-size (default 16 MiB); \
+                     lower the repetition count unless inputs this large are meant",
+                ),
+            );
+        } else if steps_origin {
+            out.push(
+                Diagnostic::warning(
+                    "large-minimum",
+                    format!(
+                        "every derivation here takes at least {steps} rule expansions and repetitions (over the lint threshold of 1,000,000)"
+                    ),
+                    grammar.expr_span(id),
+                )
+                .with_label_message(format!("at least {steps} steps"))
+                .with_note(
+                    "`thicket generate` refuses inputs needing more than --max-nodes steps (default 100000)",
+                ),
+            );
+        }
+    }
 }
 
 #[cfg(test)]

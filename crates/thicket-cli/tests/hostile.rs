@@ -1,0 +1,233 @@
+//! Hostile inputs (issue 16): each case either succeeds or exits with a clear message
+//! naming the limit, within a generous time and an address-space bound, and never
+//! aborts (no exit by signal, no allocation failure). Each case is small enough for CI.
+
+use std::io::Write;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Address space a hostile case may use: far below what the unbounded behaviour needed
+/// (tens of gigabytes), far above what a bounded run needs.
+const ADDRESS_SPACE: u64 = 1 << 30;
+/// Wall-clock bound of a hostile case (generous: CI machines are slow and shared).
+const SECONDS: u64 = 60;
+
+struct Run {
+    code: i32,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+fn thicket_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_thicket"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe and touches only the child.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: ADDRESS_SPACE,
+                rlim_max: ADDRESS_SPACE,
+            };
+            libc::setrlimit(libc::RLIMIT_AS, &limit);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().expect("thicket runs");
+    let mut input = child.stdin.take().expect("stdin");
+    let stdin = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let started = Instant::now();
+    let out_thread = {
+        let mut out = child.stdout.take().expect("stdout");
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            std::io::Read::read_to_end(&mut out, &mut v).ok();
+            v
+        })
+    };
+    let err_thread = {
+        let mut err = child.stderr.take().expect("stderr");
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            std::io::Read::read_to_end(&mut err, &mut v).ok();
+            v
+        })
+    };
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(SECONDS) {
+            child.kill().ok();
+            panic!("thicket {args:?} ran for more than {SECONDS} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    feeder.join().ok();
+    let output = Output {
+        status,
+        stdout: out_thread.join().unwrap(),
+        stderr: err_thread.join().unwrap(),
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.signal().is_none(),
+        "thicket {args:?} died by signal {:?}: {stderr}",
+        output.status.signal()
+    );
+    assert!(
+        !stderr.contains("panicked"),
+        "thicket {args:?} panicked: {stderr}"
+    );
+    assert!(
+        !stderr.contains("memory allocation"),
+        "thicket {args:?} ran out of memory: {stderr}"
+    );
+    Run {
+        code: output.status.code().expect("an exit code"),
+        stdout: output.stdout,
+        stderr,
+    }
+}
+
+fn thicket(args: &[&str]) -> Run {
+    thicket_in(&workspace(), args, b"")
+}
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+// --- generation ---------------------------------------------------------------------
+
+#[test]
+fn a_huge_mandatory_repetition_is_refused_naming_the_limit_and_lint_warns() {
+    let dir = temp();
+    for (count, bytes) in [("4000000000", "4000000000"), ("100000000", "100000000")] {
+        let spec = write(
+            dir.path(),
+            "big.fan",
+            format!("<start> ::= \"a\"{{{count}}}\n"),
+        );
+        let run = thicket(&["generate", &spec, "-n", "2", "--seed", "1"]);
+        assert_eq!(run.code, 4, "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("is {bytes} bytes")),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("--max-size"), "{}", run.stderr);
+        let lint = thicket(&["lint", &spec]);
+        assert_eq!(lint.code, 0, "a warning, not an error: {}", lint.stderr);
+        let all = format!("{}{}", String::from_utf8_lossy(&lint.stdout), lint.stderr);
+        assert!(all.contains("warning[large-minimum]"), "{all}");
+    }
+    // Each repetition is a step: 2 MB of "a" takes 2,000,000, over the default
+    // --max-nodes; raising the limits is honoured.
+    let spec = write(dir.path(), "mid.fan", "<start> ::= \"a\"{2000000}\n");
+    let refused = thicket(&["generate", &spec, "-n", "1", "--seed", "1"]);
+    assert_eq!(refused.code, 4, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("--max-nodes 100000"),
+        "{}",
+        refused.stderr
+    );
+    let raised = &[
+        "generate",
+        &spec,
+        "-n",
+        "1",
+        "--seed",
+        "1",
+        "--max-nodes",
+        "3000000",
+    ];
+    let run = thicket(raised);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.len(), 2_000_001);
+    let small = thicket(&[raised as &[&str], &["--max-size", "1000"]].concat());
+    assert_eq!(small.code, 4);
+    assert!(small.stderr.contains("--max-size 1000"), "{}", small.stderr);
+}
+
+#[test]
+fn a_huge_regex_terminal_is_refused_and_lint_warns() {
+    let dir = temp();
+    let spec = write(
+        dir.path(),
+        "re.fan",
+        "<start> ::= r\"a{1000}{1000}{1000}\"\n",
+    );
+    let run = thicket(&["generate", &spec, "-n", "1", "--seed", "1"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(run.stderr.contains("1000000000 bytes"), "{}", run.stderr);
+    assert!(run.stderr.contains("--max-size"), "{}", run.stderr);
+    let lint = thicket(&["lint", &spec]);
+    assert!(
+        lint.stderr.contains("warning[large-minimum]"),
+        "{}",
+        lint.stderr
+    );
+    // Optional, it is refused too (sampling would take a billion repetitions).
+    let spec = write(
+        dir.path(),
+        "opt.fan",
+        "<start> ::= \"x\" | r\"(?:a?){1000}{1000}{1000}\"\n",
+    );
+    let run = thicket(&["generate", &spec, "-n", "1", "--seed", "1"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(run.stderr.contains("--max-nodes"), "{}", run.stderr);
+}
+
+#[test]
+fn repetitions_count_against_max_nodes_and_optional_huge_parts_are_not_chosen() {
+    let dir = temp();
+    let spec = write(
+        dir.path(),
+        "steps.fan",
+        "<start> ::= <e>{4000000000}\n<e> ::= \"\"\n",
+    );
+    let run = thicket(&["generate", &spec, "-n", "1", "--seed", "1"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(run.stderr.contains("--max-nodes 100000"), "{}", run.stderr);
+    let spec = write(
+        dir.path(),
+        "opt.fan",
+        "<start> ::= (\"x\" | <big>)+\n<big> ::= \"a\"{100000000} | r\"b{0,3000000}\"\n",
+    );
+    let run = thicket(&[
+        "generate",
+        &spec,
+        "-n",
+        "20",
+        "--seed",
+        "1",
+        "--max-repetitions",
+        "100000000",
+        "--max-size",
+        "100000",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for line in run.stdout.split(|&b| b == b'\n') {
+        assert!(line.len() <= 100_000, "an input of {} bytes", line.len());
+    }
+}
