@@ -17,7 +17,9 @@
 #![warn(missing_docs)]
 
 mod edit;
+mod render;
 
+pub use render::{MAX_INDENT_DEPTH, Renderer, Rendering};
 use thicket_grammar::{Expr, ExprId, Grammar};
 
 /// Index of a node in a [`DerivationTree`].
@@ -288,113 +290,45 @@ impl DerivationTree {
     /// terminal is `["text", []]`; synthetic nodes are flattened away (see
     /// [`DerivationTree::walk_symbolic`]). Text that is not UTF-8 is written lossily.
     pub fn to_fuzzingbook_json(&self, grammar: &Grammar) -> String {
-        let mut out = String::with_capacity(self.text.len() * 4 + 16);
-        let mut first_in_list = true;
-        let item = |out: &mut String, first: &mut bool, label: &str| {
-            if !*first {
-                out.push(',');
-            }
-            out.push('[');
-            out.push_str(&serde_json::to_string(label).expect("strings serialize"));
-            out.push_str(",[");
-        };
-        self.walk_symbolic(grammar, |event| match event {
-            SymbolicEvent::Open(name) => {
-                item(&mut out, &mut first_in_list, &name);
-                first_in_list = true;
-            }
-            SymbolicEvent::Terminal(bytes) => {
-                item(
-                    &mut out,
-                    &mut first_in_list,
-                    &String::from_utf8_lossy(bytes),
-                );
-                out.push_str("]]");
-                first_in_list = false;
-            }
-            SymbolicEvent::Close => {
-                out.push_str("]]");
-                first_in_list = false;
-            }
-        });
-        out
+        self.render_string(grammar, Rendering::FuzzingbookJson)
     }
 
     /// The tree as indented text, one node per line: rules by name, terminals quoted.
+    /// Lines deeper than [`MAX_INDENT_DEPTH`] levels keep that indent and start with
+    /// their depth, `[40] `, so the text stays linear in the tree's size.
     pub fn to_indented(&self, grammar: &Grammar) -> String {
-        let mut out = String::new();
-        let mut depth = 0usize;
-        self.walk_symbolic(grammar, |event| match event {
-            SymbolicEvent::Open(name) => {
-                out.push_str(&"  ".repeat(depth));
-                out.push_str(&name);
-                out.push('\n');
-                depth += 1;
-            }
-            SymbolicEvent::Terminal(bytes) => {
-                out.push_str(&"  ".repeat(depth));
-                out.push_str(&quote(bytes));
-                out.push('\n');
-            }
-            SymbolicEvent::Close => depth -= 1,
-        });
-        out
+        self.render_string(grammar, Rendering::Indented)
     }
 
     /// The tree as an S-expression: `(<start> (<digit> "1"))`.
     pub fn to_sexp(&self, grammar: &Grammar) -> String {
-        let mut out = String::new();
-        self.walk_symbolic(grammar, |event| match event {
-            SymbolicEvent::Open(name) => {
-                if !out.is_empty() && !out.ends_with('(') {
-                    out.push(' ');
-                }
-                out.push('(');
-                out.push_str(&name);
-            }
-            SymbolicEvent::Terminal(bytes) => {
-                out.push(' ');
-                out.push_str(&quote(bytes));
-            }
-            SymbolicEvent::Close => out.push(')'),
-        });
-        out
+        self.render_string(grammar, Rendering::Sexp)
     }
 
     /// The tree in Graphviz DOT.
     pub fn to_dot(&self, grammar: &Grammar) -> String {
-        let mut out = String::from("digraph tree {\n  node [shape=box, fontname=monospace];\n");
-        let mut parents: Vec<usize> = Vec::new();
-        let mut next = 0usize;
-        self.walk_symbolic(grammar, |event| {
-            let label = match &event {
-                SymbolicEvent::Open(name) => name.clone(),
-                SymbolicEvent::Terminal(bytes) => quote(bytes),
-                SymbolicEvent::Close => {
-                    parents.pop();
-                    return;
-                }
-            };
-            let id = next;
-            next += 1;
-            let shape = if matches!(event, SymbolicEvent::Terminal(_)) {
-                ", shape=plaintext"
-            } else {
-                ""
-            };
-            out.push_str(&format!(
-                "  n{id} [label={}{shape}];\n",
-                serde_json::to_string(&label).expect("strings serialize")
-            ));
-            if let Some(parent) = parents.last() {
-                out.push_str(&format!("  n{parent} -> n{id};\n"));
-            }
-            if matches!(event, SymbolicEvent::Open(_)) {
-                parents.push(id);
-            }
-        });
-        out.push_str("}\n");
-        out
+        self.render_string(grammar, Rendering::Dot)
+    }
+
+    /// Writes the tree in `rendering` to `out` as it walks it (nothing is rendered in
+    /// memory first).
+    pub fn render_to<W: std::io::Write>(
+        &self,
+        grammar: &Grammar,
+        rendering: Rendering,
+        out: W,
+    ) -> std::io::Result<W> {
+        let mut renderer = Renderer::new(grammar, rendering, out);
+        self.walk_symbolic(grammar, |event| renderer.event(event));
+        renderer.finish()
+    }
+
+    fn render_string(&self, grammar: &Grammar, rendering: Rendering) -> String {
+        let bytes = self
+            .render_to(grammar, rendering, Vec::new())
+            .expect("writing to memory cannot fail");
+        // Every piece written is a `str` (names, quoted or lossy text), so the whole is.
+        String::from_utf8(bytes).expect("renderings are UTF-8")
     }
 }
 
