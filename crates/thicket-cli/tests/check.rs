@@ -164,17 +164,50 @@ fn constraint_errors_come_before_any_input_is_read() {
 }
 
 #[test]
-fn generate_says_it_does_not_enforce_constraints() {
+fn generate_satisfies_the_spec_constraints_unless_told_not_to() {
+    let dir = std::env::temp_dir().join(format!("thicket-gen-check-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_arg = dir.to_str().unwrap();
     let out = thicket(
-        &["generate", "specs/xml.fan", "-n", "3", "--seed", "1"],
+        &[
+            "generate",
+            "specs/csv.fan",
+            "-n",
+            "50",
+            "--seed",
+            "1",
+            "-o",
+            dir_arg,
+        ],
         b"",
     );
-    assert_eq!(out.status.code(), Some(0));
-    assert!(
-        text(&out.stderr).contains("does not enforce"),
-        "{}",
-        text(&out.stderr)
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_string())
+        .collect();
+    assert_eq!(files.len(), 50);
+    let mut args = vec!["check", "specs/csv.fan", "--quiet"];
+    args.extend(files.iter().map(String::as_str));
+    let out = thicket(&args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    // A constraint proved unsatisfiable is an error of the constraint (exit 3).
+    let out = thicket(
+        &[
+            "generate",
+            "specs/expr.fan",
+            "-n",
+            "2",
+            "--seed",
+            "1",
+            "-c",
+            "str.len(<start>) > 5 and str.len(<start>) < 3",
+        ],
+        b"",
     );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("unsatisfiable"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
