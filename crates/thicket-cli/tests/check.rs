@@ -277,7 +277,7 @@ fn lint_counts_the_constraints() {
     let out = thicket(&["lint", "specs/xml.fan"], b"");
     assert_eq!(out.status.code(), Some(0));
     assert!(
-        text(&out.stdout).contains("21 terminals, 3 constraints;"),
+        text(&out.stdout).contains("21 terminals, 4 constraints;"),
         "{}",
         text(&out.stdout)
     );
