@@ -537,7 +537,14 @@ fn a_chain_of_100000_rules_lints_and_names_the_depth_it_needs() {
     assert!(run.stderr.contains("100001"), "{}", run.stderr);
     assert_sane_stderr("generate chain", &run.stderr);
 
-    // At the depth it needs, the chain generates, also as a 100,001-level JSON tree.
+    // Its smallest input takes 100,001 rule expansions, over the default --max-nodes:
+    // refused, naming the option.
+    let run = thicket(&["generate", &path, "--seed", "1", "--max-depth", "100001"]);
+    assert_eq!(run.status.code(), Some(4), "{}", run.stderr);
+    assert!(run.stderr.contains("--max-nodes 100000"), "{}", run.stderr);
+
+    // At the depth and steps it needs, the chain generates, also as a 100,001-level
+    // JSON tree.
     let run = thicket(&[
         "generate",
         &path,
@@ -546,6 +553,8 @@ fn a_chain_of_100000_rules_lints_and_names_the_depth_it_needs() {
         "--seed",
         "1",
         "--max-depth",
+        "100001",
+        "--max-nodes",
         "100001",
     ]);
     assert_eq!(run.status.code(), Some(0), "{}", run.stderr);
@@ -558,6 +567,8 @@ fn a_chain_of_100000_rules_lints_and_names_the_depth_it_needs() {
         "--seed",
         "1",
         "--max-depth",
+        "100001",
+        "--max-nodes",
         "100001",
         "--format",
         "json",
