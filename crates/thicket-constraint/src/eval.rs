@@ -43,6 +43,14 @@ pub enum Binding {
     Int(i128),
 }
 
+/// Why a predicate call cannot be evaluated yet.
+enum Unready {
+    /// A tree argument has no value.
+    UnboundTree,
+    /// A number argument is bound to a subtree whose text is not a number.
+    NotANumber(String),
+}
+
 /// One step of an explanation.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
@@ -182,20 +190,45 @@ impl<'a, 't> Evaluator<'a, 't> {
     /// What a predicate call says under the current bindings: `None` if a tree
     /// argument has no value.
     pub fn predicate_outcome(&mut self, call: &PredicateCall) -> Option<Outcome> {
+        match self.call(call) {
+            Ok((outcome, _)) => Some(outcome),
+            Err(Unready::UnboundTree) => None,
+            Err(Unready::NotANumber(why)) => Some(Outcome::Fails {
+                why,
+                fix: Vec::new(),
+            }),
+        }
+    }
+
+    /// Evaluates a predicate call on its arguments' values, with the `int` variable
+    /// left for it to bind (if any).
+    fn call(&self, call: &PredicateCall) -> Result<(Outcome, Option<VarId>), Unready> {
         let params = call.predicate.params();
         let mut args = Vec::with_capacity(call.args.len());
+        let mut unbound = None;
         for (arg, kind) in call.args.iter().zip(params) {
             args.push(match (arg, kind) {
                 (PredArg::Var(v), ArgKind::Tree) => match self.env[v.index()] {
                     Binding::Node(n) => ArgValue::Tree(n),
-                    _ => return None,
+                    _ => return Err(Unready::UnboundTree),
                 },
                 (PredArg::Var(v), _) => match self.env[v.index()] {
                     Binding::Int(i) => ArgValue::Number(Some(i)),
                     Binding::Node(n) => {
-                        ArgValue::Number(input_string(self.view.tree().text(n)).parse().ok())
+                        let text = input_string(self.view.tree().text(n));
+                        match text.parse::<i128>() {
+                            Ok(i) => ArgValue::Number(Some(i)),
+                            Err(_) => {
+                                return Err(Unready::NotANumber(format!(
+                                    "{text:?} is not a number"
+                                )));
+                            }
+                        }
                     }
-                    Binding::Unbound => ArgValue::Number(None),
+                    Binding::Unbound => {
+                        unbound = Some(*v);
+                        ArgValue::Number(None)
+                    }
                 },
                 (PredArg::Text(t), _) => ArgValue::Text(t),
                 (PredArg::Int(i), _) => ArgValue::Number(Some(*i)),
@@ -206,7 +239,7 @@ impl<'a, 't> Evaluator<'a, 't> {
             view: self.view,
             grammar: self.grammar,
         };
-        Some(call.predicate.evaluate(&ctx, &args))
+        Ok((call.predicate.evaluate(&ctx, &args), unbound))
     }
 
     /// Whether evaluation gave up because the budget ran out.
@@ -399,47 +432,17 @@ impl<'a, 't> Evaluator<'a, 't> {
 
     /// Evaluates a predicate call: whether it holds, and what it said.
     fn predicate(&mut self, call: &PredicateCall) -> (bool, String) {
-        let params = call.predicate.params();
-        let mut args = Vec::with_capacity(call.args.len());
-        let mut unbound = None;
-        for (arg, kind) in call.args.iter().zip(params) {
-            let value = match (arg, kind) {
-                (PredArg::Var(v), ArgKind::Tree) => match self.env[v.index()] {
-                    Binding::Node(n) => ArgValue::Tree(n),
-                    _ => {
-                        return (
-                            !self.discovering.is_empty(),
-                            "a variable has no value".into(),
-                        );
-                    }
-                },
-                (PredArg::Var(v), _) => match self.env[v.index()] {
-                    Binding::Int(i) => ArgValue::Number(Some(i)),
-                    Binding::Node(n) => {
-                        let text = input_string(self.view.tree().text(n));
-                        match text.parse::<i128>() {
-                            Ok(i) => ArgValue::Number(Some(i)),
-                            Err(_) => {
-                                return (false, format!("{text:?} is not a number"));
-                            }
-                        }
-                    }
-                    Binding::Unbound => {
-                        unbound = Some(*v);
-                        ArgValue::Number(None)
-                    }
-                },
-                (PredArg::Text(t), _) => ArgValue::Text(t),
-                (PredArg::Int(i), _) => ArgValue::Number(Some(*i)),
-                (PredArg::Symbol(s), _) => ArgValue::Symbol(*s),
-            };
-            args.push(value);
-        }
-        let ctx = PredicateContext {
-            view: self.view,
-            grammar: self.grammar,
+        let (outcome, unbound) = match self.call(call) {
+            Ok(evaluated) => evaluated,
+            Err(Unready::UnboundTree) => {
+                return (
+                    !self.discovering.is_empty(),
+                    "a variable has no value".into(),
+                );
+            }
+            Err(Unready::NotANumber(why)) => return (false, why),
         };
-        match call.predicate.evaluate(&ctx, &args) {
+        match outcome {
             Outcome::Holds => (true, "holds".into()),
             Outcome::Fails { why, .. } => (false, why),
             Outcome::Bind(value) => {

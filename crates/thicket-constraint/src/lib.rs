@@ -164,7 +164,14 @@ impl<'g> Checker<'g> {
         self
     }
 
-    fn evaluator<'a, 't>(&'a self, view: &'a TreeView<'t>, c: &'a Constraint) -> Evaluator<'a, 't> {
+    /// An evaluator of constraint `c` (one of this checker's) on the tree `view`
+    /// indexes, within the checker's budget: for callers that walk a formula
+    /// themselves (a solver planning repairs).
+    pub fn evaluator<'a, 't>(
+        &'a self,
+        view: &'a TreeView<'t>,
+        c: &'a Constraint,
+    ) -> Evaluator<'a, 't> {
         Evaluator::new(view, self.grammar, &c.vars).with_budget(self.budget)
     }
 
