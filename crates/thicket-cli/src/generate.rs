@@ -449,12 +449,14 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             "warning: {unsolved_count} of {drawn} random streams gave no valid input: {unsolved}"
         );
     }
-    if solver.is_some() && written < count {
+    if let Some(solver) = &solver
+        && written < count
+    {
         eprintln!(
             "error: only {written} of {count} inputs satisfy the constraints within the \
              budget (each stream tries {} trees of {} repair rounds)",
-            thicket_solve::SolverConfig::default().max_attempts,
-            thicket_solve::SolverConfig::default().max_rounds
+            solver.config().max_attempts,
+            solver.config().max_rounds
         );
         return Ok(exit::FAILURE);
     }
@@ -533,7 +535,7 @@ fn run_kpath<W: Write>(
     let k = usize::from(args.k);
     let graph = thicket_cover::KPathGraph::new(grammar);
     let started = Instant::now();
-    let made = if args.strategy == Strategy::KpathRandom {
+    let mut made = if args.strategy == Strategy::KpathRandom {
         let count = args.count.unwrap_or(10) as usize;
         thicket_cover::k_path_stream(generator, &graph, k, seed, count)
     } else {
@@ -548,7 +550,6 @@ fn run_kpath<W: Write>(
     // With constraints, each steered tree is repaired into a valid one (keeping what it
     // can of its k-paths; a tree the repairs cannot save is replaced by a fresh
     // solution), and the coverage reported is that of the valid outputs.
-    let mut made = made;
     let mut unsolved = 0usize;
     if let Some(solver) = solver {
         let trees = std::mem::take(&mut made.trees);

@@ -57,13 +57,14 @@
 
 pub mod measure;
 pub mod repair;
+mod terms;
 mod unsat;
 
 use measure::{Measure, MeasureTable};
 use rand::Rng;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-use thicket_constraint::{Constraint, Evaluator, TreeView};
+use thicket_constraint::{Checker, Constraint};
 use thicket_gen::{GenConfig, GenError, GenRng, Generator};
 use thicket_grammar::{Grammar, Reach, SymbolId};
 use thicket_tree::DerivationTree;
@@ -162,7 +163,8 @@ pub struct SolveStats {
 pub struct Solver<'g> {
     grammar: &'g Grammar,
     generator: Generator<'g>,
-    constraints: Vec<Constraint>,
+    /// The constraints, and the exact checker every output must pass.
+    checker: Checker<'g>,
     reach: Reach,
     config: SolverConfig,
     tables: Mutex<HashMap<Measure, Arc<MeasureTable>>>,
@@ -185,7 +187,7 @@ impl<'g> Solver<'g> {
         let solver = Solver {
             grammar,
             generator,
-            constraints,
+            checker: Checker::new(grammar, constraints).with_budget(config.check_budget),
             reach,
             config,
             tables: Mutex::new(HashMap::new()),
@@ -212,7 +214,7 @@ impl<'g> Solver<'g> {
 
     /// The constraints.
     pub fn constraints(&self) -> &[Constraint] {
-        &self.constraints
+        self.checker.constraints()
     }
 
     /// The limits in force.
@@ -228,17 +230,7 @@ impl<'g> Solver<'g> {
     /// The indices of the constraints `tree` violates (a check exceeding the budget
     /// counts as violated).
     pub fn violated(&self, tree: &DerivationTree) -> Vec<usize> {
-        let view = TreeView::new(tree, self.grammar);
-        self.constraints
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| {
-                let mut ev = Evaluator::new(&view, self.grammar, &c.vars)
-                    .with_budget(self.config.check_budget);
-                !ev.holds(&c.formula) || ev.exhausted()
-            })
-            .map(|(i, _)| i)
-            .collect()
+        self.checker.check(tree)
     }
 
     /// One valid tree: generated, repaired, and if that fails regenerated, up to

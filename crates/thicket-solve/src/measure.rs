@@ -100,8 +100,11 @@ impl Bits {
 pub struct MeasureTable {
     measure: Measure,
     levels: Vec<Vec<Bits>>,
-    /// The generator's repetition cap (regex repetitions included).
+    /// The generator's repetition cap.
     max_repetitions: u32,
+    /// A sampler per regex terminal (by expression index), compiled once: lengths are
+    /// drawn by sampling until one fits.
+    samplers: Vec<Option<RegexSampler>>,
 }
 
 impl MeasureTable {
@@ -188,10 +191,20 @@ impl MeasureTable {
             }
             levels.push(level);
         }
+        let samplers = grammar
+            .expr_ids()
+            .map(|id| match grammar.expr(id) {
+                Expr::Regex(regex) => {
+                    RegexSampler::new(&regex.hir, config.max_repetitions.max(8)).ok()
+                }
+                _ => None,
+            })
+            .collect();
         MeasureTable {
             measure,
             levels,
             max_repetitions: config.max_repetitions,
+            samplers,
         }
     }
 
@@ -256,8 +269,8 @@ impl MeasureTable {
                 sink.terminal(expr, bytes);
                 true
             }
-            Expr::Regex(regex) => {
-                let Ok(sampler) = RegexSampler::new(&regex.hir, self.max_repetitions.max(8)) else {
+            Expr::Regex(_) => {
+                let Some(sampler) = &self.samplers[expr.index()] else {
                     return false;
                 };
                 let mut out = Vec::new();
@@ -302,10 +315,7 @@ impl MeasureTable {
             }
             Expr::Seq(children) => {
                 let sets: Vec<&Bits> = children.iter().map(|c| self.set(*c, depth)).collect();
-                sink.open(expr);
-                let ok = self.split(generator, children, &sets, depth, value, rng, sink);
-                sink.close();
-                ok
+                self.split(generator, expr, children, &sets, depth, value, rng, sink)
             }
             Expr::Repeat(rep) => {
                 let item = self.set(rep.item, depth);
@@ -325,17 +335,33 @@ impl MeasureTable {
                 let k = counts[below(rng, counts.len() as u32) as usize] as usize;
                 let items = vec![rep.item; k];
                 let sets = vec![item; k];
-                sink.open(expr);
-                let ok = self.split(generator, &items, &sets, depth, value, rng, sink);
-                sink.close();
-                ok
+                self.split(generator, expr, &items, &sets, depth, value, rng, sink)
             }
         }
     }
 
-    /// Emits `parts` in order, their measures summing to `value`.
+    /// Emits a node of `expr` whose children are `parts` in order, their measures
+    /// summing to `value`.
     #[allow(clippy::too_many_arguments)]
     fn split<R: Rng + ?Sized, S: TreeSink>(
+        &self,
+        generator: &Generator<'_>,
+        expr: ExprId,
+        parts: &[ExprId],
+        sets: &[&Bits],
+        depth: u32,
+        value: usize,
+        rng: &mut R,
+        sink: &mut S,
+    ) -> bool {
+        sink.open(expr);
+        let ok = self.split_parts(generator, parts, sets, depth, value, rng, sink);
+        sink.close();
+        ok
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn split_parts<R: Rng + ?Sized, S: TreeSink>(
         &self,
         generator: &Generator<'_>,
         parts: &[ExprId],

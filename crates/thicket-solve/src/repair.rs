@@ -2,6 +2,7 @@
 //! the edits that should make it hold (see the crate docs for the rules).
 
 use crate::measure::Measure;
+use crate::terms::{applied_to, flip, interval, mentions, negate, term_vars};
 use crate::{SolveStats, Solver};
 use rand::Rng;
 use thicket_constraint::formula::{Connective, Domain, Quantifier};
@@ -27,9 +28,8 @@ pub(crate) fn repair<R: Rng + ?Sized>(
         let view = TreeView::new(&tree, grammar);
         let mut edits = Edits::default();
         violated.clear();
-        for (i, c) in solver.constraints.iter().enumerate() {
-            let mut ev =
-                Evaluator::new(&view, grammar, &c.vars).with_budget(solver.config.check_budget);
+        for (i, c) in solver.constraints().iter().enumerate() {
+            let mut ev = solver.checker.evaluator(&view, c);
             if ev.holds(&c.formula) && !ev.exhausted() {
                 continue;
             }
@@ -261,7 +261,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             });
             if !found {
                 result = false;
-                for instance in self.shuffled(instances.clone()) {
+                for instance in self.shuffled(instances) {
                     bind(ev, &instance);
                     self.context.push(instance[0].1);
                     let fixed = self.fix(&q.body, want, ev);
@@ -759,7 +759,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 let children: Vec<NodeId> = tree.children(host).collect();
                 let at = below(self.rng, children.len() as u32 + 1) as usize;
                 builder.open(tree.expr(host));
-                for (i, &child) in children.iter().enumerate() {
+                // The new item goes before child `at` (after the last if `at` is the
+                // count).
+                for i in 0..=children.len() {
                     if i == at {
                         produce(
                             solver,
@@ -772,19 +774,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                             0,
                         )?;
                     }
-                    tree.emit_subtree(grammar, child, tree.expr(child), &mut builder);
-                }
-                if at == children.len() {
-                    produce(
-                        solver,
-                        tree,
-                        rep.item,
-                        depth,
-                        &mut needs,
-                        self.rng,
-                        &mut builder,
-                        0,
-                    )?;
+                    if let Some(&child) = children.get(i) {
+                        tree.emit_subtree(grammar, child, tree.expr(child), &mut builder);
+                    }
                 }
                 builder.close();
             }
@@ -1038,13 +1030,13 @@ enum Inner {
 
 /// `term` as `a * inner(var) + b` with `a = ±1`, the other parts evaluated.
 fn linear(term: &Term, var: VarId, ev: &Evaluator<'_, '_>) -> Option<(Inner, i128, i128)> {
+    let known = |t: &Term| match ev.value(t) {
+        Ok(Value::Int(i)) => Some(i),
+        _ => None,
+    };
     match term {
-        Term::App(Func::StrLen, _, args) if matches!(&args[..], [Term::Var(v)] if *v == var) => {
-            Some((Inner::Len, 1, 0))
-        }
-        Term::App(Func::StrToInt, _, args) if matches!(&args[..], [Term::Var(v)] if *v == var) => {
-            Some((Inner::ToInt, 1, 0))
-        }
+        _ if applied_to(term, Func::StrLen, var) => Some((Inner::Len, 1, 0)),
+        _ if applied_to(term, Func::StrToInt, var) => Some((Inner::ToInt, 1, 0)),
         Term::App(Func::Add, _, args) => {
             let mut found = None;
             let mut rest = 0i128;
@@ -1055,31 +1047,25 @@ fn linear(term: &Term, var: VarId, ev: &Evaluator<'_, '_>) -> Option<(Inner, i12
                     }
                     found = Some(linear(arg, var, ev)?);
                 } else {
-                    let Ok(Value::Int(i)) = ev.value(arg) else {
-                        return None;
-                    };
-                    rest = rest.checked_add(i)?;
+                    rest = rest.checked_add(known(arg)?)?;
                 }
             }
             let (inner, a, b) = found?;
             Some((inner, a, b.checked_add(rest)?))
         }
+        // x - y: the variable on one side only; the other side is known.
         Term::App(Func::Sub, _, args) if args.len() == 2 => {
             let (x, y) = (&args[0], &args[1]);
-            if mentions(x, var) && !mentions(y, var) {
-                let (inner, a, b) = linear(x, var, ev)?;
-                let Ok(Value::Int(k)) = ev.value(y) else {
-                    return None;
-                };
-                Some((inner, a, b.checked_sub(k)?))
-            } else if mentions(y, var) && !mentions(x, var) {
-                let (inner, a, b) = linear(y, var, ev)?;
-                let Ok(Value::Int(k)) = ev.value(x) else {
-                    return None;
-                };
-                Some((inner, -a, k.checked_sub(b)?))
-            } else {
-                None
+            match (mentions(x, var), mentions(y, var)) {
+                (true, false) => {
+                    let (inner, a, b) = linear(x, var, ev)?;
+                    Some((inner, a, b.checked_sub(known(y)?)?))
+                }
+                (false, true) => {
+                    let (inner, a, b) = linear(y, var, ev)?;
+                    Some((inner, -a, known(x)?.checked_sub(b)?))
+                }
+                _ => None,
             }
         }
         Term::App(Func::Neg, _, args) if args.len() == 1 => {
@@ -1087,26 +1073,6 @@ fn linear(term: &Term, var: VarId, ev: &Evaluator<'_, '_>) -> Option<(Inner, i12
             Some((inner, -a, -b))
         }
         _ => None,
-    }
-}
-
-fn mentions(term: &Term, var: VarId) -> bool {
-    match term {
-        Term::Var(v) => *v == var,
-        Term::App(_, _, args) => args.iter().any(|a| mentions(a, var)),
-        Term::Const(_) => false,
-    }
-}
-
-fn term_vars(term: &Term, out: &mut Vec<VarId>) {
-    match term {
-        Term::Var(v) => {
-            if !out.contains(v) {
-                out.push(*v);
-            }
-        }
-        Term::App(_, _, args) => args.iter().for_each(|a| term_vars(a, out)),
-        Term::Const(_) => {}
     }
 }
 
@@ -1133,38 +1099,5 @@ fn sort_of(term: &Term, ev: &Evaluator<'_, '_>) -> Option<Sort> {
             Ok(Value::Re(_)) => Some(Sort::Re),
             Err(_) => None,
         },
-    }
-}
-
-fn negate(op: Func) -> Func {
-    match op {
-        Func::Lt => Func::Ge,
-        Func::Le => Func::Gt,
-        Func::Gt => Func::Le,
-        Func::Ge => Func::Lt,
-        other => other,
-    }
-}
-
-/// `a op b` as `b flip(op) a`.
-fn flip(op: Func) -> Func {
-    match op {
-        Func::Lt => Func::Gt,
-        Func::Le => Func::Ge,
-        Func::Gt => Func::Lt,
-        Func::Ge => Func::Le,
-        other => other,
-    }
-}
-
-/// The values `x` with `x op other`.
-fn interval(op: Func, other: i128) -> (i128, i128) {
-    const BIG: i128 = 1 << 62;
-    match op {
-        Func::Lt => (-BIG, other - 1),
-        Func::Le => (-BIG, other),
-        Func::Gt => (other + 1, BIG),
-        Func::Ge => (other, BIG),
-        _ => (other, other),
     }
 }

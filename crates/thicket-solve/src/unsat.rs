@@ -2,6 +2,7 @@
 //! outside what the solver handles (see the crate docs).
 
 use crate::measure::Measure;
+use crate::terms::{UNBOUNDED_ABOVE, applied_to, flip, has_var, interval};
 use crate::{SolveError, Solver};
 use thicket_constraint::formula::{Connective, Domain, Formula};
 use thicket_constraint::smt::{Func, Term, Value};
@@ -26,7 +27,7 @@ const NEEDS_SMT: &[Func] = &[
 
 pub(crate) fn check(solver: &Solver<'_>) -> Result<(), SolveError> {
     let mut bounds = Bounds::new();
-    for (i, c) in solver.constraints.iter().enumerate() {
+    for (i, c) in solver.constraints().iter().enumerate() {
         let mut error = None;
         c.formula.visit(&mut |f| {
             if error.is_some() {
@@ -112,7 +113,7 @@ fn length_bounds_fit(
         "every input contains {}, and none of its subtrees can have a length in {}..={}",
         grammar.display_symbol(symbol),
         lo,
-        if hi == i128::MAX {
+        if hi >= UNBOUNDED_ABOVE {
             "∞".to_string()
         } else {
             hi.to_string()
@@ -146,14 +147,6 @@ fn needs_smt(term: &Term) -> Option<Func> {
             }
         }
         _ => None,
-    }
-}
-
-fn has_var(term: &Term) -> bool {
-    match term {
-        Term::Var(_) => true,
-        Term::App(_, _, args) => args.iter().any(has_var),
-        Term::Const(_) => false,
     }
 }
 
@@ -219,8 +212,7 @@ fn top_level(
     let Some((lo, hi)) = length_bounds(&q.body, q.var) else {
         return Ok(());
     };
-    let bounded = true;
-    if !bounded || !q.universal || avoidable(grammar, q.symbol) {
+    if !q.universal || avoidable(grammar, q.symbol) {
         return Ok(());
     }
     let entry = bounds
@@ -251,22 +243,16 @@ fn length_bounds(f: &Formula, var: VarId) -> Option<(i128, i128)> {
         if args.len() != 2 {
             continue;
         }
-        let bound = match (&args[0], &args[1]) {
-            (l, Term::Const(Value::Int(k))) if is_len_of(l, var) => (*op, *k),
-            (Term::Const(Value::Int(k)), r) if is_len_of(r, var) => (flip(*op), *k),
+        let (op, k) = match (&args[0], &args[1]) {
+            (l, Term::Const(Value::Int(k))) if applied_to(l, Func::StrLen, var) => (*op, *k),
+            (Term::Const(Value::Int(k)), r) if applied_to(r, Func::StrLen, var) => (flip(*op), *k),
             _ => continue,
         };
         bounded = true;
-        match bound {
-            (Func::Eq, k) => {
-                lo = lo.max(k);
-                hi = hi.min(k);
-            }
-            (Func::Lt, k) => hi = hi.min(k - 1),
-            (Func::Le, k) => hi = hi.min(k),
-            (Func::Gt, k) => lo = lo.max(k + 1),
-            (Func::Ge, k) => lo = lo.max(k),
-            _ => {}
+        if matches!(op, Func::Eq | Func::Lt | Func::Le | Func::Gt | Func::Ge) {
+            let (l, h) = interval(op, k);
+            lo = lo.max(l);
+            hi = hi.min(h);
         }
     }
     bounded.then_some((lo, hi))
@@ -276,20 +262,6 @@ fn smt_conjuncts<'t>(term: &'t Term, out: &mut Vec<&'t Term>) {
     match term {
         Term::App(Func::And, _, args) => args.iter().for_each(|a| smt_conjuncts(a, out)),
         other => out.push(other),
-    }
-}
-
-fn is_len_of(term: &Term, var: VarId) -> bool {
-    matches!(term, Term::App(Func::StrLen, _, args) if matches!(&args[..], [Term::Var(v)] if *v == var))
-}
-
-fn flip(op: Func) -> Func {
-    match op {
-        Func::Lt => Func::Gt,
-        Func::Le => Func::Ge,
-        Func::Gt => Func::Lt,
-        Func::Ge => Func::Le,
-        other => other,
     }
 }
 
