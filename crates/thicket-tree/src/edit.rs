@@ -102,20 +102,11 @@ impl DerivationTree {
     /// Rule expansions (`Ref` nodes) strictly above `node`: the depth at which a
     /// generator would expand it.
     pub fn depth_above(&self, grammar: &Grammar, node: NodeId) -> u32 {
-        let mut depth = 0;
-        let mut current = self.root();
-        // Descend from the root through the child whose subtree holds `node`.
-        while current != node {
-            depth += u32::from(matches!(grammar.expr(self.expr(current)), Expr::Ref(_)));
-            match self
-                .children(current)
-                .find(|&c| c.index() <= node.index() && node.index() < self.subtree_end(c))
-            {
-                Some(child) => current = child,
-                None => break,
-            }
-        }
-        depth
+        let path = self.path_to(node);
+        path[..path.len() - 1]
+            .iter()
+            .filter(|&&n| matches!(grammar.expr(self.expr(n)), Expr::Ref(_)))
+            .count() as u32
     }
 
     /// The nodes on the path from the root down to `node`, the root first and `node`
