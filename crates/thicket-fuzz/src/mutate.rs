@@ -158,39 +158,68 @@ pub fn mutate_leaf<R: Rng + ?Sized>(
     tree: &DerivationTree,
     rng: &mut R,
 ) -> Option<DerivationTree> {
-    let leaves: Vec<NodeId> = tree
-        .descendants(tree.root())
+    let leaves = terminals(grammar, tree, |_| true);
+    let leaf = choose(rng, &leaves)?;
+    let mut text = tree.text(leaf).to_vec();
+    let pick = |rng: &mut R| INTERESTING[below(rng, INTERESTING.len() as u32) as usize];
+    edit_one(rng, &mut text, pick, |rng, byte| {
+        byte ^ (1 << below(rng, 8))
+    });
+    Some(with_terminal_text(grammar, tree, leaf, &text))
+}
+
+/// The terminal leaves of a tree that `keep` accepts.
+fn terminals(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    keep: impl Fn(NodeId) -> bool,
+) -> Vec<NodeId> {
+    tree.descendants(tree.root())
         .filter(|&n| {
             matches!(
                 grammar.expr(tree.expr(n)),
                 Expr::Literal(_) | Expr::Regex(_)
-            )
+            ) && keep(n)
         })
-        .collect();
-    let leaf = choose(rng, &leaves)?;
-    let mut text = tree.text(leaf).to_vec();
-    let pick = |rng: &mut R| INTERESTING[below(rng, INTERESTING.len() as u32) as usize];
-    match (below(rng, 4), text.len()) {
+        .collect()
+}
+
+/// One random edit of a terminal's units (bytes or characters): insert one (`pick`),
+/// flip one (`flip`), replace one (`pick`) or delete one; an empty text gets an insert.
+fn edit_one<R: Rng + ?Sized, T>(
+    rng: &mut R,
+    units: &mut Vec<T>,
+    pick: impl Fn(&mut R) -> T,
+    flip: impl Fn(&mut R, &T) -> T,
+) {
+    match (below(rng, 4), units.len()) {
         (_, 0) | (3, _) => {
-            let at = below(rng, text.len() as u32 + 1) as usize;
-            text.insert(at, pick(rng));
+            let at = below(rng, units.len() as u32 + 1) as usize;
+            units.insert(at, pick(rng));
         }
         (0, n) => {
             let at = below(rng, n as u32) as usize;
-            text[at] ^= 1 << below(rng, 8);
+            units[at] = flip(rng, &units[at]);
         }
         (1, n) => {
             let at = below(rng, n as u32) as usize;
-            text[at] = pick(rng);
+            units[at] = pick(rng);
         }
         (_, n) => {
-            text.remove(below(rng, n as u32) as usize);
+            units.remove(below(rng, n as u32) as usize);
         }
     }
+}
+
+/// A copy of `tree` with the terminal `leaf` spelling `text`.
+fn with_terminal_text(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    leaf: NodeId,
+    text: &[u8],
+) -> DerivationTree {
     let expr = tree.expr(leaf);
-    Some(replace(grammar, tree, leaf, &mut |sink| {
-        sink.terminal(expr, &text)
-    }))
+    replace(grammar, tree, leaf, &mut |sink| sink.terminal(expr, text))
 }
 
 /// Characters text mutations insert: the bytes of [`INTERESTING`] that are characters
@@ -248,45 +277,21 @@ pub fn mutate_leaf_text<R: Rng + ?Sized>(
     tree: &DerivationTree,
     rng: &mut R,
 ) -> Option<DerivationTree> {
-    let leaves: Vec<NodeId> = tree
-        .descendants(tree.root())
-        .filter(|&n| {
-            matches!(
-                grammar.expr(tree.expr(n)),
-                Expr::Literal(_) | Expr::Regex(_)
-            ) && std::str::from_utf8(tree.text(n)).is_ok()
-        })
-        .collect();
+    let leaves = terminals(grammar, tree, |n| std::str::from_utf8(tree.text(n)).is_ok());
     let leaf = choose(rng, &leaves)?;
     let mut chars: Vec<char> = std::str::from_utf8(tree.text(leaf)).ok()?.chars().collect();
     let pick = |rng: &mut R| INTERESTING_CHARS[below(rng, INTERESTING_CHARS.len() as u32) as usize];
-    match (below(rng, 4), chars.len()) {
-        (_, 0) | (3, _) => {
-            let at = below(rng, chars.len() as u32 + 1) as usize;
-            chars.insert(at, pick(rng));
-        }
-        (0, n) => {
-            let at = below(rng, n as u32) as usize;
-            // A bit of the code point among those it uses (at least the low 8), so ASCII
-            // stays mostly ASCII; a flip into the surrogates or beyond U+10FFFF is
-            // skipped for a replacement.
-            let c = chars[at] as u32;
-            let bits = (32 - c.leading_zeros()).max(8);
-            chars[at] = char::from_u32(c ^ (1 << below(rng, bits))).unwrap_or_else(|| pick(rng));
-        }
-        (1, n) => {
-            let at = below(rng, n as u32) as usize;
-            chars[at] = pick(rng);
-        }
-        (_, n) => {
-            chars.remove(below(rng, n as u32) as usize);
-        }
-    }
+    // A bit of the code point among those it uses (at least the low 8), so ASCII stays
+    // mostly ASCII; a flip into the surrogates or beyond U+10FFFF is skipped for a
+    // replacement.
+    let flip = |rng: &mut R, c: &char| {
+        let c = *c as u32;
+        let bits = (32 - c.leading_zeros()).max(8);
+        char::from_u32(c ^ (1 << below(rng, bits))).unwrap_or_else(|| pick(rng))
+    };
+    edit_one(rng, &mut chars, pick, flip);
     let text: String = chars.into_iter().collect();
-    let expr = tree.expr(leaf);
-    Some(replace(grammar, tree, leaf, &mut |sink| {
-        sink.terminal(expr, text.as_bytes())
-    }))
+    Some(with_terminal_text(grammar, tree, leaf, text.as_bytes()))
 }
 
 #[cfg(test)]
