@@ -19,7 +19,7 @@ use crate::matching::{Bindings, MatchExpr};
 use crate::predicates::{ArgKind, ArgValue, Outcome, PredicateContext};
 use crate::smt::{self, EvalError, Func, Term, Value};
 use crate::view::TreeView;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 use thicket_grammar::{Grammar, Span};
 use thicket_tree::NodeId;
@@ -89,7 +89,7 @@ pub struct Evaluator<'a, 't> {
     discovering: Vec<(VarId, Vec<i128>)>,
     /// Matches of a match expression (by address) on a subtree: nested quantifiers
     /// match the same subtrees again and again, and the tree does not change.
-    matches: HashMap<(usize, NodeId), Rc<[Bindings]>>,
+    matches: FxHashMap<(usize, NodeId), Rc<[Bindings]>>,
     /// Quantifier instances visited, and how many may be.
     steps: u64,
     budget: u64,
@@ -134,7 +134,7 @@ impl<'a, 't> Evaluator<'a, 't> {
             grammar,
             env,
             discovering: Vec::new(),
-            matches: HashMap::new(),
+            matches: FxHashMap::default(),
             steps: 0,
             budget: DEFAULT_BUDGET,
         }
@@ -150,6 +150,14 @@ impl<'a, 't> Evaluator<'a, 't> {
     /// The value of a variable.
     pub fn binding(&self, var: VarId) -> Binding {
         self.env[var.index()]
+    }
+
+    /// Every variable with its value, in [`VarId`] order.
+    pub fn bindings(&self) -> impl Iterator<Item = (VarId, Binding)> + '_ {
+        self.env
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| (VarId(i as u32), b))
     }
 
     /// Gives a variable a value (for a solver that evaluates a body under a binding it
@@ -190,7 +198,7 @@ impl<'a, 't> Evaluator<'a, 't> {
     /// What a predicate call says under the current bindings: `None` if a tree
     /// argument has no value.
     pub fn predicate_outcome(&mut self, call: &PredicateCall) -> Option<Outcome> {
-        match self.call(call) {
+        match self.call(call, false) {
             Ok((outcome, _)) => Some(outcome),
             Err(Unready::UnboundTree) => None,
             Err(Unready::NotANumber(why)) => Some(Outcome::Fails {
@@ -201,8 +209,12 @@ impl<'a, 't> Evaluator<'a, 't> {
     }
 
     /// Evaluates a predicate call on its arguments' values, with the `int` variable
-    /// left for it to bind (if any).
-    fn call(&self, call: &PredicateCall) -> Result<(Outcome, Option<VarId>), Unready> {
+    /// left for it to bind (if any); `explaining`: whether a failure's reason is wanted.
+    fn call(
+        &self,
+        call: &PredicateCall,
+        explaining: bool,
+    ) -> Result<(Outcome, Option<VarId>), Unready> {
         let params = call.predicate.params();
         let mut args = Vec::with_capacity(call.args.len());
         let mut unbound = None;
@@ -238,6 +250,7 @@ impl<'a, 't> Evaluator<'a, 't> {
         let ctx = PredicateContext {
             view: self.view,
             grammar: self.grammar,
+            explaining,
         };
         Ok((call.predicate.evaluate(&ctx, &args), unbound))
     }
@@ -256,7 +269,43 @@ impl<'a, 't> Evaluator<'a, 't> {
     }
 
     fn smt(&self, term: &Term) -> Result<Value, EvalError> {
+        if let Some(equal) = self.fast_string_equality(term) {
+            return Ok(Value::Bool(equal));
+        }
         smt::eval(term, &|v| self.var_text(v))
+    }
+
+    /// The bytes of a subtree variable or a string constant.
+    fn string_bytes<'s>(&'s self, term: &'s Term) -> Option<&'s [u8]> {
+        match term {
+            Term::Var(v) => match self.env[v.index()] {
+                Binding::Node(n) => Some(self.view.tree().text(n)),
+                _ => None,
+            },
+            Term::Const(Value::Str(s)) => Some(s.as_bytes()),
+            _ => None,
+        }
+    }
+
+    /// `(= a b)` over subtrees and string constants, decided on the bytes without
+    /// building strings (the most common atom: def-use, tag balance). `None` where the
+    /// bytes do not decide it: another term, a number, or text that is not UTF-8 (whose
+    /// string reading maps bytes to characters, see [`input_string`]).
+    fn fast_string_equality(&self, term: &Term) -> Option<bool> {
+        let Term::App(Func::Eq, _, args) = term else {
+            return None;
+        };
+        let [a, b] = args.as_slice() else {
+            return None;
+        };
+        let (x, y) = (self.string_bytes(a)?, self.string_bytes(b)?);
+        if x == y {
+            Some(true)
+        } else if std::str::from_utf8(x).is_ok() && std::str::from_utf8(y).is_ok() {
+            Some(false)
+        } else {
+            None
+        }
     }
 
     /// Whether the formula holds.
@@ -267,7 +316,7 @@ impl<'a, 't> Evaluator<'a, 't> {
                 Err(EvalError::Unbound(_)) => !self.discovering.is_empty(),
                 Err(_) => false,
             },
-            Formula::Predicate(call) => self.predicate(call).0,
+            Formula::Predicate(call) => self.predicate(call, false).0,
             Formula::Not(inner) => !self.holds(inner),
             Formula::Binary(c, a, b) => {
                 let a = self.holds(a);
@@ -431,8 +480,8 @@ impl<'a, 't> Evaluator<'a, 't> {
     }
 
     /// Evaluates a predicate call: whether it holds, and what it said.
-    fn predicate(&mut self, call: &PredicateCall) -> (bool, String) {
-        let (outcome, unbound) = match self.call(call) {
+    fn predicate(&mut self, call: &PredicateCall, explaining: bool) -> (bool, String) {
+        let (outcome, unbound) = match self.call(call, explaining) {
             Ok(evaluated) => evaluated,
             Err(Unready::UnboundTree) => {
                 return (
@@ -443,7 +492,8 @@ impl<'a, 't> Evaluator<'a, 't> {
             Err(Unready::NotANumber(why)) => return (false, why),
         };
         match outcome {
-            Outcome::Holds => (true, "holds".into()),
+            Outcome::Holds if explaining => (true, "holds".into()),
+            Outcome::Holds => (true, String::new()),
             Outcome::Fails { why, .. } => (false, why),
             Outcome::Bind(value) => {
                 let target =
@@ -477,7 +527,7 @@ impl<'a, 't> Evaluator<'a, 't> {
                 });
             }
             Formula::Predicate(call) => {
-                let (_, why) = self.predicate(call);
+                let (_, why) = self.predicate(call, true);
                 steps.push(Step::Fact {
                     span: call.span,
                     holds,

@@ -60,31 +60,38 @@ pub enum Outcome {
     Bind(i128),
 }
 
-impl Outcome {
-    fn of(holds: bool, why: impl FnOnce() -> String) -> Outcome {
-        if holds {
-            Outcome::Holds
-        } else {
-            Outcome::Fails {
-                why: why(),
-                fix: Vec::new(),
-            }
-        }
-    }
-}
-
 /// What a predicate can see.
 pub struct PredicateContext<'a, 't> {
     /// The tree, indexed.
     pub view: &'a TreeView<'t>,
     /// Its grammar.
     pub grammar: &'a Grammar,
+    /// Whether a failure's `why` will be read (explaining a verdict). When false (a
+    /// check, a solver's search) a predicate may leave it empty: failing calls are the
+    /// common case inside an `exists`, and their messages would cost more than the test.
+    pub explaining: bool,
 }
 
 impl PredicateContext<'_, '_> {
     /// The text of a subtree.
     pub fn text(&self, node: NodeId) -> &[u8] {
         self.view.tree().text(node)
+    }
+
+    /// `Holds`, or `Fails` without fixes, with `why()` as the reason when explaining.
+    pub fn outcome(&self, holds: bool, why: impl FnOnce() -> String) -> Outcome {
+        if holds {
+            Outcome::Holds
+        } else {
+            Outcome::Fails {
+                why: if self.explaining {
+                    why()
+                } else {
+                    String::new()
+                },
+                fix: Vec::new(),
+            }
+        }
     }
 }
 
@@ -213,7 +220,7 @@ impl Predicate for Structural {
                 "immediately before",
             ),
         };
-        Outcome::of(holds, || {
+        ctx.outcome(holds, || {
             format!("the first argument is not {relation} the second")
         })
     }
@@ -281,8 +288,8 @@ impl Predicate for Level {
                 _ => nb == 0 && na > 0,
             }
         });
-        let name = ctx.grammar.display_symbol(scope);
-        Outcome::of(holds, || {
+        ctx.outcome(holds, || {
+            let name = ctx.grammar.display_symbol(scope);
             format!("the nesting levels in {name} are not related by {relation}")
         })
     }
@@ -311,10 +318,10 @@ impl Predicate for Nth {
         });
         match (args[0], position) {
             (ArgValue::Number(None), Some(p)) => Outcome::Bind(p as i128 + 1),
-            (ArgValue::Number(Some(n)), Some(p)) => Outcome::of(n == p as i128 + 1, || {
+            (ArgValue::Number(Some(n)), Some(p)) => ctx.outcome(n == p as i128 + 1, || {
                 format!("it is occurrence {}, not {n}", p + 1)
             }),
-            _ => Outcome::of(false, || {
+            _ => ctx.outcome(false, || {
                 "the first tree is not inside the second".to_string()
             }),
         }
@@ -341,7 +348,7 @@ impl Predicate for Count {
         let found = ctx.view.nodes_of(needle, tree(args, 0)).len() as i128;
         match args[2] {
             ArgValue::Number(None) => Outcome::Bind(found),
-            ArgValue::Number(Some(n)) => Outcome::of(found == n, || {
+            ArgValue::Number(Some(n)) => ctx.outcome(found == n, || {
                 format!(
                     "it holds {found} {}, not {n}",
                     ctx.grammar.display_symbol(needle)
@@ -391,7 +398,7 @@ impl Predicate for TarChecksum {
         let tree = ctx.view.tree();
         let (h, f) = (tree.text_range(header), tree.text_range(field));
         if f.start < h.start || f.end > h.end {
-            return Outcome::of(false, || {
+            return ctx.outcome(false, || {
                 "the checksum field is not inside the header".into()
             });
         }
@@ -477,7 +484,7 @@ impl Predicate for InternetChecksum {
         let tree = ctx.view.tree();
         let (c, f) = (tree.text_range(container), tree.text_range(field));
         if f.start < c.start || f.end > c.end {
-            return Outcome::of(false, || {
+            return ctx.outcome(false, || {
                 "the checksum field is not inside the container".into()
             });
         }
@@ -496,7 +503,7 @@ impl Predicate for InternetChecksum {
                 .map(|((a, b), c)| (a, b, c))
         };
         let Some((before, written, after)) = decoded.filter(|(_, w, _)| w.len() == 2) else {
-            return Outcome::of(false, || {
+            return ctx.outcome(false, || {
                 "the packet is neither binary with a 2-byte checksum nor hex text".into()
             });
         };
@@ -536,7 +543,7 @@ impl Predicate for OctalToDecimal {
     }
     fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
         let Some(value) = parse_octal(ctx.text(tree(args, 0))) else {
-            return Outcome::of(false, || "the first argument is not an octal number".into());
+            return ctx.outcome(false, || "the first argument is not an octal number".into());
         };
         match args[1] {
             ArgValue::Number(None) => Outcome::Bind(value),

@@ -9,6 +9,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 pub struct ParseResult<'p, 'g> {
     pub(crate) parser: &'p Parser<'g>,
     pub(crate) text: &'p [u8],
+    /// The node the whole text derives: the parser's root, or a reference to the symbol
+    /// of [`Parser::parse_as`](crate::Parser::parse_as).
+    pub(crate) root: u32,
     pub(crate) items: Vec<Item>,
     /// Where each set's items and waiting entries are (sets in insertion order).
     pub(crate) sets: SetIndex,
@@ -308,7 +311,7 @@ impl ParseResult<'_, '_> {
     /// can be the top one jumps to); the final set is scanned rather than indexed.
     pub(crate) fn root_item(&self) -> Option<Item> {
         let n = self.text.len();
-        let root = self.parser.root;
+        let root = self.root;
         let (lo, hi) = self.sets.items(n, self.items.len());
         self.items[lo..hi]
             .iter()

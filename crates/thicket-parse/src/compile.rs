@@ -68,6 +68,9 @@ pub struct Parser<'g> {
     pub(crate) follow: Vec<ByteSet>,
     pub(crate) follow_end: Vec<bool>,
     pub(crate) root: u32,
+    /// Per symbol, a node referencing it (the root for the start symbol; `NONE` for a
+    /// symbol nothing references), where [`Parser::parse_as`] starts.
+    pub(crate) ref_nodes: Vec<u32>,
     /// Vectors of finished parses, for the next inputs (see `Spare`).
     pub(crate) spares: std::sync::Mutex<Vec<Spare>>,
     /// How many tree nodes large inputs needed per byte (see `fresh::PerByte`).
@@ -130,6 +133,7 @@ impl<'g> Parser<'g> {
             follow: self.follow.clone(),
             follow_end: self.follow_end.clone(),
             root: self.root,
+            ref_nodes: self.ref_nodes.clone(),
             spares: Default::default(),
             per_byte: Default::default(),
             scans_tokens: false,
@@ -161,6 +165,7 @@ impl<'g> Parser<'g> {
             follow: vec![ByteSet::default(); n],
             follow_end: vec![false; n],
             root: grammar.root().index() as u32,
+            ref_nodes: vec![NONE; grammar.rules().len()],
             spares: Default::default(),
             per_byte: Default::default(),
             scans_tokens: true,
@@ -186,6 +191,9 @@ impl<'g> Parser<'g> {
                 ),
                 Expr::Ref(s) => {
                     let body = index(grammar.rule(*s).body);
+                    if parser.ref_nodes[s.index()] == NONE {
+                        parser.ref_nodes[s.index()] = index(id);
+                    }
                     (Op::Ref { body }, None)
                 }
                 Expr::Seq(items) => {

@@ -111,7 +111,7 @@ impl ParseResult<'_, '_> {
     /// there is no list.
     pub fn trees(&self, limit: usize) -> Result<(Vec<DerivationTree>, u128), TreeCount> {
         let mut counter = self.counter();
-        let total = match counter.count(self.parser.root, 0, self.text.len()) {
+        let total = match counter.count(self.root, 0, self.text.len()) {
             _ if counter.too_deep => return Err(TreeCount::TooDeep),
             N::Finite(n) => n,
             N::Overflow => return Err(TreeCount::Overflow),
@@ -120,7 +120,7 @@ impl ParseResult<'_, '_> {
         let mut trees = Vec::new();
         for rank in 0..total.min(limit as u128) {
             let mut builder = TreeBuilder::new();
-            counter.unrank(self.parser.root, 0, self.text.len(), rank, &mut builder);
+            counter.unrank(self.root, 0, self.text.len(), rank, &mut builder);
             trees.push(builder.finish());
         }
         Ok((trees, total))
@@ -129,7 +129,7 @@ impl ParseResult<'_, '_> {
     /// The number of derivation trees of the input (see the module docs).
     pub fn count_trees(&self) -> TreeCount {
         let mut counter = self.counter();
-        let n = counter.count(self.parser.root, 0, self.text.len());
+        let n = counter.count(self.root, 0, self.text.len());
         if counter.too_deep {
             return TreeCount::TooDeep;
         }
@@ -502,7 +502,7 @@ impl ParseResult<'_, '_> {
             depth: 0,
             too_deep: false,
         };
-        let root = self.parser.root;
+        let root = self.root;
         let n = self.text.len();
         if collector.counter.count(root, 0, n).is_zero() {
             return Ok(FxHashSet::default());

@@ -3,9 +3,10 @@
 
 use crate::chart::{ParseResult, SetIndex};
 use crate::compile::{NONE, Op, Parser};
-use crate::error::ParseError;
+use crate::error::{ParseError, Rejection};
 use crate::fresh::{Ahead, PerByte, Prefaulter};
 use crate::terminal::RegexMatcher;
+use thicket_grammar::SymbolId;
 use thicket_tree::NodeRoom;
 
 /// The tops of the Leo chains found so far (the memo itself is in the waiting entries,
@@ -564,6 +565,35 @@ impl<'g> Parser<'g> {
         self.parse_for(text, true)
     }
 
+    /// Parses `text` as a derivation of `symbol` instead of the start rule (to read a
+    /// text back as a subtree, e.g. a solver's edit). The tree's root is a reference to
+    /// `symbol` (an occurrence of it in the grammar; graft it elsewhere with
+    /// `DerivationTree::emit_subtree`). The FOLLOW filter is off: what may follow
+    /// `symbol` inside the grammar is no constraint on a text that ends with it.
+    /// A symbol no rule refers to (other than the start) derives no subtree, and every
+    /// text is rejected at its start.
+    pub fn parse_as<'p>(
+        &'p self,
+        symbol: SymbolId,
+        text: &'p [u8],
+    ) -> Result<ParseResult<'p, 'g>, ParseError> {
+        let root = if symbol == self.grammar.start() {
+            self.root
+        } else {
+            self.ref_nodes.get(symbol.index()).copied().unwrap_or(NONE)
+        };
+        if root == NONE {
+            let name = format!("<{}>", self.grammar.rule(symbol).name);
+            return Err(ParseError::Rejected(Box::new(Rejection::at(
+                text,
+                0,
+                Vec::new(),
+                vec![name],
+            ))));
+        }
+        self.run_from(root, text, false, true)
+    }
+
     /// Parses `text`; `tree`: whether a tree will likely be read (its memory is then
     /// reserved and faulted in ahead for a large input).
     fn parse_for<'p>(
@@ -745,6 +775,7 @@ impl<'g> Parser<'g> {
         let result = ParseResult {
             parser: self,
             text,
+            root,
             items,
             sets,
             big_index: Default::default(),

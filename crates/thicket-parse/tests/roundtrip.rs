@@ -299,3 +299,38 @@ fn memory_reserved_and_faulted_in_ahead_changes_no_tree() {
         assert_same_tree(&a.tree(), &b.tree());
     }
 }
+
+/// `parse_as` reads a text as any rule: every subtree of a generated tree parses back
+/// as its rule to a tree with the same text, rooted at a reference to that rule; the
+/// same text as the start rule is rejected when it is not a whole input.
+#[test]
+fn every_subtree_parses_back_as_its_own_rule() {
+    let grammar = bundled("json.fan");
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let mut checked = 0;
+    for i in 0..20 {
+        let (tree, _) = generator.generate_tree(&mut Generator::rng_for(5, i));
+        for node in tree.descendants(tree.root()) {
+            let thicket_grammar::Expr::Ref(symbol) = grammar.expr(tree.expr(node)) else {
+                continue;
+            };
+            let text = tree.text(node);
+            let result = parser
+                .parse_as(*symbol, text)
+                .unwrap_or_else(|e| panic!("{text:?} as {symbol:?}: {e}"));
+            let again = result.tree();
+            assert_eq!(again.bytes(), text);
+            assert!(matches!(
+                grammar.expr(again.expr(again.root())),
+                thicket_grammar::Expr::Ref(s) if s == symbol
+            ));
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} subtrees");
+    let member = grammar.symbol("member").expect("json.fan has <member>");
+    assert!(parser.parse_as(member, b"\"k\": 1").is_ok());
+    assert!(parser.parse(b"\"k\": 1").is_err());
+    assert!(parser.parse_as(member, b"\"k\" 1").is_err());
+}

@@ -67,6 +67,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use thicket_constraint::{Checker, Constraint};
 use thicket_gen::{GenConfig, GenError, GenRng, Generator};
 use thicket_grammar::{Grammar, Reach, SymbolId};
+use thicket_parse::{ParseConfig, Parser};
 use thicket_tree::DerivationTree;
 
 /// Limits of the solver.
@@ -168,8 +169,9 @@ pub struct Solver<'g> {
     reach: Reach,
     config: SolverConfig,
     tables: Mutex<HashMap<Measure, Arc<MeasureTable>>>,
-    /// The grammar started at each symbol, built when a text must be read back as it.
-    fragments: Vec<OnceLock<Grammar>>,
+    /// Reads texts back as subtrees (`Parser::parse_as`); `None` if the grammar has a
+    /// regex the parser cannot compile (then texts are never written, only generated).
+    parser: Option<Parser<'g>>,
     /// Per symbol, a generator that avoids it (to remove a quantifier's instances).
     avoiders: Vec<OnceLock<Option<Generator<'g>>>>,
 }
@@ -191,9 +193,7 @@ impl<'g> Solver<'g> {
             reach,
             config,
             tables: Mutex::new(HashMap::new()),
-            fragments: (0..grammar.rules().len())
-                .map(|_| OnceLock::new())
-                .collect(),
+            parser: Parser::new(grammar, ParseConfig::default()).ok(),
             avoiders: (0..grammar.rules().len())
                 .map(|_| OnceLock::new())
                 .collect(),
@@ -302,10 +302,6 @@ impl<'g> Solver<'g> {
                 Generator::avoiding(self.grammar, self.config.generation, &[symbol]).ok()
             })
             .as_ref()
-    }
-
-    fn fragment(&self, symbol: SymbolId) -> &Grammar {
-        self.fragments[symbol.index()].get_or_init(|| self.grammar.with_start(symbol))
     }
 }
 

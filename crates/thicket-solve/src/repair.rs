@@ -5,12 +5,12 @@ use crate::measure::Measure;
 use crate::terms::{applied_to, flip, interval, mentions, negate, term_vars};
 use crate::{SolveStats, Solver};
 use rand::Rng;
+use std::collections::{HashMap, HashSet};
 use thicket_constraint::formula::{Connective, Domain, Quantifier};
 use thicket_constraint::smt::{Func, Sort, Term, Value};
-use thicket_constraint::{Binding, Evaluator, Formula, Outcome, TreeView, VarId};
+use thicket_constraint::{Binding, Constraint, Evaluator, Formula, Outcome, TreeView, VarId};
 use thicket_gen::below;
 use thicket_grammar::{Expr, ExprId, SymbolId};
-use thicket_parse::{ParseConfig, Parser};
 use thicket_tree::{ByteSink, DerivationTree, NodeId, TreeBuilder, TreeSink};
 
 /// Repairs `tree` until every constraint holds; `Err` with the constraints still
@@ -39,12 +39,14 @@ pub(crate) fn repair<R: Rng + ?Sized>(
             }
             let mut planner = Planner {
                 solver,
+                constraint: c,
                 view: &view,
                 edits: &mut edits,
                 rng: &mut *rng,
                 context: Vec::new(),
                 steps: 0,
                 inserted: false,
+                taken: HashMap::new(),
             };
             planner.fix(&c.formula, true, &mut ev);
         }
@@ -104,6 +106,8 @@ const MAX_PLAN_STEPS: u32 = 100_000;
 /// Proposes edits that make a formula take a truth value.
 struct Planner<'a, 's, 'g, 't, R: ?Sized> {
     solver: &'s Solver<'g>,
+    /// The constraint being planned for.
+    constraint: &'a Constraint,
     view: &'a TreeView<'t>,
     edits: &'a mut Edits,
     rng: &'a mut R,
@@ -114,6 +118,9 @@ struct Planner<'a, 's, 'g, 't, R: ?Sized> {
     /// Whether this pass inserted a subtree already: one insertion per round, since
     /// an insertion can satisfy other instances too, and hosts overlap.
     inserted: bool,
+    /// Per rule, the texts its nodes have or were given this pass (see
+    /// `Planner::regenerate_fresh`), filled on first use.
+    taken: HashMap<SymbolId, HashSet<Vec<u8>>>,
 }
 
 impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
@@ -172,7 +179,8 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             }
             Formula::Not(inner) => self.fix(inner, !want, ev),
             Formula::Binary(c, a, b) => {
-                let (va, vb) = (ev.holds(a), ev.holds(b));
+                // The sides' values matter only to the two that must differ or agree.
+                let mut values = || (ev.holds(a), ev.holds(b));
                 match (c, want) {
                     (Connective::And, true) => self.fix(a, true, ev) && self.fix(b, true, ev),
                     (Connective::Or, false) => self.fix(a, false, ev) && self.fix(b, false, ev),
@@ -182,9 +190,11 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                     (Connective::Implies, true) => self.either(&[(a, false), (b, true)], ev),
                     // Xor true / Iff false: the two must differ; flip one of them.
                     (Connective::Xor, true) | (Connective::Iff, false) => {
+                        let (va, vb) = values();
                         self.either(&[(a, !vb), (b, !va)], ev)
                     }
                     (Connective::Xor, false) | (Connective::Iff, true) => {
+                        let (va, vb) = values();
                         self.either(&[(a, vb), (b, va)], ev)
                     }
                 }
@@ -305,6 +315,15 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 if let Some(done) = self.solve_numeric(op, &args[0], &args[1], ev) {
                     return done;
                 }
+            }
+            Term::App(Func::Eq, _, args)
+                if args.len() == 2 && sort_of(&args[0], ev) == Some(Sort::Str) =>
+            {
+                // A string disequality: a text nothing else of the rule has.
+                let mut vars = Vec::new();
+                tree_vars(term, ev, &mut vars);
+                let vars = self.shuffled(vars);
+                return vars.into_iter().any(|node| self.regenerate_fresh(node));
             }
             Term::App(Func::Eq, _, args)
                 if args.len() == 2 && sort_of(&args[0], ev) != Some(Sort::Str) =>
@@ -547,15 +566,51 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     /// Replaces `node` by a fresh random subtree of its expression (a different text
     /// when a few tries find one).
     fn regenerate(&mut self, node: NodeId) -> bool {
+        self.regenerate_until(node, 4, |_: &mut Self, _: &[u8]| true)
+    }
+
+    /// Replaces `node` by a fresh random subtree whose text no other node of its rule
+    /// has (nor had one proposed this pass), where a few tries find one; else like
+    /// [`Planner::regenerate`]. For disequalities: when many subtrees must differ
+    /// pairwise (no attribute twice), a merely different text often meets a third one,
+    /// and the repair would go round after round.
+    fn regenerate_fresh(&mut self, node: NodeId) -> bool {
+        let Some(symbol) = self.symbol(node) else {
+            return self.regenerate(node);
+        };
+        if !self.taken.contains_key(&symbol) {
+            let tree = self.view.tree();
+            let texts = tree
+                .descendants(tree.root())
+                .filter(|&n| self.symbol(n) == Some(symbol))
+                .map(|n| tree.text(n).to_vec())
+                .collect();
+            self.taken.insert(symbol, texts);
+        }
+        let fresh = |planner: &mut Self, text: &[u8]| {
+            let taken = planner.taken.entry(symbol).or_default();
+            !taken.contains(text) && taken.insert(text.to_vec())
+        };
+        self.regenerate_until(node, 8, fresh) || self.regenerate(node)
+    }
+
+    /// Proposes a fresh random subtree for `node` with a different text that `accept`
+    /// takes, trying up to `tries` times.
+    fn regenerate_until(
+        &mut self,
+        node: NodeId,
+        tries: u32,
+        mut accept: impl FnMut(&mut Self, &[u8]) -> bool,
+    ) -> bool {
         let expr = self.tree().expr(node);
         let depth = self.tree().depth_above(self.solver.grammar, node);
-        for _ in 0..4 {
+        for _ in 0..tries {
             let mut builder = TreeBuilder::new();
             self.solver
                 .generator
                 .expand(expr, depth, self.rng, &mut builder);
             let new = builder.finish();
-            if new.bytes() != self.tree().text(node) {
+            if new.bytes() != self.tree().text(node) && accept(self, new.bytes()) {
                 return self.propose(node, Replacement::Tree(new));
             }
         }
@@ -695,12 +750,56 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             .as_ref()
             .and_then(|m| self.instantiate_pattern(target, m));
         for host in hosts.into_iter().take(4) {
-            if let Some(new) = self.embed(host, target, new_part.as_ref()) {
+            if let Some(embedding) = self.embed(host, target, new_part.as_ref())
+                && self.insertion_fits(q, ev, &embedding)
+            {
                 self.inserted = true;
-                return self.propose(host, Replacement::Tree(new));
+                return self.propose(host, Replacement::Tree(embedding.tree));
             }
         }
         false
+    }
+
+    /// Whether the inserted subtree can be the quantifier's witness: in the tree with
+    /// the insertion made, under the same bindings (moved with their nodes), the
+    /// structural predicates of the body hold for it. Structure is what later value
+    /// fixes cannot change: a declaration inserted after its use, or in a block the use
+    /// cannot see, would be repaired in vain round after round. Costs a copy of the
+    /// tree, once per insertion tried.
+    fn insertion_fits(
+        &self,
+        q: &Quantifier,
+        ev: &Evaluator<'_, '_>,
+        embedding: &Embedding,
+    ) -> bool {
+        let grammar = self.solver.grammar;
+        let old = self.view.tree();
+        let host_expr = old.expr(embedding.host);
+        let tree = old.replace_subtrees(grammar, &[embedding.host], &mut |_, sink| {
+            embedding
+                .tree
+                .emit_subtree(grammar, embedding.tree.root(), host_expr, sink)
+        });
+        let view = TreeView::new(&tree, grammar);
+        let mut trial = self.solver.checker.evaluator(&view, self.constraint);
+        for (var, binding) in ev.bindings() {
+            let moved = match binding {
+                Binding::Node(n) => embedding
+                    .moved(old, n)
+                    .map_or(Binding::Unbound, Binding::Node),
+                other => other,
+            };
+            trial.bind(var, moved);
+        }
+        let target = NodeId::from_index(embedding.host.index() + embedding.target_at);
+        trial.instances(q).iter().any(|instance| {
+            instance.first().is_some_and(|&(_, n)| n == target) && {
+                for &(v, n) in instance {
+                    trial.bind(v, Binding::Node(n));
+                }
+                structure_holds(&q.body, &mut trial)
+            }
+        })
     }
 
     /// A tree of `symbol` matching one variant of the pattern: its placeholders
@@ -744,60 +843,87 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         host: NodeId,
         target: SymbolId,
         new_part: Option<&DerivationTree>,
-    ) -> Option<DerivationTree> {
+    ) -> Option<Embedding> {
         let solver = self.solver;
         let grammar = solver.grammar;
         let tree = self.view.tree();
         let depth = tree.depth_above(grammar, host);
-        let mut builder = TreeBuilder::new();
         let mut needs = Needs {
             keep: None,
             target: Some((target, new_part)),
         };
+        let mut production = Production {
+            solver,
+            tree,
+            rng: &mut *self.rng,
+            sink: TreeBuilder::new(),
+            copied: Vec::new(),
+            target_at: None,
+        };
         match grammar.expr(tree.expr(host)) {
             Expr::Repeat(rep) => {
                 let children: Vec<NodeId> = tree.children(host).collect();
-                let at = below(self.rng, children.len() as u32 + 1) as usize;
-                builder.open(tree.expr(host));
+                let at = below(production.rng, children.len() as u32 + 1) as usize;
+                production.sink.open(tree.expr(host));
                 // The new item goes before child `at` (after the last if `at` is the
                 // count).
                 for i in 0..=children.len() {
                     if i == at {
-                        produce(
-                            solver,
-                            tree,
-                            rep.item,
-                            depth,
-                            &mut needs,
-                            self.rng,
-                            &mut builder,
-                            0,
-                        )?;
+                        production.produce(rep.item, depth, &mut needs, 0)?;
                     }
                     if let Some(&child) = children.get(i) {
-                        tree.emit_subtree(grammar, child, tree.expr(child), &mut builder);
+                        production.copy(child, tree.expr(child));
                     }
                 }
-                builder.close();
+                production.sink.close();
             }
             Expr::Ref(a) => {
                 needs.keep = Some((*a, host));
-                builder.open(tree.expr(host));
-                produce(
-                    solver,
-                    tree,
-                    grammar.rule(*a).body,
-                    depth + 1,
-                    &mut needs,
-                    self.rng,
-                    &mut builder,
-                    0,
-                )?;
-                builder.close();
+                production.sink.open(tree.expr(host));
+                production.produce(grammar.rule(*a).body, depth + 1, &mut needs, 0)?;
+                production.sink.close();
             }
             _ => return None,
         }
-        (needs.keep.is_none() && needs.target.is_none()).then(|| builder.finish())
+        if !needs.is_empty() {
+            return None;
+        }
+        Some(Embedding {
+            host,
+            copied: production.copied,
+            target_at: production.target_at?,
+            tree: production.sink.finish(),
+        })
+    }
+}
+
+/// A host's new subtree with a target inserted, and where the old parts went.
+struct Embedding {
+    host: NodeId,
+    tree: DerivationTree,
+    /// Old subtrees copied verbatim: `(old root, old end, root in `tree`)`.
+    copied: Vec<(usize, usize, usize)>,
+    /// The target's root in `tree`.
+    target_at: usize,
+}
+
+impl Embedding {
+    /// Where a node of the old tree is in the tree with the host replaced; `None` if it was not kept.
+    fn moved(&self, old: &DerivationTree, node: NodeId) -> Option<NodeId> {
+        let (host, end) = (self.host.index(), old.subtree_end(self.host));
+        let x = node.index();
+        let at = if x < host {
+            x
+        } else if x >= end {
+            x + self.tree.len() - (end - host)
+        } else {
+            let &(root, _, new_root) = self
+                .copied
+                .iter()
+                .find(|&&(root, end, _)| root <= x && x < end)?;
+            host + new_root + (x - root)
+        };
+        Some(NodeId::from_index(at))
     }
 }
 
@@ -851,159 +977,169 @@ fn self_embedding(
 /// Most nested steps a produced subtree may take to meet its needs.
 const MAX_PRODUCE_DEPTH: u32 = 64;
 
-/// Emits a subtree of `expr` at `depth` that meets `needs` (taking them off as it
-/// meets them), the rest generated at random. `None` if the needs cannot be met.
-#[allow(clippy::too_many_arguments)]
-fn produce<R: Rng + ?Sized>(
-    solver: &Solver<'_>,
-    tree: &DerivationTree,
-    expr: ExprId,
-    depth: u32,
-    needs: &mut Needs<'_>,
-    rng: &mut R,
-    sink: &mut TreeBuilder,
-    steps: u32,
-) -> Option<()> {
-    let grammar = solver.grammar;
-    let reach = &solver.reach;
-    if needs.is_empty() || !needs.satisfiable_in(reach, expr) {
-        solver.generator.expand(expr, depth, rng, sink);
-        return Some(());
+/// Builds a subtree that meets some [`Needs`], and records where its parts went: the
+/// old subtrees copied verbatim and the target, so that nodes of the old tree can be
+/// found in the new one (see `Planner::insertion_fits`).
+struct Production<'p, 's, 'g, R: ?Sized> {
+    solver: &'s Solver<'g>,
+    /// The tree kept subtrees come from.
+    tree: &'p DerivationTree,
+    rng: &'p mut R,
+    sink: TreeBuilder,
+    /// Old subtrees emitted verbatim: `(old root, old end, new root)`.
+    copied: Vec<(usize, usize, usize)>,
+    /// Where the target's subtree starts.
+    target_at: Option<usize>,
+}
+
+impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
+    /// Emits the old subtree at `node` as an instance of `expr`, recording where.
+    fn copy(&mut self, node: NodeId, expr: ExprId) {
+        let at = self.sink.node_count();
+        self.copied
+            .push((node.index(), self.tree.subtree_end(node), at));
+        self.tree
+            .emit_subtree(self.solver.grammar, node, expr, &mut self.sink);
     }
-    if steps > MAX_PRODUCE_DEPTH {
-        return None;
-    }
-    match grammar.expr(expr) {
-        Expr::Ref(s) => {
-            if let Some((a, old)) = needs.keep
-                && *s == a
-                && needs.target.is_none_or(|(t, _)| t != a)
-            {
-                needs.keep = None;
-                tree.emit_subtree(grammar, old, expr, sink);
-                return Some(());
+
+    /// Emits a subtree of `expr` at `depth` that meets `needs` (taking them off as it
+    /// meets them), the rest generated at random. `None` if the needs cannot be met.
+    fn produce(
+        &mut self,
+        expr: ExprId,
+        depth: u32,
+        needs: &mut Needs<'_>,
+        steps: u32,
+    ) -> Option<()> {
+        let solver = self.solver;
+        let grammar = solver.grammar;
+        let reach = &solver.reach;
+        if needs.is_empty() || !needs.satisfiable_in(reach, expr) {
+            solver
+                .generator
+                .expand(expr, depth, self.rng, &mut self.sink);
+            return Some(());
+        }
+        if steps > MAX_PRODUCE_DEPTH {
+            return None;
+        }
+        match grammar.expr(expr) {
+            Expr::Ref(s) => {
+                if let Some((a, old)) = needs.keep
+                    && *s == a
+                    && needs.target.is_none_or(|(t, _)| t != a)
+                {
+                    needs.keep = None;
+                    self.copy(old, expr);
+                    return Some(());
+                }
+                if let Some((t, part)) = needs.target
+                    && *s == t
+                    && needs.keep.is_none()
+                {
+                    needs.target = None;
+                    self.target_at = Some(self.sink.node_count());
+                    match part {
+                        Some(p) => p.emit_subtree(grammar, p.root(), expr, &mut self.sink),
+                        None => {
+                            solver
+                                .generator
+                                .expand(expr, depth, self.rng, &mut self.sink);
+                        }
+                    }
+                    return Some(());
+                }
+                self.sink.open(expr);
+                self.produce(grammar.rule(*s).body, depth + 1, needs, steps + 1)?;
+                self.sink.close();
             }
-            if let Some((t, part)) = needs.target
-                && *s == t
-                && needs.keep.is_none()
-            {
-                needs.target = None;
-                match part {
-                    Some(p) => p.emit_subtree(grammar, p.root(), expr, sink),
-                    None => {
-                        solver.generator.expand(expr, depth, rng, sink);
+            Expr::Alt(children) => {
+                let options: Vec<ExprId> = children
+                    .iter()
+                    .copied()
+                    .filter(|&c| needs.satisfiable_in(reach, c))
+                    .collect();
+                // Prefer an alternative that directly holds the kept rule beside the target.
+                let direct: Vec<ExprId> = options
+                    .iter()
+                    .copied()
+                    .filter(|&c| match (needs.keep, needs.target) {
+                        (Some((a, _)), Some((t, _))) => self_embedding(grammar, reach, c, a, t),
+                        _ => true,
+                    })
+                    .collect();
+                let pool = if direct.is_empty() { options } else { direct };
+                if pool.is_empty() {
+                    return None;
+                }
+                let choice = pool[below(self.rng, pool.len() as u32) as usize];
+                self.sink.open(expr);
+                self.produce(choice, depth, needs, steps + 1)?;
+                self.sink.close();
+            }
+            Expr::Seq(children) => {
+                // The kept rule goes to a child that is a reference to it if there is
+                // one, the target to another child that can hold it.
+                let keep_at = needs.keep.and_then(|(a, _)| {
+                    children
+                        .iter()
+                        .position(|&c| matches!(grammar.expr(c), Expr::Ref(s) if *s == a))
+                        .or_else(|| children.iter().position(|&c| reach.reaches(c, a)))
+                });
+                let target_options: Vec<usize> = needs.target.map_or(Vec::new(), |(t, _)| {
+                    (0..children.len())
+                        .filter(|&i| Some(i) != keep_at && reach.reaches(children[i], t))
+                        .collect()
+                });
+                let target_at = if target_options.is_empty() {
+                    keep_at
+                } else {
+                    Some(target_options[below(self.rng, target_options.len() as u32) as usize])
+                };
+                let (keep, target) = (needs.keep.take(), needs.target.take());
+                self.sink.open(expr);
+                for (i, &child) in children.iter().enumerate() {
+                    let mut part = Needs {
+                        keep: if Some(i) == keep_at { keep } else { None },
+                        target: if Some(i) == target_at { target } else { None },
+                    };
+                    self.produce(child, depth, &mut part, steps + 1)?;
+                    if !part.is_empty() {
+                        return None;
                     }
                 }
-                return Some(());
+                self.sink.close();
             }
-            sink.open(expr);
-            produce(
-                solver,
-                tree,
-                grammar.rule(*s).body,
-                depth + 1,
-                needs,
-                rng,
-                sink,
-                steps + 1,
-            )?;
-            sink.close();
-        }
-        Expr::Alt(children) => {
-            let options: Vec<ExprId> = children
-                .iter()
-                .copied()
-                .filter(|&c| needs.satisfiable_in(reach, c))
-                .collect();
-            // Prefer an alternative that directly holds the kept rule beside the target.
-            let direct: Vec<ExprId> = options
-                .iter()
-                .copied()
-                .filter(|&c| match (needs.keep, needs.target) {
-                    (Some((a, _)), Some((t, _))) => self_embedding(grammar, reach, c, a, t),
-                    _ => true,
-                })
-                .collect();
-            let pool = if direct.is_empty() { options } else { direct };
-            if pool.is_empty() {
-                return None;
-            }
-            let choice = pool[below(rng, pool.len() as u32) as usize];
-            sink.open(expr);
-            produce(solver, tree, choice, depth, needs, rng, sink, steps + 1)?;
-            sink.close();
-        }
-        Expr::Seq(children) => {
-            // The kept rule goes to a child that is a reference to it if there is
-            // one, the target to another child that can hold it.
-            let keep_at = needs.keep.and_then(|(a, _)| {
-                children
-                    .iter()
-                    .position(|&c| matches!(grammar.expr(c), Expr::Ref(s) if *s == a))
-                    .or_else(|| children.iter().position(|&c| reach.reaches(c, a)))
-            });
-            let target_options: Vec<usize> = needs.target.map_or(Vec::new(), |(t, _)| {
-                (0..children.len())
-                    .filter(|&i| Some(i) != keep_at && reach.reaches(children[i], t))
-                    .collect()
-            });
-            let target_at = if target_options.is_empty() {
-                keep_at
-            } else {
-                Some(target_options[below(rng, target_options.len() as u32) as usize])
-            };
-            let (keep, target) = (needs.keep.take(), needs.target.take());
-            sink.open(expr);
-            for (i, &child) in children.iter().enumerate() {
-                let mut part = Needs {
-                    keep: if Some(i) == keep_at { keep } else { None },
-                    target: if Some(i) == target_at { target } else { None },
+            Expr::Repeat(rep) => {
+                let parts = usize::from(needs.keep.is_some()) + usize::from(needs.target.is_some());
+                let cap = rep.min.max(solver.config.generation.max_repetitions);
+                let max = rep.max.map_or(cap, |m| m.min(cap)).max(parts as u32);
+                let min = rep.min.max(1);
+                let count = min + below(self.rng, max.saturating_sub(min) + 1);
+                let keep_at = 0usize;
+                let target_at = if parts == 2 && count >= 2 {
+                    1 + below(self.rng, count - 1) as usize
+                } else {
+                    0
                 };
-                produce(solver, tree, child, depth, &mut part, rng, sink, steps + 1)?;
-                if !part.is_empty() {
-                    return None;
+                let (keep, target) = (needs.keep.take(), needs.target.take());
+                self.sink.open(expr);
+                for i in 0..count as usize {
+                    let mut part = Needs {
+                        keep: if i == keep_at { keep } else { None },
+                        target: if i == target_at { target } else { None },
+                    };
+                    self.produce(rep.item, depth, &mut part, steps + 1)?;
+                    if !part.is_empty() {
+                        return None;
+                    }
                 }
+                self.sink.close();
             }
-            sink.close();
+            Expr::Literal(_) | Expr::Regex(_) => return None,
         }
-        Expr::Repeat(rep) => {
-            let parts = usize::from(needs.keep.is_some()) + usize::from(needs.target.is_some());
-            let cap = rep.min.max(solver.config.generation.max_repetitions);
-            let max = rep.max.map_or(cap, |m| m.min(cap)).max(parts as u32);
-            let min = rep.min.max(1);
-            let count = min + below(rng, max.saturating_sub(min) + 1);
-            let keep_at = 0usize;
-            let target_at = if parts == 2 && count >= 2 {
-                1 + below(rng, count - 1) as usize
-            } else {
-                0
-            };
-            let (keep, target) = (needs.keep.take(), needs.target.take());
-            sink.open(expr);
-            for i in 0..count as usize {
-                let mut part = Needs {
-                    keep: if i == keep_at { keep } else { None },
-                    target: if i == target_at { target } else { None },
-                };
-                produce(
-                    solver,
-                    tree,
-                    rep.item,
-                    depth,
-                    &mut part,
-                    rng,
-                    sink,
-                    steps + 1,
-                )?;
-                if !part.is_empty() {
-                    return None;
-                }
-            }
-            sink.close();
-        }
-        Expr::Literal(_) | Expr::Regex(_) => return None,
+        Some(())
     }
-    Some(())
 }
 
 /// The text read as a subtree of `symbol`, if the rule derives it.
@@ -1012,13 +1148,22 @@ pub(crate) fn parse_as(
     symbol: SymbolId,
     text: &[u8],
 ) -> Option<DerivationTree> {
-    let fragment = solver.fragment(symbol);
-    let parser = Parser::new(fragment, ParseConfig::default()).ok()?;
-    let result = parser.parse(text).ok()?;
-    let tree = result.tree();
-    // The fragment's root is a reference to `symbol`; its body is shared with the
-    // full grammar, so the subtree below it is a subtree of the full grammar.
-    Some(tree)
+    let parser = solver.parser.as_ref()?;
+    Some(parser.parse_as(symbol, text).ok()?.tree())
+}
+
+/// Whether the structural predicates of `f` allow it to hold (its other atoms are
+/// taken as satisfiable): conjunctions and disjunctions are followed, anything
+/// under a negation or a quantifier is left to later rounds.
+fn structure_holds(f: &Formula, ev: &mut Evaluator<'_, '_>) -> bool {
+    match f {
+        Formula::Predicate(call) if call.predicate.is_structural() => {
+            !matches!(ev.predicate_outcome(call), Some(Outcome::Fails { .. }))
+        }
+        Formula::Binary(Connective::And, a, b) => structure_holds(a, ev) && structure_holds(b, ev),
+        Formula::Binary(Connective::Or, a, b) => structure_holds(a, ev) || structure_holds(b, ev),
+        _ => true,
+    }
 }
 
 // ----- terms -----
