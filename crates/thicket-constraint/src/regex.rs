@@ -200,6 +200,71 @@ impl Regex {
         }
     }
 
+    /// The characters a string of the language may start with, as ranges: an
+    /// over-approximation (exact but for intersections and complements), so a
+    /// derivative by one of them may still be empty.
+    fn first_ranges(&self) -> Vec<(char, char)> {
+        match &*self.0 {
+            Node::None | Node::Empty => Vec::new(),
+            Node::Class(ranges) => ranges.clone(),
+            Node::Concat(a, b) => {
+                let mut first = a.first_ranges();
+                if a.nullable() {
+                    first.extend(b.first_ranges());
+                }
+                first
+            }
+            Node::Union(parts) => parts.iter().flat_map(Regex::first_ranges).collect(),
+            // A first character of every part; the part with the fewest ranges is a
+            // close enough bound.
+            Node::Inter(parts) => parts
+                .iter()
+                .map(Regex::first_ranges)
+                .min_by_key(Vec::len)
+                .unwrap_or_default(),
+            Node::Star(r) => r.first_ranges(),
+            Node::Loop(r, _, max) => {
+                if *max == 0 {
+                    Vec::new()
+                } else {
+                    r.first_ranges()
+                }
+            }
+            Node::Comp(_) => vec![('\0', char::MAX)],
+        }
+    }
+
+    /// A random string of the language of at most `max_len` characters, by a walk
+    /// over derivatives (`below(n)` draws from `0..n`): at each step it stops with
+    /// probability 1/2 where the string so far is in the language, else takes a
+    /// character that leaves a non-empty derivative, printable ASCII preferred.
+    /// `None` if the walk found no string (the language may still have one).
+    pub fn sample(&self, below: &mut dyn FnMut(u32) -> u32, max_len: usize) -> Option<String> {
+        let mut r = self.clone();
+        let mut out = String::new();
+        for _ in 0..max_len {
+            if r.nullable() && below(2) == 0 {
+                return Some(out);
+            }
+            let ranges = r.first_ranges();
+            if ranges.is_empty() {
+                break;
+            }
+            let step = (0..4).find_map(|_| {
+                let (lo, hi) = ranges[below(ranges.len() as u32) as usize];
+                let c = pick_char(lo, hi, below);
+                let next = r.derive(c);
+                (!next.is_none()).then_some((c, next))
+            });
+            let Some((c, next)) = step else {
+                break;
+            };
+            out.push(c);
+            r = next;
+        }
+        r.nullable().then_some(out)
+    }
+
     fn is_none(&self) -> bool {
         matches!(&*self.0, Node::None)
     }
@@ -272,12 +337,62 @@ impl Regex {
     }
 }
 
+/// A character in `lo..=hi`: seven times in eight a printable ASCII one where the
+/// range has some (constraints are mostly about readable text), else any.
+fn pick_char(lo: char, hi: char, below: &mut dyn FnMut(u32) -> u32) -> char {
+    let (lo, hi) = (lo as u32, hi as u32);
+    let (alo, ahi) = (lo.max(0x20), hi.min(0x7e));
+    let (from, to) = if alo <= ahi && below(8) != 0 {
+        (alo, ahi)
+    } else {
+        (lo, hi)
+    };
+    let span = (to - from).saturating_add(1);
+    char::from_u32(from + below(span)).unwrap_or(char::from_u32(lo).unwrap_or('a'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn digits() -> Regex {
         Regex::range('0', '9')
+    }
+
+    /// A small deterministic source for `sample`.
+    fn draws(seed: u64) -> impl FnMut(u32) -> u32 {
+        let mut state = seed;
+        move |n| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % u64::from(n.max(1))) as u32
+        }
+    }
+
+    #[test]
+    fn samples_are_members_and_vary() {
+        let cases = [
+            Regex::concat(Regex::literal("ab"), Regex::star(digits())),
+            Regex::repeat(Regex::union(Regex::literal("x"), digits()), 2, 5),
+            Regex::inter(
+                Regex::star(digits()),
+                Regex::comp(Regex::concat(Regex::literal("0"), Regex::all())),
+            ),
+            Regex::comp(Regex::literal("")),
+        ];
+        for (k, re) in cases.iter().enumerate() {
+            let mut below = draws(k as u64 + 1);
+            let samples: Vec<String> = (0..50).filter_map(|_| re.sample(&mut below, 16)).collect();
+            assert!(samples.len() >= 25, "case {k}: {samples:?}");
+            assert!(
+                samples.iter().all(|s| re.is_match(s)),
+                "case {k}: {samples:?}"
+            );
+            let distinct: std::collections::HashSet<_> = samples.iter().collect();
+            assert!(distinct.len() > 3, "case {k}: {samples:?}");
+        }
+        assert_eq!(Regex::none().sample(&mut draws(9), 16), None);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::{SolveStats, Solver};
 use rand::Rng;
 use std::collections::{HashMap, HashSet};
 use thicket_constraint::formula::{Connective, Domain, Quantifier};
+use thicket_constraint::regex::Regex;
 use thicket_constraint::smt::{Func, Sort, Term, Value};
 use thicket_constraint::{Binding, Constraint, Evaluator, Formula, Outcome, TreeView, VarId};
 use thicket_gen::below;
@@ -333,6 +334,13 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                     return done;
                 }
             }
+            Term::App(
+                f @ (Func::StrInRe | Func::StrPrefixOf | Func::StrSuffixOf | Func::StrContains),
+                _,
+                args,
+            ) if args.len() == 2 && self.fix_membership(*f, &args[0], &args[1], want, ev) => {
+                return true;
+            }
             _ => {}
         }
         // Anything else: regenerate one of the atom's subtrees (a search step).
@@ -340,6 +348,80 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         tree_vars(term, ev, &mut vars);
         let vars = self.shuffled(vars);
         vars.into_iter().any(|node| self.regenerate(node))
+    }
+
+    /// `str.in_re`, `str.prefixof`, `str.suffixof`, `str.contains` with a subtree as
+    /// the string: write a text of the language (sampled from the regex by
+    /// derivatives; for the others, the needle spliced into the current text) that the
+    /// subtree's rule derives. Tries a few texts; false if none was read back.
+    fn fix_membership(
+        &mut self,
+        f: Func,
+        a: &Term,
+        b: &Term,
+        want: bool,
+        ev: &mut Evaluator<'_, '_>,
+    ) -> bool {
+        let (subject, other) = match f {
+            Func::StrPrefixOf | Func::StrSuffixOf => (b, a),
+            _ => (a, b),
+        };
+        let Term::Var(v) = subject else {
+            return false;
+        };
+        let Binding::Node(node) = ev.binding(*v) else {
+            return false;
+        };
+        let other = match ev.value(other) {
+            Ok(value) => value,
+            Err(_) => return false,
+        };
+        let current = thicket_constraint::eval::input_string(self.tree().text(node));
+        let candidates: Vec<String> = match (f, other, want) {
+            (Func::StrInRe, Value::Re(re), _) => {
+                let re = if want { re } else { Regex::comp(re) };
+                let mut draw = |n: u32| below(self.rng, n);
+                (0..8).filter_map(|_| re.sample(&mut draw, 64)).collect()
+            }
+            (Func::StrPrefixOf, Value::Str(needle), true) => {
+                let cut = current
+                    .char_indices()
+                    .map(|(i, _)| i)
+                    .chain([current.len()]);
+                cut.take(3)
+                    .map(|i| format!("{needle}{}", &current[i..]))
+                    .collect()
+            }
+            (Func::StrSuffixOf, Value::Str(needle), true) => {
+                let cut: Vec<usize> = current
+                    .char_indices()
+                    .map(|(i, _)| i)
+                    .chain([current.len()])
+                    .collect();
+                cut.iter()
+                    .rev()
+                    .take(3)
+                    .map(|&i| format!("{}{needle}", &current[..i]))
+                    .collect()
+            }
+            (Func::StrContains, Value::Str(needle), true) => {
+                let cut: Vec<usize> = current
+                    .char_indices()
+                    .map(|(i, _)| i)
+                    .chain([current.len()])
+                    .collect();
+                (0..4)
+                    .map(|_| {
+                        let i = cut[below(self.rng, cut.len() as u32) as usize];
+                        format!("{}{needle}{}", &current[..i], &current[i..])
+                    })
+                    .collect()
+            }
+            _ => return false,
+        };
+        candidates
+            .into_iter()
+            .any(|text| self.write_text(node, text.as_bytes()))
     }
 
     /// `a = b` over strings: copy one side into the other (or write a literal).

@@ -177,6 +177,8 @@ const KV: &str = "<start> ::= <pair> (\";\" <pair>)*\n<pair> ::= <key> \"=\" <va
                   <key> ::= r\"[a-z]{1,4}\"\n<value> ::= r\"[0-9]{1,3}\"\n<unused> ::= \"u\"\n";
 
 enum Expect {
+    /// The constraint itself is refused (resolver error with a position).
+    Refused,
     Unsat,
     Unsupported,
     Budget,
@@ -186,8 +188,11 @@ enum Expect {
 fn outcome(constraint: &str) -> Expect {
     let spec =
         thicket_grammar::load_spec_bytes("kv.fan", KV.as_bytes(), &Default::default()).unwrap();
-    let c = thicket_constraint::from_text(&spec.grammar, &Predicates::standard(), "c", constraint)
-        .unwrap_or_else(|e| panic!("{constraint}: {e:?}"));
+    let Ok(c) =
+        thicket_constraint::from_text(&spec.grammar, &Predicates::standard(), "c", constraint)
+    else {
+        return Expect::Refused;
+    };
     let config = SolverConfig {
         max_attempts: 4,
         max_rounds: 8,
@@ -239,8 +244,45 @@ fn hostile_constraints_end_with_a_clear_outcome() {
         ("count(start, \"<pair>\", \"99\")", Budget),
         (
             "forall <value> v: str.in_re(v, re.+(str.to_re(\"7\")))",
+            Solved,
+        ),
+        ("forall <key> k: str.prefixof(\"ab\", k)", Solved),
+        ("forall <key> k: str.suffixof(\"z\", k)", Solved),
+        ("forall <key> k: str.contains(k, \"q\")", Solved),
+        (
+            "forall <key> k: not str.in_re(k, re.+(re.range(\"a\", \"m\")))",
+            Solved,
+        ),
+        (
+            "forall <key> k: str.in_re(k, re.+(re.range(\"0\", \"9\")))",
             Budget,
         ),
+        ("forall <key> k: str.len(k) = 7", Unsat),
+        // Not proved: lengths beyond the measure's cap are not known (a limit, see
+        // docs/solver.md), so this ends with the budget.
+        ("forall <key> k: str.len(k) > 4", Budget),
+        (
+            "forall <value> v: (str.to_int(v) > 10 and str.to_int(v) < 5)",
+            Budget,
+        ),
+        (
+            "forall <pair> p: (p.<key> = \"a\" and p.<value> = \"1\")",
+            Solved,
+        ),
+        ("forall <key> k: not k = k", Budget),
+        ("forall <key> k: str.to_code(k) = 97", Unsupported),
+        ("forall <key> k: (str.< k \"b\")", Unsupported),
+        ("forall <value> v: str.to_int(v) = str.len(v)", Solved),
+        ("forall <key> k: k = \"abcde\"", Budget),
+        (
+            "forall <pair> p: forall <pair> q: forall <pair> r: \
+             ((same_position(p, q) or not p.<key> = q.<key>) and \
+              (same_position(q, r) or not q.<value> = r.<value>))",
+            Solved,
+        ),
+        ("count(start, \"<pair>\", \"0\")", Budget),
+        ("exists <unused> u: true", Refused),
+        ("forall <nothing> n: true", Refused),
         (
             "exists int n: (str.to_int(n) > 2 and count(start, \"<pair>\", n))",
             Solved,
@@ -252,6 +294,7 @@ fn hostile_constraints_end_with_a_clear_outcome() {
             std::mem::discriminant(&got) == std::mem::discriminant(expected),
             "{constraint}: got {}",
             match got {
+                Refused => "refused",
                 Unsat => "unsatisfiable",
                 Unsupported => "unsupported",
                 Budget => "no solution within the budget",
