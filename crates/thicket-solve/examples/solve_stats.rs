@@ -1,6 +1,7 @@
 //! Solves N inputs of a spec with its constraints and prints valid inputs per second,
-//! mean size, distinct share and the solver's effort, against plain generation in the
-//! same process: `cargo run --release -p thicket-solve --example solve_stats -- specs/xml.fan 2000`.
+//! mean size, distinct share, k-path coverage (k = 3) of the output set and the
+//! solver's effort, against plain generation in the same process (coverage is counted
+//! after the timing): `cargo run --release -p thicket-solve --example solve_stats -- specs/xml.fan 2000`.
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -25,6 +26,8 @@ fn main() {
     let solver =
         Solver::new(&spec.grammar, constraints, config).unwrap_or_else(|e| panic!("{path}: {e}"));
 
+    let graph = thicket_cover::KPathGraph::new(&spec.grammar);
+    let mut plain_trees = Vec::new();
     let started = Instant::now();
     let mut plain_bytes = 0usize;
     let mut plain_distinct = HashSet::new();
@@ -33,6 +36,7 @@ fn main() {
         let (tree, _) = solver.generator().generate_tree(&mut rng);
         plain_bytes += tree.bytes().len();
         plain_distinct.insert(tree.bytes().to_vec());
+        plain_trees.push(tree);
     }
     let plain_secs = started.elapsed().as_secs_f64();
 
@@ -40,6 +44,7 @@ fn main() {
     let (mut bytes, mut failed) = (0usize, 0u64);
     let mut distinct = HashSet::new();
     let mut total = SolveStats::default();
+    let mut trees = Vec::new();
     for i in 0..n {
         let mut rng = Solver::rng_for(seed, i);
         match solver.solve(&mut rng) {
@@ -50,6 +55,7 @@ fn main() {
                 total.attempts += stats.attempts;
                 total.rounds += stats.rounds;
                 total.edits += stats.edits;
+                trees.push(tree);
             }
             Err(e) => {
                 failed += 1;
@@ -61,8 +67,17 @@ fn main() {
     }
     let secs = started.elapsed().as_secs_f64();
     let ok = n - failed;
+    let k = 3;
+    let coverage = |trees: &[thicket_tree::DerivationTree]| {
+        let mut coverage = thicket_cover::Coverage::new(k);
+        for tree in trees {
+            coverage.add_tree(&graph, tree);
+        }
+        coverage.covered(k)
+    };
+    let (plain_paths, paths, all_paths) = (coverage(&plain_trees), coverage(&trees), graph.count(k));
     println!(
-        "{path}: plain {:.0}/s mean {:.0} B distinct {:.1}% | solved {ok}/{n} in {secs:.2}s = {:.0} valid/s, mean {:.0} B, distinct {:.1}%, per input {:.2} attempts {:.2} rounds {:.2} edits",
+        "{path}: plain {:.0}/s mean {:.0} B distinct {:.1}% {plain_paths}/{all_paths} 3-paths | solved {ok}/{n} in {secs:.2}s = {:.0} valid/s, mean {:.0} B, distinct {:.1}%, {paths}/{all_paths} 3-paths, per input {:.2} attempts {:.2} rounds {:.2} edits",
         n as f64 / plain_secs,
         plain_bytes as f64 / n as f64,
         100.0 * plain_distinct.len() as f64 / n as f64,
