@@ -535,48 +535,43 @@ fn run_kpath<W: Write>(
     let k = usize::from(args.k);
     let graph = thicket_cover::KPathGraph::new(grammar);
     let started = Instant::now();
-    let mut made = if args.strategy == Strategy::KpathRandom {
-        let count = args.count.unwrap_or(10) as usize;
-        thicket_cover::k_path_stream(generator, &graph, k, seed, count)
+    // With constraints, each steered tree is repaired into a valid one before its
+    // paths count (a tree the repairs cannot save is replaced by a fresh solution), and
+    // a path the repair lost is steered to again: the paths covered are those of the
+    // valid outputs.
+    let mut plain = |tree: DerivationTree, _: u64| Some(tree);
+    let mut repair = |tree: DerivationTree, n: u64| {
+        let solver = solver?;
+        let mut rng = Generator::rng_for(seed ^ 0x5eed_501e, n);
+        let mut first = Some(tree);
+        solver
+            .solve_from(&mut rng, |s, r| {
+                first
+                    .take()
+                    .unwrap_or_else(|| s.generator().generate_tree(r).0)
+            })
+            .ok()
+            .map(|(tree, _)| tree)
+    };
+    let finish: &mut thicket_cover::Finish<'_> = if solver.is_some() {
+        &mut repair
     } else {
-        thicket_cover::cover_k_paths(
+        &mut plain
+    };
+    let made = if args.strategy == Strategy::KpathRandom {
+        let count = args.count.unwrap_or(10) as usize;
+        thicket_cover::k_path_stream_with(generator, &graph, k, seed, count, finish)
+    } else {
+        thicket_cover::cover_k_paths_with(
             generator,
             &graph,
             k,
             seed,
             args.count.map_or(usize::MAX, |n| n as usize),
+            finish,
         )
     };
-    // With constraints, each steered tree is repaired into a valid one (keeping what it
-    // can of its k-paths; a tree the repairs cannot save is replaced by a fresh
-    // solution), and the coverage reported is that of the valid outputs.
-    let mut unsolved = 0usize;
-    if let Some(solver) = solver {
-        let trees = std::mem::take(&mut made.trees);
-        let repaired: Vec<Option<DerivationTree>> = trees
-            .into_par_iter()
-            .enumerate()
-            .map(|(n, tree)| {
-                let mut rng = Generator::rng_for(seed ^ 0x5eed_501e, n as u64);
-                let mut first = Some(tree);
-                solver
-                    .solve_from(&mut rng, |s, r| {
-                        first
-                            .take()
-                            .unwrap_or_else(|| s.generator().generate_tree(r).0)
-                    })
-                    .ok()
-                    .map(|(tree, _)| tree)
-            })
-            .collect();
-        unsolved = repaired.iter().filter(|t| t.is_none()).count();
-        made.trees = repaired.into_iter().flatten().collect();
-        let mut coverage = thicket_cover::Coverage::new(k);
-        for tree in &made.trees {
-            coverage.add_tree(&graph, tree);
-        }
-        made.covered = (1..=k).map(|l| coverage.covered(l)).collect();
-    }
+    let unsolved = made.dropped;
     sink.width = digits(made.trees.len().saturating_sub(1) as u64).max(6);
     let mut summary = Summary {
         track_distinct: args.stats,
@@ -596,7 +591,7 @@ fn run_kpath<W: Write>(
     }
     sink.out.flush()?;
     let covered: usize = made.covered.iter().sum();
-    let unfinished = covered + made.unfit.len() < made.total.iter().sum();
+    let unfinished = covered + made.unfit.len() + made.lost.len() < made.total.iter().sum();
     let note = match args.strategy {
         Strategy::KpathRandom if !unfinished => " (then further rounds)",
         Strategy::Kpath if unfinished => " (stopped at -n)",
@@ -615,6 +610,15 @@ fn run_kpath<W: Write>(
     );
     if unsolved > 0 {
         eprintln!("warning: {unsolved} steered inputs could not be made valid within the budget");
+    }
+    if !made.lost.is_empty() {
+        eprintln!(
+            "warning: {} paths of length {k} or less are in no valid input the repairs kept \
+             (each steered to {} times), e.g. {}",
+            made.lost.len(),
+            thicket_cover::FINISH_TRIES,
+            graph.display(grammar, &made.lost[0])
+        );
     }
     if !made.unfit.is_empty() {
         eprintln!(

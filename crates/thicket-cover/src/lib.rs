@@ -24,7 +24,10 @@
 
 mod produce;
 
-pub use produce::{KPathProduction, cover_k_paths, k_path_stream};
+pub use produce::{
+    FINISH_TRIES, Finish, KPathProduction, cover_k_paths, cover_k_paths_with, k_path_stream,
+    k_path_stream_with,
+};
 
 use rustc_hash::FxHashSet;
 use thicket_grammar::{Expr, ExprId, Grammar};

@@ -40,7 +40,21 @@ pub struct KPathProduction {
     /// For l = 1..=k (at index l - 1), how many of them the trees cover (in the first
     /// round, for the stream).
     pub covered: Vec<usize>,
+    /// The l-paths the finishing step (see [`cover_k_paths_with`]) lost every time an
+    /// input steered to them was finished.
+    pub lost: Vec<Box<[u32]>>,
+    /// Steered inputs the finishing step could not finish (dropped).
+    pub dropped: usize,
 }
+
+/// What becomes of each steered input before its paths are counted: the identity for
+/// plain production; for constrained production, a repair into a valid input (which
+/// may lose paths, or fail: `None`). Called with the input and a number unique to it
+/// within the run (for a random stream of its own).
+pub type Finish<'a> = dyn FnMut(DerivationTree, u64) -> Option<DerivationTree> + 'a;
+
+/// How often a path is steered to before the finishing step is said to lose it.
+pub const FINISH_TRIES: u32 = 4;
 
 /// Builds inputs until every l-path (l = 1..=k) of the grammar that fits the generator's
 /// depth limit is covered, or `limit` inputs are made.
@@ -51,7 +65,24 @@ pub fn cover_k_paths(
     seed: u64,
     limit: usize,
 ) -> KPathProduction {
-    produce(generator, graph, k, seed, limit, false)
+    produce(generator, graph, k, seed, limit, false, &mut |tree, _| {
+        Some(tree)
+    })
+}
+
+/// [`cover_k_paths`] where each input is finished (e.g. repaired to satisfy
+/// constraints) before its paths are counted, so that the paths covered are those of
+/// the finished inputs: a path a finished input lost is steered to again, up to four
+/// times, then reported in `lost`.
+pub fn cover_k_paths_with(
+    generator: &Generator<'_>,
+    graph: &KPathGraph,
+    k: usize,
+    seed: u64,
+    limit: usize,
+    finish: &mut Finish<'_>,
+) -> KPathProduction {
+    produce(generator, graph, k, seed, limit, false, finish)
 }
 
 /// A stream of `count` inputs whose k-path diversity grows as fast as possible
@@ -66,7 +97,22 @@ pub fn k_path_stream(
     seed: u64,
     count: usize,
 ) -> KPathProduction {
-    produce(generator, graph, k, seed, count, true)
+    produce(generator, graph, k, seed, count, true, &mut |tree, _| {
+        Some(tree)
+    })
+}
+
+/// [`k_path_stream`] with each input finished before its paths are counted (see
+/// [`cover_k_paths_with`]).
+pub fn k_path_stream_with(
+    generator: &Generator<'_>,
+    graph: &KPathGraph,
+    k: usize,
+    seed: u64,
+    count: usize,
+    finish: &mut Finish<'_>,
+) -> KPathProduction {
+    produce(generator, graph, k, seed, count, true, finish)
 }
 
 fn produce(
@@ -76,6 +122,7 @@ fn produce(
     seed: u64,
     limit: usize,
     cycle: bool,
+    finish: &mut Finish<'_>,
 ) -> KPathProduction {
     let grammar = generator.grammar();
     // The agenda: the k-paths, then the (k-1)-paths, ..., then the 1-paths, each length
@@ -104,6 +151,11 @@ fn produce(
     let mut covered = vec![0; k];
     let mut round: u64 = 0;
     let mut position = 0;
+    // Steerings of the current target so far, and what the finishing step lost.
+    let mut tries: u32 = 0;
+    let mut lost: Vec<Box<[u32]>> = Vec::new();
+    let mut dropped = 0;
+    let mut finished: u64 = 0;
     while trees.len() < limit && !targets.is_empty() {
         if position == targets.len() {
             // The agenda is done. With `cycle`, start a new round, forgetting what is
@@ -131,7 +183,8 @@ fn produce(
             unfit.push(target.clone());
             continue;
         };
-        let mut rng = Generator::rng_for(seed, index);
+        // A retried target gets a stream of its own.
+        let mut rng = Generator::rng_for(seed, index + u64::from(tries) * (1 << 40));
         let steered = {
             let mut builder = TreeBuilder::new();
             steering.build(generator, &shortest, &mut rng, &mut builder);
@@ -148,6 +201,7 @@ fn produce(
         // one covering the most k-paths still open), so that each of its inputs adds at
         // least about as much as a random input would, and usually more.
         let mut tree = steered;
+        let mut steered_won = true;
         if cycle {
             let mut best = new_paths(graph, &tree, k, &open);
             for r in 0..STREAM_CANDIDATES {
@@ -157,26 +211,49 @@ fn produce(
                 let gain = new_paths(graph, &candidate, k, &open);
                 if gain > best {
                     (tree, best) = (candidate, gain);
+                    steered_won = false;
                 }
             }
         }
-        for_each_tree_path(graph, &tree, k, |p| {
-            if open.remove(p) && round == 0 {
-                covered[p.len() - 1] += 1;
-            }
-        });
-        if open.contains(target) {
+        finished += 1;
+        let finished_tree = finish(tree, finished - 1);
+        if let Some(tree) = &finished_tree {
+            for_each_tree_path(graph, tree, k, |p| {
+                if open.remove(p) && round == 0 {
+                    covered[p.len() - 1] += 1;
+                }
+            });
+        }
+        match finished_tree {
+            Some(tree) => trees.push(tree),
+            None => dropped += 1,
+        }
+        if open.contains(target) && !steered_won {
             // A random candidate won; the target stays on the agenda for a later pass.
             position -= 1;
+            continue;
         }
-        trees.push(tree);
-        continue;
+        if open.contains(target) {
+            // Finishing lost the target or failed: another steering, a few times.
+            tries += 1;
+            if tries < FINISH_TRIES {
+                position -= 1;
+                continue;
+            }
+            open.remove(target);
+            if round == 0 {
+                lost.push(target.clone());
+            }
+        }
+        tries = 0;
     }
     KPathProduction {
         trees,
         unfit,
         total,
         covered,
+        lost,
+        dropped,
     }
 }
 

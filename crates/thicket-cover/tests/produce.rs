@@ -187,3 +187,44 @@ fn shorter_paths_that_cannot_be_extended_to_k_are_covered_too() {
         );
     }
 }
+
+/// With a finishing step that rejects some inputs (as a constraint repair that fails
+/// would), the paths counted are those of the finished inputs: every path is covered
+/// by one, reported unfit, or reported lost after its retries, and lost paths are in
+/// no finished input.
+#[test]
+fn paths_a_finishing_step_loses_are_retried_then_reported() {
+    let grammar = grammar("../../specs", "json.fan");
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let graph = KPathGraph::new(&grammar);
+    let k = 3;
+    let mut seen = 0u64;
+    let made =
+        thicket_cover::cover_k_paths_with(&generator, &graph, k, 7, usize::MAX, &mut |tree, n| {
+            assert_eq!(n, seen, "finish numbers its inputs in order");
+            seen += 1;
+            let text = tree.bytes();
+            (!text.windows(4).any(|w| w == b"true")).then_some(tree)
+        });
+    assert!(made.dropped > 0 && !made.lost.is_empty());
+    let mut coverage = Coverage::new(k);
+    for tree in &made.trees {
+        assert!(!tree.bytes().windows(4).any(|w| w == b"true"));
+        coverage.add_tree(&graph, tree);
+    }
+    for l in 1..=k {
+        let unfit = made.unfit.iter().filter(|u| u.len() == l).count();
+        let lost = made.lost.iter().filter(|u| u.len() == l).count();
+        assert_eq!(made.covered[l - 1], coverage.covered(l));
+        assert_eq!(
+            coverage.covered(l) + unfit + lost,
+            made.total[l - 1],
+            "l={l}"
+        );
+    }
+    for lost in &made.lost {
+        assert!(!coverage.contains(lost));
+    }
+    // Each lost path was steered to FINISH_TRIES times.
+    assert!(made.dropped >= made.lost.len() * thicket_cover::FINISH_TRIES as usize / 2);
+}

@@ -75,7 +75,8 @@ fn main() {
         }
         coverage.covered(k)
     };
-    let (plain_paths, paths, all_paths) = (coverage(&plain_trees), coverage(&trees), graph.count(k));
+    let (plain_paths, paths, all_paths) =
+        (coverage(&plain_trees), coverage(&trees), graph.count(k));
     println!(
         "{path}: plain {:.0}/s mean {:.0} B distinct {:.1}% {plain_paths}/{all_paths} 3-paths | solved {ok}/{n} in {secs:.2}s = {:.0} valid/s, mean {:.0} B, distinct {:.1}%, {paths}/{all_paths} 3-paths, per input {:.2} attempts {:.2} rounds {:.2} edits",
         n as f64 / plain_secs,
