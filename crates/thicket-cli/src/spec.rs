@@ -16,6 +16,10 @@ pub struct SpecArgs {
     /// Start rule, with or without angle brackets [default: <start>].
     #[arg(long, value_name = "NAME")]
     pub start: Option<String>,
+
+    /// Largest spec read, in bytes [default: 16777216 = 16 MiB].
+    #[arg(long, value_name = "BYTES", default_value_t = thicket_grammar::MAX_SPEC_BYTES)]
+    pub max_spec_size: usize,
 }
 
 impl SpecArgs {
@@ -34,8 +38,14 @@ impl SpecArgs {
             .as_deref()
             .map(|s| s.trim_start_matches('<').trim_end_matches('>').to_string())
             .unwrap_or_else(|| thicket_grammar::DEFAULT_START.to_string());
-        let spec = thicket_grammar::load_spec_file(&self.spec, &LoadOptions { start })
-            .map_err(|e| report(&e))?;
+        let spec = thicket_grammar::load_spec_file(
+            &self.spec,
+            &LoadOptions {
+                start,
+                max_bytes: self.max_spec_size,
+            },
+        )
+        .map_err(|e| report(&e))?;
         let constraints = if self.constraints_apply() {
             thicket_constraint::from_spec(&spec, &thicket_constraint::Predicates::standard())
                 .map_err(|e| report(&e))?

@@ -231,3 +231,162 @@ fn repetitions_count_against_max_nodes_and_optional_huge_parts_are_not_chosen() 
         assert!(line.len() <= 100_000, "an input of {} bytes", line.len());
     }
 }
+
+// --- parse output ---------------------------------------------------------------------
+
+#[test]
+fn a_deeply_nested_tree_prints_in_linear_space_with_depths_shown_as_numbers() {
+    let dir = temp();
+    // 20 KB of JSON nested 10,000 deep: the indented tree used to be 4 GB.
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let file = write(dir.path(), "deep.json", &deep);
+    let run = thicket(&["parse", "specs/json.fan", &file]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.len() < 20_000_000, "{} bytes of output", text.len());
+    let widest = text.lines().map(str::len).max().unwrap();
+    assert!(widest < 100, "a line of {widest} bytes");
+    assert!(text.contains("] <array>\n"), "depths shown as numbers");
+    // Large inputs (over 1 MiB) take the streaming path: the same text.
+    let big = format!("[{}1]", "[1],".repeat(300_000));
+    let file = write(dir.path(), "big.json", &big);
+    let streamed = thicket(&["parse", "specs/json.fan", &file, "--format", "sexp"]);
+    assert_eq!(streamed.code, 0, "{}", streamed.stderr);
+    let small = write(dir.path(), "small.json", "[[1],1]");
+    let run = thicket(&["parse", "specs/json.fan", &small, "--format", "sexp"]);
+    let small_text = String::from_utf8(run.stdout).unwrap();
+    let big_text = String::from_utf8(streamed.stdout).unwrap();
+    assert!(big_text.ends_with('\n'));
+    assert_eq!(
+        big_text.matches("(<array>").count(),
+        300_001,
+        "{}",
+        &small_text
+    );
+}
+
+// --- input sizes and many inputs ---------------------------------------------------------
+
+#[test]
+fn endless_specs_and_inputs_stop_at_their_size_limits() {
+    let lint = thicket(&["lint", "/dev/zero"]);
+    assert_eq!(lint.code, 3, "{}", lint.stderr);
+    assert!(lint.stderr.contains("16777216 bytes"), "{}", lint.stderr);
+    assert!(lint.stderr.contains("--max-spec-size"), "{}", lint.stderr);
+    for command in ["parse", "check", "cover"] {
+        let run = thicket(&[
+            command,
+            "specs/json.fan",
+            "/dev/zero",
+            "--max-input-size",
+            "100000000",
+        ]);
+        assert_eq!(run.code, 4, "{command}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("/dev/zero is larger than the limit of 100000000 bytes"),
+            "{command}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("--max-input-size"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn one_bad_file_does_not_stop_the_others_and_folders_and_lists_are_inputs() {
+    let dir = temp();
+    std::fs::create_dir_all(dir.path().join("in/sub")).unwrap();
+    write(dir.path(), "in/a.json", "[1]");
+    write(dir.path(), "in/sub/b.json", "{}");
+    write(dir.path(), "in/.hidden", "not json");
+    let ok = dir.path().join("in/a.json").to_str().unwrap().to_owned();
+    // A missing file: the good one is still reported, the exit code is 4.
+    for command in ["parse", "check", "cover"] {
+        let run = thicket(&[command, "specs/json.fan", &ok, "/nonexistent"]);
+        assert_eq!(run.code, 4, "{command}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("cannot read /nonexistent"),
+            "{}",
+            run.stderr
+        );
+    }
+    let run = thicket(&[
+        "parse",
+        "specs/json.fan",
+        &ok,
+        "/nonexistent",
+        "--format",
+        "sexp",
+    ]);
+    assert!(String::from_utf8_lossy(&run.stdout).contains("(<start>"));
+    // In JSON, the unreadable input has its line (parse, check) or its count (cover).
+    let run = thicket(&[
+        "parse",
+        "specs/json.fan",
+        &ok,
+        "/nonexistent",
+        "--format",
+        "json",
+    ]);
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[1]["ok"], false);
+    assert_eq!(lines[1]["error"]["unreadable"], true);
+    let run = thicket(&["check", "specs/json.fan", &ok, "/nonexistent", "--json"]);
+    let last: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&run.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!(last["error"]["unreadable"], true, "{last}");
+    let run = thicket(&["cover", "specs/json.fan", &ok, "/nonexistent", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(
+        (report["inputs"].as_u64(), report["unreadable"].as_u64()),
+        (Some(2), Some(1))
+    );
+    // A folder: every file below it, sorted, hidden ones skipped.
+    let folder = dir.path().join("in").to_str().unwrap().to_owned();
+    let run = thicket(&["cover", "specs/json.fan", &folder, "--per-input"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = String::from_utf8(run.stdout).unwrap();
+    assert!(out.starts_with("2 inputs (0 rejected)"), "{out}");
+    assert!(out.contains("in/sub/b.json: "), "{out}");
+    let run = thicket(&["check", "specs/json.fan", &folder]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = String::from_utf8(run.stdout).unwrap();
+    let names: Vec<&str> = out.lines().collect();
+    assert_eq!(names.len(), 2, "{out}");
+    assert!(names[0].ends_with("in/a.json: valid") && names[1].ends_with("in/sub/b.json: valid"));
+    // 3,000 inputs through --files-from (stdin) and a file list.
+    let mut list = String::new();
+    for i in 0..3000 {
+        let name = format!("f{i}.json");
+        write(dir.path(), &name, format!("[{i}]"));
+        list.push_str(&dir.path().join(name).to_string_lossy());
+        list.push('\n');
+    }
+    let run = thicket_in(
+        dir.path(),
+        &[
+            "parse",
+            &workspace().join("specs/json.fan").to_string_lossy(),
+            "--quiet",
+            "--files-from",
+            "-",
+        ],
+        list.as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let listed = write(dir.path(), "list.txt", &list);
+    let run = thicket(&[
+        "cover",
+        "specs/json.fan",
+        "--files-from",
+        &listed,
+        "-k",
+        "1",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(String::from_utf8_lossy(&run.stdout).starts_with("3000 inputs"));
+}
