@@ -114,7 +114,12 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
                         .map_err(|e| (true, e))?;
                     let parsed = parser.parse(&text).map_err(|e| (false, e.to_string()))?;
                     let mut own = Coverage::new(max_k);
-                    let every = args.all_parses.then(|| {
+                    // An input with one tree has its paths in that tree: counting is
+                    // cheap, following every parse is not.
+                    let single = || {
+                        parsed.count_trees() == thicket_parse::TreeCount::Finite(1)
+                    };
+                    let every = (args.all_parses && !single()).then(|| {
                         parsed.paths_in_any_parse(
                             |x| graph.is_node(thicket_grammar::ExprId::from_index(x as usize)),
                             max_k,
@@ -124,7 +129,14 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
                         Some(Ok(paths)) => {
                             own.add_paths(paths);
                         }
-                        _ => {
+                        Some(Err(why)) => {
+                            eprintln!(
+                                "note: {}: every parse cannot be followed ({why}); measured the parser's one tree",
+                                input.name()
+                            );
+                            own.add_tree(&graph, &parsed.tree());
+                        }
+                        None => {
                             own.add_tree(&graph, &parsed.tree());
                         }
                     }

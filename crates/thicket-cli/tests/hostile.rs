@@ -390,3 +390,54 @@ fn one_bad_file_does_not_stop_the_others_and_folders_and_lists_are_inputs() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(String::from_utf8_lossy(&run.stdout).starts_with("3000 inputs"));
 }
+
+// --- counting trees -----------------------------------------------------------------
+
+#[test]
+fn counting_an_unambiguous_deep_input_is_quick_and_all_parses_falls_back_to_one_tree() {
+    let dir = temp();
+    // 3.2 KB nested 1,600 deep: counting took 16 s (release), now milliseconds; it
+    // nests beyond the counter's depth, which it says.
+    let deep = format!("{}{}", "[".repeat(1600), "]".repeat(1600));
+    let file = write(dir.path(), "deep.json", &deep);
+    let run = thicket(&["parse", "specs/json.fan", &file, "--count", "--quiet"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = thicket(&["parse", "specs/json.fan", &file, "--count"]);
+    assert!(run.stderr.contains("nests too deeply"), "{}", run.stderr);
+    let run = thicket(&["parse", "specs/json.fan", &file, "--all"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot list the trees"),
+        "{}",
+        run.stderr
+    );
+    // cover --all-parses measures the one tree instead (it measured nothing).
+    let run = thicket(&[
+        "cover",
+        "specs/json.fan",
+        &file,
+        "--all-parses",
+        "-k",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert!(
+        report["coverage"][0]["covered"].as_u64().unwrap() > 5,
+        "{report}"
+    );
+    assert!(
+        run.stderr.contains("measured the parser's one tree"),
+        "{}",
+        run.stderr
+    );
+    // Shallower, it is counted: one tree, in time linear in the input.
+    let nested = format!("{}2{}", "[1,".repeat(150), "]".repeat(150));
+    let file = write(dir.path(), "nested.json", &nested);
+    let run = thicket(&["parse", "specs/json.fan", &file, "--count"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains(": 1 derivation tree"), "{}", run.stderr);
+    let run = thicket(&["cover", "specs/json.fan", &file, "--all-parses", "-k", "2"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
