@@ -53,9 +53,10 @@ pub struct CheckArgs {
     #[arg(short, long)]
     quiet: bool,
 
-    /// Give up on a constraint after this many quantifier instances per input (the
-    /// input then counts as invalid, explained as undecided): some constraints are
-    /// cubic in the input, and checking must not hang.
+    /// Give up on a constraint after this many steps per input (the input then counts
+    /// as invalid, explained as undecided): a step is a quantifier instance visited or
+    /// 64 bytes of subtree text read as a string (`str.len` of a variable reads none).
+    /// Some constraints are cubic in the input, and checking must not hang.
     #[arg(long, value_name = "N", default_value_t = thicket_constraint::eval::DEFAULT_BUDGET)]
     max_steps: u64,
 

@@ -441,3 +441,87 @@ fn counting_an_unambiguous_deep_input_is_quick_and_all_parses_falls_back_to_one_
     let run = thicket(&["cover", "specs/json.fan", &file, "--all-parses", "-k", "2"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+// --- checking -----------------------------------------------------------------------
+
+#[test]
+fn checking_nested_subtrees_is_linear_for_lengths_and_bounded_by_max_steps() {
+    let dir = temp();
+    // 20,000 deep: str.len read every array's text (quadratic: 400 M bytes copied).
+    let deep = format!("{}{}", "[".repeat(20_000), "]".repeat(20_000));
+    let file = write(dir.path(), "deep.json", &deep);
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        &file,
+        "-c",
+        "forall <array> a: str.len(a) >= 2",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // A constraint that does read each text: --max-steps bounds it.
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        &file,
+        "-c",
+        "forall <array> a: str.prefixof(\"[\", a)",
+        "--max-steps",
+        "100000",
+    ]);
+    assert_eq!(run.code, 1);
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        out.contains("undecided: checking stopped after 100000 steps"),
+        "{out}"
+    );
+    assert!(out.contains("--max-steps"), "{out}");
+    // A subtree read as a predicate's number argument counts too.
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        &file,
+        "-c",
+        "forall <array> a: (count(a, \"<value>\", a) or true)",
+        "--max-steps",
+        "100000",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        out.contains("undecided: checking stopped after 100000 steps"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_integer_quantifier_without_candidates_tries_zero() {
+    let dir = temp();
+    let file = write(dir.path(), "one.json", "[1]");
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        &file,
+        "-c",
+        "exists int n: n = n",
+    ]);
+    assert_eq!(
+        run.code,
+        0,
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        run.stderr
+    );
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        &file,
+        "-c",
+        "exists int n: (n = n and str.len(\"x\") = 2)",
+    ]);
+    assert_eq!(run.code, 1);
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        !out.contains("tried the values \n") && !out.ends_with("tried the values "),
+        "{out}"
+    );
+}
