@@ -525,3 +525,118 @@ fn an_integer_quantifier_without_candidates_tries_zero() {
         "{out}"
     );
 }
+
+// --- generate -o and options ---------------------------------------------------------
+
+#[test]
+fn generate_refuses_a_non_empty_folder_unless_forced_and_leaves_no_temporary_files() {
+    let dir = temp();
+    let out = dir.path().join("out");
+    let out_s = out.to_str().unwrap();
+    let args = [
+        "generate",
+        "specs/expr.fan",
+        "-n",
+        "3",
+        "--seed",
+        "1",
+        "-o",
+        out_s,
+    ];
+    assert_eq!(thicket(&args).code, 0);
+    let again = thicket(&args);
+    assert_eq!(again.code, 4, "{}", again.stderr);
+    assert!(
+        again.stderr.contains("not empty") && again.stderr.contains("--force"),
+        "{}",
+        again.stderr
+    );
+    let forced = thicket(&[&args[..], &["--force"]].concat());
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["000000", "000001", "000002"],
+        "no temporary files left"
+    );
+    // A write that fails (here: the name is taken by a folder; on a full disk alike)
+    // is reported and leaves no partial or temporary file.
+    let blocked = dir.path().join("blocked");
+    std::fs::create_dir_all(blocked.join("000000")).unwrap();
+    let blocked_s = blocked.to_str().unwrap();
+    let run = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "-n",
+        "1",
+        "--seed",
+        "1",
+        "-o",
+        blocked_s,
+        "--force",
+    ]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(run.stderr.contains("cannot write"), "{}", run.stderr);
+    let left: Vec<_> = std::fs::read_dir(&blocked).unwrap().collect();
+    assert_eq!(left.len(), 1, "only the folder that was there");
+}
+
+#[test]
+fn wrong_generate_options_are_usage_errors() {
+    let cases: [&[&str]; 5] = [
+        &["-k", "5"],
+        &["--max-nodes", "0"],
+        &["--max-size", "0"],
+        &["--unique", "--max-draws-factor", "0"],
+        &["-o", "/tmp/unused-thicket-dir", "--suffix", "/../../x"],
+    ];
+    for extra in cases {
+        let run = thicket(
+            &[
+                &["generate", "specs/expr.fan", "-n", "1", "--seed", "1"],
+                extra,
+            ]
+            .concat(),
+        );
+        assert_eq!(run.code, 2, "{extra:?}: {}", run.stderr);
+        assert!(!run.stderr.is_empty(), "{extra:?} says why");
+    }
+    let run = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "-n",
+        "1",
+        "--seed",
+        "1",
+        "--strategy",
+        "kpath",
+        "-k",
+        "2",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn a_flat_chain_of_300_conjuncts_is_not_deep_nesting_and_a_bom_is_skipped() {
+    let dir = temp();
+    let file = write(dir.path(), "one.json", "[1]");
+    let chain = vec!["str.len(\"x\") = 1"; 300].join(" and ");
+    let run = thicket(&["check", "specs/json.fan", &file, "-c", &chain]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let chain = vec!["str.len(\"x\") = 2"; 300].join(" or ");
+    let run = thicket(&["check", "specs/json.fan", &file, "-c", &chain]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    // Nesting by parentheses is still capped.
+    let nested = format!("{}true{}", "(".repeat(300), ")".repeat(300));
+    let run = thicket(&["check", "specs/json.fan", &file, "-c", &nested]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    // A UTF-8 byte order mark before a spec is not part of it.
+    let spec = write(dir.path(), "bom.fan", "\u{feff}<start> ::= \"a\"\n");
+    let run = thicket(&["generate", &spec, "-n", "1", "--seed", "1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, b"a\n");
+}
