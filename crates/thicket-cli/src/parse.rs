@@ -89,9 +89,10 @@ enum Outcome {
     Unreadable(String),
 }
 
-/// Inputs up to this size have their output rendered in parallel into memory; larger
-/// ones are parsed again when printed and their tree streamed to stdout as it is read.
-const RENDER_IN_MEMORY: usize = 1 << 20;
+/// Inputs up to this size (64 KiB) are parsed and rendered in parallel, into memory;
+/// larger ones are parsed when their turn comes to be printed, and their tree streamed
+/// to stdout as it is read (memory: the chart's only).
+const RENDER_IN_MEMORY: usize = 64 << 10;
 
 /// Inputs parsed in parallel at once: at most this many, and (by their file sizes) at
 /// most `BATCH_BYTES` of them, so that many or large inputs are never all held.

@@ -247,7 +247,7 @@ fn a_deeply_nested_tree_prints_in_linear_space_with_depths_shown_as_numbers() {
     let widest = text.lines().map(str::len).max().unwrap();
     assert!(widest < 100, "a line of {widest} bytes");
     assert!(text.contains("] <array>\n"), "depths shown as numbers");
-    // Large inputs (over 1 MiB) take the streaming path: the same text.
+    // Large inputs (over 64 KiB) take the streaming path.
     let big = format!("[{}1]", "[1],".repeat(300_000));
     let file = write(dir.path(), "big.json", &big);
     let streamed = thicket(&["parse", "specs/json.fan", &file, "--format", "sexp"]);
