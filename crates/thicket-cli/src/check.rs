@@ -90,10 +90,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
             spec.source.name()
         );
     }
-    let constraints = match args.constraints.add_to(&spec, spec_constraints) {
-        Ok(c) => c,
-        Err(code) => return Ok(code),
-    };
+    let constraints =
+        match args
+            .constraints
+            .add_to(&spec, spec_constraints, args.spec.max_spec_size)
+        {
+            Ok(c) => c,
+            Err(code) => return Ok(code),
+        };
     if constraints.is_empty() && !args.quiet {
         eprintln!(
             "note: {} has no constraints and none were given: checking the grammar only",
@@ -106,12 +110,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let checker = Checker::new(grammar, constraints).with_budget(args.max_steps);
-    let inputs = match args.inputs.collect(true) {
+    let inputs = match args.inputs.collect_or_report(true) {
         Ok(inputs) => inputs,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(exit::FAILURE);
-        }
+        Err(code) => return Ok(code),
     };
     let pool = worker_pool(args.jobs)?;
     let stdout = std::io::stdout();

@@ -85,16 +85,9 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
     let graph = KPathGraph::new(grammar);
     let max_k = usize::from(args.k);
     let totals: Vec<u128> = (1..=max_k).map(|k| graph.count(k)).collect();
-    let inputs = match args.inputs.collect(false) {
-        Ok(inputs) if inputs.is_empty() => {
-            eprintln!("error: no inputs: name files or folders, or give --files-from");
-            return Ok(exit::USAGE);
-        }
+    let inputs = match args.inputs.collect_or_report(false) {
         Ok(inputs) => inputs,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(exit::FAILURE);
-        }
+        Err(code) => return Ok(code),
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))

@@ -274,7 +274,10 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let constraints = if args.no_constraints {
         Vec::new()
     } else {
-        match args.constraints.add_to(&spec, spec_constraints) {
+        match args
+            .constraints
+            .add_to(&spec, spec_constraints, args.spec.max_spec_size)
+        {
             Ok(c) => c,
             Err(code) => return Ok(code),
         }

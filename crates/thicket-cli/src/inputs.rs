@@ -53,13 +53,7 @@ impl Input {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
-        if self.path.as_os_str() == "-" {
-            read_bounded(std::io::stdin().lock(), max, "stdin")
-        } else {
-            let file = std::fs::File::open(&self.path)
-                .map_err(|e| format!("cannot read {}: {e}", self.path.display()))?;
-            read_bounded(file, max, &self.path.display().to_string())
-        }
+        read_path(&self.path, max, "--max-input-size")
     }
 
     /// The input's size if it is a file whose size is known up front.
@@ -71,8 +65,25 @@ impl Input {
     }
 }
 
+/// Reads the file at `path` (`-`: stdin) whole, refusing more than `max` bytes; the
+/// message names `option`, which raises the limit.
+pub fn read_path(path: &Path, max: u64, option: &str) -> Result<Vec<u8>, String> {
+    if path.as_os_str() == "-" {
+        read_bounded(std::io::stdin().lock(), max, "stdin", option)
+    } else {
+        let file = std::fs::File::open(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        read_bounded(file, max, &path.display().to_string(), option)
+    }
+}
+
 /// Reads all of `reader`, failing once more than `max` bytes arrive.
-pub fn read_bounded(reader: impl Read, max: u64, what: &str) -> Result<Vec<u8>, String> {
+pub fn read_bounded(
+    reader: impl Read,
+    max: u64,
+    what: &str,
+    option: &str,
+) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     reader
         .take(max.saturating_add(1))
@@ -80,7 +91,7 @@ pub fn read_bounded(reader: impl Read, max: u64, what: &str) -> Result<Vec<u8>, 
         .map_err(|e| format!("cannot read {what}: {e}"))?;
     if bytes.len() as u64 > max {
         return Err(format!(
-            "{what} is larger than the limit of {max} bytes (raise it with --max-input-size)"
+            "{what} is larger than the limit of {max} bytes (raise it with {option})"
         ));
     }
     Ok(bytes)
@@ -97,13 +108,8 @@ impl InputArgs {
             expand(path, &mut out);
         }
         if let Some(list) = &self.files_from {
-            let text = if list.as_os_str() == "-" {
-                read_bounded(std::io::stdin().lock(), self.max_input_size, "stdin")?
-            } else {
-                let file = std::fs::File::open(list)
-                    .map_err(|e| format!("cannot read --files-from {}: {e}", list.display()))?;
-                read_bounded(file, self.max_input_size, &list.display().to_string())?
-            };
+            let text = read_path(list, self.max_input_size, "--max-input-size")
+                .map_err(|e| format!("in --files-from: {e}"))?;
             for line in text.lines() {
                 let line = line.map_err(|e| format!("in --files-from: {e}"))?;
                 let line = line.trim_end_matches('\r');
@@ -116,6 +122,23 @@ impl InputArgs {
             out.push(Input::ok(PathBuf::from("-")));
         }
         Ok(out)
+    }
+
+    /// [`InputArgs::collect`], or the exit code after saying why not: the list could not
+    /// be read (4), or none was named and stdin is not read for none (2). (An empty
+    /// folder or list is no error: it holds no inputs.)
+    pub fn collect_or_report(&self, stdin_if_none: bool) -> Result<Vec<Input>, u8> {
+        match self.collect(stdin_if_none) {
+            Ok(_) if self.inputs.is_empty() && self.files_from.is_none() && !stdin_if_none => {
+                eprintln!("error: no inputs: name files or folders, or give --files-from");
+                Err(crate::exit::USAGE)
+            }
+            Ok(inputs) => Ok(inputs),
+            Err(e) => {
+                eprintln!("error: {e}");
+                Err(crate::exit::FAILURE)
+            }
+        }
     }
 }
 
@@ -194,9 +217,10 @@ mod tests {
 
     #[test]
     fn reading_stops_at_the_limit() {
-        let err = read_bounded(std::io::repeat(0), 1000, "/dev/zero").unwrap_err();
+        let err =
+            read_bounded(std::io::repeat(0), 1000, "/dev/zero", "--max-input-size").unwrap_err();
         assert!(err.contains("limit of 1000 bytes"), "{err}");
         assert!(err.contains("--max-input-size"), "{err}");
-        assert_eq!(read_bounded(&b"abc"[..], 3, "x").unwrap(), b"abc");
+        assert_eq!(read_bounded(&b"abc"[..], 3, "x", "-").unwrap(), b"abc");
     }
 }

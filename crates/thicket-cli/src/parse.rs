@@ -144,12 +144,9 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
         Ok(parser) => parser,
         Err(code) => return Ok(code),
     };
-    let inputs = match args.inputs.collect(true) {
+    let inputs = match args.inputs.collect_or_report(true) {
         Ok(inputs) => inputs,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(exit::FAILURE);
-        }
+        Err(code) => return Ok(code),
     };
     let pool = worker_pool(args.jobs)?;
     let stdout = std::io::stdout();

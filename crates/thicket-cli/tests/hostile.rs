@@ -290,6 +290,50 @@ fn endless_specs_and_inputs_stop_at_their_size_limits() {
         );
         assert!(run.stderr.contains("--max-input-size"), "{}", run.stderr);
     }
+    // `coverage` reads its inputs the same way: the others still run, exit 4.
+    let run = thicket(&[
+        "coverage",
+        "specs/json.fan",
+        "/dev/zero",
+        "specs/json.fan",
+        "--max-input-size",
+        "100000000",
+        "--mode",
+        "plain",
+        "--",
+        "true",
+    ]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("/dev/zero is larger than the limit of 100000000 bytes"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        String::from_utf8_lossy(&run.stdout)
+            .contains("2 inputs (0 in the grammar's language, 1 unreadable)"),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    // A constraint file is capped like a spec.
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        "specs/json.fan",
+        "--constraint",
+        "/dev/zero",
+        "--max-spec-size",
+        "1000000",
+    ]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "constraint: /dev/zero is larger than the limit of 1000000 bytes (raise it with --max-spec-size)"
+        ),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -639,4 +683,9 @@ fn a_flat_chain_of_300_conjuncts_is_not_deep_nesting_and_a_bom_is_skipped() {
     let run = thicket(&["generate", &spec, "-n", "1", "--seed", "1"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, b"a\n");
+    // Nor before a constraint file.
+    let constraint = write(dir.path(), "c.isla", "\u{feff}str.len(<start>) = 1");
+    let input = write(dir.path(), "a.txt", "a");
+    let run = thicket(&["check", &spec, &input, "--constraint", &constraint]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
 }
