@@ -233,11 +233,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         eprintln!(
             "{} inputs: {valid} valid, {invalid} violate constraints, {rejected} not in the language{}",
             inputs.len(),
-            if unreadable > 0 {
-                format!(", {unreadable} unreadable")
-            } else {
-                String::new()
-            }
+            crate::inputs::unreadable_note(unreadable)
         );
     }
     Ok(if unreadable > 0 {

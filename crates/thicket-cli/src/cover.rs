@@ -270,11 +270,7 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
             "{} inputs ({} rejected{}), {}",
             inputs.len(),
             rejected,
-            if unreadable > 0 {
-                format!(", {unreadable} unreadable")
-            } else {
-                String::new()
-            },
+            crate::inputs::unreadable_note(unreadable),
             spec.source.name()
         )?;
         writeln!(

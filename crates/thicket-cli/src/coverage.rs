@@ -149,11 +149,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             println!(
                 "{} inputs ({in_language} in the grammar's language{}), {failing} failing, {hangs} hanging",
                 files.len(),
-                if unreadable > 0 {
-                    format!(", {unreadable} unreadable")
-                } else {
-                    String::new()
-                }
+                crate::inputs::unreadable_note(unreadable)
             );
             match summary.kind {
                 "edges" => println!(

@@ -65,6 +65,15 @@ impl Input {
     }
 }
 
+/// `, N unreadable` for a summary line when some inputs could not be read, else nothing.
+pub fn unreadable_note(unreadable: usize) -> String {
+    if unreadable > 0 {
+        format!(", {unreadable} unreadable")
+    } else {
+        String::new()
+    }
+}
+
 /// Reads the file at `path` (`-`: stdin) whole, refusing more than `max` bytes; the
 /// message names `option`, which raises the limit.
 pub fn read_path(path: &Path, max: u64, option: &str) -> Result<Vec<u8>, String> {
