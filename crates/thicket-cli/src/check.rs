@@ -1,41 +1,41 @@
 //! `thicket check`: inputs against the grammar and the semantic constraints.
 
 use crate::exit;
-use crate::parse::{display_name, excerpt, inputs_or_stdin, parser_for, read_inputs, worker_pool};
+use crate::inputs::InputArgs;
+use crate::parse::{batches, excerpt, parser_for, worker_pool};
 use crate::spec::{ConstraintArgs, SpecArgs};
 use clap::Args;
 use rayon::prelude::*;
 use std::io::Write;
-use std::path::PathBuf;
 use thicket_constraint::Checker;
 use thicket_parse::{ParseConfig, ParseError};
 
 /// Arguments of `thicket check`.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Parses each FILE (or stdin for `-` or no FILE) with the spec's grammar \
+    after_help = "Parses each INPUT (or stdin for `-` or no INPUT; a folder stands for every \
+file below it, recursively, sorted; --files-from adds a list of paths) with the spec's grammar \
 and evaluates every constraint on its derivation tree: the spec's own `where` blocks, plus \
 those given with --constraint and -c (ISLa syntax; all must hold). For each input it prints \
 `valid` or `invalid` and, for an invalid one, each violated constraint with its witness: the \
 subtrees bound to its variables (text and line:column in the input) and what the deciding \
 atom computed. Ambiguous inputs are checked on the derivation the parser finds first.\n\n\
 Exit code 0 if every input is valid, 1 if any is invalid or not in the language, 3 if the \
-spec or a constraint has errors (reported before any input is read), 4 if a file cannot be \
-read.\n\n\
+spec or a constraint has errors (reported before any input is read), 4 if an input cannot be \
+read or is over --max-input-size (reported; the others are still checked).\n\n\
 Examples:\n  thicket check specs/xml.fan doc.xml\n  \
 thicket check specs/csv.fan data.csv -c 'forall <csv-record> r: count(r, \"<raw-field>\", \"3\")'\n  \
 thicket check specs/tar.fan a.tar --json\n  \
 thicket generate specs/csv.fan -n 1000 --seed 1 -o out/ --suffix .csv\n  \
-thicket check specs/csv.fan out/*.csv --quiet\n\n\
+thicket check specs/csv.fan out/ --quiet\n\n\
 The language is ISLa's; see docs/constraints.md."
 )]
 pub struct CheckArgs {
     #[command(flatten)]
     spec: SpecArgs,
 
-    /// Inputs to check; `-` reads stdin.
-    #[arg(value_name = "FILE")]
-    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    inputs: InputArgs,
 
     #[command(flatten)]
     constraints: ConstraintArgs,
@@ -53,9 +53,10 @@ pub struct CheckArgs {
     #[arg(short, long)]
     quiet: bool,
 
-    /// Give up on a constraint after this many quantifier instances per input (the
-    /// input then counts as invalid, explained as undecided): some constraints are
-    /// cubic in the input, and checking must not hang.
+    /// Give up on a constraint after this many steps per input (the input then counts
+    /// as invalid, explained as undecided): a step is a quantifier instance visited or
+    /// 64 bytes of subtree text read as a string (`str.len` of a variable reads none).
+    /// Some constraints are cubic in the input, and checking must not hang.
     #[arg(long, value_name = "N", default_value_t = thicket_constraint::eval::DEFAULT_BUDGET)]
     max_steps: u64,
 
@@ -69,6 +70,8 @@ enum Verdict {
     /// Rendered text and JSON of each violation.
     Invalid(Vec<(String, serde_json::Value)>),
     NotInLanguage(String, serde_json::Value),
+    /// Could not be read (the message names the file).
+    Unreadable(String),
 }
 
 /// Runs `thicket check`.
@@ -87,10 +90,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
             spec.source.name()
         );
     }
-    let constraints = match args.constraints.add_to(&spec, spec_constraints) {
-        Ok(c) => c,
-        Err(code) => return Ok(code),
-    };
+    let constraints =
+        match args
+            .constraints
+            .add_to(&spec, spec_constraints, args.spec.max_spec_size)
+        {
+            Ok(c) => c,
+            Err(code) => return Ok(code),
+        };
     if constraints.is_empty() && !args.quiet {
         eprintln!(
             "note: {} has no constraints and none were given: checking the grammar only",
@@ -103,105 +110,135 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let checker = Checker::new(grammar, constraints).with_budget(args.max_steps);
-    let inputs = inputs_or_stdin(&args.inputs);
-    let texts = read_inputs(&inputs)?;
+    let inputs = match args.inputs.collect_or_report(true) {
+        Ok(inputs) => inputs,
+        Err(code) => return Ok(code),
+    };
     let pool = worker_pool(args.jobs)?;
-    let verdicts: Vec<Verdict> = pool.install(|| {
-        texts
-            .par_iter()
-            .map(|text| match parser.parse(text) {
-                Ok(result) => {
-                    let tree = result.tree();
-                    if args.quiet {
-                        return if checker.check(&tree).is_empty() {
-                            Verdict::Valid
-                        } else {
-                            Verdict::Invalid(Vec::new())
-                        };
-                    }
-                    let violations = checker.explain(&tree);
-                    if violations.is_empty() {
-                        Verdict::Valid
-                    } else {
-                        Verdict::Invalid(
-                            violations
-                                .iter()
-                                .map(|v| (checker.render(v, &tree), checker.to_json(v, &tree)))
-                                .collect(),
-                        )
-                    }
-                }
-                Err(ParseError::Rejected(r)) => Verdict::NotInLanguage(
-                    format!("not in the language: {r}\n{}", excerpt(text, &r)),
-                    // The same error object as `thicket parse --format json`.
-                    serde_json::json!({
-                        "message": r.to_string(),
-                        "offset": r.offset, "line": r.line, "column": r.column,
-                        "found": r.found, "expected": r.expected, "rules": r.rules,
-                    }),
-                ),
-                Err(e @ ParseError::TooComplex { .. }) => Verdict::NotInLanguage(
-                    e.to_string(),
-                    serde_json::json!({"message": e.to_string()}),
-                ),
-            })
-            .collect()
-    });
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let (mut valid, mut invalid, mut rejected) = (0, 0, 0);
-    for (path, verdict) in inputs.iter().zip(&verdicts) {
-        let name = display_name(path);
-        match verdict {
-            Verdict::Valid => valid += 1,
-            Verdict::Invalid(_) => invalid += 1,
-            Verdict::NotInLanguage(..) => rejected += 1,
-        }
-        if args.quiet {
-            continue;
-        }
-        if args.json {
-            let line = match verdict {
-                Verdict::Valid => {
-                    serde_json::json!({"file": name, "valid": true, "violations": []})
+    let (mut valid, mut invalid, mut rejected, mut unreadable) = (0, 0, 0, 0);
+    for batch in batches(&inputs) {
+        let verdicts: Vec<Verdict> = pool.install(|| {
+            batch
+                .par_iter()
+                .map(|input| {
+                    let text = match input.read(args.inputs.max_input_size) {
+                        Ok(text) => text,
+                        Err(e) => return Verdict::Unreadable(e),
+                    };
+                    match parser.parse(&text) {
+                        Ok(result) => {
+                            let tree = result.tree();
+                            if args.quiet {
+                                return if checker.check(&tree).is_empty() {
+                                    Verdict::Valid
+                                } else {
+                                    Verdict::Invalid(Vec::new())
+                                };
+                            }
+                            let violations = checker.explain(&tree);
+                            if violations.is_empty() {
+                                Verdict::Valid
+                            } else {
+                                Verdict::Invalid(
+                                    violations
+                                        .iter()
+                                        .map(|v| {
+                                            (checker.render(v, &tree), checker.to_json(v, &tree))
+                                        })
+                                        .collect(),
+                                )
+                            }
+                        }
+                        Err(ParseError::Rejected(r)) => Verdict::NotInLanguage(
+                            format!("not in the language: {r}\n{}", excerpt(&text, &r)),
+                            // The same error object as `thicket parse --format json`.
+                            serde_json::json!({
+                                "message": r.to_string(),
+                                "offset": r.offset, "line": r.line, "column": r.column,
+                                "found": r.found, "expected": r.expected, "rules": r.rules,
+                            }),
+                        ),
+                        Err(e @ ParseError::TooComplex { .. }) => Verdict::NotInLanguage(
+                            e.to_string(),
+                            serde_json::json!({"message": e.to_string()}),
+                        ),
+                    }
+                })
+                .collect()
+        });
+        for (input, verdict) in batch.iter().zip(&verdicts) {
+            let name = input.name();
+            match verdict {
+                Verdict::Valid => valid += 1,
+                Verdict::Invalid(_) => invalid += 1,
+                Verdict::NotInLanguage(..) => rejected += 1,
+                Verdict::Unreadable(message) => {
+                    unreadable += 1;
+                    eprintln!("error: {message}");
+                    if args.json && !args.quiet {
+                        let line = serde_json::json!({
+                            "file": name, "valid": false,
+                            "error": {"message": message, "unreadable": true},
+                        });
+                        writeln!(out, "{line}")?;
+                    }
+                    continue;
                 }
-                Verdict::Invalid(v) => serde_json::json!({
-                    "file": name, "valid": false,
-                    "violations": v.iter().map(|(_, j)| j.clone()).collect::<Vec<_>>(),
-                }),
-                Verdict::NotInLanguage(_, e) => {
-                    serde_json::json!({"file": name, "valid": false, "error": e})
+            }
+            if args.quiet {
+                continue;
+            }
+            if args.json {
+                let line = match verdict {
+                    Verdict::Valid => {
+                        serde_json::json!({"file": name, "valid": true, "violations": []})
+                    }
+                    Verdict::Invalid(v) => serde_json::json!({
+                        "file": name, "valid": false,
+                        "violations": v.iter().map(|(_, j)| j.clone()).collect::<Vec<_>>(),
+                    }),
+                    Verdict::NotInLanguage(_, e) => {
+                        serde_json::json!({"file": name, "valid": false, "error": e})
+                    }
+                    Verdict::Unreadable(_) => unreachable!("reported above"),
+                };
+                writeln!(out, "{line}")?;
+                continue;
+            }
+            match verdict {
+                Verdict::Valid => writeln!(out, "{name}: valid")?,
+                Verdict::Invalid(v) => {
+                    writeln!(out, "{name}: invalid")?;
+                    for (text, _) in v {
+                        for line in text.lines() {
+                            writeln!(out, "  {line}")?;
+                        }
+                    }
                 }
-            };
-            writeln!(out, "{line}")?;
-            continue;
-        }
-        match verdict {
-            Verdict::Valid => writeln!(out, "{name}: valid")?,
-            Verdict::Invalid(v) => {
-                writeln!(out, "{name}: invalid")?;
-                for (text, _) in v {
+                Verdict::NotInLanguage(text, _) => {
+                    writeln!(out, "{name}: invalid")?;
                     for line in text.lines() {
                         writeln!(out, "  {line}")?;
                     }
                 }
-            }
-            Verdict::NotInLanguage(text, _) => {
-                writeln!(out, "{name}: invalid")?;
-                for line in text.lines() {
-                    writeln!(out, "  {line}")?;
-                }
+                Verdict::Unreadable(_) => unreachable!("reported above"),
             }
         }
+        out.flush()?;
     }
     out.flush()?;
     if !args.quiet && inputs.len() > 1 {
         eprintln!(
-            "{} inputs: {valid} valid, {invalid} violate constraints, {rejected} not in the language",
-            inputs.len()
+            "{} inputs: {valid} valid, {invalid} violate constraints, {rejected} not in the language{}",
+            inputs.len(),
+            crate::inputs::unreadable_note(unreadable)
         );
     }
-    Ok(if invalid + rejected > 0 {
+    Ok(if unreadable > 0 {
+        exit::FAILURE
+    } else if invalid + rejected > 0 {
         exit::REJECTED
     } else {
         exit::OK

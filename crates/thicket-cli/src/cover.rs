@@ -17,7 +17,11 @@ use thicket_parse::ParseConfig;
 how many of the grammar's k'-paths the inputs cover (k-path coverage, Havrikov & Zeller). A k-path \
 is a chain of k symbols, each inside the rule the one before it references; `#n` in paths names the \
 occurrence (its expression id), since one symbol may appear in several places.\n\n\
-Examples:\n  thicket cover specs/json.fan inputs/*.json -k 3\n  \
+An INPUT that is a folder stands for every file below it (recursively, sorted; hidden ones \
+skipped); --files-from adds a list of paths. Exit code 0 if every input is counted, 1 if any \
+is not in the language, 3 if the spec has errors, 4 if an input cannot be read or is over \
+--max-input-size (reported and not counted; the others still are).\n\n\
+Examples:\n  thicket cover specs/json.fan inputs/ -k 3\n  \
 thicket cover specs/expr.fan tests/*.txt -k 2 --missing\n  \
 thicket cover specs/csv.fan corpus/* -k 4 --curve growth.csv --plot growth.svg --json"
 )]
@@ -25,9 +29,8 @@ pub struct CoverArgs {
     #[command(flatten)]
     spec: SpecArgs,
 
-    /// Inputs to measure; `-` reads stdin.
-    #[arg(value_name = "INPUT", required = true)]
-    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    inputs: crate::inputs::InputArgs,
 
     /// Longest k-path length measured (1..=8).
     #[arg(short, long, value_name = "K", default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=8))]
@@ -82,48 +85,72 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
     let graph = KPathGraph::new(grammar);
     let max_k = usize::from(args.k);
     let totals: Vec<u128> = (1..=max_k).map(|k| graph.count(k)).collect();
-    let texts = crate::parse::read_inputs(&args.inputs)?;
+    let inputs = match args.inputs.collect_or_report(false) {
+        Ok(inputs) => inputs,
+        Err(code) => return Ok(code),
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    // Each input's own coverage, in parallel; merged in input order for the curve.
-    let per_input: Vec<Result<Coverage, String>> = pool.install(|| {
-        texts
-            .par_iter()
-            .map(|text| {
-                let parsed = parser.parse(text).map_err(|e| e.to_string())?;
-                let mut own = Coverage::new(max_k);
-                let every = args.all_parses.then(|| {
-                    parsed.paths_in_any_parse(
-                        |x| graph.is_node(thicket_grammar::ExprId::from_index(x as usize)),
-                        max_k,
-                    )
-                });
-                match every {
-                    Some(Ok(paths)) => {
-                        own.add_paths(paths);
+    // Each input's own coverage, in parallel, a batch at a time (the texts of a batch
+    // only); merged in input order for the curve. An error says whether the input could
+    // not be read (`true`) or was rejected.
+    let mut per_input: Vec<Result<Coverage, (bool, String)>> = Vec::with_capacity(inputs.len());
+    for batch in crate::parse::batches(&inputs) {
+        per_input.extend(pool.install(|| {
+            batch
+                .par_iter()
+                .map(|input| {
+                    let text = input
+                        .read(args.inputs.max_input_size)
+                        .map_err(|e| (true, e))?;
+                    let parsed = parser.parse(&text).map_err(|e| (false, e.to_string()))?;
+                    let mut own = Coverage::new(max_k);
+                    // An input with one tree has its paths in that tree: counting is
+                    // cheap, following every parse is not.
+                    let single = || {
+                        parsed.count_trees() == thicket_parse::TreeCount::Finite(1)
+                    };
+                    let every = (args.all_parses && !single()).then(|| {
+                        parsed.paths_in_any_parse(
+                            |x| graph.is_node(thicket_grammar::ExprId::from_index(x as usize)),
+                            max_k,
+                        )
+                    });
+                    match every {
+                        Some(Ok(paths)) => {
+                            own.add_paths(paths);
+                        }
+                        Some(Err(why)) => {
+                            eprintln!(
+                                "note: {}: every parse cannot be followed ({why}); measured the parser's one tree",
+                                input.name()
+                            );
+                            own.add_tree(&graph, &parsed.tree());
+                        }
+                        None => {
+                            own.add_tree(&graph, &parsed.tree());
+                        }
                     }
-                    _ => {
-                        own.add_tree(&graph, &parsed.tree());
-                    }
-                }
-                Ok(own)
-            })
-            .collect()
-    });
+                    Ok(own)
+                })
+                .collect::<Vec<_>>()
+        }));
+    }
     let mut total = Coverage::new(max_k);
-    let mut curve: Vec<Vec<usize>> = Vec::with_capacity(texts.len());
-    let mut rejected = 0;
-    for (path, own) in args.inputs.iter().zip(&per_input) {
+    let mut curve: Vec<Vec<usize>> = Vec::with_capacity(inputs.len());
+    let (mut rejected, mut unreadable) = (0, 0);
+    for (input, own) in inputs.iter().zip(&per_input) {
         match own {
             Ok(own) => total.merge(own),
-            Err(e) => {
+            Err((true, e)) => {
+                unreadable += 1;
+                eprintln!("error: {e} (not counted)");
+            }
+            Err((false, e)) => {
                 rejected += 1;
-                eprintln!(
-                    "error: {}:{e} (not counted)",
-                    crate::parse::display_name(path)
-                );
+                eprintln!("error: {}:{e} (not counted)", input.name());
             }
         }
         curve.push((1..=max_k).map(|k| total.covered(k)).collect());
@@ -199,6 +226,7 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
             spec: &'a str,
             inputs: usize,
             rejected: usize,
+            unreadable: usize,
             coverage: Vec<PerK<'a>>,
             per_input: Vec<PerInput<'a>>,
         }
@@ -212,16 +240,16 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
             })
             .collect();
         let per_input = if args.per_input {
-            args.inputs
+            inputs
                 .iter()
                 .zip(&per_input)
-                .map(|(path, own)| PerInput {
-                    file: crate::parse::display_name(path),
+                .map(|(input, own)| PerInput {
+                    file: input.name(),
                     covered: own
                         .as_ref()
                         .ok()
                         .map(|own| (1..=max_k).map(|k| own.covered(k)).collect()),
-                    error: own.as_ref().err().map(String::as_str),
+                    error: own.as_ref().err().map(|(_, e)| e.as_str()),
                 })
                 .collect()
         } else {
@@ -229,8 +257,9 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         };
         let report = Report {
             spec: spec.source.name(),
-            inputs: texts.len(),
+            inputs: inputs.len(),
             rejected,
+            unreadable,
             coverage,
             per_input,
         };
@@ -238,9 +267,10 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
     } else {
         writeln!(
             out,
-            "{} inputs ({} rejected), {}",
-            texts.len(),
+            "{} inputs ({} rejected{}), {}",
+            inputs.len(),
             rejected,
+            crate::inputs::unreadable_note(unreadable),
             spec.source.name()
         )?;
         writeln!(
@@ -259,8 +289,8 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         }
         if args.per_input {
             writeln!(out)?;
-            for (path, own) in args.inputs.iter().zip(&per_input) {
-                let name = crate::parse::display_name(path);
+            for (input, own) in inputs.iter().zip(&per_input) {
+                let name = input.name();
                 match own {
                     Ok(own) => {
                         let cells: Vec<String> = (1..=max_k)
@@ -268,7 +298,8 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
                             .collect();
                         writeln!(out, "{name}: {}", cells.join(", "))?;
                     }
-                    Err(_) => writeln!(out, "{name}: rejected")?,
+                    Err((true, _)) => writeln!(out, "{name}: unreadable")?,
+                    Err((false, _)) => writeln!(out, "{name}: rejected")?,
                 }
             }
         }
@@ -293,7 +324,9 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         }
     }
     out.flush()?;
-    Ok(if rejected > 0 {
+    Ok(if unreadable > 0 {
+        exit::FAILURE
+    } else if rejected > 0 {
         exit::REJECTED
     } else {
         exit::OK

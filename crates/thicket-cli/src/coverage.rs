@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use thicket_exec::{CoverageSet, Status};
 
 /// Arguments of `thicket coverage`.
@@ -17,7 +17,9 @@ use thicket_exec::{CoverageSet, Status};
 code they reach together: AFL++ edges for programs built with afl-cc, lines and branches \
 (coverage.py) for Python, plus the failures and hangs they cause. This is code coverage of \
 a program; `thicket cover` is k-path coverage of the grammar and runs nothing. A folder \
-among INPUTS stands for the files in it (e.g. a campaign's out/queue).\n\n\
+among INPUTS stands for every file below it (recursively, sorted, hidden ones skipped; e.g. a \
+campaign's out/queue); --files-from adds a list of paths. An input that cannot be read or is \
+over --max-input-size is reported and not run; the exit code is then 4.\n\n\
 Examples:\n  thicket coverage specs/json.fan out/queue -- ./target @@\n  \
 thicket coverage specs/json.fan inputs/ --python json:loads --python-include '*/json/*'\n  \
 thicket coverage specs/csv.fan a.csv b.csv --format json --growth growth.csv -- ./csvtool"
@@ -26,9 +28,8 @@ pub struct CoverageArgs {
     #[command(flatten)]
     spec: SpecArgs,
 
-    /// Input files, or folders of input files.
-    #[arg(value_name = "INPUTS", required = true)]
-    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    inputs: crate::inputs::InputArgs,
 
     /// Report format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
@@ -56,7 +57,10 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         Ok(spec) => spec,
         Err(code) => return Ok(code),
     };
-    let files = expand_inputs(&args.inputs)?;
+    let files = match args.inputs.collect_or_report(false) {
+        Ok(files) => files,
+        Err(code) => return Ok(code),
+    };
     let classifier = args.target.classifier()?;
     let mut executor = match args.target.executor_or_report(None) {
         Ok(executor) => executor,
@@ -79,10 +83,17 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
     let mut in_language = 0;
     let mut hangs = 0;
     let mut failing = 0;
+    let mut unreadable = 0;
     let mut failures: BTreeMap<String, (u64, String)> = BTreeMap::new();
     for (index, file) in files.iter().enumerate() {
-        let bytes =
-            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let bytes = match file.read(args.inputs.max_input_size) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                eprintln!("error: {e} (not run)");
+                unreadable += 1;
+                continue;
+            }
+        };
         in_language += usize::from(parser.recognize(&bytes).is_ok());
         let outcome = executor.run(&bytes)?;
         if outcome.status != Status::Timeout {
@@ -94,10 +105,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             } else {
                 failing += 1;
             }
-            failures
-                .entry(f.key())
-                .or_insert((0, file.display().to_string()))
-                .0 += 1;
+            failures.entry(f.key()).or_insert((0, file.name())).0 += 1;
         }
         if let Some(g) = &mut growth {
             let (coverage, branches) = match executor.trace() {
@@ -107,7 +115,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             writeln!(
                 g,
                 "{index},{},{coverage},{branches}",
-                csv_field(&file.display().to_string())
+                csv_field(&file.name())
             )?;
         }
     }
@@ -127,6 +135,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             let report = serde_json::json!({
                 "executor": executor.describe(),
                 "inputs": files.len(),
+                "unreadable": unreadable,
                 "in_language": in_language,
                 "failing_runs": failing,
                 "hangs": hangs,
@@ -138,8 +147,9 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         ReportFormat::Text => {
             println!("{}", executor.describe());
             println!(
-                "{} inputs ({in_language} in the grammar's language), {failing} failing, {hangs} hanging",
-                files.len()
+                "{} inputs ({in_language} in the grammar's language{}), {failing} failing, {hangs} hanging",
+                files.len(),
+                crate::inputs::unreadable_note(unreadable)
             );
             match summary.kind {
                 "edges" => println!(
@@ -170,32 +180,11 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    Ok(exit::OK)
-}
-
-/// Files of the inputs: each file as is, each folder's regular files (sorted, hidden
-/// ones skipped).
-fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let mut inside: Vec<PathBuf> = std::fs::read_dir(input)
-                .with_context(|| format!("cannot read {}", input.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file() && !is_hidden(p))
-                .collect();
-            inside.sort();
-            files.extend(inside);
-        } else {
-            files.push(input.clone());
-        }
-    }
-    Ok(files)
-}
-
-fn is_hidden(path: &Path) -> bool {
-    path.file_name()
-        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+    Ok(if unreadable > 0 {
+        exit::FAILURE
+    } else {
+        exit::OK
+    })
 }
 
 fn csv_field(text: &str) -> String {

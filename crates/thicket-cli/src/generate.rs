@@ -111,12 +111,20 @@ pub struct GenerateArgs {
     #[command(flatten)]
     limits: GenLimits,
 
-    /// Write each input to its own file in DIR (created if missing) instead of stdout.
+    /// Write each input to its own file in DIR (created if missing; refused if it holds
+    /// files, unless --force) instead of stdout. Each file appears whole or not at all
+    /// (written under a temporary name, then renamed).
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     output: Option<PathBuf>,
 
-    /// File name suffix for -o, e.g. `.json`.
-    #[arg(long, value_name = "SUFFIX", default_value = "", requires = "output")]
+    /// With -o, write into a folder that already holds files (same-named files are
+    /// replaced; others are left as they are).
+    #[arg(long, requires = "output")]
+    force: bool,
+
+    /// File name suffix for -o, e.g. `.json` (no path separators).
+    #[arg(long, value_name = "SUFFIX", default_value = "", requires = "output",
+          value_parser = parse_suffix)]
     suffix: String,
 
     /// Write SEP after each input on stdout instead of the default framing (see below);
@@ -138,10 +146,10 @@ pub struct GenerateArgs {
     #[arg(long, value_enum, default_value_t = Strategy::Random)]
     strategy: Strategy,
 
-    /// With --strategy kpath or kpath-random: the length of the k-paths to cover (1..=8);
-    /// every shorter path is covered too.
-    #[arg(short = 'k', long, value_name = "K", default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=8))]
-    k: u8,
+    /// With --strategy kpath or kpath-random: the length of the k-paths to cover (1..=8)
+    /// [default: 2]; every shorter path is covered too.
+    #[arg(short = 'k', long, value_name = "K", value_parser = clap::value_parser!(u8).range(1..=8))]
+    k: Option<u8>,
 
     /// Output format: the raw inputs, or one JSON object per input with its derivation tree.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
@@ -158,7 +166,8 @@ pub struct GenerateArgs {
     unique: bool,
 
     /// With --unique, give up after this many draws per input asked for.
-    #[arg(long, value_name = "K", default_value_t = 100, requires = "unique")]
+    #[arg(long, value_name = "K", default_value_t = 100, requires = "unique",
+          value_parser = clap::value_parser!(u64).range(1..))]
     max_draws_factor: u64,
 
     /// Worker threads [default: one per core].
@@ -239,8 +248,25 @@ impl Generated {
     }
 }
 
+/// `--suffix`: a file name ending, so no path separators (nor `..`).
+fn parse_suffix(suffix: &str) -> Result<String, String> {
+    if suffix.contains(['/', '\\', '\0']) || suffix == ".." {
+        return Err(format!(
+            "{suffix:?} would make file names leave the output folder: a suffix may not contain `/`, `\\` or NUL"
+        ));
+    }
+    Ok(suffix.to_string())
+}
+
 /// Runs `thicket generate`.
 pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
+    if args.k.is_some() && args.strategy == Strategy::Random {
+        eprintln!(
+            "error: -k sets the k-path length of --strategy kpath or kpath-random; \
+             random generation has none (add --strategy kpath)"
+        );
+        return Ok(exit::USAGE);
+    }
     let (spec, spec_constraints) = match args.spec.load_with_constraints() {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
@@ -248,7 +274,10 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let constraints = if args.no_constraints {
         Vec::new()
     } else {
-        match args.constraints.add_to(&spec, spec_constraints) {
+        match args
+            .constraints
+            .add_to(&spec, spec_constraints, args.spec.max_spec_size)
+        {
             Ok(c) => c,
             Err(code) => return Ok(code),
         }
@@ -323,6 +352,18 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     if let Some(dir) = &args.output {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create output directory {}", dir.display()))?;
+        let occupied = std::fs::read_dir(dir)
+            .with_context(|| format!("cannot read output directory {}", dir.display()))?
+            .next()
+            .is_some();
+        if occupied && !args.force {
+            eprintln!(
+                "error: output directory {} is not empty; give --force to write into it \
+                 anyway (same-named files are replaced, others stay)",
+                dir.display()
+            );
+            return Ok(exit::FAILURE);
+        }
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
@@ -498,9 +539,8 @@ impl<W: Write> OutputSink<W> {
     fn write(&mut self, n: u64, item: &Generated) -> anyhow::Result<()> {
         match &self.dir {
             Some(dir) => {
-                let path = dir.join(format!("{n:0width$}{}", self.suffix, width = self.width));
-                std::fs::write(&path, &item.output)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
+                let name = format!("{n:0width$}{}", self.suffix, width = self.width);
+                write_atomically(dir, &name, &item.output)?;
             }
             None if self.json => {
                 self.out.write_all(&item.output)?;
@@ -522,6 +562,22 @@ impl<W: Write> OutputSink<W> {
     }
 }
 
+/// Writes `dir/name` whole or not at all: into a hidden temporary file first (removed
+/// again if writing fails, e.g. on a full disk), then renamed over `name`.
+fn write_atomically(dir: &std::path::Path, name: &str, bytes: &[u8]) -> anyhow::Result<()> {
+    let path = dir.join(name);
+    let temp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let written = std::fs::File::create(&temp).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.flush()
+    });
+    if let Err(e) = written.and_then(|()| std::fs::rename(&temp, &path)) {
+        let _ = std::fs::remove_file(&temp);
+        return Err(anyhow::Error::new(e).context(format!("cannot write {}", path.display())));
+    }
+    Ok(())
+}
+
 /// `--strategy kpath` (Algorithm 1 until every k-path that fits is covered) and
 /// `--strategy kpath-random` (a stream steered to uncovered k-paths).
 fn run_kpath<W: Write>(
@@ -532,7 +588,7 @@ fn run_kpath<W: Write>(
     seed: u64,
     sink: &mut OutputSink<W>,
 ) -> anyhow::Result<u8> {
-    let k = usize::from(args.k);
+    let k = usize::from(args.k.unwrap_or(2));
     let graph = thicket_cover::KPathGraph::new(grammar);
     let started = Instant::now();
     // With constraints, each steered tree is repaired into a valid one before its

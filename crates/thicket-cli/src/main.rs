@@ -8,6 +8,7 @@ mod cover;
 mod coverage;
 mod fuzz;
 mod generate;
+mod inputs;
 mod lint;
 mod parse;
 mod plot;

@@ -1,12 +1,12 @@
 //! `thicket parse`: inputs to derivation trees, or just a validity verdict.
 
 use crate::exit;
+use crate::inputs::{Input, InputArgs};
 use crate::spec::SpecArgs;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
-use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::io::Write;
 use thicket_grammar::Grammar;
 use thicket_parse::{ParseConfig, ParseError, Parser, Rejection, TreeCount};
 
@@ -15,8 +15,12 @@ use thicket_parse::{ParseConfig, ParseError, Parser, Rejection, TreeCount};
 #[command(
     after_help = "Reads each FILE (or stdin for `-` or no FILE), parses it with the spec's \
 grammar and prints its derivation tree. Ambiguous inputs get the derivation the parser found \
-first. Exit code 0 if every input parses, 1 if any is not in the language, 3 if the spec has \
-errors, 4 if a file cannot be read.\n\n\
+first. A folder stands for every file below it (recursively, sorted; hidden ones skipped). \
+An input that cannot be read is reported and the others are still parsed. Trees are written \
+as they are read, without holding the whole rendering; the indented format shows depths beyond \
+32 as `[depth]` instead of further indentation. Exit code 0 if every input parses, 1 if any \
+is not in the language (and all could be read), 3 if the spec has errors, 4 if any input \
+cannot be read or is over --max-input-size.\n\n\
 Examples:\n  thicket parse specs/json.fan data.json\n  \
 echo -n '1+2' | thicket parse specs/expr.fan --format sexp\n  \
 thicket parse specs/csv.fan --quiet *.csv && echo all valid\n  \
@@ -26,9 +30,8 @@ pub struct ParseArgs {
     #[command(flatten)]
     spec: SpecArgs,
 
-    /// Inputs to parse; `-` reads stdin.
-    #[arg(value_name = "FILE")]
-    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    inputs: InputArgs,
 
     /// How to print trees.
     #[arg(long, value_enum, default_value_t = TreeFormat::Tree)]
@@ -80,6 +83,40 @@ enum Outcome {
     TooComplex(String),
     /// In the language, but --all cannot list its trees (infinitely many, ...).
     Uncountable(String),
+    /// Accepted and large: its tree is streamed when its turn comes to be printed.
+    Large(Vec<u8>),
+    /// Could not be read.
+    Unreadable(String),
+}
+
+/// Inputs up to this size (64 KiB) are parsed and rendered in parallel, into memory;
+/// larger ones are parsed when their turn comes to be printed, and their tree streamed
+/// to stdout as it is read (memory: the chart's only).
+const RENDER_IN_MEMORY: usize = 64 << 10;
+
+/// Inputs parsed in parallel at once: at most this many, and (by their file sizes) at
+/// most `BATCH_BYTES` of them, so that many or large inputs are never all held.
+const BATCH_INPUTS: usize = 256;
+const BATCH_BYTES: u64 = 64 << 20;
+
+/// Splits inputs into batches of at most `BATCH_INPUTS` and about `BATCH_BYTES`.
+pub fn batches(inputs: &[Input]) -> Vec<&[Input]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut bytes = 0u64;
+    for (i, input) in inputs.iter().enumerate() {
+        let size = input.size_hint();
+        if i > start && (i - start >= BATCH_INPUTS || bytes + size > BATCH_BYTES) {
+            out.push(&inputs[start..i]);
+            start = i;
+            bytes = 0;
+        }
+        bytes += size;
+    }
+    if start < inputs.len() {
+        out.push(&inputs[start..]);
+    }
+    out
 }
 
 impl Outcome {
@@ -107,141 +144,232 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
         Ok(parser) => parser,
         Err(code) => return Ok(code),
     };
-    let inputs = inputs_or_stdin(&args.inputs);
-    let texts = read_inputs(&inputs)?;
+    let inputs = match args.inputs.collect_or_report(true) {
+        Ok(inputs) => inputs,
+        Err(code) => return Ok(code),
+    };
     let pool = worker_pool(args.jobs)?;
-    let outcomes: Vec<Outcome> = pool.install(|| {
-        texts
-            .par_iter()
-            .map(|text| {
-                if args.quiet && !args.count && !args.all {
-                    // Only the verdict: recognising reserves and reads no tree.
-                    return match parser.recognize(text) {
-                        Ok(()) => Outcome::Parsed(String::new(), None),
-                        Err(e) => Outcome::failed(text, e),
-                    };
-                }
-                match parser.parse(text) {
-                    Ok(result) if args.all => match result.trees(args.max_trees) {
-                        Ok((trees, total)) => Outcome::Parsed(
-                            list_trees(&trees, total, grammar, args.format),
-                            Some(TreeCount::Finite(total)),
-                        ),
-                        Err(count) => {
-                            Outcome::Uncountable(format!("cannot list the trees: {count}"))
-                        }
-                    },
-                    Ok(result) => {
-                        let count = args.count.then(|| result.count_trees());
-                        let rendered = if args.quiet {
-                            String::new()
-                        } else {
-                            render(&result.tree(), grammar, args.format)
-                        };
-                        Outcome::Parsed(rendered, count)
-                    }
-                    Err(e) => Outcome::failed(text, e),
-                }
-            })
-            .collect()
-    });
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut rejected = 0;
-    for (path, outcome) in inputs.iter().zip(&outcomes) {
-        let name = display_name(path);
-        match outcome {
-            Outcome::Parsed(tree, count) => {
-                if args.quiet {
-                    continue;
+    let (mut rejected, mut unreadable) = (0, 0);
+    let many = inputs.len() > 1;
+    for batch in batches(&inputs) {
+        let outcomes: Vec<Outcome> = pool.install(|| {
+            batch
+                .par_iter()
+                .map(|input| {
+                    let text = match input.read(args.inputs.max_input_size) {
+                        Ok(text) => text,
+                        Err(e) => return Outcome::Unreadable(e),
+                    };
+                    parse_one(&parser, grammar, &args, text)
+                })
+                .collect()
+        });
+        for (input, outcome) in batch.iter().zip(outcomes) {
+            let name = input.name();
+            match outcome {
+                Outcome::Parsed(tree, count) => {
+                    if args.quiet {
+                        continue;
+                    }
+                    if let Some(count) = &count {
+                        eprintln!(
+                            "{name}: {count} derivation tree{}",
+                            if *count == TreeCount::Finite(1) {
+                                ""
+                            } else {
+                                "s"
+                            }
+                        );
+                    }
+                    if args.format == TreeFormat::Json {
+                        // "trees" is a number, or null with the reason in "trees_unknown".
+                        let trees = match count {
+                            None => String::new(),
+                            Some(TreeCount::Finite(n)) => format!(",\"trees\":{n}"),
+                            Some(TreeCount::Infinite) => {
+                                ",\"trees\":null,\"trees_unknown\":\"infinite\"".to_string()
+                            }
+                            Some(TreeCount::Overflow) => {
+                                ",\"trees\":null,\"trees_unknown\":\"overflow\"".to_string()
+                            }
+                            Some(TreeCount::TooDeep) => {
+                                ",\"trees\":null,\"trees_unknown\":\"too_deep\"".to_string()
+                            }
+                        };
+                        // With --all, "all" holds the list of trees instead of "tree".
+                        let field = if args.all { "all" } else { "tree" };
+                        writeln!(
+                            out,
+                            "{{\"file\":{},\"ok\":true{trees},\"{field}\":{tree}}}",
+                            json_str(&name)
+                        )?;
+                    } else {
+                        if many {
+                            writeln!(out, "# {name}")?;
+                        }
+                        write!(out, "{tree}")?;
+                        if !tree.ends_with('\n') {
+                            writeln!(out)?;
+                        }
+                    }
                 }
-                if let Some(count) = count {
-                    eprintln!(
-                        "{name}: {count} derivation tree{}",
-                        if *count == TreeCount::Finite(1) {
-                            ""
-                        } else {
-                            "s"
-                        }
-                    );
-                }
-                if args.format == TreeFormat::Json {
-                    // "trees" is a number, or null with the reason in "trees_unknown".
-                    let trees = match count {
-                        None => String::new(),
-                        Some(TreeCount::Finite(n)) => format!(",\"trees\":{n}"),
-                        Some(TreeCount::Infinite) => {
-                            ",\"trees\":null,\"trees_unknown\":\"infinite\"".to_string()
-                        }
-                        Some(TreeCount::Overflow) => {
-                            ",\"trees\":null,\"trees_unknown\":\"overflow\"".to_string()
-                        }
-                        Some(TreeCount::TooDeep) => {
-                            ",\"trees\":null,\"trees_unknown\":\"too_deep\"".to_string()
+                Outcome::Large(text) => {
+                    // Parsed here, one at a time, and its tree written as it is read:
+                    // memory is the chart's, not the tree's or the rendering's.
+                    let result = match parser.parse_streaming(&text) {
+                        Ok(result) => result,
+                        Err(e) => {
+                            match Outcome::failed(&text, e) {
+                                Outcome::Rejected(excerpt, r) => {
+                                    if args.format == TreeFormat::Json {
+                                        writeln!(out, "{}", rejection_json(&name, &r)?)?;
+                                    }
+                                    eprintln!("error: {name}:{r}\n{excerpt}");
+                                }
+                                Outcome::TooComplex(message) => {
+                                    if args.format == TreeFormat::Json {
+                                        writeln!(out, "{}", message_json(&name, &message))?;
+                                    }
+                                    eprintln!("error: {name}: {message}")
+                                }
+                                _ => unreachable!("a parse fails by rejection or complexity"),
+                            }
+                            rejected += 1;
+                            continue;
                         }
                     };
-                    // With --all, "all" holds the list of trees instead of "tree".
-                    let field = if args.all { "all" } else { "tree" };
-                    writeln!(
-                        out,
-                        "{{\"file\":{},\"ok\":true{trees},\"{field}\":{tree}}}",
-                        json_str(&name)
-                    )?;
-                } else {
-                    if inputs.len() > 1 {
+                    if args.format == TreeFormat::Json {
+                        write!(out, "{{\"file\":{},\"ok\":true,\"tree\":", json_str(&name))?;
+                    } else if many {
                         writeln!(out, "# {name}")?;
                     }
-                    write!(out, "{tree}")?;
-                    if !tree.ends_with('\n') {
-                        writeln!(out)?;
+                    let mut renderer = Renderer::new(grammar, rendering(args.format), &mut out);
+                    result.build_into(&mut renderer);
+                    renderer.finish()?;
+                    match args.format {
+                        TreeFormat::Json => writeln!(out, "}}")?,
+                        TreeFormat::Sexp => writeln!(out)?,
+                        TreeFormat::Tree | TreeFormat::Dot => {}
                     }
                 }
-            }
-            Outcome::Rejected(excerpt, r) => {
-                rejected += 1;
-                if args.quiet {
-                    continue;
+                Outcome::Rejected(excerpt, r) => {
+                    rejected += 1;
+                    if args.quiet {
+                        continue;
+                    }
+                    if args.format == TreeFormat::Json {
+                        writeln!(out, "{}", rejection_json(&name, &r)?)?;
+                    }
+                    eprintln!("error: {name}:{r}\n{excerpt}");
                 }
-                if args.format == TreeFormat::Json {
-                    writeln!(
-                        out,
-                        "{{\"file\":{},\"ok\":false,\"error\":{{\"message\":{},\"offset\":{},\"line\":{},\"column\":{},\"found\":{},\"expected\":{},\"rules\":{}}}}}",
-                        json_str(&name),
-                        json_str(&r.to_string()),
-                        r.offset,
-                        r.line,
-                        r.column,
-                        r.found.map_or("null".to_string(), |b| b.to_string()),
-                        serde_json::to_string(&r.expected)?,
-                        serde_json::to_string(&r.rules)?,
-                    )?;
+                Outcome::Uncountable(message) | Outcome::TooComplex(message) => {
+                    rejected += 1;
+                    if args.quiet {
+                        continue;
+                    }
+                    if args.format == TreeFormat::Json {
+                        writeln!(out, "{}", message_json(&name, &message))?;
+                    }
+                    eprintln!("error: {name}: {message}");
                 }
-                eprintln!("error: {name}:{r}\n{excerpt}");
-            }
-            Outcome::Uncountable(message) | Outcome::TooComplex(message) => {
-                rejected += 1;
-                if args.quiet {
-                    continue;
+                Outcome::Unreadable(message) => {
+                    unreadable += 1;
+                    if args.format == TreeFormat::Json && !args.quiet {
+                        writeln!(out, "{}", unreadable_json(&name, &message))?;
+                    }
+                    eprintln!("error: {message}");
                 }
-                if args.format == TreeFormat::Json {
-                    // Every input has its line: an error without a position.
-                    writeln!(
-                        out,
-                        "{{\"file\":{},\"ok\":false,\"error\":{{\"message\":{}}}}}",
-                        json_str(&name),
-                        json_str(message)
-                    )?;
-                }
-                eprintln!("error: {name}: {message}");
             }
         }
+        out.flush()?;
     }
     out.flush()?;
-    Ok(if rejected > 0 {
+    Ok(if unreadable > 0 {
+        exit::FAILURE
+    } else if rejected > 0 {
         exit::REJECTED
     } else {
         exit::OK
     })
+}
+
+/// The JSON line of an input that failed without a position: every input has its line.
+fn message_json(name: &str, message: &str) -> String {
+    format!(
+        "{{\"file\":{},\"ok\":false,\"error\":{{\"message\":{}}}}}",
+        json_str(name),
+        json_str(message)
+    )
+}
+
+/// The JSON line of an input that could not be read.
+fn unreadable_json(name: &str, message: &str) -> String {
+    format!(
+        "{{\"file\":{},\"ok\":false,\"error\":{{\"message\":{},\"unreadable\":true}}}}",
+        json_str(name),
+        json_str(message)
+    )
+}
+
+/// The JSON line of a rejected input.
+fn rejection_json(name: &str, r: &Rejection) -> anyhow::Result<String> {
+    Ok(format!(
+        "{{\"file\":{},\"ok\":false,\"error\":{{\"message\":{},\"offset\":{},\"line\":{},\"column\":{},\"found\":{},\"expected\":{},\"rules\":{}}}}}",
+        json_str(name),
+        json_str(&r.to_string()),
+        r.offset,
+        r.line,
+        r.column,
+        r.found.map_or("null".to_string(), |b| b.to_string()),
+        serde_json::to_string(&r.expected)?,
+        serde_json::to_string(&r.rules)?,
+    ))
+}
+
+/// Parses one input and renders what is to be printed of it (large accepted inputs are
+/// left to be streamed).
+fn parse_one(parser: &Parser<'_>, grammar: &Grammar, args: &ParseArgs, text: Vec<u8>) -> Outcome {
+    if args.quiet && !args.count && !args.all {
+        // Only the verdict: recognising reserves and reads no tree.
+        return match parser.recognize(&text) {
+            Ok(()) => Outcome::Parsed(String::new(), None),
+            Err(e) => Outcome::failed(&text, e),
+        };
+    }
+    if !args.count && !args.all && text.len() > RENDER_IN_MEMORY {
+        // Parsed when its turn comes to be printed, and its tree streamed then.
+        return Outcome::Large(text);
+    }
+    let result = match parser.parse(&text) {
+        Ok(result) => result,
+        Err(e) => return Outcome::failed(&text, e),
+    };
+    if args.all {
+        return match result.trees(args.max_trees) {
+            Ok((trees, total)) => Outcome::Parsed(
+                list_trees(&trees, total, grammar, args.format),
+                Some(TreeCount::Finite(total)),
+            ),
+            Err(count) => Outcome::Uncountable(format!("cannot list the trees: {count}")),
+        };
+    }
+    let count = args.count.then(|| result.count_trees());
+    if args.quiet {
+        return Outcome::Parsed(String::new(), count);
+    }
+    let rendered = render(&result.tree(), grammar, args.format);
+    Outcome::Parsed(rendered, count)
+}
+
+fn rendering(format: TreeFormat) -> Rendering {
+    match format {
+        TreeFormat::Tree => Rendering::Indented,
+        TreeFormat::Json => Rendering::FuzzingbookJson,
+        TreeFormat::Sexp => Rendering::Sexp,
+        TreeFormat::Dot => Rendering::Dot,
+    }
 }
 
 /// Several trees of one input: a JSON array, or each rendering under a `# tree k of n`
@@ -273,6 +401,8 @@ fn render(tree: &thicket_tree::DerivationTree, grammar: &Grammar, format: TreeFo
     }
 }
 
+use thicket_tree::{Renderer, Rendering};
+
 /// A parser for the spec's grammar, or the exit code after reporting why not.
 pub fn parser_for(spec: &thicket_grammar::Spec, config: ParseConfig) -> Result<Parser<'_>, u8> {
     Parser::new(&spec.grammar, config).map_err(|e| {
@@ -287,32 +417,6 @@ pub fn worker_pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
         .num_threads(jobs.unwrap_or(0))
         .build()
         .context("cannot start worker threads")
-}
-
-/// The inputs named on the command line, or stdin if none.
-pub fn inputs_or_stdin(inputs: &[PathBuf]) -> Vec<PathBuf> {
-    if inputs.is_empty() {
-        vec![PathBuf::from("-")]
-    } else {
-        inputs.to_vec()
-    }
-}
-
-/// Reads every input (`-` is stdin), failing on the first that cannot be read.
-pub fn read_inputs(paths: &[PathBuf]) -> anyhow::Result<Vec<Vec<u8>>> {
-    paths.iter().map(read_input).collect()
-}
-
-fn read_input(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
-    if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("cannot read stdin")?;
-        Ok(bytes)
-    } else {
-        std::fs::read(path).with_context(|| format!("cannot read input {}", path.display()))
-    }
 }
 
 /// How an input is named in messages (`<stdin>` for `-`).

@@ -16,6 +16,10 @@ pub struct SpecArgs {
     /// Start rule, with or without angle brackets [default: <start>].
     #[arg(long, value_name = "NAME")]
     pub start: Option<String>,
+
+    /// Largest spec read, in bytes [default: 16777216 = 16 MiB].
+    #[arg(long, value_name = "BYTES", default_value_t = thicket_grammar::MAX_SPEC_BYTES)]
+    pub max_spec_size: usize,
 }
 
 impl SpecArgs {
@@ -34,8 +38,14 @@ impl SpecArgs {
             .as_deref()
             .map(|s| s.trim_start_matches('<').trim_end_matches('>').to_string())
             .unwrap_or_else(|| thicket_grammar::DEFAULT_START.to_string());
-        let spec = thicket_grammar::load_spec_file(&self.spec, &LoadOptions { start })
-            .map_err(|e| report(&e))?;
+        let spec = thicket_grammar::load_spec_file(
+            &self.spec,
+            &LoadOptions {
+                start,
+                max_bytes: self.max_spec_size,
+            },
+        )
+        .map_err(|e| report(&e))?;
         let constraints = if self.constraints_apply() {
             thicket_constraint::from_spec(&spec, &thicket_constraint::Predicates::standard())
                 .map_err(|e| report(&e))?
@@ -68,18 +78,26 @@ pub struct ConstraintArgs {
 
 impl ConstraintArgs {
     /// `constraints` (the spec's own) and those given on the command line, compiled
-    /// against the spec's grammar, or the errors printed and the exit code.
+    /// against the spec's grammar, or the errors printed and the exit code. A constraint
+    /// file is read up to `max_bytes` (the spec's limit, `--max-spec-size`).
     pub fn add_to(
         &self,
         spec: &Spec,
         mut constraints: Vec<Constraint>,
+        max_bytes: usize,
     ) -> Result<Vec<Constraint>, u8> {
         let predicates = thicket_constraint::Predicates::standard();
         for path in &self.constraint_files {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                eprintln!("error: cannot read constraint {}: {e}", path.display());
+            let fail = |e: String| {
+                eprintln!("error: constraint: {e}");
                 exit::FAILURE
-            })?;
+            };
+            let bytes = crate::inputs::read_path(path, max_bytes as u64, "--max-spec-size")
+                .map_err(fail)?;
+            // A UTF-8 byte order mark is not part of the text (as in specs).
+            let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+            let text = String::from_utf8(bytes.to_vec())
+                .map_err(|e| fail(format!("{} is not UTF-8: {e}", path.display())))?;
             let name = path.display().to_string();
             constraints.push(
                 thicket_constraint::from_text(&spec.grammar, &predicates, &name, &text)

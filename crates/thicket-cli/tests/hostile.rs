@@ -231,3 +231,442 @@ fn repetitions_count_against_max_nodes_and_optional_huge_parts_are_not_chosen() 
         assert!(line.len() <= 100_000, "an input of {} bytes", line.len());
     }
 }
+
+// --- parse output ---------------------------------------------------------------------
+
+#[test]
+fn a_deeply_nested_tree_prints_in_linear_space_with_depths_shown_as_numbers() {
+    let dir = temp();
+    // 20 KB of JSON nested 10,000 deep: the indented tree used to be 4 GB.
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let file = write(dir.path(), "deep.json", &deep);
+    let run = thicket(&["parse", "specs/json.fan", &file]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.len() < 20_000_000, "{} bytes of output", text.len());
+    let widest = text.lines().map(str::len).max().unwrap();
+    assert!(widest < 100, "a line of {widest} bytes");
+    assert!(text.contains("] <array>\n"), "depths shown as numbers");
+    // Large inputs (over 64 KiB) take the streaming path.
+    let big = format!("[{}1]", "[1],".repeat(300_000));
+    let file = write(dir.path(), "big.json", &big);
+    let streamed = thicket(&["parse", "specs/json.fan", &file, "--format", "sexp"]);
+    assert_eq!(streamed.code, 0, "{}", streamed.stderr);
+    let small = write(dir.path(), "small.json", "[[1],1]");
+    let run = thicket(&["parse", "specs/json.fan", &small, "--format", "sexp"]);
+    let small_text = String::from_utf8(run.stdout).unwrap();
+    let big_text = String::from_utf8(streamed.stdout).unwrap();
+    assert!(big_text.ends_with('\n'));
+    assert_eq!(
+        big_text.matches("(<array>").count(),
+        300_001,
+        "{}",
+        &small_text
+    );
+}
+
+// --- input sizes and many inputs ---------------------------------------------------------
+
+#[test]
+fn endless_specs_and_inputs_stop_at_their_size_limits() {
+    let lint = thicket(&["lint", "/dev/zero"]);
+    assert_eq!(lint.code, 3, "{}", lint.stderr);
+    assert!(lint.stderr.contains("16777216 bytes"), "{}", lint.stderr);
+    assert!(lint.stderr.contains("--max-spec-size"), "{}", lint.stderr);
+    // Each command goes on with the other inputs and exits 4.
+    let plain: &[&str] = &["--mode", "plain", "--", "true"];
+    for (command, extra) in [
+        ("parse", &[][..]),
+        ("check", &[]),
+        ("cover", &[]),
+        ("coverage", plain),
+    ] {
+        let args = [command, "specs/json.fan", "/dev/zero", "specs/json.fan"];
+        let run = thicket(&[&args[..], &["--max-input-size", "100000000"], extra].concat());
+        assert_eq!(run.code, 4, "{command}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("/dev/zero is larger than the limit of 100000000 bytes"),
+            "{command}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("--max-input-size"), "{}", run.stderr);
+        if command == "coverage" {
+            let out = String::from_utf8_lossy(&run.stdout);
+            let counts = "2 inputs (0 in the grammar's language, 1 unreadable)";
+            assert!(out.contains(counts), "{out}");
+        }
+    }
+    // A constraint file is capped like a spec.
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        "specs/json.fan",
+        "--constraint",
+        "/dev/zero",
+        "--max-spec-size",
+        "1000000",
+    ]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "constraint: /dev/zero is larger than the limit of 1000000 bytes (raise it with --max-spec-size)"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn one_bad_file_does_not_stop_the_others_and_folders_and_lists_are_inputs() {
+    let dir = temp();
+    std::fs::create_dir_all(dir.path().join("in/sub")).unwrap();
+    write(dir.path(), "in/a.json", "[1]");
+    write(dir.path(), "in/sub/b.json", "{}");
+    write(dir.path(), "in/.hidden", "not json");
+    let ok = dir.path().join("in/a.json").to_str().unwrap().to_owned();
+    // A missing file: the good one is still reported, the exit code is 4.
+    for command in ["parse", "check", "cover"] {
+        let run = thicket(&[command, "specs/json.fan", &ok, "/nonexistent"]);
+        assert_eq!(run.code, 4, "{command}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("cannot read /nonexistent"),
+            "{}",
+            run.stderr
+        );
+    }
+    let run = thicket(&[
+        "parse",
+        "specs/json.fan",
+        &ok,
+        "/nonexistent",
+        "--format",
+        "sexp",
+    ]);
+    assert!(String::from_utf8_lossy(&run.stdout).contains("(<start>"));
+    // In JSON, the unreadable input has its line (parse, check) or its count (cover).
+    let run = thicket(&[
+        "parse",
+        "specs/json.fan",
+        &ok,
+        "/nonexistent",
+        "--format",
+        "json",
+    ]);
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[1]["ok"], false);
+    assert_eq!(lines[1]["error"]["unreadable"], true);
+    let run = thicket(&["check", "specs/json.fan", &ok, "/nonexistent", "--json"]);
+    let last: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&run.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!(last["error"]["unreadable"], true, "{last}");
+    let run = thicket(&["cover", "specs/json.fan", &ok, "/nonexistent", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(
+        (report["inputs"].as_u64(), report["unreadable"].as_u64()),
+        (Some(2), Some(1))
+    );
+    // A folder: every file below it, sorted, hidden ones skipped.
+    let folder = dir.path().join("in").to_str().unwrap().to_owned();
+    let run = thicket(&["cover", "specs/json.fan", &folder, "--per-input"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = String::from_utf8(run.stdout).unwrap();
+    assert!(out.starts_with("2 inputs (0 rejected)"), "{out}");
+    assert!(out.contains("in/sub/b.json: "), "{out}");
+    let run = thicket(&["check", "specs/json.fan", &folder]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = String::from_utf8(run.stdout).unwrap();
+    let names: Vec<&str> = out.lines().collect();
+    assert_eq!(names.len(), 2, "{out}");
+    assert!(names[0].ends_with("in/a.json: valid") && names[1].ends_with("in/sub/b.json: valid"));
+    // 3,000 inputs through --files-from (stdin) and a file list.
+    let mut list = String::new();
+    for i in 0..3000 {
+        let name = format!("f{i}.json");
+        write(dir.path(), &name, format!("[{i}]"));
+        list.push_str(&dir.path().join(name).to_string_lossy());
+        list.push('\n');
+    }
+    let run = thicket_in(
+        dir.path(),
+        &[
+            "parse",
+            &workspace().join("specs/json.fan").to_string_lossy(),
+            "--quiet",
+            "--files-from",
+            "-",
+        ],
+        list.as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let listed = write(dir.path(), "list.txt", &list);
+    let run = thicket(&[
+        "cover",
+        "specs/json.fan",
+        "--files-from",
+        &listed,
+        "-k",
+        "1",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(String::from_utf8_lossy(&run.stdout).starts_with("3000 inputs"));
+}
+
+// --- counting trees -----------------------------------------------------------------
+
+#[test]
+fn counting_an_unambiguous_deep_input_is_quick_and_all_parses_falls_back_to_one_tree() {
+    let dir = temp();
+    // 3.2 KB nested 1,600 deep: counting took 16 s (release), now milliseconds; it
+    // nests beyond the counter's depth, which it says.
+    let deep = format!("{}{}", "[".repeat(1600), "]".repeat(1600));
+    let file = write(dir.path(), "deep.json", &deep);
+    let run = thicket(&["parse", "specs/json.fan", &file, "--count", "--quiet"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = thicket(&["parse", "specs/json.fan", &file, "--count"]);
+    assert!(run.stderr.contains("nests too deeply"), "{}", run.stderr);
+    let run = thicket(&["parse", "specs/json.fan", &file, "--all"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot list the trees"),
+        "{}",
+        run.stderr
+    );
+    // cover --all-parses measures the one tree instead (it measured nothing).
+    let run = thicket(&[
+        "cover",
+        "specs/json.fan",
+        &file,
+        "--all-parses",
+        "-k",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert!(
+        report["coverage"][0]["covered"].as_u64().unwrap() > 5,
+        "{report}"
+    );
+    assert!(
+        run.stderr.contains("measured the parser's one tree"),
+        "{}",
+        run.stderr
+    );
+    // Shallower, it is counted: one tree, in time linear in the input.
+    let nested = format!("{}2{}", "[1,".repeat(150), "]".repeat(150));
+    let file = write(dir.path(), "nested.json", &nested);
+    let run = thicket(&["parse", "specs/json.fan", &file, "--count"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains(": 1 derivation tree"), "{}", run.stderr);
+    let run = thicket(&["cover", "specs/json.fan", &file, "--all-parses", "-k", "2"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+// --- checking -----------------------------------------------------------------------
+
+#[test]
+fn checking_nested_subtrees_is_linear_for_lengths_and_bounded_by_max_steps() {
+    let dir = temp();
+    // 20,000 deep: str.len read every array's text (quadratic: 400 M bytes copied).
+    let deep = format!("{}{}", "[".repeat(20_000), "]".repeat(20_000));
+    let file = write(dir.path(), "deep.json", &deep);
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        &file,
+        "-c",
+        "forall <array> a: str.len(a) >= 2",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // A constraint that does read each text: --max-steps bounds it.
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        &file,
+        "-c",
+        "forall <array> a: str.prefixof(\"[\", a)",
+        "--max-steps",
+        "100000",
+    ]);
+    assert_eq!(run.code, 1);
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        out.contains("undecided: checking stopped after 100000 steps"),
+        "{out}"
+    );
+    assert!(out.contains("--max-steps"), "{out}");
+    // A subtree read as a predicate's number argument counts too.
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        &file,
+        "-c",
+        "forall <array> a: (count(a, \"<value>\", a) or true)",
+        "--max-steps",
+        "100000",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        out.contains("undecided: checking stopped after 100000 steps"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_integer_quantifier_without_candidates_tries_zero() {
+    let dir = temp();
+    let file = write(dir.path(), "one.json", "[1]");
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        &file,
+        "-c",
+        "exists int n: n = n",
+    ]);
+    assert_eq!(
+        run.code,
+        0,
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        run.stderr
+    );
+    let run = thicket(&[
+        "check",
+        "specs/json.fan",
+        &file,
+        "-c",
+        "exists int n: (n = n and str.len(\"x\") = 2)",
+    ]);
+    assert_eq!(run.code, 1);
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        !out.contains("tried the values \n") && !out.ends_with("tried the values "),
+        "{out}"
+    );
+}
+
+// --- generate -o and options ---------------------------------------------------------
+
+#[test]
+fn generate_refuses_a_non_empty_folder_unless_forced_and_leaves_no_temporary_files() {
+    let dir = temp();
+    let out = dir.path().join("out");
+    let out_s = out.to_str().unwrap();
+    let args = [
+        "generate",
+        "specs/expr.fan",
+        "-n",
+        "3",
+        "--seed",
+        "1",
+        "-o",
+        out_s,
+    ];
+    assert_eq!(thicket(&args).code, 0);
+    let again = thicket(&args);
+    assert_eq!(again.code, 4, "{}", again.stderr);
+    assert!(
+        again.stderr.contains("not empty") && again.stderr.contains("--force"),
+        "{}",
+        again.stderr
+    );
+    let forced = thicket(&[&args[..], &["--force"]].concat());
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["000000", "000001", "000002"],
+        "no temporary files left"
+    );
+    // A write that fails (here: the name is taken by a folder; on a full disk alike)
+    // is reported and leaves no partial or temporary file.
+    let blocked = dir.path().join("blocked");
+    std::fs::create_dir_all(blocked.join("000000")).unwrap();
+    let blocked_s = blocked.to_str().unwrap();
+    let run = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "-n",
+        "1",
+        "--seed",
+        "1",
+        "-o",
+        blocked_s,
+        "--force",
+    ]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(run.stderr.contains("cannot write"), "{}", run.stderr);
+    let left: Vec<_> = std::fs::read_dir(&blocked).unwrap().collect();
+    assert_eq!(left.len(), 1, "only the folder that was there");
+}
+
+#[test]
+fn wrong_generate_options_are_usage_errors() {
+    let cases: [&[&str]; 5] = [
+        &["-k", "5"],
+        &["--max-nodes", "0"],
+        &["--max-size", "0"],
+        &["--unique", "--max-draws-factor", "0"],
+        &["-o", "/tmp/unused-thicket-dir", "--suffix", "/../../x"],
+    ];
+    for extra in cases {
+        let run = thicket(
+            &[
+                &["generate", "specs/expr.fan", "-n", "1", "--seed", "1"],
+                extra,
+            ]
+            .concat(),
+        );
+        assert_eq!(run.code, 2, "{extra:?}: {}", run.stderr);
+        assert!(!run.stderr.is_empty(), "{extra:?} says why");
+    }
+    let run = thicket(&[
+        "generate",
+        "specs/expr.fan",
+        "-n",
+        "1",
+        "--seed",
+        "1",
+        "--strategy",
+        "kpath",
+        "-k",
+        "2",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn a_flat_chain_of_300_conjuncts_is_not_deep_nesting_and_a_bom_is_skipped() {
+    let dir = temp();
+    let file = write(dir.path(), "one.json", "[1]");
+    let chain = vec!["str.len(\"x\") = 1"; 300].join(" and ");
+    let run = thicket(&["check", "specs/json.fan", &file, "-c", &chain]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let chain = vec!["str.len(\"x\") = 2"; 300].join(" or ");
+    let run = thicket(&["check", "specs/json.fan", &file, "-c", &chain]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    // Nesting by parentheses is still capped.
+    let nested = format!("{}true{}", "(".repeat(300), ")".repeat(300));
+    let run = thicket(&["check", "specs/json.fan", &file, "-c", &nested]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    // A UTF-8 byte order mark before a spec is not part of it.
+    let spec = write(dir.path(), "bom.fan", "\u{feff}<start> ::= \"a\"\n");
+    let run = thicket(&["generate", &spec, "-n", "1", "--seed", "1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, b"a\n");
+    // Nor before a constraint file.
+    let constraint = write(dir.path(), "c.isla", "\u{feff}str.len(<start>) = 1");
+    let input = write(dir.path(), "a.txt", "a");
+    let run = thicket(&["check", &spec, &input, "--constraint", &constraint]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

@@ -10,7 +10,8 @@
 //!   on a closed tree. Here the candidate values of `n` are those the semantic
 //!   predicates in φ propose for it (`count(t, "<x>", n)` proposes the number of `<x>`
 //!   in `t`, under every binding of the enclosing quantifiers), plus the integer
-//!   literals in φ and their neighbours. `exists` holds if some candidate satisfies φ;
+//!   literals in φ and their neighbours (0 if there are none). `exists` holds if some
+//!   candidate satisfies φ;
 //!   `forall` is checked on the candidates only (the numbers that matter to the
 //!   predicates), which is exact for ISLa's uses and an approximation in general.
 
@@ -93,7 +94,17 @@ pub struct Evaluator<'a, 't> {
     /// Quantifier instances visited, and how many may be.
     steps: u64,
     budget: u64,
+    /// Steps spent materialising subtree texts (one per [`TEXT_STEP_BYTES`] bytes), so
+    /// that the budget bounds all work, not only quantifier instances.
+    text_steps: std::cell::Cell<u64>,
+    /// Characters before each block of [`TEXT_STEP_BYTES`] bytes of the input, if it is
+    /// UTF-8: `str.len` of a subtree in constant time (built on first use).
+    char_index: std::cell::OnceCell<Option<Vec<u64>>>,
 }
+
+/// Bytes of subtree text that cost one step of the budget when a formula reads them
+/// as a string.
+pub const TEXT_STEP_BYTES: usize = 64;
 
 /// Renders input bytes as a string the way [`crate::smt`] reads them: UTF-8, with
 /// each byte of an invalid sequence read as the character of the same number.
@@ -137,6 +148,8 @@ impl<'a, 't> Evaluator<'a, 't> {
             matches: FxHashMap::default(),
             steps: 0,
             budget: DEFAULT_BUDGET,
+            text_steps: std::cell::Cell::new(0),
+            char_index: std::cell::OnceCell::new(),
         }
     }
 
@@ -227,7 +240,7 @@ impl<'a, 't> Evaluator<'a, 't> {
                 (PredArg::Var(v), _) => match self.env[v.index()] {
                     Binding::Int(i) => ArgValue::Number(Some(i)),
                     Binding::Node(n) => {
-                        let text = input_string(self.view.tree().text(n));
+                        let text = self.node_string(n);
                         match text.parse::<i128>() {
                             Ok(i) => ArgValue::Number(Some(i)),
                             Err(_) => {
@@ -257,13 +270,53 @@ impl<'a, 't> Evaluator<'a, 't> {
 
     /// Whether evaluation gave up because the budget ran out.
     pub fn exhausted(&self) -> bool {
-        self.steps > self.budget
+        self.steps.saturating_add(self.text_steps.get()) > self.budget
+    }
+
+    /// The number of characters of a subtree's text (as [`input_string`] reads it), in
+    /// constant time when the input is UTF-8.
+    fn var_char_len(&self, var: VarId) -> Option<i128> {
+        let Binding::Node(n) = self.env[var.index()] else {
+            return None;
+        };
+        let bytes = self.view.tree().bytes();
+        let index = self
+            .char_index
+            .get_or_init(|| {
+                std::str::from_utf8(bytes).ok()?;
+                let mut before = Vec::with_capacity(bytes.len() / TEXT_STEP_BYTES + 1);
+                let mut count = 0u64;
+                for block in bytes.chunks(TEXT_STEP_BYTES) {
+                    before.push(count);
+                    count += block.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64;
+                }
+                before.push(count);
+                Some(before)
+            })
+            .as_ref()?;
+        let range = self.view.tree().text_range(n);
+        let chars_before = |at: usize| {
+            let block = at / TEXT_STEP_BYTES;
+            let partial = &bytes[block * TEXT_STEP_BYTES..at];
+            index[block] + partial.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64
+        };
+        Some(i128::from(
+            chars_before(range.end) - chars_before(range.start),
+        ))
+    }
+
+    /// A subtree's text as a string, its length counted against the budget.
+    fn node_string(&self, n: NodeId) -> String {
+        let text = self.view.tree().text(n);
+        self.text_steps
+            .set(self.text_steps.get() + (text.len() / TEXT_STEP_BYTES) as u64);
+        input_string(text)
     }
 
     fn var_text(&self, var: VarId) -> Option<String> {
         match self.env[var.index()] {
             Binding::Unbound => None,
-            Binding::Node(n) => Some(input_string(self.view.tree().text(n))),
+            Binding::Node(n) => Some(self.node_string(n)),
             Binding::Int(i) => Some(i.to_string()),
         }
     }
@@ -272,14 +325,19 @@ impl<'a, 't> Evaluator<'a, 't> {
         if let Some(equal) = self.fast_string_equality(term) {
             return Ok(Value::Bool(equal));
         }
-        smt::eval(term, &|v| self.var_text(v))
+        smt::eval_with(term, &|v| self.var_text(v), &|v| self.var_char_len(v))
     }
 
     /// The bytes of a subtree variable or a string constant.
     fn string_bytes<'s>(&'s self, term: &'s Term) -> Option<&'s [u8]> {
         match term {
             Term::Var(v) => match self.env[v.index()] {
-                Binding::Node(n) => Some(self.view.tree().text(n)),
+                Binding::Node(n) => {
+                    let text = self.view.tree().text(n);
+                    self.text_steps
+                        .set(self.text_steps.get() + (text.len() / TEXT_STEP_BYTES) as u64);
+                    Some(text)
+                }
                 _ => None,
             },
             Term::Const(Value::Str(s)) => Some(s.as_bytes()),
@@ -391,6 +449,11 @@ impl<'a, 't> Evaluator<'a, 't> {
                 }
             }
         });
+        // Nothing proposed and no literal (`exists int n: n = n`): any integer is as
+        // good a witness as another, so 0 is tried rather than none.
+        if values.is_empty() {
+            values.push(0);
+        }
         values.truncate(MAX_INT_CANDIDATES);
         values
     }

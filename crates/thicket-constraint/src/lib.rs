@@ -207,8 +207,8 @@ impl<'g> Checker<'g> {
                     span: c.span,
                     holds: false,
                     detail: format!(
-                        "undecided: checking stopped after {} quantifier instances \
-                         (raise the budget with --max-steps)",
+                        "undecided: checking stopped after {} steps (quantifier instances, \
+                         and 64-byte blocks of subtree text read) (raise the budget with --max-steps)",
                         self.budget
                     ),
                 });

@@ -255,6 +255,26 @@ impl Parser {
         let (word, connective) = LEVELS[level];
         let depth = self.depth;
         let mut left = self.binary(level + 1)?;
+        if matches!(
+            connective,
+            Connective::And | Connective::Or | Connective::Xor
+        ) {
+            // Associative: a flat chain `a and b and ...` is no nesting. Its operands
+            // are gathered and joined as a balanced tree (evaluated left to right as
+            // before), which nests only log2(operands) levels; those count.
+            let mut operands = vec![left];
+            while self.at_keyword(word) {
+                self.bump();
+                operands.push(self.binary(level + 1)?);
+            }
+            let mut levels = 0;
+            while (1usize << levels) < operands.len() {
+                self.enter()?;
+                levels += 1;
+            }
+            self.depth = depth;
+            return Ok(balanced(connective, operands));
+        }
         while self.at_keyword(word) {
             self.bump();
             self.enter()?;
@@ -707,6 +727,18 @@ fn describe(kind: &TokenKind) -> String {
         TokenKind::Punct(p) => format!("`{p}`"),
         TokenKind::Eof => "the end of the constraint".to_string(),
     }
+}
+
+/// Operands of an associative connective joined as a balanced tree, in order
+/// (recursion depth log2 of their number).
+fn balanced(connective: Connective, mut operands: Vec<SFormula>) -> SFormula {
+    if operands.len() == 1 {
+        return operands.pop().expect("one operand");
+    }
+    let right = operands.split_off(operands.len() / 2);
+    let (left, right) = (balanced(connective, operands), balanced(connective, right));
+    let span = left.span().to(right.span());
+    SFormula::Binary(connective, Box::new(left), Box::new(right), span)
 }
 
 #[cfg(test)]

@@ -411,9 +411,26 @@ impl fmt::Display for EvalError {
 
 /// Evaluates `term`, asking `var` for the string value of each variable.
 pub fn eval(term: &Term, var: &dyn Fn(VarId) -> Option<String>) -> Result<Value, EvalError> {
+    eval_with(term, var, &|_| None)
+}
+
+/// [`eval`], asking `char_len` first for `str.len` of a variable: a caller that knows a
+/// variable's length without building its string (a subtree's text is a span of the
+/// input) saves a copy per evaluation, which for nested subtrees adds up to quadratic.
+pub fn eval_with(
+    term: &Term,
+    var: &dyn Fn(VarId) -> Option<String>,
+    char_len: &dyn Fn(VarId) -> Option<i128>,
+) -> Result<Value, EvalError> {
+    let eval = |t: &Term, var: &dyn Fn(VarId) -> Option<String>| eval_with(t, var, char_len);
     match term {
-        Term::Const(v) => Ok(v.clone()),
-        Term::Var(v) => var(*v).map(Value::Str).ok_or(EvalError::Unbound(*v)),
+        Term::App(Func::StrLen, _, args) if matches!(args.as_slice(), [Term::Var(v)] if char_len(*v).is_some()) =>
+        {
+            let [Term::Var(v)] = args.as_slice() else {
+                unreachable!("matched above")
+            };
+            Ok(Value::Int(char_len(*v).expect("checked above")))
+        }
         Term::App(func, indices, args) => {
             // Short-circuit the Boolean connectives and `ite`.
             match func {
@@ -438,6 +455,15 @@ pub fn eval(term: &Term, var: &dyn Fn(VarId) -> Option<String>) -> Result<Value,
                 .collect::<Result<Vec<_>, _>>()?;
             apply(*func, indices, &values)
         }
+        other => eval_leaf(other, var),
+    }
+}
+
+fn eval_leaf(term: &Term, var: &dyn Fn(VarId) -> Option<String>) -> Result<Value, EvalError> {
+    match term {
+        Term::Const(v) => Ok(v.clone()),
+        Term::Var(v) => var(*v).map(Value::Str).ok_or(EvalError::Unbound(*v)),
+        Term::App(..) => unreachable!("applications are evaluated by eval_with"),
     }
 }
 

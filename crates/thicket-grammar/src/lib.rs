@@ -36,8 +36,9 @@ use std::sync::Arc;
 /// The start rule used when none is given.
 pub const DEFAULT_START: &str = "start";
 
-/// Specs larger than this are refused before parsing.
-pub const MAX_SPEC_BYTES: usize = 64 << 20;
+/// Specs larger than this (16 MiB) are refused, by default, before parsing; the reader
+/// stops there, so `/dev/zero` as a spec costs 16 MiB, not all memory.
+pub const MAX_SPEC_BYTES: usize = 16 << 20;
 
 /// A grammar together with the source it came from, for error messages.
 #[derive(Clone, Debug)]
@@ -56,27 +57,39 @@ pub struct Spec {
 pub struct LoadOptions {
     /// Start rule name without angle brackets (default `start`).
     pub start: String,
+    /// Largest spec read, in bytes (default [`MAX_SPEC_BYTES`]).
+    pub max_bytes: usize,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             start: DEFAULT_START.to_string(),
+            max_bytes: MAX_SPEC_BYTES,
         }
     }
 }
 
 /// Reads a spec file. Files ending in `.json` are read as JSON grammars.
 pub fn load_spec_file(path: &Path, options: &LoadOptions) -> Result<Spec, SpecError> {
+    use std::io::Read;
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| SpecError {
+    let io_error = |e: std::io::Error| SpecError {
         source: Arc::new(SourceFile::new(name.clone(), "")),
         diagnostics: vec![Diagnostic::error(
             "io",
             format!("cannot read spec {name}: {e}"),
             Span::new(0, 0),
         )],
-    })?;
+    };
+    // Read at most one byte past the limit: enough to know the spec is too large.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| {
+            file.take(options.max_bytes as u64 + 1)
+                .read_to_end(&mut bytes)
+        })
+        .map_err(io_error)?;
     load_spec_bytes(&name, &bytes, options)
 }
 
@@ -92,19 +105,21 @@ pub fn load_spec_bytes(name: &str, bytes: &[u8], options: &LoadOptions) -> Resul
         source: Arc::new(source),
         diagnostics: vec![diagnostic],
     };
-    if bytes.len() > MAX_SPEC_BYTES {
+    if bytes.len() > options.max_bytes {
         return Err(fail(
             SourceFile::new(name, ""),
             Diagnostic::error(
                 "too-large",
                 format!(
-                    "the spec is {} bytes; at most {MAX_SPEC_BYTES} are accepted",
-                    bytes.len()
+                    "the spec is larger than the limit of {} bytes (raise it with --max-spec-size)",
+                    options.max_bytes
                 ),
                 Span::new(0, 0),
             ),
         ));
     }
+    // A UTF-8 byte order mark (as some editors write) is not part of the text.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text.to_string(),
         Err(e) => {

@@ -215,100 +215,13 @@ impl Counter<'_, '_, '_> {
                 }
                 total
             }
-            Op::Seq { start, len } => {
-                let kids: Vec<u32> = p.children[start as usize..(start + len) as usize].to_vec();
-                self.count_sequence(&kids, i, j)
-            }
-            Op::Repeat { item, min, max } => self.count_repeat(item, min, max, i, j),
+            Op::Seq { .. } => self.sequence_suffix(node, 0, i, j),
+            Op::Repeat { .. } => self.repeat_suffix(node, 0, i, j),
         };
         self.depth -= 1;
         self.active.remove(&key);
         self.memo.insert(key, n);
         n
-    }
-
-    /// Ways for `kids` in order to derive `text[i..j]`.
-    fn count_sequence(&mut self, kids: &[u32], i: usize, j: usize) -> N {
-        let width = j - i + 1;
-        // feasible[t][m - i]: kids[t..] may derive text[m..j]. Counting only splits whose
-        // rest is feasible keeps the count from wandering into spans that multiply by
-        // zero (and from mistaking them for cycles).
-        let mut feasible = vec![vec![false; width]; kids.len() + 1];
-        feasible[kids.len()][width - 1] = true;
-        for t in (0..kids.len()).rev() {
-            for m in (i..=j).rev() {
-                feasible[t][m - i] =
-                    (m..=j).any(|to| feasible[t + 1][to - i] && self.may_derive(kids[t], m, to));
-            }
-        }
-        // ways[m - i]: ways for the children so far to derive text[i..m].
-        let mut ways = vec![N::ZERO; width];
-        ways[0] = N::ONE;
-        for (t, &kid) in kids.iter().enumerate() {
-            let mut next = vec![N::ZERO; width];
-            for from in i..=j {
-                let w = ways[from - i];
-                if w.is_zero() {
-                    continue;
-                }
-                for to in self.ends(kid, from, j) {
-                    if !feasible[t + 1][to - i] {
-                        continue;
-                    }
-                    let c = self.count(kid, from, to);
-                    next[to - i] = next[to - i].add(w.mul(c));
-                }
-            }
-            ways = next;
-        }
-        ways[width - 1]
-    }
-
-    /// Ways for repetitions of `item` (at least `min`, at most `max`; those past `min`
-    /// non-empty) to derive `text[i..j]`.
-    fn count_repeat(&mut self, item: u32, min: u32, max: Option<u32>, i: usize, j: usize) -> N {
-        let width = j - i + 1;
-        // Beyond the minimum every repetition consumes a byte, so this many suffice.
-        let most = (min as usize + width).min(max.map_or(usize::MAX, |m| m as usize));
-        // reachable[m - i]: some repetitions may derive text[m..j] (a filter, as above).
-        let mut reachable = vec![false; width];
-        reachable[width - 1] = true;
-        for m in (i..j).rev() {
-            reachable[m - i] = self
-                .ends(item, m, j)
-                .into_iter()
-                .any(|to| to > m && reachable[to - i]);
-        }
-        let nullable = self.parser().nullable(item);
-        let mut ways = vec![N::ZERO; width];
-        ways[0] = N::ONE;
-        let mut total = if min == 0 { ways[width - 1] } else { N::ZERO };
-        for reps in 1..=most {
-            let past_min = reps as u32 > min;
-            let mut next = vec![N::ZERO; width];
-            for from in i..=j {
-                let w = ways[from - i];
-                if w.is_zero() {
-                    continue;
-                }
-                let first_to = if past_min { from + 1 } else { from };
-                for to in self.ends(item, from, j) {
-                    if to < first_to || !(reachable[to - i] || nullable && to == from) {
-                        continue;
-                    }
-                    let c = self.count(item, from, to);
-                    next[to - i] = next[to - i].add(w.mul(c));
-                }
-            }
-            ways = next;
-            if reps as u32 >= min {
-                total = total.add(ways[width - 1]);
-            }
-            if ways.iter().all(|w| w.is_zero()) {
-                break;
-            }
-        }
-        total
     }
 }
 
@@ -328,31 +241,23 @@ impl ParseResult<'_, '_> {
 impl Counter<'_, '_, '_> {
     /// Ways for children `t..` of the sequence `node` to derive `text[m..j]`.
     fn sequence_suffix(&mut self, node: u32, t: u32, m: usize, j: usize) -> N {
-        let Op::Seq { start, len } = self.parser().ops[node as usize] else {
+        let Op::Seq { len, .. } = self.parser().ops[node as usize] else {
             unreachable!("a sequence")
         };
-        if t == len {
+        if t >= len {
             return if m == j { N::ONE } else { N::ZERO };
         }
         if let Some(&n) = self.suffixes.get(&(node, t, m, j)) {
             return n;
         }
-        let kid = self.parser().children[(start + t) as usize];
-        let mut total = N::ZERO;
-        for to in self.ends(kid, m, j) {
-            let c = self.count(kid, m, to);
-            if !c.is_zero() {
-                total = total.add(c.mul(self.sequence_suffix(node, t + 1, to, j)));
-            }
-        }
-        self.suffixes.insert((node, t, m, j), total);
-        total
+        self.fill_sequence(node, t, m, j);
+        self.suffixes[&(node, t, m, j)]
     }
 
     /// Ways for further repetitions of `node`, `done` of them so far, to derive
     /// `text[m..j]` (those past the minimum non-empty, as in counting).
     fn repeat_suffix(&mut self, node: u32, done: u32, m: usize, j: usize) -> N {
-        let Op::Repeat { item, min, max } = self.parser().ops[node as usize] else {
+        let Op::Repeat { min, max, .. } = self.parser().ops[node as usize] else {
             unreachable!("a repetition")
         };
         // Past the minimum of an unbounded repetition, the count no longer matters.
@@ -360,26 +265,114 @@ impl Counter<'_, '_, '_> {
         if let Some(&n) = self.suffixes.get(&(node, done, m, j)) {
             return n;
         }
-        let mut total = if m == j && done >= min {
-            N::ONE
-        } else {
-            N::ZERO
+        self.fill_repeat(node, done, m, j);
+        self.suffixes[&(node, done, m, j)]
+    }
+
+    /// Records `sequence_suffix` of every state `(t', m')` that children `t..` of `node`
+    /// reach from position `m` on the way to `j`. Iterative and sparse: only the
+    /// positions where a child can end are visited (the chart says where), so an
+    /// unambiguous input costs about one state per child, not one per byte of the
+    /// span (counting a deeply nested input took cubic time).
+    fn fill_sequence(&mut self, node: u32, t0: u32, m0: usize, j: usize) {
+        let Op::Seq { start, len } = self.parser().ops[node as usize] else {
+            unreachable!("a sequence")
         };
-        if max.is_none_or(|max| done < max) {
-            let first_to = if done >= min { m + 1 } else { m };
-            for to in self
-                .ends(item, m, j)
-                .into_iter()
-                .filter(|&to| to >= first_to)
-            {
-                let c = self.count(item, m, to);
-                if !c.is_zero() {
-                    total = total.add(c.mul(self.repeat_suffix(node, done + 1, to, j)));
+        // Forward: the positions each child can start at, with its ends.
+        let mut layers: Vec<Vec<(usize, Vec<usize>)>> = Vec::new();
+        let mut at = vec![m0];
+        for t in t0..len {
+            let kid = self.parser().children[(start + t) as usize];
+            let mut layer = Vec::with_capacity(at.len());
+            let mut next = Vec::new();
+            for &m in &at {
+                if self.suffixes.contains_key(&(node, t, m, j)) {
+                    continue;
                 }
+                let ends = self.ends(kid, m, j);
+                next.extend_from_slice(&ends);
+                layer.push((m, ends));
+            }
+            next.sort_unstable();
+            next.dedup();
+            layers.push(layer);
+            at = next;
+        }
+        // Backward: the rest first, then the child, for the states whose rest can finish.
+        for (offset, layer) in layers.into_iter().enumerate().rev() {
+            let t = t0 + offset as u32;
+            let kid = self.parser().children[(start + t) as usize];
+            for (m, ends) in layer {
+                let mut total = N::ZERO;
+                for to in ends {
+                    let rest = self.suffix_of_sequence(node, t + 1, len, to, j);
+                    if rest.is_zero() {
+                        continue;
+                    }
+                    total = total.add(self.count(kid, m, to).mul(rest));
+                }
+                self.suffixes.insert((node, t, m, j), total);
             }
         }
-        self.suffixes.insert((node, done, m, j), total);
-        total
+    }
+
+    /// A sequence suffix already recorded (or the end of the sequence).
+    fn suffix_of_sequence(&self, node: u32, t: u32, len: u32, m: usize, j: usize) -> N {
+        if t == len {
+            return if m == j { N::ONE } else { N::ZERO };
+        }
+        self.suffixes
+            .get(&(node, t, m, j))
+            .copied()
+            .unwrap_or(N::ZERO)
+    }
+
+    /// Records `repeat_suffix` of every state reachable from `(done, m)`: as
+    /// `fill_sequence`, iterative and sparse. States are processed in decreasing
+    /// position (a repetition past the minimum is non-empty, and before it the count of
+    /// repetitions grows), so each state's successors are known before it.
+    fn fill_repeat(&mut self, node: u32, done0: u32, m0: usize, j: usize) {
+        let Op::Repeat { item, min, max } = self.parser().ops[node as usize] else {
+            unreachable!("a repetition")
+        };
+        let cap = |done: u32| if max.is_none() { done.min(min) } else { done };
+        let mut states: FxHashMap<(u32, usize), Vec<usize>> = FxHashMap::default();
+        let mut frontier = vec![(cap(done0), m0)];
+        while let Some((done, m)) = frontier.pop() {
+            if states.contains_key(&(done, m)) || self.suffixes.contains_key(&(node, done, m, j)) {
+                continue;
+            }
+            let mut ends = Vec::new();
+            if max.is_none_or(|max| done < max) {
+                let first_to = if done >= min { m + 1 } else { m };
+                ends = self.ends(item, m, j);
+                ends.retain(|&to| to >= first_to);
+                frontier.extend(ends.iter().map(|&to| (cap(done + 1), to)));
+            }
+            states.insert((done, m), ends);
+        }
+        let mut order: Vec<(usize, u32)> = states.keys().map(|&(d, m)| (m, d)).collect();
+        order.sort_unstable_by(|a, b| b.cmp(a));
+        for (m, done) in order {
+            let ends = states.remove(&(done, m)).unwrap_or_default();
+            let mut total = if m == j && done >= min {
+                N::ONE
+            } else {
+                N::ZERO
+            };
+            for to in ends {
+                let rest = self
+                    .suffixes
+                    .get(&(node, cap(done + 1), to, j))
+                    .copied()
+                    .unwrap_or(N::ZERO);
+                if rest.is_zero() {
+                    continue;
+                }
+                total = total.add(self.count(item, m, to).mul(rest));
+            }
+            self.suffixes.insert((node, done, m, j), total);
+        }
     }
 
     /// Emits tree number `rank` (0-based, in enumeration order) of `node` over `i..j`.
@@ -504,7 +497,13 @@ impl ParseResult<'_, '_> {
         };
         let root = self.root;
         let n = self.text.len();
-        if collector.counter.count(root, 0, n).is_zero() {
+        let total = collector.counter.count(root, 0, n);
+        // Counting gives up past its depth limit with a zero: that is no answer, and the
+        // caller falls back to the one tree (as `cover --all-parses` promises).
+        if collector.counter.too_deep {
+            return Err(TreeCount::TooDeep);
+        }
+        if total.is_zero() {
             return Ok(FxHashSet::default());
         }
         // Every forest node in some derivation, from the root down; the paths starting
@@ -562,15 +561,11 @@ impl<F: Fn(u32) -> bool> PathCollector<'_, '_, '_, F> {
             Op::Seq { start, len } => {
                 let kids: Vec<u32> =
                     parser.children[start as usize..(start + len) as usize].to_vec();
-                // reach[m - i]: the children before `t` can derive text[i..m].
-                let mut reach = vec![false; j - i + 1];
-                reach[0] = true;
+                // reach: where the children before `t` can end (sparse, sorted).
+                let mut reach = vec![i];
                 for (t, &kid) in kids.iter().enumerate() {
-                    let mut next = vec![false; j - i + 1];
-                    for from in i..=j {
-                        if !reach[from - i] {
-                            continue;
-                        }
+                    let mut next = Vec::new();
+                    for &from in &reach {
                         for to in self.counter.ends(kid, from, j) {
                             if self
                                 .counter
@@ -581,9 +576,11 @@ impl<F: Fn(u32) -> bool> PathCollector<'_, '_, '_, F> {
                                 continue;
                             }
                             out.push((kid, from, to));
-                            next[to - i] = true;
+                            next.push(to);
                         }
                     }
+                    next.sort_unstable();
+                    next.dedup();
                     reach = next;
                 }
             }

@@ -594,6 +594,17 @@ impl<'g> Parser<'g> {
         self.run_from(root, text, false, true)
     }
 
+    /// Parses `text` for reading its derivation into a sink
+    /// ([`ParseResult::build_into`], e.g. rendering it as it is read) rather than into a
+    /// [`thicket_tree::DerivationTree`]: no memory is reserved for a tree's nodes, so a
+    /// large input costs its chart only. [`ParseResult::tree`] still works (slower).
+    pub fn parse_streaming<'p>(
+        &'p self,
+        text: &'p [u8],
+    ) -> Result<ParseResult<'p, 'g>, ParseError> {
+        self.parse_for(text, false)
+    }
+
     /// Parses `text`; `tree`: whether a tree will likely be read (its memory is then
     /// reserved and faulted in ahead for a large input).
     fn parse_for<'p>(

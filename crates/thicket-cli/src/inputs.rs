@@ -1,0 +1,235 @@
+//! The inputs of `parse`, `check` and `cover`: files, folders (every file below,
+//! recursively, in sorted order), lists of paths (`--files-from`), stdin; each read with
+//! a size cap, and each failure reported for its own input without stopping the run.
+
+use clap::Args;
+use std::io::{BufRead, Read};
+use std::path::{Path, PathBuf};
+
+/// Default of `--max-input-size`: 256 MiB.
+pub const DEFAULT_MAX_INPUT_SIZE: u64 = 256 << 20;
+
+/// Where the inputs come from.
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Inputs: files, folders (every file below them, recursively, sorted by path;
+    /// hidden files and folders skipped), or `-` for stdin.
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Also read the paths of inputs from FILE, one per line (`-`: stdin), for more
+    /// inputs than a command line holds.
+    #[arg(long, value_name = "FILE")]
+    pub files_from: Option<PathBuf>,
+
+    /// Largest input read, in bytes [default: 268435456 = 256 MiB]; a larger input is
+    /// reported and skipped.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INPUT_SIZE)]
+    pub max_input_size: u64,
+}
+
+/// One input to read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Input {
+    /// The path, `-` for stdin.
+    pub path: PathBuf,
+    /// Why it cannot be read, if already known (a folder that cannot be listed).
+    pub error: Option<String>,
+}
+
+impl Input {
+    /// How the input is named in messages (`<stdin>` for `-`).
+    pub fn name(&self) -> String {
+        crate::parse::display_name(&self.path)
+    }
+
+    fn ok(path: PathBuf) -> Input {
+        Input { path, error: None }
+    }
+
+    /// Reads the input whole, refusing one over `max` bytes: the reader is bounded, so
+    /// `/dev/zero` costs `max` bytes, not all memory.
+    pub fn read(&self, max: u64) -> Result<Vec<u8>, String> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        read_path(&self.path, max, "--max-input-size")
+    }
+
+    /// The input's size if it is a file whose size is known up front.
+    pub fn size_hint(&self) -> u64 {
+        if self.path.as_os_str() == "-" || self.error.is_some() {
+            return 0;
+        }
+        std::fs::metadata(&self.path).map_or(0, |m| m.len())
+    }
+}
+
+/// `, N unreadable` for a summary line when some inputs could not be read, else nothing.
+pub fn unreadable_note(unreadable: usize) -> String {
+    if unreadable > 0 {
+        format!(", {unreadable} unreadable")
+    } else {
+        String::new()
+    }
+}
+
+/// Reads the file at `path` (`-`: stdin) whole, refusing more than `max` bytes; the
+/// message names `option`, which raises the limit.
+pub fn read_path(path: &Path, max: u64, option: &str) -> Result<Vec<u8>, String> {
+    if path.as_os_str() == "-" {
+        read_bounded(std::io::stdin().lock(), max, "stdin", option)
+    } else {
+        let file = std::fs::File::open(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        read_bounded(file, max, &path.display().to_string(), option)
+    }
+}
+
+/// Reads all of `reader`, failing once more than `max` bytes arrive.
+pub fn read_bounded(
+    reader: impl Read,
+    max: u64,
+    what: &str,
+    option: &str,
+) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    reader
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {what}: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(format!(
+            "{what} is larger than the limit of {max} bytes (raise it with {option})"
+        ));
+    }
+    Ok(bytes)
+}
+
+impl InputArgs {
+    /// Every input in order: the arguments (folders expanded), then the paths listed in
+    /// `--files-from`; stdin if there is none (when `stdin_if_none`). Problems with one
+    /// entry (a folder that cannot be listed) become that entry's error; only an
+    /// unreadable `--files-from` list fails the whole call.
+    pub fn collect(&self, stdin_if_none: bool) -> Result<Vec<Input>, String> {
+        let mut out = Vec::new();
+        for path in &self.inputs {
+            expand(path, &mut out);
+        }
+        if let Some(list) = &self.files_from {
+            let text = read_path(list, self.max_input_size, "--max-input-size")
+                .map_err(|e| format!("in --files-from: {e}"))?;
+            for line in text.lines() {
+                let line = line.map_err(|e| format!("in --files-from: {e}"))?;
+                let line = line.trim_end_matches('\r');
+                if !line.is_empty() {
+                    expand(Path::new(line), &mut out);
+                }
+            }
+        }
+        if out.is_empty() && stdin_if_none && self.files_from.is_none() {
+            out.push(Input::ok(PathBuf::from("-")));
+        }
+        Ok(out)
+    }
+
+    /// [`InputArgs::collect`], or the exit code after saying why not: the list could not
+    /// be read (4), or none was named and stdin is not read for none (2). (An empty
+    /// folder or list is no error: it holds no inputs.)
+    pub fn collect_or_report(&self, stdin_if_none: bool) -> Result<Vec<Input>, u8> {
+        match self.collect(stdin_if_none) {
+            Ok(_) if self.inputs.is_empty() && self.files_from.is_none() && !stdin_if_none => {
+                eprintln!("error: no inputs: name files or folders, or give --files-from");
+                Err(crate::exit::USAGE)
+            }
+            Ok(inputs) => Ok(inputs),
+            Err(e) => {
+                eprintln!("error: {e}");
+                Err(crate::exit::FAILURE)
+            }
+        }
+    }
+}
+
+/// Adds `path`, or every file below it if it is a folder.
+fn expand(path: &Path, out: &mut Vec<Input>) {
+    if path.as_os_str() == "-" || !path.is_dir() {
+        out.push(Input::ok(path.to_path_buf()));
+        return;
+    }
+    // Depth first and iterative: a folder's entries are pushed sorted in reverse, so
+    // they are visited in path order.
+    let mut stack = vec![(path.to_path_buf(), true)];
+    while let Some((p, is_dir)) = stack.pop() {
+        if !is_dir {
+            out.push(Input::ok(p));
+            continue;
+        }
+        let entries = match std::fs::read_dir(&p) {
+            Ok(entries) => entries,
+            Err(e) => {
+                out.push(Input {
+                    error: Some(format!("cannot list folder {}: {e}", p.display())),
+                    path: p,
+                });
+                continue;
+            }
+        };
+        let mut inside: Vec<(PathBuf, bool)> = entries
+            .flatten()
+            .filter(|entry| !is_hidden(&entry.path()))
+            // Symlinks count as files (a link to a folder is not followed: no cycles).
+            .map(|entry| (entry.path(), entry.file_type().is_ok_and(|t| t.is_dir())))
+            .collect();
+        inside.sort();
+        stack.extend(inside.into_iter().rev());
+    }
+}
+
+fn is_hidden(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_expand_recursively_in_path_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for p in ["b/2", "b/1", "a", "c/d/e", "c/0", ".hidden", "b/.x"] {
+            let path = root.join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        let args = InputArgs {
+            inputs: vec![root.to_path_buf()],
+            files_from: None,
+            max_input_size: 10,
+        };
+        let got: Vec<String> = args
+            .collect(true)
+            .unwrap()
+            .iter()
+            .map(|i| {
+                i.path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        assert_eq!(got, ["a", "b/1", "b/2", "c/0", "c/d/e"]);
+    }
+
+    #[test]
+    fn reading_stops_at_the_limit() {
+        let err =
+            read_bounded(std::io::repeat(0), 1000, "/dev/zero", "--max-input-size").unwrap_err();
+        assert!(err.contains("limit of 1000 bytes"), "{err}");
+        assert!(err.contains("--max-input-size"), "{err}");
+        assert_eq!(read_bounded(&b"abc"[..], 3, "x", "-").unwrap(), b"abc");
+    }
+}
