@@ -1,7 +1,7 @@
 //! `thicket fuzz`: a coverage-guided campaign that runs the program under test.
 
 use crate::exit;
-use crate::spec::SpecArgs;
+use crate::spec::{SolveArgs, SpecArgs};
 use crate::target::TargetArgs;
 use anyhow::Context;
 use clap::Args;
@@ -36,6 +36,9 @@ pub struct FuzzArgs {
     #[command(flatten)]
     spec: SpecArgs,
 
+    #[command(flatten)]
+    solve: SolveArgs,
+
     /// Output folder (AFL layout; must not hold a campaign unless --resume).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: PathBuf,
@@ -62,8 +65,10 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "P")]
     mutate_share: Option<f64>,
 
-    /// Keep every input in the grammar's language: no mutation changes a terminal's
-    /// bytes (by default a fifth of mutations do, to reach error handling).
+    /// Run only valid inputs: in the grammar's language (no mutation changes a
+    /// terminal's bytes; by default a fifth of mutations do, to reach error handling)
+    /// and satisfying the constraints (the spec's `where` blocks, -c, --constraint):
+    /// each mutant is repaired by the solver, and one it cannot repair is not run.
     #[arg(long)]
     valid_only: bool,
 
@@ -111,8 +116,15 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 
 /// Runs `thicket fuzz`.
 pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
-    let spec = match args.spec.load() {
-        Ok(spec) => spec,
+    let (spec, spec_constraints) = match args.spec.load_with_constraints() {
+        Ok(loaded) => loaded,
+        Err(code) => return Ok(code),
+    };
+    let constraints = match args
+        .solve
+        .constraints(&spec, spec_constraints, args.spec.max_spec_size)
+    {
+        Ok(c) => c,
         Err(code) => return Ok(code),
     };
     let mutate_share = args.mutate_share.unwrap_or(0.8);
@@ -134,13 +146,6 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    if spec.constraints_start.is_some() && args.spec.constraints_apply() {
-        eprintln!(
-            "note: {} has `where` constraints, which fuzz does not enforce yet: inputs may \
-             violate them (`thicket check` tells which do)",
-            spec.source.name()
-        );
-    }
     let config = args.limits.config();
     let generator = match Generator::new(&spec.grammar, config) {
         Ok(g) => g,
@@ -149,6 +154,26 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             return Ok(exit::BAD_SPEC);
         }
     };
+    let solver_config = thicket_fuzz::solver_config(config);
+    let solver = match SolveArgs::solver(&spec.grammar, constraints, solver_config) {
+        Ok(solver) => solver,
+        Err(code) => return Ok(code),
+    };
+    if let Some(solver) = &solver {
+        let n = solver.constraints().len();
+        eprintln!(
+            "thicket: generated inputs satisfy {n} constraint{} (--no-constraints ignores \
+             them); {}",
+            if n == 1 { "" } else { "s" },
+            if args.valid_only {
+                "mutants are repaired to satisfy them"
+            } else if args.no_feedback {
+                "nothing is mutated"
+            } else {
+                "mutants may violate them (--valid-only repairs them)"
+            }
+        );
+    }
     let classifier = args.target.classifier()?;
     let executor = match args.target.executor_or_report(args.time) {
         Ok(executor) => executor,
@@ -181,6 +206,9 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
                 return Ok(exit::FAILURE);
             }
         };
+    if let Some(solver) = &solver {
+        campaign = campaign.with_solver(solver);
+    }
     eprintln!("thicket: {}", campaign.stats().executor);
     if args.resume {
         eprintln!(
@@ -318,6 +346,13 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
     }
     for f in &stats.failures {
         eprintln!("  {} ({} runs): {}", f.key, f.count, f.file);
+    }
+    if stats.unsolved_rounds > 0 {
+        eprintln!(
+            "thicket: {} of {} rounds made no input that satisfies the constraints within the \
+             solver's budget, and ran nothing",
+            stats.unsolved_rounds, stats.rounds
+        );
     }
     if stats.coverage.kind == "python" && stats.coverage.lines == Some(0) && stats.execs > 0 {
         eprintln!(

@@ -1,7 +1,7 @@
 //! `thicket generate`: depth-bounded random generation to stdout or to files.
 
 use crate::exit;
-use crate::spec::{ConstraintArgs, SpecArgs};
+use crate::spec::{SolveArgs, SpecArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
@@ -91,13 +91,7 @@ pub struct GenerateArgs {
     spec: SpecArgs,
 
     #[command(flatten)]
-    constraints: ConstraintArgs,
-
-    /// Ignore every constraint (the spec's `where` blocks, -c and --constraint): plain
-    /// generation from the grammar. By default every output satisfies them all
-    /// (checked exactly before it is written; see docs/solver.md).
-    #[arg(long, conflicts_with_all = ["constraint_files", "constraint_texts"])]
-    no_constraints: bool,
+    solve: SolveArgs,
 
     /// Number of inputs to generate [default: 10; with --strategy kpath: as many as the
     /// k-paths need].
@@ -271,16 +265,12 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
-    let constraints = if args.no_constraints {
-        Vec::new()
-    } else {
-        match args
-            .constraints
-            .add_to(&spec, spec_constraints, args.spec.max_spec_size)
-        {
-            Ok(c) => c,
-            Err(code) => return Ok(code),
-        }
+    let constraints = match args
+        .solve
+        .constraints(&spec, spec_constraints, args.spec.max_spec_size)
+    {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
     };
     let config = args.limits.config();
     let generator = match Generator::new(&spec.grammar, config) {
@@ -324,20 +314,13 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             return Ok(code);
         }
     };
-    let solver = if constraints.is_empty() {
-        None
-    } else {
-        let solver_config = thicket_solve::SolverConfig {
-            generation: config,
-            ..Default::default()
-        };
-        match thicket_solve::Solver::new(&spec.grammar, constraints, solver_config) {
-            Ok(solver) => Some(solver),
-            Err(e) => {
-                eprintln!("error: {}", escape_invisible(&e.to_string()));
-                return Ok(exit::BAD_SPEC);
-            }
-        }
+    let solver_config = thicket_solve::SolverConfig {
+        generation: config,
+        ..Default::default()
+    };
+    let solver = match SolveArgs::solver(&spec.grammar, constraints, solver_config) {
+        Ok(solver) => solver,
+        Err(code) => return Ok(code),
     };
     let seed = seed_or_draw(args.seed);
     let framing = if args.null {

@@ -4,7 +4,9 @@ use crate::exit;
 use clap::Args;
 use std::path::PathBuf;
 use thicket_constraint::Constraint;
-use thicket_grammar::{LoadOptions, Spec, SpecError};
+use thicket_grammar::diag::escape_invisible;
+use thicket_grammar::{Grammar, LoadOptions, Spec, SpecError};
+use thicket_solve::{Solver, SolverConfig};
 
 /// Where the spec is and which rule starts it.
 #[derive(Args, Debug, Clone)]
@@ -112,6 +114,58 @@ impl ConstraintArgs {
             );
         }
         Ok(constraints)
+    }
+}
+
+/// The constraints inputs must satisfy and the solver that satisfies them: shared by
+/// the subcommands that make inputs (`generate`, `fuzz`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    pub constraints: ConstraintArgs,
+
+    /// Ignore every constraint (the spec's `where` blocks, -c and --constraint): plain
+    /// generation from the grammar. By default every generated input satisfies them
+    /// all (checked exactly; see docs/solver.md), and `fuzz --valid-only` repairs its
+    /// mutants to satisfy them too.
+    #[arg(long, conflicts_with_all = ["constraint_files", "constraint_texts"])]
+    pub no_constraints: bool,
+}
+
+impl SolveArgs {
+    /// The constraints in force: `spec_constraints` (the spec's own, from
+    /// [`SpecArgs::load_with_constraints`]) and those on the command line, or none with
+    /// `--no-constraints`; errors printed and the exit code. Constraint files are read
+    /// up to `max_bytes` (the spec's limit).
+    pub fn constraints(
+        &self,
+        spec: &Spec,
+        spec_constraints: Vec<Constraint>,
+        max_bytes: usize,
+    ) -> Result<Vec<Constraint>, u8> {
+        if self.no_constraints {
+            return Ok(Vec::new());
+        }
+        self.constraints.add_to(spec, spec_constraints, max_bytes)
+    }
+
+    /// A solver for `constraints` with the limits `config` (`None` if there are no
+    /// constraints), or the reason it cannot be built (unsatisfiable, unsupported)
+    /// printed and exit code 3.
+    pub fn solver<'g>(
+        grammar: &'g Grammar,
+        constraints: Vec<Constraint>,
+        config: SolverConfig,
+    ) -> Result<Option<Solver<'g>>, u8> {
+        if constraints.is_empty() {
+            return Ok(None);
+        }
+        Solver::new(grammar, constraints, config)
+            .map(Some)
+            .map_err(|e| {
+                eprintln!("error: {}", escape_invisible(&e.to_string()));
+                exit::BAD_SPEC
+            })
     }
 }
 

@@ -7,13 +7,17 @@
 //! reached code no earlier input reached, and saves failures and hangs, deduplicated.
 //!
 //! Every input is a derivation tree of the grammar. Regenerated and spliced mutants are
-//! valid inputs; a fifth of the mutations change a byte of a terminal (FdLoop's leaf
-//! bit-flip), which leaves the language to reach error handling — `valid_only` turns
-//! those off. The feedback steers which inputs are made. All randomness of round `i` flows from
-//! `Generator::rng_for(seed, i)`; with the same seed, target and budget in executions a
-//! campaign makes the same inputs (up to timing: hangs depend on the clock). Without
-//! feedback ([`FuzzConfig::feedback`] off) input `i` is exactly input `i` of
-//! `thicket generate --seed S`, the baseline to compare against.
+//! in the grammar's language; a fifth of the mutations change a byte of a terminal
+//! (FdLoop's leaf bit-flip), which leaves the language to reach error handling —
+//! `valid_only` turns those off. With a [`thicket_solve::Solver`]
+//! ([`Campaign::with_solver`]) fresh inputs satisfy the spec's constraints, and with
+//! `valid_only` every mutant is repaired to satisfy them (a round whose input cannot be
+//! made valid is skipped: nothing runs). The feedback steers which inputs are made. All
+//! randomness of round `i` flows from `Generator::rng_for(seed, i)`; with the same seed,
+//! target and budget in executions a campaign makes the same inputs (up to timing: hangs
+//! depend on the clock). Without feedback ([`FuzzConfig::feedback`] off) the inputs are
+//! exactly those of `thicket generate --seed S` (which skips the streams that give no
+//! valid input in the same way), the baseline to compare against.
 //!
 //! The output folder ([`output`]) follows AFL's layout, each finding written atomically
 //! when found; a campaign can be resumed from it.
@@ -34,6 +38,23 @@ use thicket_exec::{
 use thicket_gen::{Generator, below};
 use thicket_grammar::Grammar;
 use thicket_tree::DerivationTree;
+
+/// Rounds in a row without a valid input after which a campaign gives up.
+const MAX_CONSECUTIVE_UNSOLVED: u32 = 1000;
+
+/// The solver limits of a campaign: a campaign spends little on any one input, so a
+/// tree gets 8 repair rounds (the solver's default is 32) and a check visits at most
+/// 100,000 quantifier instances (default 2,000,000; over the budget counts as violated).
+/// A mutant not repaired within that is dropped and the next round drawn; on xml.fan a
+/// mutant that duplicates attributes took up to 17 s to give up with the defaults.
+pub fn solver_config(generation: thicket_gen::GenConfig) -> thicket_solve::SolverConfig {
+    thicket_solve::SolverConfig {
+        generation,
+        max_rounds: 8,
+        check_budget: 100_000,
+        ..Default::default()
+    }
+}
 
 /// Why a campaign stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -65,8 +86,9 @@ pub struct FuzzConfig {
     pub mutate_per_mille: u32,
     /// Continue the campaign in the output folder.
     pub resume: bool,
-    /// Only mutations that stay in the grammar's language (no byte changes in
-    /// terminals).
+    /// Only valid inputs: mutations that stay in the grammar's language (no byte
+    /// changes in terminals), and with a solver, mutants repaired to satisfy the
+    /// constraints.
     pub valid_only: bool,
     /// What the campaign runs on, e.g. the spec's path and a hash of its text
     /// (recorded in `stats.json`; `--resume` refuses another). Empty: not checked.
@@ -125,6 +147,13 @@ pub struct Stats {
     pub feedback: bool,
     /// Executions so far (including those before a resume).
     pub execs: u64,
+    /// Rounds so far: executions plus rounds whose input could not be made valid and
+    /// was not run (round `i` draws from random stream `i`).
+    pub rounds: u64,
+    /// Rounds whose input could not be made valid (no solution for a fresh input
+    /// within the solver's budget; with `valid_only`, a mutant the repairs could not
+    /// fix), so nothing ran.
+    pub unsolved_rounds: u64,
     /// Seconds so far (including those before a resume).
     pub elapsed_s: f64,
     /// Executions per second in this session.
@@ -195,6 +224,7 @@ struct Meta<'a> {
 /// A coverage-guided campaign.
 pub struct Campaign<'g> {
     generator: &'g Generator<'g>,
+    solver: Option<&'g thicket_solve::Solver<'g>>,
     grammar: &'g Grammar,
     executor: Box<dyn Executor>,
     classifier: Classifier,
@@ -234,6 +264,8 @@ impl<'g> Campaign<'g> {
             executor: executor.describe(),
             feedback: config.feedback,
             execs: 0,
+            rounds: 0,
+            unsolved_rounds: 0,
             elapsed_s: 0.0,
             execs_per_sec: 0.0,
             queue: 0,
@@ -252,6 +284,7 @@ impl<'g> Campaign<'g> {
         };
         let mut campaign = Campaign {
             generator,
+            solver: None,
             grammar: generator.grammar(),
             executor,
             classifier,
@@ -285,6 +318,14 @@ impl<'g> Campaign<'g> {
         Ok(campaign)
     }
 
+    /// Makes inputs valid under the solver's constraints: fresh inputs are its
+    /// solutions, and with [`FuzzConfig::valid_only`] mutants are repaired. Its
+    /// generator should have the campaign generator's limits.
+    pub fn with_solver(mut self, solver: &'g thicket_solve::Solver<'g>) -> Campaign<'g> {
+        self.solver = Some(solver);
+        self
+    }
+
     /// The output folder.
     pub fn out_dir(&self) -> &std::path::Path {
         self.out.root()
@@ -306,12 +347,26 @@ impl<'g> Campaign<'g> {
         let mut last_progress = Instant::now();
         let mut last_write = Instant::now();
         let mut consecutive_errors = 0;
+        let mut consecutive_unsolved = 0;
         loop {
             if stop.load(Ordering::Relaxed) || self.budget_spent() {
                 break;
             }
-            let index = self.stats.execs;
-            let (tree, op, parent) = self.produce(index);
+            let index = self.stats.rounds;
+            let Some((tree, op, parent)) = self.produce(index) else {
+                self.stats.rounds += 1;
+                self.stats.unsolved_rounds += 1;
+                consecutive_unsolved += 1;
+                if consecutive_unsolved >= MAX_CONSECUTIVE_UNSOLVED {
+                    self.finish()?;
+                    return Err(FuzzError::Campaign(format!(
+                        "{MAX_CONSECUTIVE_UNSOLVED} rounds in a row gave no input that \
+                         satisfies the constraints within the solver's budget"
+                    )));
+                }
+                continue;
+            };
+            consecutive_unsolved = 0;
             let outcome = match self.executor.run(tree.bytes()) {
                 Ok(outcome) => {
                     consecutive_errors = 0;
@@ -330,6 +385,7 @@ impl<'g> Campaign<'g> {
                 }
             };
             self.stats.execs += 1;
+            self.stats.rounds += 1;
             self.session_execs += 1;
             let failure = self.classifier.classify(&outcome);
             // Runs that end normally, or with an exception or a pattern match (the
@@ -401,8 +457,9 @@ impl<'g> Campaign<'g> {
                 .is_some_and(|max| self.session_start.elapsed() >= max)
     }
 
-    /// The input of round `index`: fresh, or a mutant of a kept tree.
-    fn produce(&self, index: u64) -> (DerivationTree, String, Option<usize>) {
+    /// The input of round `index`: fresh, or a mutant of a kept tree; `None` if it
+    /// could not be made valid (see [`Campaign::with_solver`]).
+    fn produce(&self, index: u64) -> Option<(DerivationTree, String, Option<usize>)> {
         let mut rng = Generator::rng_for(self.config.seed, index);
         let parents: Vec<&Entry> = if self.config.feedback {
             self.corpus.iter().filter(|e| e.tree.is_some()).collect()
@@ -417,14 +474,23 @@ impl<'g> Campaign<'g> {
             // times its parent's size (at least 4 KiB).
             let budget = (parent.tree.as_ref().map_or(0, |t| t.bytes().len()) * 4).max(4096);
             for _ in 0..1 + below(&mut rng, 3) {
-                // Splice 2/6, regenerate 2/6, recursion 1/6, change a terminal's byte 1/6
-                // (unless --valid-only); splicing falls back to regeneration without a
-                // donor, recursion to regeneration on a tree without recursion.
-                let choice = match below(&mut rng, if self.config.valid_only { 5 } else { 6 }) {
+                // Splice 2/7, regenerate 2/7, recursion 1/7, repetition 1/7, change a
+                // terminal's byte 1/7 (unless --valid-only); splicing falls back to
+                // regeneration without a donor, recursion and repetition to regeneration on
+                // a tree without them.
+                let choice = match below(&mut rng, if self.config.valid_only { 6 } else { 7 }) {
                     4 => 5,
-                    5 => 4,
+                    5 => 6,
+                    6 => 4,
                     c => c,
                 };
+                if choice == 6
+                    && let Some(t) = mutate::repeat(self.grammar, &tree, budget, &mut rng)
+                {
+                    tree = t;
+                    ops |= 32;
+                    continue;
+                }
                 if choice == 4 {
                     let mutant = if self.text {
                         mutate::mutate_leaf_text(self.grammar, &tree, &mut rng)
@@ -462,20 +528,40 @@ impl<'g> Campaign<'g> {
                     ops |= 1;
                 }
             }
+            if let Some(solver) = self.solver
+                && self.config.valid_only
+                && ops != 0
+            {
+                let before = tree.bytes().to_vec();
+                tree = solver.repair(tree, &mut rng).ok()?;
+                if tree.bytes() != before {
+                    ops |= 16;
+                }
+            }
             let op = if ops == 0 {
                 "copy".to_string()
             } else {
-                [(1, "regen"), (2, "splice"), (8, "rec"), (4, "byte")]
-                    .iter()
-                    .filter(|(bit, _)| ops & bit != 0)
-                    .map(|(_, name)| *name)
-                    .collect::<Vec<_>>()
-                    .join("+")
+                [
+                    (1, "regen"),
+                    (2, "splice"),
+                    (8, "rec"),
+                    (32, "rep"),
+                    (4, "byte"),
+                    (16, "fix"),
+                ]
+                .iter()
+                .filter(|(bit, _)| ops & bit != 0)
+                .map(|(_, name)| *name)
+                .collect::<Vec<_>>()
+                .join("+")
             };
-            return (tree, op, Some(parent.id));
+            return Some((tree, op, Some(parent.id)));
         }
-        let (tree, _) = self.generator.generate_tree(&mut rng);
-        (tree, "gen".to_string(), None)
+        let tree = match self.solver {
+            Some(solver) => solver.solve(&mut rng).ok()?.0,
+            None => self.generator.generate_tree(&mut rng).0,
+        };
+        Some((tree, "gen".to_string(), None))
     }
 
     fn name(&self, id: usize, parent: Option<usize>, op: &str) -> String {
@@ -735,6 +821,8 @@ impl<'g> Campaign<'g> {
                 }
             }
             self.stats.execs = old["execs"].as_u64().unwrap_or(0);
+            self.stats.rounds = old["rounds"].as_u64().unwrap_or(self.stats.execs);
+            self.stats.unsolved_rounds = old["unsolved_rounds"].as_u64().unwrap_or(0);
             self.stats.hangs_dismissed = old["hangs_dismissed"].as_u64().unwrap_or(0);
             self.restarts_before = old["restarts"].as_u64().unwrap_or(0);
             self.elapsed_before = old["elapsed_s"].as_f64().unwrap_or(0.0);
