@@ -116,15 +116,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 
 /// Runs `thicket fuzz`.
 pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
-    let (spec, spec_constraints) = match args.spec.load_with_constraints() {
+    let (spec, constraints) = match args.solve.load(&args.spec) {
         Ok(loaded) => loaded,
-        Err(code) => return Ok(code),
-    };
-    let constraints = match args
-        .solve
-        .constraints(&spec, spec_constraints, args.spec.max_spec_size)
-    {
-        Ok(c) => c,
         Err(code) => return Ok(code),
     };
     let mutate_share = args.mutate_share.unwrap_or(0.8);

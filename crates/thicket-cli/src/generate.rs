@@ -261,15 +261,8 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::USAGE);
     }
-    let (spec, spec_constraints) = match args.spec.load_with_constraints() {
+    let (spec, constraints) = match args.solve.load(&args.spec) {
         Ok(loaded) => loaded,
-        Err(code) => return Ok(code),
-    };
-    let constraints = match args
-        .solve
-        .constraints(&spec, spec_constraints, args.spec.max_spec_size)
-    {
-        Ok(c) => c,
         Err(code) => return Ok(code),
     };
     let config = args.limits.config();
@@ -578,9 +571,10 @@ fn run_kpath<W: Write>(
     // paths count (a tree the repairs cannot save is replaced by a fresh solution), and
     // a path the repair lost is steered to again: the paths covered are those of the
     // valid outputs.
-    let mut plain = |tree: DerivationTree, _: u64| Some(tree);
-    let mut repair = |tree: DerivationTree, n: u64| {
-        let solver = solver?;
+    let finish = &mut |tree: DerivationTree, n: u64| {
+        let Some(solver) = solver else {
+            return Some(tree);
+        };
         let mut rng = Generator::rng_for(seed ^ 0x5eed_501e, n);
         let mut first = Some(tree);
         solver
@@ -591,11 +585,6 @@ fn run_kpath<W: Write>(
             })
             .ok()
             .map(|(tree, _)| tree)
-    };
-    let finish: &mut thicket_cover::Finish<'_> = if solver.is_some() {
-        &mut repair
-    } else {
-        &mut plain
     };
     let made = if args.strategy == Strategy::KpathRandom {
         let count = args.count.unwrap_or(10) as usize;

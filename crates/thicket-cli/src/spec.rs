@@ -133,20 +133,16 @@ pub struct SolveArgs {
 }
 
 impl SolveArgs {
-    /// The constraints in force: `spec_constraints` (the spec's own, from
-    /// [`SpecArgs::load_with_constraints`]) and those on the command line, or none with
-    /// `--no-constraints`; errors printed and the exit code. Constraint files are read
-    /// up to `max_bytes` (the spec's limit).
-    pub fn constraints(
-        &self,
-        spec: &Spec,
-        spec_constraints: Vec<Constraint>,
-        max_bytes: usize,
-    ) -> Result<Vec<Constraint>, u8> {
+    /// The spec (see [`SpecArgs::load_with_constraints`]) and the constraints in force:
+    /// its own and those on the command line (constraint files read up to the spec's
+    /// size limit), or none with `--no-constraints`; errors printed and the exit code.
+    pub fn load(&self, spec: &SpecArgs) -> Result<(Spec, Vec<Constraint>), u8> {
+        let (loaded, own) = spec.load_with_constraints()?;
         if self.no_constraints {
-            return Ok(Vec::new());
+            return Ok((loaded, Vec::new()));
         }
-        self.constraints.add_to(spec, spec_constraints, max_bytes)
+        let constraints = self.constraints.add_to(&loaded, own, spec.max_spec_size)?;
+        Ok((loaded, constraints))
     }
 
     /// A solver for `constraints` with the limits `config` (`None` if there are no

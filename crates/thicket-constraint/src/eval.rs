@@ -306,11 +306,16 @@ impl<'a, 't> Evaluator<'a, 't> {
     }
 
     /// A subtree's text as a string, its length counted against the budget.
-    fn node_string(&self, n: NodeId) -> String {
+    /// A subtree's text, its length counted against the budget.
+    fn node_text(&self, n: NodeId) -> &[u8] {
         let text = self.view.tree().text(n);
         self.text_steps
             .set(self.text_steps.get() + (text.len() / TEXT_STEP_BYTES) as u64);
-        input_string(text)
+        text
+    }
+
+    fn node_string(&self, n: NodeId) -> String {
+        input_string(self.node_text(n))
     }
 
     fn var_text(&self, var: VarId) -> Option<String> {
@@ -332,12 +337,7 @@ impl<'a, 't> Evaluator<'a, 't> {
     fn string_bytes<'s>(&'s self, term: &'s Term) -> Option<&'s [u8]> {
         match term {
             Term::Var(v) => match self.env[v.index()] {
-                Binding::Node(n) => {
-                    let text = self.view.tree().text(n);
-                    self.text_steps
-                        .set(self.text_steps.get() + (text.len() / TEXT_STEP_BYTES) as u64);
-                    Some(text)
-                }
+                Binding::Node(n) => Some(self.node_text(n)),
                 _ => None,
             },
             Term::Const(Value::Str(s)) => Some(s.as_bytes()),

@@ -65,9 +65,7 @@ pub fn cover_k_paths(
     seed: u64,
     limit: usize,
 ) -> KPathProduction {
-    produce(generator, graph, k, seed, limit, false, &mut |tree, _| {
-        Some(tree)
-    })
+    cover_k_paths_with(generator, graph, k, seed, limit, &mut |tree, _| Some(tree))
 }
 
 /// [`cover_k_paths`] where each input is finished (e.g. repaired to satisfy
@@ -97,9 +95,7 @@ pub fn k_path_stream(
     seed: u64,
     count: usize,
 ) -> KPathProduction {
-    produce(generator, graph, k, seed, count, true, &mut |tree, _| {
-        Some(tree)
-    })
+    k_path_stream_with(generator, graph, k, seed, count, &mut |tree, _| Some(tree))
 }
 
 /// [`k_path_stream`] with each input finished before its paths are counted (see
@@ -155,7 +151,6 @@ fn produce(
     let mut tries: u32 = 0;
     let mut lost: Vec<Box<[u32]>> = Vec::new();
     let mut dropped = 0;
-    let mut finished: u64 = 0;
     while trees.len() < limit && !targets.is_empty() {
         if position == targets.len() {
             // The agenda is done. With `cycle`, start a new round, forgetting what is
@@ -215,8 +210,8 @@ fn produce(
                 }
             }
         }
-        finished += 1;
-        let finished_tree = finish(tree, finished - 1);
+        // Every input handed to `finish` is kept or dropped: their count numbers it.
+        let finished_tree = finish(tree, (trees.len() + dropped) as u64);
         if let Some(tree) = &finished_tree {
             for_each_tree_path(graph, tree, k, |p| {
                 if open.remove(p) && round == 0 {

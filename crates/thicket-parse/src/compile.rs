@@ -68,8 +68,8 @@ pub struct Parser<'g> {
     pub(crate) follow: Vec<ByteSet>,
     pub(crate) follow_end: Vec<bool>,
     pub(crate) root: u32,
-    /// Per symbol, a node referencing it (the root for the start symbol; `NONE` for a
-    /// symbol nothing references), where [`Parser::parse_as`] starts.
+    /// Per symbol, a node referencing it (the start rule has at least the root; `NONE`
+    /// for a symbol nothing references), where [`Parser::parse_as`] starts.
     pub(crate) ref_nodes: Vec<u32>,
     /// Vectors of finished parses, for the next inputs (see `Spare`).
     pub(crate) spares: std::sync::Mutex<Vec<Spare>>,

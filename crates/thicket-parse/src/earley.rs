@@ -570,18 +570,14 @@ impl<'g> Parser<'g> {
     /// `symbol` (an occurrence of it in the grammar; graft it elsewhere with
     /// `DerivationTree::emit_subtree`). The FOLLOW filter is off: what may follow
     /// `symbol` inside the grammar is no constraint on a text that ends with it.
-    /// A symbol no rule refers to (other than the start) derives no subtree, and every
-    /// text is rejected at its start.
+    /// A symbol nothing refers to (the start rule has the grammar's root) derives no
+    /// subtree, and every text is rejected at its start.
     pub fn parse_as<'p>(
         &'p self,
         symbol: SymbolId,
         text: &'p [u8],
     ) -> Result<ParseResult<'p, 'g>, ParseError> {
-        let root = if symbol == self.grammar.start() {
-            self.root
-        } else {
-            self.ref_nodes.get(symbol.index()).copied().unwrap_or(NONE)
-        };
+        let root = self.ref_nodes.get(symbol.index()).copied().unwrap_or(NONE);
         if root == NONE {
             let name = format!("<{}>", self.grammar.rule(symbol).name);
             return Err(ParseError::Rejected(Box::new(Rejection::at(

@@ -377,42 +377,36 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             Err(_) => return false,
         };
         let current = thicket_constraint::eval::input_string(self.tree().text(node));
+        // Where a needle can go: the current text's character boundaries, ends included.
+        let cuts = || {
+            current
+                .char_indices()
+                .map(|(i, _)| i)
+                .chain([current.len()])
+                .collect::<Vec<usize>>()
+        };
         let candidates: Vec<String> = match (f, other, want) {
             (Func::StrInRe, Value::Re(re), _) => {
                 let re = if want { re } else { Regex::comp(re) };
                 let mut draw = |n: u32| below(self.rng, n);
                 (0..8).filter_map(|_| re.sample(&mut draw, 64)).collect()
             }
-            (Func::StrPrefixOf, Value::Str(needle), true) => {
-                let cut = current
-                    .char_indices()
-                    .map(|(i, _)| i)
-                    .chain([current.len()]);
-                cut.take(3)
-                    .map(|i| format!("{needle}{}", &current[i..]))
-                    .collect()
-            }
-            (Func::StrSuffixOf, Value::Str(needle), true) => {
-                let cut: Vec<usize> = current
-                    .char_indices()
-                    .map(|(i, _)| i)
-                    .chain([current.len()])
-                    .collect();
-                cut.iter()
-                    .rev()
-                    .take(3)
-                    .map(|&i| format!("{}{needle}", &current[..i]))
-                    .collect()
-            }
+            (Func::StrPrefixOf, Value::Str(needle), true) => cuts()
+                .into_iter()
+                .take(3)
+                .map(|i| format!("{needle}{}", &current[i..]))
+                .collect(),
+            (Func::StrSuffixOf, Value::Str(needle), true) => cuts()
+                .into_iter()
+                .rev()
+                .take(3)
+                .map(|i| format!("{}{needle}", &current[..i]))
+                .collect(),
             (Func::StrContains, Value::Str(needle), true) => {
-                let cut: Vec<usize> = current
-                    .char_indices()
-                    .map(|(i, _)| i)
-                    .chain([current.len()])
-                    .collect();
+                let cuts = cuts();
                 (0..4)
                     .map(|_| {
-                        let i = cut[below(self.rng, cut.len() as u32) as usize];
+                        let i = cuts[below(self.rng, cuts.len() as u32) as usize];
                         format!("{}{needle}{}", &current[..i], &current[i..])
                     })
                     .collect()
