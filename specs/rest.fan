@@ -57,7 +57,8 @@
 <eqs>                        ::= "=" | "=" <eqs>
 <dashes>                     ::= "-" | "-" <dashes>
 
-# Constraints (ISLa's): `thicket check` checks them, `thicket generate` satisfies them.
+# Constraints (ISLa's four, the first in its simpler form without ljust_crop and
+# extend_crop): `thicket check` checks them, `thicket generate` satisfies them.
 # A title's underline is at least as long as the title:
 where forall <section-title> title="{<title-text> titletxt}\n{<underline> underline}" in start:
   (>= (str.len underline) (str.len titletxt))
@@ -65,3 +66,20 @@ where forall <section-title> title="{<title-text> titletxt}\n{<underline> underl
 where forall <label> label_1=".. _{<id> id_1}:" in start:
   forall <label> label_2=".. _{<id> id_2}:" in start:
     (same_position(label_1, label_2) or not (= id_1 id_2))
+# Every reference names a label the document defines (ISLa's "link targets defined";
+# a label occurs only on a labeled paragraph):
+where forall <internal_reference> use="<presep>{<id> name}_<postsep>" in start:
+  exists <label> target=".. _{<id> defined}:" in start:
+    (= name defined)
+where forall <internal_reference_nospace> use="{<id> name}_<postsep>" in start:
+  exists <label> target=".. _{<id> defined}:" in start:
+    (= name defined)
+# In an enumerated list, the item after an item is numbered one more, and an item
+# another one follows is numbered from 1 on (ISLa's "list numbering consecutive"; the
+# next item is the one directly in the rest of the list):
+where forall <enumeration_items> items="{<enumeration_item> item}\n{<enumeration_items> rest}" in start:
+  forall <enumeration_item> next="{<number> following}. <nobr-string>" in rest:
+    forall <number> number in item:
+      (direct_child(next, rest) implies
+        ((> (str.to.int number) 0) and
+         (= (str.to.int following) (+ (str.to.int number) 1))))
