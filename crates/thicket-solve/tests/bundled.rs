@@ -148,10 +148,69 @@ fn scriptsize_c_programs_compile() {
     }
 }
 
+/// Solved reST documents (all four constraints) are what Docutils reads: no warning
+/// or error, every title and list item the tree holds (the judge of thicket-cli's
+/// bundled-spec tests, `judges/rest_docutils.py`), but for the known gaps of rest.fan's
+/// header in at most 2% of them.
 #[test]
-fn rest_titles_and_labels() {
-    let inputs = solutions(&load("rest.fan"), 30, 1000);
+fn rest_documents_are_read_by_docutils() {
+    let spec = load("rest.fan");
+    let inputs = solutions(&spec, 30, 300);
     assert!(distinct_share(&inputs) > 0.9);
+    let Some(python) = python() else {
+        eprintln!("python3 not found: only the exact checker judged the reST documents");
+        return;
+    };
+    let parser = thicket_parse::Parser::new(&spec.grammar, Default::default()).unwrap();
+    let count = |tree: &thicket_tree::DerivationTree, name: &str| {
+        let view = thicket_constraint::TreeView::new(tree, &spec.grammar);
+        view.nodes_of(spec.grammar.symbol(name).unwrap(), tree.root())
+            .len()
+    };
+    let dir = tempdir();
+    let mut manifest = String::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let path = dir.join(format!("{i}.rst"));
+        std::fs::write(&path, input).unwrap();
+        let tree = parser.parse(input).unwrap().tree();
+        manifest.push_str(&format!(
+            "{}\t{}\t{}\n",
+            path.display(),
+            count(&tree, "section-title"),
+            count(&tree, "enumeration_item")
+        ));
+    }
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../thicket-cli/tests/judges/rest_docutils.py");
+    let mut child = Command::new(python)
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(manifest.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let required = std::env::var_os("THICKET_REQUIRE_PYTHON").is_some_and(|v| v == "1");
+    if out.status.code() == Some(3) {
+        assert!(!required, "{text} but THICKET_REQUIRE_PYTHON=1");
+        eprintln!("{text}: only the exact checker judged the reST documents");
+        return;
+    }
+    // At most 2%: the gaps rest.fan's header names (letter enumerators, blank list
+    // items, "::"), which ISLa's grammar and constraints have too.
+    let failures = text.lines().count();
+    assert!(
+        failures * 50 <= inputs.len(),
+        "{failures} of {} documents are not what Docutils reads:\n{text}",
+        inputs.len()
+    );
 }
 
 fn python() -> Option<&'static str> {
