@@ -23,6 +23,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod judges;
+
 const BIN: &str = env!("CARGO_BIN_EXE_thicket");
 /// The fixed seed; `THICKET_BUNDLED_SEED` overrides it to explore other inputs.
 const SEED: &str = "20240917";
@@ -1421,7 +1423,7 @@ fn rest_inputs_valid_by_check_are_read_by_docutils() {
         valid >= N_REST / 20,
         "only {valid} of {N_REST} valid by check"
     );
-    if let Some(failures) = docutils_judge(&manifest) {
+    if let Some(failures) = judges::rest_docutils(&manifest) {
         // At most 2%: the gaps rest.fan's header names (letter enumerators, blank list
         // items, "::"), which ISLa's grammar and constraints have too.
         assert!(
@@ -1431,36 +1433,4 @@ fn rest_inputs_valid_by_check_are_read_by_docutils() {
             failures[..failures.len().min(3)].join("\n")
         );
     }
-}
-
-/// Runs `judges/rest_docutils.py` on a manifest; the failing documents, or `None` when
-/// python3 or Docutils is missing (a failure with `THICKET_REQUIRE_PYTHON=1`).
-fn docutils_judge(manifest: &str) -> Option<Vec<String>> {
-    use std::io::Write;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/judges/rest_docutils.py");
-    let required = std::env::var_os("THICKET_REQUIRE_PYTHON").is_some_and(|v| v == "1");
-    let child = Command::new("python3")
-        .arg(&script)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn();
-    let Ok(mut child) = child else {
-        assert!(!required, "python3 is missing but THICKET_REQUIRE_PYTHON=1");
-        eprintln!("python3 not found: Docutils did not judge the reST inputs");
-        return None;
-    };
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(manifest.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    if out.status.code() == Some(3) {
-        assert!(!required, "{text} but THICKET_REQUIRE_PYTHON=1");
-        eprintln!("{text}: Docutils did not judge the reST inputs");
-        return None;
-    }
-    Some(text.lines().map(str::to_string).collect())
 }

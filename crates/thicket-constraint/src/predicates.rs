@@ -540,6 +540,17 @@ impl Predicate for InternetChecksum {
     }
 }
 
+/// A number argument compared with the `value` a field holds: bound to it when unbound,
+/// holds when equal, else `fails(n)` (the outcome with its fix).
+fn number_is(value: i128, arg: ArgValue<'_>, fails: impl FnOnce(i128) -> Outcome) -> Outcome {
+    match arg {
+        ArgValue::Number(None) => Outcome::Bind(value),
+        ArgValue::Number(Some(n)) if n == value => Outcome::Holds,
+        ArgValue::Number(Some(n)) => fails(n),
+        _ => unreachable!("checked when compiling"),
+    }
+}
+
 /// `octal_to_decimal(octal, decimal)`: the octal field (tar style, padded with spaces
 /// or NULs) has the value of the decimal number.
 struct OctalToDecimal;
@@ -558,34 +569,29 @@ impl Predicate for OctalToDecimal {
         let Some(value) = parse_octal(ctx.text(tree(args, 0))) else {
             return ctx.outcome(false, || "the first argument is not an octal number".into());
         };
-        match args[1] {
-            ArgValue::Number(None) => Outcome::Bind(value),
-            ArgValue::Number(Some(n)) if n == value => Outcome::Holds,
-            ArgValue::Number(Some(n)) => {
-                // The fix writes `n` in octal in the field's own layout: as many
-                // digits as it has (zero-padded), then its padding.
-                let field = ctx.text(tree(args, 0));
-                let lead = field.iter().take_while(|&&b| b == b' ').count();
-                let digits = field[lead..]
-                    .iter()
-                    .take_while(|b| (b'0'..=b'7').contains(b))
-                    .count();
-                let written = format!("{n:0digits$o}");
-                let fix = if n >= 0 && written.len() == digits {
-                    let mut text = field[..lead].to_vec();
-                    text.extend_from_slice(written.as_bytes());
-                    text.extend_from_slice(&field[lead + digits..]);
-                    vec![(tree(args, 0), text)]
-                } else {
-                    Vec::new()
-                };
-                Outcome::Fails {
-                    why: format!("octal {value:o} is {value}, not {n}"),
-                    fix,
-                }
+        number_is(value, args[1], |n| {
+            // The fix writes `n` in octal in the field's own layout: as many
+            // digits as it has (zero-padded), then its padding.
+            let field = ctx.text(tree(args, 0));
+            let lead = field.iter().take_while(|&&b| b == b' ').count();
+            let digits = field[lead..]
+                .iter()
+                .take_while(|b| (b'0'..=b'7').contains(b))
+                .count();
+            let written = format!("{n:0digits$o}");
+            let fix = if n >= 0 && written.len() == digits {
+                let mut text = field[..lead].to_vec();
+                text.extend_from_slice(written.as_bytes());
+                text.extend_from_slice(&field[lead + digits..]);
+                vec![(tree(args, 0), text)]
+            } else {
+                Vec::new()
+            };
+            Outcome::Fails {
+                why: format!("octal {value:o} is {value}, not {n}"),
+                fix,
             }
-            _ => unreachable!("checked when compiling"),
-        }
+        })
     }
 }
 
@@ -611,40 +617,35 @@ impl Predicate for HexToDecimal {
         let Some(value) = parse_hex(field) else {
             return ctx.outcome(false, || "the first argument is not a hex number".into());
         };
-        match args[1] {
-            ArgValue::Number(None) => Outcome::Bind(value),
-            ArgValue::Number(Some(n)) if n == value => Outcome::Holds,
-            ArgValue::Number(Some(n)) => {
-                let digits = field.iter().filter(|b| b.is_ascii_hexdigit()).count();
-                let upper = field.iter().any(u8::is_ascii_uppercase);
-                let written = if upper {
-                    format!("{n:0digits$X}")
-                } else {
-                    format!("{n:0digits$x}")
-                };
-                let fix = if n >= 0 && written.len() == digits {
-                    let mut new = written.bytes();
-                    let text = field
-                        .iter()
-                        .map(|&b| {
-                            if b.is_ascii_hexdigit() {
-                                new.next().unwrap_or(b)
-                            } else {
-                                b
-                            }
-                        })
-                        .collect();
-                    vec![(tree(args, 0), text)]
-                } else {
-                    Vec::new()
-                };
-                Outcome::Fails {
-                    why: format!("hex {value:x} is {value}, not {n}"),
-                    fix,
-                }
+        number_is(value, args[1], |n| {
+            let digits = field.iter().filter(|b| b.is_ascii_hexdigit()).count();
+            let upper = field.iter().any(u8::is_ascii_uppercase);
+            let written = if upper {
+                format!("{n:0digits$X}")
+            } else {
+                format!("{n:0digits$x}")
+            };
+            let fix = if n >= 0 && written.len() == digits {
+                let mut new = written.bytes();
+                let text = field
+                    .iter()
+                    .map(|&b| {
+                        if b.is_ascii_hexdigit() {
+                            new.next().unwrap_or(b)
+                        } else {
+                            b
+                        }
+                    })
+                    .collect();
+                vec![(tree(args, 0), text)]
+            } else {
+                Vec::new()
+            };
+            Outcome::Fails {
+                why: format!("hex {value:x} is {value}, not {n}"),
+                fix,
             }
-            _ => unreachable!("checked when compiling"),
-        }
+        })
     }
 }
 
