@@ -10,7 +10,7 @@ use std::hash::{Hash, Hasher};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
-use thicket_gen::{GenConfig, GenError, GenStats, Generator};
+use thicket_gen::{ChoicePolicy, GenConfig, GenError, GenStats, Generator};
 use thicket_grammar::Grammar;
 use thicket_grammar::diag::escape_invisible;
 use thicket_tree::DerivationTree;
@@ -56,6 +56,14 @@ pub struct GenLimits {
     #[arg(long, value_name = "BYTES", default_value_t = thicket_gen::DEFAULT_MAX_SIZE,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_size: u64,
+
+    /// Size to aim each input at, in bytes beyond the grammar's smallest input: each
+    /// input draws a target between 0 and twice this, prefers the recursive
+    /// alternatives of a rule until it reaches the target, then closes off. 0 makes
+    /// every choice uniform (Algorithm 2 of the k-path paper), which on grammars
+    /// written for parsers gives small and often repeated inputs.
+    #[arg(long, value_name = "BYTES", default_value_t = thicket_gen::DEFAULT_TARGET_SIZE)]
+    pub target_size: u32,
 }
 
 impl GenLimits {
@@ -66,6 +74,10 @@ impl GenLimits {
             max_repetitions: self.max_repetitions,
             max_nodes: usize::try_from(self.max_nodes).unwrap_or(usize::MAX),
             max_size: self.max_size,
+            policy: match self.target_size {
+                0 => ChoicePolicy::Uniform,
+                bytes => ChoicePolicy::Sized { bytes },
+            },
         }
     }
 }

@@ -76,6 +76,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A program that parses many large inputs (check, cover, fuzz) writes their trees
+    // into the memory of dropped ones rather than fresh pages; a library does not by
+    // default.
+    thicket_tree::keep_spare_nodes(128 << 20);
     let result = match cli.command {
         Command::Generate(args) => generate::run(args),
         Command::Lint(args) => lint::run(args),

@@ -403,8 +403,13 @@ fn render(tree: &thicket_tree::DerivationTree, grammar: &Grammar, format: TreeFo
 
 use thicket_tree::{Renderer, Rendering};
 
-/// A parser for the spec's grammar, or the exit code after reporting why not.
+/// A parser for the spec's grammar, or the exit code after reporting why not. Unlike a
+/// library's default, a large input gets helper threads when it is parsed alone.
 pub fn parser_for(spec: &thicket_grammar::Spec, config: ParseConfig) -> Result<Parser<'_>, u8> {
+    let config = ParseConfig {
+        threads: true,
+        ..config
+    };
     Parser::new(&spec.grammar, config).map_err(|e| {
         eprintln!("error: {}: {e}", spec.source.name());
         exit::FAILURE

@@ -359,6 +359,34 @@ fn stats_report_size_and_distinct_share() {
     );
 }
 
+/// Mean size and distinct share (in %) from `generate --stats` on stderr.
+fn size_and_distinct(err: &str) -> (f64, f64) {
+    let number_before = |marker: &str| -> f64 {
+        let head = &err[..err.find(marker).unwrap_or_else(|| panic!("{err}"))];
+        let word = head.trim_end().rsplit([' ', ';']).next().unwrap();
+        word.parse().unwrap_or_else(|_| panic!("{word}: {err}"))
+    };
+    (number_before(" bytes; "), number_before("% distinct"))
+}
+
+#[test]
+fn default_inputs_of_a_grammar_written_for_parsers_are_large_and_distinct() {
+    // grammars-v4's JSON grammar: under uniform choices (--target-size 0) a mean of 17
+    // bytes, a third distinct; by default at least Fandango's 65 bytes, 95% distinct.
+    let spec = workspace().join("crates/thicket-cover/tests/fixtures/grammars-v4-json.fan");
+    let run = |extra: &[&str]| {
+        let mut args = vec![spec.to_str().unwrap(), "-n", "20000", "--seed", "3"];
+        args.extend_from_slice(extra);
+        let out = thicket(&[&["generate", "--stats"][..], &args].concat());
+        assert!(out.status.success(), "{}", stderr(&out));
+        size_and_distinct(&stderr(&out))
+    };
+    let (mean, distinct) = run(&[]);
+    assert!(mean >= 65.0 && distinct >= 95.0, "{mean} {distinct}");
+    let (mean, distinct) = run(&["--target-size", "0"]);
+    assert!(mean < 25.0 && distinct < 50.0, "{mean} {distinct}");
+}
+
 #[test]
 fn help_explains_with_examples() {
     for args in [

@@ -1,5 +1,7 @@
 //! Predicates: ISLa's structural predicates (`before`, `inside`, `level`, ...) and
-//! semantic predicates (`count`, checksums, `octal_to_decimal`), behind one
+//! semantic predicates (`count`, checksums, `octal_to_decimal`, `hex_to_decimal`, the
+//! width predicates `ljust_crop`, `rjust_crop`, `extend_crop`, `crop`, `ljust`,
+//! `rjust`), behind one
 //! [`Predicate`] trait that users implement to add their own and register in
 //! [`Predicates`].
 //!
@@ -153,6 +155,17 @@ impl Predicates {
         p.register(Arc::new(TarChecksum));
         p.register(Arc::new(InternetChecksum));
         p.register(Arc::new(OctalToDecimal));
+        p.register(Arc::new(HexToDecimal));
+        for (name, way) in [
+            ("ljust", Justify::Left),
+            ("rjust", Justify::Right),
+            ("ljust_crop", Justify::LeftCrop),
+            ("rjust_crop", Justify::RightCrop),
+            ("extend_crop", Justify::ExtendCrop),
+            ("crop", Justify::Crop),
+        ] {
+            p.register(Arc::new(Width { name, way }));
+        }
         p
     }
 
@@ -527,6 +540,17 @@ impl Predicate for InternetChecksum {
     }
 }
 
+/// A number argument compared with the `value` a field holds: bound to it when unbound,
+/// holds when equal, else `fails(n)` (the outcome with its fix).
+fn number_is(value: i128, arg: ArgValue<'_>, fails: impl FnOnce(i128) -> Outcome) -> Outcome {
+    match arg {
+        ArgValue::Number(None) => Outcome::Bind(value),
+        ArgValue::Number(Some(n)) if n == value => Outcome::Holds,
+        ArgValue::Number(Some(n)) => fails(n),
+        _ => unreachable!("checked when compiling"),
+    }
+}
+
 /// `octal_to_decimal(octal, decimal)`: the octal field (tar style, padded with spaces
 /// or NULs) has the value of the decimal number.
 struct OctalToDecimal;
@@ -545,33 +569,225 @@ impl Predicate for OctalToDecimal {
         let Some(value) = parse_octal(ctx.text(tree(args, 0))) else {
             return ctx.outcome(false, || "the first argument is not an octal number".into());
         };
-        match args[1] {
-            ArgValue::Number(None) => Outcome::Bind(value),
-            ArgValue::Number(Some(n)) if n == value => Outcome::Holds,
-            ArgValue::Number(Some(n)) => {
-                // The fix writes `n` in octal in the field's own layout: as many
-                // digits as it has (zero-padded), then its padding.
-                let field = ctx.text(tree(args, 0));
-                let lead = field.iter().take_while(|&&b| b == b' ').count();
-                let digits = field[lead..]
-                    .iter()
-                    .take_while(|b| (b'0'..=b'7').contains(b))
-                    .count();
-                let written = format!("{n:0digits$o}");
-                let fix = if n >= 0 && written.len() == digits {
-                    let mut text = field[..lead].to_vec();
-                    text.extend_from_slice(written.as_bytes());
-                    text.extend_from_slice(&field[lead + digits..]);
-                    vec![(tree(args, 0), text)]
-                } else {
-                    Vec::new()
-                };
-                Outcome::Fails {
-                    why: format!("octal {value:o} is {value}, not {n}"),
-                    fix,
-                }
+        number_is(value, args[1], |n| {
+            // The fix writes `n` in octal in the field's own layout: as many
+            // digits as it has (zero-padded), then its padding.
+            let field = ctx.text(tree(args, 0));
+            let lead = field.iter().take_while(|&&b| b == b' ').count();
+            let digits = field[lead..]
+                .iter()
+                .take_while(|b| (b'0'..=b'7').contains(b))
+                .count();
+            let written = format!("{n:0digits$o}");
+            let fix = if n >= 0 && written.len() == digits {
+                let mut text = field[..lead].to_vec();
+                text.extend_from_slice(written.as_bytes());
+                text.extend_from_slice(&field[lead + digits..]);
+                vec![(tree(args, 0), text)]
+            } else {
+                Vec::new()
+            };
+            Outcome::Fails {
+                why: format!("octal {value:o} is {value}, not {n}"),
+                fix,
             }
+        })
+    }
+}
+
+/// `hex_to_decimal(hex, decimal)`: the hex digits of `hex` (whitespace between them
+/// ignored, as in ISLa's hex-text packets such as `"00 1c "`), read as one big-endian
+/// number, are the decimal number. With `decimal` an unbound `int` variable, binds it.
+/// The fix writes the number in hex into the field's own layout: its digit positions
+/// (zero-padded), its whitespace, and upper case if the field uses it.
+struct HexToDecimal;
+
+impl Predicate for HexToDecimal {
+    fn name(&self) -> &str {
+        "hex_to_decimal"
+    }
+    fn params(&self) -> &[ArgKind] {
+        &[ArgKind::Tree, ArgKind::Number]
+    }
+    fn is_structural(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
+        let field = ctx.text(tree(args, 0));
+        let Some(value) = parse_hex(field) else {
+            return ctx.outcome(false, || "the first argument is not a hex number".into());
+        };
+        number_is(value, args[1], |n| {
+            let digits = field.iter().filter(|b| b.is_ascii_hexdigit()).count();
+            let upper = field.iter().any(u8::is_ascii_uppercase);
+            let written = if upper {
+                format!("{n:0digits$X}")
+            } else {
+                format!("{n:0digits$x}")
+            };
+            let fix = if n >= 0 && written.len() == digits {
+                let mut new = written.bytes();
+                let text = field
+                    .iter()
+                    .map(|&b| {
+                        if b.is_ascii_hexdigit() {
+                            new.next().unwrap_or(b)
+                        } else {
+                            b
+                        }
+                    })
+                    .collect();
+                vec![(tree(args, 0), text)]
+            } else {
+                Vec::new()
+            };
+            Outcome::Fails {
+                why: format!("hex {value:x} is {value}, not {n}"),
+                fix,
+            }
+        })
+    }
+}
+
+/// The number in hex text: hex digits with whitespace anywhere, at most 30 of them.
+fn parse_hex(text: &[u8]) -> Option<i128> {
+    if !text
+        .iter()
+        .all(|b| b.is_ascii_hexdigit() || b.is_ascii_whitespace())
+    {
+        return None;
+    }
+    let digits: Vec<u8> = text.iter().copied().filter(u8::is_ascii_hexdigit).collect();
+    if digits.is_empty() || digits.len() > 30 {
+        return None;
+    }
+    let text = std::str::from_utf8(&digits).ok()?;
+    i128::from_str_radix(text, 16).ok()
+}
+
+/// How a width predicate brings a text to its width (ISLa's `just` and `crop`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Justify {
+    /// `ljust(t, w, c)`: exactly `w` long; the fix pads with `c` on the right (no fix
+    /// when `t` is longer).
+    Left,
+    /// `rjust(t, w, c)`: exactly `w` long; the fix pads with `c` on the left.
+    Right,
+    /// `ljust_crop(t, w, c)`: exactly `w` long; the fix pads with `c` on the right or
+    /// keeps the first `w` characters.
+    LeftCrop,
+    /// `rjust_crop(t, w, c)`: exactly `w` long; the fix pads with `c` on the left or
+    /// keeps the last `w` characters.
+    RightCrop,
+    /// `extend_crop(t, w)`: `ljust_crop` with `t`'s own first character as the fill
+    /// (ISLa uses it on runs of one character, such as a title's underline).
+    ExtendCrop,
+    /// `crop(t, w)`: at most `w` long; the fix keeps the first `w` characters.
+    Crop,
+}
+
+/// ISLa's width predicates. Lengths count characters (as `str.len` does; bytes where
+/// the text is not UTF-8). A width given as an unbound `int` variable is bound to the
+/// text's length, so `exists int n: (ljust_crop(t, n, " ") and ...)` reads `n` off
+/// the tree, as ISLa's solver does. As checks, every predicate but `crop` holds when
+/// the text is exactly `w` long (in ISLa they hold when justifying would leave the
+/// tree unchanged); their fixes are ISLa's justified texts, which a solver re-parses
+/// as the same nonterminal before using them.
+struct Width {
+    name: &'static str,
+    way: Justify,
+}
+
+impl Predicate for Width {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn params(&self) -> &[ArgKind] {
+        match self.way {
+            Justify::ExtendCrop | Justify::Crop => &[ArgKind::Tree, ArgKind::Number],
+            _ => &[ArgKind::Tree, ArgKind::Number, ArgKind::Text],
+        }
+    }
+    fn is_structural(&self) -> bool {
+        false
+    }
+    fn validate(&self, args: &[PredArg], _: &Grammar) -> Result<(), (usize, String)> {
+        match args.get(2) {
+            Some(PredArg::Text(fill)) if fill.chars().count() != 1 => Err((
+                2,
+                "the fill character must be exactly one character".to_string(),
+            )),
+            _ => Ok(()),
+        }
+    }
+    fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
+        let node = tree(args, 0);
+        let field = ctx.text(node);
+        let text = String::from_utf8_lossy(field);
+        let chars: Vec<char> = if std::str::from_utf8(field).is_ok() {
+            text.chars().collect()
+        } else {
+            field.iter().map(|&b| char::from(b)).collect()
+        };
+        let len = chars.len();
+        let width = match args[1] {
+            ArgValue::Number(None) => return Outcome::Bind(len as i128),
+            ArgValue::Number(Some(w)) => w,
             _ => unreachable!("checked when compiling"),
+        };
+        let holds = match self.way {
+            Justify::Crop => len as i128 <= width,
+            _ => len as i128 == width,
+        };
+        if holds {
+            return Outcome::Holds;
+        }
+        let why = if !ctx.explaining {
+            String::new()
+        } else if self.way == Justify::Crop {
+            format!("it is {len} characters long, more than {width}")
+        } else {
+            format!("it is {len} characters long, not {width}")
+        };
+        let Ok(width) = usize::try_from(width) else {
+            return Outcome::Fails {
+                why,
+                fix: Vec::new(),
+            };
+        };
+        let fill = match (self.way, args.get(2)) {
+            (Justify::ExtendCrop, _) => chars.first().copied(),
+            (_, Some(ArgValue::Text(fill))) => fill.chars().next(),
+            _ => None,
+        };
+        let pad = |fill: Option<char>| -> Option<Vec<char>> {
+            Some(std::iter::repeat_n(fill?, width.saturating_sub(len)).collect())
+        };
+        let fixed: Option<Vec<char>> = match self.way {
+            Justify::Left | Justify::Right if len > width => None,
+            Justify::Left | Justify::LeftCrop | Justify::ExtendCrop if len < width => {
+                pad(fill).map(|p| [chars.clone(), p].concat())
+            }
+            Justify::Right | Justify::RightCrop if len < width => {
+                pad(fill).map(|p| [p, chars.clone()].concat())
+            }
+            Justify::RightCrop => Some(chars[len - width..].to_vec()),
+            _ => Some(chars[..width].to_vec()),
+        };
+        // A text that is not UTF-8 stays bytes (and a fill beyond one byte gives no fix).
+        let bytes = |cs: Vec<char>| -> Option<Vec<u8>> {
+            if std::str::from_utf8(field).is_ok() {
+                Some(cs.into_iter().collect::<String>().into_bytes())
+            } else {
+                cs.into_iter().map(|c| u8::try_from(c).ok()).collect()
+            }
+        };
+        Outcome::Fails {
+            why,
+            fix: fixed
+                .and_then(bytes)
+                .map(|f| vec![(node, f)])
+                .unwrap_or_default(),
         }
     }
 }

@@ -23,6 +23,20 @@ fn checker<'g>(grammar: &'g Grammar, constraint: &str) -> Checker<'g> {
 fn assert_verdicts(spec_name: &str, constraint: &str, valid: &[&str], invalid: &[&str]) {
     let spec = spec(spec_name);
     let checker = checker(&spec.grammar, constraint);
+    assert_checker_verdicts(&spec, &checker, valid, invalid);
+}
+
+/// [`assert_verdicts`] with the spec's own constraints.
+fn assert_spec_verdicts(spec_name: &str, valid: &[&str], invalid: &[&str]) {
+    let spec = spec(spec_name);
+    let constraints = thicket_constraint::from_spec(&spec, &Predicates::standard())
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let checker = Checker::new(&spec.grammar, constraints);
+    assert_checker_verdicts(&spec, &checker, valid, invalid);
+}
+
+fn assert_checker_verdicts(spec: &Spec, checker: &Checker<'_>, valid: &[&str], invalid: &[&str]) {
+    let spec_name = spec.source.name();
     let parser = Parser::new(&spec.grammar, ParseConfig::default()).unwrap();
     for (inputs, want_valid) in [(valid, true), (invalid, false)] {
         for input in inputs {
@@ -219,6 +233,59 @@ fn rest_title_underlines_are_long_enough() {
     ];
     assert_verdicts("rest.fan", core, &valid, &invalid);
     assert_verdicts("rest.fan", simplified, &valid, &invalid);
+    // ISLa's own form (LENGTH_UNDERLINE in rest.py), with its width predicates: the
+    // lengths are read into int variables by binding.
+    let isla = r#"forall <section-title> title="{<title-text> titletxt}\n{<underline> underline}" in start:
+  exists int title_length:
+    exists int underline_length:
+      ((> (str.to.int title_length) 0) and
+      ((<= (str.to.int title_length) (str.to.int underline_length)) and
+      (ljust_crop(titletxt, title_length, " ") and
+       extend_crop(underline, underline_length))))"#;
+    assert_verdicts("rest.fan", isla, &valid, &invalid);
+}
+
+#[test]
+fn rest_references_are_defined_and_lists_numbered() {
+    // ISLa's DEF_LINK_TARGETS (rest.py), verbatim.
+    let def_link = r#"(forall <internal_reference> ref="<presep>{<id> use_id}_<postsep>" in start:
+   exists <labeled_paragraph> labeled_par_1=".. _{<id> def_id}:\n\n<paragraph>" in start:
+     (= use_id def_id) and
+ forall <internal_reference_nospace> fref="{<id> use_id}_<postsep>" in start:
+   exists <labeled_paragraph> labeled_par_2=".. _{<id> def_id}:\n\n<paragraph>" in start:
+     (= use_id def_id))"#;
+    assert_verdicts(
+        "rest.fan",
+        def_link,
+        &[
+            ".. _a:\n\nsome text.\n\nsee a_ here.\n",
+            "a_ first.\n\n.. _a:\n\ntext.\n",
+            "no references.\n",
+        ],
+        &[
+            "see a_ here.\n",
+            ".. _a:\n\nsome text.\n\nsee b_ here.\n",
+            "b_ first.\n\n.. _a:\n\ntext.\n",
+        ],
+    );
+    // specs/rest.fan's own constraints, numbering included: each item after another
+    // in a list is numbered one more, and an item followed by another is numbered
+    // from 1 on.
+    assert_spec_verdicts(
+        "rest.fan",
+        &[
+            "1. one\n2. two\n3. three\n",
+            "7. seven\n8. eight\n",
+            "0. alone\n",
+            "1. a\n2. b\n\n1. again\n",
+        ],
+        &[
+            "1. one\n3. three\n",
+            "1. one\n2. two\n2. two\n",
+            "0. zero\n1. one\n",
+            "2. b\n1. a\n",
+        ],
+    );
 }
 
 #[test]

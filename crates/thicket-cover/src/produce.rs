@@ -214,7 +214,10 @@ fn produce(
         let finished_tree = finish(tree, (trees.len() + dropped) as u64);
         if let Some(tree) = &finished_tree {
             for_each_tree_path(graph, tree, k, |p| {
-                if open.remove(p) && round == 0 {
+                // A path given up as lost may still come with a later input.
+                let found_lost = || lost.iter().position(|l| &l[..] == p);
+                let new = open.remove(p) || found_lost().map(|i| lost.remove(i)).is_some();
+                if new && round == 0 {
                     covered[p.len() - 1] += 1;
                 }
             });

@@ -848,7 +848,7 @@ impl<'g> Campaign<'g> {
                 let meta_path = self.out.root().join(format!("meta/{folder}/{name}.json"));
                 let meta: serde_json::Value = std::fs::read_to_string(&meta_path)
                     .ok()
-                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .and_then(|t| output::read_meta(&t))
                     .unwrap_or_default();
                 if let Some(key) = meta["key"].as_str() {
                     self.failures

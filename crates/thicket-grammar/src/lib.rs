@@ -27,7 +27,7 @@ pub use analysis::{Analysis, UNBOUNDED, lint};
 pub use diag::{Diagnostic, Severity, SpecError};
 pub use grammar::{Expr, ExprId, Grammar, RegexTerminal, Repeat, Rule, SymbolId};
 pub use parser::MAX_NESTING;
-pub use reach::Reach;
+pub use reach::{Components, Reach};
 pub use source::{LineCol, SourceFile, Span};
 
 use std::path::Path;

@@ -1,7 +1,8 @@
 //! Parsing throughput on JSON documents of about 1 MB and 10 MB and on a 1 MB CSV file,
 //! with and without building the tree. Run with `cargo bench -p thicket-parse`.
 //! The documents are written by a fixed pseudo-random process, so every run parses the
-//! same bytes.
+//! same bytes. The parser runs with the `thicket` binary's settings (helper threads,
+//! the tree node pool), not a library's defaults.
 
 use divan::counter::BytesCount;
 use divan::{Bencher, black_box};
@@ -13,6 +14,7 @@ mod documents;
 use documents::{csv_document, json_document};
 
 fn main() {
+    thicket_tree::keep_spare_nodes(128 << 20);
     divan::main();
 }
 
@@ -26,7 +28,11 @@ fn spec(name: &str) -> Grammar {
 }
 
 fn bench_parse(bencher: Bencher, grammar: &Grammar, text: &[u8], tree: bool) {
-    let parser = Parser::new(grammar, ParseConfig::default()).unwrap();
+    let config = ParseConfig {
+        threads: true,
+        ..ParseConfig::default()
+    };
+    let parser = Parser::new(grammar, config).unwrap();
     if let Err(e) = parser.parse(text) {
         panic!("benchmark document rejected: {e}");
     }

@@ -15,8 +15,10 @@
 //! the chart vectors the first parse left (`ParseConfig::keep_bytes`): the figures of a
 //! parser reused across inputs, as in the benchmarks, rather than of a first parse.
 //! A reused parser also knows how much memory its inputs need per byte, so a large
-//! input's tree memory is faulted in ahead too (`ParseConfig::prefault`);
-//! `--no-prefault` turns faulting in ahead off, for comparison.
+//! input's tree memory is faulted in ahead too. The parser runs with the `thicket`
+//! binary's settings (`ParseConfig::threads`, `thicket_tree::keep_spare_nodes`);
+//! `--no-threads` takes a library's defaults instead (no helper threads: every page
+//! faults in the parsing thread; no node pool), for comparison.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -94,9 +96,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let no_tree = args.iter().any(|a| a == "--no-tree");
     let again = args.iter().any(|a| a == "--again");
-    let prefault = !args.iter().any(|a| a == "--no-prefault");
+    let threads = !args.iter().any(|a| a == "--no-threads");
     let mut args = args.into_iter().filter(|a| !a.starts_with("--"));
-    let usage = "usage: parse_file SPEC (FILE | json:SIZE | csv:SIZE) [--no-tree] [--again] [--no-prefault]";
+    let usage =
+        "usage: parse_file SPEC (FILE | json:SIZE | csv:SIZE) [--no-tree] [--again] [--no-threads]";
     let spec = args.next().expect(usage);
     let file = args.next().expect(usage);
     let spec = thicket_grammar::load_spec_file(spec.as_ref(), &Default::default())
@@ -108,8 +111,11 @@ fn main() {
     } else {
         std::fs::read(&file).expect("readable input")
     };
+    if threads {
+        thicket_tree::keep_spare_nodes(128 << 20);
+    }
     let config = thicket_parse::ParseConfig {
-        prefault,
+        threads,
         ..Default::default()
     };
     let parser = thicket_parse::Parser::new(&spec.grammar, config).expect("parser");

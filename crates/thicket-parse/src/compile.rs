@@ -75,6 +75,9 @@ pub struct Parser<'g> {
     pub(crate) spares: std::sync::Mutex<Vec<Spare>>,
     /// How many tree nodes large inputs needed per byte (see `fresh::PerByte`).
     pub(crate) per_byte: std::sync::Mutex<crate::fresh::PerByte>,
+    /// Parses of this parser building their chart right now (helper threads are only
+    /// started for a parse running alone: see `ParseConfig::threads`).
+    pub(crate) running: std::sync::atomic::AtomicUsize,
     /// Whether regular nodes are scanned as tokens (always, except in `untokenized`).
     scans_tokens: bool,
 }
@@ -101,6 +104,13 @@ impl ByteSet {
 }
 
 impl<'g> Parser<'g> {
+    /// Whether a parse may start helper threads now: asked for, and no other parse of
+    /// this parser is building its chart (its thread would compete with the helpers).
+    pub(crate) fn may_start_threads(&self, running_besides: usize) -> bool {
+        self.config.threads
+            && self.running.load(std::sync::atomic::Ordering::Relaxed) <= running_besides
+    }
+
     /// The grammar compiled without tokens (every rule parsed by its parts; regex
     /// terminals stay DFAs, shared with this parser), for explaining a rejection inside
     /// a token (see `error.rs`); `None` for such a parser itself. Made from this
@@ -113,7 +123,7 @@ impl<'g> Parser<'g> {
         let mut parser = Parser {
             grammar: self.grammar,
             config: ParseConfig {
-                prefault: false,
+                threads: false,
                 keep_bytes: 0,
                 ..self.config
             },
@@ -136,6 +146,7 @@ impl<'g> Parser<'g> {
             ref_nodes: self.ref_nodes.clone(),
             spares: Default::default(),
             per_byte: Default::default(),
+            running: Default::default(),
             scans_tokens: false,
         };
         parser.compute_lengths();
@@ -168,6 +179,7 @@ impl<'g> Parser<'g> {
             ref_nodes: vec![NONE; grammar.rules().len()],
             spares: Default::default(),
             per_byte: Default::default(),
+            running: Default::default(),
             scans_tokens: true,
         };
         let index = |e: ExprId| e.index() as u32;

@@ -661,9 +661,9 @@ impl<'g> Parser<'g> {
         sets.reset(n + 1);
         let mut leo = std::mem::take(&mut spare.leo);
         let mut leo_memo = std::mem::take(&mut spare.memo);
+        let _running = Running::start(&self.running);
         let fresh = self
-            .config
-            .prefault
+            .may_start_threads(1)
             .then(|| Prefaulter::for_input(n))
             .flatten();
         // The tree's rooms only where they will be faulted in.
@@ -1137,5 +1137,21 @@ impl<'g> Parser<'g> {
                 node
             }
         }
+    }
+}
+
+/// Counts a parse in `Parser::running` while it builds its chart.
+struct Running<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> Running<'a> {
+    fn start(count: &'a std::sync::atomic::AtomicUsize) -> Running<'a> {
+        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Running(count)
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     }
 }

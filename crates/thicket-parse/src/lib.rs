@@ -67,20 +67,24 @@ pub struct ParseConfig {
     /// parser does not allocate and touch fresh memory for each. Memory a parse wrote
     /// beyond this is returned to the allocator. 0 keeps nothing.
     pub keep_bytes: usize,
-    /// Whether a large input (256 KiB or more) has a second thread fault in the memory
-    /// its chart and tree are about to write, while the first parses (on Linux, with
-    /// two cores or more): fresh pages cost microseconds each on a VM, a third of the
-    /// time of a large parse. Off, every page faults on first write in the parsing
-    /// thread. Trees are the same either way.
-    pub prefault: bool,
+    /// Whether a large input may use helper threads (on a machine with two cores or
+    /// more): one faulting in the memory its chart and tree are about to write while the
+    /// first thread parses (256 KiB or more, Linux: fresh pages cost microseconds each
+    /// on a VM, a third of the time of a large parse), and one reading half of its tree
+    /// (128 KiB or more). Only while no other parse of the same [`Parser`] is running,
+    /// so a pool of workers parsing many inputs at once starts none. Off by default: a
+    /// library does not start threads unless asked (the `thicket` binary turns them
+    /// on). Trees are the same either way.
+    pub threads: bool,
 }
 
 impl Default for ParseConfig {
+    /// 100 million items, 128 MiB of chart vectors kept per parser, no helper threads.
     fn default() -> Self {
         ParseConfig {
             max_items: 100_000_000,
             keep_bytes: 128 << 20,
-            prefault: true,
+            threads: false,
         }
     }
 }

@@ -14,7 +14,8 @@ const PARALLEL_TREE_BYTES: usize = 128 << 10;
 impl ParseResult<'_, '_> {
     /// The derivation tree (see the crate docs for which one, if the input is ambiguous).
     ///
-    /// A large input's tree is read by two threads when the machine has two: where a
+    /// A large input's tree is read by two threads when the machine has two and
+    /// [`crate::ParseConfig::threads`] allows: where a
     /// node's children are a long run of siblings spanning most of the input (the
     /// elements of a JSON document's top array), the later half of the run is read into
     /// a builder of its own and appended. The tree is the same either way.
@@ -26,7 +27,10 @@ impl ParseResult<'_, '_> {
         };
         let mut builder = TreeBuilder::with_text_in(self.text, room);
         let mut fork_nodes = 0;
-        if self.text.len() >= PARALLEL_TREE_BYTES && two_threads() {
+        if self.text.len() >= PARALLEL_TREE_BYTES
+            && self.parser.may_start_threads(0)
+            && two_threads()
+        {
             std::thread::scope(|scope| {
                 let mut fork = ThreadFork::Open(scope, fork_room);
                 reader.read(&mut builder, &mut fork);
@@ -367,12 +371,17 @@ impl<'scope, 'env: 'scope> Fork<'env, TreeBuilder> for ThreadFork<'scope, 'env> 
         let extra = extra.to_vec();
         let reader = *reader;
         let room = room.take();
-        let handle = scope.spawn(move || {
-            let text = &reader.text[part_start..run_end];
-            let mut builder = TreeBuilder::with_text_in(text, room.unwrap_or_default());
-            reader.read_frames(part, extra, &mut builder, &mut NoFork);
-            builder
-        });
+        // Named, as the prefaulter is, so that a thread list tells whose it is (and, as
+        // `Scope::spawn` does, a thread that cannot start is a panic).
+        let handle = std::thread::Builder::new()
+            .name("thicket-tree".into())
+            .spawn_scoped(scope, move || {
+                let text = &reader.text[part_start..run_end];
+                let mut builder = TreeBuilder::with_text_in(text, room.unwrap_or_default());
+                reader.read_frames(part, extra, &mut builder, &mut NoFork);
+                builder
+            })
+            .expect("a thread starts");
         *self = ThreadFork::Running(handle);
     }
 

@@ -196,7 +196,8 @@ fn reused_parser_reads_the_same_trees_as_one_that_keeps_nothing() {
     big.push(b']');
     let mut sequence = vec![big, b"[1,".to_vec()];
     sequence.extend(inputs);
-    let reused = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    thicket_tree::keep_spare_nodes(128 << 20);
+    let reused = Parser::new(&grammar, THREADS).unwrap();
     let keep_nothing = ParseConfig {
         keep_bytes: 0,
         ..ParseConfig::default()
@@ -214,6 +215,13 @@ fn reused_parser_reads_the_same_trees_as_one_that_keeps_nothing() {
         }
     }
 }
+
+/// The `thicket` binary's settings: helper threads for large inputs.
+const THREADS: ParseConfig = ParseConfig {
+    max_items: 100_000_000,
+    keep_bytes: 128 << 20,
+    threads: true,
+};
 
 /// A JSON array of generated documents (`seed`), of at least `bytes` bytes.
 fn generated_json_array(grammar: &Grammar, seed: u64, bytes: usize) -> Vec<u8> {
@@ -251,7 +259,7 @@ fn tree_read_by_two_threads_is_the_one_read_by_one() {
     let grammar = bundled("json.fan");
     // Well past the size from which two threads read (128 KiB).
     let text = generated_json_array(&grammar, 9, 400_000);
-    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let parser = Parser::new(&grammar, THREADS).unwrap();
     let parsed = parser.parse(&text).unwrap();
     let forked = parsed.tree();
     let mut builder = thicket_tree::TreeBuilder::with_text(&text);
@@ -262,7 +270,7 @@ fn tree_read_by_two_threads_is_the_one_read_by_one() {
 }
 
 /// Large inputs have their chart and tree memory reserved from what earlier ones
-/// needed per byte and faulted in ahead by another thread (`ParseConfig::prefault`):
+/// needed per byte and faulted in ahead by another thread (`ParseConfig::threads`):
 /// whether the reservation is too small (a denser input than before) or too large (a
 /// sparser one), or an input is only recognised in between, every tree is the one a
 /// parser that prefaults and keeps nothing reads.
@@ -277,11 +285,11 @@ fn memory_reserved_and_faulted_in_ahead_changes_no_tree() {
         numbers.extend_from_slice(format!("{},", i % 10).as_bytes());
     }
     numbers.extend_from_slice(b"0]");
-    let ahead = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let ahead = Parser::new(&grammar, THREADS).unwrap();
     let plain = Parser::new(
         &grammar,
         ParseConfig {
-            prefault: false,
+            threads: false,
             keep_bytes: 0,
             ..ParseConfig::default()
         },

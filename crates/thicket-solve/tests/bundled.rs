@@ -9,6 +9,9 @@ use thicket_constraint::Predicates;
 use thicket_grammar::Spec;
 use thicket_solve::{SolveError, Solver, SolverConfig};
 
+#[path = "../../thicket-cli/tests/judges/mod.rs"]
+mod judges;
+
 fn load(name: &str) -> Spec {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../specs")
@@ -148,10 +151,46 @@ fn scriptsize_c_programs_compile() {
     }
 }
 
+/// Solved reST documents (all four constraints) are what Docutils reads: no warning
+/// or error, every title and list item the tree holds (the judge of thicket-cli's
+/// bundled-spec tests, `judges/rest_docutils.py`), but for the known gaps of rest.fan's
+/// header in at most 2% of them.
 #[test]
-fn rest_titles_and_labels() {
-    let inputs = solutions(&load("rest.fan"), 30, 1000);
+fn rest_documents_are_read_by_docutils() {
+    let spec = load("rest.fan");
+    let inputs = solutions(&spec, 30, 300);
     assert!(distinct_share(&inputs) > 0.9);
+    let parser = thicket_parse::Parser::new(&spec.grammar, Default::default()).unwrap();
+    let count = |tree: &thicket_tree::DerivationTree, name: &str| {
+        let view = thicket_constraint::TreeView::new(tree, &spec.grammar);
+        view.nodes_of(spec.grammar.symbol(name).unwrap(), tree.root())
+            .len()
+    };
+    let dir = tempdir();
+    let mut manifest = String::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let path = dir.join(format!("{i}.rst"));
+        std::fs::write(&path, input).unwrap();
+        let tree = parser.parse(input).unwrap().tree();
+        manifest.push_str(&format!(
+            "{}\t{}\t{}\n",
+            path.display(),
+            count(&tree, "section-title"),
+            count(&tree, "enumeration_item")
+        ));
+    }
+    let Some(failures) = judges::rest_docutils(&manifest) else {
+        return;
+    };
+    // At most 2%: the gaps rest.fan's header names (letter enumerators, blank list
+    // items, "::"), which ISLa's grammar and constraints have too.
+    assert!(
+        failures.len() * 50 <= inputs.len(),
+        "{} of {} documents are not what Docutils reads:\n{}",
+        failures.len(),
+        inputs.len(),
+        failures.join("\n")
+    );
 }
 
 fn python() -> Option<&'static str> {

@@ -83,12 +83,13 @@ pub struct DerivationTree {
 /// ([`TreeBuilder::with_text`]): a large tree's nodes are fresh memory, and on a VM each
 /// fresh page costs microseconds (writing a parse tree into fresh memory took as long
 /// as reading it out of the chart). Only vectors malloc would return to the system are
-/// kept (smaller ones it reuses itself), at most `SPARE_NODE_BYTES` of capacity in all.
+/// kept (smaller ones it reuses itself), at most [`keep_spare_nodes`]'s limit in all:
+/// none unless a program asks (a library keeps no process-wide memory by itself; the
+/// `thicket` binary keeps up to 128 MiB).
 static SPARE_NODES: std::sync::Mutex<Vec<Vec<Node>>> = std::sync::Mutex::new(Vec::new());
 
-/// Most bytes of node vectors kept for reuse: a tree of about 5 million nodes read in
-/// two parts (the vectors of both parts are kept).
-const SPARE_NODE_BYTES: usize = 128 << 20;
+/// The limit of [`SPARE_NODES`], in bytes of capacity (0: the pool is off).
+static SPARE_NODE_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Smaller node vectors are not kept (the allocator reuses their memory itself).
 const MIN_SPARE_NODE_BYTES: usize = 128 << 10;
@@ -96,25 +97,54 @@ const MIN_SPARE_NODE_BYTES: usize = 128 << 10;
 /// Most node vectors kept (about one per thread reading trees at once).
 const MAX_SPARE_NODES: usize = 8;
 
-/// Frees the node vectors kept from dropped trees (at most 128 MiB, kept so that the next
-/// trees read out of parses need no fresh memory), for a long-running process that is
-/// done reading large trees.
+/// Keeps the node vectors of dropped large trees (128 KiB or more each, up to `bytes`
+/// in all, at most 8) for the next trees read out of parses, so that a process reading
+/// many large trees writes them into memory already mapped rather than fresh pages.
+/// Process-wide; off (0) unless a program turns it on (128 MiB holds a tree of about 5
+/// million nodes read in two parts). Lowering the limit frees what no longer fits;
+/// `keep_spare_nodes(0)` frees everything kept.
+pub fn keep_spare_nodes(bytes: usize) {
+    SPARE_NODE_BYTES.store(bytes, std::sync::atomic::Ordering::Relaxed);
+    if let Ok(mut spares) = SPARE_NODES.lock() {
+        let mut kept = 0;
+        spares.retain(|v| {
+            kept += v.capacity() * size_of::<Node>();
+            kept <= bytes
+        });
+        if spares.is_empty() {
+            *spares = Vec::new();
+        }
+    }
+}
+
+/// Frees the node vectors kept from dropped trees (see [`keep_spare_nodes`]), for a
+/// long-running process that is done reading large trees; the pool stays on.
 pub fn free_spare_nodes() {
     if let Ok(mut spares) = SPARE_NODES.lock() {
         *spares = Vec::new();
     }
 }
 
+/// The limit of the pool, 0 when it is off.
+fn spare_node_limit() -> usize {
+    SPARE_NODE_BYTES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A kept node vector (emptied), or a new one.
 fn take_spare_nodes() -> Vec<Node> {
+    if spare_node_limit() == 0 {
+        return Vec::new();
+    }
     let spare = SPARE_NODES.lock().ok().and_then(|mut spares| spares.pop());
     spare.unwrap_or_default()
 }
 
-/// Keeps a node vector for the next tree, if it is large and there is room.
-fn keep_spare_nodes(mut nodes: Vec<Node>) {
+/// Keeps a node vector for the next tree, if the pool is on, the vector is large and
+/// there is room.
+fn keep_spare(mut nodes: Vec<Node>) {
     let bytes = nodes.capacity() * size_of::<Node>();
-    if bytes < MIN_SPARE_NODE_BYTES {
+    let limit = spare_node_limit();
+    if bytes < MIN_SPARE_NODE_BYTES || bytes > limit {
         return;
     }
     let Ok(mut spares) = SPARE_NODES.lock() else {
@@ -124,7 +154,7 @@ fn keep_spare_nodes(mut nodes: Vec<Node>) {
         .iter()
         .map(|v| v.capacity() * size_of::<Node>())
         .sum();
-    if spares.len() < MAX_SPARE_NODES && kept + bytes <= SPARE_NODE_BYTES {
+    if spares.len() < MAX_SPARE_NODES && kept + bytes <= limit {
         nodes.clear();
         spares.push(nodes);
     }
@@ -170,13 +200,13 @@ impl Default for NodeRoom {
 
 impl Drop for NodeRoom {
     fn drop(&mut self) {
-        keep_spare_nodes(std::mem::take(&mut self.0));
+        keep_spare(std::mem::take(&mut self.0));
     }
 }
 
 impl Drop for DerivationTree {
     fn drop(&mut self) {
-        keep_spare_nodes(std::mem::take(&mut self.nodes));
+        keep_spare(std::mem::take(&mut self.nodes));
     }
 }
 
@@ -493,7 +523,7 @@ impl TreeBuilder {
         self.nodes
             .extend(part.nodes.iter().map(|&node| node.shifted(base, at)));
         self.spell(&part.text);
-        keep_spare_nodes(std::mem::take(&mut part.nodes));
+        keep_spare(std::mem::take(&mut part.nodes));
     }
 
     /// Text derived so far.
@@ -756,6 +786,29 @@ impl TreeSink for ByteSink {
 
 #[cfg(test)]
 mod tests {
+
+    /// The node pool keeps nothing unless turned on, and frees what it kept when
+    /// turned off. (The only test touching the process-wide pool.)
+    #[test]
+    fn the_node_pool_is_off_until_asked_for() {
+        let pooled = || SPARE_NODES.lock().unwrap().len();
+        let large_tree = || {
+            let mut builder = TreeBuilder::with_text_in(b"", NodeRoom(Vec::with_capacity(1 << 16)));
+            builder.open(ExprId::from_index(0));
+            builder.close();
+            builder.finish()
+        };
+        drop(large_tree());
+        assert_eq!(pooled(), 0, "off by default");
+        keep_spare_nodes(128 << 20);
+        drop(large_tree());
+        assert_eq!(pooled(), 1);
+        keep_spare_nodes(0);
+        assert_eq!(pooled(), 0, "turning it off frees it");
+        drop(large_tree());
+        assert_eq!(pooled(), 0);
+    }
+
     use super::*;
     use thicket_grammar::load_spec_text;
 

@@ -11,7 +11,7 @@
 
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
-use thicket_gen::{GenConfig, Generator};
+use thicket_gen::{ChoicePolicy, GenConfig, Generator};
 use thicket_grammar::{Grammar, LoadOptions, load_spec_file, load_spec_text};
 use thicket_parse::{ParseConfig, Parser};
 
@@ -69,7 +69,12 @@ pub fn report(count: u64) -> String {
         "tar.fan",
     ] {
         let grammar = bundled(spec);
-        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        // The inputs of the committed digest: Algorithm 2's uniform choices.
+        let config = GenConfig {
+            policy: ChoicePolicy::Uniform,
+            ..GenConfig::default()
+        };
+        let generator = Generator::new(&grammar, config).unwrap();
         let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
         let mut hasher = Fnv(0xcbf2_9ce4_8422_2325);
         for i in 0..count {
