@@ -467,7 +467,14 @@ impl<'g> Campaign<'g> {
             Vec::new()
         };
         if !parents.is_empty() && below(&mut rng, 1000) < self.config.mutate_per_mille {
-            let parent = parents[below(&mut rng, parents.len() as u32) as usize];
+            // The smaller of two kept trees drawn at random (a tournament, as AFL favours
+            // small inputs): mutants keep growing where growth pays (recursion,
+            // repetition), yet a campaign does not drift to ever larger inputs that cost
+            // the target and the mutations more time.
+            let a = parents[below(&mut rng, parents.len() as u32) as usize];
+            let b = parents[below(&mut rng, parents.len() as u32) as usize];
+            let size = |e: &Entry| e.tree.as_ref().map_or(0, DerivationTree::len);
+            let parent = if size(b) < size(a) { b } else { a };
             let mut tree = parent.tree.clone().expect("filtered");
             let mut ops = 0u8;
             // Recursive mutation may grow a tree past the generation depth, up to four
