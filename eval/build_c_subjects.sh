@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the C subjects of eval/fuzz_compare.sh with afl-cc: cJSON 1.7.15 and json-c 0.16
 # from Debian bookworm's sources (`apt-get source` through a private apt folder, so the
-# machine's apt configuration is not touched), each with a small harness that reads the
-# file named by argv[1] and parses it (cJSON: parse, print, delete; json-c:
-# json_tokener_parse, to_json_string, put).
+# machine's apt configuration is not touched), each with eval/targets/json_harness.c
+# (reads the file named by argv[1] and parses it).
 #
 #   bash eval/build_c_subjects.sh DIR     -> DIR/cjson, DIR/json-c (skipped if present)
 set -euo pipefail
 dir=$(realpath -m "${1:?usage: build_c_subjects.sh DIR}")
+harness=$(realpath "$(dirname "$0")/targets/json_harness.c")
 mkdir -p "$dir"
 [[ -x $dir/cjson && -x $dir/json-c ]] && exit 0
 command -v afl-cc >/dev/null || { echo "afl-cc is missing (Debian: apt-get install afl++)" >&2; exit 1; }
@@ -22,28 +22,8 @@ apt-get "${opts[@]}" -qq update
 tar -C "$dir/src" -xzf "$dir/src/cjson_1.7.15.orig.tar.gz"
 tar -C "$dir/src" -xzf "$dir/src/json-c_0.16.orig.tar.gz"
 
-cat >"$dir/src/cjson_harness.c" <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-#include "cJSON.h"
-int main(int argc, char **argv) {
-  FILE *f = fopen(argv[1], "rb");
-  if (!f) return 1;
-  static char buf[1 << 20];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  cJSON *json = cJSON_Parse(buf);
-  if (json) {
-    char *text = cJSON_Print(json);
-    free(text);
-    cJSON_Delete(json);
-  }
-  return 0;
-}
-C
 c=$dir/src/cJSON-1.7.15
-AFL_QUIET=1 afl-cc -O1 -I"$c" -o "$dir/cjson" "$dir/src/cjson_harness.c" "$c/cJSON.c" -lm
+AFL_QUIET=1 afl-cc -O1 -DUSE_CJSON -I"$c" -o "$dir/cjson" "$harness" "$c/cJSON.c" -lm
 
 j=$(echo "$dir"/src/json-c-json-c-0.16-*)
 # json-c's build wants cmake; its two generated headers for glibc on x86-64 instead.
@@ -113,28 +93,10 @@ C
 echo "#define JSON_C_HAVE_INTTYPES_H 1" >"$j/json_config.h"
 sed -e 's/@JSON_H_JSON_POINTER@/#include "json_pointer.h"/' -e 's/@JSON_H_JSON_PATCH@//' \
   "$j/json.h.cmakein" >"$j/json.h"
-cat >"$dir/src/json-c_harness.c" <<'C'
-#include <stdio.h>
-#include "json.h"
-int main(int argc, char **argv) {
-  FILE *f = fopen(argv[1], "rb");
-  if (!f) return 1;
-  static char buf[1 << 20];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  struct json_object *obj = json_tokener_parse(buf);
-  if (obj) {
-    json_object_to_json_string(obj);
-    json_object_put(obj);
-  }
-  return 0;
-}
-C
 srcs=()
 for f in arraylist debug json_c_version json_object json_object_iterator json_pointer \
          json_tokener json_util json_visit linkhash printbuf random_seed strerror_override; do
   srcs+=("$j/$f.c")
 done
-AFL_QUIET=1 afl-cc -O1 -D_GNU_SOURCE -I"$j" -o "$dir/json-c" "$dir/src/json-c_harness.c" "${srcs[@]}" -lm
+AFL_QUIET=1 afl-cc -O1 -D_GNU_SOURCE -I"$j" -o "$dir/json-c" "$harness" "${srcs[@]}" -lm
 echo "built $dir/cjson and $dir/json-c" >&2

@@ -72,6 +72,39 @@ fn stats(out: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap()
 }
 
+/// `thicket fuzz SPEC -o OUT --seed 1 --execs N --max-depth 10 --python TARGET
+/// --python-include INCLUDE EXTRA...`, which must succeed: its stats and stderr.
+fn fuzz_python(
+    spec: &str,
+    out: &Path,
+    seed: &str,
+    execs: &str,
+    target: &str,
+    include: &str,
+    extra: &[&str],
+) -> (serde_json::Value, String) {
+    let mut args = vec![
+        "fuzz",
+        spec,
+        "-o",
+        out.to_str().unwrap(),
+        "--seed",
+        seed,
+        "--execs",
+        execs,
+        "--max-depth",
+        "10",
+        "--python",
+        target,
+        "--python-include",
+        include,
+    ];
+    args.extend_from_slice(extra);
+    let o = thicket(&args);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    (stats(out), text(&o.stderr))
+}
+
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -328,29 +361,10 @@ fn python_json_feedback_reaches_more_lines_than_random() {
         repo("crates/thicket-exec/tests/targets/py/json_target.py")
     );
     let run = |name: &str, feedback: bool| {
+        let extra: &[&str] = if feedback { &[] } else { &["--no-feedback"] };
         let out = dir.path().join(name);
-        let mut args = vec![
-            "fuzz",
-            spec.as_str(),
-            "-o",
-            out.to_str().unwrap(),
-            "--seed",
-            "1",
-            "--execs",
-            "600",
-            "--max-depth",
-            "10",
-            "--python",
-            harness.as_str(),
-            "--python-include",
-            "*/json/*",
-        ];
-        if !feedback {
-            args.push("--no-feedback");
-        }
-        let o = thicket(&args);
-        assert!(o.status.success(), "{}", text(&o.stderr));
-        stats(&out)["coverage"]["lines"].as_u64().unwrap()
+        let (s, _) = fuzz_python(&spec, &out, "1", "600", &harness, "*/json/*", extra);
+        s["coverage"]["lines"].as_u64().unwrap()
     };
     let random = run("random", false);
     let feedback = run("feedback", true);
@@ -786,29 +800,17 @@ fn fuzz_satisfies_the_specs_constraints_and_valid_only_repairs_mutants() {
     let target = format!("{}:target", target.display());
     let spec = repo("specs/xml.fan");
     let run = |name: &str, execs: &str, extra: &[&str]| {
-        let out = dir.path().join(name);
-        let mut args = vec![
-            "fuzz",
-            spec.as_str(),
-            "-o",
-            out.to_str().unwrap(),
-            "--seed",
+        fuzz_python(
+            &spec,
+            &dir.path().join(name),
             // Seed 1's generated documents (sized, so larger and more varied than
             // uniform choices make them) leave no new lines to 400 mutants.
             "2",
-            "--execs",
             execs,
-            "--max-depth",
-            "10",
-            "--python",
-            target.as_str(),
-            "--python-include",
+            &target,
             "*/xml/*",
-        ];
-        args.extend_from_slice(extra);
-        let o = thicket(&args);
-        assert!(o.status.success(), "{}", text(&o.stderr));
-        (stats(&out), text(&o.stderr))
+            extra,
+        )
     };
     // Without the constraints (as fuzz was before it used the solver) most generated
     // documents are rejected: unbalanced tags, unbound prefixes, repeated attributes.

@@ -39,6 +39,10 @@ use thicket_gen::{Generator, below};
 use thicket_grammar::Grammar;
 use thicket_tree::DerivationTree;
 
+/// Deepest tree (rule expansions on a path) written into `meta/` files: its fuzzingbook
+/// JSON nests about twice as deep, within the 128 levels serde_json reads by default.
+const MAX_META_TREE_DEPTH: u32 = 60;
+
 /// Rounds in a row without a valid input after which a campaign gives up.
 const MAX_CONSECUTIVE_UNSOLVED: u32 = 1000;
 
@@ -467,7 +471,14 @@ impl<'g> Campaign<'g> {
             Vec::new()
         };
         if !parents.is_empty() && below(&mut rng, 1000) < self.config.mutate_per_mille {
-            let parent = parents[below(&mut rng, parents.len() as u32) as usize];
+            // The smaller of two kept trees drawn at random (a tournament, as AFL favours
+            // small inputs): mutants keep growing where growth pays (recursion,
+            // repetition), yet a campaign does not drift to ever larger inputs that cost
+            // the target and the mutations more time.
+            let a = parents[below(&mut rng, parents.len() as u32) as usize];
+            let b = parents[below(&mut rng, parents.len() as u32) as usize];
+            let size = |e: &Entry| e.tree.as_ref().map_or(0, DerivationTree::len);
+            let parent = if size(b) < size(a) { b } else { a };
             let mut tree = parent.tree.clone().expect("filtered");
             let mut ops = 0u8;
             // Recursive mutation may grow a tree past the generation depth, up to four
@@ -728,8 +739,16 @@ impl<'g> Campaign<'g> {
         };
         let mut json = serde_json::to_string(&meta).expect("meta serializes");
         json.pop();
-        json.push_str(",\"tree\":");
-        json.push_str(&tree.to_fuzzingbook_json(self.grammar));
+        // A tree nested deeper than JSON readers go (serde_json 128 levels, Python's
+        // json about 1,000; a recursive mutant can nest thousands) is left out: the
+        // input parses back into it.
+        let depth = tree.depth(self.grammar);
+        if depth <= MAX_META_TREE_DEPTH {
+            json.push_str(",\"tree\":");
+            json.push_str(&tree.to_fuzzingbook_json(self.grammar));
+        } else {
+            json.push_str(&format!(",\"tree_omitted_depth\":{depth}"));
+        }
         json.push_str("}\n");
         self.out
             .write(&format!("meta/{file}.json"), json.as_bytes())

@@ -3,7 +3,7 @@
 //! immutable preorder arena, so an edit writes a new tree in one pass; what callers
 //! edit (mutation, constraint repair) is small next to what they generate.
 
-use crate::{DerivationTree, NodeId, TreeBuilder, TreeSink};
+use crate::{DerivationTree, Node, NodeId, TreeBuilder, TreeSink};
 use thicket_grammar::{Expr, ExprId, Grammar};
 
 impl DerivationTree {
@@ -70,7 +70,7 @@ impl DerivationTree {
     /// replaced along with it (its `fill` is not called).
     pub fn replace_subtrees(
         &self,
-        grammar: &Grammar,
+        _grammar: &Grammar,
         holes: &[NodeId],
         fill: &mut dyn FnMut(usize, &mut TreeBuilder),
     ) -> DerivationTree {
@@ -86,17 +86,68 @@ impl DerivationTree {
                 kept.push(i);
             }
         }
-        let sorted: Vec<NodeId> = kept.iter().map(|&i| holes[i]).collect();
-        let mut builder = TreeBuilder::new();
-        self.emit_with_holes(
-            grammar,
-            self.root(),
-            self.expr(self.root()),
-            &sorted,
-            &mut builder,
-            &mut |n, sink| fill(kept[n], sink),
-        );
-        builder.finish()
+        // Each kept hole's new subtree, built on its own; then the tree is assembled in
+        // one pass: the runs between holes are copied node by node with their `end` and
+        // text offsets shifted by what the holes before them added (no sink events, no
+        // stack of open nodes: a mutation copies whole trees, so this is the hot loop of
+        // a fuzzing campaign).
+        let parts: Vec<(NodeId, DerivationTree)> = kept
+            .iter()
+            .map(|&i| {
+                let mut builder = TreeBuilder::new();
+                fill(i, &mut builder);
+                (holes[i], builder.finish())
+            })
+            .collect();
+        let old_nodes = &self.nodes;
+        // Per hole, in preorder: its start, and the nodes and bytes the tree has gained
+        // up to and including it.
+        let mut shifts: Vec<(u32, i64, i64)> = Vec::with_capacity(parts.len());
+        let (mut node_delta, mut text_delta) = (0i64, 0i64);
+        for (hole, part) in &parts {
+            node_delta += part.nodes.len() as i64 - (self.subtree_end(*hole) - hole.index()) as i64;
+            text_delta += part.text.len() as i64 - self.text_range(*hole).len() as i64;
+            shifts.push((hole.0, node_delta, text_delta));
+        }
+        // Nodes gained by holes that start before old index `i`.
+        let nodes_before = |i: u32| {
+            shifts
+                .iter()
+                .take_while(|&&(start, _, _)| start < i)
+                .last()
+                .map_or(0, |&(_, d, _)| d)
+        };
+        let mut nodes: Vec<Node> =
+            Vec::with_capacity((old_nodes.len() as i64 + node_delta).max(0) as usize);
+        let mut text: Vec<u8> =
+            Vec::with_capacity((self.text.len() as i64 + text_delta).max(0) as usize);
+        let copy_run = |from: usize, to: usize, nodes: &mut Vec<Node>, text: &mut Vec<u8>| {
+            if from >= to {
+                return;
+            }
+            let text_shift = text.len() as i64 - i64::from(old_nodes[from].text_start);
+            for node in &old_nodes[from..to] {
+                nodes.push(Node {
+                    expr: node.expr,
+                    end: (i64::from(node.end) + nodes_before(node.end)) as u32,
+                    text_start: (i64::from(node.text_start) + text_shift) as u32,
+                });
+            }
+            let text_end = old_nodes
+                .get(to)
+                .map_or(self.text.len(), |n| n.text_start as usize);
+            text.extend_from_slice(&self.text[old_nodes[from].text_start as usize..text_end]);
+        };
+        let mut next = 0usize;
+        for (hole, part) in &parts {
+            copy_run(next, hole.index(), &mut nodes, &mut text);
+            let (base, at) = (nodes.len() as u32, text.len() as u32);
+            nodes.extend(part.nodes.iter().map(|&n| n.shifted(base, at)));
+            text.extend_from_slice(&part.text);
+            next = self.subtree_end(*hole);
+        }
+        copy_run(next, old_nodes.len(), &mut nodes, &mut text);
+        DerivationTree { nodes, text }
     }
 
     /// Rule expansions (`Ref` nodes) strictly above `node`: the depth at which a
@@ -225,6 +276,57 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(shape(&edited), shape(&expected));
+    }
+
+    #[test]
+    fn replacements_that_grow_and_shrink_match_the_sink_built_tree() {
+        let g = grammar();
+        let t = tree(&g, b"0110");
+        let donor = tree(&g, b"1001");
+        let nodes: Vec<NodeId> = t.descendants(t.root()).skip(1).collect();
+        let layout = |t: &DerivationTree| {
+            t.descendants(t.root())
+                .map(|n| (t.expr(n), t.subtree_end(n), t.text_range(n)))
+                .collect::<Vec<_>>()
+        };
+        // Every pair of nodes as holes (nested pairs too), each filled with something
+        // smaller (one terminal) or larger (the donor's whole tree) than what it replaces.
+        for (a, &x) in nodes.iter().enumerate() {
+            for &y in &nodes[a..] {
+                for sizes in [[0, 0], [0, 1], [1, 0], [1, 1]] {
+                    let holes = [y, x];
+                    let mut fill = |i: usize, sink: &mut TreeBuilder| {
+                        if sizes[i] == 0 {
+                            sink.terminal(t.expr(holes[i]), b"xy");
+                        } else {
+                            donor.emit_subtree(&g, donor.root(), t.expr(holes[i]), sink);
+                        }
+                    };
+                    let fast = t.replace_subtrees(&g, &holes, &mut fill);
+                    // The reference: the same edit through sink events.
+                    let mut sorted: Vec<(NodeId, usize)> = vec![(x, 1), (y, 0)];
+                    sorted.sort();
+                    sorted.dedup_by_key(|e| e.0);
+                    let outer: Vec<(NodeId, usize)> = sorted
+                        .iter()
+                        .copied()
+                        .filter(|&(n, _)| {
+                            !sorted
+                                .iter()
+                                .any(|&(m, _)| m < n && n.index() < t.subtree_end(m))
+                        })
+                        .collect();
+                    let mut b = TreeBuilder::new();
+                    let at: Vec<NodeId> = outer.iter().map(|e| e.0).collect();
+                    t.emit_with_holes(&g, t.root(), t.expr(t.root()), &at, &mut b, &mut |n, s| {
+                        fill(outer[n].1, s)
+                    });
+                    let reference = b.finish();
+                    assert_eq!(fast.bytes(), reference.bytes(), "{x:?} {y:?} {sizes:?}");
+                    assert_eq!(layout(&fast), layout(&reference), "{x:?} {y:?} {sizes:?}");
+                }
+            }
+        }
     }
 
     #[test]
