@@ -485,14 +485,23 @@ impl<'g> Campaign<'g> {
             // times its parent's size (at least 4 KiB).
             let budget = (parent.tree.as_ref().map_or(0, |t| t.bytes().len()) * 4).max(4096);
             for _ in 0..1 + below(&mut rng, 3) {
-                // Splice 2/6, regenerate 2/6, recursion 1/6, change a terminal's byte 1/6
-                // (unless --valid-only); splicing falls back to regeneration without a
-                // donor, recursion to regeneration on a tree without recursion.
-                let choice = match below(&mut rng, if self.config.valid_only { 5 } else { 6 }) {
+                // Splice 2/7, regenerate 2/7, recursion 1/7, repetition 1/7, change a
+                // terminal's byte 1/7 (unless --valid-only); splicing falls back to
+                // regeneration without a donor, recursion and repetition to regeneration on
+                // a tree without them.
+                let choice = match below(&mut rng, if self.config.valid_only { 6 } else { 7 }) {
                     4 => 5,
-                    5 => 4,
+                    5 => 6,
+                    6 => 4,
                     c => c,
                 };
+                if choice == 6
+                    && let Some(t) = mutate::repeat(self.grammar, &tree, budget, &mut rng)
+                {
+                    tree = t;
+                    ops |= 32;
+                    continue;
+                }
                 if choice == 4 {
                     let mutant = if self.text {
                         mutate::mutate_leaf_text(self.grammar, &tree, &mut rng)
@@ -547,6 +556,7 @@ impl<'g> Campaign<'g> {
                     (1, "regen"),
                     (2, "splice"),
                     (8, "rec"),
+                    (32, "rep"),
                     (4, "byte"),
                     (16, "fix"),
                 ]

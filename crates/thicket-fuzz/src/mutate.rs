@@ -109,10 +109,24 @@ fn pump(
     }
 }
 
+/// Most copies one recursive or repetition mutation adds.
+const MAX_PUMP: usize = 1024;
+
+/// A count in `1..=most` (`most` >= 1), log-uniform: each power of two up to `most` is
+/// as likely, then a count uniformly within it; small counts stay common while counts in
+/// the hundreds (a parser's nesting limit, a hash table's resize) are within reach.
+fn log_uniform<R: Rng + ?Sized>(rng: &mut R, most: u32) -> u32 {
+    let most = most.max(1);
+    let bits = 32 - most.leading_zeros();
+    let low = 1u32 << below(rng, bits);
+    let high = (low * 2 - 1).min(most);
+    low + below(rng, high - low + 1)
+}
+
 /// Recursive mutation (Nautilus): picks a rule node `outer` with a descendant `inner` of
-/// the same rule and repeats the part of the tree between them 1-8 more times (the
-/// innermost copy ending in `inner`'s subtree), so a recursion the tree already takes goes
-/// deeper. The result is a derivation tree of the grammar that may exceed the generator's
+/// the same rule and repeats the part of the tree between them more times (1 to 1,024,
+/// log-uniform; the innermost copy ending in `inner`'s subtree), so a recursion the tree
+/// already takes goes deeper. The result is a derivation tree of the grammar that may exceed the generator's
 /// depth limit; its text stays within `max_len` bytes. `None` if the tree has no
 /// recursion that grows it within the budget.
 pub fn recurse<R: Rng + ?Sized>(
@@ -137,14 +151,68 @@ pub fn recurse<R: Rng + ?Sized>(
         if growth == 0 || len + growth > max_len {
             continue;
         }
-        let most = ((max_len - len) / growth).min(8) as u32;
-        let extra = 1 + below(rng, most);
+        let most = ((max_len - len) / growth).min(MAX_PUMP) as u32;
+        let extra = log_uniform(rng, most);
         let expr = tree.expr(outer);
         return Some(replace(grammar, tree, outer, &mut |sink| {
             pump(grammar, tree, outer, inner, expr, extra + 1, sink)
         }));
     }
     None
+}
+
+/// Repetition mutation: picks a repetition (`*`, `+`, `{m,n}`) that has iterations and
+/// repeats one of them more times (1 to 1,024, log-uniform, within the repetition's
+/// maximum and `max_len` bytes of text), so a list, an object or a string grows where
+/// the tree already has one: the counterpart of [`recurse`] for repetitions. The result
+/// is a derivation tree of the grammar. `None` if no repetition can grow within the
+/// budget.
+pub fn repeat<R: Rng + ?Sized>(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    max_len: usize,
+    rng: &mut R,
+) -> Option<DerivationTree> {
+    let repetitions: Vec<NodeId> = tree
+        .descendants(tree.root())
+        .filter(|&n| {
+            matches!(grammar.expr(tree.expr(n)), Expr::Repeat(r)
+                if r.max.is_none_or(|max| max as usize > tree.children(n).count()))
+                && tree.children(n).any(|c| !tree.text(c).is_empty())
+        })
+        .collect();
+    let node = choose(rng, &repetitions)?;
+    let Expr::Repeat(r) = grammar.expr(tree.expr(node)) else {
+        unreachable!("filtered");
+    };
+    let children: Vec<NodeId> = tree.children(node).collect();
+    let grown: Vec<NodeId> = children
+        .iter()
+        .copied()
+        .filter(|&c| !tree.text(c).is_empty())
+        .collect();
+    let item = choose(rng, &grown)?;
+    let growth = tree.text(item).len();
+    let len = tree.bytes().len();
+    if len + growth > max_len {
+        return None;
+    }
+    let room = r
+        .max
+        .map_or(usize::MAX, |max| max as usize - children.len());
+    let most = ((max_len - len) / growth).min(room).min(MAX_PUMP) as u32;
+    let extra = log_uniform(rng, most);
+    let expr = tree.expr(node);
+    Some(replace(grammar, tree, node, &mut |sink| {
+        sink.open(expr);
+        for &child in &children {
+            let copies = if child == item { 1 + extra } else { 1 };
+            for _ in 0..copies {
+                tree.emit_subtree(grammar, child, tree.expr(child), sink);
+            }
+        }
+        sink.close();
+    }))
 }
 
 /// Bytes worth inserting: delimiters, quotes, escapes, digits, letters, and bytes that
@@ -399,6 +467,37 @@ mod tests {
             deepest > 8,
             "recursion never exceeded the generation depth: {deepest}"
         );
+    }
+
+    #[test]
+    fn repetition_mutation_grows_lists_within_the_budget() {
+        let grammar = grammar();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let (mut grown, mut longest) = (0, 0);
+        for i in 0..200 {
+            let (tree, _) = generator.generate_tree(&mut Generator::rng_for(8, i));
+            let mut rng = Generator::rng_for(9, i);
+            if let Some(t) = repeat(&grammar, &tree, 3000, &mut rng) {
+                check(&grammar, &t);
+                assert!(t.bytes().len() <= 3000);
+                assert!(t.bytes().len() > tree.bytes().len());
+                let items = t.bytes().iter().filter(|&&b| b == b',').count();
+                longest = longest.max(items);
+                grown += 1;
+            }
+        }
+        assert!(grown > 20, "{grown}");
+        assert!(longest > 100, "no list grew past 100 items: {longest}");
+    }
+
+    #[test]
+    fn log_uniform_counts_cover_small_and_large() {
+        let mut rng = Generator::rng_for(1, 1);
+        let draws: Vec<u32> = (0..2000).map(|_| log_uniform(&mut rng, 1024)).collect();
+        assert!(draws.iter().all(|&d| (1..=1024).contains(&d)));
+        assert!(draws.iter().filter(|&&d| d <= 8).count() > 500);
+        assert!(draws.iter().filter(|&&d| d > 256).count() > 100);
+        assert_eq!(log_uniform(&mut rng, 1), 1);
     }
 
     #[test]
