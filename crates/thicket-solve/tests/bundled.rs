@@ -273,8 +273,8 @@ fn hostile_constraints_end_with_a_clear_outcome() {
             Solved,
         ),
         ("forall <key> k: not k = k", Budget),
-        ("forall <key> k: str.to_code(k) = 97", Unsupported),
-        ("forall <key> k: (str.< k \"b\")", Unsupported),
+        ("forall <key> k: str.to_code(k) = 97", SMT),
+        ("forall <key> k: (str.< k \"b\")", SMT),
         ("forall <value> v: str.to_int(v) = str.len(v)", Solved),
         ("forall <key> k: k = \"abcde\"", Budget),
         (
