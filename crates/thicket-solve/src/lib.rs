@@ -51,7 +51,8 @@
 //! contains that no subtree of it can meet. Atoms outside what thicket solves natively
 //! (string functions that need an SMT solver such as `str.replace` or `str.indexof`,
 //! and `forall int`) are refused up front ([`SolveError::Unsupported`]) with their
-//! position.
+//! position; with the cargo feature `z3`, Z3 solves the former (models read back into
+//! the grammar as ISLa does; `docs/solver.md`).
 
 #![warn(missing_docs)]
 
@@ -59,6 +60,8 @@ pub mod measure;
 pub mod repair;
 mod terms;
 mod unsat;
+#[cfg(feature = "z3")]
+mod z3;
 
 use measure::{Measure, MeasureTable};
 use rand::Rng;
@@ -82,6 +85,12 @@ pub struct SolverConfig {
     pub max_attempts: u32,
     /// Quantifier instances one check of one constraint may visit.
     pub check_budget: u64,
+    /// With the `z3` feature: Z3's time limit per check (milliseconds). A check that
+    /// runs out fails its atom's repair for that round.
+    pub smt_timeout_ms: u32,
+    /// With the `z3` feature: distinct models asked for per query, one of which is
+    /// taken at random (more: more diverse values, more time).
+    pub smt_models: u32,
 }
 
 impl Default for SolverConfig {
@@ -91,6 +100,8 @@ impl Default for SolverConfig {
             max_rounds: 32,
             max_attempts: 64,
             check_budget: 2_000_000,
+            smt_timeout_ms: 200,
+            smt_models: 2,
         }
     }
 }
@@ -174,6 +185,9 @@ pub struct Solver<'g> {
     parser: Option<Parser<'g>>,
     /// Per symbol, a generator that avoids it (to remove a quantifier's instances).
     avoiders: Vec<OnceLock<Option<Generator<'g>>>>,
+    /// The rules' languages as Z3 regexes (the `z3` feature).
+    #[cfg(feature = "z3")]
+    smt: crate::z3::Smt,
 }
 
 impl<'g> Solver<'g> {
@@ -187,6 +201,8 @@ impl<'g> Solver<'g> {
         let generator = Generator::new(grammar, config.generation)?;
         let reach = Reach::new(grammar);
         let solver = Solver {
+            #[cfg(feature = "z3")]
+            smt: crate::z3::Smt::new(grammar, &reach),
             grammar,
             generator,
             checker: Checker::new(grammar, constraints).with_budget(config.check_budget),

@@ -296,6 +296,20 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     // ----- atoms -----
 
     fn fix_smt(&mut self, term: &Term, want: bool, ev: &mut Evaluator<'_, '_>) -> bool {
+        #[cfg(feature = "z3")]
+        if let Some(edits) = crate::z3::solve_atom(
+            self.solver,
+            self.constraint,
+            self.view.tree(),
+            term,
+            want,
+            ev,
+            self.rng,
+        ) {
+            let mut edits = edits.into_iter().peekable();
+            return edits.peek().is_some()
+                && edits.all(|(node, tree)| self.propose(node, Replacement::Tree(tree)));
+        }
         match term {
             Term::App(Func::Not, _, args) if args.len() == 1 => {
                 return self.fix_smt(&args[0], !want, ev);

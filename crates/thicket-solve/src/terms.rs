@@ -2,7 +2,7 @@
 //! static checks.
 
 use thicket_constraint::VarId;
-use thicket_constraint::smt::{Func, Term};
+use thicket_constraint::smt::{FUNCTIONS, Func, Term};
 
 /// Above every bound a comparison sets (the top of an interval with no upper bound).
 pub(crate) const UNBOUNDED_ABOVE: i128 = 1 << 62;
@@ -73,5 +73,18 @@ pub(crate) fn interval(op: Func, other: i128) -> (i128, i128) {
         Func::Gt => (other + 1, UNBOUNDED_ABOVE),
         Func::Ge => (other, UNBOUNDED_ABOVE),
         _ => (other, other),
+    }
+}
+
+/// The SMT-LIB name of a function (the first of its spellings: SMT-LIB 2.6's).
+pub(crate) fn smt_name(func: Func) -> &'static str {
+    match func {
+        Func::Neg => "-",
+        // "/" is real division in SMT-LIB.
+        Func::Div => "div",
+        _ => FUNCTIONS
+            .iter()
+            .find(|&&(_, f)| f == func)
+            .map_or("?", |&(name, _)| name),
     }
 }

@@ -2,14 +2,15 @@
 //! outside what the solver handles (see the crate docs).
 
 use crate::measure::Measure;
-use crate::terms::{UNBOUNDED_ABOVE, applied_to, flip, has_var, interval};
+use crate::terms::{UNBOUNDED_ABOVE, applied_to, flip, has_var, interval, smt_name};
 use crate::{SolveError, Solver};
 use thicket_constraint::formula::{Connective, Domain, Formula};
 use thicket_constraint::smt::{Func, Term, Value};
 use thicket_constraint::{Constraint, VarId};
 use thicket_grammar::{Expr, ExprId, Grammar, Span, SymbolId};
 
-/// Functions whose atoms need an SMT solver: the repairs cannot aim at them.
+/// Functions whose atoms need an SMT solver: the repairs cannot aim at them (with the
+/// `z3` feature, Z3 solves them: `crate::z3`).
 const NEEDS_SMT: &[Func] = &[
     Func::StrReplace,
     Func::StrReplaceAll,
@@ -49,15 +50,16 @@ pub(crate) fn check(solver: &Solver<'_>) -> Result<(), SolveError> {
                     ));
                 }
                 Formula::Smt(term, span) => {
-                    if let Some(func) = needs_smt(term) {
+                    if let Some(func) = needs_smt(term).filter(|_| !cfg!(feature = "z3")) {
                         error = Some(unsupported(
                             c,
                             i,
                             *span,
                             format!(
-                                "this atom uses {func:?}, which thicket's native solver does \
-                                 not handle (it needs an SMT solver; no `z3` feature in this \
-                                 build); `thicket check` can still decide it"
+                                "this atom uses `{}`, which needs an SMT solver: thicket \
+                                 built with the `z3` feature (`--features z3`, with the \
+                                 system libz3) solves it; `thicket check` can still decide it",
+                                smt_name(func)
                             ),
                         ));
                     } else if !has_var(term) && term_value(term) == Some(false) {
@@ -137,7 +139,8 @@ fn location(c: &Constraint, span: Span) -> String {
     )
 }
 
-fn needs_smt(term: &Term) -> Option<Func> {
+/// The first function of `term` that needs an SMT solver, if any.
+pub(crate) fn needs_smt(term: &Term) -> Option<Func> {
     match term {
         Term::App(f, _, args) => {
             if NEEDS_SMT.contains(f) {
