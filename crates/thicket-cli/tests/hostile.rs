@@ -1,4 +1,4 @@
-//! Hostile inputs (issue 16): each case either succeeds or exits with a clear message
+//! Hostile inputs: each case either succeeds or exits with a clear message
 //! naming the limit, within a generous time and an address-space bound, and never
 //! aborts (no exit by signal, no allocation failure). Each case is small enough for CI.
 
