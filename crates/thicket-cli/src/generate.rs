@@ -50,11 +50,11 @@ pub struct GenLimits {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_nodes: u64,
 
-    /// Bytes of any input (default 16 MiB = 16777216): choices that would exceed it are
-    /// not taken, and a grammar whose smallest input is larger is refused before
+    /// Bytes of any input [default: 16777216 = 16 MiB]: choices that would exceed it
+    /// are not taken, and a grammar whose smallest input is larger is refused before
     /// anything is allocated.
     #[arg(long, value_name = "BYTES", default_value_t = thicket_gen::DEFAULT_MAX_SIZE,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          hide_default_value = true, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_size: u64,
 
     /// Size to aim each input at, in bytes beyond the grammar's smallest input: each

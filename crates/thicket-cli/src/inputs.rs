@@ -24,7 +24,7 @@ pub struct InputArgs {
 
     /// Largest input read, in bytes [default: 268435456 = 256 MiB]; a larger input is
     /// reported and skipped.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INPUT_SIZE)]
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INPUT_SIZE, hide_default_value = true)]
     pub max_input_size: u64,
 }
 

@@ -20,7 +20,7 @@ pub struct SpecArgs {
     pub start: Option<String>,
 
     /// Largest spec read, in bytes [default: 16777216 = 16 MiB].
-    #[arg(long, value_name = "BYTES", default_value_t = thicket_grammar::MAX_SPEC_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = thicket_grammar::MAX_SPEC_BYTES, hide_default_value = true)]
     pub max_spec_size: usize,
 }
 

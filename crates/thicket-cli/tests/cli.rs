@@ -401,6 +401,34 @@ fn help_explains_with_examples() {
 }
 
 #[test]
+fn help_states_each_default_once() {
+    for command in [
+        "generate", "lint", "parse", "check", "cover", "fuzz", "coverage",
+    ] {
+        let out = thicket(&[command, "--help"]);
+        assert!(out.status.success(), "{command}");
+        // An option's entry starts with its flags, indented less than its text; it
+        // shows its default once.
+        let help = stdout(&out);
+        let mut entries: Vec<String> = Vec::new();
+        for line in help.lines() {
+            let indent = line.len() - line.trim_start().len();
+            if indent < 10 && line.trim_start().starts_with('-') || entries.is_empty() {
+                entries.push(String::new());
+            }
+            entries.last_mut().unwrap().push_str(line);
+        }
+        assert!(entries.len() > 5, "{command}: {help}");
+        for entry in entries {
+            assert!(
+                entry.matches("[default:").count() <= 1,
+                "{command}: a default twice in\n{entry}"
+            );
+        }
+    }
+}
+
+#[test]
 fn unique_outputs_differ_and_a_small_language_is_reported() {
     let out = thicket(&[
         "generate",
