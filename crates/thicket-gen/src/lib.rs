@@ -609,13 +609,7 @@ impl<'g> Generator<'g> {
         rng: &mut R,
         sink: &mut S,
     ) -> GenStats {
-        let max_depth = self.config.max_depth;
-        let mut stats = GenStats::default();
-        // Pending work, last first. The node being expanded is kept out of the stack
-        // (`current`), which saves a push and a pop for every first child.
-        let mut stack: Vec<Task> = Vec::with_capacity(64);
-        let mut scratch = Vec::new();
-        let mut room = Room {
+        let room = Room {
             bytes: self
                 .config
                 .max_size
@@ -623,6 +617,38 @@ impl<'g> Generator<'g> {
             steps: (self.config.max_nodes as u64)
                 .saturating_sub(self.analysis.expr_min_steps(start)),
         };
+        self.expand_within(start, depth, rng, sink, room)
+    }
+
+    /// Emits a smallest subtree of `start`: every alternation takes an alternative of
+    /// least minimal length (ties drawn from `rng`), every repetition its minimum count,
+    /// every regex terminal a shortest match. The depth limit is not applied (a smallest
+    /// subtree can be deeper than a random one). Minimisation replaces subtrees by these.
+    pub fn expand_smallest<R: Rng + ?Sized, S: TreeSink>(
+        &self,
+        start: ExprId,
+        rng: &mut R,
+        sink: &mut S,
+    ) {
+        // With no room beyond the minimal completion, every choice is a least one.
+        self.expand_within(start, 0, rng, sink, Room { bytes: 0, steps: 0 });
+    }
+
+    /// [`Generator::expand`] with `room` beyond the minimal completion of `start`.
+    fn expand_within<R: Rng + ?Sized, S: TreeSink>(
+        &self,
+        start: ExprId,
+        depth: u32,
+        rng: &mut R,
+        sink: &mut S,
+        mut room: Room,
+    ) -> GenStats {
+        let max_depth = self.config.max_depth;
+        let mut stats = GenStats::default();
+        // Pending work, last first. The node being expanded is kept out of the stack
+        // (`current`), which saves a push and a pop for every first child.
+        let mut stack: Vec<Task> = Vec::with_capacity(64);
+        let mut scratch = Vec::new();
         // Sized choices: grow while the room left is above `grow_until`.
         let grow_until = match self.config.policy {
             ChoicePolicy::Sized { bytes } if self.recursive => {
@@ -899,6 +925,27 @@ mod tests {
 
     fn generator(spec: &str, config: GenConfig) -> (Grammar, GenConfig) {
         (load_spec_text("t.fan", spec.as_bytes()).unwrap(), config)
+    }
+
+    #[test]
+    fn smallest_subtrees_take_the_least_choices() {
+        let (g, c) = generator(
+            "<start> ::= <item>+ \";\"\n<item> ::= \"[\" <item> \"]\" | r\"[0-9]{3,5}\" | <word>\n\
+             <word> ::= r\"[a-z]{3,9}\" | \"(\" <word>* \")\"",
+            GenConfig::default(),
+        );
+        let generator = Generator::new(&g, c).unwrap();
+        let item = g.rule(g.symbol("item").unwrap()).body;
+        for seed in 0..20 {
+            let mut rng = Generator::rng_for(seed, 0);
+            let mut builder = TreeBuilder::new();
+            generator.expand_smallest(g.root(), &mut rng, &mut builder);
+            // One item, the empty parenthesised word list ("()" beats three letters).
+            assert_eq!(builder.finish().bytes(), b"();");
+            let mut builder = TreeBuilder::new();
+            generator.expand_smallest(item, &mut rng, &mut builder);
+            assert_eq!(builder.finish().bytes(), b"()");
+        }
     }
 
     #[test]
