@@ -552,7 +552,11 @@ impl<W: Write> OutputSink<W> {
 
 /// Writes `dir/name` whole or not at all: into a hidden temporary file first (removed
 /// again if writing fails, e.g. on a full disk), then renamed over `name`.
-fn write_atomically(dir: &std::path::Path, name: &str, bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_atomically(
+    dir: &std::path::Path,
+    name: &str,
+    bytes: &[u8],
+) -> anyhow::Result<()> {
     let path = dir.join(name);
     let temp = dir.join(format!(".{name}.tmp{}", std::process::id()));
     let written = std::fs::File::create(&temp).and_then(|mut file| {

@@ -10,6 +10,7 @@ mod fuzz;
 mod generate;
 mod inputs;
 mod lint;
+mod minimize;
 mod parse;
 mod plot;
 mod spec;
@@ -46,7 +47,8 @@ pub mod exit {
         thicket cover specs/json.fan out/* -k 3\n  \
         thicket check specs/xml.fan doc.xml\n  \
         thicket fuzz specs/json.fan -o out --execs 100000 -- ./target @@\n  \
-        thicket coverage specs/json.fan out/queue -- ./target @@\n\n\
+        thicket coverage specs/json.fan out/queue -- ./target @@\n  \
+        thicket minimize specs/json.fan out/crashes/id:000000* -- ./target @@\n\n\
         Exit codes: 0 ok, 1 input rejected, 2 usage error, 3 the spec has errors, 4 other failure."
 )]
 struct Cli {
@@ -72,6 +74,9 @@ enum Command {
     /// Measure the code coverage a set of inputs reaches in a program (edges, or Python
     /// lines and branches), and the failures they cause.
     Coverage(coverage::CoverageArgs),
+    /// Reduce a failing input while it keeps failing the same way (kind and location),
+    /// through its derivation tree so that it stays in the grammar.
+    Minimize(minimize::MinimizeArgs),
 }
 
 fn main() -> ExitCode {
@@ -88,6 +93,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Fuzz(args) => fuzz::run(args),
         Command::Coverage(args) => coverage::run(args),
+        Command::Minimize(args) => minimize::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

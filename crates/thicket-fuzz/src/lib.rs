@@ -24,6 +24,7 @@
 
 #![warn(missing_docs)]
 
+pub mod minimize;
 pub mod mutate;
 pub mod output;
 

@@ -1,0 +1,175 @@
+//! `thicket minimize`: reduce a failing input while it keeps failing the same way.
+
+use crate::exit;
+use crate::spec::SpecArgs;
+use crate::target::TargetArgs;
+use anyhow::Context;
+use clap::Args;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use thicket_exec::{Classifier, Executor};
+use thicket_fuzz::minimize::{MinimizeLimits, Minimizer};
+use thicket_gen::{GenConfig, Generator};
+
+/// Arguments of `thicket minimize`.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Runs the program (or --python function) on INPUT, notes how it fails (kind and \
+location: `crash SIGSEGV @ parse_value`, `python ValueError @ decoder.py:42`, a --failure-pattern \
+match, a hang) and searches for a smaller input that fails the same way. An input in the \
+grammar is reduced through its derivation tree, so the result stays in the grammar: items of \
+lists removed (delta debugging), nested parts hoisted (`[[[x]]]` to `x`), parts replaced by \
+their rule's smallest derivation, then bytes of terminals. An input outside the grammar (or \
+with --bytes, after the tree passes) is reduced byte by byte as afl-tmin does. Each candidate \
+runs at most once; --max-runs and --time bound the work, and the smallest failing input found \
+so far is written when they run out.\n\n\
+Examples:\n  thicket minimize specs/json.fan crash.json -o small.json -- ./target @@\n  \
+thicket minimize specs/json.fan out/crashes/id:000000* --python json:loads"
+)]
+pub struct MinimizeArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+
+    /// The failing input.
+    #[arg(value_name = "INPUT")]
+    failing: PathBuf,
+
+    /// Where to write the result [default: INPUT.min beside INPUT].
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// After the tree passes, also remove bytes and replace them by `0` where the
+    /// failure stays (the result may leave the grammar).
+    #[arg(long)]
+    bytes: bool,
+
+    /// Most runs of the target.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    max_runs: u64,
+
+    /// Stop after this long (e.g. 30s, 5m) and write what was found.
+    #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_duration)]
+    time: Option<Duration>,
+
+    /// Seed of the choices among equally small derivations.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+
+    #[command(flatten)]
+    target: TargetArgs,
+}
+
+/// Runs `thicket minimize`.
+pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
+    let spec = match args.spec.load() {
+        Ok(spec) => spec,
+        Err(code) => return Ok(code),
+    };
+    let input = std::fs::read(&args.failing)
+        .with_context(|| format!("cannot read {}", args.failing.display()))?;
+    let output = args.output.clone().unwrap_or_else(|| {
+        let mut name = args.failing.clone().into_os_string();
+        name.push(".min");
+        PathBuf::from(name)
+    });
+    let classifier = args.target.classifier()?;
+    let mut executor = match args.target.executor_or_report(args.time) {
+        Ok(executor) => executor,
+        Err(code) => return Ok(code),
+    };
+    let started = Instant::now();
+    let Some(key) = failure_key(&mut *executor, &classifier, &input)? else {
+        eprintln!(
+            "error: {} does not fail ({}): nothing to minimize (a failure is a crash, a \
+             sanitizer report, an uncaught exception, a --failure-pattern match or a hang)",
+            args.failing.display(),
+            executor.describe()
+        );
+        return Ok(exit::FAILURE);
+    };
+    eprintln!(
+        "thicket: {} ({} bytes) fails with `{key}`; minimizing",
+        args.failing.display(),
+        input.len()
+    );
+    let generator =
+        Generator::new(&spec.grammar, GenConfig::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let parser = thicket_parse::Parser::new(&spec.grammar, Default::default())
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let limits = MinimizeLimits {
+        max_runs: args.max_runs,
+        deadline: args.time.map(|t| started + t),
+    };
+    let mut smallest = input.len();
+    let mut last_report = Instant::now();
+    let test = |candidate: &[u8]| -> anyhow::Result<bool> {
+        let same = failure_key(&mut *executor, &classifier, candidate)?.as_deref() == Some(&key);
+        if same {
+            smallest = smallest.min(candidate.len());
+        }
+        if last_report.elapsed() >= Duration::from_secs(1) {
+            last_report = Instant::now();
+            eprintln!(
+                "thicket: {:.0} s: smallest so far {smallest} bytes",
+                started.elapsed().as_secs_f64()
+            );
+        }
+        Ok(same)
+    };
+    let mut minimizer = Minimizer::new(&generator, Some(&parser), test, limits, args.seed);
+    let (result, in_grammar) = match parser.parse(&input) {
+        Ok(parsed) => {
+            let tree = minimizer.minimize_tree(parsed.tree())?;
+            if args.bytes {
+                (minimizer.minimize_bytes(tree.bytes())?, false)
+            } else {
+                (tree.bytes().to_vec(), true)
+            }
+        }
+        Err(e) => {
+            eprintln!(
+                "note: {} is not in the grammar ({e}): reducing its bytes",
+                args.failing.display()
+            );
+            (minimizer.minimize_bytes(&input)?, false)
+        }
+    };
+    let stats = minimizer.stats().clone();
+    let dir = match output.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => std::path::Path::new("."),
+    };
+    let name = output
+        .file_name()
+        .with_context(|| format!("-o {}: not a file name", output.display()))?
+        .to_string_lossy();
+    crate::generate::write_atomically(dir, &name, &result)?;
+    eprintln!(
+        "thicket: {} -> {} bytes{} in {} runs ({} repeated candidates skipped), {:.1} s; \
+         still fails with `{key}`; written to {}",
+        input.len(),
+        result.len(),
+        if in_grammar { ", in the grammar" } else { "" },
+        stats.runs,
+        stats.repeats,
+        started.elapsed().as_secs_f64(),
+        output.display()
+    );
+    if stats.budget_spent {
+        eprintln!(
+            "note: the budget ran out (--max-runs {} / --time): a longer run may reduce further",
+            args.max_runs
+        );
+    }
+    Ok(exit::OK)
+}
+
+/// How `input` makes the target fail (kind and location), if it does.
+fn failure_key(
+    executor: &mut dyn Executor,
+    classifier: &Classifier,
+    input: &[u8],
+) -> anyhow::Result<Option<String>> {
+    let outcome = executor.run(input)?;
+    Ok(classifier.classify(&outcome).map(|f| f.key()))
+}

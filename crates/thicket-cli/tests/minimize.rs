@@ -1,0 +1,162 @@
+//! `thicket minimize` on a C target with a crash planted at depth.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_thicket");
+
+fn thicket(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("thicket runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn repo(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+/// thicket-exec's test target that crashes on a 7 nested three brackets deep, built
+/// with the C compiler Rust links with.
+fn deep_crash(dir: &Path) -> String {
+    let out = dir.join("deep_crash");
+    let status = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&out)
+        .arg(repo("crates/thicket-exec/tests/targets/deep_crash.c"))
+        .status()
+        .expect("cc runs");
+    assert!(status.success());
+    out.display().to_string()
+}
+
+fn crashes(target: &str, input: &Path) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    let status = Command::new(target).arg(input).status().unwrap();
+    status.signal() == Some(libc::SIGSEGV)
+}
+
+/// A JSON array of about 10 KB: varied filler elements, and at `crash_at` one that
+/// holds a 7 three brackets deep.
+fn big_input(crash_at: usize) -> String {
+    let fillers = [
+        r#"{"name": "x", "items": [1, 2, 3], "flag": true}"#,
+        r#"[17, 70, [1, [2, 3.5]], "seven", null]"#,
+        r#""a string with [brackets] and 7 in it""#,
+        r#"{"nested": {"deeper": {"list": [8, 9, 10]}}}"#,
+        "-12.5e3",
+    ];
+    let mut items: Vec<String> = (0..240)
+        .map(|i| fillers[i % fillers.len()].to_string())
+        .collect();
+    items[crash_at] = r#"{"a": [1, {"deep": ["x", 7, false]}], "b": 2}"#.to_string();
+    format!("[{}]", items.join(",\n "))
+}
+
+#[test]
+fn a_deep_crash_in_10_kb_reduces_to_a_few_bytes_in_the_grammar() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = deep_crash(dir.path());
+    let input = dir.path().join("crash.json");
+    let big = big_input(151);
+    assert!(big.len() > 9_000, "{}", big.len());
+    std::fs::write(&input, &big).unwrap();
+    assert!(crashes(&target, &input));
+    let small = dir.path().join("small.json");
+    let o = thicket(&[
+        "minimize",
+        &repo("specs/json.fan"),
+        input.to_str().unwrap(),
+        "-o",
+        small.to_str().unwrap(),
+        "--",
+        &target,
+        "@@",
+    ]);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("fails with `crash SIGSEGV"), "{err}");
+    assert!(err.contains("in the grammar"), "{err}");
+    let result = std::fs::read_to_string(&small).unwrap();
+    // The smallest crashing input of json.fan is `[[[7]]]` (7 bytes); the moves reach
+    // `[{"":[7]}]` or smaller (an object is not turned into an array).
+    assert!(result.len() <= 10, "{result:?}");
+    assert!(crashes(&target, &small), "{result:?}");
+    let parsed = thicket(&["parse", &repo("specs/json.fan"), small.to_str().unwrap()]);
+    assert!(parsed.status.success(), "{}", text(&parsed.stderr));
+    // The input is left as it was.
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), big);
+}
+
+#[test]
+fn inputs_outside_the_grammar_shrink_by_bytes_and_budgets_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = deep_crash(dir.path());
+    let input = dir.path().join("broken.json");
+    // Not JSON (an unclosed string, a stray `}`), but it crashes the target.
+    std::fs::write(&input, "[[[ }[1, 7]] \"abc").unwrap();
+    assert!(crashes(&target, &input));
+    let o = thicket(&[
+        "minimize",
+        &repo("specs/json.fan"),
+        input.to_str().unwrap(),
+        "--",
+        &target,
+        "@@",
+    ]);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("is not in the grammar"), "{err}");
+    let result = PathBuf::from(format!("{}.min", input.display()));
+    let bytes = std::fs::read(&result).unwrap();
+    assert!(bytes.len() <= 4, "{}", text(&bytes));
+    assert!(crashes(&target, &result));
+
+    // Two runs are not enough: the smallest failing input so far is written.
+    std::fs::write(&input, big_input(3)).unwrap();
+    let o = thicket(&[
+        "minimize",
+        &repo("specs/json.fan"),
+        input.to_str().unwrap(),
+        "--max-runs",
+        "2",
+        "--",
+        &target,
+        "@@",
+    ]);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("in 2 runs") && err.contains("the budget ran out"),
+        "{err}"
+    );
+    assert!(crashes(&target, &result));
+}
+
+#[test]
+fn an_input_that_does_not_fail_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = deep_crash(dir.path());
+    let input = dir.path().join("fine.json");
+    std::fs::write(&input, "[[7]]").unwrap();
+    let o = thicket(&[
+        "minimize",
+        &repo("specs/json.fan"),
+        input.to_str().unwrap(),
+        "--",
+        &target,
+        "@@",
+    ]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        text(&o.stderr).contains("does not fail"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!dir.path().join("fine.json.min").exists());
+}

@@ -1,0 +1,520 @@
+//! Minimisation of a failing input: the smallest input found that still fails the same
+//! way (the caller's test says what "the same way" is; the CLI compares
+//! [`Failure::key`](thicket_exec::Failure::key), kind and location).
+//!
+//! An input in the grammar is reduced through its derivation tree, so every candidate
+//! is again in the grammar, in passes repeated until none makes the input smaller:
+//! 1. **Repetitions**: delta debugging over the items of each `*`, `+`, `{m,n}` (halves,
+//!    then quarters, ... down to single items, never below the minimum count): a long
+//!    list shrinks to the items that matter in a logarithmic number of runs.
+//! 2. **Hoisting**: a rule's subtree is replaced by one of its nearest descendants of the
+//!    same rule (`[[[x]]]` becomes `[x]`, then `x`): deep nesting collapses.
+//! 3. **Smallest subtrees**: a rule's subtree is replaced by the smallest derivation of
+//!    its rule ([`Generator::expand_smallest`]), top-down, so whole irrelevant parts
+//!    become one byte or none.
+//! 4. **Terminal bytes**: delta debugging over the bytes of each terminal longer than
+//!    its shortest match, keeping a candidate only if it still parses.
+//!
+//! An input outside the grammar (a byte mutation's find) is reduced by delta debugging
+//! over its bytes ([`Minimizer::minimize_bytes`]), as `afl-tmin` does; the CLI does that
+//! after the tree passes too when asked (`--bytes`), leaving the grammar if it must.
+//!
+//! Every candidate is tried at most once (a set of their hashes), and a budget of runs
+//! and an optional deadline bound the work: at the budget's end the smallest failing
+//! input so far is the result, which is always one that was seen failing.
+
+use rustc_hash::{FxHashSet, FxHasher};
+use std::hash::Hasher;
+use std::time::Instant;
+use thicket_gen::{GenRng, Generator};
+use thicket_grammar::{Expr, Grammar};
+use thicket_parse::Parser;
+use thicket_tree::{DerivationTree, NodeId, TreeSink};
+
+use crate::mutate::rule_of;
+
+/// Bounds of one minimisation.
+#[derive(Clone, Copy, Debug)]
+pub struct MinimizeLimits {
+    /// Most runs of the test (candidates tried before are not run again).
+    pub max_runs: u64,
+    /// When to stop trying candidates, if ever.
+    pub deadline: Option<Instant>,
+}
+
+impl Default for MinimizeLimits {
+    /// 10,000 runs, no deadline.
+    fn default() -> MinimizeLimits {
+        MinimizeLimits {
+            max_runs: 10_000,
+            deadline: None,
+        }
+    }
+}
+
+/// What a minimisation did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MinimizeStats {
+    /// Runs of the test.
+    pub runs: u64,
+    /// Candidates not run because an identical one had been tried.
+    pub repeats: u64,
+    /// Candidates that still failed (each made the input smaller).
+    pub steps: u64,
+    /// Whether the run budget or the deadline ended the work early.
+    pub budget_spent: bool,
+}
+
+/// Reduces failing inputs; `test(candidate)` says whether a candidate still fails the
+/// same way (an `Err` stops the minimisation: the target cannot be run any more).
+pub struct Minimizer<'a, F> {
+    grammar: &'a Grammar,
+    generator: &'a Generator<'a>,
+    parser: Option<&'a Parser<'a>>,
+    test: F,
+    limits: MinimizeLimits,
+    tried: FxHashSet<u64>,
+    rng: GenRng,
+    stats: MinimizeStats,
+}
+
+impl<'a, F, E> Minimizer<'a, F>
+where
+    F: FnMut(&[u8]) -> Result<bool, E>,
+{
+    /// A minimiser over `generator`'s grammar. With a `parser` (of the same grammar),
+    /// terminal bytes are reduced too (a candidate must parse); the smallest subtrees'
+    /// remaining choices are drawn from `seed`.
+    pub fn new(
+        generator: &'a Generator<'a>,
+        parser: Option<&'a Parser<'a>>,
+        test: F,
+        limits: MinimizeLimits,
+        seed: u64,
+    ) -> Minimizer<'a, F> {
+        Minimizer {
+            grammar: generator.grammar(),
+            generator,
+            parser,
+            test,
+            limits,
+            tried: FxHashSet::default(),
+            rng: Generator::rng_for(seed, 0),
+            stats: MinimizeStats::default(),
+        }
+    }
+
+    /// What the minimisation has done so far.
+    pub fn stats(&self) -> &MinimizeStats {
+        &self.stats
+    }
+
+    /// Whether the budget or the deadline is spent (then no candidate is run).
+    fn spent(&mut self) -> bool {
+        if !self.stats.budget_spent {
+            self.stats.budget_spent = self.stats.runs >= self.limits.max_runs
+                || self.limits.deadline.is_some_and(|d| Instant::now() >= d);
+        }
+        self.stats.budget_spent
+    }
+
+    /// Runs the test on a candidate not tried before, within the budget; `false` for
+    /// candidates tried before or past the budget.
+    fn fails(&mut self, candidate: &[u8]) -> Result<bool, E> {
+        let mut hasher = FxHasher::default();
+        hasher.write(candidate);
+        hasher.write_usize(candidate.len());
+        if !self.tried.insert(hasher.finish()) {
+            self.stats.repeats += 1;
+            return Ok(false);
+        }
+        if self.spent() {
+            return Ok(false);
+        }
+        self.stats.runs += 1;
+        let fails = (self.test)(candidate)?;
+        if fails {
+            self.stats.steps += 1;
+        }
+        Ok(fails)
+    }
+
+    /// Takes `candidate` if it is smaller than `tree` and still fails.
+    fn take_if_fails(
+        &mut self,
+        tree: &mut DerivationTree,
+        candidate: DerivationTree,
+    ) -> Result<bool, E> {
+        if candidate.bytes().len() >= tree.bytes().len() || !self.fails(candidate.bytes())? {
+            return Ok(false);
+        }
+        *tree = candidate;
+        Ok(true)
+    }
+
+    /// Reduces a failing input given as its derivation tree (it must fail: it is not
+    /// run again), through the grammar: the result is a tree of the same grammar.
+    pub fn minimize_tree(&mut self, mut tree: DerivationTree) -> Result<DerivationTree, E> {
+        self.tried.insert({
+            let mut hasher = FxHasher::default();
+            hasher.write(tree.bytes());
+            hasher.write_usize(tree.bytes().len());
+            hasher.finish()
+        });
+        loop {
+            let before = tree.bytes().len();
+            self.shrink_repetitions(&mut tree)?;
+            self.hoist(&mut tree)?;
+            self.cut_between_siblings(&mut tree)?;
+            self.replace_by_smallest(&mut tree)?;
+            self.shrink_terminals(&mut tree)?;
+            if tree.bytes().len() >= before || self.spent() {
+                return Ok(tree);
+            }
+        }
+    }
+
+    /// Delta debugging over the items of every repetition, outermost first.
+    fn shrink_repetitions(&mut self, tree: &mut DerivationTree) -> Result<(), E> {
+        let mut index = 0;
+        while index < tree.len() && !self.spent() {
+            let node = NodeId::from_index(index);
+            index += 1;
+            let Expr::Repeat(repeat) = self.grammar.expr(tree.expr(node)) else {
+                continue;
+            };
+            let min = repeat.min as usize;
+            let mut chunk = tree.children(node).count().saturating_sub(min);
+            while chunk > 0 && !self.spent() {
+                let mut start = 0;
+                loop {
+                    let children: Vec<NodeId> = tree.children(node).collect();
+                    if children.len() <= min || start >= children.len() || self.spent() {
+                        break;
+                    }
+                    // Never below the minimum count.
+                    let end = (start + chunk)
+                        .min(children.len())
+                        .min(start + children.len() - min);
+                    let expr = tree.expr(node);
+                    let candidate = tree.replace_subtrees(self.grammar, &[node], &mut |_, b| {
+                        b.open(expr);
+                        for (i, &child) in children.iter().enumerate() {
+                            if !(start..end).contains(&i) {
+                                tree.emit_subtree(self.grammar, child, tree.expr(child), b);
+                            }
+                        }
+                        b.close();
+                    });
+                    // Removed: the items after the chunk moved to `start`.
+                    if !self.take_if_fails(tree, candidate)? {
+                        start = end;
+                    }
+                }
+                chunk /= 2;
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces rule subtrees by their nearest descendants of the same rule.
+    fn hoist(&mut self, tree: &mut DerivationTree) -> Result<(), E> {
+        let mut index = 0;
+        'nodes: while index < tree.len() && !self.spent() {
+            let node = NodeId::from_index(index);
+            let Some(rule) = rule_of(self.grammar, tree, node) else {
+                index += 1;
+                continue;
+            };
+            for inner in self.nearest_of_rule(tree, node, rule) {
+                let expr = tree.expr(node);
+                let candidate = tree.replace_subtrees(self.grammar, &[node], &mut |_, b| {
+                    tree.emit_subtree(self.grammar, inner, expr, b)
+                });
+                if self.take_if_fails(tree, candidate)? {
+                    // The new subtree at `node` may hoist again.
+                    continue 'nodes;
+                }
+            }
+            index += 1;
+        }
+        Ok(())
+    }
+
+    /// The descendants of `node` that expand `rule` with no other such node between.
+    fn nearest_of_rule(
+        &self,
+        tree: &DerivationTree,
+        node: NodeId,
+        rule: thicket_grammar::SymbolId,
+    ) -> Vec<NodeId> {
+        let mut found = Vec::new();
+        let end = tree.subtree_end(node);
+        let mut index = node.index() + 1;
+        while index < end {
+            let inner = NodeId::from_index(index);
+            if rule_of(self.grammar, tree, inner) == Some(rule) {
+                found.push(inner);
+                index = tree.subtree_end(inner);
+            } else {
+                index += 1;
+            }
+        }
+        found
+    }
+
+    /// Removes a rule's subtree together with what separates it from the next (or
+    /// previous) subtree of the same rule, as in the first item of `<value> ("," <value>)*`
+    /// with its comma, which no repetition or hoisting removes; a candidate must parse,
+    /// and its parse is the new tree. Without a parser, nothing is done.
+    fn cut_between_siblings(&mut self, tree: &mut DerivationTree) -> Result<(), E> {
+        let Some(parser) = self.parser else {
+            return Ok(());
+        };
+        let mut index = 0;
+        'nodes: while index < tree.len() && !self.spent() {
+            let node = NodeId::from_index(index);
+            index += 1;
+            let Some(rule) = rule_of(self.grammar, tree, node) else {
+                continue;
+            };
+            let here = tree.text_range(node);
+            let next = (tree.subtree_end(node)..tree.len())
+                .map(NodeId::from_index)
+                .find(|&n| rule_of(self.grammar, tree, n) == Some(rule));
+            let previous = (0..node.index()).rev().map(NodeId::from_index).find(|&n| {
+                rule_of(self.grammar, tree, n) == Some(rule) && tree.subtree_end(n) <= node.index()
+            });
+            let cuts = [
+                next.map(|n| here.start..tree.text_range(n).start),
+                previous.map(|p| tree.text_range(p).end..here.end),
+            ];
+            for cut in cuts.into_iter().flatten() {
+                if cut.is_empty() {
+                    continue;
+                }
+                let mut candidate = tree.bytes().to_vec();
+                candidate.drain(cut);
+                if let Ok(parsed) = parser.parse(&candidate)
+                    && self.fails(&candidate)?
+                {
+                    *tree = parsed.tree();
+                    // Parsed anew: start over from the cut's node index, which is at
+                    // or before the first changed node.
+                    index = node.index();
+                    continue 'nodes;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces rule subtrees by the smallest derivations of their rules, top-down.
+    fn replace_by_smallest(&mut self, tree: &mut DerivationTree) -> Result<(), E> {
+        let mut index = 0;
+        while index < tree.len() && !self.spent() {
+            let node = NodeId::from_index(index);
+            if rule_of(self.grammar, tree, node).is_none() {
+                index += 1;
+                continue;
+            }
+            let expr = tree.expr(node);
+            let (generator, rng) = (self.generator, &mut self.rng);
+            let candidate = tree.replace_subtrees(self.grammar, &[node], &mut |_, b| {
+                generator.expand_smallest(expr, rng, b)
+            });
+            index = if self.take_if_fails(tree, candidate)? {
+                tree.subtree_end(node)
+            } else {
+                index + 1
+            };
+        }
+        Ok(())
+    }
+
+    /// Delta debugging over the bytes of each regex terminal (a literal has no shorter
+    /// form); a candidate must parse, and its parse is the new tree. Without a parser,
+    /// nothing is done.
+    fn shrink_terminals(&mut self, tree: &mut DerivationTree) -> Result<(), E> {
+        let Some(parser) = self.parser else {
+            return Ok(());
+        };
+        let mut index = 0;
+        while index < tree.len() && !self.spent() {
+            let mut leaf = NodeId::from_index(index);
+            index += 1;
+            if !matches!(self.grammar.expr(tree.expr(leaf)), Expr::Regex(_)) {
+                continue;
+            }
+            let mut chunk = tree.text_range(leaf).len() / 2;
+            while chunk > 0 && !self.spent() {
+                let mut start = 0;
+                while !self.spent() {
+                    let range = tree.text_range(leaf);
+                    if start >= range.len() {
+                        break;
+                    }
+                    let end = (start + chunk).min(range.len());
+                    let mut candidate = tree.bytes().to_vec();
+                    candidate.drain(range.start + start..range.start + end);
+                    let parsed = match parser.parse(&candidate) {
+                        Ok(parsed) if self.fails(&candidate)? => parsed.tree(),
+                        _ => {
+                            start = end;
+                            continue;
+                        }
+                    };
+                    *tree = parsed;
+                    // The tree was parsed anew: go on with the terminal that now
+                    // starts where this one did.
+                    match regex_leaf_at(self.grammar, tree, range.start) {
+                        Some(same) => {
+                            leaf = same;
+                            index = same.index() + 1;
+                        }
+                        None => return Ok(()),
+                    }
+                }
+                chunk /= 2;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reduces a failing input by delta debugging over its bytes (it must fail: it is
+    /// not run again): removes chunks from half the input down to single bytes, then
+    /// replaces single bytes by `'0'`, keeping every change that still fails.
+    pub fn minimize_bytes(&mut self, input: &[u8]) -> Result<Vec<u8>, E> {
+        let mut input = input.to_vec();
+        let mut chunk = input.len() / 2;
+        while chunk > 0 && !self.spent() {
+            let mut start = 0;
+            while start < input.len() && !self.spent() {
+                let end = (start + chunk).min(input.len());
+                let mut candidate = input.clone();
+                candidate.drain(start..end);
+                if self.fails(&candidate)? {
+                    input = candidate;
+                } else {
+                    start = end;
+                }
+            }
+            chunk /= 2;
+        }
+        for i in 0..input.len() {
+            if self.spent() {
+                break;
+            }
+            if input[i] != b'0' {
+                let mut candidate = input.clone();
+                candidate[i] = b'0';
+                if self.fails(&candidate)? {
+                    input = candidate;
+                }
+            }
+        }
+        Ok(input)
+    }
+}
+
+/// The first regex terminal whose text starts at or after `offset`.
+fn regex_leaf_at(grammar: &Grammar, tree: &DerivationTree, offset: usize) -> Option<NodeId> {
+    (0..tree.len()).map(NodeId::from_index).find(|&n| {
+        matches!(grammar.expr(tree.expr(n)), Expr::Regex(_)) && tree.text_range(n).start >= offset
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thicket_gen::GenConfig;
+    use thicket_grammar::load_spec_text;
+
+    const LISTS: &str = "<start> ::= <value>\n\
+        <value> ::= \"[\" <items>? \"]\" | <num>\n\
+        <items> ::= <value> (\",\" <value>)*\n\
+        <num> ::= r\"[0-9]+\"\n";
+
+    fn minimize(
+        input: &str,
+        limits: MinimizeLimits,
+        fails: impl Fn(&[u8]) -> bool,
+    ) -> (String, MinimizeStats) {
+        let grammar = load_spec_text("t.fan", LISTS.as_bytes()).unwrap();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let parser = Parser::new(&grammar, Default::default()).unwrap();
+        let tree = parser.parse(input.as_bytes()).unwrap().tree();
+        let mut minimizer = Minimizer::new(
+            &generator,
+            Some(&parser),
+            |c: &[u8]| Ok::<_, ()>(fails(c)),
+            limits,
+            1,
+        );
+        let tree = minimizer.minimize_tree(tree).unwrap();
+        // Every result is in the grammar.
+        assert!(parser.parse(tree.bytes()).is_ok());
+        let text = String::from_utf8(tree.bytes().to_vec()).unwrap();
+        (text, minimizer.stats().clone())
+    }
+
+    #[test]
+    fn nesting_lists_and_terminals_shrink_to_what_fails() {
+        let input = "[[1,2],[3,[45,6789],[[[[0]]]]],0,[11,12,13,14,15,16,17,18,19]]";
+        let (text, stats) = minimize(input, MinimizeLimits::default(), |c| c.contains(&b'8'));
+        assert_eq!(text, "8");
+        assert!(!stats.budget_spent);
+        // Needs two features: a list of two numbers, one with a 9 and one with a 7.
+        let (text, _) = minimize(input, MinimizeLimits::default(), |c| {
+            let s = String::from_utf8_lossy(c);
+            s.contains('9') && s.contains('7') && s.starts_with('[')
+        });
+        // `<items>`' first item is outside its repetition, so one number may stay
+        // before the two that matter (a local minimum of these moves).
+        let items = text.split(',').count();
+        assert!(text.len() <= 7 && items <= 3, "{text}");
+    }
+
+    #[test]
+    fn the_budget_ends_the_work_with_a_failing_input() {
+        let input = "[[1,2],[3,[45,6789]],0]";
+        let limits = MinimizeLimits {
+            max_runs: 3,
+            deadline: None,
+        };
+        let (text, stats) = minimize(input, limits, |c| c.contains(&b'8'));
+        assert!(stats.budget_spent);
+        assert_eq!(stats.runs, 3);
+        assert!(text.contains('8') && text.len() < input.len(), "{text}");
+    }
+
+    #[test]
+    fn bytes_shrink_outside_the_grammar_and_errors_stop_the_work() {
+        let grammar = load_spec_text("t.fan", LISTS.as_bytes()).unwrap();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let mut minimizer = Minimizer::new(
+            &generator,
+            None,
+            |c: &[u8]| Ok::<_, ()>(c.contains(&b'X')),
+            MinimizeLimits::default(),
+            1,
+        );
+        assert_eq!(minimizer.minimize_bytes(b"[1,2,{X}]]]").unwrap(), b"X");
+        let mut runs = 0;
+        let mut minimizer = Minimizer::new(
+            &generator,
+            None,
+            |_: &[u8]| {
+                runs += 1;
+                if runs == 2 {
+                    Err("target gone")
+                } else {
+                    Ok(true)
+                }
+            },
+            MinimizeLimits::default(),
+            1,
+        );
+        assert_eq!(minimizer.minimize_bytes(b"abcdef"), Err("target gone"));
+    }
+}
