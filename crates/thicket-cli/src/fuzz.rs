@@ -83,6 +83,16 @@ pub struct FuzzArgs {
     #[arg(long)]
     json_stats: bool,
 
+    /// After the campaign, minimise one saved crash per distinct failure (kind and
+    /// location) into OUT/minimized/ under the crash's name, as `thicket minimize`
+    /// does, with at most --minimize-runs runs each.
+    #[arg(long)]
+    minimize: bool,
+
+    /// Runs of the target per minimised crash.
+    #[arg(long, value_name = "N", default_value_t = 2_000, requires = "minimize")]
+    minimize_runs: u64,
+
     #[command(flatten)]
     limits: crate::generate::GenLimits,
 
@@ -254,7 +264,87 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         );
     }
     print_summary(&stats, &args.output, stop.load(Ordering::SeqCst));
+    if args.minimize && !stop.load(Ordering::SeqCst) {
+        // The campaign's executor goes first: one target process at a time.
+        drop(campaign);
+        minimize_crashes(&args, &spec.grammar, seed)?;
+    }
     Ok(exit::OK)
+}
+
+/// `--minimize`: each saved crash whose failure was not minimised yet, into
+/// OUT/minimized/.
+fn minimize_crashes(
+    args: &FuzzArgs,
+    grammar: &thicket_grammar::Grammar,
+    seed: u64,
+) -> anyhow::Result<()> {
+    let crashes = args.output.join("crashes");
+    let mut names: Vec<String> = std::fs::read_dir(&crashes)
+        .with_context(|| format!("cannot read {}", crashes.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("id:"))
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    names.sort();
+    let classifier = args.target.classifier()?;
+    let (mut executor, _) = args.target.executor(None)?;
+    let into = args.output.join("minimized");
+    std::fs::create_dir_all(&into).with_context(|| format!("cannot create {}", into.display()))?;
+    let mut done = std::collections::HashSet::new();
+    let limits = thicket_fuzz::minimize::MinimizeLimits {
+        max_runs: args.minimize_runs,
+        deadline: None,
+    };
+    for name in names {
+        // The campaign recorded each crash's failure: one minimisation per failure.
+        let meta = args
+            .output
+            .join("meta/crashes")
+            .join(format!("{name}.json"));
+        let key = std::fs::read_to_string(&meta)
+            .ok()
+            .and_then(|t| thicket_fuzz::output::read_meta(&t))
+            .and_then(|m| m["key"].as_str().map(str::to_string));
+        if key.as_ref().is_some_and(|k| done.contains(k)) {
+            continue;
+        }
+        let path = crashes.join(&name);
+        let input =
+            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let what = path.display().to_string();
+        let reduced = crate::minimize::reduce(
+            grammar,
+            &mut *executor,
+            &classifier,
+            &input,
+            &what,
+            limits,
+            seed,
+            false,
+        )?;
+        let Some(reduced) = reduced else {
+            eprintln!("note: {what} does not fail any more (flaky): not minimised");
+            continue;
+        };
+        let fresh = done.insert(reduced.key.clone());
+        done.extend(key);
+        if !fresh {
+            // Fails like a crash minimised before (its location differed in the campaign).
+            continue;
+        }
+        crate::generate::write_atomically(&into, &name, &reduced.bytes)?;
+        eprintln!(
+            "thicket: minimized/{name}: {} -> {} bytes, `{}`",
+            input.len(),
+            reduced.bytes.len(),
+            reduced.key
+        );
+    }
+    Ok(())
 }
 
 fn status_bar() -> indicatif::ProgressBar {

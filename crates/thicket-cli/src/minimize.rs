@@ -78,32 +78,105 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let started = Instant::now();
-    let Some(key) = failure_key(&mut *executor, &classifier, &input)? else {
-        eprintln!(
-            "error: {} does not fail ({}): nothing to minimize (a failure is a crash, a \
-             sanitizer report, an uncaught exception, a --failure-pattern match or a hang)",
-            args.failing.display(),
-            executor.describe()
-        );
-        return Ok(exit::FAILURE);
-    };
-    eprintln!(
-        "thicket: {} ({} bytes) fails with `{key}`; minimizing",
-        args.failing.display(),
-        input.len()
-    );
-    let generator =
-        Generator::new(&spec.grammar, GenConfig::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let parser = thicket_parse::Parser::new(&spec.grammar, Default::default())
-        .map_err(|e| anyhow::anyhow!(e))?;
     let limits = MinimizeLimits {
         max_runs: args.max_runs,
         deadline: args.time.map(|t| started + t),
     };
+    let what = args.failing.display().to_string();
+    let Some(reduced) = reduce(
+        &spec.grammar,
+        &mut *executor,
+        &classifier,
+        &input,
+        &what,
+        limits,
+        args.seed,
+        args.bytes,
+    )?
+    else {
+        eprintln!(
+            "error: {what} does not fail ({}): nothing to minimize (a failure is a crash, a \
+             sanitizer report, an uncaught exception, a --failure-pattern match or a hang)",
+            executor.describe()
+        );
+        return Ok(exit::FAILURE);
+    };
+    let dir = match output.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => std::path::Path::new("."),
+    };
+    let name = output
+        .file_name()
+        .with_context(|| format!("-o {}: not a file name", output.display()))?
+        .to_string_lossy();
+    crate::generate::write_atomically(dir, &name, &reduced.bytes)?;
+    eprintln!(
+        "thicket: {} -> {} bytes{} in {} runs ({} repeated candidates skipped), {:.1} s; \
+         still fails with `{}`; written to {}",
+        input.len(),
+        reduced.bytes.len(),
+        if reduced.in_grammar {
+            ", in the grammar"
+        } else {
+            ""
+        },
+        reduced.stats.runs,
+        reduced.stats.repeats,
+        started.elapsed().as_secs_f64(),
+        reduced.key,
+        output.display()
+    );
+    if reduced.stats.budget_spent {
+        eprintln!(
+            "note: the budget ran out (--max-runs {} / --time): a longer run may reduce further",
+            args.max_runs
+        );
+    }
+    Ok(exit::OK)
+}
+
+/// A failing input made smaller.
+pub struct Reduced {
+    /// The smallest input found that fails the same way.
+    pub bytes: Vec<u8>,
+    /// How it fails (kind and location).
+    pub key: String,
+    /// Whether it is in the grammar (the tree passes only; no byte pass ran).
+    pub in_grammar: bool,
+    /// What the minimisation did.
+    pub stats: thicket_fuzz::minimize::MinimizeStats,
+}
+
+/// Minimises `input` (named `what` in messages) against the target: through its
+/// derivation tree if it parses (then bytes too with `bytes`), else by its bytes.
+/// `None` if the input does not fail; progress goes to stderr every second.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce(
+    grammar: &thicket_grammar::Grammar,
+    executor: &mut dyn Executor,
+    classifier: &Classifier,
+    input: &[u8],
+    what: &str,
+    limits: MinimizeLimits,
+    seed: u64,
+    bytes: bool,
+) -> anyhow::Result<Option<Reduced>> {
+    let Some(key) = failure_key(executor, classifier, input)? else {
+        return Ok(None);
+    };
+    eprintln!(
+        "thicket: {what} ({} bytes) fails with `{key}`; minimizing",
+        input.len()
+    );
+    let generator =
+        Generator::new(grammar, GenConfig::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let parser =
+        thicket_parse::Parser::new(grammar, Default::default()).map_err(|e| anyhow::anyhow!(e))?;
+    let started = Instant::now();
     let mut smallest = input.len();
     let mut last_report = Instant::now();
     let test = |candidate: &[u8]| -> anyhow::Result<bool> {
-        let same = failure_key(&mut *executor, &classifier, candidate)?.as_deref() == Some(&key);
+        let same = failure_key(executor, classifier, candidate)?.as_deref() == Some(&key);
         if same {
             smallest = smallest.min(candidate.len());
         }
@@ -116,52 +189,28 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         }
         Ok(same)
     };
-    let mut minimizer = Minimizer::new(&generator, Some(&parser), test, limits, args.seed);
-    let (result, in_grammar) = match parser.parse(&input) {
+    let mut minimizer = Minimizer::new(&generator, Some(&parser), test, limits, seed);
+    let (bytes, in_grammar) = match parser.parse(input) {
         Ok(parsed) => {
             let tree = minimizer.minimize_tree(parsed.tree())?;
-            if args.bytes {
+            if bytes {
                 (minimizer.minimize_bytes(tree.bytes())?, false)
             } else {
                 (tree.bytes().to_vec(), true)
             }
         }
         Err(e) => {
-            eprintln!(
-                "note: {} is not in the grammar ({e}): reducing its bytes",
-                args.failing.display()
-            );
-            (minimizer.minimize_bytes(&input)?, false)
+            eprintln!("note: {what} is not in the grammar ({e}): reducing its bytes");
+            (minimizer.minimize_bytes(input)?, false)
         }
     };
     let stats = minimizer.stats().clone();
-    let dir = match output.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => std::path::Path::new("."),
-    };
-    let name = output
-        .file_name()
-        .with_context(|| format!("-o {}: not a file name", output.display()))?
-        .to_string_lossy();
-    crate::generate::write_atomically(dir, &name, &result)?;
-    eprintln!(
-        "thicket: {} -> {} bytes{} in {} runs ({} repeated candidates skipped), {:.1} s; \
-         still fails with `{key}`; written to {}",
-        input.len(),
-        result.len(),
-        if in_grammar { ", in the grammar" } else { "" },
-        stats.runs,
-        stats.repeats,
-        started.elapsed().as_secs_f64(),
-        output.display()
-    );
-    if stats.budget_spent {
-        eprintln!(
-            "note: the budget ran out (--max-runs {} / --time): a longer run may reduce further",
-            args.max_runs
-        );
-    }
-    Ok(exit::OK)
+    Ok(Some(Reduced {
+        bytes,
+        key,
+        in_grammar,
+        stats,
+    }))
 }
 
 /// How `input` makes the target fail (kind and location), if it does.

@@ -21,18 +21,22 @@ fn repo(path: &str) -> String {
         .to_string()
 }
 
-/// thicket-exec's test target that crashes on a 7 nested three brackets deep, built
-/// with the C compiler Rust links with.
-fn deep_crash(dir: &Path) -> String {
-    let out = dir.join("deep_crash");
+/// One of thicket-exec's test targets, built with the C compiler Rust links with.
+fn c_target(dir: &Path, name: &str) -> String {
+    let out = dir.join(name);
     let status = Command::new("cc")
         .args(["-O1", "-o"])
         .arg(&out)
-        .arg(repo("crates/thicket-exec/tests/targets/deep_crash.c"))
+        .arg(repo(&format!("crates/thicket-exec/tests/targets/{name}.c")))
         .status()
         .expect("cc runs");
     assert!(status.success());
     out.display().to_string()
+}
+
+/// The target that crashes on a 7 nested three brackets deep.
+fn deep_crash(dir: &Path) -> String {
+    c_target(dir, "deep_crash")
 }
 
 fn crashes(target: &str, input: &Path) -> bool {
@@ -159,4 +163,42 @@ fn an_input_that_does_not_fail_is_refused() {
         text(&o.stderr)
     );
     assert!(!dir.path().join("fine.json.min").exists());
+}
+
+#[test]
+fn fuzz_minimizes_one_crash_per_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    // Crashes on inputs starting with CRASH, aborts on ABORT.
+    let target = c_target(dir.path(), "crash");
+    let spec = dir.path().join("triggers.bnf");
+    std::fs::write(
+        &spec,
+        "<start> ::= <word> <tail>\n<word> ::= \"CRASH\" | \"ABORT\" | \"fine\"\n\
+         <tail> ::= \"\" | \" \" <tail> | \"x\" <tail>\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = thicket(&[
+        "fuzz",
+        spec.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--execs",
+        "300",
+        "--minimize",
+        "--",
+        &target,
+        "@@",
+    ]);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let mut minimized: Vec<String> = std::fs::read_dir(out.join("minimized"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    minimized.sort();
+    // One smallest input per failure (kind and location), however many crash files.
+    assert_eq!(minimized, ["ABORT", "CRASH"], "{err}");
 }
