@@ -362,6 +362,91 @@ pub fn mutate_leaf_text<R: Rng + ?Sized>(
     Some(with_terminal_text(grammar, tree, leaf, text.as_bytes()))
 }
 
+/// Which mutations a [`stack`] applied: a bit set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Applied(u8);
+
+impl Applied {
+    const NAMES: [(u8, &'static str); 5] = [
+        (1, "regen"),
+        (2, "splice"),
+        (8, "rec"),
+        (32, "rep"),
+        (4, "byte"),
+    ];
+
+    /// Whether no mutation applied (the tree is its parent's copy).
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Whether a mutation left the grammar (a terminal's byte changed).
+    pub fn left_the_grammar(self) -> bool {
+        self.0 & 4 != 0
+    }
+
+    /// `regen+splice`, ..., or `copy`.
+    pub fn name(self) -> String {
+        if self.is_empty() {
+            return "copy".to_string();
+        }
+        Applied::NAMES
+            .iter()
+            .filter(|(bit, _)| self.0 & bit != 0)
+            .map(|(_, name)| *name)
+            .collect::<Vec<_>>()
+            .join("+")
+    }
+}
+
+/// One to three mutations stacked on `tree`: splice 2/7 (with a tree of `donors`),
+/// regenerate 2/7, recursion 1/7, repetition 1/7, a terminal's byte 1/7 (not with
+/// `valid_only`; with `text`, a character that keeps the input UTF-8). Splicing falls
+/// back to regeneration without a donor, recursion and repetition to regeneration on a
+/// tree without them. Recursion and repetition grow the tree to at most `budget` bytes.
+pub fn stack<R: Rng + ?Sized>(
+    generator: &Generator<'_>,
+    mut tree: DerivationTree,
+    donors: &[&DerivationTree],
+    budget: usize,
+    valid_only: bool,
+    text: bool,
+    rng: &mut R,
+) -> (DerivationTree, Applied) {
+    let grammar = generator.grammar();
+    let mut applied = 0u8;
+    for _ in 0..1 + below(rng, 3) {
+        let mutant = match below(rng, if valid_only { 6 } else { 7 }) {
+            4 => recurse(grammar, &tree, budget, rng).map(|t| (t, 8)),
+            5 => repeat(grammar, &tree, budget, rng).map(|t| (t, 32)),
+            6 => {
+                let leaf = if text {
+                    mutate_leaf_text(grammar, &tree, rng)
+                } else {
+                    mutate_leaf(grammar, &tree, rng)
+                };
+                // A tree without terminals stays as it is.
+                tree = leaf.map_or(tree, |t| {
+                    applied |= 4;
+                    t
+                });
+                continue;
+            }
+            c if c < 2 && !donors.is_empty() => {
+                let donor = donors[below(rng, donors.len() as u32) as usize];
+                splice(generator, &tree, donor, rng).map(|t| (t, 2))
+            }
+            _ => None,
+        };
+        if let Some((t, bit)) = mutant.or_else(|| regenerate(generator, &tree, rng).map(|t| (t, 1)))
+        {
+            tree = t;
+            applied |= bit;
+        }
+    }
+    (tree, Applied(applied))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
