@@ -1,12 +1,12 @@
 //! The mutator's own cost per AFL++ call, on the bundled JSON spec: an entry already
 //! parsed (the cache answers, as for every call after an entry's first) against one
 //! parsed anew each call, beside generating a fresh input (the baseline a campaign
-//! pays anyway). Run with `cargo bench -p thicket-afl`.
+//! pays anyway). Run with `cargo bench -p thicket-mutator`.
 
 use divan::{Bencher, black_box};
 use std::path::Path;
-use thicket_afl::{GrammarMutator, MutatorConfig};
 use thicket_grammar::LoadOptions;
+use thicket_mutator::{GrammarMutator, MutatorConfig};
 
 fn main() {
     divan::main();

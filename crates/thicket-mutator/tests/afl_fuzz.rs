@@ -21,7 +21,7 @@ fn have(program: &str) -> bool {
 fn library() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().unwrap().parent().unwrap();
-    profile_dir.join("libthicket_afl.so")
+    profile_dir.join("libthicket_mutator.so")
 }
 
 #[test]

@@ -1,11 +1,11 @@
-//! # thicket-afl
+//! # thicket-mutator
 //!
-//! thicket's grammar mutations as an AFL++ custom mutator: build this crate
-//! (`cargo build --release -p thicket-afl`) and run
+//! thicket's grammar mutations inside other fuzzers. As an AFL++ custom mutator: build this crate
+//! (`cargo build --release -p thicket-mutator`) and run
 //!
 //! ```sh
 //! THICKET_SPEC=specs/json.fan \
-//! AFL_CUSTOM_MUTATOR_LIBRARY=target/release/libthicket_afl.so \
+//! AFL_CUSTOM_MUTATOR_LIBRARY=target/release/libthicket_mutator.so \
 //!     afl-fuzz -i seeds -o out -- ./target @@
 //! ```
 //!
@@ -28,6 +28,13 @@
 //! AFL++ calls `afl_custom_init`, `afl_custom_fuzz`, `afl_custom_describe` and
 //! `afl_custom_deinit` (the C ABI of `docs/custom_mutators.md`); [`GrammarMutator`] is
 //! the same as a Rust type.
+//!
+//! The same mutations serve libFuzzer ([`libfuzzer`]): link the static library
+//! (`target/release/libthicket_mutator.a`) into a `-fsanitize=fuzzer` harness and
+//! `LLVMFuzzerCustomMutator` / `LLVMFuzzerCustomCrossOver` replace libFuzzer's own
+//! mutations, configured by the same variables.
+
+pub mod libfuzzer;
 
 use rustc_hash::{FxHashMap, FxHasher};
 use std::ffi::{CString, c_char, c_uint, c_void};
@@ -131,6 +138,29 @@ impl GrammarMutator {
         GrammarMutator::new(spec.grammar, config)
     }
 
+    /// Draws the next choices from stream `index` of the seed, so that a mutation is a
+    /// function of (seed, index, input): libFuzzer passes a seed per call.
+    pub fn reseed(&mut self, index: u64) {
+        self.rng = Generator::rng_for(self.config.seed, index);
+    }
+
+    /// A crossover of `a` and `b` of at most `max_size` bytes: a subtree of `a`
+    /// replaced by a subtree of `b` of the same rule; where that is impossible (an input
+    /// outside the grammar, no rule in common), a mutation of `a` with `b` as donor.
+    pub fn crossover(&mut self, a: &[u8], b: &[u8], max_size: usize) -> &[u8] {
+        if let (Some(tree), Some(donor)) = (self.tree_of(a), self.tree_of(b))
+            && let Some(child) =
+                thicket_fuzz::mutate::splice(&self.generator, &tree, &donor, &mut self.rng)
+            && child.bytes().len() <= max_size
+        {
+            self.stats.calls += 1;
+            self.out = child.bytes().to_vec();
+            self.description = CString::new("thicket-splice").expect("no NUL");
+            return &self.out;
+        }
+        self.mutate(a, Some(b), max_size)
+    }
+
     /// What the mutator has done so far.
     pub fn stats(&self) -> &MutatorStats {
         &self.stats
@@ -215,7 +245,7 @@ pub unsafe extern "C" fn afl_custom_init(_afl: *mut c_void, seed: c_uint) -> *mu
     match GrammarMutator::from_env(u64::from(seed)) {
         Ok(mutator) => Box::into_raw(Box::new(mutator)).cast(),
         Err(e) => {
-            eprintln!("thicket-afl: {e}");
+            eprintln!("thicket-mutator: {e}");
             std::ptr::null_mut()
         }
     }
@@ -284,7 +314,7 @@ pub unsafe extern "C" fn afl_custom_deinit(data: *mut c_void) {
         );
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!(
-                "thicket-afl: cannot write {}: {e}",
+                "thicket-mutator: cannot write {}: {e}",
                 Path::new(&path).display()
             );
         }
@@ -334,6 +364,27 @@ mod tests {
         assert!(names.iter().any(|n| n.contains("regen")), "{names:?}");
         assert_eq!(mutator.stats().fresh, 0);
         assert!(mutator.stats().parsed <= 502);
+    }
+
+    #[test]
+    fn crossovers_take_a_subtree_of_the_other_input_and_repeat_under_a_seed() {
+        // Valid only: where no splice applies, the fallback mutation keeps to the grammar.
+        let mut mutator = json_mutator(true);
+        let check = json_mutator(true);
+        let (a, b) = (
+            br#"[1, 2, 3]"#.as_slice(),
+            br#"{"key": "value"}"#.as_slice(),
+        );
+        let mut children = std::collections::BTreeSet::new();
+        for index in 0..100 {
+            mutator.reseed(index);
+            let child = mutator.crossover(a, b, 1024).to_vec();
+            assert!(check.parser.parse(&child).is_ok());
+            mutator.reseed(index);
+            assert_eq!(mutator.crossover(a, b, 1024), child.as_slice());
+            children.insert(String::from_utf8(child).unwrap());
+        }
+        assert!(children.iter().any(|c| c.contains("value")), "{children:?}");
     }
 
     #[test]
