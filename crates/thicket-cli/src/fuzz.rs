@@ -39,9 +39,38 @@ pub struct FuzzArgs {
     #[command(flatten)]
     solve: SolveArgs,
 
-    /// Output folder (AFL layout; must not hold a campaign unless --resume).
-    #[arg(short = 'o', long = "output", value_name = "OUT")]
-    output: PathBuf,
+    /// Output folder (AFL layout; must not hold a campaign unless --resume). With -j,
+    /// the folder of the workers' folders; with --sync-dir, not given (DIR/NAME).
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "OUT",
+        required_unless_present = "sync_dir",
+        conflicts_with = "sync_dir"
+    )]
+    output: Option<PathBuf>,
+
+    /// Share finds with other instances through DIR, by AFL++'s sync protocol (with
+    /// `afl-fuzz -M/-S NAME -o DIR` instances or other thicket campaigns): this campaign
+    /// writes DIR/NAME and runs the queue entries the others added every --sync-every,
+    /// keeping those that reach new code.
+    #[arg(long, value_name = "DIR", requires = "name")]
+    sync_dir: Option<PathBuf>,
+
+    /// This instance's name in --sync-dir.
+    #[arg(long, value_name = "NAME", requires = "sync_dir", value_parser = instance_name)]
+    name: Option<String>,
+
+    /// Time between two imports from --sync-dir: `30s`, `5m`.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "30s")]
+    sync_every: Duration,
+
+    /// Run N campaigns in parallel, each its own process with its own target process
+    /// (OUT/worker-I, seed S+I), sharing finds every 5 s by the sync protocol; --execs
+    /// and --time apply to each. The summary adds them up.
+    #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    jobs: u32,
 
     /// Seed of every random choice [default: drawn at random and printed].
     #[arg(long, value_name = "S")]
@@ -100,6 +129,33 @@ pub struct FuzzArgs {
     target: TargetArgs,
 }
 
+/// An instance name: a plain file name, not hidden.
+fn instance_name(text: &str) -> Result<String, String> {
+    if text.is_empty()
+        || text.starts_with('.')
+        || !text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    {
+        return Err(format!(
+            "`{text}` is not an instance name: use letters, digits, `.`, `_` and `-`, not \
+             starting with `.`"
+        ));
+    }
+    Ok(text.to_string())
+}
+
+impl FuzzArgs {
+    /// The campaign's output folder: -o, or DIR/NAME with --sync-dir.
+    fn out_dir(&self) -> PathBuf {
+        match (&self.output, &self.sync_dir, &self.name) {
+            (Some(out), _, _) => out.clone(),
+            (None, Some(dir), Some(name)) => dir.join(name),
+            _ => unreachable!("clap requires -o or --sync-dir with --name"),
+        }
+    }
+}
+
 /// Reads `90`, `90s`, `15m`, `2h`, `500ms`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
@@ -126,6 +182,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 
 /// Runs `thicket fuzz`.
 pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
+    if args.jobs > 1 {
+        return crate::parallel::run(&args.out_dir(), args.jobs, args.seed, args.resume);
+    }
     let (spec, constraints) = match args.solve.load(&args.spec) {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
@@ -184,7 +243,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     };
     let seed = match (args.seed, args.resume) {
         (Some(seed), _) => seed,
-        (None, true) => match resumed_seed(&args.output) {
+        (None, true) => match resumed_seed(&args.out_dir()) {
             Some(seed) => seed,
             None => crate::generate::seed_or_draw(None),
         },
@@ -200,15 +259,31 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         valid_only: args.valid_only,
         spec_id: spec_id(&args.spec.spec, spec.source.text()),
         target_id: args.target.identity(),
+        sync: args
+            .sync_dir
+            .as_ref()
+            .map(|dir| thicket_fuzz::sync::SyncConfig {
+                dir: dir.clone(),
+                name: args.name.clone().expect("clap requires --name"),
+                every: args.sync_every,
+            }),
     };
-    let mut campaign =
-        match Campaign::new(&generator, executor, classifier, fuzz_config, &args.output) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit::FAILURE);
-            }
-        };
+    if let Some(dir) = &args.sync_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let mut campaign = match Campaign::new(
+        &generator,
+        executor,
+        classifier,
+        fuzz_config,
+        &args.out_dir(),
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(exit::FAILURE);
+        }
+    };
     if let Some(solver) = &solver {
         campaign = campaign.with_solver(solver);
     }
@@ -263,7 +338,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             serde_json::to_string(&stats).expect("stats serialize")
         );
     }
-    print_summary(&stats, &args.output, stop.load(Ordering::SeqCst));
+    print_summary(&stats, &args.out_dir(), stop.load(Ordering::SeqCst));
     if args.minimize && !stop.load(Ordering::SeqCst) {
         // The campaign's executor goes first: one target process at a time.
         drop(campaign);
@@ -279,7 +354,7 @@ fn minimize_crashes(
     grammar: &thicket_grammar::Grammar,
     seed: u64,
 ) -> anyhow::Result<()> {
-    let crashes = args.output.join("crashes");
+    let crashes = args.out_dir().join("crashes");
     let mut names: Vec<String> = std::fs::read_dir(&crashes)
         .with_context(|| format!("cannot read {}", crashes.display()))?
         .filter_map(|e| e.ok())
@@ -292,7 +367,7 @@ fn minimize_crashes(
     names.sort();
     let classifier = args.target.classifier()?;
     let (mut executor, _) = args.target.executor(None)?;
-    let into = args.output.join("minimized");
+    let into = args.out_dir().join("minimized");
     std::fs::create_dir_all(&into).with_context(|| format!("cannot create {}", into.display()))?;
     let mut done = std::collections::HashSet::new();
     let limits = thicket_fuzz::minimize::MinimizeLimits {
@@ -302,7 +377,7 @@ fn minimize_crashes(
     for name in names {
         // The campaign recorded each crash's failure: one minimisation per failure.
         let meta = args
-            .output
+            .out_dir()
             .join("meta/crashes")
             .join(format!("{name}.json"));
         let key = std::fs::read_to_string(&meta)

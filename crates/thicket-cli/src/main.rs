@@ -11,6 +11,7 @@ mod generate;
 mod inputs;
 mod lint;
 mod minimize;
+mod parallel;
 mod parse;
 mod plot;
 mod spec;

@@ -27,6 +27,7 @@
 pub mod minimize;
 pub mod mutate;
 pub mod output;
+pub mod sync;
 
 use output::{OutDir, file_safe, id_of};
 use serde::Serialize;
@@ -101,6 +102,9 @@ pub struct FuzzConfig {
     /// What the campaign runs, e.g. the target's command line (recorded and checked as
     /// `spec_id`). Empty: not checked.
     pub target_id: String,
+    /// Import other instances' queue entries from a shared folder now and then
+    /// (AFL++'s sync protocol; the output folder should be `dir/name`).
+    pub sync: Option<sync::SyncConfig>,
 }
 
 impl Default for FuzzConfig {
@@ -115,6 +119,7 @@ impl Default for FuzzConfig {
             valid_only: false,
             spec_id: String::new(),
             target_id: String::new(),
+            sync: None,
         }
     }
 }
@@ -190,6 +195,14 @@ pub struct Stats {
     pub executor_errors: u64,
     /// Execution at which the last input was kept or failure saved.
     pub last_find_exec: u64,
+    /// Runs of other instances' queue entries (sync; not counted in `execs`).
+    pub sync_execs: u64,
+    /// Other instances' entries kept for new coverage (they are in `queue/` with
+    /// `op:sync-<instance>` in their names).
+    pub imported: u64,
+    /// Other instances' entries that reached new code but are outside the grammar: their
+    /// coverage counts, but they are not kept (there is no tree to mutate).
+    pub imported_outside_grammar: u64,
     /// Coverage reached.
     pub coverage: CoverageSummary,
     /// Failures by kind and location.
@@ -249,6 +262,10 @@ pub struct Campaign<'g> {
     restarts_before: u64,
     /// The target takes text: byte mutations change characters.
     text: bool,
+    /// When other instances' entries were last imported (with [`FuzzConfig::sync`]).
+    last_sync: Option<Instant>,
+    /// Parses imported entries into trees (made at the first import).
+    peer_parser: Option<thicket_parse::Parser<'g>>,
 }
 
 impl<'g> Campaign<'g> {
@@ -284,6 +301,9 @@ impl<'g> Campaign<'g> {
             empty_coverage_runs: 0,
             executor_errors: 0,
             last_find_exec: 0,
+            sync_execs: 0,
+            imported: 0,
+            imported_outside_grammar: 0,
             coverage: CoverageSummary::default(),
             failures: Vec::new(),
         };
@@ -308,6 +328,8 @@ impl<'g> Campaign<'g> {
             session_execs: 0,
             restarts_before: 0,
             text: false,
+            last_sync: None,
+            peer_parser: None,
         };
         campaign.text = campaign.executor.wants_text();
         if campaign.config.resume {
@@ -357,6 +379,11 @@ impl<'g> Campaign<'g> {
             if stop.load(Ordering::Relaxed) || self.budget_spent() {
                 break;
             }
+            if let Some(sync) = &self.config.sync
+                && self.last_sync.is_none_or(|t| t.elapsed() >= sync.every)
+            {
+                self.import_from_peers()?;
+            }
             let index = self.stats.rounds;
             let Some((tree, op, parent)) = self.produce(index) else {
                 self.stats.rounds += 1;
@@ -393,13 +420,7 @@ impl<'g> Campaign<'g> {
             self.stats.rounds += 1;
             self.session_execs += 1;
             let failure = self.classifier.classify(&outcome);
-            // Runs that end normally, or with an exception or a pattern match (the
-            // process itself was fine), count for coverage; crashes and hangs do not.
-            let counts_for_coverage = match &failure {
-                None => true,
-                Some(f) => matches!(f.kind, FailureKind::Exception { .. } | FailureKind::Pattern),
-            };
-            if counts_for_coverage {
+            if counts_for_coverage(failure.as_ref()) {
                 let novelty = self.coverage.add(&self.executor.trace());
                 if novelty.is_new() {
                     self.keep(&tree, &op, parent, novelty, &outcome)?;
@@ -421,6 +442,52 @@ impl<'g> Campaign<'g> {
         }
         self.finish()?;
         Ok(self.stats.clone())
+    }
+
+    /// Runs the queue entries other instances added since the last import and keeps
+    /// those that reach new code (parsed into trees, so they are mutated like the
+    /// campaign's own); see [`sync`].
+    fn import_from_peers(&mut self) -> Result<(), FuzzError> {
+        let Some(sync) = self.config.sync.clone() else {
+            return Ok(());
+        };
+        self.last_sync = Some(Instant::now());
+        let entries = sync::new_entries(&sync, self.out.root())?;
+        let mut read: BTreeMap<String, usize> = BTreeMap::new();
+        for entry in entries {
+            read.insert(entry.peer.clone(), entry.id + 1);
+            // A peer may have replaced the file meanwhile: skip it.
+            let Ok(bytes) = std::fs::read(&entry.path) else {
+                continue;
+            };
+            let outcome = self.executor.run(&bytes)?;
+            self.stats.sync_execs += 1;
+            if !counts_for_coverage(self.classifier.classify(&outcome).as_ref()) {
+                continue;
+            }
+            let novelty = self.coverage.add(&self.executor.trace());
+            if !novelty.is_new() {
+                continue;
+            }
+            if self.peer_parser.is_none() {
+                let parser = thicket_parse::Parser::new(self.grammar, Default::default())
+                    .map_err(|e| FuzzError::Campaign(e.to_string()))?;
+                self.peer_parser = Some(parser);
+            }
+            let parser = self.peer_parser.as_ref().expect("made above");
+            match parser.parse(&bytes).ok().map(|r| r.tree()) {
+                Some(tree) => {
+                    let op = format!("sync-{}", file_safe(&entry.peer));
+                    self.keep(&tree, &op, None, novelty, &outcome)?;
+                    self.stats.imported += 1;
+                }
+                None => self.stats.imported_outside_grammar += 1,
+            }
+        }
+        for (peer, next) in read {
+            sync::mark_read(self.out.root(), &peer, next)?;
+        }
+        Ok(())
     }
 
     /// A run over the time limit is a candidate hang: it is run again with a longer
@@ -849,6 +916,10 @@ impl<'g> Campaign<'g> {
             self.stats.last_find_exec = old["last_find_exec"].as_u64().unwrap_or(0);
             self.stats.failing_runs = old["failing_runs"].as_u64().unwrap_or(0);
             self.stats.hanging_runs = old["hanging_runs"].as_u64().unwrap_or(0);
+            self.stats.sync_execs = old["sync_execs"].as_u64().unwrap_or(0);
+            self.stats.imported = old["imported"].as_u64().unwrap_or(0);
+            self.stats.imported_outside_grammar =
+                old["imported_outside_grammar"].as_u64().unwrap_or(0);
         }
         let parser = thicket_parse::Parser::new(self.grammar, Default::default())
             .map_err(|e| FuzzError::Campaign(e.to_string()))?;
@@ -898,6 +969,12 @@ impl<'g> Campaign<'g> {
         }
         Ok(())
     }
+}
+
+/// Whether a run's coverage counts: runs that end normally, or with an exception or a
+/// pattern match (the process itself was fine); crashes and hangs do not.
+fn counts_for_coverage(failure: Option<&Failure>) -> bool {
+    failure.is_none_or(|f| matches!(f.kind, FailureKind::Exception { .. } | FailureKind::Pattern))
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -1,0 +1,267 @@
+//! `thicket fuzz -j N`: N campaigns, each a child process of this one with its own
+//! target process, in OUT/worker-0 .. OUT/worker-(N-1), sharing their finds through OUT
+//! by the sync protocol (`--sync-dir OUT --name worker-I`, every 5 s). Processes rather
+//! than threads: a campaign's executor, coverage map and output folder are its own, so
+//! workers share nothing but files, and an afl-fuzz instance can join the same folder.
+
+use crate::exit;
+use anyhow::Context;
+use std::ffi::{OsStr, OsString};
+use std::io::IsTerminal;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Options of `thicket fuzz` that the parent sets per worker, with whether they take a
+/// value.
+const PER_WORKER: [(&str, Option<char>, bool); 6] = [
+    ("--jobs", Some('j'), true),
+    ("--output", Some('o'), true),
+    ("--seed", None, true),
+    ("--sync-dir", None, true),
+    ("--name", None, true),
+    ("--sync-every", None, true),
+];
+
+/// The arguments of `thicket fuzz` without the per-worker ones: `(options, target)`,
+/// the target being what follows `--` (with the `--`).
+fn worker_args(args: &[OsString]) -> (Vec<OsString>, Vec<OsString>) {
+    let mut options = Vec::new();
+    let mut iter = args.iter().cloned().peekable();
+    while let Some(arg) = iter.next() {
+        if arg == "--" {
+            let mut target = vec![arg];
+            target.extend(iter);
+            return (options, target);
+        }
+        let text = arg.to_string_lossy();
+        let mut skip_value = false;
+        let mut dropped = false;
+        for (long, short, takes_value) in PER_WORKER {
+            if text == long || short.is_some_and(|c| text == format!("-{c}")) {
+                (dropped, skip_value) = (true, takes_value);
+            } else if text.starts_with(&format!("{long}="))
+                || short.is_some_and(|c| text.starts_with(&format!("-{c}")) && text.len() > 2)
+                    && !text.starts_with("--")
+            {
+                dropped = true;
+            }
+        }
+        if skip_value {
+            iter.next();
+        }
+        if !dropped {
+            options.push(arg);
+        }
+    }
+    (options, Vec::new())
+}
+
+/// Runs the workers and sums up their figures; the exit code is the worst of theirs.
+pub fn run(out: &Path, jobs: u32, seed: Option<u64>, resume: bool) -> anyhow::Result<u8> {
+    let seed = match (seed, resume) {
+        (Some(seed), _) => seed,
+        (None, true) => std::fs::read_to_string(out.join("worker-0/stats.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["seed"].as_u64())
+            .unwrap_or_else(|| crate::generate::seed_or_draw(None)),
+        (None, false) => crate::generate::seed_or_draw(None),
+    };
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let all: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let after_subcommand = all.iter().position(|a| a == "fuzz").map_or(0, |i| i + 1);
+    let (options, target) = worker_args(&all[after_subcommand..]);
+    let exe = std::env::current_exe().context("cannot find the thicket executable")?;
+    let mut children: Vec<(String, Child)> = Vec::new();
+    for i in 0..jobs {
+        let name = format!("worker-{i}");
+        let log = out.join(format!("{name}.log"));
+        let log = std::fs::File::create(&log)
+            .with_context(|| format!("cannot create {}", log.display()))?;
+        let mut command = Command::new(&exe);
+        command
+            .arg("fuzz")
+            .args(&options)
+            .args([OsStr::new("--sync-dir"), out.as_os_str()])
+            .args(["--name", &name, "--sync-every", "5s"])
+            .args(["--seed", &(seed.wrapping_add(u64::from(i))).to_string()])
+            .args(&target)
+            .stdin(Stdio::null())
+            .stderr(log);
+        // A worker ends with its parent, however the parent ends.
+        use std::os::unix::process::CommandExt;
+        // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                Ok(())
+            });
+        }
+        let child = command
+            .spawn()
+            .with_context(|| format!("cannot start {name}"))?;
+        children.push((name, child));
+    }
+    eprintln!(
+        "thicket: {jobs} workers (seeds {seed}..{}) in {}, each logging to worker-I.log",
+        seed.wrapping_add(u64::from(jobs) - 1),
+        out.display()
+    );
+    // Ctrl-C reaches the workers from the terminal; a signal to this process alone is
+    // passed on, and the workers stop as after their own Ctrl-C.
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
+            .context("cannot install the Ctrl-C handler")?;
+    }
+    let mut codes: Vec<Option<i32>> = vec![None; children.len()];
+    let mut forwarded = false;
+    let terminal = std::io::stderr().is_terminal();
+    loop {
+        for (i, (_, child)) in children.iter_mut().enumerate() {
+            if codes[i].is_none()
+                && let Some(status) = child.try_wait()?
+            {
+                codes[i] = Some(status.code().unwrap_or(i32::from(exit::FAILURE)));
+            }
+        }
+        if codes.iter().all(Option::is_some) {
+            break;
+        }
+        if stop.load(Ordering::SeqCst) && !forwarded {
+            forwarded = true;
+            for (_, child) in &children {
+                // SAFETY: signalling our own child by its pid.
+                unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+            }
+        }
+        if terminal {
+            let (execs, rate) = totals(out, jobs);
+            eprint!("\rthicket: {jobs} workers, {execs} execs, {rate:.0}/s   ");
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    if terminal {
+        eprintln!();
+    }
+    summarize(out, &children, &codes);
+    Ok(codes
+        .iter()
+        .map(|c| c.unwrap_or(0).clamp(0, 255) as u8)
+        .max()
+        .unwrap_or(exit::OK))
+}
+
+/// The workers' `stats.json`, where readable.
+fn worker_stats(out: &Path, jobs: u32) -> Vec<Option<serde_json::Value>> {
+    (0..jobs)
+        .map(|i| {
+            std::fs::read_to_string(out.join(format!("worker-{i}/stats.json")))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+        })
+        .collect()
+}
+
+/// Executions and executions per second of all workers.
+fn totals(out: &Path, jobs: u32) -> (u64, f64) {
+    worker_stats(out, jobs)
+        .iter()
+        .flatten()
+        .fold((0, 0.0), |(execs, rate), s| {
+            (
+                execs + s["execs"].as_u64().unwrap_or(0),
+                rate + s["execs_per_sec"].as_f64().unwrap_or(0.0),
+            )
+        })
+}
+
+/// One line per worker and the totals; distinct failures by key over all workers.
+fn summarize(out: &Path, children: &[(String, Child)], codes: &[Option<i32>]) {
+    let stats = worker_stats(out, children.len() as u32);
+    let mut keys = std::collections::BTreeSet::new();
+    for ((name, _), (stats, code)) in children.iter().zip(stats.iter().zip(codes)) {
+        let Some(s) = stats else {
+            eprintln!(
+                "thicket: {name}: no stats (exit {}); see {}",
+                code.unwrap_or(-1),
+                out.join(format!("{name}.log")).display()
+            );
+            continue;
+        };
+        for failure in s["failures"].as_array().into_iter().flatten() {
+            if let Some(key) = failure["key"].as_str() {
+                keys.insert(key.to_string());
+            }
+        }
+        eprintln!(
+            "thicket: {name}: {} execs ({:.0}/s), {} kept ({} imported from the others), {} \
+             distinct failures{}",
+            s["execs"],
+            s["execs_per_sec"].as_f64().unwrap_or(0.0),
+            s["queue"],
+            s["imported"],
+            s["distinct_failures"],
+            match code {
+                Some(0) => String::new(),
+                Some(c) => format!(", exit {c}: see {name}.log"),
+                None => String::new(),
+            }
+        );
+    }
+    let (execs, rate) = totals(out, children.len() as u32);
+    eprintln!(
+        "thicket: all {} workers: {execs} execs ({rate:.0}/s), {} distinct failures",
+        children.len(),
+        keys.len()
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(args: &[&str]) -> (Vec<String>, Vec<String>) {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        let (options, target) = worker_args(&args);
+        let text = |v: Vec<OsString>| {
+            v.into_iter()
+                .map(|a| a.into_string().unwrap())
+                .collect::<Vec<_>>()
+        };
+        (text(options), text(target))
+    }
+
+    #[test]
+    fn per_worker_options_are_dropped_in_every_spelling_and_the_target_kept() {
+        let (options, target) = split(&[
+            "specs/json.fan",
+            "-j",
+            "2",
+            "-o",
+            "out",
+            "--seed=3",
+            "--execs",
+            "100",
+            "-j4",
+            "--output=x",
+            "--valid-only",
+            "--",
+            "./t",
+            "-o",
+            "@@",
+        ]);
+        assert_eq!(
+            options,
+            ["specs/json.fan", "--execs", "100", "--valid-only"]
+        );
+        assert_eq!(target, ["--", "./t", "-o", "@@"]);
+        let (options, target) = split(&["s.fan", "--jobs", "2", "--python", "json:loads"]);
+        assert_eq!(options, ["s.fan", "--python", "json:loads"]);
+        assert!(target.is_empty());
+    }
+}
