@@ -22,8 +22,10 @@ fn library() -> PathBuf {
 fn harness(dir: &Path) -> Option<PathBuf> {
     let out = dir.join("json_shape");
     let built = Command::new("clang")
-        .args(["-g", "-O1", "-fsanitize=fuzzer", "-o"])
+        .args(["-g", "-O1", "-Wall", "-Werror", "-fsanitize=fuzzer", "-o"])
         .arg(&out)
+        .arg("-I")
+        .arg(here("include"))
         .arg(here("tests/harness/json_shape.c"))
         // libFuzzer refers to its hooks weakly, which does not pull them out of an
         // archive: name them.

@@ -3,6 +3,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The header a harness may include (it must compile cleanly under -Wall -Werror). */
+#include "thicket_mutator.h"
+
 static volatile int sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
