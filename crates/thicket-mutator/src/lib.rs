@@ -34,6 +34,7 @@
 //! `LLVMFuzzerCustomMutator` / `LLVMFuzzerCustomCrossOver` replace libFuzzer's own
 //! mutations, configured by the same variables.
 
+#[cfg(feature = "libfuzzer-hooks")]
 pub mod libfuzzer;
 
 use rustc_hash::{FxHashMap, FxHasher};
