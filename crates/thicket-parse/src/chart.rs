@@ -30,6 +30,11 @@ pub struct ParseResult<'p, 'g> {
     /// For a large input: the tree's node vectors, reserved and faulted in while the
     /// chart was built (taken by the first tree read).
     pub(crate) rooms: std::cell::Cell<Option<TreeRooms>>,
+    /// Whether some item of the chart arose by two different derivations (the
+    /// recogniser saw it again with another predecessor or last child). Without forks,
+    /// every item has one derivation, so the input has one tree apart from what the
+    /// chart does not see: the inside of tokens and empty subtrees (`count.rs`).
+    pub(crate) forks: bool,
 }
 
 impl Drop for ParseResult<'_, '_> {

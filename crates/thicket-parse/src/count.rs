@@ -6,8 +6,18 @@
 //! tree). Grammars that still derive a span in infinitely many ways (unit or empty
 //! cycles, such as `<a> ::= <a> | "x"`) are reported as [`TreeCount::Infinite`].
 //!
-//! Counting is exhaustive (dynamic programming over spans) and meant for inputs of
-//! moderate size; it gives up past a recursion depth rather than risk the stack.
+//! Most inputs have one tree, and for them the chart says so at no cost: the recogniser
+//! notes whether any item arose by two different derivations (`ParseResult::forks`);
+//! without such a fork every item has one derivation, so the input has one tree, as
+//! long as what the chart does not see has one too: the inside of a token (a regular
+//! part scanned by its DFA) and empty subtrees (derived statically). The grammar is
+//! checked for that once per parser (`Parser::chart_decides`): every token has at most
+//! one tree for any text, and every node that derives the empty text derives it one way.
+//! Such an input costs what its one tree costs, at any depth.
+//!
+//! Otherwise counting is exhaustive (dynamic programming over spans) and meant for
+//! inputs of moderate size; it gives up past a recursion depth rather than risk the
+//! stack.
 
 use crate::ParseResult;
 use crate::compile::{Op, Parser};
@@ -105,11 +115,27 @@ impl ParseResult<'_, '_> {
         }
     }
 
+    /// Whether the input is known to have exactly one tree without counting: its chart
+    /// has no forks and the grammar's tokens and empty derivations are unambiguous (see
+    /// the module docs). `false` says nothing: the input may still have one tree.
+    pub fn known_unambiguous(&self) -> bool {
+        !self.forks && self.parser.chart_decides()
+    }
+
     /// Up to `limit` distinct derivation trees of the input, in a fixed order (first
     /// alternatives first, then shorter first children), together with how many there
     /// are in all. Only for inputs with finitely many trees; otherwise the count says why
-    /// there is no list.
+    /// there is no list. An input [known to be
+    /// unambiguous](ParseResult::known_unambiguous) costs its one tree.
     pub fn trees(&self, limit: usize) -> Result<(Vec<DerivationTree>, u128), TreeCount> {
+        if self.known_unambiguous() {
+            let trees = if limit == 0 {
+                Vec::new()
+            } else {
+                vec![self.tree()]
+            };
+            return Ok((trees, 1));
+        }
         let mut counter = self.counter();
         let total = match counter.count(self.root, 0, self.text.len()) {
             _ if counter.too_deep => return Err(TreeCount::TooDeep),
@@ -128,6 +154,16 @@ impl ParseResult<'_, '_> {
 
     /// The number of derivation trees of the input (see the module docs).
     pub fn count_trees(&self) -> TreeCount {
+        if self.known_unambiguous() {
+            return TreeCount::Finite(1);
+        }
+        self.count_trees_exhaustively()
+    }
+
+    /// The number of derivation trees by dynamic programming alone, without asking
+    /// the chart whether the input is unambiguous (for tests: the two must agree).
+    #[doc(hidden)]
+    pub fn count_trees_exhaustively(&self) -> TreeCount {
         let mut counter = self.counter();
         let n = counter.count(self.root, 0, self.text.len());
         if counter.too_deep {
@@ -486,6 +522,9 @@ impl ParseResult<'_, '_> {
         is_symbolic: impl Fn(u32) -> bool,
         max_k: usize,
     ) -> Result<FxHashSet<Box<[u32]>>, TreeCount> {
+        if self.known_unambiguous() {
+            return Ok(one_tree_paths(&self.tree(), is_symbolic, max_k));
+        }
         let mut collector = PathCollector {
             counter: self.counter(),
             is_symbolic: &is_symbolic,
@@ -653,5 +692,239 @@ impl<F: Fn(u32) -> bool> PathCollector<'_, '_, '_, F> {
         let result = std::rc::Rc::new(result);
         self.down.insert(key, result.clone());
         result
+    }
+}
+
+/// The chains of symbolic nodes of length 1..=`max_k` in one tree (as
+/// `paths_in_any_parse` lists them for all trees): every run of consecutive symbolic
+/// ancestors, found in one preorder pass.
+fn one_tree_paths(
+    tree: &DerivationTree,
+    is_symbolic: impl Fn(u32) -> bool,
+    max_k: usize,
+) -> FxHashSet<Box<[u32]>> {
+    let mut all = FxHashSet::default();
+    // The symbolic ancestors of the current node, with where their subtrees end.
+    let mut open: Vec<(usize, u32)> = Vec::new();
+    for index in 0..tree.len() {
+        let id = thicket_tree::NodeId::from_index(index);
+        while open.last().is_some_and(|&(end, _)| end <= index) {
+            open.pop();
+        }
+        let x = tree.expr(id).index() as u32;
+        if is_symbolic(x) {
+            open.push((tree.subtree_end(id), x));
+            for from in open.len().saturating_sub(max_k)..open.len() {
+                all.insert(open[from..].iter().map(|&(_, x)| x).collect());
+            }
+        }
+    }
+    all
+}
+
+/// Budget of DFA state pairs for telling the alternatives of one grammar apart.
+const PAIR_BUDGET: usize = 4_000_000;
+
+/// Most DFA states looked at for one node's extensions.
+const STATE_LIMIT: usize = 1 << 14;
+
+impl Parser<'_> {
+    /// Whether a chart without forks means exactly one tree: every node that derives the
+    /// empty text derives it in one way (empty subtrees are chosen statically, unseen by
+    /// the chart), and every token (a regular part scanned by its DFA, its inside unseen
+    /// by the chart) has at most one tree for any text. Conservative (a `false` only costs
+    /// counting); computed once per parser.
+    pub(crate) fn chart_decides(&self) -> bool {
+        *self.chart_decides.get_or_init(|| {
+            self.empty_unique() && (!self.scans_tokens || self.tokens_unambiguous())
+        })
+    }
+
+    fn kids(&self, node: u32) -> &[u32] {
+        match self.ops[node as usize] {
+            Op::Seq { start, len } | Op::Alt { start, len } => {
+                &self.children[start as usize..(start + len) as usize]
+            }
+            Op::Ref { ref body } | Op::Repeat { item: ref body, .. } => std::slice::from_ref(body),
+            Op::Literal | Op::Regex => &[],
+        }
+    }
+
+    /// Whether every nullable node has one empty tree (the counter's convention:
+    /// repetitions past the minimum are not empty). A greatest fixpoint, children
+    /// before parents in the arena, so only references need further rounds.
+    fn empty_unique(&self) -> bool {
+        let n = self.ops.len();
+        let mut unique = vec![true; n];
+        loop {
+            let mut changed = false;
+            for x in 0..n as u32 {
+                if !unique[x as usize] || !self.nullable(x) {
+                    continue;
+                }
+                let ok = match self.ops[x as usize] {
+                    Op::Literal | Op::Regex => true,
+                    Op::Ref { body } => unique[body as usize],
+                    Op::Seq { .. } => self.kids(x).iter().all(|&c| unique[c as usize]),
+                    Op::Alt { .. } => {
+                        let mut empty = self.kids(x).iter().filter(|&&c| self.nullable(c));
+                        empty.next().is_some_and(|&c| unique[c as usize]) && empty.next().is_none()
+                    }
+                    Op::Repeat { item, min, .. } => min == 0 || unique[item as usize],
+                };
+                if !ok {
+                    unique[x as usize] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        (0..n).all(|x| unique[x] || !self.nullable(x as u32))
+    }
+
+    /// Whether every token (a regular node expected by a part that is not one) has at
+    /// most one tree for any text.
+    fn tokens_unambiguous(&self) -> bool {
+        let mut memo: FxHashMap<u32, bool> = FxHashMap::default();
+        let mut budget = PAIR_BUDGET;
+        // Every regular child of a part that is not, and every rule's body (a reference
+        // may be the root of `Parser::parse_as`).
+        let tops = (0..self.ops.len() as u32)
+            .filter(|&x| {
+                !self.regular[x as usize] || matches!(self.ops[x as usize], Op::Ref { .. })
+            })
+            .flat_map(|x| self.kids(x).to_vec());
+        for token in tops {
+            if !self.regular[token as usize]
+                || matches!(self.ops[token as usize], Op::Literal | Op::Regex)
+            {
+                continue;
+            }
+            if !self.regular_unambiguous(token, &mut memo, &mut budget) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether the regular node `top` has at most one tree for any text (the counter's
+    /// convention for repetitions). Sufficient conditions, by the nodes' DFAs:
+    /// alternatives match disjoint texts; in a sequence, no child's match goes on (see
+    /// `RegexMatcher::extensions`) with a byte that the rest of the sequence can start
+    /// with, so every split is forced; the same between repetitions, whose item derives
+    /// no empty text where empty repetitions could be counted. Iterative (regular parts
+    /// can nest deeply), memoised in `memo`; `budget` bounds the DFA pairs looked at.
+    fn regular_unambiguous(
+        &self,
+        top: u32,
+        memo: &mut FxHashMap<u32, bool>,
+        budget: &mut usize,
+    ) -> bool {
+        let mut stack = vec![(top, false)];
+        while let Some((x, kids_done)) = stack.pop() {
+            if memo.contains_key(&x) {
+                continue;
+            }
+            if !kids_done {
+                stack.push((x, true));
+                stack.extend(
+                    self.kids(x)
+                        .iter()
+                        .filter(|c| !memo.contains_key(c))
+                        .map(|&c| (c, false)),
+                );
+                continue;
+            }
+            let ok = self.kids(x).iter().all(|c| memo[c]) && self.splits_forced(x, budget);
+            memo.insert(x, ok);
+        }
+        memo[&top]
+    }
+
+    /// For a regular node whose children are unambiguous: whether it is too (see
+    /// `regular_unambiguous`).
+    fn splits_forced(&self, x: u32, budget: &mut usize) -> bool {
+        let extensions = |c: u32| self.language(c).and_then(|m| m.extensions(STATE_LIMIT));
+        let overlaps = |set: &crate::compile::ByteSet, other: &crate::compile::ByteSet| {
+            (0..=255u8).any(|b| set.contains(b) && other.contains(b))
+        };
+        match self.ops[x as usize] {
+            Op::Literal | Op::Regex | Op::Ref { .. } => true,
+            Op::Alt { .. } => {
+                let kids = self.kids(x);
+                for (k, &a) in kids.iter().enumerate() {
+                    for &b in &kids[k + 1..] {
+                        if self.nullable(a) && self.nullable(b) {
+                            return false;
+                        }
+                        if !overlaps(&self.first[a as usize], &self.first[b as usize]) {
+                            continue; // only the empty text could be shared: not both
+                        }
+                        if let (Some(&(a_min, a_max)), Some(&(b_min, b_max))) =
+                            (self.lengths.get(a as usize), self.lengths.get(b as usize))
+                            && (a_max < b_min || b_max < a_min)
+                        {
+                            continue;
+                        }
+                        let (Some(ma), Some(mb)) = (self.language(a), self.language(b)) else {
+                            return false;
+                        };
+                        if ma.disjoint(mb, budget) != Some(true) {
+                            return false;
+                        }
+                    }
+                }
+                true
+            }
+            Op::Seq { .. } => {
+                // Bytes the children from `t` on can start a non-empty text with.
+                let kids = self.kids(x);
+                let mut rest = crate::compile::ByteSet::default();
+                for (t, &c) in kids.iter().enumerate().rev() {
+                    if t + 1 < kids.len() {
+                        let Some(ext) = extensions(c) else {
+                            return false;
+                        };
+                        // A match of the child that goes on with a byte the rest can
+                        // start with: the DFAs tell whether the rest can then match too.
+                        if overlaps(&ext, &rest)
+                            && !self.split_unique(c, &kids[t + 1..], false, budget)
+                        {
+                            return false;
+                        }
+                    }
+                    if !self.nullable(c) {
+                        rest = crate::compile::ByteSet::default();
+                    }
+                    rest.union(&self.first[c as usize]);
+                }
+                true
+            }
+            Op::Repeat { item, min, max } => {
+                if min > 0 && self.nullable(item) {
+                    return false;
+                }
+                if max.is_some_and(|max| max <= 1) {
+                    return true;
+                }
+                extensions(item).is_some_and(|ext| {
+                    !overlaps(&ext, &self.first[item as usize])
+                        || self.split_unique(item, &[item], true, budget)
+                })
+            }
+        }
+    }
+
+    /// Whether a match of `first` followed by one of `rest` in a row (`repeated`: by
+    /// any number of matches of `rest[0]`) splits in one way only, by the DFAs
+    /// (`RegexMatcher::splits_uniquely_before`).
+    fn split_unique(&self, first: u32, rest: &[u32], repeated: bool, budget: &mut usize) -> bool {
+        let (Some(head), Some(tail)) = (self.language(first), self.language_of(rest, repeated))
+        else {
+            return false;
+        };
+        head.splits_uniquely_before(&tail, budget) == Some(true)
     }
 }
