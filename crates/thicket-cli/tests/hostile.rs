@@ -471,6 +471,54 @@ fn counting_an_unambiguous_input_costs_its_one_tree_at_any_depth() {
 }
 
 #[test]
+fn a_large_input_is_counted_and_listed_as_a_small_one() {
+    let dir = temp();
+    // Over 64 KiB, an input's tree is streamed; with --count or --all it was built and
+    // rendered in memory (1.4 MB of JSON: 1.6 GB). One tree is now streamed too, and an
+    // ambiguous input still counted and listed.
+    let items: Vec<String> = (0..10_000)
+        .map(|i| format!("{{\"k\":[{i},true]}}"))
+        .collect();
+    let json = format!("[{}]", items.join(","));
+    assert!(json.len() > 64 << 10);
+    let file = write(dir.path(), "large.json", &json);
+    let run = thicket(&[
+        "parse",
+        "specs/json.fan",
+        &file,
+        "--all",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains(": 1 derivation tree"), "{}", run.stderr);
+    let line: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(line["trees"], 1);
+    assert_eq!(line["all"].as_array().unwrap().len(), 1);
+    let spec = write(
+        dir.path(),
+        "two.fan",
+        "<start> ::= <e>\n<e> ::= \"(\" <e> \")\" | <w>\n<w> ::= <u> | <v>\n<u> ::= \"a\"*\n<v> ::= \"a\"*\n",
+    );
+    let file = write(dir.path(), "large.txt", "a".repeat(70_000));
+    let run = thicket(&["parse", &spec, &file, "--all", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(": 2 derivation trees"),
+        "{}",
+        run.stderr
+    );
+    let line: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(
+        (
+            line["trees"].as_u64(),
+            line["all"].as_array().unwrap().len()
+        ),
+        (Some(2), 2)
+    );
+}
+
+#[test]
 fn counting_a_deep_ambiguous_input_gives_up_and_all_parses_falls_back_to_one_tree() {
     let dir = temp();
     // Two trees per level: the counter follows them as far as its depth limit.
