@@ -191,9 +191,6 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                                 Some(TreeCount::Overflow) => {
                                     ",\"trees\":null,\"trees_unknown\":\"overflow\"".to_string()
                                 }
-                                Some(TreeCount::TooDeep) => {
-                                    ",\"trees\":null,\"trees_unknown\":\"too_deep\"".to_string()
-                                }
                             };
                             // With --all, "all" holds the list of trees instead of "tree".
                             let field = if args.all { "all" } else { "tree" };

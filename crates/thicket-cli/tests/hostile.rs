@@ -519,9 +519,11 @@ fn a_large_input_is_counted_and_listed_as_a_small_one() {
 }
 
 #[test]
-fn counting_a_deep_ambiguous_input_gives_up_and_all_parses_falls_back_to_one_tree() {
+fn counting_and_listing_a_deep_ambiguous_input_has_no_depth_limit() {
     let dir = temp();
-    // Two trees per level: the counter follows them as far as its depth limit.
+    // Two trees per level: the counter recursed and gave up past about 2,000 levels
+    // ("unknown (input nests too deeply to count)"), --all with it, and cover
+    // --all-parses fell back to the one tree.
     let spec = write(
         dir.path(),
         "twice.fan",
@@ -537,27 +539,34 @@ fn counting_a_deep_ambiguous_input_gives_up_and_all_parses_falls_back_to_one_tre
     let deep = format!("{}{}", "[".repeat(3_000), "]".repeat(3_000));
     let file = write(dir.path(), "deep.txt", &deep);
     let run = thicket(&["parse", &spec, &file, "--count", "--format", "json"]);
-    assert!(run.stderr.contains("nests too deeply"), "{}", run.stderr);
-    let run = thicket(&["parse", &spec, &file, "--all"]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("cannot list the trees"),
-        "{}",
-        run.stderr
-    );
-    // cover --all-parses measures the one tree instead (it measured nothing).
-    let run = thicket(&["cover", &spec, &file, "--all-parses", "-k", "1", "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("more than 2^128"), "{}", run.stderr);
+    let run = thicket(&["cover", &spec, &file, "--all-parses", "-k", "3", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("one tree"), "{}", run.stderr);
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     assert!(
         report["coverage"][0]["covered"].as_u64().unwrap() >= 3,
         "{report}"
     );
+    // Ambiguous only at the bottom, 10,000 deep: both trees are listed.
+    let spec = write(
+        dir.path(),
+        "inner.fan",
+        "<start> ::= <a>\n<a> ::= \"[\" <a> \"]\" | <b> | <c>\n<b> ::= \"x\"\n<c> ::= \"x\"\n",
+    );
+    let deep = format!("{}x{}", "[".repeat(10_000), "]".repeat(10_000));
+    let file = write(dir.path(), "inner.txt", &deep);
+    let run = thicket(&["parse", &spec, &file, "--all", "--format", "sexp"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("measured the parser's one tree"),
+        run.stderr.contains(": 2 derivation trees"),
         "{}",
         run.stderr
     );
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(out.contains("# tree 2 of 2"), "{}", run.stderr);
+    assert!(out.contains("(<b> \"x\")") && out.contains("(<c> \"x\")"));
 }
 
 // --- checking -----------------------------------------------------------------------

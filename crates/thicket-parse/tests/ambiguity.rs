@@ -184,7 +184,7 @@ fn an_unambiguous_input_is_counted_at_any_depth() {
     assert_eq!((trees.len(), total), (1, 1));
     assert_eq!(trees[0].bytes(), deep.as_bytes());
     // Paths of every parse are those of the one tree.
-    let paths = parsed.paths_in_any_parse(|_| true, 2).unwrap();
+    let paths = parsed.paths_in_any_parse(|_| true, 2);
     assert!(paths.iter().all(|p| (1..=2).contains(&p.len())));
     assert!(paths.len() > 5);
     // An ambiguous grammar is not taken for an unambiguous one.
@@ -234,4 +234,34 @@ fn inputs_known_unambiguous_have_one_tree_by_counting_too() {
         }
     }
     assert!(known >= 100, "{known} inputs known unambiguous");
+}
+
+#[test]
+fn an_ambiguous_input_is_counted_and_listed_at_any_depth() {
+    // The counter recursed and gave up past about 2,000 levels.
+    let grammar = load_spec_text(
+        "t.fan",
+        b"<start> ::= <a>\n<a> ::= \"[\" <a> \"]\" | <b> | <c>\n<b> ::= \"x\"\n<c> ::= \"x\"",
+    )
+    .unwrap();
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let deep = format!("{}x{}", "[".repeat(20_000), "]".repeat(20_000));
+    let parsed = parser.parse(deep.as_bytes()).unwrap();
+    assert!(!parsed.known_unambiguous());
+    assert_eq!(parsed.count_trees(), TreeCount::Finite(2));
+    let (trees, total) = parsed.trees(5).unwrap();
+    assert_eq!((trees.len(), total), (2, 2));
+    assert!(trees.iter().all(|t| t.bytes() == deep.as_bytes()));
+    assert_ne!(format!("{:?}", trees[0]), format!("{:?}", trees[1]));
+    assert!(parsed.paths_in_any_parse(|_| true, 3).len() > 5);
+    // Two trees per level: more than 2^128, still counted.
+    let grammar = load_spec_text(
+        "t.fan",
+        b"<start> ::= <a>\n<a> ::= \"[\" <a> \"]\" | \"[\" <b> \"]\" | \"\"\n<b> ::= <a>",
+    )
+    .unwrap();
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
+    let parsed = parser.parse(deep.as_bytes()).unwrap();
+    assert_eq!(parsed.count_trees(), TreeCount::Overflow);
 }
