@@ -96,7 +96,7 @@ struct Counter<'a, 'p, 'g> {
     suffixes: FxHashMap<(u32, u32, usize, usize), N>,
     /// Where each nonterminal node can end when it starts at a position: `(node, start)`
     /// to ends, from the chart's complete items (Leo-skipped ones included).
-    ends_index: FxHashMap<(u32, u32), Vec<u32>>,
+    ends_index: crate::chart::EndsIndex,
 }
 
 impl ParseResult<'_, '_> {
@@ -185,13 +185,12 @@ impl Counter<'_, '_, '_> {
                     out.push(from);
                 }
                 let in_chart = p.chart_node(node);
-                if let Some(ends) = self.ends_index.get(&(in_chart, from as u32)) {
-                    out.extend(
-                        ends.iter()
-                            .map(|&e| e as usize)
-                            .filter(|&e| e > from && e <= limit),
-                    );
-                }
+                out.extend(
+                    self.ends_index
+                        .ends(in_chart, from as u32)
+                        .map(|e| e as usize)
+                        .filter(|&e| e > from && e <= limit),
+                );
                 out.sort_unstable();
                 out.dedup();
             }
@@ -215,9 +214,13 @@ impl Counter<'_, '_, '_> {
     /// The count of a forest node, if known without counting anything: none if the node
     /// cannot derive the span, memoised, or infinite if it is being counted (a cycle).
     fn known(&self, key: Key) -> Option<N> {
+        let key = self.keyed(key);
         let (node, i, j) = key;
         if !self.may_derive(node, i, j) {
             return Some(N::ZERO);
+        }
+        if matches!(self.parser().ops[node as usize], Op::Literal | Op::Regex) {
+            return Some(N::ONE); // not memoised: nothing to count
         }
         if let Some(&n) = self.memo.get(&key) {
             return Some(n);
@@ -233,6 +236,7 @@ impl Counter<'_, '_, '_> {
         if let Some(n) = self.known((node, i, j)) {
             return n;
         }
+        let (node, i, j) = self.keyed((node, i, j));
         let mut stack = vec![(node, i, j)];
         let mut missing = Vec::new();
         while let Some(&key) = stack.last() {
@@ -285,9 +289,15 @@ impl Counter<'_, '_, '_> {
     fn known_or_ask(&self, key: Key, missing: &mut Vec<Key>) -> Option<N> {
         let n = self.known(key);
         if n.is_none() {
-            missing.push(key);
+            missing.push(self.keyed(key));
         }
         n
+    }
+
+    /// The forest node a count is kept under: a reference's is its rule body's (the
+    /// same trees, one node higher), so references cost no entry.
+    fn keyed(&self, (node, i, j): Key) -> Key {
+        (self.parser().chart_node(node), i, j)
     }
 }
 
