@@ -37,8 +37,9 @@ pub struct CoverArgs {
     k: u8,
 
     /// Count a k-path as covered if any derivation tree of an input has it, not only the
-    /// one the parser picks (matters for ambiguous grammars; exhaustive, so for inputs of
-    /// moderate size; an input nested too deeply falls back to its one tree).
+    /// one the parser picks (matters for ambiguous grammars). An input the parse shows
+    /// unambiguous costs its one tree; any other is followed exhaustively, for inputs
+    /// of moderate size (about 1-5 KB of memory per input byte).
     #[arg(long)]
     all_parses: bool,
 
@@ -107,31 +108,15 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
                         .map_err(|e| (true, e))?;
                     let parsed = parser.parse(&text).map_err(|e| (false, e.to_string()))?;
                     let mut own = Coverage::new(max_k);
-                    // An input with one tree has its paths in that tree: counting is
-                    // cheap, following every parse is not.
-                    let single = || {
-                        parsed.count_trees() == thicket_parse::TreeCount::Finite(1)
-                    };
-                    let every = (args.all_parses && !single()).then(|| {
-                        parsed.paths_in_any_parse(
+                    // An input the chart shows unambiguous has its paths in its one tree
+                    // (`paths_in_any_parse` would read that tree too).
+                    if args.all_parses && !parsed.known_unambiguous() {
+                        own.add_paths(parsed.paths_in_any_parse(
                             |x| graph.is_node(thicket_grammar::ExprId::from_index(x as usize)),
                             max_k,
-                        )
-                    });
-                    match every {
-                        Some(Ok(paths)) => {
-                            own.add_paths(paths);
-                        }
-                        Some(Err(why)) => {
-                            eprintln!(
-                                "note: {}: every parse cannot be followed ({why}); measured the parser's one tree",
-                                input.name()
-                            );
-                            own.add_tree(&graph, &parsed.tree());
-                        }
-                        None => {
-                            own.add_tree(&graph, &parsed.tree());
-                        }
+                        ));
+                    } else {
+                        own.add_tree(&graph, &parsed.tree());
                     }
                     Ok(own)
                 })

@@ -168,118 +168,134 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
         });
         for (input, outcome) in batch.iter().zip(outcomes) {
             let name = input.name();
-            match outcome {
-                Outcome::Parsed(tree, count) => {
-                    if args.quiet {
-                        continue;
-                    }
-                    if let Some(count) = &count {
-                        eprintln!(
-                            "{name}: {count} derivation tree{}",
-                            if *count == TreeCount::Finite(1) {
-                                ""
-                            } else {
-                                "s"
-                            }
-                        );
-                    }
-                    if args.format == TreeFormat::Json {
-                        // "trees" is a number, or null with the reason in "trees_unknown".
-                        let trees = match count {
-                            None => String::new(),
-                            Some(TreeCount::Finite(n)) => format!(",\"trees\":{n}"),
-                            Some(TreeCount::Infinite) => {
-                                ",\"trees\":null,\"trees_unknown\":\"infinite\"".to_string()
-                            }
-                            Some(TreeCount::Overflow) => {
-                                ",\"trees\":null,\"trees_unknown\":\"overflow\"".to_string()
-                            }
-                            Some(TreeCount::TooDeep) => {
-                                ",\"trees\":null,\"trees_unknown\":\"too_deep\"".to_string()
-                            }
-                        };
-                        // With --all, "all" holds the list of trees instead of "tree".
-                        let field = if args.all { "all" } else { "tree" };
-                        writeln!(
-                            out,
-                            "{{\"file\":{},\"ok\":true{trees},\"{field}\":{tree}}}",
-                            json_str(&name)
-                        )?;
-                    } else {
-                        if many {
-                            writeln!(out, "# {name}")?;
-                        }
-                        write!(out, "{tree}")?;
-                        if !tree.ends_with('\n') {
-                            writeln!(out)?;
-                        }
-                    }
-                }
-                Outcome::Large(text) => {
-                    // Parsed here, one at a time, and its tree written as it is read:
-                    // memory is the chart's, not the tree's or the rendering's.
-                    let result = match parser.parse_streaming(&text) {
-                        Ok(result) => result,
-                        Err(e) => {
-                            match Outcome::failed(&text, e) {
-                                Outcome::Rejected(excerpt, r) => {
-                                    if args.format == TreeFormat::Json {
-                                        writeln!(out, "{}", rejection_json(&name, &r)?)?;
-                                    }
-                                    eprintln!("error: {name}:{r}\n{excerpt}");
-                                }
-                                Outcome::TooComplex(message) => {
-                                    if args.format == TreeFormat::Json {
-                                        writeln!(out, "{}", message_json(&name, &message))?;
-                                    }
-                                    eprintln!("error: {name}: {message}")
-                                }
-                                _ => unreachable!("a parse fails by rejection or complexity"),
-                            }
-                            rejected += 1;
+            // A large input may turn out to need counting in memory after all: its
+            // outcome is then printed as a small one's.
+            let mut next = Some(outcome);
+            while let Some(outcome) = next.take() {
+                match outcome {
+                    Outcome::Parsed(tree, count) => {
+                        if args.quiet {
                             continue;
                         }
-                    };
-                    if args.format == TreeFormat::Json {
-                        write!(out, "{{\"file\":{},\"ok\":true,\"tree\":", json_str(&name))?;
-                    } else if many {
-                        writeln!(out, "# {name}")?;
+                        if let Some(count) = &count {
+                            print_count(&name, count);
+                        }
+                        if args.format == TreeFormat::Json {
+                            // "trees" is a number, or null with the reason in "trees_unknown".
+                            let trees = match count {
+                                None => String::new(),
+                                Some(TreeCount::Finite(n)) => format!(",\"trees\":{n}"),
+                                Some(TreeCount::Infinite) => {
+                                    ",\"trees\":null,\"trees_unknown\":\"infinite\"".to_string()
+                                }
+                                Some(TreeCount::Overflow) => {
+                                    ",\"trees\":null,\"trees_unknown\":\"overflow\"".to_string()
+                                }
+                            };
+                            // With --all, "all" holds the list of trees instead of "tree".
+                            let field = if args.all { "all" } else { "tree" };
+                            writeln!(
+                                out,
+                                "{{\"file\":{},\"ok\":true{trees},\"{field}\":{tree}}}",
+                                json_str(&name)
+                            )?;
+                        } else {
+                            if many {
+                                writeln!(out, "# {name}")?;
+                            }
+                            write!(out, "{tree}")?;
+                            if !tree.ends_with('\n') {
+                                writeln!(out)?;
+                            }
+                        }
                     }
-                    let mut renderer = Renderer::new(grammar, rendering(args.format), &mut out);
-                    result.build_into(&mut renderer);
-                    renderer.finish()?;
-                    match args.format {
-                        TreeFormat::Json => writeln!(out, "}}")?,
-                        TreeFormat::Sexp => writeln!(out)?,
-                        TreeFormat::Tree | TreeFormat::Dot => {}
+                    Outcome::Large(text) => {
+                        // Parsed here, one at a time, and its tree written as it is read:
+                        // memory is the chart's, not the tree's or the rendering's.
+                        let result = match parser.parse_streaming(&text) {
+                            Ok(result) => result,
+                            Err(e) => {
+                                match Outcome::failed(&text, e) {
+                                    Outcome::Rejected(excerpt, r) => {
+                                        if args.format == TreeFormat::Json {
+                                            writeln!(out, "{}", rejection_json(&name, &r)?)?;
+                                        }
+                                        eprintln!("error: {name}:{r}\n{excerpt}");
+                                    }
+                                    Outcome::TooComplex(message) => {
+                                        if args.format == TreeFormat::Json {
+                                            writeln!(out, "{}", message_json(&name, &message))?;
+                                        }
+                                        eprintln!("error: {name}: {message}")
+                                    }
+                                    _ => unreachable!("a parse fails by rejection or complexity"),
+                                }
+                                rejected += 1;
+                                continue;
+                            }
+                        };
+                        let counting = args.count || args.all;
+                        if counting && !result.known_unambiguous() {
+                            next = Some(counted(&result, grammar, &args));
+                            continue;
+                        }
+                        // Its one tree (`--all` lists it, `--count` counts it).
+                        if counting {
+                            print_count(&name, &TreeCount::Finite(1));
+                        }
+                        if args.format == TreeFormat::Json {
+                            let trees = if counting { ",\"trees\":1" } else { "" };
+                            let field = if args.all { "\"all\":[" } else { "\"tree\":" };
+                            write!(
+                                out,
+                                "{{\"file\":{},\"ok\":true{trees},{field}",
+                                json_str(&name)
+                            )?;
+                        } else {
+                            if many {
+                                writeln!(out, "# {name}")?;
+                            }
+                            if args.all {
+                                writeln!(out, "# tree 1 of 1")?;
+                            }
+                        }
+                        let mut renderer = Renderer::new(grammar, rendering(args.format), &mut out);
+                        result.build_into(&mut renderer);
+                        renderer.finish()?;
+                        match args.format {
+                            TreeFormat::Json if args.all => writeln!(out, "]}}")?,
+                            TreeFormat::Json => writeln!(out, "}}")?,
+                            TreeFormat::Sexp => writeln!(out)?,
+                            TreeFormat::Tree | TreeFormat::Dot => {}
+                        }
                     }
-                }
-                Outcome::Rejected(excerpt, r) => {
-                    rejected += 1;
-                    if args.quiet {
-                        continue;
+                    Outcome::Rejected(excerpt, r) => {
+                        rejected += 1;
+                        if args.quiet {
+                            continue;
+                        }
+                        if args.format == TreeFormat::Json {
+                            writeln!(out, "{}", rejection_json(&name, &r)?)?;
+                        }
+                        eprintln!("error: {name}:{r}\n{excerpt}");
                     }
-                    if args.format == TreeFormat::Json {
-                        writeln!(out, "{}", rejection_json(&name, &r)?)?;
+                    Outcome::Uncountable(message) | Outcome::TooComplex(message) => {
+                        rejected += 1;
+                        if args.quiet {
+                            continue;
+                        }
+                        if args.format == TreeFormat::Json {
+                            writeln!(out, "{}", message_json(&name, &message))?;
+                        }
+                        eprintln!("error: {name}: {message}");
                     }
-                    eprintln!("error: {name}:{r}\n{excerpt}");
-                }
-                Outcome::Uncountable(message) | Outcome::TooComplex(message) => {
-                    rejected += 1;
-                    if args.quiet {
-                        continue;
+                    Outcome::Unreadable(message) => {
+                        unreadable += 1;
+                        if args.format == TreeFormat::Json && !args.quiet {
+                            writeln!(out, "{}", unreadable_json(&name, &message))?;
+                        }
+                        eprintln!("error: {message}");
                     }
-                    if args.format == TreeFormat::Json {
-                        writeln!(out, "{}", message_json(&name, &message))?;
-                    }
-                    eprintln!("error: {name}: {message}");
-                }
-                Outcome::Unreadable(message) => {
-                    unreadable += 1;
-                    if args.format == TreeFormat::Json && !args.quiet {
-                        writeln!(out, "{}", unreadable_json(&name, &message))?;
-                    }
-                    eprintln!("error: {message}");
                 }
             }
         }
@@ -293,6 +309,16 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
     } else {
         exit::OK
     })
+}
+
+/// The count of an input's trees, on stderr.
+fn print_count(name: &str, count: &TreeCount) {
+    let plural = if *count == TreeCount::Finite(1) {
+        ""
+    } else {
+        "s"
+    };
+    eprintln!("{name}: {count} derivation tree{plural}");
 }
 
 /// The JSON line of an input that failed without a position: every input has its line.
@@ -338,14 +364,30 @@ fn parse_one(parser: &Parser<'_>, grammar: &Grammar, args: &ParseArgs, text: Vec
             Err(e) => Outcome::failed(&text, e),
         };
     }
-    if !args.count && !args.all && text.len() > RENDER_IN_MEMORY {
-        // Parsed when its turn comes to be printed, and its tree streamed then.
+    if !args.quiet && text.len() > RENDER_IN_MEMORY {
+        // Parsed when its turn comes to be printed, and its tree streamed then (counted
+        // in memory only if the chart does not tell that there is one).
         return Outcome::Large(text);
     }
-    let result = match parser.parse(&text) {
-        Ok(result) => result,
-        Err(e) => return Outcome::failed(&text, e),
+    // Quiet, a tree is only read to list trees: none is reserved.
+    let parsed = if args.quiet {
+        parser.parse_streaming(&text)
+    } else {
+        parser.parse(&text)
     };
+    match parsed {
+        Ok(result) => counted(&result, grammar, args),
+        Err(e) => Outcome::failed(&text, e),
+    }
+}
+
+/// What is printed of an accepted input, rendered in memory: its tree, or with `--all`
+/// its trees, and with `--count` or `--all` their number.
+fn counted(
+    result: &thicket_parse::ParseResult<'_, '_>,
+    grammar: &Grammar,
+    args: &ParseArgs,
+) -> Outcome {
     if args.all {
         return match result.trees(args.max_trees) {
             Ok((trees, total)) => Outcome::Parsed(

@@ -129,6 +129,11 @@ impl Parser {
         at
     }
 
+    /// The span of the token read last (the first token if none was).
+    fn last_span(&self) -> Span {
+        self.tokens[self.pos.clamp(1, self.tokens.len()) - 1].span
+    }
+
     fn expect_punct(&mut self, p: &str, what: &str) -> PResult<Span> {
         if self.at_punct(p) {
             Ok(self.bump().span)
@@ -228,7 +233,8 @@ impl Parser {
             None
         };
         let formula = self.formula()?;
-        let span = start.to(formula.span());
+        // To the last token read: a formula in parentheses ends with the `)`.
+        let span = start.to(formula.span()).to(self.last_span());
         Ok(ConstraintSyntax {
             constant,
             formula,
@@ -316,10 +322,11 @@ impl Parser {
                 Err(e) => e,
             };
             self.pos = saved;
-            self.bump();
+            let open = self.bump().span;
             let inner = self.formula();
-            let inner = inner.and_then(|f| {
-                self.expect_punct(")", "`)` or a connective")?;
+            let inner = inner.and_then(|mut f| {
+                let close = self.expect_punct(")", "`)` or a connective")?;
+                f.widen(open.to(close));
                 Ok(f)
             });
             return inner.map_err(|formula_error| furthest(term_error, formula_error));
@@ -578,12 +585,12 @@ impl Parser {
         };
         self.pos = saved;
         let inner = self.term().and_then(|inner| {
-            self.expect_punct(")", "`)`")?;
-            Ok(inner)
+            let close = self.expect_punct(")", "`)`")?;
+            Ok((inner, close))
         });
         inner
-            .map(|mut inner| {
-                inner.span = open.to(inner.span);
+            .map(|(mut inner, close)| {
+                inner.span = open.to(close);
                 inner
             })
             .map_err(|term_error| furthest(sexpr_error, term_error))

@@ -97,6 +97,16 @@ impl SFormula {
             SFormula::Atom(t) => t.span,
         }
     }
+
+    /// Makes the formula's span `span` (its parentheses included); a quantifier keeps
+    /// its head's.
+    pub fn widen(&mut self, span: Span) {
+        match self {
+            SFormula::Not(_, s) | SFormula::Binary(_, _, _, s) => *s = span,
+            SFormula::Atom(t) => t.span = span,
+            SFormula::Quantifier { .. } | SFormula::IntQuantifier { .. } => {}
+        }
+    }
 }
 
 /// One step of an XPath expression.

@@ -423,3 +423,37 @@ mod tar {
         }
     }
 }
+
+#[test]
+fn a_violation_shows_its_formula_and_facts_with_their_parentheses() {
+    // The text of a parenthesised formula or term ended before its `)`: `(count(...) or
+    // false` and `(str.len(a) > 3`.
+    let spec = spec("expr.fan");
+    let parser = Parser::new(&spec.grammar, ParseConfig::default()).unwrap();
+    let tree = parser.parse(b"1+2").unwrap().tree();
+    for (constraint, first, fact) in [
+        (
+            "(count(start, \"<MultExpr>\", 5) or false)",
+            "(count(start, \"<MultExpr>\", 5) or false)\n",
+            "\n  count(start, \"<MultExpr>\", 5) at test.isla:1:2 is false",
+        ),
+        (
+            "forall <DecDigits> d: (str.len(d) > 3)",
+            "forall <DecDigits> d: (str.len(d) > 3)\n",
+            "\n  (str.len(d) > 3) at test.isla:1:23 is false: 1 > 3\n",
+        ),
+        (
+            "((count(start, \"<MultExpr>\", 5)) or (false)) and true",
+            "((count(start, \"<MultExpr>\", 5)) or (false)) and true\n",
+            "\n  (false) at test.isla:1:37 is false",
+        ),
+    ] {
+        let checker = checker(&spec.grammar, constraint);
+        let violations = checker.explain(&tree);
+        assert_eq!(violations.len(), 1, "{constraint}");
+        let text = checker.render(&violations[0], &tree);
+        let head = text.lines().next().unwrap();
+        assert!(head.ends_with(first.trim_end()), "{constraint}: {text}");
+        assert!(text.contains(fact), "{constraint}: {text}");
+    }
+}

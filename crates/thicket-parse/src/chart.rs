@@ -30,6 +30,11 @@ pub struct ParseResult<'p, 'g> {
     /// For a large input: the tree's node vectors, reserved and faulted in while the
     /// chart was built (taken by the first tree read).
     pub(crate) rooms: std::cell::Cell<Option<TreeRooms>>,
+    /// Whether some item of the chart arose by two different derivations (the
+    /// recogniser saw it again with another predecessor or last child). Without forks,
+    /// every item has one derivation, so the input has one tree apart from what the
+    /// chart does not see: the inside of tokens and empty subtrees (`count.rs`).
+    pub(crate) forks: bool,
 }
 
 impl Drop for ParseResult<'_, '_> {
@@ -344,34 +349,26 @@ impl ParseResult<'_, '_> {
 
     /// Where each node's complete derivations from each start end: `(node, start)` to
     /// ends, over the chart, with the items Leo shortcuts skipped rebuilt.
-    pub(crate) fn ends_index(&self) -> rustc_hash::FxHashMap<(u32, u32), Vec<u32>> {
-        let mut index: rustc_hash::FxHashMap<(u32, u32), Vec<u32>> = Default::default();
+    pub(crate) fn ends_index(&self) -> EndsIndex {
+        let mut spans: Vec<(u32, u32, u32)> = Vec::new();
         for j in self.sets.positions() {
             let (lo, hi) = self.sets.items(j, self.items.len());
             for item in &self.items[lo..hi] {
                 if self.parser.is_complete(item) {
-                    index
-                        .entry((item.node, item.origin))
-                        .or_default()
-                        .push(j as u32);
+                    spans.push((item.node, item.origin, j as u32));
                 }
             }
         }
         for step in &self.leo {
             let j = step.set;
             self.leo_chain(step, |skipped| {
-                index
-                    .entry((skipped.node, skipped.origin))
-                    .or_default()
-                    .push(j);
+                spans.push((skipped.node, skipped.origin, j));
                 true
             });
         }
-        for ends in index.values_mut() {
-            ends.sort_unstable();
-            ends.dedup();
-        }
-        index
+        spans.sort_unstable();
+        spans.dedup();
+        EndsIndex { spans }
     }
 
     /// Walks the chain of a Leo shortcut, calling `visit` with each complete item it
@@ -492,5 +489,25 @@ impl Iterator for LeoLinks<'_, '_> {
         self.origin = skipped.origin;
         self.slot = w.next.get();
         Some(skipped)
+    }
+}
+
+/// Where each node can end when it starts at a position, from the chart's complete
+/// items (Leo-skipped ones included): `(node, start, end)` sorted, 12 bytes each (a map
+/// of vectors cost about 80 bytes per start).
+pub(crate) struct EndsIndex {
+    spans: Vec<(u32, u32, u32)>,
+}
+
+impl EndsIndex {
+    /// The ends of `node` from `start`, ascending.
+    pub(crate) fn ends(&self, node: u32, start: u32) -> impl Iterator<Item = u32> + '_ {
+        let from = self
+            .spans
+            .partition_point(|&(n, s, _)| (n, s) < (node, start));
+        self.spans[from..]
+            .iter()
+            .take_while(move |&&(n, s, _)| (n, s) == (node, start))
+            .map(|&(_, _, end)| end)
     }
 }

@@ -79,7 +79,9 @@ pub struct Parser<'g> {
     /// started for a parse running alone: see `ParseConfig::threads`).
     pub(crate) running: std::sync::atomic::AtomicUsize,
     /// Whether regular nodes are scanned as tokens (always, except in `untokenized`).
-    scans_tokens: bool,
+    pub(crate) scans_tokens: bool,
+    /// Whether a chart without forks means one tree (see `count.rs`), found on first use.
+    pub(crate) chart_decides: OnceLock<bool>,
 }
 
 /// A set of bytes.
@@ -148,6 +150,7 @@ impl<'g> Parser<'g> {
             per_byte: Default::default(),
             running: Default::default(),
             scans_tokens: false,
+            chart_decides: OnceLock::new(),
         };
         parser.compute_lengths();
         Some(parser)
@@ -181,6 +184,7 @@ impl<'g> Parser<'g> {
             per_byte: Default::default(),
             running: Default::default(),
             scans_tokens: true,
+            chart_decides: OnceLock::new(),
         };
         let index = |e: ExprId| e.index() as u32;
         let mut regexes = Vec::with_capacity(n);

@@ -6,8 +6,18 @@
 //! tree). Grammars that still derive a span in infinitely many ways (unit or empty
 //! cycles, such as `<a> ::= <a> | "x"`) are reported as [`TreeCount::Infinite`].
 //!
-//! Counting is exhaustive (dynamic programming over spans) and meant for inputs of
-//! moderate size; it gives up past a recursion depth rather than risk the stack.
+//! Most inputs have one tree, and for them the chart says so at no cost: the recogniser
+//! notes whether any item arose by two different derivations (`ParseResult::forks`);
+//! without such a fork every item has one derivation, so the input has one tree, as
+//! long as what the chart does not see has one too: the inside of a token (a regular
+//! part scanned by its DFA) and empty subtrees (derived statically). The grammar is
+//! checked for that once per parser (`Parser::chart_decides`): every token has at most
+//! one tree for any text, and every node that derives the empty text derives it one way.
+//! Such an input costs what its one tree costs, at any depth.
+//!
+//! Otherwise counting is exhaustive (dynamic programming over spans, iterative at any
+//! depth) and meant for inputs of moderate size: it keeps a count per forest node it
+//! visits, about 1 KB per input byte.
 
 use crate::ParseResult;
 use crate::compile::{Op, Parser};
@@ -24,8 +34,6 @@ pub enum TreeCount {
     Overflow,
     /// Infinitely many (the grammar has unit or empty cycles that this input uses).
     Infinite,
-    /// The input nests too deeply to count.
-    TooDeep,
 }
 
 impl std::fmt::Display for TreeCount {
@@ -34,7 +42,6 @@ impl std::fmt::Display for TreeCount {
             TreeCount::Finite(n) => write!(f, "{n}"),
             TreeCount::Overflow => f.write_str("more than 2^128"),
             TreeCount::Infinite => f.write_str("infinitely many"),
-            TreeCount::TooDeep => f.write_str("unknown (input nests too deeply to count)"),
         }
     }
 }
@@ -75,21 +82,21 @@ impl N {
     }
 }
 
-/// Deepest recursion the counter allows.
-const MAX_DEPTH: usize = 2_000;
+/// A forest node: `node` deriving `text[i..j]`.
+type Key = (u32, usize, usize);
 
 struct Counter<'a, 'p, 'g> {
     result: &'a ParseResult<'p, 'g>,
-    memo: FxHashMap<(u32, usize, usize), N>,
-    active: FxHashSet<(u32, usize, usize)>,
-    depth: usize,
-    too_deep: bool,
+    memo: FxHashMap<Key, N>,
+    /// The forest nodes being counted (on the counter's stack): one needed again
+    /// derives its own span through itself, infinitely often.
+    active: FxHashSet<Key>,
     /// Ways for the rest of a sequence or repetition to finish: `(node, children done
     /// or repetitions so far, position, end)`.
     suffixes: FxHashMap<(u32, u32, usize, usize), N>,
     /// Where each nonterminal node can end when it starts at a position: `(node, start)`
     /// to ends, from the chart's complete items (Leo-skipped ones included).
-    ends_index: FxHashMap<(u32, u32), Vec<u32>>,
+    ends_index: crate::chart::EndsIndex,
 }
 
 impl ParseResult<'_, '_> {
@@ -98,21 +105,34 @@ impl ParseResult<'_, '_> {
             result: self,
             memo: FxHashMap::default(),
             active: FxHashSet::default(),
-            depth: 0,
-            too_deep: false,
             suffixes: FxHashMap::default(),
             ends_index: self.ends_index(),
         }
     }
 
+    /// Whether the input is known to have exactly one tree without counting: its chart
+    /// has no forks and the grammar's tokens and empty derivations are unambiguous (see
+    /// the module docs). `false` says nothing: the input may still have one tree.
+    pub fn known_unambiguous(&self) -> bool {
+        !self.forks && self.parser.chart_decides()
+    }
+
     /// Up to `limit` distinct derivation trees of the input, in a fixed order (first
     /// alternatives first, then shorter first children), together with how many there
     /// are in all. Only for inputs with finitely many trees; otherwise the count says why
-    /// there is no list.
+    /// there is no list. An input [known to be
+    /// unambiguous](ParseResult::known_unambiguous) costs its one tree.
     pub fn trees(&self, limit: usize) -> Result<(Vec<DerivationTree>, u128), TreeCount> {
+        if self.known_unambiguous() {
+            let trees = if limit == 0 {
+                Vec::new()
+            } else {
+                vec![self.tree()]
+            };
+            return Ok((trees, 1));
+        }
         let mut counter = self.counter();
         let total = match counter.count(self.root, 0, self.text.len()) {
-            _ if counter.too_deep => return Err(TreeCount::TooDeep),
             N::Finite(n) => n,
             N::Overflow => return Err(TreeCount::Overflow),
             N::Infinite => return Err(TreeCount::Infinite),
@@ -128,12 +148,18 @@ impl ParseResult<'_, '_> {
 
     /// The number of derivation trees of the input (see the module docs).
     pub fn count_trees(&self) -> TreeCount {
-        let mut counter = self.counter();
-        let n = counter.count(self.root, 0, self.text.len());
-        if counter.too_deep {
-            return TreeCount::TooDeep;
+        if self.known_unambiguous() {
+            return TreeCount::Finite(1);
         }
-        match n {
+        self.count_trees_exhaustively()
+    }
+
+    /// The number of derivation trees by dynamic programming alone, without asking
+    /// the chart whether the input is unambiguous (for tests: the two must agree).
+    #[doc(hidden)]
+    pub fn count_trees_exhaustively(&self) -> TreeCount {
+        let mut counter = self.counter();
+        match counter.count(self.root, 0, self.text.len()) {
             N::Finite(n) => TreeCount::Finite(n),
             N::Overflow => TreeCount::Overflow,
             N::Infinite => TreeCount::Infinite,
@@ -159,13 +185,12 @@ impl Counter<'_, '_, '_> {
                     out.push(from);
                 }
                 let in_chart = p.chart_node(node);
-                if let Some(ends) = self.ends_index.get(&(in_chart, from as u32)) {
-                    out.extend(
-                        ends.iter()
-                            .map(|&e| e as usize)
-                            .filter(|&e| e > from && e <= limit),
-                    );
-                }
+                out.extend(
+                    self.ends_index
+                        .ends(in_chart, from as u32)
+                        .map(|e| e as usize)
+                        .filter(|&e| e > from && e <= limit),
+                );
                 out.sort_unstable();
                 out.dedup();
             }
@@ -186,42 +211,93 @@ impl Counter<'_, '_, '_> {
         }
     }
 
-    fn count(&mut self, node: u32, i: usize, j: usize) -> N {
+    /// The count of a forest node, if known without counting anything: none if the node
+    /// cannot derive the span, memoised, or infinite if it is being counted (a cycle).
+    fn known(&self, key: Key) -> Option<N> {
+        let key = self.keyed(key);
+        let (node, i, j) = key;
         if !self.may_derive(node, i, j) {
-            return N::ZERO;
+            return Some(N::ZERO);
         }
-        let key = (node, i, j);
+        if matches!(self.parser().ops[node as usize], Op::Literal | Op::Regex) {
+            return Some(N::ONE); // not memoised: nothing to count
+        }
         if let Some(&n) = self.memo.get(&key) {
+            return Some(n);
+        }
+        self.active.contains(&key).then_some(N::Infinite)
+    }
+
+    /// The number of trees of `node` over `text[i..j]`. Iterative at any depth: a
+    /// forest node on the stack is counted from the counts of its children; those not
+    /// known yet are pushed above it, and it is counted again once they are (at most
+    /// twice: the first attempt asks for every child it may need).
+    fn count(&mut self, node: u32, i: usize, j: usize) -> N {
+        if let Some(n) = self.known((node, i, j)) {
             return n;
         }
-        if !self.active.insert(key) {
-            return N::Infinite; // derives its own span through itself
+        let (node, i, j) = self.keyed((node, i, j));
+        let mut stack = vec![(node, i, j)];
+        let mut missing = Vec::new();
+        while let Some(&key) = stack.last() {
+            if self.memo.contains_key(&key) {
+                stack.pop();
+                continue;
+            }
+            self.active.insert(key);
+            missing.clear();
+            match self.try_count(key, &mut missing) {
+                Some(n) => {
+                    self.memo.insert(key, n);
+                    self.active.remove(&key);
+                    stack.pop();
+                }
+                // In reverse, so that they are counted in the order they were needed.
+                None => stack.extend(missing.drain(..).rev()),
+            }
         }
-        if self.depth >= MAX_DEPTH {
-            self.too_deep = true;
-            self.active.remove(&key);
-            return N::ZERO;
-        }
-        self.depth += 1;
+        self.memo[&(node, i, j)]
+    }
+
+    /// The count of `key` from the counts of its children, or `None` with the children
+    /// not known yet in `missing`.
+    fn try_count(&mut self, key: Key, missing: &mut Vec<Key>) -> Option<N> {
+        let (node, i, j) = key;
         let p = self.parser();
-        let n = match p.ops[node as usize] {
-            Op::Literal | Op::Regex => N::ONE,
-            Op::Ref { body } => self.count(body, i, j),
+        match p.ops[node as usize] {
+            Op::Literal | Op::Regex => Some(N::ONE),
+            Op::Ref { body } => self.known_or_ask((body, i, j), missing),
             Op::Alt { start, len } => {
-                let mut total = N::ZERO;
+                let mut total = Some(N::ZERO);
                 for a in start..start + len {
                     let child = self.parser().children[a as usize];
-                    total = total.add(self.count(child, i, j));
+                    let n = self.known_or_ask((child, i, j), missing);
+                    total = total.zip(n).map(|(total, n)| total.add(n));
                 }
                 total
             }
-            Op::Seq { .. } => self.sequence_suffix(node, 0, i, j),
-            Op::Repeat { .. } => self.repeat_suffix(node, 0, i, j),
-        };
-        self.depth -= 1;
-        self.active.remove(&key);
-        self.memo.insert(key, n);
+            Op::Seq { .. } => self
+                .fill_sequence(node, 0, i, j, missing)
+                .then(|| self.suffixes[&(node, 0, i, j)]),
+            Op::Repeat { .. } => self
+                .fill_repeat(node, 0, i, j, missing)
+                .then(|| self.suffixes[&(node, 0, i, j)]),
+        }
+    }
+
+    /// `known`, or `None` with `key` added to `missing`.
+    fn known_or_ask(&self, key: Key, missing: &mut Vec<Key>) -> Option<N> {
+        let n = self.known(key);
+        if n.is_none() {
+            missing.push(self.keyed(key));
+        }
         n
+    }
+
+    /// The forest node a count is kept under: a reference's is its rule body's (the
+    /// same trees, one node higher), so references cost no entry.
+    fn keyed(&self, (node, i, j): Key) -> Key {
+        (self.parser().chart_node(node), i, j)
     }
 }
 
@@ -247,11 +323,11 @@ impl Counter<'_, '_, '_> {
         if t >= len {
             return if m == j { N::ONE } else { N::ZERO };
         }
-        if let Some(&n) = self.suffixes.get(&(node, t, m, j)) {
-            return n;
-        }
-        self.fill_sequence(node, t, m, j);
-        self.suffixes[&(node, t, m, j)]
+        self.resolve(|counter, missing| counter.fill_sequence(node, t, m, j, missing));
+        self.suffixes
+            .get(&(node, t, m, j))
+            .copied()
+            .unwrap_or(N::ZERO)
     }
 
     /// Ways for further repetitions of `node`, `done` of them so far, to derive
@@ -262,22 +338,45 @@ impl Counter<'_, '_, '_> {
         };
         // Past the minimum of an unbounded repetition, the count no longer matters.
         let done = if max.is_none() { done.min(min) } else { done };
-        if let Some(&n) = self.suffixes.get(&(node, done, m, j)) {
-            return n;
+        self.resolve(|counter, missing| counter.fill_repeat(node, done, m, j, missing));
+        self.suffixes
+            .get(&(node, done, m, j))
+            .copied()
+            .unwrap_or(N::ZERO)
+    }
+
+    /// Runs `fill` until it completes, counting what it misses in between (the
+    /// states a count reached are already filled: this is for the others).
+    fn resolve(&mut self, mut fill: impl FnMut(&mut Self, &mut Vec<Key>) -> bool) {
+        let mut missing = Vec::new();
+        // Each round counts what the last one missed; one with nothing missing is done.
+        while !fill(self, &mut missing) && !missing.is_empty() {
+            for (node, i, j) in std::mem::take(&mut missing) {
+                self.count(node, i, j);
+            }
         }
-        self.fill_repeat(node, done, m, j);
-        self.suffixes[&(node, done, m, j)]
     }
 
     /// Records `sequence_suffix` of every state `(t', m')` that children `t..` of `node`
-    /// reach from position `m` on the way to `j`. Iterative and sparse: only the
-    /// positions where a child can end are visited (the chart says where), so an
-    /// unambiguous input costs about one state per child, not one per byte of the
-    /// span (counting a deeply nested input took cubic time).
-    fn fill_sequence(&mut self, node: u32, t0: u32, m0: usize, j: usize) {
+    /// reach from position `m` on the way to `j`, as far as the children's counts are
+    /// known; says whether `(t, m)`'s is, and lists the counts it needs in `missing`.
+    /// Iterative and sparse: only the positions where a child can end are visited (the
+    /// chart says where), so an unambiguous input costs about one state per child, not
+    /// one per byte of the span (counting a deeply nested input took cubic time).
+    fn fill_sequence(
+        &mut self,
+        node: u32,
+        t0: u32,
+        m0: usize,
+        j: usize,
+        missing: &mut Vec<Key>,
+    ) -> bool {
         let Op::Seq { start, len } = self.parser().ops[node as usize] else {
             unreachable!("a sequence")
         };
+        if t0 >= len || self.suffixes.contains_key(&(node, t0, m0, j)) {
+            return true;
+        }
         // Forward: the positions each child can start at, with its ends.
         let mut layers: Vec<Vec<(usize, Vec<usize>)>> = Vec::new();
         let mut at = vec![m0];
@@ -299,45 +398,57 @@ impl Counter<'_, '_, '_> {
             at = next;
         }
         // Backward: the rest first, then the child, for the states whose rest can finish.
+        // A rest not recorded is one this pass could not finish: unknown.
         for (offset, layer) in layers.into_iter().enumerate().rev() {
             let t = t0 + offset as u32;
             let kid = self.parser().children[(start + t) as usize];
             for (m, ends) in layer {
-                let mut total = N::ZERO;
+                let mut total = Some(N::ZERO);
                 for to in ends {
-                    let rest = self.suffix_of_sequence(node, t + 1, len, to, j);
-                    if rest.is_zero() {
+                    let rest = if t + 1 == len {
+                        Some(if to == j { N::ONE } else { N::ZERO })
+                    } else {
+                        self.suffixes.get(&(node, t + 1, to, j)).copied()
+                    };
+                    if rest.is_some_and(N::is_zero) {
                         continue;
                     }
-                    total = total.add(self.count(kid, m, to).mul(rest));
+                    let here = self.known_or_ask((kid, m, to), missing);
+                    total = match (total, here, rest) {
+                        (Some(total), Some(c), Some(rest)) => Some(total.add(c.mul(rest))),
+                        _ => None,
+                    };
                 }
-                self.suffixes.insert((node, t, m, j), total);
+                if let Some(total) = total {
+                    self.suffixes.insert((node, t, m, j), total);
+                }
             }
         }
+        self.suffixes.contains_key(&(node, t0, m0, j))
     }
 
-    /// A sequence suffix already recorded (or the end of the sequence).
-    fn suffix_of_sequence(&self, node: u32, t: u32, len: u32, m: usize, j: usize) -> N {
-        if t == len {
-            return if m == j { N::ONE } else { N::ZERO };
-        }
-        self.suffixes
-            .get(&(node, t, m, j))
-            .copied()
-            .unwrap_or(N::ZERO)
-    }
-
-    /// Records `repeat_suffix` of every state reachable from `(done, m)`: as
-    /// `fill_sequence`, iterative and sparse. States are processed in decreasing
+    /// Records `repeat_suffix` of every state reachable from `(done, m)`, as far as the
+    /// item's counts are known (as `fill_sequence`). States are processed in decreasing
     /// position (a repetition past the minimum is non-empty, and before it the count of
     /// repetitions grows), so each state's successors are known before it.
-    fn fill_repeat(&mut self, node: u32, done0: u32, m0: usize, j: usize) {
+    fn fill_repeat(
+        &mut self,
+        node: u32,
+        done0: u32,
+        m0: usize,
+        j: usize,
+        missing: &mut Vec<Key>,
+    ) -> bool {
         let Op::Repeat { item, min, max } = self.parser().ops[node as usize] else {
             unreachable!("a repetition")
         };
         let cap = |done: u32| if max.is_none() { done.min(min) } else { done };
+        let done0 = cap(done0);
+        if self.suffixes.contains_key(&(node, done0, m0, j)) {
+            return true;
+        }
         let mut states: FxHashMap<(u32, usize), Vec<usize>> = FxHashMap::default();
-        let mut frontier = vec![(cap(done0), m0)];
+        let mut frontier = vec![(done0, m0)];
         while let Some((done, m)) = frontier.pop() {
             if states.contains_key(&(done, m)) || self.suffixes.contains_key(&(node, done, m, j)) {
                 continue;
@@ -355,43 +466,72 @@ impl Counter<'_, '_, '_> {
         order.sort_unstable_by(|a, b| b.cmp(a));
         for (m, done) in order {
             let ends = states.remove(&(done, m)).unwrap_or_default();
-            let mut total = if m == j && done >= min {
+            let mut total = Some(if m == j && done >= min {
                 N::ONE
             } else {
                 N::ZERO
-            };
+            });
             for to in ends {
-                let rest = self
-                    .suffixes
-                    .get(&(node, cap(done + 1), to, j))
-                    .copied()
-                    .unwrap_or(N::ZERO);
-                if rest.is_zero() {
+                let rest = self.suffixes.get(&(node, cap(done + 1), to, j)).copied();
+                if rest.is_some_and(N::is_zero) {
                     continue;
                 }
-                total = total.add(self.count(item, m, to).mul(rest));
+                let here = self.known_or_ask((item, m, to), missing);
+                total = match (total, here, rest) {
+                    (Some(total), Some(c), Some(rest)) => Some(total.add(c.mul(rest))),
+                    _ => None,
+                };
             }
-            self.suffixes.insert((node, done, m, j), total);
+            if let Some(total) = total {
+                self.suffixes.insert((node, done, m, j), total);
+            }
         }
+        self.suffixes.contains_key(&(node, done0, m0, j))
     }
 
     /// Emits tree number `rank` (0-based, in enumeration order) of `node` over `i..j`.
-    fn unrank(&mut self, node: u32, i: usize, j: usize, mut rank: u128, sink: &mut TreeBuilder) {
-        let expr = ExprId::from_index(node as usize);
-        let op = self.parser().ops[node as usize];
-        if matches!(op, Op::Literal | Op::Regex) {
-            sink.terminal(expr, &self.result.text[i..j]);
-            return;
+    /// Iterative: each node's children and their ranks are chosen, then emitted from a
+    /// stack.
+    fn unrank(&mut self, node: u32, i: usize, j: usize, rank: u128, sink: &mut TreeBuilder) {
+        // `Some((node, i, j, rank))` to emit, `None` to close a node.
+        let mut stack = vec![Some((node, i, j, rank))];
+        let mut kids = Vec::new();
+        while let Some(task) = stack.pop() {
+            let Some((node, i, j, rank)) = task else {
+                sink.close();
+                continue;
+            };
+            let expr = ExprId::from_index(node as usize);
+            if matches!(self.parser().ops[node as usize], Op::Literal | Op::Regex) {
+                sink.terminal(expr, &self.result.text[i..j]);
+                continue;
+            }
+            sink.open(expr);
+            kids.clear();
+            self.choose(node, i, j, rank, &mut kids);
+            stack.push(None);
+            stack.extend(kids.drain(..).rev().map(Some));
         }
-        sink.open(expr);
-        match op {
-            Op::Ref { body } => self.unrank(body, i, j, rank, sink),
+    }
+
+    /// The children `(child, start, end, rank)` of tree number `rank` of a nonterminal
+    /// `node` over `i..j`, in order.
+    fn choose(
+        &mut self,
+        node: u32,
+        i: usize,
+        j: usize,
+        mut rank: u128,
+        out: &mut Vec<(u32, usize, usize, u128)>,
+    ) {
+        match self.parser().ops[node as usize] {
+            Op::Ref { body } => out.push((body, i, j, rank)),
             Op::Alt { start, len } => {
                 for a in start..start + len {
                     let child = self.parser().children[a as usize];
                     let c = finite(self.count(child, i, j));
                     if rank < c {
-                        self.unrank(child, i, j, rank, sink);
+                        out.push((child, i, j, rank));
                         break;
                     }
                     rank -= c;
@@ -410,7 +550,7 @@ impl Counter<'_, '_, '_> {
                         }
                         let (c, rest) = (finite(self.count(kid, m, to)), finite(rest));
                         if rank < c * rest {
-                            self.unrank(kid, m, to, rank / rest, sink);
+                            out.push((kid, m, to, rank / rest));
                             rank %= rest;
                             m = to;
                             break;
@@ -442,7 +582,7 @@ impl Counter<'_, '_, '_> {
                             }
                             let (c, rest) = (finite(self.count(item, m, to)), finite(rest));
                             if rank < c * rest {
-                                self.unrank(item, m, to, rank / rest, sink);
+                                out.push((item, m, to, rank / rest));
                                 rank %= rest;
                                 (done, m) = (done + 1, to);
                                 stepped = true;
@@ -456,9 +596,8 @@ impl Counter<'_, '_, '_> {
                     }
                 }
             }
-            Op::Literal | Op::Regex => unreachable!("terminals handled above"),
+            Op::Literal | Op::Regex => unreachable!("terminals have no children"),
         }
-        sink.close();
     }
 }
 
@@ -470,41 +609,35 @@ fn finite(n: N) -> u128 {
     }
 }
 
-/// Deepest nesting the any-parse path collection follows.
-const MAX_PATH_DEPTH: usize = 1_000;
-
 impl ParseResult<'_, '_> {
     /// The chains of "symbolic" nodes (as `is_symbolic` says) of length 1..=`max_k` that
     /// occur in *any* derivation tree of the input: for k-path coverage of ambiguous
     /// inputs ("present in any parse", as CODEINE counts). Each chain lists expression
     /// ids outermost first; a chain runs from a symbolic node to the next symbolic node
-    /// below it. Exhaustive over the forest, so meant for inputs of moderate size; errs
-    /// with [`TreeCount::TooDeep`] past a nesting limit. Derivations that revisit a span
-    /// through a unit or empty cycle are followed once.
+    /// below it. An input [known to be unambiguous](ParseResult::known_unambiguous)
+    /// costs its one tree; any other is followed exhaustively over the forest (at any
+    /// depth, but about 1-5 KB of memory per input byte: for inputs of moderate size).
+    /// Derivations that revisit a span through a unit or empty cycle are followed once.
     pub fn paths_in_any_parse(
         &self,
         is_symbolic: impl Fn(u32) -> bool,
         max_k: usize,
-    ) -> Result<FxHashSet<Box<[u32]>>, TreeCount> {
+    ) -> FxHashSet<Box<[u32]>> {
+        if self.known_unambiguous() {
+            return one_tree_paths(&self.tree(), is_symbolic, max_k);
+        }
         let mut collector = PathCollector {
             counter: self.counter(),
             is_symbolic: &is_symbolic,
             max_k,
             down: FxHashMap::default(),
             active: FxHashSet::default(),
-            depth: 0,
-            too_deep: false,
         };
         let root = self.root;
         let n = self.text.len();
         let total = collector.counter.count(root, 0, n);
-        // Counting gives up past its depth limit with a zero: that is no answer, and the
-        // caller falls back to the one tree (as `cover --all-parses` promises).
-        if collector.counter.too_deep {
-            return Err(TreeCount::TooDeep);
-        }
         if total.is_zero() {
-            return Ok(FxHashSet::default());
+            return FxHashSet::default();
         }
         // Every forest node in some derivation, from the root down; the paths starting
         // at each symbolic one are its `down` set.
@@ -520,10 +653,7 @@ impl ParseResult<'_, '_> {
             }
             stack.extend(collector.children(node, i, j));
         }
-        if collector.too_deep || collector.counter.too_deep {
-            return Err(TreeCount::TooDeep);
-        }
-        Ok(all)
+        all
     }
 }
 
@@ -535,10 +665,8 @@ struct PathCollector<'a, 'p, 'g, F: Fn(u32) -> bool> {
     is_symbolic: &'a F,
     max_k: usize,
     /// Chains starting at the first symbolic node at or below `(node, i, j)`.
-    down: FxHashMap<(u32, usize, usize), Chains>,
-    active: FxHashSet<(u32, usize, usize)>,
-    depth: usize,
-    too_deep: bool,
+    down: FxHashMap<Key, Chains>,
+    active: FxHashSet<Key>,
 }
 
 impl<F: Fn(u32) -> bool> PathCollector<'_, '_, '_, F> {
@@ -618,40 +746,285 @@ impl<F: Fn(u32) -> bool> PathCollector<'_, '_, '_, F> {
     }
 
     /// Chains (length <= max_k) starting at the first symbolic node at or below
-    /// `(node, i, j)`, over all its derivations.
+    /// `(node, i, j)`, over all its derivations. Iterative at any depth, as counting: a
+    /// forest node's chains are made once its children's are known; a child being
+    /// worked on (a cycle back to its span) adds nothing new.
     fn down(&mut self, node: u32, i: usize, j: usize) -> Chains {
-        let key = (node, i, j);
-        if let Some(known) = self.down.get(&key) {
-            return known.clone();
+        let mut stack = vec![(node, i, j)];
+        while let Some(&key) = stack.last() {
+            if self.down.contains_key(&key) {
+                stack.pop();
+                continue;
+            }
+            self.active.insert(key);
+            let children = self.children(key.0, key.1, key.2);
+            let missing: Vec<Key> = children
+                .iter()
+                .filter(|c| !self.down.contains_key(c) && !self.active.contains(c))
+                .copied()
+                .collect();
+            if !missing.is_empty() {
+                stack.extend(missing.into_iter().rev());
+                continue;
+            }
+            let below: Vec<&Chains> = children.iter().filter_map(|c| self.down.get(c)).collect();
+            let result = if !(self.is_symbolic)(key.0) && below.len() == 1 {
+                below[0].clone() // shared, not copied, down a chain of single children
+            } else {
+                let below: FxHashSet<&Box<[u32]>> =
+                    below.into_iter().flat_map(|c| c.iter()).collect();
+                let result: Vec<Box<[u32]>> = if (self.is_symbolic)(key.0) {
+                    std::iter::once(Box::from([key.0]))
+                        .chain(below.into_iter().filter(|q| q.len() < self.max_k).map(|q| {
+                            let mut chain = Vec::with_capacity(q.len() + 1);
+                            chain.push(key.0);
+                            chain.extend_from_slice(q);
+                            chain.into_boxed_slice()
+                        }))
+                        .collect()
+                } else {
+                    below.into_iter().cloned().collect()
+                };
+                std::rc::Rc::new(result)
+            };
+            self.active.remove(&key);
+            self.down.insert(key, result);
+            stack.pop();
         }
-        if self.depth >= MAX_PATH_DEPTH {
-            self.too_deep = true;
-            return Default::default();
+        self.down[&(node, i, j)].clone()
+    }
+}
+
+/// The chains of symbolic nodes of length 1..=`max_k` in one tree (as
+/// `paths_in_any_parse` lists them for all trees): every run of consecutive symbolic
+/// ancestors, found in one preorder pass.
+fn one_tree_paths(
+    tree: &DerivationTree,
+    is_symbolic: impl Fn(u32) -> bool,
+    max_k: usize,
+) -> FxHashSet<Box<[u32]>> {
+    let mut all = FxHashSet::default();
+    // The symbolic ancestors of the current node, with where their subtrees end.
+    let mut open: Vec<(usize, u32)> = Vec::new();
+    for index in 0..tree.len() {
+        let id = thicket_tree::NodeId::from_index(index);
+        while open.last().is_some_and(|&(end, _)| end <= index) {
+            open.pop();
         }
-        if !self.active.insert(key) {
-            return Default::default(); // a cycle back to this span adds nothing new
+        let x = tree.expr(id).index() as u32;
+        if is_symbolic(x) {
+            open.push((tree.subtree_end(id), x));
+            for from in open.len().saturating_sub(max_k)..open.len() {
+                all.insert(open[from..].iter().map(|&(_, x)| x).collect());
+            }
         }
-        self.depth += 1;
-        let mut below: FxHashSet<Box<[u32]>> = FxHashSet::default();
-        for (c, m, e) in self.children(node, i, j) {
-            below.extend(self.down(c, m, e).iter().cloned());
+    }
+    all
+}
+
+/// Budget of DFA state pairs for telling the alternatives of one grammar apart.
+const PAIR_BUDGET: usize = 4_000_000;
+
+/// Most DFA states looked at for one node's extensions.
+const STATE_LIMIT: usize = 1 << 14;
+
+impl Parser<'_> {
+    /// Whether a chart without forks means exactly one tree: every node that derives the
+    /// empty text derives it in one way (empty subtrees are chosen statically, unseen by
+    /// the chart), and every token (a regular part scanned by its DFA, its inside unseen
+    /// by the chart) has at most one tree for any text. Conservative (a `false` only costs
+    /// counting); computed once per parser.
+    pub(crate) fn chart_decides(&self) -> bool {
+        *self.chart_decides.get_or_init(|| {
+            self.empty_unique() && (!self.scans_tokens || self.tokens_unambiguous())
+        })
+    }
+
+    fn kids(&self, node: u32) -> &[u32] {
+        match self.ops[node as usize] {
+            Op::Seq { start, len } | Op::Alt { start, len } => {
+                &self.children[start as usize..(start + len) as usize]
+            }
+            Op::Ref { ref body } | Op::Repeat { item: ref body, .. } => std::slice::from_ref(body),
+            Op::Literal | Op::Regex => &[],
         }
-        self.depth -= 1;
-        self.active.remove(&key);
-        let result: Vec<Box<[u32]>> = if (self.is_symbolic)(node) {
-            std::iter::once(Box::from([node]))
-                .chain(below.into_iter().filter(|q| q.len() < self.max_k).map(|q| {
-                    let mut chain = Vec::with_capacity(q.len() + 1);
-                    chain.push(node);
-                    chain.extend_from_slice(&q);
-                    chain.into_boxed_slice()
-                }))
-                .collect()
-        } else {
-            below.into_iter().collect()
+    }
+
+    /// Whether every nullable node has one empty tree (the counter's convention:
+    /// repetitions past the minimum are not empty). A greatest fixpoint, children
+    /// before parents in the arena, so only references need further rounds.
+    fn empty_unique(&self) -> bool {
+        let n = self.ops.len();
+        let mut unique = vec![true; n];
+        loop {
+            let mut changed = false;
+            for x in 0..n as u32 {
+                if !unique[x as usize] || !self.nullable(x) {
+                    continue;
+                }
+                let ok = match self.ops[x as usize] {
+                    Op::Literal | Op::Regex => true,
+                    Op::Ref { body } => unique[body as usize],
+                    Op::Seq { .. } => self.kids(x).iter().all(|&c| unique[c as usize]),
+                    Op::Alt { .. } => {
+                        let mut empty = self.kids(x).iter().filter(|&&c| self.nullable(c));
+                        empty.next().is_some_and(|&c| unique[c as usize]) && empty.next().is_none()
+                    }
+                    Op::Repeat { item, min, .. } => min == 0 || unique[item as usize],
+                };
+                if !ok {
+                    unique[x as usize] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        (0..n).all(|x| unique[x] || !self.nullable(x as u32))
+    }
+
+    /// Whether every token (a regular node expected by a part that is not one) has at
+    /// most one tree for any text.
+    fn tokens_unambiguous(&self) -> bool {
+        let mut memo: FxHashMap<u32, bool> = FxHashMap::default();
+        let mut budget = PAIR_BUDGET;
+        // Every regular child of a part that is not, and every rule's body (a reference
+        // may be the root of `Parser::parse_as`).
+        let tops = (0..self.ops.len() as u32)
+            .filter(|&x| {
+                !self.regular[x as usize] || matches!(self.ops[x as usize], Op::Ref { .. })
+            })
+            .flat_map(|x| self.kids(x).to_vec());
+        for token in tops {
+            if !self.regular[token as usize]
+                || matches!(self.ops[token as usize], Op::Literal | Op::Regex)
+            {
+                continue;
+            }
+            if !self.regular_unambiguous(token, &mut memo, &mut budget) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether the regular node `top` has at most one tree for any text (the counter's
+    /// convention for repetitions). Sufficient conditions, by the nodes' DFAs:
+    /// alternatives match disjoint texts; in a sequence, no child's match goes on (see
+    /// `RegexMatcher::extensions`) with a byte that the rest of the sequence can start
+    /// with, so every split is forced; the same between repetitions, whose item derives
+    /// no empty text where empty repetitions could be counted. Iterative (regular parts
+    /// can nest deeply), memoised in `memo`; `budget` bounds the DFA pairs looked at.
+    fn regular_unambiguous(
+        &self,
+        top: u32,
+        memo: &mut FxHashMap<u32, bool>,
+        budget: &mut usize,
+    ) -> bool {
+        let mut stack = vec![(top, false)];
+        while let Some((x, kids_done)) = stack.pop() {
+            if memo.contains_key(&x) {
+                continue;
+            }
+            if !kids_done {
+                stack.push((x, true));
+                stack.extend(
+                    self.kids(x)
+                        .iter()
+                        .filter(|c| !memo.contains_key(c))
+                        .map(|&c| (c, false)),
+                );
+                continue;
+            }
+            let ok = self.kids(x).iter().all(|c| memo[c]) && self.splits_forced(x, budget);
+            memo.insert(x, ok);
+        }
+        memo[&top]
+    }
+
+    /// For a regular node whose children are unambiguous: whether it is too (see
+    /// `regular_unambiguous`).
+    fn splits_forced(&self, x: u32, budget: &mut usize) -> bool {
+        let extensions = |c: u32| self.language(c).and_then(|m| m.extensions(STATE_LIMIT));
+        let overlaps = |set: &crate::compile::ByteSet, other: &crate::compile::ByteSet| {
+            (0..=255u8).any(|b| set.contains(b) && other.contains(b))
         };
-        let result = std::rc::Rc::new(result);
-        self.down.insert(key, result.clone());
-        result
+        match self.ops[x as usize] {
+            Op::Literal | Op::Regex | Op::Ref { .. } => true,
+            Op::Alt { .. } => {
+                let kids = self.kids(x);
+                for (k, &a) in kids.iter().enumerate() {
+                    for &b in &kids[k + 1..] {
+                        if self.nullable(a) && self.nullable(b) {
+                            return false;
+                        }
+                        if !overlaps(&self.first[a as usize], &self.first[b as usize]) {
+                            continue; // only the empty text could be shared: not both
+                        }
+                        if let (Some(&(a_min, a_max)), Some(&(b_min, b_max))) =
+                            (self.lengths.get(a as usize), self.lengths.get(b as usize))
+                            && (a_max < b_min || b_max < a_min)
+                        {
+                            continue;
+                        }
+                        let (Some(ma), Some(mb)) = (self.language(a), self.language(b)) else {
+                            return false;
+                        };
+                        if ma.disjoint(mb, budget) != Some(true) {
+                            return false;
+                        }
+                    }
+                }
+                true
+            }
+            Op::Seq { .. } => {
+                // Bytes the children from `t` on can start a non-empty text with.
+                let kids = self.kids(x);
+                let mut rest = crate::compile::ByteSet::default();
+                for (t, &c) in kids.iter().enumerate().rev() {
+                    if t + 1 < kids.len() {
+                        let Some(ext) = extensions(c) else {
+                            return false;
+                        };
+                        // A match of the child that goes on with a byte the rest can
+                        // start with: the DFAs tell whether the rest can then match too.
+                        if overlaps(&ext, &rest)
+                            && !self.split_unique(c, &kids[t + 1..], false, budget)
+                        {
+                            return false;
+                        }
+                    }
+                    if !self.nullable(c) {
+                        rest = crate::compile::ByteSet::default();
+                    }
+                    rest.union(&self.first[c as usize]);
+                }
+                true
+            }
+            Op::Repeat { item, min, max } => {
+                if min > 0 && self.nullable(item) {
+                    return false;
+                }
+                if max.is_some_and(|max| max <= 1) {
+                    return true;
+                }
+                extensions(item).is_some_and(|ext| {
+                    !overlaps(&ext, &self.first[item as usize])
+                        || self.split_unique(item, &[item], true, budget)
+                })
+            }
+        }
+    }
+
+    /// Whether a match of `first` followed by one of `rest` in a row (`repeated`: by
+    /// any number of matches of `rest[0]`) splits in one way only, by the DFAs
+    /// (`RegexMatcher::splits_uniquely_before`).
+    fn split_unique(&self, first: u32, rest: &[u32], repeated: bool, budget: &mut usize) -> bool {
+        let (Some(head), Some(tail)) = (self.language(first), self.language_of(rest, repeated))
+        else {
+            return false;
+        };
+        head.splits_uniquely_before(&tail, budget) == Some(true)
     }
 }

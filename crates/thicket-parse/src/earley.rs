@@ -197,9 +197,9 @@ impl SeenTable {
     }
 
     /// Adds `key`, about to be pushed at `current.len()`, unless an item of `current`
-    /// has it; says whether it was added.
+    /// has it; returns that item's index in `current` if so.
     #[inline(always)]
-    fn insert(&mut self, key: (u32, u32, u32), current: &[Item]) -> bool {
+    fn insert(&mut self, key: (u32, u32, u32), current: &[Item]) -> Option<usize> {
         let len = current.len();
         if 2 * len >= self.slots.len() {
             // At most half full: double, and index the set again.
@@ -216,11 +216,11 @@ impl SeenTable {
             let (stamp, i) = self.slots[h];
             if stamp != self.stamp {
                 self.slots[h] = (self.stamp, len as u32);
-                return true;
+                return None;
             }
             let it = &current[i as usize];
             if (it.node, it.dot, it.origin) == key {
-                return false;
+                return Some(i as usize);
             }
             h = (h + 1) & mask;
         }
@@ -312,6 +312,8 @@ pub(crate) struct Work<'p> {
     /// For a large input: faults in the chart's and the tree's memory before they are
     /// written.
     ahead: Option<Ahead>,
+    /// Whether some item arose by two derivations (see `ParseResult::forks`).
+    forks: bool,
 }
 
 /// What a parse leaves behind for the next input of the same parser: the chart's
@@ -486,8 +488,11 @@ impl<'p> Work<'p> {
         if len < SMALL_SET {
             let bit = 1u64 << key_hash(key);
             if self.seen_bits & bit != 0
-                && current.iter().any(|it| (it.node, it.dot, it.origin) == key)
+                && let Some(at) = current
+                    .iter()
+                    .position(|it| (it.node, it.dot, it.origin) == key)
             {
+                self.note_duplicate(self.base + at, &item);
                 return;
             }
             self.seen_bits |= bit;
@@ -496,7 +501,8 @@ impl<'p> Work<'p> {
                 // Outgrown the linear scan: index what is there.
                 self.seen.start(current);
             }
-            if !self.seen.insert(key, current) {
+            if let Some(at) = self.seen.insert(key, current) {
+                self.note_duplicate(self.base + at, &item);
                 return;
             }
         }
@@ -504,6 +510,21 @@ impl<'p> Work<'p> {
             self.grow(|work| &mut work.items);
         }
         self.items.push(item);
+    }
+
+    /// `item` arose again, as the item at chart index `existing`: if by another
+    /// derivation, the chart has two ways to one item (`forks`). Predictions have no
+    /// derivation, and an item advanced from itself (one more empty repetition past the
+    /// minimum) is no new tree.
+    #[inline(always)]
+    fn note_duplicate(&mut self, existing: usize, item: &Item) {
+        if item.pred == NO_ITEM || item.pred as usize == existing {
+            return;
+        }
+        let old = &self.items[existing];
+        if (old.pred, old.back, old.child) != (item.pred, item.back, item.child) {
+            self.forks = true;
+        }
     }
 
     /// Records that the item at chart index `item` waits for `node` (`choice`: which
@@ -772,6 +793,7 @@ impl<'g> Parser<'g> {
             }
             j += 1;
         }
+        let forks = work.forks;
         let mut spare = work.into_spare();
         spare.memo = leo_memo;
         let (items, waiting) = (
@@ -791,6 +813,7 @@ impl<'g> Parser<'g> {
             leo_cache: Default::default(),
             spare,
             rooms: std::cell::Cell::new(rooms),
+            forks,
         };
         if result.root_item().is_none() {
             return Err(self.reject(text, n, &result.items, &result.sets, !follow_filter));

@@ -233,6 +233,173 @@ impl RegexMatcher {
         lengths
     }
 
+    /// Whether the bytes read into `state` are a match.
+    fn accepts(&self, state: StateID) -> bool {
+        self.dfa.is_match_state(self.dfa.next_eoi_state(state))
+    }
+
+    /// One byte of each class (bytes of one class take the DFA through the same states).
+    fn representatives(&self) -> Vec<u8> {
+        self.dfa
+            .byte_classes()
+            .representatives(0..=255u8)
+            .filter_map(|unit| unit.as_u8())
+            .collect()
+    }
+
+    /// The bytes `c` by which some match `w` goes on to a longer match `w c ...`: where
+    /// a part following this one must not start if the split between them is to be
+    /// unique. `None` if the DFA has more than `limit` states to look at.
+    pub(crate) fn extensions(&self, limit: usize) -> Option<crate::compile::ByteSet> {
+        let classes = self.representatives();
+        // The states reachable from the start, with their successors.
+        let mut states = vec![self.start];
+        let mut number: rustc_hash::FxHashMap<StateID, usize> = Default::default();
+        number.insert(self.start, 0);
+        let mut edges: Vec<(usize, u8, usize)> = Vec::new();
+        let mut at = 0;
+        while at < states.len() {
+            let s = states[at];
+            for &b in &classes {
+                let t = self.dfa.next_state(s, b);
+                if self.dfa.is_dead_state(t) {
+                    continue;
+                }
+                let next = *number.entry(t).or_insert_with(|| {
+                    states.push(t);
+                    states.len() - 1
+                });
+                edges.push((at, b, next));
+            }
+            if states.len() > limit {
+                return None;
+            }
+            at += 1;
+        }
+        // Those from which a match can still be reached (the DFA reports matches a byte
+        // late, so a state after a match may be live for one step and lead nowhere).
+        let mut live: Vec<bool> = states.iter().map(|&s| self.accepts(s)).collect();
+        loop {
+            let mut changed = false;
+            for &(from, _, to) in &edges {
+                if live[to] && !live[from] {
+                    live[from] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut out = crate::compile::ByteSet::default();
+        let dfa_classes = self.dfa.byte_classes();
+        for &(from, b, to) in &edges {
+            if live[to] && self.accepts(states[from]) {
+                for c in 0..=255u8 {
+                    if dfa_classes.get(c) == dfa_classes.get(b) {
+                        out.insert(c);
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Whether every text that is a match of `self` followed by a match of `rest`
+    /// splits in one way only. It does not if some match `a` of `self` goes on by a
+    /// non-empty `x` to a longer match `a x` where `x b` and `b` both match `rest`.
+    /// `None` if that takes more pairs of states than are left in `budget`.
+    pub(crate) fn splits_uniquely_before(
+        &self,
+        rest: &RegexMatcher,
+        budget: &mut usize,
+    ) -> Option<bool> {
+        let take = |budget: &mut usize| budget.checked_sub(1).map(|left| *budget = left);
+        // The matches of `self`: its accepting states.
+        let mut states = vec![self.start];
+        let mut seen: rustc_hash::FxHashSet<StateID> = Default::default();
+        seen.insert(self.start);
+        let mut at = 0;
+        while at < states.len() {
+            let s = states[at];
+            at += 1;
+            for byte in 0..=255u8 {
+                let t = self.dfa.next_state(s, byte);
+                if !self.dfa.is_dead_state(t) && seen.insert(t) {
+                    take(budget)?;
+                    states.push(t);
+                }
+            }
+        }
+        // Read `x` in both from there; where `self` accepts again, `rest` is in state `q`
+        // after `x`.
+        let mut pairs: rustc_hash::FxHashSet<(StateID, StateID, bool)> = Default::default();
+        let mut stack: Vec<(StateID, StateID, bool)> = states
+            .iter()
+            .filter(|&&s| self.accepts(s))
+            .map(|&s| (s, rest.start, false))
+            .collect();
+        pairs.extend(stack.iter().copied());
+        let mut after_x: rustc_hash::FxHashSet<(StateID, StateID)> = Default::default();
+        while let Some((a, b, moved)) = stack.pop() {
+            if moved && self.accepts(a) && after_x.insert((b, rest.start)) {
+                take(budget)?;
+            }
+            for byte in 0..=255u8 {
+                let (x, y) = (self.dfa.next_state(a, byte), rest.dfa.next_state(b, byte));
+                if self.dfa.is_dead_state(x) || rest.dfa.is_dead_state(y) {
+                    continue;
+                }
+                if pairs.insert((x, y, true)) {
+                    take(budget)?;
+                    stack.push((x, y, true));
+                }
+            }
+        }
+        // Some `b` that `rest` matches both from `q` and from its start?
+        let mut stack: Vec<(StateID, StateID)> = after_x.iter().copied().collect();
+        while let Some((q, r)) = stack.pop() {
+            if rest.accepts(q) && rest.accepts(r) {
+                return Some(false);
+            }
+            for byte in 0..=255u8 {
+                let (x, y) = (rest.dfa.next_state(q, byte), rest.dfa.next_state(r, byte));
+                if rest.dfa.is_dead_state(x) || rest.dfa.is_dead_state(y) {
+                    continue;
+                }
+                if after_x.insert((x, y)) {
+                    take(budget)?;
+                    stack.push((x, y));
+                }
+            }
+        }
+        Some(true)
+    }
+
+    /// Whether no text matches both `self` and `other`; `None` if that takes more pairs
+    /// of states than are left in `budget` (each pair looked at is taken from it).
+    pub(crate) fn disjoint(&self, other: &RegexMatcher, budget: &mut usize) -> Option<bool> {
+        let mut seen: rustc_hash::FxHashSet<(StateID, StateID)> = Default::default();
+        let mut stack = vec![(self.start, other.start)];
+        seen.insert((self.start, other.start));
+        while let Some((a, b)) = stack.pop() {
+            if self.accepts(a) && other.accepts(b) {
+                return Some(false);
+            }
+            for byte in 0..=255u8 {
+                let (x, y) = (self.dfa.next_state(a, byte), other.dfa.next_state(b, byte));
+                if self.dfa.is_dead_state(x) || other.dfa.is_dead_state(y) {
+                    continue;
+                }
+                if seen.insert((x, y)) {
+                    *budget = budget.checked_sub(1)?;
+                    stack.push((x, y));
+                }
+            }
+        }
+        Some(true)
+    }
+
     /// How many bytes of `text[at..]` begin some match: `at` plus this is the first byte
     /// no match can continue with (or the end of `text`). For explaining rejections; one
     /// DFA step per byte, and a look at every byte's step where a match ended.

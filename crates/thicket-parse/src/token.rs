@@ -135,6 +135,33 @@ impl Parser<'_> {
             .as_ref()
     }
 
+    /// The DFA of any regular node, literals included (for analyses of the grammar,
+    /// not for scanning: see `matcher`), built on first use.
+    pub(crate) fn language(&self, node: u32) -> Option<&RegexMatcher> {
+        match self.ops[node as usize] {
+            Op::Regex => self.regexes[node as usize].as_ref(),
+            _ if self.regular[node as usize] => self.build_matcher(node),
+            _ => None,
+        }
+    }
+
+    /// The DFA of the regular nodes `parts` in a row, or (`repeated`) of the one node
+    /// `parts[0]` repeated any number of times, for analyses of the grammar; `None` if
+    /// too large.
+    pub(crate) fn language_of(&self, parts: &[u32], repeated: bool) -> Option<RegexMatcher> {
+        let hir = if repeated {
+            Hir::repetition(Repetition {
+                min: 0,
+                max: None,
+                greedy: true,
+                sub: Box::new(self.to_hir(parts[0])),
+            })
+        } else {
+            Hir::concat(parts.iter().map(|&p| self.to_hir(p)).collect())
+        };
+        RegexMatcher::new(&hir).ok()
+    }
+
     /// Whether `node` is scanned as one token.
     #[inline]
     pub(crate) fn is_token(&self, node: u32) -> bool {

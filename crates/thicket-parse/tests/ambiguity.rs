@@ -136,3 +136,132 @@ fn ambiguous_right_recursion_returns_the_first_derivation() {
         assert_eq!(parsed.tree().to_sexp(&grammar), tree, "{input}");
     }
 }
+
+#[test]
+fn ambiguity_the_chart_does_not_see_is_still_counted() {
+    // Inside tokens (regular parts scanned by one DFA): overlapping alternatives, a
+    // split that is not forced, repetitions whose item can go on into the next.
+    let nest = "<start> ::= <x>\n<x> ::= \"[\" <x> \"]\" | <t>\n";
+    for (token, input, trees) in [
+        ("<t> ::= \"a\"* \"a\"*", "[[aa]]", 3),
+        ("<t> ::= \"a\" | r\"a\"", "[a]", 2),
+        ("<t> ::= \"ab\" | \"a\" \"b\"", "[[ab]]", 2),
+        ("<t> ::= (\"a\" | \"aa\")*", "[aaaa]", 5),
+        ("<t> ::= (\"a\"?){2}", "[a]", 2),
+        ("<t> ::= \"a\"+ \"b\"", "[aab]", 1),
+        ("<t> ::= (\"ab\" | \"a\")* \"b\"", "[abb]", 1),
+    ] {
+        assert_eq!(
+            count(&format!("{nest}{token}"), input),
+            TreeCount::Finite(trees),
+            "{token} on {input}"
+        );
+    }
+    // Empty subtrees, chosen statically: two empty derivations of a recursive rule.
+    assert_eq!(
+        count(
+            "<start> ::= <x>\n<x> ::= \"(\" <x> \")\" <y> | \"\"\n<y> ::= <x> | \"\"",
+            "()"
+        ),
+        TreeCount::Finite(2)
+    );
+}
+
+#[test]
+fn an_unambiguous_input_is_counted_at_any_depth() {
+    // Nested 20,000 deep: the counter's recursion gave up at about 2,000 levels.
+    let grammar = load_spec_text(
+        "json.fan",
+        &std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../specs/json.fan")).unwrap(),
+    )
+    .unwrap();
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let deep = format!("{}1{}", "[".repeat(20_000), "]".repeat(20_000));
+    let parsed = parser.parse(deep.as_bytes()).unwrap();
+    assert!(parsed.known_unambiguous());
+    assert_eq!(parsed.count_trees(), TreeCount::Finite(1));
+    let (trees, total) = parsed.trees(5).unwrap();
+    assert_eq!((trees.len(), total), (1, 1));
+    assert_eq!(trees[0].bytes(), deep.as_bytes());
+    // Paths of every parse are those of the one tree.
+    let paths = parsed.paths_in_any_parse(|_| true, 2);
+    assert!(paths.iter().all(|p| (1..=2).contains(&p.len())));
+    assert!(paths.len() > 5);
+    // An ambiguous grammar is not taken for an unambiguous one.
+    let grammar = load_spec_text("t.fan", b"<start> ::= <a>\n<a> ::= <a> <a> | \"x\"").unwrap();
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    assert!(!parser.parse(b"xxx").unwrap().known_unambiguous());
+}
+
+#[test]
+fn inputs_known_unambiguous_have_one_tree_by_counting_too() {
+    // Small generated inputs of every bundled spec: wherever the chart says one tree
+    // without counting, counting agrees.
+    let specs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../specs/");
+    let mut known = 0;
+    for spec in [
+        "expr.fan",
+        "json.fan",
+        "csv.fan",
+        "url.fan",
+        "xml.fan",
+        "markdown.fan",
+        "scriptsizec.fan",
+        "rest.fan",
+        "tar.fan",
+    ] {
+        let text = std::fs::read(format!("{specs}{spec}")).unwrap();
+        let grammar = load_spec_text(spec, &text).unwrap();
+        let config = thicket_gen::GenConfig {
+            max_size: 4000,
+            ..thicket_gen::GenConfig::default()
+        };
+        let generator = thicket_gen::Generator::new(&grammar, config).unwrap();
+        let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+        for i in 0..40 {
+            let mut input = Vec::new();
+            generator.generate_bytes(&mut thicket_gen::Generator::rng_for(9, i), &mut input);
+            let parsed = parser.parse(&input).unwrap();
+            if parsed.known_unambiguous() {
+                known += 1;
+                assert_eq!(
+                    parsed.count_trees_exhaustively(),
+                    TreeCount::Finite(1),
+                    "{spec} input {i}: {:?}",
+                    String::from_utf8_lossy(&input)
+                );
+            }
+        }
+    }
+    assert!(known >= 100, "{known} inputs known unambiguous");
+}
+
+#[test]
+fn an_ambiguous_input_is_counted_and_listed_at_any_depth() {
+    // The counter recursed and gave up past about 2,000 levels.
+    let grammar = load_spec_text(
+        "t.fan",
+        b"<start> ::= <a>\n<a> ::= \"[\" <a> \"]\" | <b> | <c>\n<b> ::= \"x\"\n<c> ::= \"x\"",
+    )
+    .unwrap();
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let deep = format!("{}x{}", "[".repeat(20_000), "]".repeat(20_000));
+    let parsed = parser.parse(deep.as_bytes()).unwrap();
+    assert!(!parsed.known_unambiguous());
+    assert_eq!(parsed.count_trees(), TreeCount::Finite(2));
+    let (trees, total) = parsed.trees(5).unwrap();
+    assert_eq!((trees.len(), total), (2, 2));
+    assert!(trees.iter().all(|t| t.bytes() == deep.as_bytes()));
+    assert_ne!(format!("{:?}", trees[0]), format!("{:?}", trees[1]));
+    assert!(parsed.paths_in_any_parse(|_| true, 3).len() > 5);
+    // Two trees per level: more than 2^128, still counted.
+    let grammar = load_spec_text(
+        "t.fan",
+        b"<start> ::= <a>\n<a> ::= \"[\" <a> \"]\" | \"[\" <b> \"]\" | \"\"\n<b> ::= <a>",
+    )
+    .unwrap();
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
+    let parsed = parser.parse(deep.as_bytes()).unwrap();
+    assert_eq!(parsed.count_trees(), TreeCount::Overflow);
+}
