@@ -170,6 +170,23 @@ fn a_huge_mandatory_repetition_is_refused_naming_the_limit_and_lint_warns() {
 }
 
 #[test]
+fn an_alternative_too_large_for_any_input_is_left_out_without_a_warning() {
+    let dir = temp();
+    let spec = write(
+        dir.path(),
+        "alt.fan",
+        "<start> ::= \"x\" | \"a\"{4000000000}\n",
+    );
+    let run = thicket(&["generate", &spec, "-n", "20", "--seed", "1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout).matches('x').count(),
+        20
+    );
+    assert!(!run.stderr.contains("--max-nodes"), "{}", run.stderr);
+}
+
+#[test]
 fn a_huge_regex_terminal_is_refused_and_lint_warns() {
     let dir = temp();
     let spec = write(

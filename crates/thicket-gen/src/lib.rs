@@ -822,7 +822,11 @@ impl<'g> Generator<'g> {
         };
         let (len, steps) = self.extra(op, chosen);
         if len > room.bytes || steps > room.steps {
-            stats.budget_exhausted = true;
+            // An alternative no input within the limits can hold (`"a"{4000000000}`)
+            // is just not taken; one that the room left cannot hold means the budget
+            // is spent, and the rest of the input closes off.
+            let never_fits = len > self.config.max_size || steps > self.config.max_nodes as u64;
+            stats.budget_exhausted |= !never_fits;
             chosen = self.shortest(&self.children[range][..fitting as usize]);
         }
         // The shortest that fits the depth may still be larger than the alternation's
