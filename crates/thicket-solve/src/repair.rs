@@ -48,6 +48,7 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                 steps: 0,
                 inserted: false,
                 taken: HashMap::new(),
+                unfit: HashSet::new(),
             };
             planner.fix(&c.formula, true, &mut ev);
         }
@@ -122,6 +123,11 @@ struct Planner<'a, 's, 'g, 't, R: ?Sized> {
     /// Per rule, the texts its nodes have or were given this pass (see
     /// `Planner::regenerate_fresh`), filled on first use.
     taken: HashMap<SymbolId, HashSet<Vec<u8>>>,
+    /// Hosts where an insertion for a quantifier (by address) did not fit this pass:
+    /// not tried again for the other instances (the uses of one expression share
+    /// their hosts, and whether a declaration fits depends on where it goes, not on
+    /// which use asked for it).
+    unfit: HashSet<(usize, NodeId)>,
 }
 
 impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
@@ -534,7 +540,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             let value = pool[below(self.rng, pool.len() as u32) as usize];
             let mut builder = TreeBuilder::new();
             if table.generate(
-                &self.solver.generator,
+                &self.solver.repairer,
                 expr,
                 depth,
                 value,
@@ -599,7 +605,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let table = self.solver.table(Measure::Count(*needle));
         let mut builder = TreeBuilder::new();
         table.generate(
-            &self.solver.generator,
+            &self.solver.repairer,
             expr,
             depth,
             n,
@@ -697,7 +703,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         for _ in 0..tries {
             let mut builder = TreeBuilder::new();
             self.solver
-                .generator
+                .repairer
                 .expand(expr, depth, self.rng, &mut builder);
             let new = builder.finish();
             if new.bytes() != self.tree().text(node) && accept(self, new.bytes()) {
@@ -795,7 +801,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         for n in tree.descendants(domain) {
             let fits = match grammar.expr(tree.expr(n)) {
                 Expr::Ref(a) => *embeds[a.index()].get_or_insert_with(|| {
-                    self_embedding(grammar, reach, grammar.rule(*a).body, *a, target)
+                    self_embedding(grammar, reach, grammar.rule(*a).body, *a, target, false)
                 }),
                 Expr::Repeat(rep) => {
                     let count = tree.children(n).count() as u32;
@@ -829,7 +835,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 .collect();
             if !around.is_empty() {
                 around.sort_by_key(|h| std::cmp::Reverse(h.index()));
-                around.truncate(2);
+                around.truncate(4);
                 hosts = around;
             }
         } else {
@@ -839,13 +845,19 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             .mexpr
             .as_ref()
             .and_then(|m| self.instantiate_pattern(target, m));
+        // A witness that must come before a bound node (`before(decl, expr)`) goes
+        // before it: hosts are built with the target ahead of the node's part.
+        let first = before_bound(&q.body, q.var, ev);
+        let key = q as *const Quantifier as usize;
+        hosts.retain(|&h| !self.unfit.contains(&(key, h)));
         for host in hosts.into_iter().take(4) {
-            if let Some(embedding) = self.embed(host, target, new_part.as_ref())
+            if let Some(embedding) = self.embed(host, target, new_part.as_ref(), first)
                 && self.insertion_fits(q, ev, &embedding)
             {
                 self.inserted = true;
                 return self.propose(host, Replacement::Tree(embedding.tree));
             }
+            self.unfit.insert((key, host));
         }
         false
     }
@@ -913,7 +925,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                         let body = grammar.rule(*s).body;
                         let depth = self.solver.config.generation.max_depth.saturating_sub(3);
                         self.solver
-                            .generator
+                            .repairer
                             .expand(body, depth, self.rng, &mut sink);
                     }
                 }
@@ -933,11 +945,16 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         host: NodeId,
         target: SymbolId,
         new_part: Option<&DerivationTree>,
+        before: Option<NodeId>,
     ) -> Option<Embedding> {
         let solver = self.solver;
         let grammar = solver.grammar;
         let tree = self.view.tree();
         let depth = tree.depth_above(grammar, host);
+        // The node the target must precede, if it lies in the host (then in the kept part).
+        let before = before.filter(|&n| {
+            host.index() <= n.index() && n.index() < tree.subtree_end(host) && n != host
+        });
         let mut needs = Needs {
             keep: None,
             target: Some((target, new_part)),
@@ -949,11 +966,19 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             sink: TreeBuilder::new(),
             copied: Vec::new(),
             target_at: None,
+            target_first: before.is_some(),
         };
         match grammar.expr(tree.expr(host)) {
             Expr::Repeat(rep) => {
                 let children: Vec<NodeId> = tree.children(host).collect();
-                let at = below(production.rng, children.len() as u32 + 1) as usize;
+                // Up to the child holding `before`, if any.
+                let last = before.map_or(children.len(), |n| {
+                    children
+                        .iter()
+                        .position(|&c| n.index() < tree.subtree_end(c))
+                        .unwrap_or(children.len())
+                });
+                let at = below(production.rng, last as u32 + 1) as usize;
                 production.sink.open(tree.expr(host));
                 // The new item goes before child `at` (after the last if `at` is the
                 // count).
@@ -1036,24 +1061,25 @@ impl Needs<'_> {
 }
 
 /// Whether a rule body can hold both a recursive occurrence of its rule `a` and a
-/// `target` beside it (in one alternative).
+/// `target` beside it (in one alternative; with `target_first`, before it).
 fn self_embedding(
     grammar: &thicket_grammar::Grammar,
     reach: &thicket_grammar::Reach,
     body: ExprId,
     a: SymbolId,
     target: SymbolId,
+    target_first: bool,
 ) -> bool {
     match grammar.expr(body) {
         Expr::Alt(children) => children
             .iter()
-            .any(|&c| self_embedding(grammar, reach, c, a, target)),
+            .any(|&c| self_embedding(grammar, reach, c, a, target, target_first)),
         Expr::Seq(children) => children.iter().enumerate().any(|(i, &c)| {
             reach.reaches(c, a)
                 && children
                     .iter()
                     .enumerate()
-                    .any(|(j, &d)| j != i && reach.reaches(d, target))
+                    .any(|(j, &d)| j != i && (!target_first || j < i) && reach.reaches(d, target))
         }),
         Expr::Repeat(rep) => {
             rep.max.is_none_or(|m| m >= 2)
@@ -1080,6 +1106,8 @@ struct Production<'p, 's, 'g, R: ?Sized> {
     copied: Vec<(usize, usize, usize)>,
     /// Where the target's subtree starts.
     target_at: Option<usize>,
+    /// Whether the target must come before the kept subtree (see [`before_bound`]).
+    target_first: bool,
 }
 
 impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
@@ -1106,7 +1134,7 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
         let reach = &solver.reach;
         if needs.is_empty() || !needs.satisfiable_in(reach, expr) {
             solver
-                .generator
+                .repairer
                 .expand(expr, depth, self.rng, &mut self.sink);
             return Some(());
         }
@@ -1133,7 +1161,7 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
                         Some(p) => p.emit_subtree(grammar, p.root(), expr, &mut self.sink),
                         None => {
                             solver
-                                .generator
+                                .repairer
                                 .expand(expr, depth, self.rng, &mut self.sink);
                         }
                     }
@@ -1154,13 +1182,26 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
                     .iter()
                     .copied()
                     .filter(|&c| match (needs.keep, needs.target) {
-                        (Some((a, _)), Some((t, _))) => self_embedding(grammar, reach, c, a, t),
+                        (Some((a, _)), Some((t, _))) => {
+                            self_embedding(grammar, reach, c, a, t, self.target_first)
+                        }
                         _ => true,
                     })
                     .collect();
-                let pool = if direct.is_empty() { options } else { direct };
+                let mut pool = if direct.is_empty() { options } else { direct };
                 if pool.is_empty() {
                     return None;
+                }
+                // Towards a target by one of the shortest routes, three times in four:
+                // a random route wanders through nested statements or elements whose
+                // random parts bring repairs of their own (new uses, new attributes).
+                if let Some((t, _)) = needs.target
+                    && needs.keep.is_none()
+                    && below(self.rng, 4) != 0
+                {
+                    let routes = solver.route_to(t);
+                    let best = pool.iter().map(|c| routes[c.index()]).min();
+                    pool.retain(|c| Some(routes[c.index()]) == best);
                 }
                 let choice = pool[below(self.rng, pool.len() as u32) as usize];
                 self.sink.open(expr);
@@ -1170,15 +1211,23 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
             Expr::Seq(children) => {
                 // The kept rule goes to a child that is a reference to it if there is
                 // one, the target to another child that can hold it.
+                // With the target first, the last such child, and the target before it.
+                let first = self.target_first;
+                let find = |pred: &dyn Fn(ExprId) -> bool| {
+                    if first {
+                        children.iter().rposition(|&c| pred(c))
+                    } else {
+                        children.iter().position(|&c| pred(c))
+                    }
+                };
                 let keep_at = needs.keep.and_then(|(a, _)| {
-                    children
-                        .iter()
-                        .position(|&c| matches!(grammar.expr(c), Expr::Ref(s) if *s == a))
-                        .or_else(|| children.iter().position(|&c| reach.reaches(c, a)))
+                    find(&|c| matches!(grammar.expr(c), Expr::Ref(s) if *s == a))
+                        .or_else(|| find(&|c| reach.reaches(c, a)))
                 });
                 let target_options: Vec<usize> = needs.target.map_or(Vec::new(), |(t, _)| {
                     (0..children.len())
                         .filter(|&i| Some(i) != keep_at && reach.reaches(children[i], t))
+                        .filter(|&i| !first || keep_at.is_none_or(|k| i < k))
                         .collect()
                 });
                 let target_at = if target_options.is_empty() {
@@ -1206,11 +1255,13 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
                 let max = rep.max.map_or(cap, |m| m.min(cap)).max(parts as u32);
                 let min = rep.min.max(1);
                 let count = min + below(self.rng, max.saturating_sub(min) + 1);
-                let keep_at = 0usize;
-                let target_at = if parts == 2 && count >= 2 {
-                    1 + below(self.rng, count - 1) as usize
-                } else {
-                    0
+                let (keep_at, target_at) = match (parts == 2 && count >= 2, self.target_first) {
+                    (true, false) => (0, 1 + below(self.rng, count - 1) as usize),
+                    (true, true) => {
+                        let keep_at = 1 + below(self.rng, count - 1) as usize;
+                        (keep_at, below(self.rng, keep_at as u32) as usize)
+                    }
+                    (false, _) => (0, 0),
                 };
                 let (keep, target) = (needs.keep.take(), needs.target.take());
                 self.sink.open(expr);
@@ -1240,6 +1291,27 @@ pub(crate) fn parse_as(
 ) -> Option<DerivationTree> {
     let parser = solver.parser.as_ref()?;
     Some(parser.parse_as(symbol, text).ok()?.tree())
+}
+
+/// The node a quantifier's witness must come before: `before(var, x)` in the
+/// conjunction `f`, with `x` bound to a node.
+fn before_bound(f: &Formula, var: VarId, ev: &Evaluator<'_, '_>) -> Option<NodeId> {
+    use thicket_constraint::formula::PredArg;
+    match f {
+        Formula::Predicate(call) if call.predicate.name() == "before" => {
+            match call.args.as_slice() {
+                [PredArg::Var(a), PredArg::Var(b)] if *a == var => match ev.binding(*b) {
+                    Binding::Node(n) => Some(n),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        Formula::Binary(Connective::And, a, b) => {
+            before_bound(a, var, ev).or_else(|| before_bound(b, var, ev))
+        }
+        _ => None,
+    }
 }
 
 /// Whether the structural predicates of `f` allow it to hold (its other atoms are
