@@ -24,12 +24,19 @@ pub(crate) fn repair<R: Rng + ?Sized>(
 ) -> Result<DerivationTree, Vec<usize>> {
     let grammar = solver.grammar;
     let mut violated = Vec::new();
-    for _ in 0..solver.config.max_rounds.max(1) {
+    let constraints = solver.constraints();
+    for round in 0..solver.config.max_rounds.max(1) {
         stats.rounds += 1;
         let view = TreeView::new(&tree, grammar);
         let mut edits = Edits::default();
         violated.clear();
-        for (i, c) in solver.constraints().iter().enumerate() {
+        // Each round plans from the next constraint on: where two constraints' edits
+        // meet (balance copies a close tag's prefixed name into the open tag whose
+        // prefix the namespace constraint removes), the one planned first wins, and a
+        // fixed order let the same one win every round.
+        let first = round as usize % constraints.len().max(1);
+        for i in (first..constraints.len()).chain(0..first) {
+            let c = &constraints[i];
             let mut ev = solver.checker.evaluator(&view, c);
             if ev.holds(&c.formula) && !ev.exhausted() {
                 continue;
@@ -49,12 +56,14 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                 inserted: false,
                 taken: HashMap::new(),
                 unfit: HashSet::new(),
+                witnesses: Vec::new(),
             };
             planner.fix(&c.formula, true, &mut ev);
         }
         if violated.is_empty() {
             return Ok(tree);
         }
+        violated.sort_unstable();
         if edits.list.is_empty() {
             break;
         }
@@ -128,6 +137,10 @@ struct Planner<'a, 's, 'g, 't, R: ?Sized> {
     /// their hosts, and whether a declaration fits depends on where it goes, not on
     /// which use asked for it).
     unfit: HashSet<(usize, NodeId)>,
+    /// Variables bound by the existential instances whose bodies are being fixed: a
+    /// witness may be shared (one declaration, many uses), so an equality is made by
+    /// writing into the other side first.
+    witnesses: Vec<VarId>,
 }
 
 impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
@@ -278,6 +291,8 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             });
             if !found {
                 result = false;
+                let mark = self.witnesses.len();
+                self.witnesses.extend(saved.iter().map(|&(v, _)| v));
                 for instance in self.shuffled(instances) {
                     bind(ev, &instance);
                     self.context.push(instance[0].1);
@@ -288,6 +303,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                         break;
                     }
                 }
+                self.witnesses.truncate(mark);
                 if !result && want {
                     result = self.insert(q, ev);
                 }
@@ -449,12 +465,19 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         };
         match (node(a), node(b)) {
             (Some(x), Some(y)) => {
-                let (from, to) = if below(self.rng, 2) == 0 {
-                    (x, y)
-                } else {
-                    (y, x)
+                let witness = |t: &Term| matches!(t, Term::Var(v) if self.witnesses.contains(v));
+                let (from, to) = match (witness(a), witness(b)) {
+                    (true, false) => (x, y),
+                    (false, true) => (y, x),
+                    _ if below(self.rng, 2) == 0 => (x, y),
+                    _ => (y, x),
                 };
-                Some(self.copy(from, to) || self.copy(to, from))
+                // Not from or to a side another edit of this round replaces.
+                Some(
+                    self.copy(from, to, true)
+                        || self.copy(to, from, true)
+                        || self.copy(from, to, false),
+                )
             }
             (Some(x), None) | (None, Some(x)) => {
                 let other = if node(a).is_some() { b } else { a };
@@ -633,9 +656,16 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
 
     /// Makes `to`'s text equal `from`'s: a copy of the subtree if both are the same
     /// rule, else the text read back as `to`'s rule.
-    fn copy(&mut self, from: NodeId, to: NodeId) -> bool {
+    /// `strict`: false (nothing proposed) if either side overlaps an edit of this
+    /// round (the copy would write an old text, or be dropped).
+    fn copy(&mut self, from: NodeId, to: NodeId, strict: bool) -> bool {
         if from == to || self.tree().text(from) == self.tree().text(to) {
             return true;
+        }
+        if strict
+            && (self.edits.overlaps(self.tree(), to) || self.edits.overlaps(self.tree(), from))
+        {
+            return false;
         }
         if self.symbol(from).is_some() && self.symbol(from) == self.symbol(to) {
             return self.propose(to, Replacement::Copy(from));
@@ -713,6 +743,43 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         false
     }
 
+    /// Proposes a fresh subtree for `node` (inside `top`) after which `mexpr` no
+    /// longer matches `top`, where a few tries find one. Each try copies `top`'s
+    /// subtree with the new part in and matches it.
+    fn regenerate_unmatched(
+        &mut self,
+        top: NodeId,
+        node: NodeId,
+        mexpr: &thicket_constraint::matching::MatchExpr,
+    ) -> bool {
+        let grammar = self.solver.grammar;
+        let tree = self.view.tree();
+        let expr = tree.expr(node);
+        let depth = tree.depth_above(grammar, node);
+        for _ in 0..3 {
+            let mut builder = TreeBuilder::new();
+            self.solver
+                .repairer
+                .expand(expr, depth, self.rng, &mut builder);
+            let new = builder.finish();
+            let mut sink = TreeBuilder::new();
+            tree.emit_with_holes(
+                grammar,
+                top,
+                tree.expr(top),
+                &[node],
+                &mut sink,
+                &mut |_, sink| new.emit_subtree(grammar, new.root(), expr, sink),
+            );
+            let instance = sink.finish();
+            let view = TreeView::new(&instance, grammar);
+            if mexpr.matches(&view, grammar, instance.root()).is_empty() {
+                return self.propose(node, Replacement::Tree(new));
+            }
+        }
+        false
+    }
+
     /// Removes a failing instance of a universal. With a match expression, first by
     /// regenerating a rule node between the instance and one of its bound subtrees (so
     /// that it may no longer match); otherwise by regenerating a node on the way from
@@ -731,7 +798,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let view = self.view;
         let tree = view.tree();
         let rule_node = |n: NodeId| matches!(self.solver.grammar.expr(tree.expr(n)), Expr::Ref(_));
-        if q.mexpr.is_some() {
+        if let Some(mexpr) = &q.mexpr {
             let mut below_top = Vec::new();
             for &(_, bound) in &instance[1..] {
                 for n in tree.path_to(bound) {
@@ -741,6 +808,14 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 }
             }
             let order = self.shuffled(below_top);
+            // First a regeneration after which the pattern no longer matches there
+            // (regenerating a prefix leaves a prefixed name prefixed; a regenerated
+            // name is prefixed again half the time), then any.
+            for &n in &order {
+                if self.regenerate_unmatched(top, n, mexpr) {
+                    return true;
+                }
+            }
             if order.into_iter().any(|n| self.regenerate(n)) {
                 return true;
             }
