@@ -25,6 +25,8 @@ pub(crate) fn repair<R: Rng + ?Sized>(
     let grammar = solver.grammar;
     let mut violated = Vec::new();
     let constraints = solver.constraints();
+    // The node ranges the last round's edits wrote (see `Planner::make_equal`).
+    let mut recent: Vec<(usize, usize)> = Vec::new();
     for round in 0..solver.config.max_rounds.max(1) {
         stats.rounds += 1;
         let view = TreeView::new(&tree, grammar);
@@ -57,6 +59,7 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                 taken: HashMap::new(),
                 unfit: HashSet::new(),
                 witnesses: Vec::new(),
+                recent: &recent,
             };
             planner.fix(&c.formula, true, &mut ev);
         }
@@ -68,6 +71,7 @@ pub(crate) fn repair<R: Rng + ?Sized>(
             break;
         }
         stats.edits += edits.list.len() as u32;
+        recent = edits.written(&tree);
         tree = edits.apply(solver, &tree);
     }
     Err(violated)
@@ -94,6 +98,32 @@ impl Edits {
             let (a, b) = (node.index(), other.index());
             (b <= a && a < tree.subtree_end(other)) || (a <= b && b < tree.subtree_end(node))
         })
+    }
+
+    /// Where the new subtrees lie in the tree [`Edits::apply`] makes: `(start, end)`
+    /// node indices (the edits are disjoint).
+    fn written(&self, tree: &DerivationTree) -> Vec<(usize, usize)> {
+        let mut sized: Vec<(NodeId, usize)> = self
+            .list
+            .iter()
+            .map(|(hole, with)| {
+                let len = match with {
+                    Replacement::Copy(from) => tree.subtree_end(*from) - from.index(),
+                    Replacement::Tree(new) => new.len(),
+                };
+                (*hole, len)
+            })
+            .collect();
+        sized.sort_by_key(|&(hole, _)| hole);
+        let mut shift = 0isize;
+        sized
+            .into_iter()
+            .map(|(hole, len)| {
+                let start = (hole.index() as isize + shift) as usize;
+                shift += len as isize - (tree.subtree_end(hole) - hole.index()) as isize;
+                (start, start + len)
+            })
+            .collect()
     }
 
     fn apply(self, solver: &Solver<'_>, tree: &DerivationTree) -> DerivationTree {
@@ -141,6 +171,10 @@ struct Planner<'a, 's, 'g, 't, R: ?Sized> {
     /// witness may be shared (one declaration, many uses), so an equality is made by
     /// writing into the other side first.
     witnesses: Vec<VarId>,
+    /// The node ranges the previous round's edits wrote: an equality copies from a
+    /// side written there rather than undo that repair (balance copying a close tag's
+    /// old name back over the open tag the namespace constraint just renamed).
+    recent: &'a [(usize, usize)],
 }
 
 impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
@@ -466,9 +500,17 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         match (node(a), node(b)) {
             (Some(x), Some(y)) => {
                 let witness = |t: &Term| matches!(t, Term::Var(v) if self.witnesses.contains(v));
-                let (from, to) = match (witness(a), witness(b)) {
-                    (true, false) => (x, y),
-                    (false, true) => (y, x),
+                let recent = |n: NodeId| {
+                    let i = n.index();
+                    self.recent
+                        .iter()
+                        .any(|&(start, end)| start <= i && i < end)
+                };
+                let (from, to) = match (witness(a), witness(b), recent(x), recent(y)) {
+                    (true, false, _, _) => (x, y),
+                    (false, true, _, _) => (y, x),
+                    (_, _, true, false) => (x, y),
+                    (_, _, false, true) => (y, x),
                     _ if below(self.rng, 2) == 0 => (x, y),
                     _ => (y, x),
                 };
