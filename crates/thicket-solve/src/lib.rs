@@ -185,6 +185,9 @@ pub struct Solver<'g> {
     /// Reads texts back as subtrees (`Parser::parse_as`); `None` if the grammar has a
     /// regex the parser cannot compile (then texts are never written, only generated).
     parser: Option<Parser<'g>>,
+    /// Per constraint, the rules its truth is confined to (`terms::scope`): a
+    /// constraint that held is not evaluated again after edits that touch none.
+    scopes: Vec<Option<Vec<SymbolId>>>,
     /// Per symbol, the shortest route to it from each expression (see [`routes`]).
     routes: Vec<OnceLock<Vec<u32>>>,
     /// Per symbol, a generator that avoids it (to remove a quantifier's instances).
@@ -205,7 +208,12 @@ impl<'g> Solver<'g> {
         let generator = Generator::new(grammar, config.generation)?;
         let repairer = Generator::new(grammar, repair_config(config.generation))?;
         let reach = Reach::new(grammar);
+        let scopes = constraints
+            .iter()
+            .map(|c| terms::scope(&c.formula))
+            .collect();
         let solver = Solver {
+            scopes,
             #[cfg(feature = "z3")]
             smt: crate::z3::Smt::new(grammar, &reach),
             grammar,

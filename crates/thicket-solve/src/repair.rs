@@ -27,6 +27,10 @@ pub(crate) fn repair<R: Rng + ?Sized>(
     let constraints = solver.constraints();
     // The node ranges the last round's edits wrote (see `Planner::make_equal`).
     let mut recent: Vec<(usize, usize)> = Vec::new();
+    // Constraints that held and that the last round's edits did not touch (see
+    // `Solver::scopes`): not evaluated this round. A tree is returned only after a
+    // round that evaluated every constraint.
+    let mut skip = vec![false; constraints.len()];
     for round in 0..solver.config.max_rounds.max(1) {
         stats.rounds += 1;
         let view = TreeView::new(&tree, grammar);
@@ -37,12 +41,18 @@ pub(crate) fn repair<R: Rng + ?Sized>(
         // prefix the namespace constraint removes), the one planned first wins, and a
         // fixed order let the same one win every round.
         let first = round as usize % constraints.len().max(1);
-        for i in (first..constraints.len()).chain(0..first) {
+        let order = (first..constraints.len()).chain(0..first);
+        // Those taken as holding come last, and only if all others held.
+        let (deferred, now): (Vec<usize>, Vec<usize>) = order.partition(|&i| skip[i]);
+        let all_held = std::cell::Cell::new(true);
+        let then = deferred.into_iter().take_while(|_| all_held.get());
+        for i in now.into_iter().chain(then) {
             let c = &constraints[i];
             let mut ev = solver.checker.evaluator(&view, c);
             if ev.holds(&c.formula) && !ev.exhausted() {
                 continue;
             }
+            all_held.set(false);
             violated.push(i);
             if ev.exhausted() {
                 continue;
@@ -58,6 +68,7 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                 inserted: false,
                 taken: HashMap::new(),
                 unfit: HashSet::new(),
+                hosts: HashMap::new(),
                 witnesses: Vec::new(),
                 recent: &recent,
             };
@@ -71,8 +82,17 @@ pub(crate) fn repair<R: Rng + ?Sized>(
             break;
         }
         stats.edits += edits.list.len() as u32;
+        for (i, scope) in solver.scopes.iter().enumerate() {
+            skip[i] = !violated.contains(&i)
+                && scope
+                    .as_ref()
+                    .is_some_and(|symbols| !edits.touch(grammar, &view, symbols));
+        }
         recent = edits.written(&tree);
         tree = edits.apply(solver, &tree);
+    }
+    if skip.contains(&true) {
+        violated = solver.checker.check(&tree);
     }
     Err(violated)
 }
@@ -97,6 +117,31 @@ impl Edits {
         self.list.iter().any(|&(other, _)| {
             let (a, b) = (node.index(), other.index());
             (b <= a && a < tree.subtree_end(other)) || (a <= b && b < tree.subtree_end(node))
+        })
+    }
+
+    /// Whether an edit touches a node of one of `symbols`: replaces a subtree inside
+    /// one, or removes or adds one.
+    fn touch(
+        &self,
+        grammar: &thicket_grammar::Grammar,
+        view: &TreeView<'_>,
+        symbols: &[SymbolId],
+    ) -> bool {
+        let tree = view.tree();
+        self.list.iter().any(|(hole, with)| {
+            tree.path_to(*hole)
+                .into_iter()
+                .any(|n| view.symbol(n).is_some_and(|s| symbols.contains(&s)))
+                || symbols.iter().any(|&s| !view.nodes_of(s, *hole).is_empty())
+                || match with {
+                    Replacement::Copy(from) => {
+                        symbols.iter().any(|&s| !view.nodes_of(s, *from).is_empty())
+                    }
+                    Replacement::Tree(new) => new.descendants(new.root()).any(|n| {
+                        matches!(grammar.expr(new.expr(n)), Expr::Ref(s) if symbols.contains(s))
+                    }),
+                }
         })
     }
 
@@ -167,6 +212,9 @@ struct Planner<'a, 's, 'g, 't, R: ?Sized> {
     /// their hosts, and whether a declaration fits depends on where it goes, not on
     /// which use asked for it).
     unfit: HashSet<(usize, NodeId)>,
+    /// Per quantifier (by address) and domain, the hosts an insertion can go to
+    /// ([`Planner::hosts_in`]), found once per pass.
+    hosts: HashMap<(usize, NodeId), std::rc::Rc<Vec<NodeId>>>,
     /// Variables bound by the existential instances whose bodies are being fixed: a
     /// witness may be shared (one declaration, many uses), so an equality is made by
     /// writing into the other side first.
@@ -871,24 +919,25 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let Some(avoider) = self.solver.avoider(q.symbol) else {
             return false;
         };
-        let grammar = self.solver.grammar;
-        let candidates: Vec<NodeId> = tree
+        // Each node with the rule expansions above it, counted down the one path.
+        let mut depth = 0;
+        let candidates: Vec<(NodeId, u32)> = tree
             .path_to(top)
             .into_iter()
-            .filter(|&n| n.index() >= domain.index() && n != tree.root() && rule_node(n))
-            .filter(|&n| avoider.can_avoid(tree.expr(n), tree.depth_above(grammar, n)))
+            .map(|n| {
+                let above = depth;
+                depth += u32::from(rule_node(n));
+                (n, above)
+            })
+            .filter(|&(n, _)| n.index() >= domain.index() && n != tree.root() && rule_node(n))
+            .filter(|&(n, above)| avoider.can_avoid(tree.expr(n), above))
             .collect();
         // The deepest: it removes the least.
-        let Some(&n) = candidates.last() else {
+        let Some(&(n, above)) = candidates.last() else {
             return false;
         };
         let mut builder = TreeBuilder::new();
-        avoider.expand(
-            tree.expr(n),
-            tree.depth_above(grammar, n),
-            self.rng,
-            &mut builder,
-        );
+        avoider.expand(tree.expr(n), above, self.rng, &mut builder);
         self.propose(n, Replacement::Tree(builder.finish()))
     }
 
@@ -907,12 +956,74 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let Binding::Node(domain) = ev.binding(outer) else {
             return false;
         };
-        let grammar = self.solver.grammar;
-        let reach = &self.solver.reach;
+        // Inside a universal's instance, inserting competes with removing the instance
+        // (the caller's fallback): half the time leave it to that, so that a repair that
+        // keeps inserting (a declaration whose initialiser uses yet another variable)
+        // cannot crowd the other out.
+        if !self.context.is_empty() && below(self.rng, 2) == 0 {
+            return false;
+        }
         let target = q.symbol;
         let tree = self.view.tree();
-        // Hosts: nodes in the domain that can take the new subtree while keeping what
-        // they hold.
+        let key = q as *const Quantifier as usize;
+        let hosts = match self.hosts.get(&(key, domain)) {
+            Some(hosts) => hosts.clone(),
+            None => {
+                let hosts = std::rc::Rc::new(self.hosts_in(domain, target));
+                self.hosts.insert((key, domain), hosts.clone());
+                hosts
+            }
+        };
+        if hosts.is_empty() {
+            return false;
+        }
+        // Prefer the nearest host around the instance (a declaration goes into the
+        // innermost list that holds the use).
+        let mut hosts = hosts.to_vec();
+        if let Some(&ctx) = self.context.first() {
+            let mut around: Vec<NodeId> = hosts
+                .iter()
+                .copied()
+                .filter(|&h| h.index() <= ctx.index() && ctx.index() < tree.subtree_end(h))
+                .collect();
+            if !around.is_empty() {
+                around.sort_by_key(|h| std::cmp::Reverse(h.index()));
+                around.truncate(4);
+                hosts = around;
+            }
+        } else {
+            hosts = self.shuffled(hosts);
+        }
+        // A witness that must come before a bound node (`before(decl, expr)`) goes
+        // before it: hosts are built with the target ahead of the node's part.
+        let first = before_bound(&q.body, q.var, ev);
+        hosts.retain(|&h| !self.unfit.contains(&(key, h)));
+        if hosts.is_empty() {
+            return false;
+        }
+        let new_part = q
+            .mexpr
+            .as_ref()
+            .and_then(|m| self.instantiate_pattern(target, m));
+        for host in hosts.into_iter().take(4) {
+            if let Some(embedding) = self.embed(host, target, new_part.as_ref(), first)
+                && self.insertion_fits(q, ev, &embedding)
+            {
+                self.inserted = true;
+                return self.propose(host, Replacement::Tree(embedding.tree));
+            }
+            self.unfit.insert((key, host));
+        }
+        false
+    }
+
+    /// Nodes in the subtree of `domain` that can take a new subtree of `target` while
+    /// keeping what they hold: repetitions whose item can hold one (below their cap),
+    /// nodes of recursive rules that can self-embed beside one.
+    fn hosts_in(&self, domain: NodeId, target: SymbolId) -> Vec<NodeId> {
+        let grammar = self.solver.grammar;
+        let reach = &self.solver.reach;
+        let tree = self.view.tree();
         let mut hosts = Vec::new();
         let mut embeds: Vec<Option<bool>> = vec![None; grammar.rules().len()];
         for n in tree.descendants(domain) {
@@ -933,50 +1044,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 hosts.push(n);
             }
         }
-        if hosts.is_empty() {
-            return false;
-        }
-        // Inside a universal's instance, inserting competes with removing the instance
-        // (the caller's fallback): half the time leave it to that, so that a repair that
-        // keeps inserting (a declaration whose initialiser uses yet another variable)
-        // cannot crowd the other out. Otherwise prefer the nearest host around the
-        // instance (a declaration goes into the innermost list that holds the use).
-        if let Some(&ctx) = self.context.first() {
-            if below(self.rng, 2) == 0 {
-                return false;
-            }
-            let mut around: Vec<NodeId> = hosts
-                .iter()
-                .copied()
-                .filter(|&h| h.index() <= ctx.index() && ctx.index() < tree.subtree_end(h))
-                .collect();
-            if !around.is_empty() {
-                around.sort_by_key(|h| std::cmp::Reverse(h.index()));
-                around.truncate(4);
-                hosts = around;
-            }
-        } else {
-            hosts = self.shuffled(hosts);
-        }
-        let new_part = q
-            .mexpr
-            .as_ref()
-            .and_then(|m| self.instantiate_pattern(target, m));
-        // A witness that must come before a bound node (`before(decl, expr)`) goes
-        // before it: hosts are built with the target ahead of the node's part.
-        let first = before_bound(&q.body, q.var, ev);
-        let key = q as *const Quantifier as usize;
-        hosts.retain(|&h| !self.unfit.contains(&(key, h)));
-        for host in hosts.into_iter().take(4) {
-            if let Some(embedding) = self.embed(host, target, new_part.as_ref(), first)
-                && self.insertion_fits(q, ev, &embedding)
-            {
-                self.inserted = true;
-                return self.propose(host, Replacement::Tree(embedding.tree));
-            }
-            self.unfit.insert((key, host));
-        }
-        false
+        hosts
     }
 
     /// Whether the inserted subtree can be the quantifier's witness: in the tree with
