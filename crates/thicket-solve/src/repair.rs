@@ -889,23 +889,37 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let tree = view.tree();
         let rule_node = |n: NodeId| matches!(self.solver.grammar.expr(tree.expr(n)), Expr::Ref(_));
         if let Some(mexpr) = &q.mexpr {
-            let mut below_top = Vec::new();
+            // Rule nodes between the instance and its bound subtrees, and whether a
+            // choice (an alternative, a repetition) lies between the node and a bound
+            // subtree: regenerating a node without one rebuilds the same shape around
+            // the slots (`<id-with-prefix>` stays `_:_`), so the pattern still matches.
+            let grammar = self.solver.grammar;
+            let mut below_top: Vec<(NodeId, bool)> = Vec::new();
             for &(_, bound) in &instance[1..] {
-                for n in tree.path_to(bound) {
-                    if n.index() > top.index() && rule_node(n) && !below_top.contains(&n) {
-                        below_top.push(n);
+                let path = tree.path_to(bound);
+                for (i, &n) in path.iter().enumerate() {
+                    if n.index() <= top.index() || !rule_node(n) {
+                        continue;
+                    }
+                    let choice = path[i + 1..].iter().any(|&m| {
+                        m != bound
+                            && matches!(grammar.expr(tree.expr(m)), Expr::Alt(_) | Expr::Repeat(_))
+                    });
+                    match below_top.iter_mut().find(|(m, _)| *m == n) {
+                        Some((_, c)) => *c |= choice,
+                        None => below_top.push((n, choice)),
                     }
                 }
             }
             let order = self.shuffled(below_top);
             // First a regeneration after which the pattern no longer matches there
-            // (regenerating a prefix leaves a prefixed name prefixed; a regenerated
-            // name is prefixed again half the time), then any.
-            for &n in &order {
-                if self.regenerate_unmatched(top, n, mexpr) {
+            // (a regenerated name is prefixed again half the time), then any.
+            for &(n, choice) in &order {
+                if choice && self.regenerate_unmatched(top, n, mexpr) {
                     return true;
                 }
             }
+            let order: Vec<NodeId> = order.into_iter().map(|(n, _)| n).collect();
             if order.into_iter().any(|n| self.regenerate(n)) {
                 return true;
             }
