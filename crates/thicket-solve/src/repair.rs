@@ -729,6 +729,12 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
 
     // ----- edits -----
 
+    /// Whether an edit of `node` would wait for the next round (it overlaps one
+    /// already proposed): then nothing needs to be built for it now.
+    fn waits(&self, node: NodeId) -> bool {
+        self.edits.overlaps(self.tree(), node)
+    }
+
     fn propose(&mut self, node: NodeId, with: Replacement) -> bool {
         if !self.edits.overlaps(self.tree(), node) {
             self.edits.list.push((node, with));
@@ -768,6 +774,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     /// the rule cannot derive it.
     fn write_text(&mut self, node: NodeId, text: &[u8]) -> bool {
         if self.tree().text(node) == text {
+            return true;
+        }
+        if self.waits(node) && self.symbol(node).is_some() {
             return true;
         }
         let Some(symbol) = self.symbol(node) else {
@@ -818,6 +827,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         tries: u32,
         mut accept: impl FnMut(&mut Self, &[u8]) -> bool,
     ) -> bool {
+        if self.waits(node) {
+            return true;
+        }
         let expr = self.tree().expr(node);
         let depth = self.tree().depth_above(self.solver.grammar, node);
         for _ in 0..tries {
@@ -842,6 +854,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         node: NodeId,
         mexpr: &thicket_constraint::matching::MatchExpr,
     ) -> bool {
+        if self.waits(node) {
+            return true;
+        }
         let grammar = self.solver.grammar;
         let tree = self.view.tree();
         let expr = tree.expr(node);
@@ -950,6 +965,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let Some(&(n, above)) = candidates.last() else {
             return false;
         };
+        if self.waits(n) {
+            return true;
+        }
         let mut builder = TreeBuilder::new();
         avoider.expand(tree.expr(n), above, self.rng, &mut builder);
         self.propose(n, Replacement::Tree(builder.finish()))
