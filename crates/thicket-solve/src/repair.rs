@@ -1111,13 +1111,30 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             trial.bind(var, moved);
         }
         let target = NodeId::from_index(embedding.host.index() + embedding.target_at);
-        trial.instances(q).iter().any(|instance| {
-            instance.first().is_some_and(|&(_, n)| n == target) && {
-                for &(v, n) in instance {
-                    trial.bind(v, Binding::Node(n));
+        // The target's instances only, if it lies in the quantifier's domain (as bound
+        // in the new tree): matching every node of the type again is most of a check.
+        let in_domain = match q.domain {
+            Domain::Within(v) => match trial.binding(v) {
+                Binding::Node(d) => {
+                    d.index() <= target.index() && target.index() < tree.subtree_end(d)
                 }
-                structure_holds(&q.body, &mut trial)
+                _ => false,
+            },
+            Domain::Child { .. } => false,
+        };
+        if !in_domain {
+            return false;
+        }
+        let matches = match &q.mexpr {
+            None => vec![Vec::new()],
+            Some(mexpr) => mexpr.matches(&view, grammar, target),
+        };
+        trial.bind(q.var, Binding::Node(target));
+        matches.iter().any(|bindings| {
+            for &(v, n) in bindings {
+                trial.bind(v, Binding::Node(n));
             }
+            structure_holds(&q.body, &mut trial)
         })
     }
 
