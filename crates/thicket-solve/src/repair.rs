@@ -928,9 +928,17 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             }
             let order = self.shuffled(below_top);
             // First a regeneration after which the pattern no longer matches there
-            // (a regenerated name is prefixed again half the time), then any.
-            for &(n, choice) in &order {
-                if choice && self.regenerate_unmatched(top, n, mexpr) {
+            // (a regenerated name is prefixed again half the time), at the deepest
+            // node with a choice first: it removes the least (a tag's name, not the tag
+            // with its attributes), then any.
+            let mut deepest: Vec<NodeId> = order
+                .iter()
+                .filter(|&&(_, choice)| choice)
+                .map(|&(n, _)| n)
+                .collect();
+            deepest.sort_by_key(|n| std::cmp::Reverse(n.index()));
+            for n in deepest {
+                if self.regenerate_unmatched(top, n, mexpr) {
                     return true;
                 }
             }
