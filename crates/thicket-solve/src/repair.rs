@@ -9,7 +9,9 @@ use std::collections::{HashMap, HashSet};
 use thicket_constraint::formula::{Connective, Domain, Quantifier};
 use thicket_constraint::regex::Regex;
 use thicket_constraint::smt::{Func, Sort, Term, Value};
-use thicket_constraint::{Binding, Constraint, Evaluator, Formula, Outcome, TreeView, VarId};
+use thicket_constraint::{
+    Binding, Constraint, Evaluator, Formula, MatchCache, Outcome, TreeView, VarId,
+};
 use thicket_gen::below;
 use thicket_grammar::{Expr, ExprId, SymbolId};
 use thicket_tree::{ByteSink, DerivationTree, NodeId, TreeBuilder, TreeSink};
@@ -31,6 +33,9 @@ pub(crate) fn repair<R: Rng + ?Sized>(
     // `Solver::scopes`): not evaluated this round. A tree is returned only after a
     // round that evaluated every constraint.
     let mut skip = vec![false; constraints.len()];
+    // Per constraint, the matches of its match expressions, carried from round to
+    // round for the subtrees no edit changed.
+    let mut caches: Vec<MatchCache> = constraints.iter().map(|_| MatchCache::default()).collect();
     for round in 0..solver.config.max_rounds.max(1) {
         stats.rounds += 1;
         let view = TreeView::new(&tree, grammar);
@@ -48,8 +53,12 @@ pub(crate) fn repair<R: Rng + ?Sized>(
         let then = deferred.into_iter().take_while(|_| all_held.get());
         for i in now.into_iter().chain(then) {
             let c = &constraints[i];
-            let mut ev = solver.checker.evaluator(&view, c);
+            let mut ev = solver
+                .checker
+                .evaluator(&view, c)
+                .with_matches(std::mem::take(&mut caches[i]));
             if ev.holds(&c.formula) && !ev.exhausted() {
+                caches[i] = ev.take_matches();
                 continue;
             }
             all_held.set(false);
@@ -73,6 +82,7 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                 recent: &recent,
             };
             planner.fix(&c.formula, true, &mut ev);
+            caches[i] = ev.take_matches();
         }
         if violated.is_empty() {
             return Ok(tree);
@@ -89,6 +99,12 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                     .is_some_and(|symbols| !edits.touch(grammar, &view, symbols));
         }
         recent = edits.written(&tree);
+        {
+            let moved = edits.mover(&tree);
+            for cache in &mut caches {
+                *cache = std::mem::take(cache).carry(&moved);
+            }
+        }
         tree = edits.apply(solver, &tree);
     }
     if skip.contains(&true) {
@@ -143,6 +159,38 @@ impl Edits {
                     }),
                 }
         })
+    }
+
+    /// Where a node of `tree` is after the edits are applied: `None` if it lies in an
+    /// edited subtree or holds one, else its index shifted by the edits before it.
+    fn mover<'t>(&self, tree: &'t DerivationTree) -> impl Fn(NodeId) -> Option<NodeId> + 't {
+        let mut holes: Vec<(usize, usize, usize)> = self
+            .list
+            .iter()
+            .map(|(hole, with)| {
+                let len = match with {
+                    Replacement::Copy(from) => tree.subtree_end(*from) - from.index(),
+                    Replacement::Tree(new) => new.len(),
+                };
+                (hole.index(), tree.subtree_end(*hole), len)
+            })
+            .collect();
+        holes.sort_unstable();
+        move |node: NodeId| {
+            let (x, end) = (node.index(), tree.subtree_end(node));
+            let mut shift = 0isize;
+            for &(start, stop, len) in &holes {
+                if stop <= x {
+                    shift += len as isize - (stop - start) as isize;
+                } else if start < end {
+                    // Overlaps: inside the hole, or holding it.
+                    return None;
+                } else {
+                    break;
+                }
+            }
+            Some(NodeId::from_index((x as isize + shift) as usize))
+        }
     }
 
     /// Where the new subtrees lie in the tree [`Edits::apply`] makes: `(start, end)`
