@@ -105,10 +105,18 @@ pub struct GenerateArgs {
     #[command(flatten)]
     solve: SolveArgs,
 
-    /// Number of inputs to generate [default: 10; with --strategy kpath: as many as the
-    /// k-paths need].
+    /// Number of inputs to generate [default: 10, or no limit with --time; with
+    /// --strategy kpath: as many as the k-paths need].
     #[arg(short = 'n', long = "count", value_name = "N")]
     count: Option<u64>,
+
+    /// Stop generating after SECONDS (decimals allowed; --strategy random): the inputs
+    /// written are the first ones of the seed's stream, whole, so a run with -n set to
+    /// their number writes the same. Without -n, generates until the time is up.
+    /// Inputs are made in batches of a few dozen per thread, so a run can exceed the
+    /// time by one batch.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    time: Option<std::time::Duration>,
 
     /// Seed of all random choices [default: drawn at random and printed on stderr].
     #[arg(long, value_name = "S")]
@@ -368,6 +376,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         json,
     };
     if args.strategy != Strategy::Random {
+        if args.time.is_some() {
+            anyhow::bail!("--time applies to --strategy random only");
+        }
         return run_kpath(
             &args,
             &generator,
@@ -377,9 +388,13 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             &mut sink,
         );
     }
-    let count = args.count.unwrap_or(10);
-    sink.width = digits(count.saturating_sub(1)).max(6);
-    let progress = progress_bar(count);
+    // With --time and no -n, as many as the time allows.
+    let count = args
+        .count
+        .unwrap_or(if args.time.is_some() { u64::MAX } else { 10 });
+    let deadline = args.time.map(|t| Instant::now() + t);
+    sink.width = digits(count.saturating_sub(1)).clamp(6, 9);
+    let progress = progress_bar(count, solver.is_some());
     let mut summary = Summary {
         track_distinct: args.stats,
         ..Summary::default()
@@ -400,17 +415,22 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     // Without --unique a stream that finds no solution is skipped, and the next one
     // drawn; a budget of draws keeps unsatisfiable-in-practice constraints finite.
     let max_draws = if solver.is_some() && !args.unique {
-        count.saturating_mul(4).max(count + 64)
+        count.saturating_mul(4).max(count.saturating_add(64))
     } else {
         max_draws
     };
-    while written < count && drawn < max_draws {
+    while written < count && drawn < max_draws && deadline.is_none_or(|d| Instant::now() < d) {
         let wanted = count - written;
         // With --unique some draws are skipped, so draw at least a small batch.
         let batch_len = if args.unique {
             wanted.clamp(64, BATCH)
         } else {
             wanted.min(BATCH)
+        };
+        // Against a deadline, small batches: 32 inputs per thread.
+        let batch_len = match deadline {
+            Some(_) => batch_len.min(32 * pool.current_num_threads() as u64),
+            None => batch_len,
         };
         let end = (drawn + batch_len).min(max_draws);
         let batch: Vec<Result<Generated, thicket_solve::Unsolved>> = pool.install(|| {
@@ -465,6 +485,15 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     summary.draws = drawn;
     sink.out.flush()?;
     progress.finish_and_clear();
+    let timed_out = deadline.is_some_and(|d| Instant::now() >= d) && written < count;
+    if timed_out && args.count.is_some() {
+        eprintln!(
+            "note: --time ran out after {written} of {count} inputs ({:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    // The count asked for, for the checks below: what --time allowed.
+    let count = if timed_out { written } else { count };
     if written < count && args.unique {
         eprintln!(
             "warning: only {written} distinct inputs in {drawn} draws (--unique gives up after \
@@ -745,9 +774,21 @@ fn digits(mut n: u64) -> usize {
     d
 }
 
-fn progress_bar(count: u64) -> indicatif::ProgressBar {
-    if count < 20_000 || !std::io::stderr().is_terminal() {
+/// A progress line on stderr (a terminal only) for long runs: at least 20,000 inputs,
+/// or 1,000 with constraints to solve (a few hundred to a few thousand per second),
+/// or no count at all (--time alone).
+fn progress_bar(count: u64, solving: bool) -> indicatif::ProgressBar {
+    let long = count >= if solving { 1_000 } else { 20_000 };
+    if !long || !std::io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
+    }
+    if count == u64::MAX {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{pos} inputs, {per_sec}, {elapsed}")
+                .expect("valid template"),
+        );
+        return bar;
     }
     let bar = indicatif::ProgressBar::new(count);
     bar.set_style(
@@ -757,6 +798,19 @@ fn progress_bar(count: u64) -> indicatif::ProgressBar {
         .expect("valid template"),
     );
     bar
+}
+
+/// `--time`: a positive number of seconds.
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, found {text:?}"))?;
+    if !(seconds > 0.0 && seconds.is_finite()) {
+        return Err(format!(
+            "expected a positive number of seconds, found {text}"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 /// Interprets the escapes of `--separator`.

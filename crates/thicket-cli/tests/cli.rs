@@ -741,3 +741,70 @@ fn kpath_strategy_reports_paths_that_cannot_fit_the_depth_limit() {
         assert!(depth(&value["tree"]) <= 8);
     }
 }
+
+#[test]
+fn a_time_limit_writes_the_first_inputs_of_the_stream() {
+    // Constrained XML: slow enough per input that half a second ends the run.
+    let timed = thicket(&[
+        "generate",
+        "specs/xml.fan",
+        "--seed",
+        "3",
+        "--time",
+        "0.5",
+        "-0",
+        "-j",
+        "1",
+    ]);
+    assert!(timed.status.success(), "{}", stderr(&timed));
+    let written = timed.stdout.iter().filter(|&&b| b == 0).count();
+    assert!(written > 0, "some inputs within half a second");
+    // The same inputs as asking for that many, whatever the thread count.
+    let counted = thicket(&[
+        "generate",
+        "specs/xml.fan",
+        "--seed",
+        "3",
+        "-n",
+        &written.to_string(),
+        "-0",
+    ]);
+    assert_eq!(timed.stdout, counted.stdout);
+    // With a count the time does not allow: what was made, and a note saying so.
+    let capped = thicket(&[
+        "generate",
+        "specs/xml.fan",
+        "--seed",
+        "3",
+        "-n",
+        "100000000",
+        "--time",
+        "0.2",
+        "-0",
+    ]);
+    assert!(capped.status.success(), "{}", stderr(&capped));
+    assert!(
+        stderr(&capped).contains("--time ran out after"),
+        "{}",
+        stderr(&capped)
+    );
+    for bad in ["0", "-1", "soon"] {
+        let refused = thicket(&["generate", "specs/xml.fan", &format!("--time={bad}")]);
+        assert!(!refused.status.success());
+        assert!(stderr(&refused).contains("seconds"), "{}", stderr(&refused));
+    }
+    let kpath = thicket(&[
+        "generate",
+        "specs/xml.fan",
+        "--strategy",
+        "kpath",
+        "--time",
+        "1",
+    ]);
+    assert!(!kpath.status.success());
+    assert!(
+        stderr(&kpath).contains("--strategy random"),
+        "{}",
+        stderr(&kpath)
+    );
+}

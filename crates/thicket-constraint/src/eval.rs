@@ -80,6 +80,51 @@ pub enum Step {
     },
 }
 
+/// The matches of match expressions on subtrees an [`Evaluator`] has computed, by the
+/// expression's address and the subtree's root. A matching depends on the subtree
+/// alone, so a solver that edits the tree can carry the entries of subtrees its edits
+/// left alone to the edited tree ([`MatchCache::carry`]) and give them to the next
+/// evaluator ([`Evaluator::with_matches`]) instead of matching them again.
+#[derive(Default)]
+pub struct MatchCache(FxHashMap<(usize, NodeId), Rc<[Bindings]>>);
+
+impl MatchCache {
+    /// The entries for the edited tree: `moved(n)` is where node `n` of the old tree is
+    /// in the new one, `None` if its subtree changed (it lies in or holds an edit). An
+    /// entry is kept when its subtree and every bound node moved.
+    pub fn carry(self, moved: impl Fn(NodeId) -> Option<NodeId>) -> MatchCache {
+        let mut out = FxHashMap::default();
+        'entries: for ((expr, node), matches) in self.0 {
+            let Some(at) = moved(node) else {
+                continue;
+            };
+            let mut shifted = Vec::with_capacity(matches.len());
+            for bindings in matches.iter() {
+                let mut b = Vec::with_capacity(bindings.len());
+                for &(v, n) in bindings {
+                    let Some(m) = moved(n) else {
+                        continue 'entries;
+                    };
+                    b.push((v, m));
+                }
+                shifted.push(b);
+            }
+            out.insert((expr, at), shifted.into());
+        }
+        MatchCache(out)
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Evaluates Core formulas on one tree.
 pub struct Evaluator<'a, 't> {
     view: &'a TreeView<'t>,
@@ -90,7 +135,7 @@ pub struct Evaluator<'a, 't> {
     discovering: Vec<(VarId, Vec<i128>)>,
     /// Matches of a match expression (by address) on a subtree: nested quantifiers
     /// match the same subtrees again and again, and the tree does not change.
-    matches: FxHashMap<(usize, NodeId), Rc<[Bindings]>>,
+    matches: MatchCache,
     /// Quantifier instances visited, and how many may be.
     steps: u64,
     budget: u64,
@@ -145,7 +190,7 @@ impl<'a, 't> Evaluator<'a, 't> {
             grammar,
             env,
             discovering: Vec::new(),
-            matches: FxHashMap::default(),
+            matches: MatchCache::default(),
             steps: 0,
             budget: DEFAULT_BUDGET,
             text_steps: std::cell::Cell::new(0),
@@ -158,6 +203,17 @@ impl<'a, 't> Evaluator<'a, 't> {
     pub fn with_budget(mut self, budget: u64) -> Self {
         self.budget = budget;
         self
+    }
+
+    /// Starts from matches computed on this tree before (see [`MatchCache`]).
+    pub fn with_matches(mut self, matches: MatchCache) -> Self {
+        self.matches = matches;
+        self
+    }
+
+    /// The matches computed so far, for a later evaluator (see [`MatchCache`]).
+    pub fn take_matches(&mut self) -> MatchCache {
+        std::mem::take(&mut self.matches)
     }
 
     /// The value of a variable.
@@ -488,12 +544,12 @@ impl<'a, 't> Evaluator<'a, 't> {
                 }
                 Some(mexpr) => {
                     let key = (mexpr as *const MatchExpr as usize, node);
-                    let matches = match self.matches.get(&key) {
+                    let matches = match self.matches.0.get(&key) {
                         Some(m) => m.clone(),
                         None => {
                             let m: Rc<[Bindings]> =
                                 mexpr.matches(self.view, self.grammar, node).into();
-                            self.matches.insert(key, m.clone());
+                            self.matches.0.insert(key, m.clone());
                             m
                         }
                     };

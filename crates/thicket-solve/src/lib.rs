@@ -175,6 +175,8 @@ pub struct SolveStats {
 pub struct Solver<'g> {
     grammar: &'g Grammar,
     generator: Generator<'g>,
+    /// Generates the subtrees repairs put in (see [`repair_config`]).
+    repairer: Generator<'g>,
     /// The constraints, and the exact checker every output must pass.
     checker: Checker<'g>,
     reach: Reach,
@@ -183,6 +185,11 @@ pub struct Solver<'g> {
     /// Reads texts back as subtrees (`Parser::parse_as`); `None` if the grammar has a
     /// regex the parser cannot compile (then texts are never written, only generated).
     parser: Option<Parser<'g>>,
+    /// Per constraint, the rules its truth is confined to (`terms::scope`): a
+    /// constraint that held is not evaluated again after edits that touch none.
+    scopes: Vec<Option<Vec<SymbolId>>>,
+    /// Per symbol, the shortest route to it from each expression (see [`routes`]).
+    routes: Vec<OnceLock<Vec<u32>>>,
     /// Per symbol, a generator that avoids it (to remove a quantifier's instances).
     avoiders: Vec<OnceLock<Option<Generator<'g>>>>,
     /// The rules' languages as Z3 regexes (the `z3` feature).
@@ -199,17 +206,27 @@ impl<'g> Solver<'g> {
         config: SolverConfig,
     ) -> Result<Solver<'g>, SolveError> {
         let generator = Generator::new(grammar, config.generation)?;
+        let repairer = Generator::new(grammar, repair_config(config.generation))?;
         let reach = Reach::new(grammar);
+        let scopes = constraints
+            .iter()
+            .map(|c| terms::scope(&c.formula))
+            .collect();
         let solver = Solver {
+            scopes,
             #[cfg(feature = "z3")]
             smt: crate::z3::Smt::new(grammar, &reach),
             grammar,
             generator,
+            repairer,
             checker: Checker::new(grammar, constraints).with_budget(config.check_budget),
             reach,
             config,
             tables: Mutex::new(HashMap::new()),
             parser: Parser::new(grammar, ParseConfig::default()).ok(),
+            routes: (0..grammar.rules().len())
+                .map(|_| OnceLock::new())
+                .collect(),
             avoiders: (0..grammar.rules().len())
                 .map(|_| OnceLock::new())
                 .collect(),
@@ -312,12 +329,77 @@ impl<'g> Solver<'g> {
             .clone()
     }
 
+    /// Per expression, the fewest rule expansions from it to a reference to `symbol`
+    /// ([`NO_ROUTE`] if none): the route an inserted subtree takes to its target.
+    fn route_to(&self, symbol: SymbolId) -> &[u32] {
+        self.routes[symbol.index()].get_or_init(|| routes(self.grammar, symbol))
+    }
+
     fn avoider(&self, symbol: SymbolId) -> Option<&Generator<'g>> {
         self.avoiders[symbol.index()]
             .get_or_init(|| {
-                Generator::avoiding(self.grammar, self.config.generation, &[symbol]).ok()
+                Generator::avoiding(
+                    self.grammar,
+                    repair_config(self.config.generation),
+                    &[symbol],
+                )
+                .ok()
             })
             .as_ref()
+    }
+}
+
+/// No route to the symbol (see [`routes`]).
+const NO_ROUTE: u32 = u32::MAX;
+
+/// Per expression of `grammar`, the fewest rule expansions (references passed through)
+/// from it to a reference to `target`, or [`NO_ROUTE`]: a fixpoint in id order, since
+/// children have smaller ids than their parents and references read their rule's body
+/// from the last pass.
+fn routes(grammar: &Grammar, target: SymbolId) -> Vec<u32> {
+    use thicket_grammar::Expr;
+    let mut dist = vec![NO_ROUTE; grammar.expr_count()];
+    loop {
+        let mut changed = false;
+        for id in grammar.expr_ids() {
+            let d = match grammar.expr(id) {
+                Expr::Ref(s) if *s == target => 0,
+                Expr::Ref(s) => dist[grammar.rule(*s).body.index()].saturating_add(1),
+                Expr::Literal(_) | Expr::Regex(_) => NO_ROUTE,
+                other => other
+                    .children()
+                    .iter()
+                    .map(|c| dist[c.index()])
+                    .min()
+                    .unwrap_or(NO_ROUTE),
+            };
+            if d < dist[id.index()] {
+                dist[id.index()] = d;
+                changed = true;
+            }
+        }
+        if !changed {
+            return dist;
+        }
+    }
+}
+
+/// The mean size target (bytes) of subtrees a repair generates.
+const REPAIR_TARGET_SIZE: u32 = 4;
+
+/// The generator limits for subtrees a repair puts into a tree: the same limits with
+/// sized choices of a small target ([`REPAIR_TARGET_SIZE`]). The default policy draws
+/// a whole input's target for every subtree, so each regenerated identifier,
+/// expression or branch grew towards an input's size and brought new uses and
+/// attributes, hence new repairs (Scriptsize-C: 264 B solved against 96 B plain);
+/// uniform choices at depth 30 make even larger subtrees. The input's size is the
+/// starting tree's, which the policy in force chose.
+fn repair_config(generation: GenConfig) -> GenConfig {
+    GenConfig {
+        policy: thicket_gen::ChoicePolicy::Sized {
+            bytes: REPAIR_TARGET_SIZE,
+        },
+        ..generation
     }
 }
 

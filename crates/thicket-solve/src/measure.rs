@@ -315,7 +315,15 @@ impl MeasureTable {
             }
             Expr::Seq(children) => {
                 let sets: Vec<&Bits> = children.iter().map(|c| self.set(*c, depth)).collect();
-                self.split(generator, expr, children, &sets, depth, value, rng, sink)
+                // suffix[i]: the values children[i..] can sum to.
+                let mut suffix = vec![Bits::single(0); children.len() + 1];
+                for i in (0..children.len()).rev() {
+                    suffix[i] = sets[i].sum(&suffix[i + 1]);
+                }
+                let suffix: Vec<&Bits> = suffix.iter().collect();
+                self.split(
+                    generator, expr, children, &sets, &suffix, depth, value, rng, sink,
+                )
             }
             Expr::Repeat(rep) => {
                 let item = self.set(rep.item, depth);
@@ -335,7 +343,11 @@ impl MeasureTable {
                 let k = counts[below(rng, counts.len() as u32) as usize] as usize;
                 let items = vec![rep.item; k];
                 let sets = vec![item; k];
-                self.split(generator, expr, &items, &sets, depth, value, rng, sink)
+                // What the last k - i items can sum to: the powers, already computed.
+                let suffix: Vec<&Bits> = (0..=k).map(|i| &powers[k - i]).collect();
+                self.split(
+                    generator, expr, &items, &sets, &suffix, depth, value, rng, sink,
+                )
             }
         }
     }
@@ -349,13 +361,14 @@ impl MeasureTable {
         expr: ExprId,
         parts: &[ExprId],
         sets: &[&Bits],
+        suffix: &[&Bits],
         depth: u32,
         value: usize,
         rng: &mut R,
         sink: &mut S,
     ) -> bool {
         sink.open(expr);
-        let ok = self.split_parts(generator, parts, sets, depth, value, rng, sink);
+        let ok = self.split_parts(generator, parts, sets, suffix, depth, value, rng, sink);
         sink.close();
         ok
     }
@@ -366,16 +379,13 @@ impl MeasureTable {
         generator: &Generator<'_>,
         parts: &[ExprId],
         sets: &[&Bits],
+        suffix: &[&Bits],
         depth: u32,
         value: usize,
         rng: &mut R,
         sink: &mut S,
     ) -> bool {
-        // suffix[i]: the values parts[i..] can sum to.
-        let mut suffix = vec![Bits::single(0); parts.len() + 1];
-        for i in (0..parts.len()).rev() {
-            suffix[i] = sets[i].sum(&suffix[i + 1]);
-        }
+        // `suffix[i]`: the values parts[i..] can sum to.
         let mut left = value;
         for (i, &part) in parts.iter().enumerate() {
             let options: Vec<usize> = sets[i]

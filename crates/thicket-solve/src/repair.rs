@@ -9,7 +9,9 @@ use std::collections::{HashMap, HashSet};
 use thicket_constraint::formula::{Connective, Domain, Quantifier};
 use thicket_constraint::regex::Regex;
 use thicket_constraint::smt::{Func, Sort, Term, Value};
-use thicket_constraint::{Binding, Constraint, Evaluator, Formula, Outcome, TreeView, VarId};
+use thicket_constraint::{
+    Binding, Constraint, Evaluator, Formula, MatchCache, Outcome, TreeView, VarId,
+};
 use thicket_gen::below;
 use thicket_grammar::{Expr, ExprId, SymbolId};
 use thicket_tree::{ByteSink, DerivationTree, NodeId, TreeBuilder, TreeSink};
@@ -24,16 +26,42 @@ pub(crate) fn repair<R: Rng + ?Sized>(
 ) -> Result<DerivationTree, Vec<usize>> {
     let grammar = solver.grammar;
     let mut violated = Vec::new();
-    for _ in 0..solver.config.max_rounds.max(1) {
+    let constraints = solver.constraints();
+    // The node ranges the last round's edits wrote (see `Planner::make_equal`).
+    let mut recent: Vec<(usize, usize)> = Vec::new();
+    // Constraints that held and that the last round's edits did not touch (see
+    // `Solver::scopes`): not evaluated this round. A tree is returned only after a
+    // round that evaluated every constraint.
+    let mut skip = vec![false; constraints.len()];
+    // Per constraint, the matches of its match expressions, carried from round to
+    // round for the subtrees no edit changed.
+    let mut caches: Vec<MatchCache> = constraints.iter().map(|_| MatchCache::default()).collect();
+    for round in 0..solver.config.max_rounds.max(1) {
         stats.rounds += 1;
         let view = TreeView::new(&tree, grammar);
         let mut edits = Edits::default();
         violated.clear();
-        for (i, c) in solver.constraints().iter().enumerate() {
-            let mut ev = solver.checker.evaluator(&view, c);
+        // Each round plans from the next constraint on: where two constraints' edits
+        // meet (balance copies a close tag's prefixed name into the open tag whose
+        // prefix the namespace constraint removes), the one planned first wins, and a
+        // fixed order let the same one win every round.
+        let first = round as usize % constraints.len().max(1);
+        let order = (first..constraints.len()).chain(0..first);
+        // Those taken as holding come last, and only if all others held.
+        let (deferred, now): (Vec<usize>, Vec<usize>) = order.partition(|&i| skip[i]);
+        let all_held = std::cell::Cell::new(true);
+        let then = deferred.into_iter().take_while(|_| all_held.get());
+        for i in now.into_iter().chain(then) {
+            let c = &constraints[i];
+            let mut ev = solver
+                .checker
+                .evaluator(&view, c)
+                .with_matches(std::mem::take(&mut caches[i]));
             if ev.holds(&c.formula) && !ev.exhausted() {
+                caches[i] = ev.take_matches();
                 continue;
             }
+            all_held.set(false);
             violated.push(i);
             if ev.exhausted() {
                 continue;
@@ -48,17 +76,39 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                 steps: 0,
                 inserted: false,
                 taken: HashMap::new(),
+                unfit: HashSet::new(),
+                hosts: HashMap::new(),
+                witnesses: Vec::new(),
+                recent: &recent,
             };
             planner.fix(&c.formula, true, &mut ev);
+            caches[i] = ev.take_matches();
         }
         if violated.is_empty() {
             return Ok(tree);
         }
+        violated.sort_unstable();
         if edits.list.is_empty() {
             break;
         }
         stats.edits += edits.list.len() as u32;
+        for (i, scope) in solver.scopes.iter().enumerate() {
+            skip[i] = !violated.contains(&i)
+                && scope
+                    .as_ref()
+                    .is_some_and(|symbols| !edits.touch(grammar, &view, symbols));
+        }
+        recent = edits.written(&tree);
+        {
+            let moved = edits.mover(&tree);
+            for cache in &mut caches {
+                *cache = std::mem::take(cache).carry(&moved);
+            }
+        }
         tree = edits.apply(solver, &tree);
+    }
+    if skip.contains(&true) {
+        violated = solver.checker.check(&tree);
     }
     Err(violated)
 }
@@ -84,6 +134,89 @@ impl Edits {
             let (a, b) = (node.index(), other.index());
             (b <= a && a < tree.subtree_end(other)) || (a <= b && b < tree.subtree_end(node))
         })
+    }
+
+    /// Whether an edit touches a node of one of `symbols`: replaces a subtree inside
+    /// one, or removes or adds one.
+    fn touch(
+        &self,
+        grammar: &thicket_grammar::Grammar,
+        view: &TreeView<'_>,
+        symbols: &[SymbolId],
+    ) -> bool {
+        let tree = view.tree();
+        self.list.iter().any(|(hole, with)| {
+            tree.path_to(*hole)
+                .into_iter()
+                .any(|n| view.symbol(n).is_some_and(|s| symbols.contains(&s)))
+                || symbols.iter().any(|&s| !view.nodes_of(s, *hole).is_empty())
+                || match with {
+                    Replacement::Copy(from) => {
+                        symbols.iter().any(|&s| !view.nodes_of(s, *from).is_empty())
+                    }
+                    Replacement::Tree(new) => new.descendants(new.root()).any(|n| {
+                        matches!(grammar.expr(new.expr(n)), Expr::Ref(s) if symbols.contains(s))
+                    }),
+                }
+        })
+    }
+
+    /// Where a node of `tree` is after the edits are applied: `None` if it lies in an
+    /// edited subtree or holds one, else its index shifted by the edits before it.
+    fn mover<'t>(&self, tree: &'t DerivationTree) -> impl Fn(NodeId) -> Option<NodeId> + 't {
+        let mut holes: Vec<(usize, usize, usize)> = self
+            .list
+            .iter()
+            .map(|(hole, with)| {
+                let len = match with {
+                    Replacement::Copy(from) => tree.subtree_end(*from) - from.index(),
+                    Replacement::Tree(new) => new.len(),
+                };
+                (hole.index(), tree.subtree_end(*hole), len)
+            })
+            .collect();
+        holes.sort_unstable();
+        move |node: NodeId| {
+            let (x, end) = (node.index(), tree.subtree_end(node));
+            let mut shift = 0isize;
+            for &(start, stop, len) in &holes {
+                if stop <= x {
+                    shift += len as isize - (stop - start) as isize;
+                } else if start < end {
+                    // Overlaps: inside the hole, or holding it.
+                    return None;
+                } else {
+                    break;
+                }
+            }
+            Some(NodeId::from_index((x as isize + shift) as usize))
+        }
+    }
+
+    /// Where the new subtrees lie in the tree [`Edits::apply`] makes: `(start, end)`
+    /// node indices (the edits are disjoint).
+    fn written(&self, tree: &DerivationTree) -> Vec<(usize, usize)> {
+        let mut sized: Vec<(NodeId, usize)> = self
+            .list
+            .iter()
+            .map(|(hole, with)| {
+                let len = match with {
+                    Replacement::Copy(from) => tree.subtree_end(*from) - from.index(),
+                    Replacement::Tree(new) => new.len(),
+                };
+                (*hole, len)
+            })
+            .collect();
+        sized.sort_by_key(|&(hole, _)| hole);
+        let mut shift = 0isize;
+        sized
+            .into_iter()
+            .map(|(hole, len)| {
+                let start = (hole.index() as isize + shift) as usize;
+                shift += len as isize - (tree.subtree_end(hole) - hole.index()) as isize;
+                (start, start + len)
+            })
+            .collect()
     }
 
     fn apply(self, solver: &Solver<'_>, tree: &DerivationTree) -> DerivationTree {
@@ -122,6 +255,22 @@ struct Planner<'a, 's, 'g, 't, R: ?Sized> {
     /// Per rule, the texts its nodes have or were given this pass (see
     /// `Planner::regenerate_fresh`), filled on first use.
     taken: HashMap<SymbolId, HashSet<Vec<u8>>>,
+    /// Hosts where an insertion for a quantifier (by address) did not fit this pass:
+    /// not tried again for the other instances (the uses of one expression share
+    /// their hosts, and whether a declaration fits depends on where it goes, not on
+    /// which use asked for it).
+    unfit: HashSet<(usize, NodeId)>,
+    /// Per quantifier (by address) and domain, the hosts an insertion can go to
+    /// ([`Planner::hosts_in`]), found once per pass.
+    hosts: HashMap<(usize, NodeId), std::rc::Rc<Vec<NodeId>>>,
+    /// Variables bound by the existential instances whose bodies are being fixed: a
+    /// witness may be shared (one declaration, many uses), so an equality is made by
+    /// writing into the other side first.
+    witnesses: Vec<VarId>,
+    /// The node ranges the previous round's edits wrote: an equality copies from a
+    /// side written there rather than undo that repair (balance copying a close tag's
+    /// old name back over the open tag the namespace constraint just renamed).
+    recent: &'a [(usize, usize)],
 }
 
 impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
@@ -272,6 +421,8 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             });
             if !found {
                 result = false;
+                let mark = self.witnesses.len();
+                self.witnesses.extend(saved.iter().map(|&(v, _)| v));
                 for instance in self.shuffled(instances) {
                     bind(ev, &instance);
                     self.context.push(instance[0].1);
@@ -282,6 +433,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                         break;
                     }
                 }
+                self.witnesses.truncate(mark);
                 if !result && want {
                     result = self.insert(q, ev);
                 }
@@ -443,12 +595,27 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         };
         match (node(a), node(b)) {
             (Some(x), Some(y)) => {
-                let (from, to) = if below(self.rng, 2) == 0 {
-                    (x, y)
-                } else {
-                    (y, x)
+                let witness = |t: &Term| matches!(t, Term::Var(v) if self.witnesses.contains(v));
+                let recent = |n: NodeId| {
+                    let i = n.index();
+                    self.recent
+                        .iter()
+                        .any(|&(start, end)| start <= i && i < end)
                 };
-                Some(self.copy(from, to) || self.copy(to, from))
+                let (from, to) = match (witness(a), witness(b), recent(x), recent(y)) {
+                    (true, false, _, _) => (x, y),
+                    (false, true, _, _) => (y, x),
+                    (_, _, true, false) => (x, y),
+                    (_, _, false, true) => (y, x),
+                    _ if below(self.rng, 2) == 0 => (x, y),
+                    _ => (y, x),
+                };
+                // Not from or to a side another edit of this round replaces.
+                Some(
+                    self.copy(from, to, true)
+                        || self.copy(to, from, true)
+                        || self.copy(from, to, false),
+                )
             }
             (Some(x), None) | (None, Some(x)) => {
                 let other = if node(a).is_some() { b } else { a };
@@ -534,7 +701,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             let value = pool[below(self.rng, pool.len() as u32) as usize];
             let mut builder = TreeBuilder::new();
             if table.generate(
-                &self.solver.generator,
+                &self.solver.repairer,
                 expr,
                 depth,
                 value,
@@ -599,7 +766,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let table = self.solver.table(Measure::Count(*needle));
         let mut builder = TreeBuilder::new();
         table.generate(
-            &self.solver.generator,
+            &self.solver.repairer,
             expr,
             depth,
             n,
@@ -609,6 +776,12 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     }
 
     // ----- edits -----
+
+    /// Whether an edit of `node` would wait for the next round (it overlaps one
+    /// already proposed): then nothing needs to be built for it now.
+    fn waits(&self, node: NodeId) -> bool {
+        self.edits.overlaps(self.tree(), node)
+    }
 
     fn propose(&mut self, node: NodeId, with: Replacement) -> bool {
         if !self.edits.overlaps(self.tree(), node) {
@@ -627,9 +800,16 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
 
     /// Makes `to`'s text equal `from`'s: a copy of the subtree if both are the same
     /// rule, else the text read back as `to`'s rule.
-    fn copy(&mut self, from: NodeId, to: NodeId) -> bool {
+    /// `strict`: false (nothing proposed) if either side overlaps an edit of this
+    /// round (the copy would write an old text, or be dropped).
+    fn copy(&mut self, from: NodeId, to: NodeId, strict: bool) -> bool {
         if from == to || self.tree().text(from) == self.tree().text(to) {
             return true;
+        }
+        if strict
+            && (self.edits.overlaps(self.tree(), to) || self.edits.overlaps(self.tree(), from))
+        {
+            return false;
         }
         if self.symbol(from).is_some() && self.symbol(from) == self.symbol(to) {
             return self.propose(to, Replacement::Copy(from));
@@ -642,6 +822,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     /// the rule cannot derive it.
     fn write_text(&mut self, node: NodeId, text: &[u8]) -> bool {
         if self.tree().text(node) == text {
+            return true;
+        }
+        if self.waits(node) && self.symbol(node).is_some() {
             return true;
         }
         let Some(symbol) = self.symbol(node) else {
@@ -692,15 +875,58 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         tries: u32,
         mut accept: impl FnMut(&mut Self, &[u8]) -> bool,
     ) -> bool {
+        if self.waits(node) {
+            return true;
+        }
         let expr = self.tree().expr(node);
         let depth = self.tree().depth_above(self.solver.grammar, node);
         for _ in 0..tries {
             let mut builder = TreeBuilder::new();
             self.solver
-                .generator
+                .repairer
                 .expand(expr, depth, self.rng, &mut builder);
             let new = builder.finish();
             if new.bytes() != self.tree().text(node) && accept(self, new.bytes()) {
+                return self.propose(node, Replacement::Tree(new));
+            }
+        }
+        false
+    }
+
+    /// Proposes a fresh subtree for `node` (inside `top`) after which `mexpr` no
+    /// longer matches `top`, where a few tries find one. Each try copies `top`'s
+    /// subtree with the new part in and matches it.
+    fn regenerate_unmatched(
+        &mut self,
+        top: NodeId,
+        node: NodeId,
+        mexpr: &thicket_constraint::matching::MatchExpr,
+    ) -> bool {
+        if self.waits(node) {
+            return true;
+        }
+        let grammar = self.solver.grammar;
+        let tree = self.view.tree();
+        let expr = tree.expr(node);
+        let depth = tree.depth_above(grammar, node);
+        for _ in 0..3 {
+            let mut builder = TreeBuilder::new();
+            self.solver
+                .repairer
+                .expand(expr, depth, self.rng, &mut builder);
+            let new = builder.finish();
+            let mut sink = TreeBuilder::new();
+            tree.emit_with_holes(
+                grammar,
+                top,
+                tree.expr(top),
+                &[node],
+                &mut sink,
+                &mut |_, sink| new.emit_subtree(grammar, new.root(), expr, sink),
+            );
+            let instance = sink.finish();
+            let view = TreeView::new(&instance, grammar);
+            if mexpr.matches(&view, grammar, instance.root()).is_empty() {
                 return self.propose(node, Replacement::Tree(new));
             }
         }
@@ -725,16 +951,46 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let view = self.view;
         let tree = view.tree();
         let rule_node = |n: NodeId| matches!(self.solver.grammar.expr(tree.expr(n)), Expr::Ref(_));
-        if q.mexpr.is_some() {
-            let mut below_top = Vec::new();
+        if let Some(mexpr) = &q.mexpr {
+            // Rule nodes between the instance and its bound subtrees, and whether a
+            // choice (an alternative, a repetition) lies between the node and a bound
+            // subtree: regenerating a node without one rebuilds the same shape around
+            // the slots (`<id-with-prefix>` stays `_:_`), so the pattern still matches.
+            let grammar = self.solver.grammar;
+            let mut below_top: Vec<(NodeId, bool)> = Vec::new();
             for &(_, bound) in &instance[1..] {
-                for n in tree.path_to(bound) {
-                    if n.index() > top.index() && rule_node(n) && !below_top.contains(&n) {
-                        below_top.push(n);
+                let path = tree.path_to(bound);
+                for (i, &n) in path.iter().enumerate() {
+                    if n.index() <= top.index() || !rule_node(n) {
+                        continue;
+                    }
+                    let choice = path[i + 1..].iter().any(|&m| {
+                        m != bound
+                            && matches!(grammar.expr(tree.expr(m)), Expr::Alt(_) | Expr::Repeat(_))
+                    });
+                    match below_top.iter_mut().find(|(m, _)| *m == n) {
+                        Some((_, c)) => *c |= choice,
+                        None => below_top.push((n, choice)),
                     }
                 }
             }
             let order = self.shuffled(below_top);
+            // First a regeneration after which the pattern no longer matches there
+            // (a regenerated name is prefixed again half the time), at the deepest
+            // node with a choice first: it removes the least (a tag's name, not the tag
+            // with its attributes), then any.
+            let mut deepest: Vec<NodeId> = order
+                .iter()
+                .filter(|&&(_, choice)| choice)
+                .map(|&(n, _)| n)
+                .collect();
+            deepest.sort_by_key(|n| std::cmp::Reverse(n.index()));
+            for n in deepest {
+                if self.regenerate_unmatched(top, n, mexpr) {
+                    return true;
+                }
+            }
+            let order: Vec<NodeId> = order.into_iter().map(|(n, _)| n).collect();
             if order.into_iter().any(|n| self.regenerate(n)) {
                 return true;
             }
@@ -748,24 +1004,28 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let Some(avoider) = self.solver.avoider(q.symbol) else {
             return false;
         };
-        let grammar = self.solver.grammar;
-        let candidates: Vec<NodeId> = tree
+        // Each node with the rule expansions above it, counted down the one path.
+        let mut depth = 0;
+        let candidates: Vec<(NodeId, u32)> = tree
             .path_to(top)
             .into_iter()
-            .filter(|&n| n.index() >= domain.index() && n != tree.root() && rule_node(n))
-            .filter(|&n| avoider.can_avoid(tree.expr(n), tree.depth_above(grammar, n)))
+            .map(|n| {
+                let above = depth;
+                depth += u32::from(rule_node(n));
+                (n, above)
+            })
+            .filter(|&(n, _)| n.index() >= domain.index() && n != tree.root() && rule_node(n))
+            .filter(|&(n, above)| avoider.can_avoid(tree.expr(n), above))
             .collect();
         // The deepest: it removes the least.
-        let Some(&n) = candidates.last() else {
+        let Some(&(n, above)) = candidates.last() else {
             return false;
         };
+        if self.waits(n) {
+            return true;
+        }
         let mut builder = TreeBuilder::new();
-        avoider.expand(
-            tree.expr(n),
-            tree.depth_above(grammar, n),
-            self.rng,
-            &mut builder,
-        );
+        avoider.expand(tree.expr(n), above, self.rng, &mut builder);
         self.propose(n, Replacement::Tree(builder.finish()))
     }
 
@@ -784,18 +1044,80 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let Binding::Node(domain) = ev.binding(outer) else {
             return false;
         };
-        let grammar = self.solver.grammar;
-        let reach = &self.solver.reach;
+        // Inside a universal's instance, inserting competes with removing the instance
+        // (the caller's fallback): half the time leave it to that, so that a repair that
+        // keeps inserting (a declaration whose initialiser uses yet another variable)
+        // cannot crowd the other out.
+        if !self.context.is_empty() && below(self.rng, 2) == 0 {
+            return false;
+        }
         let target = q.symbol;
         let tree = self.view.tree();
-        // Hosts: nodes in the domain that can take the new subtree while keeping what
-        // they hold.
+        let key = q as *const Quantifier as usize;
+        let hosts = match self.hosts.get(&(key, domain)) {
+            Some(hosts) => hosts.clone(),
+            None => {
+                let hosts = std::rc::Rc::new(self.hosts_in(domain, target));
+                self.hosts.insert((key, domain), hosts.clone());
+                hosts
+            }
+        };
+        if hosts.is_empty() {
+            return false;
+        }
+        // Prefer the nearest host around the instance (a declaration goes into the
+        // innermost list that holds the use).
+        let mut hosts = hosts.to_vec();
+        if let Some(&ctx) = self.context.first() {
+            let mut around: Vec<NodeId> = hosts
+                .iter()
+                .copied()
+                .filter(|&h| h.index() <= ctx.index() && ctx.index() < tree.subtree_end(h))
+                .collect();
+            if !around.is_empty() {
+                around.sort_by_key(|h| std::cmp::Reverse(h.index()));
+                around.truncate(4);
+                hosts = around;
+            }
+        } else {
+            hosts = self.shuffled(hosts);
+        }
+        // A witness that must come before a bound node (`before(decl, expr)`) goes
+        // before it: hosts are built with the target ahead of the node's part.
+        let first = before_bound(&q.body, q.var, ev);
+        hosts.retain(|&h| !self.unfit.contains(&(key, h)));
+        if hosts.is_empty() {
+            return false;
+        }
+        let new_part = q
+            .mexpr
+            .as_ref()
+            .and_then(|m| self.instantiate_pattern(target, m));
+        for host in hosts.into_iter().take(4) {
+            if let Some(embedding) = self.embed(host, target, new_part.as_ref(), first)
+                && self.insertion_fits(q, ev, &embedding)
+            {
+                self.inserted = true;
+                return self.propose(host, Replacement::Tree(embedding.tree));
+            }
+            self.unfit.insert((key, host));
+        }
+        false
+    }
+
+    /// Nodes in the subtree of `domain` that can take a new subtree of `target` while
+    /// keeping what they hold: repetitions whose item can hold one (below their cap),
+    /// nodes of recursive rules that can self-embed beside one.
+    fn hosts_in(&self, domain: NodeId, target: SymbolId) -> Vec<NodeId> {
+        let grammar = self.solver.grammar;
+        let reach = &self.solver.reach;
+        let tree = self.view.tree();
         let mut hosts = Vec::new();
         let mut embeds: Vec<Option<bool>> = vec![None; grammar.rules().len()];
         for n in tree.descendants(domain) {
             let fits = match grammar.expr(tree.expr(n)) {
                 Expr::Ref(a) => *embeds[a.index()].get_or_insert_with(|| {
-                    self_embedding(grammar, reach, grammar.rule(*a).body, *a, target)
+                    self_embedding(grammar, reach, grammar.rule(*a).body, *a, target, false)
                 }),
                 Expr::Repeat(rep) => {
                     let count = tree.children(n).count() as u32;
@@ -810,44 +1132,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 hosts.push(n);
             }
         }
-        if hosts.is_empty() {
-            return false;
-        }
-        // Inside a universal's instance, inserting competes with removing the instance
-        // (the caller's fallback): half the time leave it to that, so that a repair that
-        // keeps inserting (a declaration whose initialiser uses yet another variable)
-        // cannot crowd the other out. Otherwise prefer the nearest host around the
-        // instance (a declaration goes into the innermost list that holds the use).
-        if let Some(&ctx) = self.context.first() {
-            if below(self.rng, 2) == 0 {
-                return false;
-            }
-            let mut around: Vec<NodeId> = hosts
-                .iter()
-                .copied()
-                .filter(|&h| h.index() <= ctx.index() && ctx.index() < tree.subtree_end(h))
-                .collect();
-            if !around.is_empty() {
-                around.sort_by_key(|h| std::cmp::Reverse(h.index()));
-                around.truncate(2);
-                hosts = around;
-            }
-        } else {
-            hosts = self.shuffled(hosts);
-        }
-        let new_part = q
-            .mexpr
-            .as_ref()
-            .and_then(|m| self.instantiate_pattern(target, m));
-        for host in hosts.into_iter().take(4) {
-            if let Some(embedding) = self.embed(host, target, new_part.as_ref())
-                && self.insertion_fits(q, ev, &embedding)
-            {
-                self.inserted = true;
-                return self.propose(host, Replacement::Tree(embedding.tree));
-            }
-        }
-        false
+        hosts
     }
 
     /// Whether the inserted subtree can be the quantifier's witness: in the tree with
@@ -882,13 +1167,30 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             trial.bind(var, moved);
         }
         let target = NodeId::from_index(embedding.host.index() + embedding.target_at);
-        trial.instances(q).iter().any(|instance| {
-            instance.first().is_some_and(|&(_, n)| n == target) && {
-                for &(v, n) in instance {
-                    trial.bind(v, Binding::Node(n));
+        // The target's instances only, if it lies in the quantifier's domain (as bound
+        // in the new tree): matching every node of the type again is most of a check.
+        let in_domain = match q.domain {
+            Domain::Within(v) => match trial.binding(v) {
+                Binding::Node(d) => {
+                    d.index() <= target.index() && target.index() < tree.subtree_end(d)
                 }
-                structure_holds(&q.body, &mut trial)
+                _ => false,
+            },
+            Domain::Child { .. } => false,
+        };
+        if !in_domain {
+            return false;
+        }
+        let matches = match &q.mexpr {
+            None => vec![Vec::new()],
+            Some(mexpr) => mexpr.matches(&view, grammar, target),
+        };
+        trial.bind(q.var, Binding::Node(target));
+        matches.iter().any(|bindings| {
+            for &(v, n) in bindings {
+                trial.bind(v, Binding::Node(n));
             }
+            structure_holds(&q.body, &mut trial)
         })
     }
 
@@ -913,7 +1215,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                         let body = grammar.rule(*s).body;
                         let depth = self.solver.config.generation.max_depth.saturating_sub(3);
                         self.solver
-                            .generator
+                            .repairer
                             .expand(body, depth, self.rng, &mut sink);
                     }
                 }
@@ -933,11 +1235,16 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         host: NodeId,
         target: SymbolId,
         new_part: Option<&DerivationTree>,
+        before: Option<NodeId>,
     ) -> Option<Embedding> {
         let solver = self.solver;
         let grammar = solver.grammar;
         let tree = self.view.tree();
         let depth = tree.depth_above(grammar, host);
+        // The node the target must precede, if it lies in the host (then in the kept part).
+        let before = before.filter(|&n| {
+            host.index() <= n.index() && n.index() < tree.subtree_end(host) && n != host
+        });
         let mut needs = Needs {
             keep: None,
             target: Some((target, new_part)),
@@ -949,11 +1256,19 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             sink: TreeBuilder::new(),
             copied: Vec::new(),
             target_at: None,
+            target_first: before.is_some(),
         };
         match grammar.expr(tree.expr(host)) {
             Expr::Repeat(rep) => {
                 let children: Vec<NodeId> = tree.children(host).collect();
-                let at = below(production.rng, children.len() as u32 + 1) as usize;
+                // Up to the child holding `before`, if any.
+                let last = before.map_or(children.len(), |n| {
+                    children
+                        .iter()
+                        .position(|&c| n.index() < tree.subtree_end(c))
+                        .unwrap_or(children.len())
+                });
+                let at = below(production.rng, last as u32 + 1) as usize;
                 production.sink.open(tree.expr(host));
                 // The new item goes before child `at` (after the last if `at` is the
                 // count).
@@ -1036,24 +1351,25 @@ impl Needs<'_> {
 }
 
 /// Whether a rule body can hold both a recursive occurrence of its rule `a` and a
-/// `target` beside it (in one alternative).
+/// `target` beside it (in one alternative; with `target_first`, before it).
 fn self_embedding(
     grammar: &thicket_grammar::Grammar,
     reach: &thicket_grammar::Reach,
     body: ExprId,
     a: SymbolId,
     target: SymbolId,
+    target_first: bool,
 ) -> bool {
     match grammar.expr(body) {
         Expr::Alt(children) => children
             .iter()
-            .any(|&c| self_embedding(grammar, reach, c, a, target)),
+            .any(|&c| self_embedding(grammar, reach, c, a, target, target_first)),
         Expr::Seq(children) => children.iter().enumerate().any(|(i, &c)| {
             reach.reaches(c, a)
                 && children
                     .iter()
                     .enumerate()
-                    .any(|(j, &d)| j != i && reach.reaches(d, target))
+                    .any(|(j, &d)| j != i && (!target_first || j < i) && reach.reaches(d, target))
         }),
         Expr::Repeat(rep) => {
             rep.max.is_none_or(|m| m >= 2)
@@ -1080,6 +1396,8 @@ struct Production<'p, 's, 'g, R: ?Sized> {
     copied: Vec<(usize, usize, usize)>,
     /// Where the target's subtree starts.
     target_at: Option<usize>,
+    /// Whether the target must come before the kept subtree (see [`before_bound`]).
+    target_first: bool,
 }
 
 impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
@@ -1106,7 +1424,7 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
         let reach = &solver.reach;
         if needs.is_empty() || !needs.satisfiable_in(reach, expr) {
             solver
-                .generator
+                .repairer
                 .expand(expr, depth, self.rng, &mut self.sink);
             return Some(());
         }
@@ -1133,7 +1451,7 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
                         Some(p) => p.emit_subtree(grammar, p.root(), expr, &mut self.sink),
                         None => {
                             solver
-                                .generator
+                                .repairer
                                 .expand(expr, depth, self.rng, &mut self.sink);
                         }
                     }
@@ -1154,13 +1472,26 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
                     .iter()
                     .copied()
                     .filter(|&c| match (needs.keep, needs.target) {
-                        (Some((a, _)), Some((t, _))) => self_embedding(grammar, reach, c, a, t),
+                        (Some((a, _)), Some((t, _))) => {
+                            self_embedding(grammar, reach, c, a, t, self.target_first)
+                        }
                         _ => true,
                     })
                     .collect();
-                let pool = if direct.is_empty() { options } else { direct };
+                let mut pool = if direct.is_empty() { options } else { direct };
                 if pool.is_empty() {
                     return None;
+                }
+                // Towards a target by one of the shortest routes, three times in four:
+                // a random route wanders through nested statements or elements whose
+                // random parts bring repairs of their own (new uses, new attributes).
+                if let Some((t, _)) = needs.target
+                    && needs.keep.is_none()
+                    && below(self.rng, 4) != 0
+                {
+                    let routes = solver.route_to(t);
+                    let best = pool.iter().map(|c| routes[c.index()]).min();
+                    pool.retain(|c| Some(routes[c.index()]) == best);
                 }
                 let choice = pool[below(self.rng, pool.len() as u32) as usize];
                 self.sink.open(expr);
@@ -1170,15 +1501,23 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
             Expr::Seq(children) => {
                 // The kept rule goes to a child that is a reference to it if there is
                 // one, the target to another child that can hold it.
+                // With the target first, the last such child, and the target before it.
+                let first = self.target_first;
+                let find = |pred: &dyn Fn(ExprId) -> bool| {
+                    if first {
+                        children.iter().rposition(|&c| pred(c))
+                    } else {
+                        children.iter().position(|&c| pred(c))
+                    }
+                };
                 let keep_at = needs.keep.and_then(|(a, _)| {
-                    children
-                        .iter()
-                        .position(|&c| matches!(grammar.expr(c), Expr::Ref(s) if *s == a))
-                        .or_else(|| children.iter().position(|&c| reach.reaches(c, a)))
+                    find(&|c| matches!(grammar.expr(c), Expr::Ref(s) if *s == a))
+                        .or_else(|| find(&|c| reach.reaches(c, a)))
                 });
                 let target_options: Vec<usize> = needs.target.map_or(Vec::new(), |(t, _)| {
                     (0..children.len())
                         .filter(|&i| Some(i) != keep_at && reach.reaches(children[i], t))
+                        .filter(|&i| !first || keep_at.is_none_or(|k| i < k))
                         .collect()
                 });
                 let target_at = if target_options.is_empty() {
@@ -1206,11 +1545,13 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
                 let max = rep.max.map_or(cap, |m| m.min(cap)).max(parts as u32);
                 let min = rep.min.max(1);
                 let count = min + below(self.rng, max.saturating_sub(min) + 1);
-                let keep_at = 0usize;
-                let target_at = if parts == 2 && count >= 2 {
-                    1 + below(self.rng, count - 1) as usize
-                } else {
-                    0
+                let (keep_at, target_at) = match (parts == 2 && count >= 2, self.target_first) {
+                    (true, false) => (0, 1 + below(self.rng, count - 1) as usize),
+                    (true, true) => {
+                        let keep_at = 1 + below(self.rng, count - 1) as usize;
+                        (keep_at, below(self.rng, keep_at as u32) as usize)
+                    }
+                    (false, _) => (0, 0),
                 };
                 let (keep, target) = (needs.keep.take(), needs.target.take());
                 self.sink.open(expr);
@@ -1240,6 +1581,27 @@ pub(crate) fn parse_as(
 ) -> Option<DerivationTree> {
     let parser = solver.parser.as_ref()?;
     Some(parser.parse_as(symbol, text).ok()?.tree())
+}
+
+/// The node a quantifier's witness must come before: `before(var, x)` in the
+/// conjunction `f`, with `x` bound to a node.
+fn before_bound(f: &Formula, var: VarId, ev: &Evaluator<'_, '_>) -> Option<NodeId> {
+    use thicket_constraint::formula::PredArg;
+    match f {
+        Formula::Predicate(call) if call.predicate.name() == "before" => {
+            match call.args.as_slice() {
+                [PredArg::Var(a), PredArg::Var(b)] if *a == var => match ev.binding(*b) {
+                    Binding::Node(n) => Some(n),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        Formula::Binary(Connective::And, a, b) => {
+            before_bound(a, var, ev).or_else(|| before_bound(b, var, ev))
+        }
+        _ => None,
+    }
 }
 
 /// Whether the structural predicates of `f` allow it to hold (its other atoms are

@@ -88,3 +88,95 @@ pub(crate) fn smt_name(func: Func) -> &'static str {
             .map_or("?", |&(name, _)| name),
     }
 }
+
+/// The rules a constraint's truth is confined to: the symbols of its outermost
+/// quantifiers, when each ranges over the whole input (`in start`) and nothing else
+/// looks at the input as a whole. Then the constraint's value depends only on the
+/// subtrees of those rules' nodes (inner quantifiers range inside them, atoms and
+/// predicates see bound subtrees, and the structural predicates kept here compare
+/// positions of bound nodes), so an edit that touches none of those nodes (is not
+/// inside one, holds none before or after) leaves it as it was. `None` where that is
+/// not known: `start` used in an atom, a quantifier over `start`'s children, or a
+/// predicate that looks between or beside bound nodes (`consecutive`, `nth`).
+pub(crate) fn scope(
+    formula: &thicket_constraint::Formula,
+) -> Option<Vec<thicket_grammar::SymbolId>> {
+    use thicket_constraint::Formula;
+    use thicket_constraint::formula::{Domain, PredArg};
+    let mut ok = true;
+    formula.visit(&mut |f| match f {
+        Formula::Smt(term, _) => {
+            ok &= !mentions(term, VarId::START);
+        }
+        Formula::Predicate(call) => {
+            ok &= !matches!(call.predicate.name(), "consecutive" | "nth")
+                && !call
+                    .args
+                    .iter()
+                    .any(|a| matches!(a, PredArg::Var(v) if *v == VarId::START));
+        }
+        Formula::Quantifier(q) => {
+            ok &= !matches!(q.domain, Domain::Child { parent, .. } if parent == VarId::START);
+        }
+        _ => {}
+    });
+    fn outermost(f: &Formula, out: &mut Vec<thicket_grammar::SymbolId>) -> bool {
+        match f {
+            Formula::Smt(..) | Formula::Predicate(_) => true,
+            Formula::Not(inner) => outermost(inner, out),
+            Formula::Binary(_, a, b) => outermost(a, out) && outermost(b, out),
+            Formula::IntQuantifier { body, .. } => outermost(body, out),
+            Formula::Quantifier(q) => {
+                if !out.contains(&q.symbol) {
+                    out.push(q.symbol);
+                }
+                q.domain == Domain::Within(VarId::START)
+            }
+        }
+    }
+    let mut symbols = Vec::new();
+    (ok && outermost(formula, &mut symbols)).then_some(symbols)
+}
+
+#[cfg(test)]
+mod tests {
+    use thicket_constraint::Predicates;
+
+    /// The scopes of each constraint of a spec with `<start> ::= <a>+`,
+    /// `<a> ::= "x" <b> | "y"`, `<b> ::= "1" | "2"`, by symbol name.
+    fn scopes(constraints: &str) -> Vec<Option<Vec<String>>> {
+        let text = format!(
+            "<start> ::= <a>+\n<a> ::= \"x\" <b> | \"y\"\n<b> ::= \"1\" | \"2\"\n{constraints}"
+        );
+        let spec = thicket_grammar::load_spec_bytes("s.fan", text.as_bytes(), &Default::default())
+            .unwrap();
+        let constraints = thicket_constraint::from_spec(&spec, &Predicates::standard()).unwrap();
+        constraints
+            .iter()
+            .map(|c| {
+                super::scope(&c.formula).map(|symbols| {
+                    symbols
+                        .iter()
+                        .map(|&s| spec.grammar.display_symbol(s))
+                        .collect()
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn scope_is_the_outermost_quantified_rules_or_unknown() {
+        let got = scopes(
+            "where forall <a> x in start: forall <b> y in x: y = \"1\"\n\
+             where exists <b> y in start: y = \"2\" and forall <a> x: not x = \"y\"\n\
+             where str.len(start) > 3\n\
+             where forall <a> x in start: forall <a> z in start: \
+               (consecutive(x, z) implies x = z)\n",
+        );
+        assert_eq!(got[0], Some(vec!["<a>".to_string()]));
+        assert_eq!(got[1], Some(vec!["<b>".to_string(), "<a>".to_string()]));
+        // The whole input's text, and leaves between bound nodes, can change anywhere.
+        assert_eq!(got[2], None);
+        assert_eq!(got[3], None);
+    }
+}
