@@ -193,6 +193,19 @@ pub struct Stats {
     pub coverage: CoverageSummary,
     /// Failures by kind and location.
     pub failures: Vec<FailureRecord>,
+    /// Per operation (`gen`, `regen`, `splice`, `rec`, `rep`, `byte`, `fix`, `copy`, as
+    /// in the names of saved inputs): the runs whose input it made and how many of those
+    /// were kept. A stacked mutant (`regen+rec`) counts for each of its operations.
+    pub ops: BTreeMap<String, OpCount>,
+}
+
+/// Runs made by one operation and how many were kept (see [`Stats::ops`]).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct OpCount {
+    /// Executions of inputs the operation made (or took part in).
+    pub runs: u64,
+    /// Of those, inputs kept for new coverage.
+    pub kept: u64,
 }
 
 struct Entry {
@@ -285,6 +298,7 @@ impl<'g> Campaign<'g> {
             last_find_exec: 0,
             coverage: CoverageSummary::default(),
             failures: Vec::new(),
+            ops: BTreeMap::new(),
         };
         let mut campaign = Campaign {
             generator,
@@ -398,11 +412,18 @@ impl<'g> Campaign<'g> {
                 None => true,
                 Some(f) => matches!(f.kind, FailureKind::Exception { .. } | FailureKind::Pattern),
             };
+            let mut kept = false;
             if counts_for_coverage {
                 let novelty = self.coverage.add(&self.executor.trace());
                 if novelty.is_new() {
                     self.keep(&tree, &op, parent, novelty, &outcome)?;
+                    kept = true;
                 }
+            }
+            for name in op.split('+') {
+                let count = self.stats.ops.entry(name.to_string()).or_default();
+                count.runs += 1;
+                count.kept += u64::from(kept);
             }
             if let Some(failure) = failure {
                 self.record_failure(&tree, &op, parent, failure, &outcome)?;
@@ -848,6 +869,17 @@ impl<'g> Campaign<'g> {
             self.stats.last_find_exec = old["last_find_exec"].as_u64().unwrap_or(0);
             self.stats.failing_runs = old["failing_runs"].as_u64().unwrap_or(0);
             self.stats.hanging_runs = old["hanging_runs"].as_u64().unwrap_or(0);
+            if let Some(ops) = old["ops"].as_object() {
+                for (name, count) in ops {
+                    self.stats.ops.insert(
+                        name.clone(),
+                        OpCount {
+                            runs: count["runs"].as_u64().unwrap_or(0),
+                            kept: count["kept"].as_u64().unwrap_or(0),
+                        },
+                    );
+                }
+            }
         }
         let parser = thicket_parse::Parser::new(self.grammar, Default::default())
             .map_err(|e| FuzzError::Campaign(e.to_string()))?;
