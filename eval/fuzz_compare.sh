@@ -12,8 +12,9 @@
 # -C over the kept inputs (queue/). Writes OUT/runs.tsv and OUT/table.md (median and
 # min-max over the seeds) and prints the table.
 #
-#   bash eval/fuzz_compare.sh [-n EXECS] [-s "SEEDS"] [-o OUT] [SUBJECT...]
-#   defaults: -n 5000 -s "1 2 3" -o target/fuzz-eval, all subjects
+#   bash eval/fuzz_compare.sh [-n EXECS] [-s "SEEDS"] [-m "MODES"] [-o OUT] [SUBJECT...]
+#   defaults: -n 5000 -s "1 2 3" -m "feedback valid-only random afl-fuzz"
+#   -o target/fuzz-eval, all subjects (afl-fuzz runs on the C subjects only)
 #   THICKET=path/to/thicket: use that binary (e.g. to compare two versions) instead of
 #   building target/release/thicket
 set -euo pipefail
@@ -21,11 +22,13 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 execs=5000
 seeds="1 2 3"
+all_modes="feedback valid-only random afl-fuzz"
 out=target/fuzz-eval
-while getopts "n:s:o:" opt; do
+while getopts "n:s:m:o:" opt; do
   case $opt in
     n) execs=$OPTARG ;;
     s) seeds=$OPTARG ;;
+    m) all_modes=$OPTARG ;;
     o) out=$OPTARG ;;
     *) exit 2 ;;
   esac
@@ -48,7 +51,11 @@ case " $subjects " in
     if [[ $have_afl = 1 ]]; then bash eval/build_c_subjects.sh "$out/subjects"; fi ;;
 esac
 runs=$out/runs.tsv
+# The machine's load (other builds share it): execs/s are comparable only at similar load.
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 printf 'subject\tmode\tseed\texecs\tcoverage\tbranches\tkept\texecs_per_s\n' >"$runs"
+# Per operation of thicket's campaigns (stats.json "ops"): runs it made, inputs kept.
+printf 'subject\tmode\tseed\top\truns\tkept\n' >"$out/ops.tsv"
 
 # edges DIR PROGRAM: edges the inputs in DIR reach (afl-showmap -C).
 edges() {
@@ -73,8 +80,14 @@ for subject in $subjects; do
       program=$out/subjects/$subject ;;
     *) echo "unknown subject $subject" >&2; exit 2 ;;
   esac
-  modes="feedback valid-only random"
-  [[ -n $program ]] && command -v afl-fuzz >/dev/null && modes="$modes afl-fuzz"
+  modes=
+  for mode in $all_modes; do
+    case $mode in
+      feedback | valid-only | random) modes="$modes $mode" ;;
+      afl-fuzz) [[ -n $program ]] && command -v afl-fuzz >/dev/null && modes="$modes afl-fuzz" ;;
+      *) echo "unknown mode $mode" >&2; exit 2 ;;
+    esac
+  done
   for seed in $seeds; do
     for mode in $modes; do
       dir=$out/$subject/$mode-$seed
@@ -107,12 +120,15 @@ for subject in $subjects; do
       fi
       timeout 3600 "$thicket" fuzz "$spec" -o "$dir" --seed "$seed" --execs "$execs" \
         "${extra[@]}" "${flags[@]}" "${target[@]}" 2>"$dir.log" || { tail -5 "$dir.log" >&2; continue; }
-      read -r n cov branches kept eps < <(python3 - "$dir/stats.json" <<'PY'
+      read -r n cov branches kept eps < <(python3 - "$dir/stats.json" "$subject" "$mode" "$seed" "$out/ops.tsv" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 c = s["coverage"]
 cov = c.get("lines") if c["kind"] == "python" else c.get("edges")
 print(s["execs"], cov, c.get("branches", "-"), s["queue"], round(s["execs_per_sec"]))
+with open(sys.argv[5], "a") as ops:
+    for op, count in s.get("ops", {}).items():
+        print(*sys.argv[2:5], op, count["runs"], count["kept"], sep="\t", file=ops)
 PY
 )
       [[ -n $program ]] && cov=$(edges "$dir/queue" "$program") && branches=-
@@ -121,10 +137,11 @@ PY
   done
 done
 
-python3 - "$runs" "$execs" "$seeds" >"$out/table.md" <<'PY'
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+python3 - "$runs" "$execs" "$seeds" "$load_before" "$load_after" >"$out/table.md" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-execs, seeds = sys.argv[2], sys.argv[3]
+execs, seeds, load_before, load_after = sys.argv[2:6]
 def cell(values):
     nums = [float(v) for v in values if v not in ("-", "")]
     if not nums:
@@ -134,7 +151,8 @@ def cell(values):
     return f"{fmt(med)} ({fmt(min(nums))}-{fmt(max(nums))})"
 print(f"{execs} executions per run, seeds {seeds}; median (min-max) over the seeds. "
       "Coverage: statements (Python, as coverage.py counts them, during inputs) or edges "
-      "(C, afl-showmap -C over queue/).\n")
+      f"(C, afl-showmap -C over queue/). Load average (1, 5, 15 min) {load_before} at the "
+      f"start, {load_after} at the end.\n")
 print("| subject | mode | coverage | branches | kept | execs/s |")
 print("|---|---|---|---|---|---|")
 order = ["feedback", "valid-only", "random", "afl-fuzz"]
@@ -147,5 +165,16 @@ for subject in subjects:
         print(f"| {subject} | {mode} | {cell(r['coverage'] for r in rs)} | "
               f"{cell(r['branches'] for r in rs)} | {cell(r['kept'] for r in rs)} | "
               f"{cell(r['execs_per_s'] for r in rs)} |")
+# Seed by seed: does a mode reach more coverage than random generation with the same seed?
+print()
+for subject in subjects:
+    random = {r["seed"]: float(r["coverage"]) for r in rows
+              if r["subject"] == subject and r["mode"] == "random"}
+    for mode in ["feedback", "valid-only", "afl-fuzz"]:
+        rs = [r for r in rows if r["subject"] == subject and r["mode"] == mode
+              and r["seed"] in random]
+        if rs:
+            wins = sum(float(r["coverage"]) > random[r["seed"]] for r in rs)
+            print(f"- {subject}: {mode} above random in {wins} of {len(rs)} seeds")
 PY
 cat "$out/table.md"

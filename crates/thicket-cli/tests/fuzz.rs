@@ -374,6 +374,86 @@ fn python_json_feedback_reaches_more_lines_than_random() {
     );
 }
 
+/// `--valid-only` reaches code of Python's json decoder that random generation does not:
+/// nesting deeper than the interpreter's recursion limit (about 500 levels), which
+/// recursive mutation with counts up to 1,024 reaches (with 1-8 levels per mutation, as
+/// before, this campaign finds no RecursionError; at 5,000 executions and the default
+/// depth random generation reaches every other statement valid JSON reaches, so this is
+/// what `--valid-only` has beyond it: docs/fuzz-eval.md). Every input it runs is JSON:
+/// the only failure is the RecursionError, on a valid document.
+#[test]
+fn python_json_valid_only_reaches_more_lines_than_random() {
+    if !have_coverage() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let spec = repo("specs/json.fan");
+    let harness = format!(
+        "{}:target",
+        repo("crates/thicket-exec/tests/targets/py/json_target.py")
+    );
+    let run = |name: &str, mode: &str| {
+        let out = dir.path().join(name);
+        let (s, _) = fuzz_python(&spec, &out, "1", "600", &harness, "*/json/*", &[mode]);
+        s
+    };
+    let random = run("random", "--no-feedback");
+    let valid = run("valid", "--valid-only");
+    let lines = |s: &serde_json::Value| s["coverage"]["lines"].as_u64().unwrap();
+    assert!(
+        lines(&valid) > lines(&random),
+        "valid-only {} lines, random {}",
+        lines(&valid),
+        lines(&random)
+    );
+    assert_eq!(random["failing_runs"], 0, "{random}");
+    // stats.json's `ops`: random generation runs only fresh inputs; --valid-only never
+    // changes bytes, and recursive mutation made kept inputs.
+    let ops = |s: &serde_json::Value| s["ops"].as_object().unwrap().clone();
+    let random_ops = ops(&random);
+    assert_eq!(random_ops.len(), 1, "{random}");
+    assert_eq!(random_ops["gen"]["runs"], 600, "{random}");
+    let valid_ops = ops(&valid);
+    assert!(!valid_ops.contains_key("byte"), "{valid}");
+    assert!(valid_ops["rec"]["kept"].as_u64().unwrap() > 0, "{valid}");
+    // A stacked mutant (`regen+rec`) counts for each of its operations.
+    let kept: u64 = valid_ops
+        .values()
+        .map(|c| c["kept"].as_u64().unwrap())
+        .sum();
+    let runs: u64 = valid_ops
+        .values()
+        .map(|c| c["runs"].as_u64().unwrap())
+        .sum();
+    assert!(kept >= valid["queue"].as_u64().unwrap(), "{valid}");
+    assert!(runs >= 600, "{valid}");
+    let failures = valid["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{valid}");
+    assert!(
+        failures[0]["key"]
+            .as_str()
+            .unwrap()
+            .starts_with("python RecursionError @"),
+        "{valid}"
+    );
+    let crash = dir
+        .path()
+        .join("valid")
+        .join(failures[0]["file"].as_str().unwrap());
+    let parsed = thicket(&["parse", &spec, crash.to_str().unwrap()]);
+    assert!(parsed.status.success(), "{}", text(&parsed.stderr));
+    let depth = std::fs::read(&crash)
+        .unwrap()
+        .iter()
+        .scan(0i32, |d, &b| {
+            *d += i32::from(b == b'[' || b == b'{') - i32::from(b == b']' || b == b'}');
+            Some(*d)
+        })
+        .max()
+        .unwrap();
+    assert!(depth > 100, "the RecursionError input nests {depth} levels");
+}
+
 #[test]
 fn interrupt_and_kill_lose_nothing_and_resume_continues() {
     let dir = tempfile::tempdir().unwrap();

@@ -207,6 +207,19 @@ pub struct Stats {
     pub coverage: CoverageSummary,
     /// Failures by kind and location.
     pub failures: Vec<FailureRecord>,
+    /// Per operation (`gen`, `regen`, `splice`, `rec`, `rep`, `byte`, `fix`, `copy`, as
+    /// in the names of saved inputs): the runs whose input it made and how many of those
+    /// were kept. A stacked mutant (`regen+rec`) counts for each of its operations.
+    pub ops: BTreeMap<String, OpCount>,
+}
+
+/// Runs made by one operation and how many were kept (see [`Stats::ops`]).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct OpCount {
+    /// Executions of inputs the operation made (or took part in).
+    pub runs: u64,
+    /// Of those, inputs kept for new coverage.
+    pub kept: u64,
 }
 
 struct Entry {
@@ -306,6 +319,7 @@ impl<'g> Campaign<'g> {
             imported_outside_grammar: 0,
             coverage: CoverageSummary::default(),
             failures: Vec::new(),
+            ops: BTreeMap::new(),
         };
         let mut campaign = Campaign {
             generator,
@@ -420,11 +434,18 @@ impl<'g> Campaign<'g> {
             self.stats.rounds += 1;
             self.session_execs += 1;
             let failure = self.classifier.classify(&outcome);
+            let mut kept = false;
             if counts_for_coverage(failure.as_ref()) {
                 let novelty = self.coverage.add(&self.executor.trace());
                 if novelty.is_new() {
                     self.keep(&tree, &op, parent, novelty, &outcome)?;
+                    kept = true;
                 }
+            }
+            for name in op.split('+') {
+                let count = self.stats.ops.entry(name.to_string()).or_default();
+                count.runs += 1;
+                count.kept += u64::from(kept);
             }
             if let Some(failure) = failure {
                 self.record_failure(&tree, &op, parent, failure, &outcome)?;
@@ -547,93 +568,35 @@ impl<'g> Campaign<'g> {
             let b = parents[below(&mut rng, parents.len() as u32) as usize];
             let size = |e: &Entry| e.tree.as_ref().map_or(0, DerivationTree::len);
             let parent = if size(b) < size(a) { b } else { a };
-            let mut tree = parent.tree.clone().expect("filtered");
-            let mut ops = 0u8;
             // Recursive mutation may grow a tree past the generation depth, up to four
             // times its parent's size (at least 4 KiB).
             let budget = (parent.tree.as_ref().map_or(0, |t| t.bytes().len()) * 4).max(4096);
-            for _ in 0..1 + below(&mut rng, 3) {
-                // Splice 2/7, regenerate 2/7, recursion 1/7, repetition 1/7, change a
-                // terminal's byte 1/7 (unless --valid-only); splicing falls back to
-                // regeneration without a donor, recursion and repetition to regeneration on
-                // a tree without them.
-                let choice = match below(&mut rng, if self.config.valid_only { 6 } else { 7 }) {
-                    4 => 5,
-                    5 => 6,
-                    6 => 4,
-                    c => c,
-                };
-                if choice == 6
-                    && let Some(t) = mutate::repeat(self.grammar, &tree, budget, &mut rng)
-                {
-                    tree = t;
-                    ops |= 32;
-                    continue;
-                }
-                if choice == 4 {
-                    let mutant = if self.text {
-                        mutate::mutate_leaf_text(self.grammar, &tree, &mut rng)
-                    } else {
-                        mutate::mutate_leaf(self.grammar, &tree, &mut rng)
-                    };
-                    if let Some(t) = mutant {
-                        tree = t;
-                        ops |= 4;
-                    }
-                    continue;
-                }
-                if choice == 5
-                    && let Some(t) = mutate::recurse(self.grammar, &tree, budget, &mut rng)
-                {
-                    tree = t;
-                    ops |= 8;
-                    continue;
-                }
-                if parents.len() > 1 && choice < 2 {
-                    let donor = parents[below(&mut rng, parents.len() as u32) as usize];
-                    if let Some(t) = mutate::splice(
-                        self.generator,
-                        &tree,
-                        donor.tree.as_ref().expect("filtered"),
-                        &mut rng,
-                    ) {
-                        tree = t;
-                        ops |= 2;
-                        continue;
-                    }
-                }
-                if let Some(t) = mutate::regenerate(self.generator, &tree, &mut rng) {
-                    tree = t;
-                    ops |= 1;
-                }
-            }
+            // A donor other than the parent itself needs a second kept tree.
+            let donors: Vec<&DerivationTree> = if parents.len() > 1 {
+                parents.iter().filter_map(|e| e.tree.as_ref()).collect()
+            } else {
+                Vec::new()
+            };
+            let (mut tree, applied) = mutate::stack(
+                self.generator,
+                parent.tree.clone().expect("filtered"),
+                &donors,
+                budget,
+                self.config.valid_only,
+                self.text,
+                &mut rng,
+            );
+            let mut op = applied.name();
             if let Some(solver) = self.solver
                 && self.config.valid_only
-                && ops != 0
+                && !applied.is_empty()
             {
                 let before = tree.bytes().to_vec();
                 tree = solver.repair(tree, &mut rng).ok()?;
                 if tree.bytes() != before {
-                    ops |= 16;
+                    op.push_str("+fix");
                 }
             }
-            let op = if ops == 0 {
-                "copy".to_string()
-            } else {
-                [
-                    (1, "regen"),
-                    (2, "splice"),
-                    (8, "rec"),
-                    (32, "rep"),
-                    (4, "byte"),
-                    (16, "fix"),
-                ]
-                .iter()
-                .filter(|(bit, _)| ops & bit != 0)
-                .map(|(_, name)| *name)
-                .collect::<Vec<_>>()
-                .join("+")
-            };
             return Some((tree, op, Some(parent.id)));
         }
         let tree = match self.solver {
@@ -920,6 +883,17 @@ impl<'g> Campaign<'g> {
             self.stats.imported = old["imported"].as_u64().unwrap_or(0);
             self.stats.imported_outside_grammar =
                 old["imported_outside_grammar"].as_u64().unwrap_or(0);
+            if let Some(ops) = old["ops"].as_object() {
+                for (name, count) in ops {
+                    self.stats.ops.insert(
+                        name.clone(),
+                        OpCount {
+                            runs: count["runs"].as_u64().unwrap_or(0),
+                            kept: count["kept"].as_u64().unwrap_or(0),
+                        },
+                    );
+                }
+            }
         }
         let parser = thicket_parse::Parser::new(self.grammar, Default::default())
             .map_err(|e| FuzzError::Campaign(e.to_string()))?;
