@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The comparison table of issue 23: thicket fuzz with feedback, with --valid-only, without
+# The comparison table of docs/fuzz-eval.md: thicket fuzz with feedback, with --valid-only, without
 # feedback (random generation), and afl-fuzz where installed (C subjects), 3 seeds each,
 # the same number of executions, on real programs nobody here wrote:
 #   json     Python's json, pure-Python decoder (crates/thicket-exec/tests/targets/py)
