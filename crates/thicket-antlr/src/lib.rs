@@ -293,9 +293,7 @@ impl AntlrSpec {
     /// [`Checker`] rejects it.
     pub fn separate(&self, tree: &DerivationTree) -> Option<Vec<u8>> {
         let grammar = &self.spec.grammar;
-        // Each hidden node (it precedes a token): its text range and rule. Nested
-        // hidden nodes (the rule is right-recursive) end where their parent ends, so
-        // only the outermost of each end is kept.
+        // Each hidden node (it precedes a token): its text range and rule.
         let mut gaps: Vec<(std::ops::Range<usize>, String)> = Vec::new();
         for node in tree.descendants(tree.root()) {
             if let thicket_grammar::Expr::Ref(s) = grammar.expr(tree.expr(node)) {

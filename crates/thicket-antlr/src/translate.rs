@@ -757,20 +757,17 @@ impl<'f> Rules<'f> {
                     .collect(),
                 span,
             );
-            // Right recursion rather than a `*`: thicket's parser scans every part of
-            // a grammar below which no recursion is reachable as one DFA token, and
-            // parser rules made of tokens with hidden text between them would become
-            // huge DFAs (minutes to build for css3). Recursive hidden text keeps the
-            // DFAs to the lexer rules, which is where ANTLR has them too.
-            let name = Self::hidden_name(mode);
-            let more = seq(
-                vec![choice, expr(AstExprKind::Ref(name.clone()), span)],
-                span,
-            );
             rules.push(AstRule {
-                name,
+                name: Self::hidden_name(mode),
                 name_span: span,
-                body: alt(vec![expr(AstExprKind::Seq(Vec::new()), span), more], span),
+                body: expr(
+                    AstExprKind::Repeat {
+                        item: Box::new(choice),
+                        min: 0,
+                        max: None,
+                    },
+                    span,
+                ),
             });
         }
         // Lexer rules the parser reaches, with the fragments and rules they use.

@@ -133,7 +133,7 @@ impl Outcome {
 pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
     // An ANTLR grammar is also decided exactly (its lexer, then its parser rules):
     // the byte grammar alone accepts more (see thicket-antlr).
-    let antlr = match args.spec.antlr() {
+    let antlr = match args.spec.antlr(true) {
         Ok(antlr) => antlr,
         Err(code) => return Ok(code),
     };

@@ -42,7 +42,7 @@ impl SpecArgs {
     /// [`SpecArgs::load`], keeping the compiled `where` constraints (none when
     /// [`SpecArgs::constraints_apply`] says they are not about these inputs).
     pub fn load_with_constraints(&self) -> Result<(Spec, Vec<Constraint>), u8> {
-        if let Some(antlr) = self.antlr()? {
+        if let Some(antlr) = self.antlr(true)? {
             return Ok((antlr.spec, Vec::new()));
         }
         if self.lexer.is_some() {
@@ -71,9 +71,9 @@ impl SpecArgs {
         Ok((spec, constraints))
     }
 
-    /// The ANTLR reading of a `.g4` spec (`None` for other specs), its warnings about
-    /// target code printed to stderr; errors printed and the exit code.
-    pub fn antlr(&self) -> Result<Option<thicket_antlr::AntlrSpec>, u8> {
+    /// The ANTLR reading of a `.g4` spec (`None` for other specs), with `warn` its
+    /// warnings about target code printed to stderr; errors printed and the exit code.
+    pub fn antlr(&self, warn: bool) -> Result<Option<thicket_antlr::AntlrSpec>, u8> {
         if !thicket_antlr::is_g4(&self.spec) {
             return Ok(None);
         }
@@ -90,8 +90,10 @@ impl SpecArgs {
             .map(|s| s.trim_start_matches('<').trim_end_matches('>'));
         let antlr = thicket_antlr::load_g4_files(&paths, start, self.max_spec_size)
             .map_err(|e| report(&e))?;
-        for (source, warning) in &antlr.warnings {
-            eprint!("{}", warning.render(source));
+        if warn {
+            for (source, warning) in &antlr.warnings {
+                eprint!("{}", warning.render(source));
+            }
         }
         Ok(Some(antlr))
     }
