@@ -34,6 +34,17 @@ fn main() {
         clock.elapsed(),
         spec.warnings.len()
     );
+    // THICKET_SHOW_EXPR=N prints node N of the byte grammar (to find slow DFAs).
+    if let Some(n) = std::env::var("THICKET_SHOW_EXPR")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        let grammar = &spec.spec.grammar;
+        println!(
+            "node {n}: {}",
+            grammar.display_expr(thicket_grammar::ExprId::from_index(n))
+        );
+    }
     let clock = Instant::now();
     let parser = Parser::new(&spec.spec.grammar, ParseConfig::default()).expect("parser");
     let checker = spec.checker();
