@@ -13,6 +13,7 @@ use std::time::Instant;
 use thicket_gen::{ChoicePolicy, GenConfig, GenError, GenStats, Generator};
 use thicket_grammar::Grammar;
 use thicket_grammar::diag::escape_invisible;
+use thicket_parse::Parser;
 use thicket_tree::DerivationTree;
 
 /// Inputs generated per parallel batch; output order never depends on it.
@@ -285,6 +286,17 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
+    // An ANTLR grammar's inputs are separated where its lexer would merge tokens and
+    // checked by its exact reading (see `antlr_input`).
+    let antlr = match args.spec.antlr(false) {
+        Ok(antlr) => antlr,
+        Err(code) => return Ok(code),
+    };
+    let antlr = antlr.as_ref().map(|a| {
+        let parser = Parser::new(&a.spec.grammar, thicket_parse::ParseConfig::default())
+            .expect("the grammar compiled for the exact reading compiles again");
+        (a, a.checker(), parser)
+    });
     let config = args.limits.config();
     let generator = match Generator::new(&spec.grammar, config) {
         Ok(generator) => generator,
@@ -449,6 +461,11 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                             GenStats::default(),
                         ));
                     }
+                    if let Some((antlr, checker, parser)) = &antlr {
+                        return Ok(antlr_input(
+                            &generator, antlr, checker, parser, seed, index, json,
+                        ));
+                    }
                     Ok(if json {
                         let (tree, stats) = generator.generate_tree(&mut rng);
                         Generated::from_tree(&tree, index, seed, &spec.grammar, true, stats)
@@ -601,6 +618,50 @@ pub(crate) fn write_atomically(
 
 /// `--strategy kpath` (Algorithm 1 until every k-path that fits is covered) and
 /// `--strategy kpath-random` (a stream steered to uncovered k-paths).
+/// Draws an input of an ANTLR grammar: generated from the byte grammar, separated
+/// where the lexer would merge tokens, and kept if the exact reading (lexer, then
+/// parser rules) accepts it; otherwise drawn again (up to 16 times, each draw from
+/// `seed` and `index`), the last draw kept if none is accepted (an identifier generated
+/// as a keyword every time). With `json` its tree is the byte grammar's parse of the
+/// separated text, whose first derivation `antlr.spec.grammar`'s parser picks.
+fn antlr_input(
+    generator: &Generator<'_>,
+    antlr: &thicket_antlr::AntlrSpec,
+    checker: &thicket_antlr::Checker<'_>,
+    parser: &Parser<'_>,
+    seed: u64,
+    index: u64,
+    json: bool,
+) -> Generated {
+    const DRAWS: u64 = 16;
+    let mut last = None;
+    for draw in 0..DRAWS {
+        // Draw 0 is the plain input `index` of `seed`; later draws use other seeds.
+        let draw_seed = seed.wrapping_add(draw.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let (tree, stats) = generator.generate_tree(&mut Generator::rng_for(draw_seed, index));
+        let bytes = antlr
+            .separate(&tree)
+            .unwrap_or_else(|| tree.bytes().to_vec());
+        let accepted = checker.accepts(&bytes).is_ok();
+        last = Some((bytes, stats));
+        if accepted {
+            break;
+        }
+    }
+    let (bytes, stats) = last.expect("at least one draw");
+    if json && let Ok(result) = parser.parse(&bytes) {
+        return Generated::from_tree(
+            &result.tree(),
+            index,
+            seed,
+            &antlr.spec.grammar,
+            true,
+            stats,
+        );
+    }
+    Generated::raw(bytes, stats)
+}
+
 fn run_kpath<W: Write>(
     args: &GenerateArgs,
     generator: &Generator<'_>,

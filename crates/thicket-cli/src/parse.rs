@@ -131,10 +131,20 @@ impl Outcome {
 
 /// Runs `thicket parse`.
 pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
-    let spec = match args.spec.load() {
-        Ok(spec) => spec,
+    // An ANTLR grammar is also decided exactly (its lexer, then its parser rules):
+    // the byte grammar alone accepts more (see thicket-antlr).
+    let antlr = match args.spec.antlr(true) {
+        Ok(antlr) => antlr,
         Err(code) => return Ok(code),
     };
+    let spec = match &antlr {
+        Some(antlr) => antlr.spec.clone(),
+        None => match args.spec.load() {
+            Ok(spec) => spec,
+            Err(code) => return Ok(code),
+        },
+    };
+    let checker = antlr.as_ref().map(|a| a.checker());
     let grammar = &spec.grammar;
     let config = ParseConfig {
         max_items: args.max_items,
@@ -162,6 +172,9 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                         Ok(text) => text,
                         Err(e) => return Outcome::Unreadable(e),
                     };
+                    if let Some(Err(r)) = checker.as_ref().map(|c| c.accepts(&text)) {
+                        return Outcome::Rejected(excerpt(&text, &r), Box::new(r));
+                    }
                     parse_one(&parser, grammar, &args, text)
                 })
                 .collect()

@@ -11,13 +11,20 @@ use thicket_solve::{Solver, SolverConfig};
 /// Where the spec is and which rule starts it.
 #[derive(Args, Debug, Clone)]
 pub struct SpecArgs {
-    /// The spec: a .fan/.bnf grammar, or a .json grammar dictionary.
+    /// The spec: a .fan/.bnf grammar, a .json grammar dictionary, or an ANTLR 4 .g4
+    /// grammar (combined, or a parser grammar whose lexer is --lexer or its
+    /// `tokenVocab` file beside it).
     #[arg(value_name = "SPEC")]
     pub spec: PathBuf,
 
-    /// Start rule, with or without angle brackets [default: <start>].
+    /// Start rule, with or without angle brackets [default: <start>; for .g4 the first
+    /// parser rule].
     #[arg(long, value_name = "NAME")]
     pub start: Option<String>,
+
+    /// The lexer grammar (.g4) of a parser grammar given as SPEC.
+    #[arg(long, value_name = "FILE")]
+    pub lexer: Option<PathBuf>,
 
     /// Largest spec read, in bytes [default: 16777216 = 16 MiB].
     #[arg(long, value_name = "BYTES", default_value_t = thicket_grammar::MAX_SPEC_BYTES, hide_default_value = true)]
@@ -35,6 +42,13 @@ impl SpecArgs {
     /// [`SpecArgs::load`], keeping the compiled `where` constraints (none when
     /// [`SpecArgs::constraints_apply`] says they are not about these inputs).
     pub fn load_with_constraints(&self) -> Result<(Spec, Vec<Constraint>), u8> {
+        if let Some(antlr) = self.antlr(true)? {
+            return Ok((antlr.spec, Vec::new()));
+        }
+        if self.lexer.is_some() {
+            eprintln!("error: --lexer is for ANTLR parser grammars (.g4 specs)");
+            return Err(exit::USAGE);
+        }
         let start = self
             .start
             .as_deref()
@@ -55,6 +69,33 @@ impl SpecArgs {
             Vec::new()
         };
         Ok((spec, constraints))
+    }
+
+    /// The ANTLR reading of a `.g4` spec (`None` for other specs), with `warn` its
+    /// warnings about target code printed to stderr; errors printed and the exit code.
+    pub fn antlr(&self, warn: bool) -> Result<Option<thicket_antlr::AntlrSpec>, u8> {
+        if !thicket_antlr::is_g4(&self.spec) {
+            return Ok(None);
+        }
+        let mut paths = vec![self.spec.clone()];
+        if let Some(lexer) = &self.lexer {
+            paths.push(lexer.clone());
+        } else if let Some(vocab) = thicket_antlr::lexer_beside(&self.spec) {
+            paths.push(vocab);
+        }
+        let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
+        let start = self
+            .start
+            .as_deref()
+            .map(|s| s.trim_start_matches('<').trim_end_matches('>'));
+        let antlr = thicket_antlr::load_g4_files(&paths, start, self.max_spec_size)
+            .map_err(|e| report(&e))?;
+        if warn {
+            for (source, warning) in &antlr.warnings {
+                eprint!("{}", warning.render(source));
+            }
+        }
+        Ok(Some(antlr))
     }
 
     /// Whether the spec's `where` constraints speak about the inputs at hand: they are

@@ -76,12 +76,7 @@ impl std::fmt::Display for Rejection {
 
 impl Rejection {
     /// A rejection at byte `offset` of `text`, with its line and column.
-    pub(crate) fn at(
-        text: &[u8],
-        offset: usize,
-        expected: Vec<String>,
-        rules: Vec<String>,
-    ) -> Rejection {
+    pub fn at(text: &[u8], offset: usize, expected: Vec<String>, rules: Vec<String>) -> Rejection {
         let before = &text[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
         let column = offset

@@ -1,0 +1,163 @@
+//! The exact lexer: what an ANTLR-generated lexer does with the lexer rules. At each
+//! position, in the current mode, every rule is matched (a DFA over bytes per rule,
+//! fragments inlined); the longest match wins, and among equally long matches the rule
+//! defined first (implicit literal tokens of a combined grammar come before every lexer
+//! rule). A rule with a non-greedy loop takes its shortest match, which is what the
+//! loop means for the usual `'/*' .*? '*/'`. A rule with a semantic predicate
+//! (assumed true) loses ties with rules without one: such predicates guard special
+//! cases (JavaScript's `}` closing a template expression), and taking them always would
+//! shadow the ordinary token. Commands: `skip` and other channels drop
+//! the token from the parser's stream, `more` glues its text to the next token,
+//! `pushMode`/`popMode`/`mode` switch the rule set.
+
+use crate::syntax::Command;
+use crate::translate::LexRuleSpec;
+use thicket_parse::RegexMatcher;
+
+/// A token the parser sees.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// Its type (the token name, or `'lit'` for an implicit literal token).
+    pub kind: String,
+    /// Byte offsets of its text.
+    pub start: usize,
+    /// End (exclusive).
+    pub end: usize,
+}
+
+/// Why the lexer stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LexError {
+    /// Byte offset where no rule matched.
+    pub offset: usize,
+    /// The mode it was in.
+    pub mode: String,
+}
+
+impl std::fmt::Display for LexError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "no token of mode {} matches at byte {}",
+            self.mode, self.offset
+        )
+    }
+}
+
+struct Rule {
+    spec: LexRuleSpec,
+    matcher: RegexMatcher,
+}
+
+/// An ANTLR-style lexer built from a grammar's lexer rules.
+pub struct Lexer {
+    rules: Vec<Rule>,
+    /// Mode names; index 0 is the default mode.
+    modes: Vec<String>,
+}
+
+/// Name of the default mode.
+pub const DEFAULT_MODE: &str = "DEFAULT_MODE";
+
+impl Lexer {
+    /// Compiles the rules (in priority order), or names the rule whose regex fails.
+    pub fn new(specs: Vec<LexRuleSpec>) -> Result<Lexer, Box<(LexRuleSpec, String)>> {
+        let mut modes = vec![DEFAULT_MODE.to_string()];
+        let mut rules = Vec::new();
+        for spec in specs {
+            if let Some(m) = &spec.mode
+                && !modes.contains(m)
+            {
+                modes.push(m.clone());
+            }
+            let hir = regex_syntax::ParserBuilder::new()
+                .utf8(false)
+                .nest_limit(1000)
+                .build()
+                .parse(&spec.regex);
+            let matcher = match hir
+                .map_err(|e| e.to_string())
+                .and_then(|h| RegexMatcher::new(&h))
+            {
+                Ok(m) => m,
+                Err(e) => return Err(Box::new((spec, e))),
+            };
+            rules.push(Rule { spec, matcher });
+        }
+        Ok(Lexer { rules, modes })
+    }
+
+    fn mode_index(&self, name: &str) -> usize {
+        self.modes.iter().position(|m| m == name).unwrap_or(0)
+    }
+
+    /// The tokens the parser sees in `input` (skipped and hidden tokens dropped).
+    pub fn tokens(&self, input: &[u8]) -> Result<Vec<Token>, LexError> {
+        let mut out = Vec::new();
+        let mut stack: Vec<usize> = Vec::new();
+        let mut mode = 0;
+        let mut pos = 0;
+        let mut token_start = None;
+        while pos < input.len() {
+            let mut best: Option<(usize, &Rule)> = None;
+            for rule in &self.rules {
+                let in_mode = match &rule.spec.mode {
+                    None => mode == 0,
+                    Some(m) => self.modes[mode] == *m,
+                };
+                if !in_mode {
+                    continue;
+                }
+                let mut end = None;
+                rule.matcher.match_ends(input, pos, |e| {
+                    if e > pos && (end.is_none() || !rule.spec.non_greedy) {
+                        end = Some(e);
+                    }
+                });
+                // Longest match; at equal length the rule defined first, except that
+                // a rule guarded by a predicate yields to one that is not.
+                if let Some(e) = end
+                    && best.is_none_or(|(b, r): (usize, &Rule)| {
+                        e > b || (e == b && r.spec.guarded && !rule.spec.guarded)
+                    })
+                {
+                    best = Some((e, rule));
+                }
+            }
+            let Some((end, rule)) = best else {
+                return Err(LexError {
+                    offset: pos,
+                    mode: self.modes[mode].clone(),
+                });
+            };
+            let start = token_start.take().unwrap_or(pos);
+            let mut emit = true;
+            for c in &rule.spec.commands {
+                match c {
+                    Command::Skip => emit = false,
+                    Command::Channel(ch) if ch != "DEFAULT_TOKEN_CHANNEL" => emit = false,
+                    Command::More => {
+                        emit = false;
+                        token_start = Some(start);
+                    }
+                    Command::PushMode(m) => {
+                        stack.push(mode);
+                        mode = self.mode_index(m);
+                    }
+                    Command::PopMode => mode = stack.pop().unwrap_or(0),
+                    Command::Mode(m) => mode = self.mode_index(m),
+                    Command::Type(_) | Command::Channel(_) => {}
+                }
+            }
+            if emit {
+                out.push(Token {
+                    kind: rule.spec.token.clone(),
+                    start,
+                    end,
+                });
+            }
+            pos = end;
+        }
+        Ok(out)
+    }
+}

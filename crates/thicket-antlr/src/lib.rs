@@ -1,0 +1,413 @@
+//! # thicket-antlr
+//!
+//! One job: read ANTLR 4 grammars (`.g4` files: a combined grammar, or a parser grammar
+//! with its lexer grammar) into thicket's [`Grammar`](thicket_grammar::Grammar), so that
+//! every thicket command works on them.
+//!
+//! ```
+//! let g4 = b"grammar Pairs;\n\
+//!            list : pair (',' pair)* EOF ;\n\
+//!            pair : ID '=' INT ;\n\
+//!            ID   : [a-z]+ ;\n\
+//!            INT  : [0-9]+ ;\n\
+//!            WS   : [ \\t\\r\\n]+ -> skip ;\n";
+//! let spec = thicket_antlr::load_g4_texts(&[("Pairs.g4".into(), g4.to_vec())], None)?;
+//! let grammar = &spec.spec.grammar;
+//! assert_eq!(grammar.rule(grammar.start()).name, "list");
+//! let check = spec.checker();
+//! assert!(check.accepts(b"a = 1, bc=22").is_ok());
+//! assert!(check.accepts(b"a = 1 b = 2").is_err());
+//! # Ok::<(), thicket_grammar::SpecError>(())
+//! ```
+//!
+//! ## How ANTLR's lexer becomes a context-free grammar over bytes
+//!
+//! thicket's parser and generator work on one context-free grammar over bytes
+//! (scannerless), and every command shares its trees. ANTLR instead splits the input
+//! into tokens first: the longest match of any lexer rule wins, and between equally long
+//! matches the rule defined first (implicit tokens of literals in a combined grammar
+//! come before every lexer rule). Rule order and longest match are not context-free
+//! properties, so the translation keeps two readings of the grammar:
+//!
+//! 1. **The byte grammar** ([`AntlrSpec::spec`]) that every command uses. Each parser
+//!    rule is a rule; each token used by the parser is preceded by `<_hidden>`, a
+//!    repetition of the lexer rules with `-> skip` or a `channel(..)` other than the
+//!    default (whitespace, comments), of the token's lexer mode (`<_hidden.MODE>`), and
+//!    `EOF` is the hidden text at the end. Lexer rules the parser reaches (tokens,
+//!    fragments, skipped rules) become rules over bytes: literals, sets as regex
+//!    classes (`~` sets as negated classes over all of Unicode, `\p{..}` kept),
+//!    `.` as any character, case-insensitive literals and sets as `(?i:..)`
+//!    regexes. A token of a mode entered by a `more` rule is written after that rule
+//!    and the mode's own `more` rules (XML's `<?target ... ?>`). Non-greedy loops are
+//!    read as loops, actions as the empty string, predicates as true (each reported,
+//!    see below). This grammar accepts every input ANTLR accepts (with the same split
+//!    into tokens), and more: it does not know that `if` is a keyword and not an
+//!    identifier, nor that `intx` is one identifier.
+//! 2. **The exact reading** ([`AntlrSpec::checker`]): a real ANTLR-style [`Lexer`]
+//!    (maximal munch over the lexer rules' regular languages, rule order between
+//!    equal lengths, shortest match for rules with non-greedy loops, modes, `skip`,
+//!    `more`, channels, `type`) turns the input into tokens, and the parser rules are
+//!    parsed over the token stream (thicket's own parser on a token-level grammar,
+//!    each token type two bytes). This decides membership the way ANTLR does.
+//!
+//! Generation uses the byte grammar, and then [`AntlrSpec::separate`] makes each
+//! generated input lex as intended: where the exact lexer would merge two tokens (two
+//! identifiers, a keyword followed by a letter) or split them differently, it inserts
+//! the shortest hidden text (a space) into the empty `<_hidden>` between them.
+//!
+//! ## Target code
+//!
+//! Actions `{...}` and semantic predicates `{...}?` cannot run. Each one is reported as a
+//! warning at its file:line:col saying how it was treated: actions (and rule
+//! arguments, `returns`, `@init`, named actions) are ignored, predicates assumed true.
+//!
+//! ## Not supported
+//!
+//! `import` of other grammars, recursive lexer rules (not regular; ANTLR allows them),
+//! `more` outside the mode-entry pattern above, and the lexer mode at the end of input
+//! (the default mode's hidden text is allowed there).
+
+#![warn(missing_docs)]
+
+pub mod lexer;
+pub mod syntax;
+pub mod translate;
+
+pub use lexer::{LexError, Lexer, Token};
+
+use std::path::Path;
+use std::sync::Arc;
+use syntax::GrammarKind;
+use thicket_grammar::grammar::quote_bytes;
+use thicket_grammar::{Diagnostic, Grammar, SourceFile, Span, Spec, SpecError};
+use thicket_parse::{ParseConfig, ParseError, Parser, Rejection};
+use thicket_tree::DerivationTree;
+
+/// Whether `path` names an ANTLR 4 grammar (ends in `.g4`).
+pub fn is_g4(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "g4")
+}
+
+/// The lexer grammar of the parser grammar at `parser`: the file its
+/// `options { tokenVocab = X; }` names, `X.g4` in the same folder, if it exists.
+/// `None` for other grammars and unreadable files (loading reports those).
+pub fn lexer_beside(parser: &Path) -> Option<std::path::PathBuf> {
+    let text = std::fs::read_to_string(parser).ok()?;
+    let file = syntax::parse_g4(&text).ok()?;
+    if file.kind != GrammarKind::Parser {
+        return None;
+    }
+    let path = parser.with_file_name(format!("{}.g4", file.option("tokenVocab")?));
+    path.is_file().then_some(path)
+}
+
+/// A read ANTLR grammar: the byte grammar every command uses, and what the exact
+/// reading needs.
+pub struct AntlrSpec {
+    /// The byte grammar (scannerless; see the crate docs), its source the parser
+    /// grammar's file.
+    pub spec: Spec,
+    /// The exact lexer.
+    pub lexer: Lexer,
+    /// The parser rules over token codes.
+    token_grammar: Grammar,
+    /// Token type names, by code.
+    token_types: Vec<String>,
+    /// Warnings about target code, each with the file it is in.
+    pub warnings: Vec<(Arc<SourceFile>, Diagnostic)>,
+}
+
+/// Reads `.g4` files: one combined grammar, or a parser grammar and a lexer grammar in
+/// either order. `start` is the start parser rule (default: the first parser rule).
+/// Files are read up to `max_bytes` each.
+pub fn load_g4_files(
+    paths: &[&Path],
+    start: Option<&str>,
+    max_bytes: usize,
+) -> Result<AntlrSpec, SpecError> {
+    use std::io::Read;
+    let mut files = Vec::new();
+    for path in paths {
+        let name = path.display().to_string();
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(max_bytes as u64 + 1).read_to_end(&mut bytes))
+            .map_err(|e| SpecError {
+                source: Arc::new(SourceFile::new(name.clone(), "")),
+                diagnostics: vec![Diagnostic::error(
+                    "io",
+                    format!("cannot read grammar {name}: {e}"),
+                    Span::new(0, 0),
+                )],
+            })?;
+        if bytes.len() > max_bytes {
+            return Err(SpecError {
+                source: Arc::new(SourceFile::new(name, "")),
+                diagnostics: vec![Diagnostic::error(
+                    "too-large",
+                    format!(
+                        "the grammar is larger than the limit of {max_bytes} bytes (raise it with --max-spec-size)"
+                    ),
+                    Span::new(0, 0),
+                )],
+            });
+        }
+        files.push((name, bytes));
+    }
+    load_g4_texts(&files, start)
+}
+
+/// [`load_g4_files`] on texts given with the names errors are reported under.
+pub fn load_g4_texts(
+    files: &[(String, Vec<u8>)],
+    start: Option<&str>,
+) -> Result<AntlrSpec, SpecError> {
+    let mut sources = Vec::new();
+    let mut read = Vec::new();
+    for (name, bytes) in files {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let text = std::str::from_utf8(bytes).map_err(|e| SpecError {
+            source: Arc::new(SourceFile::new(
+                name.clone(),
+                String::from_utf8_lossy(bytes),
+            )),
+            diagnostics: vec![Diagnostic::error(
+                "not-utf8",
+                format!(
+                    "the grammar is not valid UTF-8 (byte offset {})",
+                    e.valid_up_to()
+                ),
+                Span::new(e.valid_up_to(), e.valid_up_to() + 1),
+            )],
+        })?;
+        let source = Arc::new(SourceFile::new(name.clone(), text));
+        let file = syntax::parse_g4(text).map_err(|d| SpecError {
+            source: source.clone(),
+            diagnostics: vec![*d],
+        })?;
+        sources.push(source);
+        read.push(file);
+    }
+    let fail = |file: usize, diagnostics: Vec<Diagnostic>| SpecError {
+        source: sources[file].clone(),
+        diagnostics,
+    };
+    let kinds: Vec<GrammarKind> = read.iter().map(|f| f.kind).collect();
+    match kinds.as_slice() {
+        [GrammarKind::Combined] | [GrammarKind::Parser] => {}
+        [GrammarKind::Lexer] => {
+            return Err(fail(
+                0,
+                vec![
+                    Diagnostic::error(
+                        "start",
+                        "a lexer grammar alone has no parser rule to start from",
+                        Span::new(0, 0),
+                    )
+                    .with_note("give the parser grammar too (the lexer with --lexer FILE)"),
+                ],
+            ));
+        }
+        [GrammarKind::Parser, GrammarKind::Lexer] | [GrammarKind::Lexer, GrammarKind::Parser] => {}
+        _ => {
+            return Err(fail(
+                0,
+                vec![Diagnostic::error(
+                    "g4-files",
+                    format!(
+                        "expected one combined grammar, or one parser and one lexer grammar; got {} file(s) of kinds {kinds:?}",
+                        read.len()
+                    ),
+                    Span::new(0, 0),
+                )],
+            ));
+        }
+    }
+    let t = translate::translate(&read, start).map_err(|errors| {
+        let file = errors[0].0;
+        fail(
+            file,
+            errors
+                .into_iter()
+                .filter(|(f, _)| *f == file)
+                .map(|(_, d)| d)
+                .collect(),
+        )
+    })?;
+    let main = read
+        .iter()
+        .position(|f| f.kind != GrammarKind::Lexer)
+        .unwrap_or(0);
+    let grammar = Grammar::build(&t.ast, &t.start).map_err(|d| fail(main, d))?;
+    let token_grammar = Grammar::build(&t.token_ast, &t.start).map_err(|d| fail(main, d))?;
+    let lexer = Lexer::new(t.lexer).map_err(|failed| {
+        let (rule, reason) = *failed;
+        fail(
+            rule.at.0,
+            vec![Diagnostic::error(
+                "g4-lexer",
+                format!("lexer rule `{}` cannot be compiled: {reason}", rule.name),
+                rule.at.1,
+            )],
+        )
+    })?;
+    Ok(AntlrSpec {
+        spec: Spec {
+            grammar,
+            source: sources[main].clone(),
+            constraints_start: None,
+        },
+        lexer,
+        token_grammar,
+        token_types: t.token_types,
+        warnings: t
+            .warnings
+            .into_iter()
+            .map(|(f, d)| (sources[f].clone(), d))
+            .collect(),
+    })
+}
+
+/// Decides inputs the way an ANTLR-generated lexer and parser do: see
+/// [`AntlrSpec::checker`].
+pub struct Checker<'a> {
+    spec: &'a AntlrSpec,
+    parser: Parser<'a>,
+}
+
+impl AntlrSpec {
+    /// The exact reading: lex, then parse the token stream.
+    pub fn checker(&self) -> Checker<'_> {
+        let parser = Parser::new(&self.token_grammar, ParseConfig::default())
+            .expect("token grammars have no regex terminals beyond an empty class");
+        Checker { spec: self, parser }
+    }
+
+    /// Makes a generated input lex as its tree intends: where the exact lexer does
+    /// not start a token at the end of a `<_hidden>` node (the tokens would merge, or
+    /// generated hidden text such as a `//` comment without its line end would swallow
+    /// the next token), the hidden text there becomes the shortest hidden text of that
+    /// mode (a space). Returns the input unchanged when it already lexes as intended,
+    /// and `None` if no hidden text makes it so. Only boundaries are fixed: a token
+    /// generated as text another rule wins (an identifier `if`) stays, and the
+    /// [`Checker`] rejects it.
+    pub fn separate(&self, tree: &DerivationTree) -> Option<Vec<u8>> {
+        let grammar = &self.spec.grammar;
+        // Each hidden node (it precedes a token): its text range and rule.
+        let mut gaps: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+        for node in tree.descendants(tree.root()) {
+            if let thicket_grammar::Expr::Ref(s) = grammar.expr(tree.expr(node)) {
+                let name = &grammar.rule(*s).name;
+                if name.starts_with(translate::HIDDEN) {
+                    let range = tree.text_range(node);
+                    if gaps.last().is_none_or(|(r, _)| r.end != range.end) {
+                        gaps.push((range, name.clone()));
+                    }
+                }
+            }
+        }
+        let mut input = tree.bytes().to_vec();
+        // How far the input has grown (or shrunk) before the gaps still to check.
+        let mut shift: isize = 0;
+        let mut next = 0;
+        loop {
+            let starts: Vec<usize> = match self.lexer.tokens(&input) {
+                Ok(tokens) => tokens.iter().map(|t| t.start).collect(),
+                Err(e) => vec![e.offset],
+            };
+            let moved = |at: usize| (at as isize + shift) as usize;
+            // The first intended token start the lexer does not start a token at.
+            let bad = gaps.iter().enumerate().skip(next).find(|(_, (range, _))| {
+                let at = moved(range.end);
+                at < input.len() && starts.binary_search(&at).is_err()
+            });
+            let Some((i, (range, name))) = bad else {
+                return Some(input);
+            };
+            let sep = self.separator(name)?;
+            let (start, end) = (moved(range.start), moved(range.end));
+            if input[start..end] == sep[..] {
+                return None;
+            }
+            input.splice(start..end, sep.iter().copied());
+            shift += sep.len() as isize - range.len() as isize;
+            next = i + 1;
+        }
+    }
+
+    /// The shortest text a hidden rule (`_hidden` or `_hidden.MODE`) matches: tried
+    /// among a space, newline and tab.
+    fn separator(&self, hidden_rule: &str) -> Option<Vec<u8>> {
+        let grammar = &self.spec.grammar;
+        let symbol = grammar.symbol(hidden_rule)?;
+        let parser = Parser::new(grammar, ParseConfig::default()).ok()?;
+        [&b" "[..], b"\n", b"\t", b"\r\n"]
+            .into_iter()
+            .find(|sep| parser.parse_as(symbol, sep).is_ok())
+            .map(|s| s.to_vec())
+    }
+}
+
+impl Checker<'_> {
+    /// `Ok` if ANTLR's lexer and parser accept `input` whole; otherwise where it
+    /// fails, with the token types the parser expected there (or, where no token
+    /// matches, the lexer mode).
+    pub fn accepts(&self, input: &[u8]) -> Result<(), Rejection> {
+        let tokens = self.spec.lexer.tokens(input).map_err(|e| {
+            Rejection::at(
+                input,
+                e.offset,
+                vec![format!("a token of lexer mode {}", e.mode)],
+                Vec::new(),
+            )
+        })?;
+        let mut codes = Vec::with_capacity(tokens.len() * 2);
+        for t in &tokens {
+            let index = self.spec.token_types.iter().position(|n| *n == t.kind);
+            // A token type the parser never names cannot be parsed: a code no rule has.
+            codes.extend_from_slice(&translate::token_code(index.unwrap_or(0xFFFF)));
+        }
+        match self.parser.recognize(&codes) {
+            Ok(()) => Ok(()),
+            Err(ParseError::Rejected(r)) => {
+                let at = tokens.get(r.offset / 2);
+                let names: Vec<String> = (0..self.spec.token_types.len())
+                    .map(|i| quote_bytes(&translate::token_code(i)))
+                    .collect();
+                let expected = r
+                    .expected
+                    .iter()
+                    .filter_map(|e| names.iter().position(|n| n == e))
+                    .map(|i| self.spec.token_types[i].clone())
+                    .collect();
+                let rules = match at {
+                    Some(t) => vec![format!(
+                        "token {} {:?}",
+                        t.kind,
+                        String::from_utf8_lossy(&input[t.start..t.end])
+                    )],
+                    None => Vec::new(),
+                };
+                Err(Rejection::at(
+                    input,
+                    at.map_or(input.len(), |t| t.start),
+                    expected,
+                    rules,
+                ))
+            }
+            Err(ParseError::TooComplex { max_items, .. }) => Err(Rejection::at(
+                input,
+                0,
+                vec![format!(
+                    "a token stream needing at most {max_items} parser items"
+                )],
+                Vec::new(),
+            )),
+        }
+    }
+
+    /// The tokens the parser sees.
+    pub fn tokens(&self, input: &[u8]) -> Result<Vec<Token>, LexError> {
+        self.spec.lexer.tokens(input)
+    }
+}

@@ -1,0 +1,1186 @@
+//! From read `.g4` files to thicket's [`SpecAst`] (the scannerless byte grammar) and to
+//! the regular expressions of the exact lexer.
+
+use crate::syntax::{CharSet, Command, Elem, G4File, GrammarKind, RuleDef, elem_span};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use thicket_grammar::ast::{AstExpr, AstExprKind, AstRule, SpecAst};
+use thicket_grammar::{Diagnostic, Span};
+
+/// The rule before every token that skipped and hidden-channel tokens of the default
+/// mode may fill (`_hidden.MODE` for other modes).
+pub const HIDDEN: &str = "_hidden";
+
+/// The rule added as the start when the start rule does not end in `EOF`.
+pub const INPUT: &str = "_input";
+
+/// A diagnostic about file `file` (an index into the files read).
+pub type FileDiagnostic = (usize, Diagnostic);
+
+/// One lexer rule in priority order, as the exact lexer needs it.
+#[derive(Clone, Debug)]
+pub struct LexRuleSpec {
+    /// The rule's name (`T__n` style names for the implicit tokens of literals).
+    pub name: String,
+    /// The token type it produces (its name, or X of `type(X)`).
+    pub token: String,
+    /// Its mode (`None`: the default mode).
+    pub mode: Option<String>,
+    /// The rule as a regular expression (fragments inlined).
+    pub regex: String,
+    /// Whether it contains a non-greedy loop (the match taken is then the shortest).
+    pub non_greedy: bool,
+    /// Whether it holds a semantic predicate: assumed true, but it loses ties with
+    /// rules that hold none (see the crate docs).
+    pub guarded: bool,
+    /// Its commands.
+    pub commands: Vec<Command>,
+    /// Which file and where, for errors.
+    pub at: (usize, Span),
+}
+
+/// What the translation produces.
+pub struct Translation {
+    /// The scannerless grammar.
+    pub ast: SpecAst,
+    /// The start rule's name.
+    pub start: String,
+    /// The lexer rules, implicit literal tokens first, in priority order.
+    pub lexer: Vec<LexRuleSpec>,
+    /// The token-level grammar: the parser rules over token codes (see
+    /// [`token_code`]), for checking a token stream exactly.
+    pub token_ast: SpecAst,
+    /// Token names that the parser sees, numbered for [`token_code`].
+    pub token_types: Vec<String>,
+    /// Warnings (actions ignored, predicates assumed true).
+    pub warnings: Vec<FileDiagnostic>,
+}
+
+/// The two bytes a token type stands for in the token-level grammar.
+pub fn token_code(index: usize) -> [u8; 2] {
+    [(index >> 8) as u8, index as u8]
+}
+
+struct Rules<'f> {
+    files: &'f [G4File],
+    /// Lexer rules by name, with their file.
+    lexer: HashMap<&'f str, (usize, &'f RuleDef)>,
+    /// Lexer rules in priority order.
+    lexer_order: Vec<(usize, &'f RuleDef)>,
+    parser: HashMap<&'f str, (usize, &'f RuleDef)>,
+    parser_order: Vec<(usize, &'f RuleDef)>,
+    case_insensitive: bool,
+    /// Which file the spec's source is (spans into others are dropped).
+    main_file: usize,
+    /// Token names declared by `tokens {}` or produced by `type()`.
+    declared: BTreeSet<String>,
+    /// Parser literal -> token name (a lexer rule that is exactly that literal, or an
+    /// implicit token `'lit'`).
+    literal_tokens: BTreeMap<String, String>,
+    /// Implicit literal tokens in order of appearance.
+    implicit: Vec<(String, usize, Span)>,
+    warnings: Vec<FileDiagnostic>,
+    errors: Vec<FileDiagnostic>,
+}
+
+/// Translates the files (one combined grammar, or a parser and a lexer grammar).
+pub fn translate(
+    files: &[G4File],
+    start: Option<&str>,
+) -> Result<Translation, Vec<FileDiagnostic>> {
+    let main_file = files
+        .iter()
+        .position(|f| f.kind != GrammarKind::Lexer)
+        .unwrap_or(0);
+    let mut rules = Rules {
+        files,
+        lexer: HashMap::new(),
+        lexer_order: Vec::new(),
+        parser: HashMap::new(),
+        parser_order: Vec::new(),
+        case_insensitive: files
+            .iter()
+            .filter(|f| f.kind != GrammarKind::Parser)
+            .any(|f| f.option("caseInsensitive") == Some("true")),
+        main_file,
+        declared: BTreeSet::new(),
+        literal_tokens: BTreeMap::new(),
+        implicit: Vec::new(),
+        warnings: Vec::new(),
+        errors: Vec::new(),
+    };
+    rules.collect();
+    if !rules.errors.is_empty() {
+        return Err(rules.errors);
+    }
+    rules.warn_actions();
+    rules.map_literals();
+    let start = match start {
+        Some(s) => {
+            if !rules.parser.contains_key(s) {
+                let known: Vec<String> = rules.parser.keys().map(|k| k.to_string()).collect();
+                let hint = thicket_grammar::grammar::suggest(s, known.iter())
+                    .map(|k| format!("; did you mean `{k}`?"))
+                    .unwrap_or_default();
+                return Err(vec![(
+                    main_file,
+                    Diagnostic::error(
+                        "start",
+                        format!("the start rule `{s}` is not a parser rule of the grammar{hint}"),
+                        Span::new(0, 0),
+                    ),
+                )]);
+            }
+            s.to_string()
+        }
+        None => match rules.parser_order.first() {
+            Some((_, r)) => r.name.clone(),
+            None => {
+                return Err(vec![(
+                    main_file,
+                    Diagnostic::error(
+                        "start",
+                        "the grammar has no parser rule to start from",
+                        Span::new(0, 0),
+                    )
+                    .with_note(
+                        "a lexer grammar alone is not a language: give its parser grammar too",
+                    ),
+                )]);
+            }
+        },
+    };
+    let lexer = rules.lexer_specs();
+    let (ast, root) = rules.byte_grammar(&start);
+    let (token_ast, token_types) = rules.token_grammar(&root, &start);
+    if !rules.errors.is_empty() {
+        return Err(rules.errors);
+    }
+    let lexer = lexer?;
+    Ok(Translation {
+        ast,
+        start: root,
+        lexer,
+        token_ast,
+        token_types,
+        warnings: rules.warnings,
+    })
+}
+
+fn expr(kind: AstExprKind, span: Span) -> AstExpr {
+    AstExpr { kind, span }
+}
+
+fn seq(items: Vec<AstExpr>, span: Span) -> AstExpr {
+    if items.len() == 1 {
+        items.into_iter().next().expect("one item")
+    } else {
+        expr(AstExprKind::Seq(items), span)
+    }
+}
+
+fn alt(items: Vec<AstExpr>, span: Span) -> AstExpr {
+    if items.len() == 1 {
+        items.into_iter().next().expect("one item")
+    } else {
+        expr(AstExprKind::Alt(items), span)
+    }
+}
+
+/// `set` as a regex class.
+pub fn set_regex(set: &CharSet) -> String {
+    let mut out = String::from(if set.negated { "[^" } else { "[" });
+    if set.ranges.is_empty() && set.properties.is_empty() {
+        // An empty set matches nothing; negated, anything.
+        return if set.negated {
+            "(?s:.)".into()
+        } else {
+            "[^\\x{0}-\\x{10FFFF}]".into()
+        };
+    }
+    for &(lo, hi) in &set.ranges {
+        if lo == hi {
+            out.push_str(&format!("\\x{{{lo:X}}}"));
+        } else {
+            out.push_str(&format!("\\x{{{lo:X}}}-\\x{{{hi:X}}}"));
+        }
+    }
+    for (name, negated) in &set.properties {
+        out.push_str(&format!("\\{}{{{name}}}", if *negated { 'P' } else { 'p' }));
+    }
+    out.push(']');
+    out
+}
+
+impl<'f> Rules<'f> {
+    fn span(&self, file: usize, span: Span) -> Span {
+        if file == self.main_file {
+            span
+        } else {
+            Span::new(0, 0)
+        }
+    }
+
+    fn collect(&mut self) {
+        let files = self.files;
+        for (fi, file) in files.iter().enumerate() {
+            for (name, _) in &file.tokens {
+                self.declared.insert(name.clone());
+            }
+            for rule in &file.rules {
+                let (map, order) = if rule.is_lexer() {
+                    (&mut self.lexer, &mut self.lexer_order)
+                } else {
+                    (&mut self.parser, &mut self.parser_order)
+                };
+                if let Some(&(pf, prev)) = map.get(rule.name.as_str()) {
+                    let mut d = Diagnostic::error(
+                        "duplicate-rule",
+                        format!("rule `{}` is defined twice", rule.name),
+                        rule.span,
+                    );
+                    if pf == fi {
+                        d = d.with_secondary(prev.span, "first defined here");
+                    }
+                    self.errors.push((fi, d));
+                    continue;
+                }
+                map.insert(&rule.name, (fi, rule));
+                order.push((fi, rule));
+                for (_, commands) in &rule.alts {
+                    for c in commands {
+                        if let Command::Type(t) = c {
+                            self.declared.insert(t.clone());
+                        }
+                    }
+                }
+            }
+        }
+        // Every name used must be defined.
+        let all: Vec<(usize, &RuleDef)> = self
+            .lexer_order
+            .iter()
+            .chain(&self.parser_order)
+            .copied()
+            .collect();
+        for (fi, rule) in all {
+            for (elem, _) in &rule.alts {
+                self.check_refs(fi, rule, elem);
+            }
+        }
+    }
+
+    fn check_refs(&mut self, fi: usize, rule: &RuleDef, elem: &Elem) {
+        match elem {
+            Elem::Alt(items) | Elem::Seq(items) => {
+                for item in items {
+                    self.check_refs(fi, rule, item);
+                }
+            }
+            Elem::Repeat { item, .. } | Elem::NotTokens(item, _) => self.check_refs(fi, rule, item),
+            Elem::Ref(name, span) => {
+                let lexer_ref = name.starts_with(|c: char| c.is_ascii_uppercase());
+                let ok = if rule.is_lexer() {
+                    self.lexer.contains_key(name.as_str())
+                } else if lexer_ref {
+                    self.lexer
+                        .get(name.as_str())
+                        .is_some_and(|(_, r)| !r.fragment)
+                        || self.declared.contains(name)
+                } else {
+                    self.parser.contains_key(name.as_str())
+                };
+                if !ok {
+                    let (what, known): (&str, Vec<String>) = if rule.is_lexer() || lexer_ref {
+                        (
+                            "token or lexer rule",
+                            self.lexer.keys().map(|k| k.to_string()).collect(),
+                        )
+                    } else {
+                        (
+                            "parser rule",
+                            self.parser.keys().map(|k| k.to_string()).collect(),
+                        )
+                    };
+                    let mut d = Diagnostic::error(
+                        "undefined-rule",
+                        format!("undefined {what} `{name}`"),
+                        *span,
+                    );
+                    if let Some(k) = thicket_grammar::grammar::suggest(name, known.iter()) {
+                        d = d.with_note(format!("did you mean `{k}`?"));
+                    }
+                    if !rule.is_lexer()
+                        && lexer_ref
+                        && self
+                            .lexer
+                            .get(name.as_str())
+                            .is_some_and(|(_, r)| r.fragment)
+                    {
+                        d = d.with_note(
+                            "fragment rules are parts of tokens; the parser cannot use them",
+                        );
+                    }
+                    if self.files.len() == 1 && self.files[0].kind == GrammarKind::Parser {
+                        d = d.with_note(
+                            "this is a parser grammar: give its lexer grammar too (--lexer FILE)",
+                        );
+                    }
+                    self.errors.push((fi, d));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Reports every piece of target code and how it is treated.
+    fn warn_actions(&mut self) {
+        let files = self.files;
+        for (fi, file) in files.iter().enumerate() {
+            for &span in &file.named_actions {
+                self.warnings.push((
+                    fi,
+                    Diagnostic::warning(
+                        "g4-action",
+                        "named action ignored: target code cannot run",
+                        span,
+                    ),
+                ));
+            }
+            for rule in &file.rules {
+                for &span in &rule.actions {
+                    self.warnings.push((
+                        fi,
+                        Diagnostic::warning(
+                            "g4-action",
+                            format!("target code of rule `{}` ignored (arguments, returns, @init, catch)", rule.name),
+                            span,
+                        ),
+                    ));
+                }
+                for (elem, _) in &rule.alts {
+                    self.warn_in(fi, elem);
+                }
+            }
+        }
+    }
+
+    fn warn_in(&mut self, fi: usize, elem: &Elem) {
+        match elem {
+            Elem::Alt(items) | Elem::Seq(items) => {
+                for item in items {
+                    self.warn_in(fi, item);
+                }
+            }
+            Elem::Repeat { item, .. } | Elem::NotTokens(item, _) => self.warn_in(fi, item),
+            Elem::Action(span) => self.warnings.push((
+                fi,
+                Diagnostic::warning("g4-action", "action ignored: target code cannot run", *span)
+                    .with_label_message("ignored"),
+            )),
+            Elem::Predicate(span) => self.warnings.push((
+                fi,
+                Diagnostic::warning(
+                    "g4-predicate",
+                    "semantic predicate assumed true: target code cannot run",
+                    *span,
+                )
+                .with_label_message("assumed true")
+                .with_note("inputs the predicate would reject are accepted and may be generated; in a lexer rule, the guarded rule loses ties with unguarded ones"),
+            )),
+            _ => {}
+        }
+    }
+
+    /// The lexer rule a parser literal stands for: one whose only alternative is exactly
+    /// that literal, or an implicit token (combined grammars only).
+    fn map_literals(&mut self) {
+        let mut exact: BTreeMap<String, String> = BTreeMap::new();
+        for &(_, rule) in &self.lexer_order {
+            if rule.fragment || rule.alts.len() != 1 {
+                continue;
+            }
+            // ANTLR takes a rule that is one literal, with actions around it, as the
+            // literal's token.
+            let (body, commands) = &rule.alts[0];
+            let literal = match body {
+                Elem::Seq(items) => {
+                    let mut rest = items.iter().filter(|e| !matches!(e, Elem::Action(_)));
+                    match (rest.next(), rest.next()) {
+                        (Some(only), None) => Some(only),
+                        _ => None,
+                    }
+                }
+                other => Some(other),
+            };
+            if let Some(Elem::Literal(text, _)) = literal
+                && !commands
+                    .iter()
+                    .any(|c| matches!(c, Command::Skip | Command::More | Command::Channel(_)))
+            {
+                let token = commands
+                    .iter()
+                    .find_map(|c| match c {
+                        Command::Type(t) => Some(t.clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| rule.name.clone());
+                exact.entry(text.clone()).or_insert(token);
+            }
+        }
+        let parser_rules = self.parser_order.clone();
+        let split = self.files.len() > 1 || self.files[0].kind == GrammarKind::Parser;
+        for (fi, rule) in parser_rules {
+            for (elem, _) in &rule.alts {
+                self.literals_in(fi, elem, &exact, split);
+            }
+        }
+    }
+
+    fn literals_in(
+        &mut self,
+        fi: usize,
+        elem: &Elem,
+        exact: &BTreeMap<String, String>,
+        split: bool,
+    ) {
+        match elem {
+            Elem::Alt(items) | Elem::Seq(items) => {
+                for item in items {
+                    self.literals_in(fi, item, exact, split);
+                }
+            }
+            Elem::Repeat { item, .. } | Elem::NotTokens(item, _) => {
+                self.literals_in(fi, item, exact, split)
+            }
+            Elem::Literal(text, span) => {
+                if self.literal_tokens.contains_key(text) {
+                    return;
+                }
+                if let Some(token) = exact.get(text) {
+                    self.literal_tokens.insert(text.clone(), token.clone());
+                } else if split {
+                    self.errors.push((
+                        fi,
+                        Diagnostic::error(
+                            "g4-literal",
+                            format!("the literal {text:?} is no token of the lexer grammar"),
+                            *span,
+                        )
+                        .with_note("in a parser grammar every literal must be the whole of some lexer rule"),
+                    ));
+                } else {
+                    let name = format!("'{}'", text);
+                    self.literal_tokens.insert(text.clone(), name.clone());
+                    self.implicit.push((text.clone(), fi, *span));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // ----- the exact lexer -----
+
+    fn lexer_specs(&self) -> Result<Vec<LexRuleSpec>, Vec<FileDiagnostic>> {
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
+        for (text, fi, span) in &self.implicit {
+            out.push(LexRuleSpec {
+                name: format!("'{text}'"),
+                token: format!("'{text}'"),
+                mode: None,
+                regex: self.literal_regex(text),
+                non_greedy: false,
+                guarded: false,
+                commands: Vec::new(),
+                at: (*fi, *span),
+            });
+        }
+        for &(fi, rule) in &self.lexer_order {
+            if rule.fragment {
+                continue;
+            }
+            for (elem, commands) in &rule.alts {
+                let mut non_greedy = false;
+                let mut stack = vec![rule.name.as_str()];
+                match self.regex_of(elem, &mut stack, &mut non_greedy) {
+                    Ok(regex) => out.push(LexRuleSpec {
+                        name: rule.name.clone(),
+                        token: commands
+                            .iter()
+                            .find_map(|c| match c {
+                                Command::Type(t) => Some(t.clone()),
+                                _ => None,
+                            })
+                            .unwrap_or_else(|| rule.name.clone()),
+                        mode: rule.mode.clone(),
+                        regex,
+                        non_greedy,
+                        guarded: has_predicate(elem),
+                        commands: commands.clone(),
+                        at: (fi, rule.span),
+                    }),
+                    Err(d) => errors.push((fi, d)),
+                }
+            }
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(errors)
+        }
+    }
+
+    fn literal_regex(&self, text: &str) -> String {
+        let escaped = regex_syntax::escape(text);
+        if self.case_insensitive {
+            format!("(?i:{escaped})")
+        } else {
+            escaped
+        }
+    }
+
+    fn regex_of(
+        &self,
+        elem: &Elem,
+        stack: &mut Vec<&'f str>,
+        non_greedy: &mut bool,
+    ) -> Result<String, Diagnostic> {
+        Ok(match elem {
+            Elem::Alt(items) => {
+                let parts: Result<Vec<_>, _> = items
+                    .iter()
+                    .map(|i| self.regex_of(i, stack, non_greedy))
+                    .collect();
+                format!("(?:{})", parts?.join("|"))
+            }
+            Elem::Seq(items) => {
+                let parts: Result<Vec<_>, _> = items
+                    .iter()
+                    .map(|i| self.regex_of(i, stack, non_greedy))
+                    .collect();
+                format!("(?:{})", parts?.join(""))
+            }
+            Elem::Repeat {
+                item,
+                min,
+                max,
+                greedy,
+            } => {
+                *non_greedy |= !greedy;
+                let q = match (min, max) {
+                    (0, Some(1)) => "?",
+                    (0, _) => "*",
+                    _ => "+",
+                };
+                format!("(?:{}){q}", self.regex_of(item, stack, non_greedy)?)
+            }
+            Elem::Ref(name, span) => {
+                let Some(&(_, rule)) = self.lexer.get(name.as_str()) else {
+                    return Err(Diagnostic::error(
+                        "undefined-rule",
+                        format!("undefined lexer rule `{name}`"),
+                        *span,
+                    ));
+                };
+                if stack.contains(&rule.name.as_str()) {
+                    return Err(Diagnostic::error(
+                        "g4-recursive-lexer",
+                        format!(
+                            "lexer rule `{name}` is recursive: not a regular language, which the exact lexer needs"
+                        ),
+                        *span,
+                    ));
+                }
+                stack.push(&rule.name);
+                let parts: Result<Vec<_>, _> = rule
+                    .alts
+                    .iter()
+                    .map(|(e, _)| self.regex_of(e, stack, non_greedy))
+                    .collect();
+                stack.pop();
+                format!("(?:{})", parts?.join("|"))
+            }
+            Elem::Literal(text, _) => self.literal_regex(text),
+            Elem::Set(set, _) => {
+                if self.case_insensitive {
+                    format!("(?i:{})", set_regex(set))
+                } else {
+                    set_regex(set)
+                }
+            }
+            Elem::Any(_) => "(?s:.)".into(),
+            // EOF in a lexer rule, actions and predicates match the empty string.
+            Elem::Eof(_) | Elem::Action(_) | Elem::Predicate(_) => String::new(),
+            Elem::NotTokens(_, span) => {
+                return Err(Diagnostic::error(
+                    "g4-set",
+                    "`~` of tokens in a lexer rule",
+                    *span,
+                ));
+            }
+        })
+    }
+
+    // ----- the byte grammar -----
+
+    /// Which mode's hidden rule goes before token `token`.
+    fn token_mode(&self, token: &str) -> Option<String> {
+        self.producers(token)
+            .first()
+            .and_then(|(_, r)| r.mode.clone())
+    }
+
+    /// The lexer rules producing token `token`: itself (unless skipped, `more` or
+    /// retyped) and those with `type(token)`.
+    fn producers(&self, token: &str) -> Vec<(usize, &'f RuleDef)> {
+        self.lexer_order
+            .iter()
+            .filter(|(_, r)| {
+                !r.fragment
+                    && r.alts.iter().any(|(_, commands)| {
+                        let retyped = commands.iter().find_map(|c| match c {
+                            Command::Type(t) => Some(t.as_str()),
+                            _ => None,
+                        });
+                        let dropped = commands.iter().any(|c| {
+                        matches!(c, Command::Skip | Command::More)
+                            || matches!(c, Command::Channel(ch) if ch != "DEFAULT_TOKEN_CHANNEL")
+                    });
+                        !dropped && retyped.unwrap_or(&r.name) == token
+                    })
+            })
+            .copied()
+            .collect()
+    }
+
+    /// Names of skipped and hidden-channel rules, by mode.
+    fn hidden_rules(&self) -> BTreeMap<Option<String>, Vec<&'f str>> {
+        let mut out: BTreeMap<Option<String>, Vec<&'f str>> = BTreeMap::new();
+        for &(_, r) in &self.lexer_order {
+            let hidden = r.alts.iter().any(|(_, commands)| {
+                commands.iter().any(|c| {
+                    *c == Command::Skip
+                        || matches!(c, Command::Channel(ch) if ch != "DEFAULT_TOKEN_CHANNEL")
+                })
+            });
+            // A catch-all `.` rule off the default channel is error recovery (css3's
+            // `UnexpectedCharacter: . -> channel(ERROR)`): as hidden text it would let
+            // anything stand between any two tokens, so only the exact lexer keeps it.
+            let catch_all = r.alts.iter().all(|(e, _)| matches!(e, Elem::Any(_)));
+            if hidden && !r.fragment && !catch_all {
+                out.entry(r.mode.clone()).or_default().push(&r.name);
+            }
+        }
+        out
+    }
+
+    /// Rules whose text continues the next token (`more`) and that enter `mode`, and
+    /// the `more` rules of `mode` itself.
+    fn more_prefix(&self, mode: &Option<String>) -> (Vec<&'f str>, Vec<&'f str>) {
+        let Some(m) = mode else {
+            return (Vec::new(), Vec::new());
+        };
+        let mut enter = Vec::new();
+        let mut inside = Vec::new();
+        for &(_, r) in &self.lexer_order {
+            for (_, commands) in &r.alts {
+                if !commands.contains(&Command::More) {
+                    continue;
+                }
+                if r.mode.as_ref() == Some(m) {
+                    inside.push(r.name.as_str());
+                } else if commands
+                    .iter()
+                    .any(|c| matches!(c, Command::PushMode(x) | Command::Mode(x) if x == m))
+                {
+                    enter.push(r.name.as_str());
+                }
+            }
+        }
+        (enter, inside)
+    }
+
+    fn hidden_name(mode: &Option<String>) -> String {
+        match mode {
+            None => HIDDEN.to_string(),
+            Some(m) => format!("{HIDDEN}.{m}"),
+        }
+    }
+
+    fn byte_grammar(&mut self, start: &str) -> (SpecAst, String) {
+        let hidden = self.hidden_rules();
+        let mut rules = Vec::new();
+        let mut used_lexer: BTreeSet<&'f str> = BTreeSet::new();
+        let mut used_hidden: BTreeSet<Option<String>> = BTreeSet::new();
+        let parser_rules = self.parser_order.clone();
+        for (fi, rule) in &parser_rules {
+            let span = self.span(*fi, rule.span);
+            let alts = rule
+                .alts
+                .iter()
+                .map(|(e, _)| self.parser_expr(*fi, e, &hidden, &mut used_lexer, &mut used_hidden))
+                .collect();
+            rules.push(AstRule {
+                name: rule.name.clone(),
+                name_span: span,
+                body: alt(alts, span),
+            });
+        }
+        // The whole input: the start rule and hidden text up to the end, unless the
+        // start rule already ends in EOF.
+        let root = if ends_in_eof(self.parser[start].1) {
+            start.to_string()
+        } else {
+            let span = Span::new(0, 0);
+            let mut items = vec![expr(AstExprKind::Ref(start.to_string()), span)];
+            if hidden.contains_key(&None) {
+                used_hidden.insert(None);
+                items.push(expr(AstExprKind::Ref(HIDDEN.into()), span));
+            }
+            rules.push(AstRule {
+                name: INPUT.into(),
+                name_span: span,
+                body: seq(items, span),
+            });
+            INPUT.to_string()
+        };
+        for mode in &used_hidden {
+            let names = &hidden[mode];
+            for n in names {
+                used_lexer.insert(n);
+            }
+            let span = Span::new(0, 0);
+            let choice = alt(
+                names
+                    .iter()
+                    .map(|n| expr(AstExprKind::Ref(n.to_string()), span))
+                    .collect(),
+                span,
+            );
+            rules.push(AstRule {
+                name: Self::hidden_name(mode),
+                name_span: span,
+                body: expr(
+                    AstExprKind::Repeat {
+                        item: Box::new(choice),
+                        min: 0,
+                        max: None,
+                    },
+                    span,
+                ),
+            });
+        }
+        // Lexer rules the parser reaches, with the fragments and rules they use.
+        let mut todo: Vec<&'f str> = used_lexer.iter().copied().collect();
+        let mut done: BTreeSet<&'f str> = BTreeSet::new();
+        while let Some(name) = todo.pop() {
+            if !done.insert(name) {
+                continue;
+            }
+            let Some(&(fi, rule)) = self.lexer.get(name) else {
+                continue;
+            };
+            let span = self.span(fi, rule.span);
+            let alts = rule
+                .alts
+                .iter()
+                .map(|(e, _)| self.lexer_expr(fi, e, &mut todo))
+                .collect();
+            rules.push(AstRule {
+                name: rule.name.clone(),
+                name_span: span,
+                body: alt(alts, span),
+            });
+        }
+        // Tokens that no lexer rule produces (declared in `tokens {}` only) match nothing.
+        let mut orphans: Vec<String> = self
+            .declared
+            .iter()
+            .filter(|t| done.contains(t.as_str()) || used_lexer.contains(t.as_str()))
+            .filter(|t| !self.lexer.contains_key(t.as_str()))
+            .cloned()
+            .collect();
+        orphans.dedup();
+        for t in orphans {
+            rules.push(AstRule {
+                name: t,
+                name_span: Span::new(0, 0),
+                body: expr(
+                    AstExprKind::Regex("[^\\x{0}-\\x{10FFFF}]".into()),
+                    Span::new(0, 0),
+                ),
+            });
+        }
+        (
+            SpecAst {
+                rules,
+                constraints_start: None,
+            },
+            root,
+        )
+    }
+
+    /// A token reference in the parser: hidden text, then one of the rules producing it
+    /// (after the `more` rules that lead into its mode).
+    fn token_ref(
+        &self,
+        token: &str,
+        span: Span,
+        hidden: &BTreeMap<Option<String>, Vec<&'f str>>,
+        used_lexer: &mut BTreeSet<&'f str>,
+        used_hidden: &mut BTreeSet<Option<String>>,
+    ) -> AstExpr {
+        let mode = self.token_mode(token);
+        let mut items = Vec::new();
+        if hidden.contains_key(&mode) {
+            used_hidden.insert(mode.clone());
+            items.push(expr(AstExprKind::Ref(Self::hidden_name(&mode)), span));
+        }
+        let (enter, inside) = self.more_prefix(&mode);
+        if !enter.is_empty() {
+            used_lexer.extend(enter.iter().copied());
+            items.push(alt(
+                enter
+                    .iter()
+                    .map(|n| expr(AstExprKind::Ref(n.to_string()), span))
+                    .collect(),
+                span,
+            ));
+        }
+        if !enter.is_empty() && !inside.is_empty() {
+            used_lexer.extend(inside.iter().copied());
+            let choice = alt(
+                inside
+                    .iter()
+                    .map(|n| expr(AstExprKind::Ref(n.to_string()), span))
+                    .collect(),
+                span,
+            );
+            items.push(expr(
+                AstExprKind::Repeat {
+                    item: Box::new(choice),
+                    min: 0,
+                    max: None,
+                },
+                span,
+            ));
+        }
+        let producers = self.producers(token);
+        if producers.is_empty() {
+            // Declared only: referenced by name (an orphan rule matching nothing).
+            items.push(expr(AstExprKind::Ref(token.to_string()), span));
+        } else {
+            for (_, r) in &producers {
+                used_lexer.insert(&r.name);
+            }
+            items.push(alt(
+                producers
+                    .iter()
+                    .map(|(_, r)| expr(AstExprKind::Ref(r.name.clone()), span))
+                    .collect(),
+                span,
+            ));
+        }
+        seq(items, span)
+    }
+
+    /// Every token the parser can see, for `.` and `~` in parser rules.
+    fn visible_tokens(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .implicit
+            .iter()
+            .map(|(t, _, _)| format!("'{t}'"))
+            .collect();
+        let mut seen = BTreeSet::new();
+        for &(_, r) in &self.lexer_order {
+            for (_, commands) in &r.alts {
+                let retyped = commands.iter().find_map(|c| match c {
+                    Command::Type(t) => Some(t.clone()),
+                    _ => None,
+                });
+                let token = retyped.unwrap_or_else(|| r.name.clone());
+                if !r.fragment && !self.producers(&token).is_empty() && seen.insert(token.clone()) {
+                    out.push(token);
+                }
+            }
+        }
+        out
+    }
+
+    fn parser_expr(
+        &mut self,
+        fi: usize,
+        elem: &Elem,
+        hidden: &BTreeMap<Option<String>, Vec<&'f str>>,
+        used_lexer: &mut BTreeSet<&'f str>,
+        used_hidden: &mut BTreeSet<Option<String>>,
+    ) -> AstExpr {
+        let span = elem_span(elem)
+            .map(|s| self.span(fi, s))
+            .unwrap_or(Span::new(0, 0));
+        match elem {
+            Elem::Alt(items) => {
+                let items = items
+                    .iter()
+                    .map(|e| self.parser_expr(fi, e, hidden, used_lexer, used_hidden))
+                    .collect();
+                alt(items, span)
+            }
+            Elem::Seq(items) => {
+                let items: Vec<_> = items
+                    .iter()
+                    .map(|e| self.parser_expr(fi, e, hidden, used_lexer, used_hidden))
+                    .filter(|e| !matches!(&e.kind, AstExprKind::Seq(v) if v.is_empty()))
+                    .collect();
+                seq(items, span)
+            }
+            Elem::Repeat { item, min, max, .. } => expr(
+                AstExprKind::Repeat {
+                    item: Box::new(self.parser_expr(fi, item, hidden, used_lexer, used_hidden)),
+                    min: *min,
+                    max: *max,
+                },
+                span,
+            ),
+            Elem::Ref(name, _) if name.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                self.token_ref(name, span, hidden, used_lexer, used_hidden)
+            }
+            Elem::Ref(name, _) => expr(AstExprKind::Ref(name.clone()), span),
+            Elem::Literal(text, _) => match self.literal_tokens.get(text).cloned() {
+                Some(token) if !token.starts_with('\'') => {
+                    self.token_ref(&token, span, hidden, used_lexer, used_hidden)
+                }
+                _ => {
+                    let mut items = Vec::new();
+                    if hidden.contains_key(&None) {
+                        used_hidden.insert(None);
+                        items.push(expr(AstExprKind::Ref(HIDDEN.into()), span));
+                    }
+                    items.push(self.literal_expr(text, span));
+                    seq(items, span)
+                }
+            },
+            Elem::Any(_) | Elem::NotTokens(..) => {
+                let excluded: BTreeSet<String> = match elem {
+                    Elem::NotTokens(inner, _) => self.token_names(inner),
+                    _ => BTreeSet::new(),
+                };
+                let choices: Vec<AstExpr> = self
+                    .visible_tokens()
+                    .into_iter()
+                    .filter(|t| !excluded.contains(t))
+                    .map(
+                        |t| match t.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+                            Some(lit) => {
+                                let lit = lit.to_string();
+                                self.parser_expr(
+                                    fi,
+                                    &Elem::Literal(lit, Span::new(0, 0)),
+                                    hidden,
+                                    used_lexer,
+                                    used_hidden,
+                                )
+                            }
+                            None => self.token_ref(&t, span, hidden, used_lexer, used_hidden),
+                        },
+                    )
+                    .collect();
+                alt(choices, span)
+            }
+            Elem::Eof(_) => {
+                if hidden.contains_key(&None) {
+                    used_hidden.insert(None);
+                    expr(AstExprKind::Ref(HIDDEN.into()), span)
+                } else {
+                    expr(AstExprKind::Seq(Vec::new()), span)
+                }
+            }
+            Elem::Set(..) | Elem::Action(_) | Elem::Predicate(_) => {
+                expr(AstExprKind::Seq(Vec::new()), span)
+            }
+        }
+    }
+
+    /// The token names an element of `~(...)` in a parser rule stands for.
+    fn token_names(&self, elem: &Elem) -> BTreeSet<String> {
+        match elem {
+            Elem::Alt(items) | Elem::Seq(items) => {
+                items.iter().flat_map(|e| self.token_names(e)).collect()
+            }
+            Elem::Ref(name, _) => [name.clone()].into(),
+            Elem::Literal(text, _) => self.literal_tokens.get(text).cloned().into_iter().collect(),
+            _ => BTreeSet::new(),
+        }
+    }
+
+    fn literal_expr(&self, text: &str, span: Span) -> AstExpr {
+        if self.case_insensitive && text.chars().any(|c| c.is_alphabetic()) {
+            expr(AstExprKind::Regex(self.literal_regex(text)), span)
+        } else {
+            expr(AstExprKind::Literal(text.as_bytes().to_vec()), span)
+        }
+    }
+
+    fn lexer_expr(&self, fi: usize, elem: &Elem, todo: &mut Vec<&'f str>) -> AstExpr {
+        let span = elem_span(elem)
+            .map(|s| self.span(fi, s))
+            .unwrap_or(Span::new(0, 0));
+        match elem {
+            Elem::Alt(items) => alt(
+                items.iter().map(|e| self.lexer_expr(fi, e, todo)).collect(),
+                span,
+            ),
+            Elem::Seq(items) => {
+                let items: Vec<_> = items
+                    .iter()
+                    .map(|e| self.lexer_expr(fi, e, todo))
+                    .filter(|e| !matches!(&e.kind, AstExprKind::Seq(v) if v.is_empty()))
+                    .collect();
+                seq(items, span)
+            }
+            Elem::Repeat { item, min, max, .. } => expr(
+                AstExprKind::Repeat {
+                    item: Box::new(self.lexer_expr(fi, item, todo)),
+                    min: *min,
+                    max: *max,
+                },
+                span,
+            ),
+            Elem::Ref(name, _) => {
+                if let Some(&(_, r)) = self.lexer.get(name.as_str()) {
+                    todo.push(&r.name);
+                }
+                expr(AstExprKind::Ref(name.clone()), span)
+            }
+            Elem::Literal(text, _) => self.literal_expr(text, span),
+            Elem::Set(set, _) => {
+                let re = set_regex(set);
+                expr(
+                    AstExprKind::Regex(if self.case_insensitive {
+                        format!("(?i:{re})")
+                    } else {
+                        re
+                    }),
+                    span,
+                )
+            }
+            Elem::Any(_) => expr(AstExprKind::Regex("(?s:.)".into()), span),
+            Elem::NotTokens(..) | Elem::Eof(_) | Elem::Action(_) | Elem::Predicate(_) => {
+                expr(AstExprKind::Seq(Vec::new()), span)
+            }
+        }
+    }
+
+    // ----- the token-level grammar -----
+
+    /// The parser rules over token codes: each token type is two bytes
+    /// ([`token_code`]); hidden text and EOF are nothing.
+    fn token_grammar(&self, root: &str, start: &str) -> (SpecAst, Vec<String>) {
+        let mut types: Vec<String> = self.visible_tokens();
+        for t in &self.declared {
+            if !types.contains(t) {
+                types.push(t.clone());
+            }
+        }
+        let index: HashMap<String, usize> = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i))
+            .collect();
+        let mut rules = Vec::new();
+        for &(_, rule) in &self.parser_order {
+            let alts = rule
+                .alts
+                .iter()
+                .map(|(e, _)| self.token_expr(e, &index))
+                .collect();
+            rules.push(AstRule {
+                name: rule.name.clone(),
+                name_span: Span::new(0, 0),
+                body: alt(alts, Span::new(0, 0)),
+            });
+        }
+        if root != start {
+            rules.push(AstRule {
+                name: root.to_string(),
+                name_span: Span::new(0, 0),
+                body: expr(AstExprKind::Ref(start.to_string()), Span::new(0, 0)),
+            });
+        }
+        (
+            SpecAst {
+                rules,
+                constraints_start: None,
+            },
+            types,
+        )
+    }
+
+    fn token_expr(&self, elem: &Elem, index: &HashMap<String, usize>) -> AstExpr {
+        let span = Span::new(0, 0);
+        let code = |name: &str| match index.get(name) {
+            Some(&i) => expr(AstExprKind::Literal(token_code(i).to_vec()), span),
+            None => expr(AstExprKind::Regex("[^\\x{0}-\\x{10FFFF}]".into()), span),
+        };
+        match elem {
+            Elem::Alt(items) => alt(
+                items.iter().map(|e| self.token_expr(e, index)).collect(),
+                span,
+            ),
+            Elem::Seq(items) => seq(
+                items.iter().map(|e| self.token_expr(e, index)).collect(),
+                span,
+            ),
+            Elem::Repeat { item, min, max, .. } => expr(
+                AstExprKind::Repeat {
+                    item: Box::new(self.token_expr(item, index)),
+                    min: *min,
+                    max: *max,
+                },
+                span,
+            ),
+            Elem::Ref(name, _) if name.starts_with(|c: char| c.is_ascii_uppercase()) => code(name),
+            Elem::Ref(name, _) => expr(AstExprKind::Ref(name.clone()), span),
+            Elem::Literal(text, _) => match self.literal_tokens.get(text) {
+                Some(t) => code(t),
+                None => code(""),
+            },
+            Elem::Any(_) | Elem::NotTokens(..) => {
+                let excluded: BTreeSet<String> = match elem {
+                    Elem::NotTokens(inner, _) => self.token_names(inner),
+                    _ => BTreeSet::new(),
+                };
+                alt(
+                    self.visible_tokens()
+                        .iter()
+                        .filter(|t| !excluded.contains(*t))
+                        .map(|t| code(t))
+                        .collect(),
+                    span,
+                )
+            }
+            Elem::Eof(_) | Elem::Set(..) | Elem::Action(_) | Elem::Predicate(_) => {
+                expr(AstExprKind::Seq(Vec::new()), span)
+            }
+        }
+    }
+}
+
+/// Whether `elem` holds a semantic predicate.
+fn has_predicate(elem: &Elem) -> bool {
+    match elem {
+        Elem::Predicate(_) => true,
+        Elem::Alt(items) | Elem::Seq(items) => items.iter().any(has_predicate),
+        Elem::Repeat { item, .. } | Elem::NotTokens(item, _) => has_predicate(item),
+        _ => false,
+    }
+}
+
+/// Whether every alternative of `rule` ends in `EOF`.
+fn ends_in_eof(rule: &RuleDef) -> bool {
+    rule.alts.iter().all(|(e, _)| match e {
+        Elem::Eof(_) => true,
+        Elem::Seq(items) => matches!(items.last(), Some(Elem::Eof(_))),
+        _ => false,
+    })
+}

@@ -1,0 +1,220 @@
+//! Lexer semantics: rule priority, longest match, fragments, hidden text, non-greedy
+//! loops, modes, case-insensitivity, and the separation of generated tokens.
+
+use thicket_antlr::AntlrSpec;
+use thicket_gen::{GenConfig, Generator};
+use thicket_parse::{ParseConfig, Parser};
+
+fn load(text: &str) -> AntlrSpec {
+    thicket_antlr::load_g4_texts(&[("T.g4".into(), text.as_bytes().to_vec())], None)
+        .unwrap_or_else(|e| panic!("{}", e.render()))
+}
+
+fn kinds(spec: &AntlrSpec, input: &str) -> Vec<String> {
+    let tokens = spec.lexer.tokens(input.as_bytes()).unwrap();
+    tokens
+        .iter()
+        .map(|t| format!("{}:{}", t.kind, &input[t.start..t.end]))
+        .collect()
+}
+
+const KEYWORDS: &str = r#"grammar K;
+prog : stmt+ EOF ;
+stmt : 'if' ID 'then' ID ';'
+     | ID '=' ID ';'
+     | INT ';'
+     ;
+ID   : LETTER (LETTER | DIGIT)* ;
+INT  : DIGIT+ ;
+fragment LETTER : [a-z] ;
+fragment DIGIT  : [0-9] ;
+WS   : [ \t\r\n]+ -> skip ;
+COMMENT : '/*' .*? '*/' -> channel(HIDDEN) ;
+LINE : '//' ~[\r\n]* -> skip ;
+"#;
+
+#[test]
+fn keyword_beats_identifier_at_equal_length() {
+    let spec = load(KEYWORDS);
+    assert_eq!(kinds(&spec, "if x"), ["'if':if", "ID:x"]);
+    let check = spec.checker();
+    check.accepts(b"if x then y;").unwrap();
+    // `if` is a keyword, never an identifier: ANTLR rejects this...
+    let r = check.accepts(b"if = y;").unwrap_err();
+    assert_eq!((r.line, r.column), (1, 4), "{r}");
+    // ... which the scannerless byte grammar alone would accept.
+    let parser = Parser::new(&spec.spec.grammar, ParseConfig::default()).unwrap();
+    assert!(parser.recognize(b"if = y;").is_ok());
+}
+
+#[test]
+fn longest_match_beats_rule_order() {
+    let spec = load(KEYWORDS);
+    assert_eq!(kinds(&spec, "iffy"), ["ID:iffy"]);
+    assert_eq!(kinds(&spec, "then1"), ["ID:then1"]);
+    let check = spec.checker();
+    check.accepts(b"iffy = then1;").unwrap();
+    // `ifx` is one identifier, so this is not `if x then y;`.
+    assert!(check.accepts(b"ifx then y;").is_err());
+}
+
+#[test]
+fn first_rule_wins_between_lexer_rules() {
+    let spec = load("grammar P; s : (A | B)+ EOF ; A : 'ab' ; B : [a-z]+ ; WS : ' ' -> skip ;");
+    assert_eq!(kinds(&spec, "ab abc"), ["A:ab", "B:abc"]);
+    let spec = load("grammar P; s : (A | B)+ EOF ; B : [a-z]+ ; A : 'ab' ; WS : ' ' -> skip ;");
+    assert_eq!(kinds(&spec, "ab abc"), ["B:ab", "B:abc"]);
+}
+
+#[test]
+fn fragments_are_parts_of_tokens_only() {
+    let spec = load(KEYWORDS);
+    assert_eq!(kinds(&spec, "x1 42"), ["ID:x1", "INT:42"]);
+    let bad = "grammar F; s : DIGIT EOF ; fragment DIGIT : [0-9] ;";
+    let e = thicket_antlr::load_g4_texts(&[("F.g4".into(), bad.as_bytes().to_vec())], None)
+        .err()
+        .expect("a fragment is no token");
+    assert!(
+        e.render().contains("fragment rules are parts of tokens"),
+        "{}",
+        e.render()
+    );
+}
+
+#[test]
+fn hidden_whitespace_and_comments_between_tokens() {
+    let spec = load(KEYWORDS);
+    let input = "/* a */ if x // line\n then /* b */ y ;\n";
+    assert_eq!(
+        kinds(&spec, input),
+        ["'if':if", "ID:x", "'then':then", "ID:y", "';':;"]
+    );
+    spec.checker().accepts(input.as_bytes()).unwrap();
+    let parser = Parser::new(&spec.spec.grammar, ParseConfig::default()).unwrap();
+    parser.recognize(input.as_bytes()).unwrap();
+    // Non-greedy: the comment ends at the first `*/`.
+    assert_eq!(kinds(&spec, "/* a */ 1; /* b */"), ["INT:1", "';':;"]);
+}
+
+#[test]
+fn generated_inputs_separate_tokens_the_lexer_would_merge() {
+    let spec = load(KEYWORDS);
+    let generator = Generator::new(&spec.spec.grammar, GenConfig::default()).unwrap();
+    let check = spec.checker();
+    let (mut before, mut after, mut changed, mut keywords) = (0, 0, 0, 0);
+    for i in 0..500 {
+        let (tree, _) = generator.generate_tree(&mut Generator::rng_for(7, i));
+        before += usize::from(check.accepts(tree.bytes()).is_ok());
+        let input = spec.separate(&tree).unwrap();
+        changed += usize::from(input != tree.bytes());
+        match check.accepts(&input) {
+            Ok(()) => after += 1,
+            // Separation fixes token boundaries; an identifier generated as a
+            // keyword is another token type, and the caller draws another input.
+            Err(r)
+                if r.expected == ["ID"]
+                    && r.rules
+                        .iter()
+                        .any(|t| t.starts_with("token 'if'") || t.starts_with("token 'then'")) =>
+            {
+                keywords += 1
+            }
+            Err(r) => panic!(
+                "{:?} separated is rejected: {r}",
+                String::from_utf8_lossy(&input)
+            ),
+        }
+    }
+    eprintln!(
+        "{before}/500 accepted as generated, {after}/500 after separation ({changed} changed, \
+         {keywords} with a keyword generated as an identifier)"
+    );
+    assert!(changed > 0, "some inputs needed a separator");
+    assert!(after > before);
+}
+
+#[test]
+fn sets_escapes_and_properties() {
+    let spec = load(
+        r#"grammar S; s : (W | N | Q)+ EOF ;
+        W : [a-z\u0041\p{Greek}_]+ ;
+        N : ~[ \t\r\na-zA-Z_"\u0391-\u03FF]+ ;
+        Q : '"' ('\\"' | ~["\\])* '"' ;
+        WS : [ \t]+ -> skip ;"#,
+    );
+    assert_eq!(kinds(&spec, "abAλ 12"), ["W:abAλ", "N:12"]);
+    assert_eq!(kinds(&spec, r#""x\"y""#), [r#"Q:"x\"y""#]);
+    assert!(
+        spec.lexer.tokens("B".as_bytes()).is_err(),
+        "only A of the capitals"
+    );
+}
+
+#[test]
+fn case_insensitive_tokens_and_declared_tokens() {
+    let spec = load(
+        "grammar C; options { caseInsensitive = true; } tokens { UNUSED } \
+         s : 'select' ID EOF ; ID : [a-z]+ ; WS : ' ' -> skip ;",
+    );
+    let check = spec.checker();
+    check.accepts(b"SeLeCt Abc").unwrap();
+    assert!(check.accepts(b"selec abc").is_err());
+    let parser = Parser::new(&spec.spec.grammar, ParseConfig::default()).unwrap();
+    parser.recognize(b"SELECT ABC").unwrap();
+}
+
+#[test]
+fn modes_push_and_pop() {
+    let lexer = r#"lexer grammar ML;
+        OPEN : '<' -> pushMode(TAG) ;
+        TEXT : ~[<]+ ;
+        mode TAG;
+        CLOSE : '>' -> popMode ;
+        NAME : [a-z]+ ;
+        S : ' ' -> skip ;"#;
+    let parser = "parser grammar MP; options { tokenVocab = ML; } doc : (TEXT | tag)* EOF ; tag : '<' NAME+ '>' ;";
+    let spec = thicket_antlr::load_g4_texts(
+        &[
+            ("MP.g4".into(), parser.into()),
+            ("ML.g4".into(), lexer.into()),
+        ],
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{}", e.render()));
+    // Spaces are skipped inside tags only; outside they are text.
+    assert_eq!(
+        kinds(&spec, "a b< x y >c"),
+        [
+            "TEXT:a b", "OPEN:<", "NAME:x", "NAME:y", "CLOSE:>", "TEXT:c"
+        ]
+    );
+    spec.checker().accepts(b"a b< x y >c").unwrap();
+    let bytes = Parser::new(&spec.spec.grammar, ParseConfig::default()).unwrap();
+    bytes.recognize(b"a b< x y >c").unwrap();
+}
+
+#[test]
+fn actions_and_predicates_are_reported_where_they_are() {
+    let spec = load(
+        "grammar A;\n@members { int n; }\ns : {n++;} ID {n > 0}? EOF ;\nID : [a-z]+ {skip();} ;\n",
+    );
+    let found: Vec<(String, usize, usize)> = spec
+        .warnings
+        .iter()
+        .map(|(source, d)| {
+            let at = source.line_col(d.primary_span().unwrap().start as usize);
+            (d.code.to_string(), at.line, at.column)
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("g4-action".to_string(), 2, 1),
+            ("g4-action".to_string(), 3, 5),
+            ("g4-predicate".to_string(), 3, 15),
+            ("g4-action".to_string(), 4, 13),
+        ]
+    );
+    let rendered = spec.warnings[2].1.render(&spec.warnings[2].0);
+    assert!(rendered.contains("assumed true"), "{rendered}");
+}
