@@ -2,55 +2,15 @@
 //! own json module.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_thicket");
-
-fn thicket(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("thicket runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn repo(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(path)
-        .display()
-        .to_string()
-}
-
-fn have(program: &str) -> bool {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {program}"))
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+mod common;
+use common::{BIN, repo, text, thicket};
 
 /// A C target of thicket-exec's tests compiled with afl-cc into `dir`, or `None` with a
 /// loud message (a failure under `THICKET_REQUIRE_AFL=1`).
 fn afl_target(dir: &Path, name: &str) -> Option<String> {
-    if !have("afl-cc") {
-        assert!(
-            std::env::var_os("THICKET_REQUIRE_AFL").is_none_or(|v| v != "1"),
-            "afl-cc is missing but THICKET_REQUIRE_AFL=1"
-        );
-        eprintln!("\n*** SKIPPED: afl-cc not found; `thicket fuzz` AFL++ tests did not run ***\n");
-        return None;
-    }
-    let out = dir.join(name);
-    let status = Command::new("afl-cc")
-        .args(["-O1", "-o"])
-        .arg(&out)
-        .arg(repo(&format!("crates/thicket-exec/tests/targets/{name}.c")))
-        .env("AFL_QUIET", "1")
-        .status()
-        .unwrap();
-    assert!(status.success());
-    Some(out.display().to_string())
+    common::have_afl(&["afl-cc"]).then(|| common::c_target(dir, name, "afl-cc"))
 }
 
 fn have_coverage() -> bool {

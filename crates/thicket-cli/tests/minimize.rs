@@ -1,37 +1,13 @@
 //! `thicket minimize` on a C target with a crash planted at depth.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_thicket");
+mod common;
+use common::{repo, text, thicket};
 
-fn thicket(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("thicket runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn repo(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(path)
-        .display()
-        .to_string()
-}
-
-/// One of thicket-exec's test targets, built with the C compiler Rust links with.
 fn c_target(dir: &Path, name: &str) -> String {
-    let out = dir.join(name);
-    let status = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&out)
-        .arg(repo(&format!("crates/thicket-exec/tests/targets/{name}.c")))
-        .status()
-        .expect("cc runs");
-    assert!(status.success());
-    out.display().to_string()
+    common::c_target(dir, name, "cc")
 }
 
 /// The target that crashes on a 7 nested three brackets deep.

@@ -1,55 +1,15 @@
 //! Parallel campaigns: `fuzz -j` and `--sync-dir` with afl-fuzz as a peer.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_thicket");
-
-fn thicket(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("thicket runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn repo(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(path)
-        .display()
-        .to_string()
-}
-
-fn have(program: &str) -> bool {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {program}"))
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+mod common;
+use common::{repo, text, thicket};
 
 /// thicket-exec's JSON-ish scanner built with afl-cc, or `None` (a failure under
 /// `THICKET_REQUIRE_AFL=1`).
 fn branches(dir: &Path) -> Option<String> {
-    if !have("afl-cc") || !have("afl-fuzz") {
-        assert!(
-            std::env::var_os("THICKET_REQUIRE_AFL").is_none_or(|v| v != "1"),
-            "afl-cc or afl-fuzz is missing but THICKET_REQUIRE_AFL=1"
-        );
-        eprintln!("\n*** SKIPPED: no afl-cc/afl-fuzz; the sync tests did not run ***\n");
-        return None;
-    }
-    let out = dir.join("branches");
-    let status = Command::new("afl-cc")
-        .args(["-O1", "-o"])
-        .arg(&out)
-        .arg(repo("crates/thicket-exec/tests/targets/branches.c"))
-        .env("AFL_QUIET", "1")
-        .status()
-        .unwrap();
-    assert!(status.success());
-    Some(out.display().to_string())
+    common::have_afl(&["afl-cc", "afl-fuzz"]).then(|| common::c_target(dir, "branches", "afl-cc"))
 }
 
 fn stats(out: &Path) -> serde_json::Value {

@@ -1,0 +1,67 @@
+//! What the CLI's test binaries share: running the binary, paths in the repository,
+//! and C targets built for a test. Each test binary uses part of it.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_thicket");
+
+/// Runs `thicket ARGS`.
+pub fn thicket(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("thicket runs")
+}
+
+/// Bytes as text, invalid UTF-8 replaced.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A path in the repository.
+pub fn repo(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+/// Whether a program is on the PATH.
+pub fn have(program: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {program}"))
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// One of thicket-exec's test targets (`crates/thicket-exec/tests/targets/NAME.c`)
+/// built with `compiler` (`cc`, or `afl-cc` for coverage) into `dir`.
+pub fn c_target(dir: &Path, name: &str, compiler: &str) -> String {
+    let out = dir.join(name);
+    let status = Command::new(compiler)
+        .args(["-O1", "-o"])
+        .arg(&out)
+        .arg(repo(&format!("crates/thicket-exec/tests/targets/{name}.c")))
+        .env("AFL_QUIET", "1")
+        .status()
+        .unwrap_or_else(|e| panic!("{compiler} runs: {e}"));
+    assert!(status.success(), "{compiler} {name}.c");
+    out.display().to_string()
+}
+
+/// Whether the AFL++ tools a test needs are here; if not, a loud message, or a
+/// failure under `THICKET_REQUIRE_AFL=1`.
+pub fn have_afl(tools: &[&str]) -> bool {
+    let missing: Vec<&str> = tools.iter().copied().filter(|t| !have(t)).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("THICKET_REQUIRE_AFL").is_none_or(|v| v != "1"),
+        "{missing:?} missing but THICKET_REQUIRE_AFL=1"
+    );
+    eprintln!("\n*** SKIPPED: {missing:?} not found; AFL++ tests did not run ***\n");
+    false
+}
