@@ -18,6 +18,7 @@
 # crashes/ folder, deduplicated by new edges; thicket: distinct kind@location); executions;
 # execs/s (executions / wall seconds of the run); queue size; for the mutator, the share of
 # its calls whose entry was outside the grammar (THICKET_MUTATOR_STATS: `fresh` / `calls`);
+# the share of the queue that specs/json.fan parses;
 # the 1-minute load average when the run started. Writes OUT/runs.tsv and OUT/table.md
 # (median and min-max over the seeds) and prints the table.
 #
@@ -58,7 +59,7 @@ seed_dir=$repo/eval/seeds/json
 bash eval/build_c_subjects.sh "$out/subjects"
 
 runs=$out/runs.tsv
-printf 'subject\tconfig\tseed\twall_s\texecs\texecs_per_s\tedges\tcrashes\tqueue\tmutator_calls\tmutator_fresh\tload\n' >"$runs"
+printf 'subject\tconfig\tseed\twall_s\texecs\texecs_per_s\tedges\tcrashes\tqueue\tmutator_calls\tmutator_fresh\tin_grammar\tload\n' >"$runs"
 load_start=$(uptime)
 echo "start: $load_start" >&2
 
@@ -67,6 +68,16 @@ edges() {
   [[ -n $(ls -A "$1" 2>/dev/null) ]] || { echo 0; return; }
   AFL_QUIET=1 afl-showmap -q -C -t 1000 -i "$1" -o "$1.map" -- "$2" @@ >/dev/null 2>&1 || true
   if [[ -f $1.map ]]; then wc -l <"$1.map"; else echo -; fi
+}
+# in_grammar DIR: percentage of the inputs in DIR that the spec parses.
+in_grammar() {
+  local n=0 ok=0 f
+  for f in "$1"/id:*; do
+    [[ -f $f ]] || continue
+    n=$((n + 1))
+    "$thicket" parse "$spec" --quiet "$f" 2>/dev/null && ok=$((ok + 1))
+  done
+  if ((n > 0)); then echo $((100 * ok / n)); else echo -; fi
 }
 # count DIR: inputs saved in DIR (AFL's layout: id:... files).
 count() { find "$1" -maxdepth 1 -type f -name 'id:*' 2>/dev/null | wc -l; }
@@ -118,8 +129,9 @@ print(s["execs"], s["distinct_failures"])' "$dir/stats.json")
       esac
       eps=$(echo "$execs / $wall" | bc)
       cov=$(edges "$queue" "$program")
-      printf '%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$subject" "$config" "$seed" \
-        "$wall" "$execs" "$eps" "$cov" "$crashes" "$(count "$queue")" "$calls" "$fresh" "$load" >>"$runs"
+      printf '%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$subject" "$config" \
+        "$seed" "$wall" "$execs" "$eps" "$cov" "$crashes" "$(count "$queue")" "$calls" "$fresh" \
+        "$(in_grammar "$queue")" "$load" >>"$runs"
       tail -1 "$runs" >&2
     done
   done
@@ -146,8 +158,8 @@ print(f"{budget} s per run, seeds {seeds}, one run at a time; median (min-max) o
       "Edges: afl-showmap -C over the final queue. Load: 1-minute average at each run's start.\n")
 print(f"- load at start: `{load_start.strip()}`")
 print(f"- load at end: `{load_end.strip()}`\n")
-print("| subject | configuration | edges | crashes | executions | execs/s | queue | mutator calls outside the grammar (%) | load |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| subject | configuration | edges | crashes | executions | execs/s | queue | queue in grammar (%) | mutator calls on entries outside the grammar (%) | load |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 order = ["afl", "afl+thicket", "thicket-only", "thicket"]
 subjects = list(dict.fromkeys(r["subject"] for r in rows))
 for subject in subjects:
@@ -158,6 +170,7 @@ for subject in subjects:
         print(f"| {subject} | {config} | {cell(r['edges'] for r in rs)} | "
               f"{cell(r['crashes'] for r in rs)} | {cell(r['execs'] for r in rs)} | "
               f"{cell(r['execs_per_s'] for r in rs)} | {cell(r['queue'] for r in rs)} | "
+              f"{cell(r['in_grammar'] for r in rs)} | "
               f"{cell(fresh_share(r) for r in rs)} | {cell(r['load'] for r in rs)} |")
 PY
 cat "$out/table.md"
