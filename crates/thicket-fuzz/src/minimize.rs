@@ -121,10 +121,7 @@ where
     /// Runs the test on a candidate not tried before, within the budget; `false` for
     /// candidates tried before or past the budget.
     fn fails(&mut self, candidate: &[u8]) -> Result<bool, E> {
-        let mut hasher = FxHasher::default();
-        hasher.write(candidate);
-        hasher.write_usize(candidate.len());
-        if !self.tried.insert(hasher.finish()) {
+        if !self.tried.insert(candidate_key(candidate)) {
             self.stats.repeats += 1;
             return Ok(false);
         }
@@ -155,12 +152,7 @@ where
     /// Reduces a failing input given as its derivation tree (it must fail: it is not
     /// run again), through the grammar: the result is a tree of the same grammar.
     pub fn minimize_tree(&mut self, mut tree: DerivationTree) -> Result<DerivationTree, E> {
-        self.tried.insert({
-            let mut hasher = FxHasher::default();
-            hasher.write(tree.bytes());
-            hasher.write_usize(tree.bytes().len());
-            hasher.finish()
-        });
+        self.tried.insert(candidate_key(tree.bytes()));
         loop {
             let before = tree.bytes().len();
             self.shrink_repetitions(&mut tree)?;
@@ -385,6 +377,7 @@ where
     /// not run again): removes chunks from half the input down to single bytes, then
     /// replaces single bytes by `'0'`, keeping every change that still fails.
     pub fn minimize_bytes(&mut self, input: &[u8]) -> Result<Vec<u8>, E> {
+        self.tried.insert(candidate_key(input));
         let mut input = input.to_vec();
         let mut chunk = input.len() / 2;
         while chunk > 0 && !self.spent() {
@@ -415,6 +408,15 @@ where
         }
         Ok(input)
     }
+}
+
+/// What identifies a candidate among those tried (a 64-bit hash: a collision skips one
+/// candidate, nothing worse).
+fn candidate_key(bytes: &[u8]) -> u64 {
+    let mut hasher = FxHasher::default();
+    hasher.write(bytes);
+    hasher.write_usize(bytes.len());
+    hasher.finish()
 }
 
 /// The first regex terminal whose text starts at or after `offset`.
