@@ -135,6 +135,8 @@ pub struct Evaluator<'a, 't> {
     discovering: Vec<(VarId, Vec<i128>)>,
     /// Bindings saved by the quantifiers being visited, innermost last.
     saved: Vec<Binding>,
+    /// The cache entry of a subtree no match expression matches.
+    no_match: Rc<[Bindings]>,
     /// Matches of a match expression (by address) on a subtree: nested quantifiers
     /// match the same subtrees again and again, and the tree does not change.
     matches: MatchCache,
@@ -193,6 +195,7 @@ impl<'a, 't> Evaluator<'a, 't> {
             env,
             discovering: Vec::new(),
             saved: Vec::new(),
+            no_match: Rc::from(Vec::new()),
             matches: MatchCache::default(),
             steps: 0,
             budget: DEFAULT_BUDGET,
@@ -573,8 +576,14 @@ impl<'a, 't> Evaluator<'a, 't> {
                     let matches = match self.matches.0.get(&key) {
                         Some(m) => m.clone(),
                         None => {
-                            let m: Rc<[Bindings]> =
-                                mexpr.matches(self.view, self.grammar, node).into();
+                            let found = mexpr.matches(self.view, self.grammar, node);
+                            // Most subtrees of a domain do not match: they share one
+                            // empty entry instead of allocating one each.
+                            let m: Rc<[Bindings]> = if found.is_empty() {
+                                self.no_match.clone()
+                            } else {
+                                found.into()
+                            };
                             self.matches.0.insert(key, m.clone());
                             m
                         }
