@@ -133,6 +133,10 @@ pub struct Evaluator<'a, 't> {
     /// `int` variables whose candidate values are being collected, with the values
     /// seen. While non-empty, atoms that need an unbound variable count as true.
     discovering: Vec<(VarId, Vec<i128>)>,
+    /// Bindings saved by the quantifiers being visited, innermost last.
+    saved: Vec<Binding>,
+    /// The cache entry of a subtree no match expression matches.
+    no_match: Rc<[Bindings]>,
     /// Matches of a match expression (by address) on a subtree: nested quantifiers
     /// match the same subtrees again and again, and the tree does not change.
     matches: MatchCache,
@@ -190,6 +194,8 @@ impl<'a, 't> Evaluator<'a, 't> {
             grammar,
             env,
             discovering: Vec::new(),
+            saved: Vec::new(),
+            no_match: Rc::from(Vec::new()),
             matches: MatchCache::default(),
             steps: 0,
             budget: DEFAULT_BUDGET,
@@ -285,10 +291,15 @@ impl<'a, 't> Evaluator<'a, 't> {
         explaining: bool,
     ) -> Result<(Outcome, Option<VarId>), Unready> {
         let params = call.predicate.params();
-        let mut args = Vec::with_capacity(call.args.len());
+        // Calls run once per quantifier instance: their arguments go on the stack when
+        // they fit (every bundled predicate takes at most four).
+        const ON_STACK: usize = 4;
+        let mut stack = [ArgValue::Number(None); ON_STACK];
+        let mut heap = Vec::new();
+        let count = call.args.len().min(params.len());
         let mut unbound = None;
-        for (arg, kind) in call.args.iter().zip(params) {
-            args.push(match (arg, kind) {
+        for (i, (arg, kind)) in call.args.iter().zip(params).enumerate() {
+            let value = match (arg, kind) {
                 (PredArg::Var(v), ArgKind::Tree) => match self.env[v.index()] {
                     Binding::Node(n) => ArgValue::Tree(n),
                     _ => return Err(Unready::UnboundTree),
@@ -314,14 +325,24 @@ impl<'a, 't> Evaluator<'a, 't> {
                 (PredArg::Text(t), _) => ArgValue::Text(t),
                 (PredArg::Int(i), _) => ArgValue::Number(Some(*i)),
                 (PredArg::Symbol(s), _) => ArgValue::Symbol(*s),
-            });
+            };
+            if count <= ON_STACK {
+                stack[i] = value;
+            } else {
+                heap.push(value);
+            }
         }
+        let args = if count <= ON_STACK {
+            &stack[..count]
+        } else {
+            &heap[..]
+        };
         let ctx = PredicateContext {
             view: self.view,
             grammar: self.grammar,
             explaining,
         };
-        Ok((call.predicate.evaluate(&ctx, &args), unbound))
+        Ok((call.predicate.evaluate(&ctx, args), unbound))
     }
 
     /// Whether evaluation gave up because the budget ran out.
@@ -522,12 +543,20 @@ impl<'a, 't> Evaluator<'a, 't> {
         q: &Quantifier,
         mut visit: impl FnMut(&mut Self) -> bool,
     ) -> bool {
-        let candidates = self.domain(q);
-        let saved: Vec<Binding> = std::iter::once(q.var)
-            .chain(q.mexpr.iter().flat_map(|m| m.binders.iter().copied()))
-            .map(|v| self.env[v.index()])
-            .collect();
+        let (nodes, child) = self.domain(q);
+        // The bindings to restore, on a stack shared by nested quantifiers (a nested
+        // quantifier runs once per outer instance: no vector per run).
+        let base = self.saved.len();
+        for v in
+            std::iter::once(q.var).chain(q.mexpr.iter().flat_map(|m| m.binders.iter().copied()))
+        {
+            self.saved.push(self.env[v.index()]);
+        }
         let mut complete = true;
+        let candidates = nodes
+            .iter()
+            .map(|&i| NodeId::from_index(i as usize))
+            .chain(child);
         'outer: for node in candidates {
             self.steps += 1;
             if self.exhausted() {
@@ -547,8 +576,14 @@ impl<'a, 't> Evaluator<'a, 't> {
                     let matches = match self.matches.0.get(&key) {
                         Some(m) => m.clone(),
                         None => {
-                            let m: Rc<[Bindings]> =
-                                mexpr.matches(self.view, self.grammar, node).into();
+                            let found = mexpr.matches(self.view, self.grammar, node);
+                            // Most subtrees of a domain do not match: they share one
+                            // empty entry instead of allocating one each.
+                            let m: Rc<[Bindings]> = if found.is_empty() {
+                                self.no_match.clone()
+                            } else {
+                                found.into()
+                            };
                             self.matches.0.insert(key, m.clone());
                             m
                         }
@@ -565,35 +600,33 @@ impl<'a, 't> Evaluator<'a, 't> {
                 }
             }
         }
-        for (v, b) in std::iter::once(q.var)
+        for (i, v) in std::iter::once(q.var)
             .chain(q.mexpr.iter().flat_map(|m| m.binders.iter().copied()))
-            .zip(saved)
+            .enumerate()
         {
-            self.env[v.index()] = b;
+            self.env[v.index()] = self.saved[base + i];
         }
+        self.saved.truncate(base);
         complete
     }
 
-    fn domain(&self, q: &Quantifier) -> Vec<NodeId> {
+    /// The subtrees a quantifier ranges over: nodes of a descendant domain by index,
+    /// or the one child of a child domain.
+    fn domain(&self, q: &Quantifier) -> (&'a [u32], Option<NodeId>) {
+        let view: &'a TreeView<'t> = self.view;
         match q.domain {
             Domain::Within(outer) => match self.env[outer.index()] {
-                Binding::Node(n) => self
-                    .view
-                    .nodes_of(q.symbol, n)
-                    .iter()
-                    .map(|&i| NodeId::from_index(i as usize))
-                    .collect(),
-                _ => Vec::new(),
+                Binding::Node(n) => (view.nodes_of(q.symbol, n), None),
+                _ => (&[], None),
             },
             Domain::Child { parent, index } => match self.env[parent.index()] {
-                Binding::Node(n) => self
-                    .view
-                    .children(n)
-                    .filter(|&c| self.view.symbol(c) == Some(q.symbol))
-                    .nth(index as usize - 1)
-                    .into_iter()
-                    .collect(),
-                _ => Vec::new(),
+                Binding::Node(n) => (
+                    &[],
+                    view.children(n)
+                        .filter(|&c| view.symbol(c) == Some(q.symbol))
+                        .nth(index as usize - 1),
+                ),
+                _ => (&[], None),
             },
         }
     }

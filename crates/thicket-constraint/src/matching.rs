@@ -101,7 +101,11 @@ impl MatchExpr {
 
     /// Every match of the expression against the subtree at `node`.
     pub fn matches(&self, view: &TreeView<'_>, grammar: &Grammar, node: NodeId) -> Vec<Bindings> {
-        let mut out = Vec::new();
+        let mut out: Vec<Bindings> = Vec::new();
+        // One bindings buffer for the whole search: a step pushes its binding before
+        // going on and pops it after, so matching allocates only for the results.
+        let mut bound = Bindings::new();
+        let mut ends = 0usize;
         for (atoms, next_slot) in self.variants.iter().zip(&self.next_slots) {
             let matcher = Matcher {
                 view,
@@ -109,15 +113,25 @@ impl MatchExpr {
                 atoms,
                 next_slot,
             };
-            for (end, bindings) in matcher.match_at(node, 0) {
-                if end == atoms.len() && out.len() < MAX_MATCHES && !out.contains(&bindings) {
-                    out.push(bindings);
+            let go_on = matcher.match_at(node, 0, &mut bound, &mut |end, bound| {
+                // Bounds the search on ambiguous patterns as well as the results.
+                ends += 1;
+                if end == atoms.len() && !out.contains(bound) {
+                    out.push(bound.clone());
                 }
+                out.len() < MAX_MATCHES && ends < MAX_ENDS
+            });
+            if !go_on {
+                break;
             }
         }
         out
     }
 }
+
+/// Most ways to reach the end of a subtree (complete or not) tried in one call of
+/// [`MatchExpr::matches`].
+const MAX_ENDS: usize = MAX_MATCHES * 64;
 
 fn push_atoms(
     pieces: &[Piece],
@@ -166,76 +180,85 @@ struct Matcher<'a, 't> {
     next_slot: &'a [usize],
 }
 
+/// What a match step calls with the pattern position after the subtree and the
+/// bindings so far; returns false to stop the search.
+type Then<'k> = dyn FnMut(usize, &mut Bindings) -> bool + 'k;
+
 impl Matcher<'_, '_> {
-    /// Ways to match the subtree at `node` starting at pattern position `pos`: the
-    /// position after it and the bindings made.
-    fn match_at(&self, node: NodeId, pos: usize) -> Vec<(usize, Bindings)> {
+    /// Calls `then` for every way to match the subtree at `node` starting at pattern
+    /// position `pos`, with the position after it and `bound` extended by the bindings
+    /// made (restored on return). Returns false if `then` stopped the search.
+    fn match_at(
+        &self,
+        node: NodeId,
+        pos: usize,
+        bound: &mut Bindings,
+        then: &mut Then<'_>,
+    ) -> bool {
         let tree = self.view.tree();
         let text = tree.text(node);
-        let mut out = Vec::new();
         // The first byte of the subtree is the first thing it consumes: if the pattern
         // has a literal byte there, it must be that byte.
         if let (Some(&first), Some(Atom::Byte(b))) = (text.first(), self.atoms.get(pos))
             && first != *b
         {
-            return out;
+            return true;
         }
         // No placeholder in reach (one right after the text could still match an empty
         // subtree at the end): the subtree can only match as literal text.
         if self.next_slot[pos] > pos + text.len() {
-            if self.spells(pos, text) {
-                out.push((pos + text.len(), Vec::new()));
-            }
-            return out;
+            return !self.spells(pos, text) || then(pos + text.len(), bound);
         }
         if let (Some(symbol), Some(Atom::Slot(want, var))) =
             (self.view.symbol(node), self.atoms.get(pos))
             && symbol == *want
         {
-            out.push((pos + 1, var.map(|v| vec![(v, node)]).unwrap_or_default()));
+            if let Some(v) = var {
+                bound.push((*v, node));
+            }
+            let go_on = then(pos + 1, bound);
+            if var.is_some() {
+                bound.pop();
+            }
+            if !go_on {
+                return false;
+            }
         }
         match self.grammar.expr(tree.expr(node)) {
             Expr::Literal(_) | Expr::Regex(_) => {
-                if self.spells(pos, text) {
-                    out.push((pos + text.len(), Vec::new()));
-                }
+                !self.spells(pos, text) || then(pos + text.len(), bound)
             }
             _ => {
-                let children = tree.children(node);
-                // Chains of single children (a rule's body, a chosen alternative) are the
-                // common case: no sequencing, so no intermediate states.
-                let only_child = Some(NodeId::from_index(node.index() + 1))
-                    .filter(|c| tree.subtree_end(node) > c.index())
-                    .filter(|&c| tree.subtree_end(c) == tree.subtree_end(node));
-                if let Some(child) = only_child {
-                    if out.is_empty() {
-                        return self.match_at(child, pos);
-                    }
-                    out.extend(self.match_at(child, pos));
-                    return out;
-                }
-                let mut states: Vec<(usize, Bindings)> = vec![(pos, Vec::new())];
-                for child in children {
-                    let mut next = Vec::new();
-                    for (at, bindings) in &states {
-                        for (end, more) in self.match_at(child, *at) {
-                            if next.len() >= MAX_MATCHES {
-                                break;
-                            }
-                            let mut all = bindings.clone();
-                            all.extend(more);
-                            next.push((end, all));
-                        }
-                    }
-                    states = next;
-                    if states.is_empty() {
-                        break;
-                    }
-                }
-                out.extend(states);
+                let end = tree.subtree_end(node);
+                // Children are the nodes after `node` in preorder, each followed by its
+                // next sibling at its subtree's end.
+                self.match_children(node.index() + 1, end, pos, bound, then)
             }
         }
-        out
+    }
+
+    /// Matches the siblings from node index `child` up to `end` in sequence from
+    /// pattern position `pos`, calling `then` after the last.
+    fn match_children(
+        &self,
+        child: usize,
+        end: usize,
+        pos: usize,
+        bound: &mut Bindings,
+        then: &mut Then<'_>,
+    ) -> bool {
+        if child >= end {
+            return then(pos, bound);
+        }
+        let node = NodeId::from_index(child);
+        let next = self.view.tree().subtree_end(node);
+        if next >= end {
+            // The last (often the only) child: no sequencing left.
+            return self.match_at(node, pos, bound, then);
+        }
+        self.match_at(node, pos, bound, &mut |at, bound| {
+            self.match_children(next, end, at, bound, then)
+        })
     }
 
     /// Whether the pattern spells `text` as literal bytes from `pos`.

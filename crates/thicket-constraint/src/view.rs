@@ -21,8 +21,10 @@ pub struct TreeView<'t> {
     symbolic: Vec<bool>,
     /// Whether the node is symbolic and has no symbolic descendant (an ISLa leaf).
     leaf: Vec<bool>,
-    /// Rule nodes of each symbol, in preorder.
-    by_symbol: Vec<Vec<u32>>,
+    /// Rule nodes grouped by symbol, each group in preorder: symbol `s`'s nodes are
+    /// `by_symbol[starts[s]..starts[s + 1]]` (one array, not one vector per symbol).
+    by_symbol: Vec<u32>,
+    starts: Vec<u32>,
 }
 
 impl<'t> TreeView<'t> {
@@ -33,7 +35,8 @@ impl<'t> TreeView<'t> {
         let mut parent = vec![NONE; n];
         let mut symbolic = vec![false; n];
         let mut leaf = vec![false; n];
-        let mut by_symbol = vec![Vec::new(); grammar.rules().len()];
+        let symbols = grammar.rules().len();
+        let mut starts = vec![0u32; symbols + 1];
         // Open symbolic ancestors: (node, end of its subtree).
         let mut open: Vec<(u32, u32)> = Vec::new();
         for i in 0..n {
@@ -53,12 +56,25 @@ impl<'t> TreeView<'t> {
             }
             if let Expr::Ref(symbol) = expr {
                 label[i] = symbol.index() as u32;
-                by_symbol[symbol.index()].push(i as u32);
+                starts[symbol.index() + 1] += 1;
             }
             open.push((i as u32, tree.subtree_end(node) as u32));
         }
+        // Counts to group starts, then each rule node into its group in preorder.
+        for s in 0..symbols {
+            starts[s + 1] += starts[s];
+        }
+        let mut by_symbol = vec![0u32; starts[symbols] as usize];
+        let mut fill = starts.clone();
+        for (i, &l) in label.iter().enumerate() {
+            if l != NONE {
+                by_symbol[fill[l as usize] as usize] = i as u32;
+                fill[l as usize] += 1;
+            }
+        }
         TreeView {
             tree,
+            starts,
             label,
             parent,
             symbolic,
@@ -87,7 +103,8 @@ impl<'t> TreeView<'t> {
     /// The rule nodes of `symbol` in the subtree of `within` (itself included), in
     /// preorder.
     pub fn nodes_of(&self, symbol: SymbolId, within: NodeId) -> &[u32] {
-        let list = &self.by_symbol[symbol.index()];
+        let list = &self.by_symbol
+            [self.starts[symbol.index()] as usize..self.starts[symbol.index() + 1] as usize];
         let start = within.index() as u32;
         let end = self.tree.subtree_end(within) as u32;
         let lo = list.partition_point(|&x| x < start);
