@@ -17,11 +17,10 @@ fn have(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// The shared library cargo built beside this test's binary (target/<profile>/).
+mod common;
+
 fn library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().unwrap().parent().unwrap();
-    profile_dir.join("libthicket_mutator.so")
+    common::built_library("libthicket_mutator.so")
 }
 
 #[test]

@@ -7,14 +7,10 @@ fn here(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-/// The static library cargo built beside this test's binary (target/<profile>/).
+mod common;
+
 fn library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("libthicket_mutator.a")
+    common::built_library("libthicket_mutator.a")
 }
 
 /// Builds the harness with `clang -fsanitize=fuzzer`, or `None` with a loud message
