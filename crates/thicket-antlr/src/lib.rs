@@ -81,7 +81,7 @@ use syntax::GrammarKind;
 use thicket_grammar::grammar::quote_bytes;
 use thicket_grammar::{Diagnostic, Grammar, SourceFile, Span, Spec, SpecError};
 use thicket_parse::{ParseConfig, ParseError, Parser, Rejection};
-use thicket_tree::DerivationTree;
+use thicket_tree::{DerivationTree, NodeId, TreeBuilder};
 
 /// Whether `path` names an ANTLR 4 grammar (ends in `.g4`).
 pub fn is_g4(path: &Path) -> bool {
@@ -295,14 +295,71 @@ impl AntlrSpec {
         Checker { spec: self, parser }
     }
 
+    /// The token nodes of a byte-grammar tree (references to lexer rules from parser
+    /// rules) whose text the exact lexer reads as another token type: an identifier
+    /// generated as `if`. Only tokens of the default mode are checked (see
+    /// [`Lexer::reads_as`]).
+    pub fn misread_tokens(&self, tree: &DerivationTree) -> Vec<NodeId> {
+        let grammar = &self.spec.grammar;
+        let mut misread = Vec::new();
+        let mut i = tree.root().index();
+        while i < tree.len() {
+            let node = NodeId::from_index(i);
+            if let thicket_grammar::Expr::Ref(s) = grammar.expr(tree.expr(node))
+                && !grammar.is_phrase(*s)
+            {
+                // A token, a `<_hidden>` node or the synthetic root: only tokens are
+                // checked, and nothing below a token or hidden text is one.
+                let name = &grammar.rule(*s).name;
+                if let Some(ok) = self.lexer.reads_as(tree.text(node), name) {
+                    if !ok {
+                        misread.push(node);
+                    }
+                    i = tree.subtree_end(node);
+                    continue;
+                }
+                if name.starts_with(translate::HIDDEN) {
+                    i = tree.subtree_end(node);
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        misread
+    }
+
+    /// Regenerates the tokens [`AntlrSpec::misread_tokens`] finds, each through
+    /// `fill(expression, builder)` (which emits a fresh subtree of the token node's
+    /// expression, e.g. `Generator::expand`), until none is misread or `rounds` rounds
+    /// have passed; the tree returned may then still hold misread tokens. Cheaper than
+    /// drawing a whole input again when one identifier came out as a keyword.
+    pub fn respell(
+        &self,
+        tree: DerivationTree,
+        rounds: usize,
+        fill: &mut dyn FnMut(thicket_grammar::ExprId, &mut TreeBuilder),
+    ) -> DerivationTree {
+        let mut tree = tree;
+        for _ in 0..rounds {
+            let holes = self.misread_tokens(&tree);
+            if holes.is_empty() {
+                break;
+            }
+            tree = tree.replace_subtrees(&self.spec.grammar, &holes, &mut |i, builder| {
+                fill(tree.expr(holes[i]), builder)
+            });
+        }
+        tree
+    }
+
     /// Makes a generated input lex as its tree intends: where the exact lexer does
     /// not start a token at the end of a `<_hidden>` node (the tokens would merge, or
     /// generated hidden text such as a `//` comment without its line end would swallow
     /// the next token), the hidden text there becomes the shortest hidden text of that
     /// mode (a space). Returns the input unchanged when it already lexes as intended,
     /// and `None` if no hidden text makes it so. Only boundaries are fixed: a token
-    /// generated as text another rule wins (an identifier `if`) stays, and the
-    /// [`Checker`] rejects it.
+    /// generated as text another rule wins (an identifier `if`) stays (see
+    /// [`AntlrSpec::respell`]), and the [`Checker`] rejects it.
     pub fn separate(&self, tree: &DerivationTree) -> Option<Vec<u8>> {
         let grammar = &self.spec.grammar;
         // Each hidden node (it precedes a token): its text range and rule.
