@@ -91,6 +91,26 @@ impl Lexer {
         self.modes.iter().position(|m| m == name).unwrap_or(0)
     }
 
+    /// Whether `text` on its own lexes as one token of the type lexer rule `rule`
+    /// produces (`false` for an identifier spelled as a keyword, which an earlier rule
+    /// wins); `None` where that cannot be told from the text alone: an unknown rule, a
+    /// rule of another mode than the default one, or one that continues into the next
+    /// token (`more`).
+    pub fn reads_as(&self, text: &[u8], rule: &str) -> Option<bool> {
+        let spec = &self.rules.iter().find(|r| r.spec.name == rule)?.spec;
+        if spec.mode.is_some() || spec.commands.contains(&Command::More) {
+            return None;
+        }
+        Some(match self.tokens(text) {
+            Ok(tokens) => {
+                tokens.len() == 1
+                    && tokens[0].kind == spec.token
+                    && (tokens[0].start, tokens[0].end) == (0, text.len())
+            }
+            Err(_) => false,
+        })
+    }
+
     /// The tokens the parser sees in `input` (skipped and hidden tokens dropped).
     pub fn tokens(&self, input: &[u8]) -> Result<Vec<Token>, LexError> {
         let mut out = Vec::new();

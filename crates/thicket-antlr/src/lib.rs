@@ -53,7 +53,12 @@
 //! Generation uses the byte grammar, and then [`AntlrSpec::separate`] makes each
 //! generated input lex as intended: where the exact lexer would merge two tokens (two
 //! identifiers, a keyword followed by a letter) or split them differently, it inserts
-//! the shortest hidden text (a space) into the empty `<_hidden>` between them.
+//! the shortest hidden text (a space) into the empty `<_hidden>` between them. Before
+//! that, [`AntlrSpec::respell`] generates again the tokens the lexer would read as
+//! another type (an identifier spelled `if`). Parser rules are marked as phrases
+//! (`Grammar::set_phrase`), so the parser never compiles a parser rule together with
+//! the rules below it into one DFA (css3's selectors would make one of 94,283 NFA
+//! states).
 //!
 //! ## Target code
 //!
@@ -81,7 +86,7 @@ use syntax::GrammarKind;
 use thicket_grammar::grammar::quote_bytes;
 use thicket_grammar::{Diagnostic, Grammar, SourceFile, Span, Spec, SpecError};
 use thicket_parse::{ParseConfig, ParseError, Parser, Rejection};
-use thicket_tree::DerivationTree;
+use thicket_tree::{DerivationTree, NodeId, TreeBuilder};
 
 /// Whether `path` names an ANTLR 4 grammar (ends in `.g4`).
 pub fn is_g4(path: &Path) -> bool {
@@ -238,8 +243,20 @@ pub fn load_g4_texts(
         .iter()
         .position(|f| f.kind != GrammarKind::Lexer)
         .unwrap_or(0);
-    let grammar = Grammar::build(&t.ast, &t.start).map_err(|d| fail(main, d))?;
+    let mut grammar = Grammar::build(&t.ast, &t.start).map_err(|d| fail(main, d))?;
     let token_grammar = Grammar::build(&t.token_ast, &t.start).map_err(|d| fail(main, d))?;
+    // Parser rules of the byte grammar are phrase structure: no DFA spans more than
+    // one parser rule's body. Compiled into one DFA with the parser rules below it and
+    // the hidden text between their tokens, a large non-recursive part (css3's
+    // `selectorGroup`: an NFA of 94,283 states) takes a minute to build. Lexer rules and their fragments stay tokens. The token grammar
+    // keeps its regular parser rules as DFAs: over two-byte token codes without hidden
+    // text they stay small (css3's first exact parse: 11 ms), and parsing by parts
+    // there costs about twice the time on large inputs.
+    for name in &t.parser_rules {
+        if let Some(symbol) = grammar.symbol(name) {
+            grammar.set_phrase(symbol);
+        }
+    }
     let lexer = Lexer::new(t.lexer).map_err(|failed| {
         let (rule, reason) = *failed;
         fail(
@@ -283,14 +300,71 @@ impl AntlrSpec {
         Checker { spec: self, parser }
     }
 
+    /// The token nodes of a byte-grammar tree (references to lexer rules from parser
+    /// rules) whose text the exact lexer reads as another token type: an identifier
+    /// generated as `if`. Only tokens of the default mode are checked (see
+    /// [`Lexer::reads_as`]).
+    pub fn misread_tokens(&self, tree: &DerivationTree) -> Vec<NodeId> {
+        let grammar = &self.spec.grammar;
+        let mut misread = Vec::new();
+        let mut i = tree.root().index();
+        while i < tree.len() {
+            let node = NodeId::from_index(i);
+            if let thicket_grammar::Expr::Ref(s) = grammar.expr(tree.expr(node))
+                && !grammar.is_phrase(*s)
+            {
+                // A token, a `<_hidden>` node or the synthetic root: only tokens are
+                // checked, and nothing below a token or hidden text is one.
+                let name = &grammar.rule(*s).name;
+                if let Some(ok) = self.lexer.reads_as(tree.text(node), name) {
+                    if !ok {
+                        misread.push(node);
+                    }
+                    i = tree.subtree_end(node);
+                    continue;
+                }
+                if name.starts_with(translate::HIDDEN) {
+                    i = tree.subtree_end(node);
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        misread
+    }
+
+    /// Regenerates the tokens [`AntlrSpec::misread_tokens`] finds, each through
+    /// `fill(expression, builder)` (which emits a fresh subtree of the token node's
+    /// expression, e.g. `Generator::expand`), until none is misread or `rounds` rounds
+    /// have passed; the tree returned may then still hold misread tokens. Cheaper than
+    /// drawing a whole input again when one identifier came out as a keyword.
+    pub fn respell(
+        &self,
+        tree: DerivationTree,
+        rounds: usize,
+        fill: &mut dyn FnMut(thicket_grammar::ExprId, &mut TreeBuilder),
+    ) -> DerivationTree {
+        let mut tree = tree;
+        for _ in 0..rounds {
+            let holes = self.misread_tokens(&tree);
+            if holes.is_empty() {
+                break;
+            }
+            tree = tree.replace_subtrees(&self.spec.grammar, &holes, &mut |i, builder| {
+                fill(tree.expr(holes[i]), builder)
+            });
+        }
+        tree
+    }
+
     /// Makes a generated input lex as its tree intends: where the exact lexer does
     /// not start a token at the end of a `<_hidden>` node (the tokens would merge, or
     /// generated hidden text such as a `//` comment without its line end would swallow
     /// the next token), the hidden text there becomes the shortest hidden text of that
     /// mode (a space). Returns the input unchanged when it already lexes as intended,
     /// and `None` if no hidden text makes it so. Only boundaries are fixed: a token
-    /// generated as text another rule wins (an identifier `if`) stays, and the
-    /// [`Checker`] rejects it.
+    /// generated as text another rule wins (an identifier `if`) stays (see
+    /// [`AntlrSpec::respell`]), and the [`Checker`] rejects it.
     pub fn separate(&self, tree: &DerivationTree) -> Option<Vec<u8>> {
         let grammar = &self.spec.grammar;
         // Each hidden node (it precedes a token): its text range and rule.

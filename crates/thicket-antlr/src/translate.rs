@@ -53,6 +53,9 @@ pub struct Translation {
     pub token_types: Vec<String>,
     /// Warnings (actions ignored, predicates assumed true).
     pub warnings: Vec<FileDiagnostic>,
+    /// The parser rules' names: phrases of the byte grammar (see
+    /// `thicket_grammar::Grammar::set_phrase`), never compiled into one DFA.
+    pub parser_rules: Vec<String>,
 }
 
 /// The two bytes a token type stands for in the token-level grammar.
@@ -156,6 +159,11 @@ pub fn translate(
         return Err(rules.errors);
     }
     let lexer = lexer?;
+    let parser_rules = rules
+        .parser_order
+        .iter()
+        .map(|(_, r)| r.name.clone())
+        .collect();
     Ok(Translation {
         ast,
         start: root,
@@ -163,6 +171,7 @@ pub fn translate(
         token_ast,
         token_types,
         warnings: rules.warnings,
+        parser_rules,
     })
 }
 

@@ -133,6 +133,50 @@ fn generated_inputs_separate_tokens_the_lexer_would_merge() {
     assert!(after > before);
 }
 
+/// Identifiers over `a` and `b` are often spelled as one of the keywords.
+const SHORT_KEYWORDS: &str = r#"grammar P;
+s : (ID | 'b' | 'ab' | '(' ID ')')+ EOF ;
+ID : [ab]+ ;
+WS : ' '+ -> skip ;
+"#;
+
+#[test]
+fn identifiers_generated_as_keywords_are_generated_again() {
+    let spec = load(SHORT_KEYWORDS);
+    let grammar = &spec.spec.grammar;
+    // Parser rules are phrases of the byte grammar; lexer rules stay tokens.
+    assert!(grammar.is_phrase(grammar.symbol("s").unwrap()));
+    assert!(!grammar.is_phrase(grammar.symbol("ID").unwrap()));
+    let generator = Generator::new(grammar, GenConfig::default()).unwrap();
+    let check = spec.checker();
+    let (mut misread, mut accepted) = (0, 0);
+    for i in 0..300 {
+        let mut rng = Generator::rng_for(11, i);
+        let (tree, _) = generator.generate_tree(&mut rng);
+        let before = spec.misread_tokens(&tree);
+        for &node in &before {
+            let text = tree.text(node);
+            assert!(text == b"b" || text == b"ab", "{text:?} is an identifier");
+        }
+        misread += before.len();
+        let tree = spec.respell(tree, 8, &mut |expr, builder| {
+            generator.expand(expr, 0, &mut rng, builder);
+        });
+        assert!(
+            spec.misread_tokens(&tree).is_empty(),
+            "{:?}",
+            String::from_utf8_lossy(tree.bytes())
+        );
+        let input = spec.separate(&tree).unwrap();
+        match check.accepts(&input) {
+            Ok(()) => accepted += 1,
+            Err(r) => panic!("{:?} is rejected: {r}", String::from_utf8_lossy(&input)),
+        }
+    }
+    assert!(misread > 20, "only {misread} identifiers were keywords");
+    assert_eq!(accepted, 300);
+}
+
 #[test]
 fn sets_escapes_and_properties() {
     let spec = load(

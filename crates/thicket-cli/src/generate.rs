@@ -618,11 +618,12 @@ pub(crate) fn write_atomically(
 
 /// `--strategy kpath` (Algorithm 1 until every k-path that fits is covered) and
 /// `--strategy kpath-random` (a stream steered to uncovered k-paths).
-/// Draws an input of an ANTLR grammar: generated from the byte grammar, separated
-/// where the lexer would merge tokens, and kept if the exact reading (lexer, then
-/// parser rules) accepts it; otherwise drawn again (up to 16 times, each draw from
-/// `seed` and `index`), the last draw kept if none is accepted (an identifier generated
-/// as a keyword every time). With `json` its tree is the byte grammar's parse of the
+/// Draws an input of an ANTLR grammar: generated from the byte grammar, its tokens
+/// that the lexer reads as another type (an identifier generated as a keyword)
+/// generated again (up to 8 rounds), separated where the lexer would merge tokens, and
+/// kept if the exact reading (lexer, then parser rules) accepts it; otherwise drawn
+/// again (up to 16 times, each draw from `seed` and `index`), the last draw kept if
+/// none is accepted. With `json` its tree is the byte grammar's parse of the
 /// separated text, whose first derivation `antlr.spec.grammar`'s parser picks.
 fn antlr_input(
     generator: &Generator<'_>,
@@ -634,11 +635,18 @@ fn antlr_input(
     json: bool,
 ) -> Generated {
     const DRAWS: u64 = 16;
+    const RESPELLS: usize = 8;
     let mut last = None;
     for draw in 0..DRAWS {
         // Draw 0 is the plain input `index` of `seed`; later draws use other seeds.
         let draw_seed = seed.wrapping_add(draw.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let (tree, stats) = generator.generate_tree(&mut Generator::rng_for(draw_seed, index));
+        let mut rng = Generator::rng_for(draw_seed, index);
+        let (tree, stats) = generator.generate_tree(&mut rng);
+        // A token generated as text another lexer rule wins (an identifier `if`) is
+        // generated again from the same stream, rather than the whole input.
+        let tree = antlr.respell(tree, RESPELLS, &mut |expr, builder| {
+            generator.expand(expr, 0, &mut rng, builder);
+        });
         let bytes = antlr
             .separate(&tree)
             .unwrap_or_else(|| tree.bytes().to_vec());

@@ -131,6 +131,9 @@ pub struct Grammar {
     by_name: HashMap<String, SymbolId>,
     start: SymbolId,
     root: ExprId,
+    /// Rules a parser must not compile into one token (see [`Grammar::set_phrase`]),
+    /// by [`SymbolId::index`]; empty when there are none.
+    phrase: Vec<bool>,
 }
 
 impl Grammar {
@@ -211,6 +214,7 @@ impl Grammar {
             return Err(errors);
         }
         Ok(Grammar {
+            phrase: Vec::new(),
             rules,
             exprs,
             by_name,
@@ -230,6 +234,25 @@ impl Grammar {
             span: self.rules[start.index()].name_span,
         });
         grammar
+    }
+
+    /// Marks a rule as a *phrase*: a parser never compiles a reference to it into a
+    /// token (a DFA), even when its language is regular, so the rules that use it are
+    /// parsed by their parts. Its own body stays one token where it uses tokens only:
+    /// a DFA holds at most one phrase rule's body, never the rules below it. For
+    /// readers of other grammar formats that know which rules are tokens (ANTLR's
+    /// lexer rules) and which are phrase structure (ANTLR's parser rules), whose
+    /// non-recursive parts can make huge DFAs. Rules of `.fan` specs are never phrases.
+    pub fn set_phrase(&mut self, symbol: SymbolId) {
+        if self.phrase.is_empty() {
+            self.phrase = vec![false; self.rules.len()];
+        }
+        self.phrase[symbol.index()] = true;
+    }
+
+    /// Whether [`Grammar::set_phrase`] marked the rule.
+    pub fn is_phrase(&self, symbol: SymbolId) -> bool {
+        self.phrase.get(symbol.index()).copied().unwrap_or(false)
     }
 
     /// All rules, indexed by [`SymbolId::index`].

@@ -72,7 +72,7 @@ const NONE: u32 = u32::MAX;
 const START: u32 = u32::MAX - 1;
 
 impl Parser<'_> {
-    /// Marks the nodes whose subtrees reach no recursive rule.
+    /// Marks the nodes whose subtrees reach no recursive rule and no phrase rule.
     pub(crate) fn compute_regular(&mut self) {
         let rules = self.grammar.rules().len();
         // Least fixpoint: a rule is regular once every rule its body uses is; rules on a
@@ -81,7 +81,9 @@ impl Parser<'_> {
         loop {
             let mut changed = false;
             for symbol in self.grammar.symbols() {
-                if rule_regular[symbol.index()] {
+                // References to phrase rules are never regular (see
+                // `Grammar::set_phrase`); nodes that use only token rules stay regular.
+                if rule_regular[symbol.index()] || self.grammar.is_phrase(symbol) {
                     continue;
                 }
                 let body = self.grammar.rule(symbol).body.index() as u32;
@@ -816,5 +818,64 @@ impl Parser<'_> {
             (dot, pos) = (prev_dot, prev_pos);
         }
         spans[base..].reverse();
+    }
+}
+
+#[cfg(test)]
+mod phrase_tests {
+    use crate::{ParseConfig, Parser};
+    use thicket_grammar::{Expr, load_spec_text};
+
+    const SPEC: &str = "<start> ::= <pair> (\",\" <pair>)*\n\
+                        <pair> ::= <word> \"=\" <word>\n\
+                        <word> ::= r\"[a-z]+\"\n";
+
+    /// The ids of the bodies of `<start>`, `<pair>` and `<word>`, and whether each is
+    /// regular in `parser`.
+    fn regular_bodies(parser: &Parser<'_>) -> Vec<bool> {
+        let g = parser.grammar;
+        ["start", "pair", "word"]
+            .iter()
+            .map(|n| parser.regular[g.rule(g.symbol(n).unwrap()).body.index()])
+            .collect()
+    }
+
+    #[test]
+    fn phrase_rules_are_parsed_by_their_parts_with_the_same_trees() {
+        let plain = load_spec_text("t.fan", SPEC.as_bytes()).unwrap();
+        let mut marked = plain.clone();
+        marked.set_phrase(marked.symbol("pair").unwrap());
+        let (p, m) = (
+            Parser::new(&plain, ParseConfig::default()).unwrap(),
+            Parser::new(&marked, ParseConfig::default()).unwrap(),
+        );
+        // Without phrases the whole grammar is one token; with `<pair>` a phrase,
+        // `<start>` that uses it is not, while `<pair>`'s own body (over tokens only)
+        // and `<word>` stay tokens.
+        assert_eq!(regular_bodies(&p), [true, true, true]);
+        assert_eq!(regular_bodies(&m), [false, true, true]);
+        let start_body = marked.rule(marked.symbol("start").unwrap()).body;
+        let first = marked.expr(start_body).children()[0];
+        assert!(!m.regular[first.index()], "the reference to <pair>");
+        // The `"="` literal and the `<word>` references inside a phrase stay tokens.
+        let pair_body = marked.rule(marked.symbol("pair").unwrap()).body;
+        for &child in marked.expr(pair_body).children() {
+            assert!(m.regular[child.index()], "{}", marked.display_expr(child));
+            assert!(matches!(
+                marked.expr(child),
+                Expr::Ref(_) | Expr::Literal(_)
+            ));
+        }
+        for input in ["a=b", "a=b,cd=e,f=g"] {
+            let (tp, tm) = (p.parse(input.as_bytes()), m.parse(input.as_bytes()));
+            assert_eq!(
+                tp.unwrap().tree().to_sexp(&plain),
+                tm.unwrap().tree().to_sexp(&marked),
+                "{input}"
+            );
+        }
+        for input in ["a=", "a=b,", "=b", "a=b;c=d"] {
+            assert!(m.recognize(input.as_bytes()).is_err(), "{input}");
+        }
     }
 }
