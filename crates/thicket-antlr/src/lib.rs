@@ -1,7 +1,7 @@
 //! # thicket-antlr
 //!
 //! One job: read ANTLR 4 grammars (`.g4` files: a combined grammar, or a parser grammar
-//! with its lexer grammar) into thicket's [`Grammar`](thicket_grammar::Grammar), so that
+//! with its lexer grammar) into thicket's [`Grammar`], so that
 //! every thicket command works on them.
 //!
 //! ```
