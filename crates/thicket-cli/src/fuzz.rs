@@ -241,14 +241,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Ok(executor) => executor,
         Err(code) => return Ok(code),
     };
-    let seed = match (args.seed, args.resume) {
-        (Some(seed), _) => seed,
-        (None, true) => match resumed_seed(&args.out_dir()) {
-            Some(seed) => seed,
-            None => crate::generate::seed_or_draw(None),
-        },
-        (None, false) => crate::generate::seed_or_draw(None),
-    };
+    let seed = campaign_seed(args.seed, args.resume, &args.out_dir());
     let fuzz_config = FuzzConfig {
         seed,
         max_execs: args.execs,
@@ -436,10 +429,17 @@ fn status_bar() -> indicatif::ProgressBar {
 }
 
 /// The seed recorded in `OUT/stats.json`, for `--resume` without `--seed`.
-fn resumed_seed(out: &std::path::Path) -> Option<u64> {
+/// The seed of a campaign in `out`: `--seed`, else with `--resume` the one in its
+/// stats.json, else a drawn one (printed).
+pub fn campaign_seed(seed: Option<u64>, resume: bool, out: &std::path::Path) -> u64 {
+    seed.or_else(|| resume.then(|| read_stats(out)?["seed"].as_u64()).flatten())
+        .unwrap_or_else(|| crate::generate::seed_or_draw(None))
+}
+
+/// A campaign's stats.json in `out`, if it is there and readable.
+pub fn read_stats(out: &std::path::Path) -> Option<serde_json::Value> {
     let text = std::fs::read_to_string(out.join("stats.json")).ok()?;
-    let stats: serde_json::Value = serde_json::from_str(&text).ok()?;
-    stats["seed"].as_u64()
+    serde_json::from_str(&text).ok()
 }
 
 /// The spec as a campaign records it: its path and a hash of its text (FNV-1a), so that

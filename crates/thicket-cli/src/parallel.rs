@@ -61,15 +61,8 @@ fn worker_args(args: &[OsString]) -> (Vec<OsString>, Vec<OsString>) {
 
 /// Runs the workers and sums up their figures; the exit code is the worst of theirs.
 pub fn run(out: &Path, jobs: u32, seed: Option<u64>, resume: bool) -> anyhow::Result<u8> {
-    let seed = match (seed, resume) {
-        (Some(seed), _) => seed,
-        (None, true) => std::fs::read_to_string(out.join("worker-0/stats.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .and_then(|v| v["seed"].as_u64())
-            .unwrap_or_else(|| crate::generate::seed_or_draw(None)),
-        (None, false) => crate::generate::seed_or_draw(None),
-    };
+    // Worker 0 runs with the campaign's seed itself.
+    let seed = crate::fuzz::campaign_seed(seed, resume, &out.join("worker-0"));
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let all: Vec<OsString> = std::env::args_os().skip(1).collect();
     let after_subcommand = all.iter().position(|a| a == "fuzz").map_or(0, |i| i + 1);
@@ -159,11 +152,7 @@ pub fn run(out: &Path, jobs: u32, seed: Option<u64>, resume: bool) -> anyhow::Re
 /// The workers' `stats.json`, where readable.
 fn worker_stats(out: &Path, jobs: u32) -> Vec<Option<serde_json::Value>> {
     (0..jobs)
-        .map(|i| {
-            std::fs::read_to_string(out.join(format!("worker-{i}/stats.json")))
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok())
-        })
+        .map(|i| crate::fuzz::read_stats(&out.join(format!("worker-{i}"))))
         .collect()
 }
 

@@ -277,8 +277,9 @@ pub struct Campaign<'g> {
     text: bool,
     /// When other instances' entries were last imported (with [`FuzzConfig::sync`]).
     last_sync: Option<Instant>,
-    /// Parses imported entries into trees (made at the first import).
-    peer_parser: Option<thicket_parse::Parser<'g>>,
+    /// Parses inputs not made here (a resumed queue, other instances' entries) into
+    /// trees; made at the first such input.
+    parser: Option<thicket_parse::Parser<'g>>,
 }
 
 impl<'g> Campaign<'g> {
@@ -343,7 +344,7 @@ impl<'g> Campaign<'g> {
             restarts_before: 0,
             text: false,
             last_sync: None,
-            peer_parser: None,
+            parser: None,
         };
         campaign.text = campaign.executor.wants_text();
         if campaign.config.resume {
@@ -490,13 +491,7 @@ impl<'g> Campaign<'g> {
             if !novelty.is_new() {
                 continue;
             }
-            if self.peer_parser.is_none() {
-                let parser = thicket_parse::Parser::new(self.grammar, Default::default())
-                    .map_err(|e| FuzzError::Campaign(e.to_string()))?;
-                self.peer_parser = Some(parser);
-            }
-            let parser = self.peer_parser.as_ref().expect("made above");
-            match parser.parse(&bytes).ok().map(|r| r.tree()) {
+            match self.tree_of(&bytes)? {
                 Some(tree) => {
                     let op = format!("sync-{}", file_safe(&entry.peer));
                     self.keep(&tree, &op, None, novelty, &outcome)?;
@@ -509,6 +504,17 @@ impl<'g> Campaign<'g> {
             sync::mark_read(self.out.root(), &peer, next)?;
         }
         Ok(())
+    }
+
+    /// The derivation tree of an input not made here, if it is in the grammar.
+    fn tree_of(&mut self, bytes: &[u8]) -> Result<Option<DerivationTree>, FuzzError> {
+        if self.parser.is_none() {
+            let parser = thicket_parse::Parser::new(self.grammar, Default::default())
+                .map_err(|e| FuzzError::Campaign(e.to_string()))?;
+            self.parser = Some(parser);
+        }
+        let parser = self.parser.as_ref().expect("made above");
+        Ok(parser.parse(bytes).ok().map(|r| r.tree()))
     }
 
     /// A run over the time limit is a candidate hang: it is run again with a longer
@@ -895,12 +901,10 @@ impl<'g> Campaign<'g> {
                 }
             }
         }
-        let parser = thicket_parse::Parser::new(self.grammar, Default::default())
-            .map_err(|e| FuzzError::Campaign(e.to_string()))?;
         for (name, path) in self.out.list("queue")? {
             let bytes = std::fs::read(&path)
                 .map_err(|e| FuzzError::Io(format!("cannot read {}", path.display()), e))?;
-            let tree = parser.parse(&bytes).ok().map(|r| r.tree());
+            let tree = self.tree_of(&bytes)?;
             self.executor.run(&bytes)?;
             self.coverage.add(&self.executor.trace());
             self.corpus.push(Entry {
