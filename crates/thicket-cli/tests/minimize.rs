@@ -21,6 +21,15 @@ fn crashes(target: &str, input: &Path) -> bool {
     status.signal() == Some(libc::SIGSEGV)
 }
 
+/// `thicket minimize specs/json.fan INPUT EXTRA... -- TARGET @@`.
+fn minimize(input: &Path, extra: &[&str], target: &str) -> std::process::Output {
+    let spec = repo("specs/json.fan");
+    let mut args = vec!["minimize", &spec, input.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.extend(["--", target, "@@"]);
+    thicket(&args)
+}
+
 /// A JSON array of about 10 KB: varied filler elements, and at `crash_at` one that
 /// holds a 7 three brackets deep.
 fn big_input(crash_at: usize) -> String {
@@ -48,16 +57,7 @@ fn a_deep_crash_in_10_kb_reduces_to_a_few_bytes_in_the_grammar() {
     std::fs::write(&input, &big).unwrap();
     assert!(crashes(&target, &input));
     let small = dir.path().join("small.json");
-    let o = thicket(&[
-        "minimize",
-        &repo("specs/json.fan"),
-        input.to_str().unwrap(),
-        "-o",
-        small.to_str().unwrap(),
-        "--",
-        &target,
-        "@@",
-    ]);
+    let o = minimize(&input, &["-o", small.to_str().unwrap()], &target);
     let err = text(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("fails with `crash SIGSEGV"), "{err}");
@@ -81,14 +81,7 @@ fn inputs_outside_the_grammar_shrink_by_bytes_and_budgets_are_reported() {
     // Not JSON (an unclosed string, a stray `}`), but it crashes the target.
     std::fs::write(&input, "[[[ }[1, 7]] \"abc").unwrap();
     assert!(crashes(&target, &input));
-    let o = thicket(&[
-        "minimize",
-        &repo("specs/json.fan"),
-        input.to_str().unwrap(),
-        "--",
-        &target,
-        "@@",
-    ]);
+    let o = minimize(&input, &[], &target);
     let err = text(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("is not in the grammar"), "{err}");
@@ -99,16 +92,7 @@ fn inputs_outside_the_grammar_shrink_by_bytes_and_budgets_are_reported() {
 
     // Two runs are not enough: the smallest failing input so far is written.
     std::fs::write(&input, big_input(3)).unwrap();
-    let o = thicket(&[
-        "minimize",
-        &repo("specs/json.fan"),
-        input.to_str().unwrap(),
-        "--max-runs",
-        "2",
-        "--",
-        &target,
-        "@@",
-    ]);
+    let o = minimize(&input, &["--max-runs", "2"], &target);
     let err = text(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(
@@ -124,14 +108,7 @@ fn an_input_that_does_not_fail_is_refused() {
     let target = deep_crash(dir.path());
     let input = dir.path().join("fine.json");
     std::fs::write(&input, "[[7]]").unwrap();
-    let o = thicket(&[
-        "minimize",
-        &repo("specs/json.fan"),
-        input.to_str().unwrap(),
-        "--",
-        &target,
-        "@@",
-    ]);
+    let o = minimize(&input, &[], &target);
     assert_eq!(o.status.code(), Some(4));
     assert!(
         text(&o.stderr).contains("does not fail"),
