@@ -23,11 +23,11 @@
 //! and an optional deadline bound the work: at the budget's end the smallest failing
 //! input so far is the result, which is always one that was seen failing.
 
-use rustc_hash::{FxHashSet, FxHasher};
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
 use std::time::Instant;
 use thicket_gen::{GenRng, Generator};
-use thicket_grammar::{Expr, Grammar};
+use thicket_grammar::{Expr, Grammar, SymbolId};
 use thicket_parse::Parser;
 use thicket_tree::{DerivationTree, NodeId, TreeSink};
 
@@ -263,6 +263,18 @@ where
         let Some(parser) = self.parser else {
             return Ok(());
         };
+        // Each rule's nodes in preorder, made again whenever the tree changes: the
+        // neighbours of a node are found by binary search, not by walking the tree.
+        let by_rule = |tree: &DerivationTree| {
+            let mut by_rule: FxHashMap<SymbolId, Vec<NodeId>> = FxHashMap::default();
+            for node in (0..tree.len()).map(NodeId::from_index) {
+                if let Some(rule) = rule_of(self.grammar, tree, node) {
+                    by_rule.entry(rule).or_default().push(node);
+                }
+            }
+            by_rule
+        };
+        let mut same_rule = by_rule(tree);
         let mut index = 0;
         'nodes: while index < tree.len() && !self.spent() {
             let node = NodeId::from_index(index);
@@ -271,12 +283,17 @@ where
                 continue;
             };
             let here = tree.text_range(node);
-            let next = (tree.subtree_end(node)..tree.len())
-                .map(NodeId::from_index)
-                .find(|&n| rule_of(self.grammar, tree, n) == Some(rule));
-            let previous = (0..node.index()).rev().map(NodeId::from_index).find(|&n| {
-                rule_of(self.grammar, tree, n) == Some(rule) && tree.subtree_end(n) <= node.index()
-            });
+            let nodes = &same_rule[&rule];
+            let at = nodes.partition_point(|&n| n < node);
+            let after = tree.subtree_end(node);
+            let next = nodes[at..].iter().copied().find(|n| n.index() >= after);
+            // Earlier nodes of the rule are ancestors (their subtrees hold `node`) or
+            // end before it.
+            let previous = nodes[..at]
+                .iter()
+                .rev()
+                .copied()
+                .find(|&n| tree.subtree_end(n) <= node.index());
             let cuts = [
                 next.map(|n| here.start..tree.text_range(n).start),
                 previous.map(|p| tree.text_range(p).end..here.end),
@@ -291,6 +308,7 @@ where
                     && self.fails(&candidate)?
                 {
                     *tree = parsed.tree();
+                    same_rule = by_rule(tree);
                     // Parsed anew: start over from the cut's node index, which is at
                     // or before the first changed node.
                     index = node.index();
