@@ -557,7 +557,15 @@ impl<'a, 't> Evaluator<'a, 't> {
             .iter()
             .map(|&i| NodeId::from_index(i as usize))
             .chain(child);
+        // See `Quantifier::outermost_only`: instances inside one visited are skipped.
+        let mut skip_below = 0;
         'outer: for node in candidates {
+            if q.outermost_only {
+                if node.index() < skip_below {
+                    continue;
+                }
+                skip_below = self.view.tree().subtree_end(node);
+            }
             self.steps += 1;
             if self.exhausted() {
                 complete = false;

@@ -92,6 +92,63 @@ pub struct Quantifier {
     pub body: Formula,
     /// Where the quantifier is written (its head).
     pub span: Span,
+    /// Whether only the outermost instances need evaluating: an instance nested in
+    /// another instance of the same quantifier run cannot be false when the enclosing
+    /// one is true (see [`Quantifier::nested_instances_implied`]). Set by resolution.
+    pub outermost_only: bool,
+}
+
+impl Quantifier {
+    /// Whether `forall x: body` needs only its outermost instances: true when the
+    /// quantifier is universal without a match expression and `x` occurs in `body` only
+    /// as the `in x` domain of universal quantifiers in positive position (or
+    /// existential ones in negative position). Then `body` is antitone in the subtree
+    /// `x` ranges over: for a `y` inside `x`, `body(x)` implies `body(y)`, since every
+    /// `in y` domain is part of the `in x` one. ISLa's no-duplicate-attribute
+    /// constraint (`forall attr in start: forall a in attr: forall b in attr: ...`) is
+    /// such a formula, and the outermost attribute of a tag holds all pairs the nested
+    /// ones do: evaluating only it is quadratic in a tag's attributes instead of cubic.
+    pub fn nested_instances_implied(
+        universal: bool,
+        var: VarId,
+        mexpr: Option<&MatchExpr>,
+        body: &Formula,
+    ) -> bool {
+        universal && mexpr.is_none() && only_in_universal_domains(body, var, true)
+    }
+}
+
+/// Whether `var` occurs in `f` only as the `in var` domain of quantifiers that are
+/// universal where `f` is in positive position (`positive`), existential where in
+/// negative.
+fn only_in_universal_domains(f: &Formula, var: VarId, positive: bool) -> bool {
+    match f {
+        Formula::Smt(term, _) => !term.mentions(var),
+        Formula::Predicate(call) => !call.args.contains(&PredArg::Var(var)),
+        Formula::Not(inner) => only_in_universal_domains(inner, var, !positive),
+        Formula::Binary(c, a, b) => {
+            let first = match c {
+                Connective::And | Connective::Or => positive,
+                Connective::Implies => !positive,
+                // Both polarities at once: `var` must not occur at all.
+                Connective::Xor | Connective::Iff => {
+                    return [a, b].iter().all(|g| {
+                        only_in_universal_domains(g, var, true)
+                            && only_in_universal_domains(g, var, false)
+                    });
+                }
+            };
+            only_in_universal_domains(a, var, first) && only_in_universal_domains(b, var, positive)
+        }
+        Formula::Quantifier(q) => {
+            let domain_ok = match q.domain {
+                Domain::Within(outer) => outer != var || q.universal == positive,
+                Domain::Child { parent, .. } => parent != var,
+            };
+            domain_ok && only_in_universal_domains(&q.body, var, positive)
+        }
+        Formula::IntQuantifier { body, .. } => only_in_universal_domains(body, var, positive),
+    }
 }
 
 /// A call of a structural or semantic predicate.

@@ -331,16 +331,19 @@ impl Resolver<'_> {
             Some((lit, lit_span)) => Some(self.match_expr(symbol, lit, *lit_span)?),
             None => None,
         };
-        let body = self.formula(body);
+        let body = self.formula(body)?;
         self.scope.truncate(scope_len);
+        let outermost_only =
+            Quantifier::nested_instances_implied(universal, bound, compiled.as_ref(), &body);
         let formula = Formula::Quantifier(Box::new(Quantifier {
             universal,
             var: bound,
             symbol,
             domain: Domain::Within(outer),
             mexpr: compiled,
-            body: body?,
+            body,
             span,
+            outermost_only,
         }));
         Ok(wrap(formula, lifts))
     }
@@ -661,6 +664,7 @@ const PYTHON_NAMES: &[(&str, &str)] = &[
 /// Wraps `formula` in the universal quantifiers of `lifts`, the first outermost.
 fn wrap(mut formula: Formula, lifts: Vec<Lift>) -> Formula {
     for lift in lifts.into_iter().rev() {
+        let outermost_only = Quantifier::nested_instances_implied(true, lift.var, None, &formula);
         formula = Formula::Quantifier(Box::new(Quantifier {
             universal: true,
             var: lift.var,
@@ -669,6 +673,7 @@ fn wrap(mut formula: Formula, lifts: Vec<Lift>) -> Formula {
             mexpr: None,
             body: formula,
             span: lift.span,
+            outermost_only,
         }));
     }
     formula

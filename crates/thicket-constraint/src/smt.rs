@@ -388,6 +388,17 @@ pub enum Term {
     App(Func, Vec<u32>, Vec<Term>),
 }
 
+impl Term {
+    /// Whether `var` occurs in the term.
+    pub fn mentions(&self, var: VarId) -> bool {
+        match self {
+            Term::Var(v) => *v == var,
+            Term::App(_, _, args) => args.iter().any(|a| a.mentions(var)),
+            Term::Const(_) => false,
+        }
+    }
+}
+
 /// Why a term has no value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EvalError {

@@ -2,7 +2,7 @@
 //! the edits that should make it hold (see the crate docs for the rules).
 
 use crate::measure::Measure;
-use crate::terms::{applied_to, flip, interval, mentions, negate, term_vars};
+use crate::terms::{applied_to, flip, interval, negate, term_vars};
 use crate::{SolveStats, Solver};
 use rand::Rng;
 use std::collections::{HashMap, HashSet};
@@ -1638,7 +1638,7 @@ fn linear(term: &Term, var: VarId, ev: &Evaluator<'_, '_>) -> Option<(Inner, i12
             let mut found = None;
             let mut rest = 0i128;
             for arg in args {
-                if mentions(arg, var) {
+                if arg.mentions(var) {
                     if found.is_some() {
                         return None;
                     }
@@ -1653,7 +1653,7 @@ fn linear(term: &Term, var: VarId, ev: &Evaluator<'_, '_>) -> Option<(Inner, i12
         // x - y: the variable on one side only; the other side is known.
         Term::App(Func::Sub, _, args) if args.len() == 2 => {
             let (x, y) = (&args[0], &args[1]);
-            match (mentions(x, var), mentions(y, var)) {
+            match (x.mentions(var), y.mentions(var)) {
                 (true, false) => {
                     let (inner, a, b) = linear(x, var, ev)?;
                     Some((inner, a, b.checked_sub(known(y)?)?))

@@ -12,15 +12,6 @@ pub(crate) fn applied_to(term: &Term, func: Func, var: VarId) -> bool {
     matches!(term, Term::App(f, _, args) if *f == func && matches!(&args[..], [Term::Var(v)] if *v == var))
 }
 
-/// Whether `var` occurs in `term`.
-pub(crate) fn mentions(term: &Term, var: VarId) -> bool {
-    match term {
-        Term::Var(v) => *v == var,
-        Term::App(_, _, args) => args.iter().any(|a| mentions(a, var)),
-        Term::Const(_) => false,
-    }
-}
-
 /// Whether any variable occurs in `term`.
 pub(crate) fn has_var(term: &Term) -> bool {
     match term {
@@ -106,7 +97,7 @@ pub(crate) fn scope(
     let mut ok = true;
     formula.visit(&mut |f| match f {
         Formula::Smt(term, _) => {
-            ok &= !mentions(term, VarId::START);
+            ok &= !term.mentions(VarId::START);
         }
         Formula::Predicate(call) => {
             ok &= !matches!(call.predicate.name(), "consecutive" | "nth")
