@@ -24,7 +24,9 @@
 // it leads to was hit, and a line or method covered if one of its instructions is, so
 // the lines and methods a run covers are the union over its hit probes of what each
 // probe alone covers. That is computed once per probe (JaCoCo's Analyzer on the class
-// with only that probe set) and cached, so a call costs a lookup per hit probe.
+// with only that probe set) and cached, so a call costs a lookup per hit probe. A call
+// hitting many probes of a class never seen before gets one analysis of the class with
+// exactly its probes instead (same result), and learns a few of them.
 package thicket;
 
 import java.io.BufferedInputStream;
@@ -65,6 +67,13 @@ import org.jacoco.core.tools.ExecFileLoader;
 public final class Harness {
     /** Output a call may write before the rest is dropped (counted, not kept). */
     static final int OUTPUT_LIMIT = 1 << 20;
+
+    /**
+     * Probes of a class learnt one by one per call; a call hitting more unknown probes of
+     * a class gets one analysis of all of them instead (an analysis costs a pass over
+     * the class, and Rhino's first call hits thousands of probes).
+     */
+    static final int LEARN_PER_CALL = 4;
 
     private Harness() {}
 
@@ -450,7 +459,37 @@ public final class Harness {
                         continue;
                     }
                 }
-                for (int p = 0; p < probes.length && p < info.probeCount; p++) {
+                int count = Math.min(probes.length, info.probeCount);
+                int unknown = 0;
+                for (int p = 0; p < count; p++) {
+                    if (probes[p] && info.probeMethods[p] == null) {
+                        unknown++;
+                    }
+                }
+                if (unknown > LEARN_PER_CALL) {
+                    // Many probes never seen before (a large class, early on): one
+                    // analysis of this call's probes gives its coverage, and a few of
+                    // them are learnt so that later calls get the fast path.
+                    boolean[] these = Arrays.copyOf(probes, info.probeCount);
+                    IClassCoverage cc = analyse(info.bytes, data.getId(), info.vmName, these);
+                    List<Integer> ms = new ArrayList<>();
+                    List<Integer> ls = new ArrayList<>();
+                    collect(info, cc, ms, ls);
+                    for (int m : ms) {
+                        mark(m, methodMark, methods);
+                    }
+                    for (int l : ls) {
+                        mark(l, lineMark, lines);
+                    }
+                    for (int p = 0, learnt = 0; p < count && learnt < LEARN_PER_CALL; p++) {
+                        if (probes[p] && info.probeMethods[p] == null) {
+                            learnProbe(info, data.getId(), p);
+                            learnt++;
+                        }
+                    }
+                    continue;
+                }
+                for (int p = 0; p < count; p++) {
                     if (!probes[p]) {
                         continue;
                     }
@@ -458,16 +497,10 @@ public final class Harness {
                         learnProbe(info, data.getId(), p);
                     }
                     for (int m : info.probeMethods[p]) {
-                        if (methodMark[m] != generation) {
-                            methodMark[m] = generation;
-                            methods.add(m);
-                        }
+                        mark(m, methodMark, methods);
                     }
                     for (int l : info.probeLines[p]) {
-                        if (lineMark[l] != generation) {
-                            lineMark[l] = generation;
-                            lines.add(l);
-                        }
+                        mark(l, lineMark, lines);
                     }
                 }
             }
@@ -529,6 +562,13 @@ public final class Harness {
             return info;
         }
 
+        void mark(int id, int[] marks, List<Integer> out) {
+            if (marks[id] != generation) {
+                marks[id] = generation;
+                out.add(id);
+            }
+        }
+
         /** What probe `p` alone covers (JaCoCo's analysis with only that probe hit). */
         void learnProbe(ClassInfo info, long id, int p) throws IOException {
             boolean[] probes = new boolean[info.probeCount];
@@ -536,6 +576,13 @@ public final class Harness {
             IClassCoverage cc = analyse(info.bytes, id, info.vmName, probes);
             List<Integer> methods = new ArrayList<>();
             List<Integer> lines = new ArrayList<>();
+            collect(info, cc, methods, lines);
+            info.probeMethods[p] = methods.stream().mapToInt(Integer::intValue).toArray();
+            info.probeLines[p] = lines.stream().mapToInt(Integer::intValue).toArray();
+        }
+
+        /** The session ids of the methods and lines an analysis of a class covers. */
+        void collect(ClassInfo info, IClassCoverage cc, List<Integer> methods, List<Integer> lines) {
             int i = 0;
             for (IMethodCoverage m : cc.getMethods()) {
                 if (i < info.methodIds.length && m.getMethodCounter().getCoveredCount() > 0) {
@@ -548,8 +595,6 @@ public final class Harness {
                     lines.add(info.lineIds[k]);
                 }
             }
-            info.probeMethods[p] = methods.stream().mapToInt(Integer::intValue).toArray();
-            info.probeLines[p] = lines.stream().mapToInt(Integer::intValue).toArray();
         }
     }
 
