@@ -147,3 +147,112 @@ fn java_target_errors_are_clear() {
     let o = run(&["--java", "a.B.c", "--", "./prog"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
+
+/// eval/java/Subjects.java compiles against Debian's jars and each adapter runs a valid
+/// input without an exception (measuring one small class each, to stay quick).
+#[test]
+fn every_eval_subject_runs_a_valid_input() {
+    if !have_java() {
+        return;
+    }
+    let jars = [
+        "gson",
+        "jackson-core",
+        "jackson-databind",
+        "jackson-annotations",
+        "json-simple",
+        "js",
+        "cssparser",
+        "sac",
+        "commons-csv",
+    ];
+    let missing: Vec<&str> = jars
+        .iter()
+        .copied()
+        .filter(|j| !Path::new(&format!("/usr/share/java/{j}.jar")).exists())
+        .collect();
+    if !missing.is_empty() {
+        assert!(
+            std::env::var_os("THICKET_REQUIRE_JAVA").is_none_or(|v| v != "1"),
+            "subject jars {missing:?} are missing but THICKET_REQUIRE_JAVA=1"
+        );
+        eprintln!("\n*** SKIPPED: subject jars {missing:?} missing (see eval/java/build.sh) ***\n");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let classes = dir.path().join("classes");
+    let libs: Vec<String> = jars
+        .iter()
+        .map(|j| format!("/usr/share/java/{j}.jar"))
+        .collect();
+    let status = Command::new("javac")
+        .args(["--release", "11", "-nowarn", "-cp", &libs.join(":"), "-d"])
+        .arg(&classes)
+        .arg(repo("eval/java/Subjects.java"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let cp = format!("{}:{}", classes.display(), libs.join(":"));
+    for (method, input, include) in [
+        (
+            "gson",
+            r#"{"a": [1, true]}"#,
+            "com.google.gson.stream.JsonReader",
+        ),
+        (
+            "jacksonCore",
+            r#"{"a": [1, true]}"#,
+            "com.fasterxml.jackson.core.json.ReaderBasedJsonParser",
+        ),
+        (
+            "jackson",
+            r#"{"a": [1, true]}"#,
+            "com.fasterxml.jackson.databind.ObjectMapper",
+        ),
+        (
+            "jsonSimple",
+            r#"{"a": [1, true]}"#,
+            "org.json.simple.parser.JSONParser",
+        ),
+        (
+            "rhino",
+            "var x = [1, 2].map(function (a) { return a * 2; });",
+            "org.mozilla.javascript.TokenStream",
+        ),
+        (
+            "cssparser",
+            "a { color: red; }",
+            "com.steadystate.css.parser.CSSOMParser",
+        ),
+        (
+            "commonsCsv",
+            "a,b\n1,\"2\"\n",
+            "org.apache.commons.csv.CSVParser",
+        ),
+    ] {
+        let file = dir.path().join(format!("{method}.txt"));
+        std::fs::write(&file, input).unwrap();
+        let o = thicket(&[
+            "coverage",
+            &repo("specs/json.fan"),
+            file.to_str().unwrap(),
+            "--format",
+            "json",
+            "--java",
+            &format!("thicket.subjects.Subjects.{method}"),
+            "--classpath",
+            &cp,
+            "--java-includes",
+            include,
+            "--timeout",
+            "10000",
+        ]);
+        assert!(o.status.success(), "{method}: {}", text(&o.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(report["failing_runs"], 0, "{method}: {report}");
+        assert!(
+            report["coverage"]["methods"].as_u64().unwrap() > 0,
+            "{method}: {report}"
+        );
+    }
+}
