@@ -39,6 +39,7 @@ public final class Subjects {
     }
 
     /** Rhino (rhino): evaluates the input as a script, interpreted, in fresh globals. */
+    @SuppressWarnings("deprecation") // setOptimizationLevel: the interpreter, as in 1.7.14
     public static void rhino(String input) {
         org.mozilla.javascript.Context cx = org.mozilla.javascript.Context.enter();
         try {

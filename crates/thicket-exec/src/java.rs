@@ -598,8 +598,15 @@ impl JavaExecutor {
                 .map(|j| self.target.jacoco_dir.join(j)),
         );
         classpath.extend(self.target.classpath.iter().cloned());
+        // No hsperfdata files, and crash logs and core dumps (if the JVM itself dies)
+        // in the executor's own folder rather than the current one.
         command
             .arg("-XX:-UsePerfData")
+            .arg(format!(
+                "-XX:ErrorFile={}",
+                self.dir.path().join("hs_err_%p.log").display()
+            ))
+            .arg("-XX:-CreateCoredumpOnCrash")
             .arg("-XX:+UseSerialGC")
             .arg(format!("-Xmx{heap}m"))
             .arg("-Djava.awt.headless=true")
@@ -741,7 +748,9 @@ impl JavaExecutor {
     /// Runs the target on one input in a fresh JVM with JaCoCo's agent writing its
     /// execution data at exit, as one would without thicket (the baseline the
     /// long-lived JVM is measured against); with `analyse`, then JaCoCo's analysis of
-    /// that data in another JVM gives the covered methods and lines.
+    /// that data in another JVM gives the covered methods and lines. For tests and
+    /// benchmarks: there is no time limit, and the call's own output could mimic the
+    /// line that reports its exception.
     pub fn run_fresh(&self, input: &[u8], analyse: bool) -> Result<FreshRun, ExecError> {
         let io = |what: &str| {
             let what = what.to_string();
