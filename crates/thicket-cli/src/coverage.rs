@@ -15,13 +15,15 @@ use thicket_exec::{CoverageSet, Status};
 #[command(
     after_help = "Runs the program (or --python function) on every input and reports the \
 code they reach together: AFL++ edges for programs built with afl-cc, lines and branches \
-(coverage.py) for Python, plus the failures and hangs they cause. This is code coverage of \
+(coverage.py) for Python, methods and lines (JaCoCo) for --java, plus the failures and hangs they cause. This is code coverage of \
 a program; `thicket cover` is k-path coverage of the grammar and runs nothing. A folder \
 among INPUTS stands for every file below it (recursively, sorted, hidden ones skipped; e.g. a \
 campaign's out/queue); --files-from adds a list of paths. An input that cannot be read or is \
 over --max-input-size is reported and not run; the exit code is then 4.\n\n\
 Examples:\n  thicket coverage specs/json.fan out/queue -- ./target @@\n  \
 thicket coverage specs/json.fan inputs/ --python json:loads --python-include '*/json/*'\n  \
+thicket coverage specs/json.fan inputs/ --java com.google.gson.JsonParser.parseString \
+--classpath /usr/share/java/gson.jar\n  \
 thicket coverage specs/csv.fan a.csv b.csv --format json --growth growth.csv -- ./csvtool"
 )]
 pub struct CoverageArgs {
@@ -35,7 +37,8 @@ pub struct CoverageArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     format: ReportFormat,
 
-    /// Write the coverage after each input as CSV (index,file,coverage,branches).
+    /// Write the coverage after each input as CSV (index,file,coverage,branches; for
+    /// --java the columns are lines and methods).
     #[arg(long, value_name = "FILE")]
     growth: Option<PathBuf>,
 
@@ -110,6 +113,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         if let Some(g) = &mut growth {
             let (coverage, branches) = match executor.trace() {
                 thicket_exec::Trace::Python(_) => (set.lines(), set.branches()),
+                thicket_exec::Trace::Java(_) => (set.lines(), set.methods()),
                 _ => (set.edges(), 0),
             };
             writeln!(
@@ -123,6 +127,13 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         g.flush()?;
     }
     let summary = set.summary(executor.map_size());
+    if summary.kind == "java" && summary.methods == Some(0) && !files.is_empty() {
+        eprintln!(
+            "warning: no execution reported any coverage: no class that the include patterns \
+             match ran ({}); set --java-includes to the code under test",
+            executor.describe()
+        );
+    }
     if summary.kind == "python" && summary.lines == Some(0) && !files.is_empty() {
         eprintln!(
             "warning: no execution reported any coverage: nothing that the include patterns \
@@ -170,6 +181,26 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                         println!(
                             "  {:>5}/{:<5} lines {:>5}/{:<5} branches  {}",
                             f.lines, f.statements, f.branches, f.branch_total, f.path
+                        );
+                    }
+                }
+                "java" => {
+                    println!(
+                        "coverage: {} of {} methods, {} of {} lines (as JaCoCo counts them, in \
+                         the classes that ran)",
+                        summary.methods.unwrap_or(0),
+                        summary.method_total.unwrap_or(0),
+                        summary.lines.unwrap_or(0),
+                        summary.statements.unwrap_or(0),
+                    );
+                    for f in &summary.files {
+                        println!(
+                            "  {:>5}/{:<5} methods {:>5}/{:<5} lines  {}",
+                            f.methods.unwrap_or(0),
+                            f.method_total.unwrap_or(0),
+                            f.lines,
+                            f.statements,
+                            f.path
                         );
                     }
                 }

@@ -17,7 +17,8 @@ use thicket_gen::Generator;
 #[derive(Args, Debug)]
 #[command(
     after_help = "The campaign runs the program on generated inputs, keeps those that \
-reach new code (AFL++ edges for afl-cc builds, lines and branches for --python), mutates \
+reach new code (AFL++ edges for afl-cc builds, lines and branches for --python, methods and \
+lines for --java), mutates \
 their derivation trees (a rule's subtree regenerated or spliced from another kept input), \
 and saves failures and hangs. OUT gets AFL's layout: queue/, crashes/, hangs/, and \
 meta/<file>.json with each saved input's derivation tree and why it was kept, plus \
@@ -30,6 +31,8 @@ Examples:\n  afl-cc -o target target.c\n  \
 thicket fuzz specs/json.fan -o out --seed 1 --execs 100000 -- ./target @@\n  \
 thicket fuzz specs/json.fan -o out --time 10m -- ./target          (input on stdin)\n  \
 thicket fuzz specs/url.fan -o out --python urllib.parse:urlsplit --python-include '*/urllib/*'\n  \
+thicket fuzz specs/json.fan -o out --java com.google.gson.JsonParser.parseString \
+--classpath /usr/share/java/gson.jar\n  \
 thicket fuzz specs/json.fan -o out --resume --seed 1 -- ./target @@"
 )]
 pub struct FuzzArgs {
@@ -518,6 +521,13 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
              match ran ({}); set --python-include to the code under test",
             stats.executor
         );
+    } else if stats.coverage.kind == "java" && stats.coverage.methods == Some(0) && stats.execs > 0
+    {
+        eprintln!(
+            "warning: no execution reported any coverage: no class that the include patterns \
+             match ran ({}); set --java-includes to the code under test",
+            stats.executor
+        );
     } else if stats.empty_coverage_runs > 0 && stats.coverage.kind == "python" {
         eprintln!(
             "warning: {} of {} executions reported no coverage at all",
@@ -527,7 +537,7 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
     if stats.restarts > 0 && stats.restarts * 20 > stats.execs {
         eprintln!(
             "warning: the target's process was restarted {} times in {} executions (after \
-             hangs and deaths, e.g. os._exit): each restart costs start-up time, which is \
+             hangs and deaths, e.g. os._exit or System.exit): each restart costs start-up time, which is \
              why executions were slow",
             stats.restarts, stats.execs
         );

@@ -5,7 +5,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 use thicket_exec::{
-    Classifier, ExecError, Executor, InputMode, Limits, Mode, PythonExecutor, PythonTarget, Target,
+    Classifier, ExecError, Executor, InputMode, JavaExecutor, JavaTarget, Limits, Mode,
+    PythonExecutor, PythonTarget, Target,
 };
 
 /// Which program to run on the inputs, and how.
@@ -43,6 +44,23 @@ pub struct TargetArgs {
     )]
     pub python_exe: PathBuf,
 
+    /// Test a Java method instead of a program: `CLASS.METHOD`, a static method taking
+    /// one `String` or `byte[]`, called with each input in one long-lived JVM with method
+    /// and line coverage from JaCoCo (needs a JDK and Debian's libjacoco-java); with
+    /// --classpath.
+    #[arg(long, value_name = "CLASS.METHOD", conflicts_with = "python")]
+    pub java: Option<String>,
+
+    /// With --java: the subject's classpath (jars and folders, `:`-separated).
+    #[arg(long, value_name = "CP", requires = "java")]
+    pub classpath: Option<String>,
+
+    /// With --java: measure only classes matching this JaCoCo pattern (`*` and `?`
+    /// wildcards over dotted class names), e.g. `com.google.gson.*`; may be repeated
+    /// [default: every class outside the JDK: all of the classpath is the subject].
+    #[arg(long, value_name = "PATTERN", requires = "java")]
+    pub java_includes: Vec<String>,
+
     /// How the input reaches the program [default: file if an argument contains @@,
     /// else stdin].
     #[arg(long, value_enum, value_name = "HOW")]
@@ -58,7 +76,8 @@ pub struct TargetArgs {
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub timeout: u64,
 
-    /// Address-space limit per run in MiB (not for sanitizer builds).
+    /// Address-space limit per run in MiB (not for sanitizer builds); for --java the
+    /// JVM's heap limit (-Xmx) [default for --java: 1024].
     #[arg(long, value_name = "MB")]
     pub memory: Option<u64>,
 
@@ -160,6 +179,39 @@ impl TargetArgs {
             };
             return Ok((Box::new(PythonExecutor::new(target, limits, None)?), None));
         }
+        if let Some(method) = &self.java {
+            if !self.command.is_empty() {
+                return Err(ExecError::Usage(
+                    "give either --java or a command after --, not both".into(),
+                ));
+            }
+            let classpath: Vec<PathBuf> = self
+                .classpath
+                .as_deref()
+                .unwrap_or("")
+                .split(':')
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from)
+                .collect();
+            if let Some(missing) = classpath.iter().find(|p| !p.exists()) {
+                return Err(ExecError::Usage(format!(
+                    "--classpath: {} does not exist",
+                    missing.display()
+                )));
+            }
+            let mut target = JavaTarget::new(method.clone(), classpath);
+            target.includes = self
+                .java_includes
+                .iter()
+                .flat_map(|p| p.split(':'))
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
+                .collect();
+            target.start_timeout = budget.map_or(thicket_exec::java::START_TIMEOUT, |b| {
+                b.clamp(Duration::from_secs(5), thicket_exec::java::START_TIMEOUT)
+            });
+            return Ok((Box::new(JavaExecutor::new(target, limits, None)?), None));
+        }
         let mode = self.input.map(|i| match i {
             InputArg::Stdin => InputMode::Stdin,
             InputArg::File => InputMode::File,
@@ -175,8 +227,14 @@ impl TargetArgs {
     }
 
     /// The target as a campaign records it (`--resume` refuses another): the Python
-    /// function, or the command line.
+    /// function, the Java method and classpath, or the command line.
     pub fn identity(&self) -> String {
+        if let Some(method) = &self.java {
+            return format!(
+                "--java {method} --classpath {}",
+                self.classpath.as_deref().unwrap_or("")
+            );
+        }
         match &self.python {
             Some(function) => format!(
                 "--python {function}{}",

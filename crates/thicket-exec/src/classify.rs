@@ -138,7 +138,7 @@ impl Classifier {
             }
             return Some(Failure {
                 kind: FailureKind::Exception {
-                    language: "python".into(),
+                    language: e.language.into(),
                     class: e.class.clone(),
                 },
                 location: Some(e.frame.clone()),
@@ -154,7 +154,7 @@ impl Classifier {
                     outcome
                         .exit_frame
                         .as_deref()
-                        .map_or(String::new(), |f| format!(" (os._exit at {f})"))
+                        .map_or(String::new(), |f| format!(" (exit at {f})"))
                 ),
             });
         }
@@ -466,6 +466,7 @@ READ of size 1 at 0x602000000011 thread T0\n\
     fn in_process_exceptions_win_over_exit_codes() {
         let mut o = outcome(Status::Exited(0), "");
         o.exception = Some(Exception {
+            language: "python",
             class: "ValueError".into(),
             frame: "/lib/urllib/parse.py:201 in _check".into(),
             message: "Invalid IPv6 URL".into(),
@@ -474,6 +475,17 @@ READ of size 1 at 0x602000000011 thread T0\n\
         assert_eq!(
             f.key(),
             "python ValueError @ /lib/urllib/parse.py:201 in _check"
+        );
+        o.exception = Some(Exception {
+            language: "java",
+            class: "com.google.gson.JsonSyntaxException".into(),
+            frame: "com.google.gson.internal.Streams.parse(Streams.java:59)".into(),
+            message: "End of input".into(),
+        });
+        assert_eq!(
+            Classifier::default().classify(&o).unwrap().key(),
+            "java com.google.gson.JsonSyntaxException @ \
+             com.google.gson.internal.Streams.parse(Streams.java:59)"
         );
     }
 }

@@ -11,27 +11,35 @@ pub struct Novelty {
     pub new_edges: u32,
     /// Edges hit before, but never as often (a new hit-count bucket, as in AFL).
     pub new_counts: u32,
-    /// Python lines never run before.
+    /// Python or Java lines never run before.
     pub new_lines: u32,
     /// Python branches never taken before.
     pub new_branches: u32,
+    /// Java methods never run before.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub new_methods: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Novelty {
     /// Whether the run added anything.
     pub fn is_new(&self) -> bool {
-        self.new_edges + self.new_counts + self.new_lines + self.new_branches > 0
+        self.new_edges + self.new_counts + self.new_lines + self.new_branches + self.new_methods > 0
     }
 
     /// Whether the run reached code never reached before (not merely new hit counts).
     pub fn has_new_code(&self) -> bool {
-        self.new_edges + self.new_lines + self.new_branches > 0
+        self.new_edges + self.new_lines + self.new_branches + self.new_methods > 0
     }
 
-    /// E.g. `+3 edges, +1 counts` or `+12 lines, +4 branches`.
+    /// E.g. `+3 edges, +1 counts`, `+12 lines, +4 branches` or `+2 methods, +9 lines`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         for (n, what) in [
+            (self.new_methods, "methods"),
             (self.new_edges, "edges"),
             (self.new_counts, "counts"),
             (self.new_lines, "lines"),
@@ -49,25 +57,33 @@ impl Novelty {
     }
 }
 
-/// Coverage of one Python file in a [`CoverageSummary`].
+/// Coverage of one Python or Java source file in a [`CoverageSummary`].
 #[derive(Clone, Debug, Serialize)]
 pub struct FileCoverage {
-    /// The file.
+    /// The file (Java: `pkg/path/File.java`).
     pub path: String,
     /// Lines run.
     pub lines: usize,
-    /// Statements in the file (0: unknown).
+    /// Statements in the file (Java: lines with code in its classes that ran; 0:
+    /// unknown).
     pub statements: u32,
     /// Branches taken.
     pub branches: usize,
     /// Branches in the file (0: unknown).
     pub branch_total: u32,
+    /// Java methods run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub methods: Option<usize>,
+    /// Java methods with code in the file's classes that ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method_total: Option<u32>,
 }
 
 /// Totals of a [`CoverageSet`], for reports and `stats.json`.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CoverageSummary {
-    /// `edges` (AFL++ map), `python` (lines and branches) or `none`.
+    /// `edges` (AFL++ map), `python` (lines and branches), `java` (methods and lines) or
+    /// `none`.
     pub kind: &'static str,
     /// Edges hit (AFL++ targets).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -75,10 +91,17 @@ pub struct CoverageSummary {
     /// The target's map size (AFL++ targets).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map_size: Option<usize>,
-    /// Python lines run.
+    /// Java methods run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub methods: Option<usize>,
+    /// Java methods with code in the classes that ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method_total: Option<u64>,
+    /// Python or Java lines run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lines: Option<usize>,
-    /// Python statements in the files that ran.
+    /// Python statements in the files that ran (Java: lines with code in the classes
+    /// that ran).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub statements: Option<u64>,
     /// Python branches taken.
@@ -87,13 +110,14 @@ pub struct CoverageSummary {
     /// Python branches in the files that ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub branch_total: Option<u64>,
-    /// Per file (Python).
+    /// Per file (Python, Java).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<FileCoverage>,
 }
 
 impl CoverageSummary {
-    /// One line: `37 edges`, `412 lines, 160 branches`, `no coverage`.
+    /// One line: `37 edges`, `412 lines, 160 branches`, `95 methods, 501 lines`, `no
+    /// coverage`.
     pub fn headline(&self) -> String {
         match self.kind {
             "edges" => format!("{} edges", self.edges.unwrap_or(0)),
@@ -101,6 +125,11 @@ impl CoverageSummary {
                 "{} lines, {} branches",
                 self.lines.unwrap_or(0),
                 self.branches.unwrap_or(0)
+            ),
+            "java" => format!(
+                "{} methods, {} lines",
+                self.methods.unwrap_or(0),
+                self.lines.unwrap_or(0)
             ),
             _ => "no coverage".to_string(),
         }
@@ -112,10 +141,11 @@ struct FileTotals {
     path: String,
     statements: u32,
     branch_total: u32,
+    method_total: u32,
 }
 
 /// The union of the coverage of many runs: AFL-style bitmap of hit-count buckets seen
-/// per edge, or sets of Python lines and branches.
+/// per edge, sets of Python lines and branches, or of Java methods and lines.
 #[derive(Clone, Debug, Default)]
 pub struct CoverageSet {
     kind: Option<&'static str>,
@@ -126,6 +156,12 @@ pub struct CoverageSet {
     branches: FxHashSet<(u32, i32, i32)>,
     files: Vec<FileTotals>,
     file_ids: FxHashMap<String, u32>,
+    /// Java method ids (of the executor's table) with the set's id of their file.
+    methods: FxHashMap<u32, u32>,
+    /// The Java table's version when file totals were last copied, and the set's file id
+    /// of each table file.
+    java_version: Option<u64>,
+    java_files: Vec<u32>,
 }
 
 impl CoverageSet {
@@ -170,6 +206,7 @@ impl CoverageSet {
                                 path: file.path.clone(),
                                 statements: file.statements,
                                 branch_total: file.branch_total,
+                                method_total: 0,
                             });
                             self.file_ids.insert(file.path.clone(), id);
                             id
@@ -183,8 +220,55 @@ impl CoverageSet {
                     }
                 }
             }
+            Trace::Java(java) => {
+                self.kind = Some("java");
+                self.copy_java_files(&java.table);
+                for &m in &java.methods {
+                    if let std::collections::hash_map::Entry::Vacant(e) = self.methods.entry(m) {
+                        let file = self.java_files[java.table.method_file(m) as usize];
+                        e.insert(file);
+                        novelty.new_methods += 1;
+                    }
+                }
+                for &l in &java.lines {
+                    let (file, line) = java.table.line(l);
+                    let file = self.java_files[file as usize];
+                    novelty.new_lines += u32::from(self.lines.insert((file, line)));
+                }
+            }
         }
         novelty
+    }
+
+    /// Takes the Java table's files (and their totals) as the set's files, when the
+    /// table has changed since the last time.
+    fn copy_java_files(&mut self, table: &crate::java::JavaTable) {
+        if self.java_version == Some(table.version()) {
+            return;
+        }
+        self.java_version = Some(table.version());
+        for (i, file) in table.files().iter().enumerate() {
+            let id = match self.file_ids.get(&file.path) {
+                Some(&id) => id,
+                None => {
+                    let id = self.files.len() as u32;
+                    self.files.push(FileTotals {
+                        path: file.path.clone(),
+                        statements: 0,
+                        branch_total: 0,
+                        method_total: 0,
+                    });
+                    self.file_ids.insert(file.path.clone(), id);
+                    id
+                }
+            };
+            let totals = &mut self.files[id as usize];
+            totals.statements = file.lines;
+            totals.method_total = file.methods;
+            if self.java_files.len() <= i {
+                self.java_files.push(id);
+            }
+        }
     }
 
     /// Whether a trace would add anything, without adding it.
@@ -214,6 +298,19 @@ impl CoverageSet {
                 }
                 probe.is_new()
             }
+            Trace::Java(java) => {
+                java.methods.iter().any(|m| !self.methods.contains_key(m))
+                    || java.lines.iter().any(|&l| {
+                        let (file, line) = java.table.line(l);
+                        match java.table.files().get(file as usize) {
+                            Some(f) => match self.file_ids.get(&f.path) {
+                                Some(&id) => !self.lines.contains(&(id, line)),
+                                None => true,
+                            },
+                            None => true,
+                        }
+                    })
+            }
         }
     }
 
@@ -222,7 +319,12 @@ impl CoverageSet {
         self.edges
     }
 
-    /// Python lines run so far.
+    /// Java methods run so far.
+    pub fn methods(&self) -> usize {
+        self.methods.len()
+    }
+
+    /// Python or Java lines run so far.
     pub fn lines(&self) -> usize {
         self.lines.len()
     }
@@ -252,6 +354,8 @@ impl CoverageSet {
                         statements: f.statements,
                         branches: self.branches.iter().filter(|b| b.0 == id as u32).count(),
                         branch_total: f.branch_total,
+                        methods: None,
+                        method_total: None,
                     })
                     .collect();
                 files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -261,6 +365,41 @@ impl CoverageSet {
                     statements: Some(self.files.iter().map(|f| u64::from(f.statements)).sum()),
                     branches: Some(self.branches.len()),
                     branch_total: Some(self.files.iter().map(|f| u64::from(f.branch_total)).sum()),
+                    files,
+                    ..CoverageSummary::default()
+                }
+            }
+            Some("java") => {
+                let mut lines = vec![0usize; self.files.len()];
+                for &(file, _) in &self.lines {
+                    lines[file as usize] += 1;
+                }
+                let mut methods = vec![0usize; self.files.len()];
+                for &file in self.methods.values() {
+                    methods[file as usize] += 1;
+                }
+                let mut files: Vec<FileCoverage> = self
+                    .files
+                    .iter()
+                    .enumerate()
+                    .filter(|&(id, _)| lines[id] + methods[id] > 0)
+                    .map(|(id, f)| FileCoverage {
+                        path: f.path.clone(),
+                        lines: lines[id],
+                        statements: f.statements,
+                        branches: 0,
+                        branch_total: 0,
+                        methods: Some(methods[id]),
+                        method_total: Some(f.method_total),
+                    })
+                    .collect();
+                files.sort_by(|a, b| a.path.cmp(&b.path));
+                CoverageSummary {
+                    kind: "java",
+                    methods: Some(self.methods.len()),
+                    method_total: Some(self.files.iter().map(|f| u64::from(f.method_total)).sum()),
+                    lines: Some(self.lines.len()),
+                    statements: Some(self.files.iter().map(|f| u64::from(f.statements)).sum()),
                     files,
                     ..CoverageSummary::default()
                 }

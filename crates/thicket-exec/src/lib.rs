@@ -12,6 +12,8 @@
 //!   with a System V shared-memory edge map and AFL's hit-count buckets;
 //! - [`PythonExecutor`]: a Python function in one long-lived interpreter (thicket's
 //!   runner), with per-input line and branch coverage from coverage.py;
+//! - [`JavaExecutor`]: a static Java method in one long-lived JVM (thicket's harness),
+//!   with per-input method and line coverage from JaCoCo's agent;
 //! - [`PlainExecutor`]: any program, started per input, without coverage.
 //!
 //! Inputs reach a program on stdin, in a file whose path replaces `@@` in its arguments,
@@ -25,6 +27,7 @@ pub mod classify;
 pub mod command;
 pub mod coverage;
 pub mod forkserver;
+pub mod java;
 pub mod outcome;
 pub mod plain;
 pub mod python;
@@ -35,6 +38,7 @@ pub use classify::{Classifier, Failure, FailureKind};
 pub use command::{InputMode, Target};
 pub use coverage::{CoverageSet, CoverageSummary, Novelty};
 pub use forkserver::{ForkserverExecutor, Handshake};
+pub use java::{JavaExecutor, JavaTarget, JavaTrace};
 pub use outcome::{Exception, Outcome, Status, Tail};
 pub use plain::PlainExecutor;
 pub use python::{PyTrace, PythonExecutor, PythonTarget};
@@ -72,6 +76,8 @@ pub enum Trace<'a> {
     Edges(&'a [u8]),
     /// Python lines and branches.
     Python(&'a PyTrace),
+    /// Java methods and lines.
+    Java(&'a JavaTrace),
 }
 
 /// Runs a target on inputs.
@@ -148,6 +154,9 @@ pub enum ExecError {
     /// The Python runner could not be started or the target not loaded.
     #[error("Python target: {0}")]
     Python(String),
+    /// The JVM could not be started, the harness compiled or the target loaded.
+    #[error("Java target: {0}")]
+    Java(String),
 }
 
 /// Which executor to use for a command-line target.

@@ -21,13 +21,17 @@ pub enum Status {
 }
 
 /// An exception a language runtime reported from inside the process (the Python runner
-/// catches them; for other programs they are recognised in stderr by `classify`).
+/// and the Java harness catch them; for other programs they are recognised in stderr by
+/// `classify`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Exception {
+    /// The runtime that reported it: `python` or `java`.
+    pub language: &'static str,
     /// The exception class, qualified by its module unless built in (`ValueError`,
-    /// `json.decoder.JSONDecodeError`).
+    /// `json.decoder.JSONDecodeError`; Java: `com.google.gson.JsonSyntaxException`).
     pub class: String,
-    /// The innermost frame: `file:line in function`.
+    /// The innermost frame: `file:line in function` (Python), or the innermost frame
+    /// inside the subject's classes, `pkg.Class.method(File.java:line)` (Java).
     pub frame: String,
     /// The message (at most 2000 characters).
     pub message: String,
@@ -103,12 +107,14 @@ pub struct Outcome {
     pub stdout: Tail,
     /// The end of the program's standard error.
     pub stderr: Tail,
-    /// An exception reported from inside the process (Python runner).
+    /// An exception reported from inside the process (Python runner, Java harness).
     pub exception: Option<Exception>,
-    /// The process was meant to outlive the run (the Python runner's interpreter) but
-    /// ended during it (`os._exit`, a crash in C code).
+    /// The process was meant to outlive the run (the Python runner's interpreter, the
+    /// Java harness's JVM) but ended during it (`os._exit`, `System.exit`, a crash in C
+    /// code).
     pub died_in_call: bool,
-    /// Where the process called `os._exit`, if it said (`file:line in function`).
+    /// Where the process called `os._exit` or `System.exit`, if it said (Python:
+    /// `file:line in function`; Java: `pkg.Class.method(File.java:line)`).
     pub exit_frame: Option<String>,
 }
 

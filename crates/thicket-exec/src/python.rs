@@ -29,7 +29,7 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long the runner may take, after a call, to analyse source files it sees for the
 /// first time (set-up work that does not count against the input's time limit).
-const ANALYSIS_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const ANALYSIS_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The exit code with which the runner says that its protocol pipe is gone.
 const LOST_PIPE: i32 = 86;
@@ -204,20 +204,78 @@ impl FileInfo {
     }
 }
 
-struct Runner {
-    child: Child,
-    to: File,
-    from: File,
+pub(crate) struct Runner {
+    pub(crate) child: Child,
+    pub(crate) to: File,
+    pub(crate) from: File,
     /// Whether the child has been waited for.
-    reaped: bool,
+    pub(crate) reaped: bool,
     /// Whether thicket had to kill it (it did not end by itself).
-    killed: bool,
+    pub(crate) killed: bool,
+}
+
+/// Why [`Runner::spawn`] failed: a pipe or file operation (what, why), or the start.
+pub(crate) enum SpawnError {
+    Io(&'static str, std::io::Error),
+    Spawn(std::io::Error),
 }
 
 impl Runner {
+    /// Starts a long-lived process speaking thicket's protocol: requests on its fd 3,
+    /// replies on its fd 4, stdin `/dev/null`, stdout and stderr into `output`, in a
+    /// process group of its own, marked by `owner`, dying with thicket. `setup` runs in
+    /// the child before exec (async-signal-safe calls only).
+    pub(crate) fn spawn(
+        command: &mut Command,
+        output: &File,
+        owner: &reap::Owner,
+        setup: impl FnMut() -> std::io::Result<()> + Send + Sync + 'static,
+    ) -> Result<Runner, SpawnError> {
+        let io = |what: &'static str| move |e| SpawnError::Io(what, e);
+        let (req_r, req_w) = sys::pipe().map_err(io("cannot create a pipe"))?;
+        let (rep_r, rep_w) = sys::pipe().map_err(io("cannot create a pipe"))?;
+        // The child's ends, above the numbers they take in the child; the originals are
+        // closed at once, so that the parent holds no write end of the reply pipe (a
+        // runner that dies is then seen at once, as the end of the pipe).
+        let child_req = sys::dup_above(&req_r, 10).map_err(io("cannot duplicate a pipe"))?;
+        let child_rep = sys::dup_above(&rep_w, 10).map_err(io("cannot duplicate a pipe"))?;
+        drop((req_r, rep_w));
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(
+                output.try_clone().map_err(io("cannot share a file"))?,
+            ))
+            .stderr(Stdio::from(
+                output.try_clone().map_err(io("cannot share a file"))?,
+            ))
+            .process_group(0);
+        owner.mark(command);
+        let (req_fd, rep_fd) = (child_req.as_raw_fd(), child_rep.as_raw_fd());
+        let mut setup = setup;
+        // SAFETY: only dup2, fcntl, prctl and what `setup` does (setrlimit) run between
+        // fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                sys::die_with_parent();
+                sys::dup_into_child(req_fd, 3)?;
+                sys::dup_into_child(rep_fd, 4)?;
+                setup()
+            });
+        }
+        let child = reap::spawn(command).map_err(SpawnError::Spawn)?;
+        drop((child_req, child_rep));
+        Ok(Runner {
+            child,
+            to: req_w,
+            from: rep_r,
+            reaped: false,
+            killed: false,
+        })
+    }
+
     /// Ends the runner (with its process group) and returns how it ended: its own end
     /// if it had ended or ends within a short grace, else the kill.
-    fn finish(&mut self, grace: Duration) -> Status {
+    pub(crate) fn finish(&mut self, grace: Duration) -> Status {
         if self.reaped {
             return Status::Signaled(libc::SIGKILL);
         }
@@ -249,7 +307,7 @@ impl Runner {
 
     /// The next message within `timeout`, watching the process: it may die (or close
     /// its pipe) without a word.
-    fn receive(&mut self, timeout: Duration) -> Received {
+    pub(crate) fn receive(&mut self, timeout: Duration) -> Received {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -276,7 +334,7 @@ impl Runner {
     }
 }
 
-enum Received {
+pub(crate) enum Received {
     Message(Vec<u8>),
     TimedOut,
     /// The pipe closed or the process ended.
@@ -369,14 +427,6 @@ impl PythonExecutor {
         self.runner = None;
         self.starts += 1;
         let io = |what: &'static str| move |e| ExecError::Io(what.into(), e);
-        let (req_r, req_w) = sys::pipe().map_err(io("cannot create a pipe"))?;
-        let (rep_r, rep_w) = sys::pipe().map_err(io("cannot create a pipe"))?;
-        // The child's ends, above the numbers they take in the child; the originals are
-        // closed at once, so that the parent holds no write end of the reply pipe (a
-        // runner that dies is then seen at once, as the end of the pipe).
-        let child_req = sys::dup_above(&req_r, 10).map_err(io("cannot duplicate a pipe"))?;
-        let child_rep = sys::dup_above(&rep_w, 10).map_err(io("cannot duplicate a pipe"))?;
-        drop((req_r, rep_w));
         let mut command = Command::new(&self.target.python);
         command
             .arg("-c")
@@ -385,43 +435,21 @@ impl PythonExecutor {
             .arg(if self.target.bytes { "bytes" } else { "str" })
             .args(&self.target.include)
             .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env("PYTHONHASHSEED", "0")
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(
-                self.output.try_clone().map_err(io("cannot share a file"))?,
-            ))
-            .stderr(Stdio::from(
-                self.output.try_clone().map_err(io("cannot share a file"))?,
-            ))
-            .process_group(0);
-        self.owner.mark(&mut command);
-        let (req_fd, rep_fd) = (child_req.as_raw_fd(), child_rep.as_raw_fd());
-        let memory = self.limits.memory_mb;
-        // SAFETY: only dup2, fcntl, prctl and setrlimit run between fork and exec.
-        unsafe {
-            command.pre_exec(move || {
-                sys::die_with_parent();
-                sys::dup_into_child(req_fd, 3)?;
-                sys::dup_into_child(rep_fd, 4)?;
-                if let Some(mb) = memory {
-                    sys::set_rlimit(libc::RLIMIT_AS, mb << 20)?;
-                }
-                Ok(())
-            });
-        }
+            .env("PYTHONHASHSEED", "0");
         self.output
             .set_len(0)
             .map_err(io("cannot truncate the output file"))?;
-        let child = reap::spawn(&mut command)
-            .map_err(|e| ExecError::Spawn(self.target.python.display().to_string(), e))?;
-        drop((child_req, child_rep));
-        let mut runner = Runner {
-            child,
-            to: req_w,
-            from: rep_r,
-            reaped: false,
-            killed: false,
-        };
+        let memory = self.limits.memory_mb;
+        let mut runner = Runner::spawn(&mut command, &self.output, &self.owner, move || {
+            if let Some(mb) = memory {
+                sys::set_rlimit(libc::RLIMIT_AS, mb << 20)?;
+            }
+            Ok(())
+        })
+        .map_err(|e| match e {
+            SpawnError::Io(what, e) => ExecError::Io(what.into(), e),
+            SpawnError::Spawn(e) => ExecError::Spawn(self.target.python.display().to_string(), e),
+        })?;
         let timeout = self.target.start_timeout;
         let reply = match runner.receive(timeout) {
             Received::Message(bytes) => bytes,
@@ -528,15 +556,7 @@ impl PythonExecutor {
     }
 
     fn read_output(&self) -> Tail {
-        let size = self.output.metadata().map(|m| m.len()).unwrap_or(0);
-        if size == 0 {
-            return Tail::new();
-        }
-        let start = size.saturating_sub(TAIL_BYTES as u64);
-        let mut buf = vec![0u8; (size - start) as usize];
-        let n = self.output.read_at(&mut buf, start).unwrap_or(0);
-        buf.truncate(n);
-        Tail::from_end(buf, size)
+        read_tail(&self.output)
     }
 
     fn learn(&mut self, new_files: FxHashMap<String, Analysis>) {
@@ -587,7 +607,7 @@ impl PythonExecutor {
     }
 }
 
-fn human(d: Duration) -> String {
+pub(crate) fn human(d: Duration) -> String {
     if d.as_millis().is_multiple_of(1000) {
         format!("{} s", d.as_secs())
     } else {
@@ -644,6 +664,7 @@ impl Executor for PythonExecutor {
                     let mut outcome = Outcome::new(Status::Exited(0), time);
                     if reply.ok == Some(false) {
                         outcome.exception = Some(Exception {
+                            language: "python",
                             class: reply.exc.unwrap_or_default(),
                             frame: reply.frame.unwrap_or_default(),
                             message: reply.message.unwrap_or_default(),
@@ -743,8 +764,21 @@ impl Executor for PythonExecutor {
     }
 }
 
+/// The end of an output file a runner writes (its last [`TAIL_BYTES`]).
+pub(crate) fn read_tail(output: &File) -> Tail {
+    let size = output.metadata().map(|m| m.len()).unwrap_or(0);
+    if size == 0 {
+        return Tail::new();
+    }
+    let start = size.saturating_sub(TAIL_BYTES as u64);
+    let mut buf = vec![0u8; (size - start) as usize];
+    let n = output.read_at(&mut buf, start).unwrap_or(0);
+    buf.truncate(n);
+    Tail::from_end(buf, size)
+}
+
 /// One length-prefixed message; `None` on timeout, an error if the pipe closed.
-fn read_message(file: &mut File, timeout: Duration) -> std::io::Result<Option<Vec<u8>>> {
+pub(crate) fn read_message(file: &mut File, timeout: Duration) -> std::io::Result<Option<Vec<u8>>> {
     let deadline = Instant::now() + timeout;
     let mut len = [0u8; 4];
     match sys::read_exact_timeout(file, &mut len, Some(timeout))? {

@@ -828,7 +828,7 @@ impl<'g> Campaign<'g> {
     fn plot_line(&mut self) -> Result<(), FuzzError> {
         let coverage = match self.stats.coverage.kind {
             "edges" => self.coverage.edges(),
-            "python" => self.coverage.lines(),
+            "python" | "java" => self.coverage.lines(),
             _ => 0,
         };
         let line = format!(
