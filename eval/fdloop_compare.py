@@ -7,7 +7,7 @@ executions per subject.
 
     python3 eval/fdloop_compare.py [-n EXECS] [-s SEEDS] [-o OUT] [--strategies ...] [SUBJECT...]
     defaults: -n 1000 -s 5, all subjects, strategies fdloop evogfuzz random probabilistic
-    inverse; OUT = target/fdloop-eval (runs.tsv, table.md, coverage-SUBJECT.svg)
+    inverse coverage (thicket's default loop, as a further baseline); OUT = target/fdloop-eval (runs.tsv, table.md, coverage-SUBJECT.svg)
     THICKET=path/to/thicket: use that binary instead of building target/release/thicket
 
 Coverage is the target's code features thicket counts (Python: lines + branches, the
@@ -46,13 +46,14 @@ SUBJECTS = {
                 None),
 }
 
-STRATEGIES = ["fdloop", "evogfuzz", "random", "probabilistic", "inverse"]
+STRATEGIES = ["fdloop", "evogfuzz", "random", "probabilistic", "inverse", "coverage"]
 METRICS = [  # (column, stats.json reader, higher is better)
     ("coverage", lambda s: s["code_features"], True),
     ("exceptions", lambda s: s["failing_runs"], True),
     ("unique exc.", lambda s: s["distinct_failures"], True),
     ("mappings", lambda s: s["mappings"], True),
-    ("run time (s)", lambda s: round(s["target_time_s"], 3), False),
+    # Run time is one of FdLoop's goals (inputs that take long): higher counts as better.
+    ("run time (s)", lambda s: round(s["target_time_s"], 3), True),
     ("input size (B)", lambda s: round(s["mean_input_size"], 1), None),
 ]
 
@@ -158,6 +159,7 @@ def main():
             for seed in range(1, args.s + 1):
                 out = os.path.join(args.o, subject, f"{strategy}-{seed}")
                 subprocess.run(["rm", "-rf", out], check=True)
+                os.makedirs(os.path.dirname(out), exist_ok=True)
                 cmd = [thicket, "fuzz", spec, "-o", out, "--seed", str(seed),
                        "--execs", str(args.n), "--strategy", strategy, "--track-features",
                        "--plot-every", str(max(1, args.n // 20))] + flags

@@ -384,7 +384,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                 Err(code) => return Ok(code),
             }
         }
-        None => None,
+        // A fuzzingbook grammar's `prob` options, if it has any.
+        None => thicket_gen::Weights::from_spec(&spec.grammar)
+            .filter(|_| args.strategy == Strategy::Random && solver.is_none() && antlr.is_none()),
     };
     let seed = seed_or_draw(args.seed);
     let framing = if args.null {

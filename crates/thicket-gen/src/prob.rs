@@ -154,6 +154,39 @@ impl Weights {
         }
     }
 
+    /// The probabilities the spec gives (fuzzingbook JSON grammars' `prob` options,
+    /// [`Grammar::default_probabilities`]), `None` if it gives none. As in fuzzingbook,
+    /// the alternatives of an alternation without one share what the others leave
+    /// (nothing if they take 1 or more).
+    pub fn from_spec(grammar: &Grammar) -> Option<Weights> {
+        let given = grammar.default_probabilities();
+        if given.is_empty() {
+            return None;
+        }
+        let mut weights = Weights::uniform(grammar);
+        for id in grammar.expr_ids() {
+            let Expr::Alt(alts) = grammar.expr(id) else {
+                continue;
+            };
+            let of = |a: &ExprId| given.iter().find(|(e, _)| e == a).map(|&(_, p)| p);
+            if alts.iter().all(|a| of(a).is_none()) {
+                continue;
+            }
+            let taken: f64 = alts.iter().filter_map(of).sum();
+            let free = alts.iter().filter(|a| of(a).is_none()).count();
+            let rest = if free > 0 {
+                (1.0 - taken).max(0.0) / free as f64
+            } else {
+                0.0
+            };
+            for a in alts.iter() {
+                weights.alt[a.index()] = of(a).unwrap_or(rest);
+            }
+            weights.normalise_alt(alts);
+        }
+        Some(weights)
+    }
+
     /// Probabilities from `counts` with additive smoothing `alpha` (see the module docs);
     /// choices never reached keep their weights in `previous` (normalised), else uniform.
     pub fn learn(
@@ -582,6 +615,26 @@ mod tests {
         bad["rules"]["<item>"]["nope"] = json!({});
         let e = Weights::from_json(&g, &bad).unwrap_err();
         assert!(e.0.contains("<item>: no choice `nope`"), "{e}");
+    }
+
+    #[test]
+    fn fuzzingbook_prob_options_become_the_default_weights() {
+        let g = load_spec_text(
+            "g.json",
+            br#"{"<start>": ["<d>"], "<d>": [["1", {"prob": 0.7}], "2", "3"]}"#,
+        )
+        .unwrap();
+        let w = Weights::from_spec(&g).unwrap();
+        let Expr::Alt(alts) = g.expr(g.rule(g.symbol("d").unwrap()).body) else {
+            panic!()
+        };
+        let p: Vec<f64> = alts.iter().map(|a| w.alternative(*a)).collect();
+        assert!(
+            (p[0] - 0.7).abs() < 1e-9 && (p[1] - 0.15).abs() < 1e-9,
+            "{p:?}"
+        );
+        let plain = load_spec_text("t.fan", SPEC.as_bytes()).unwrap();
+        assert!(Weights::from_spec(&plain).is_none());
     }
 
     #[test]
