@@ -125,11 +125,171 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "N", default_value_t = 2_000, requires = "minimize")]
     minimize_runs: u64,
 
+    /// What to run next and what the feedback means: `coverage` (keep inputs that reach
+    /// new code and mutate them), `random` (uniform generation, no feedback),
+    /// `probabilistic` (generation by probabilities learned from the seeds),
+    /// `inverse` (the inverted probabilities), `evogfuzz` (probabilities evolved by
+    /// exception feedback), `fdloop` (FdLoop: probabilities and inputs evolved by the
+    /// weighted fitness of --goal). Same output layout for all; the four learning
+    /// strategies also write OUT/generations.csv (fdloop, evogfuzz) and count mappings.
+    #[arg(long, value_name = "NAME", default_value = "coverage", value_parser = strategy_name)]
+    strategy: thicket_fuzz::strategy::StrategyKind,
+
+    /// Seed inputs the learning strategies learn probabilities from (files or
+    /// folders; inputs outside the grammar are skipped with a warning) [default: 100
+    /// inputs generated uniformly].
+    #[arg(long, value_name = "PATH")]
+    seeds: Vec<PathBuf>,
+
+    /// FdLoop's goal: `mappings`, `coverage`, `runtime`, `exceptions`, or `multi` (all
+    /// weighted 1). A single goal is weighted 10 and the others 1.
+    #[arg(long, value_name = "GOAL", default_value = "multi")]
+    goal: String,
+
+    /// FdLoop: weight the --goal 0 and the others 1 (the paper's ignore-goal mode).
+    #[arg(long)]
+    ignore_goal: bool,
+
+    /// FdLoop's fitness weights, overriding --goal: `MAPPINGS,COVERAGE,RUNTIME,EXCEPTIONS`.
+    #[arg(long, value_name = "W,W,W,W")]
+    fitness_weights: Option<String>,
+
+    /// Inputs generated per generation [default: fdloop 5 (plus 5 mutated copies),
+    /// evogfuzz 10].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    population: Option<u64>,
+
+    /// Stop fdloop or evogfuzz after N generations.
+    #[arg(long, value_name = "N")]
+    generations: Option<u64>,
+
+    /// FdLoop's M_max: mappings (input features x code features of a run) at which the
+    /// mappings term of the fitness saturates.
+    #[arg(long, value_name = "M", default_value_t = thicket_fuzz::strategy::DEFAULT_MAPPINGS_MAX)]
+    mappings_max: f64,
+
+    /// Count code and input features of every run (mappings and code_features in
+    /// stats.json) with --strategy coverage too (the learning strategies always do).
+    #[arg(long)]
+    track_features: bool,
+
+    /// Also write a line of OUT/plot_data.csv every N executions (for plots over
+    /// executions of short campaigns).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    plot_every: Option<u64>,
+
     #[command(flatten)]
     limits: crate::generate::GenLimits,
 
     #[command(flatten)]
     target: TargetArgs,
+}
+
+/// A `--strategy` name.
+fn strategy_name(text: &str) -> Result<thicket_fuzz::strategy::StrategyKind, String> {
+    thicket_fuzz::strategy::StrategyKind::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = thicket_fuzz::strategy::StrategyKind::ALL
+            .iter()
+            .map(|(n, _)| *n)
+            .collect();
+        format!("unknown strategy `{text}`; one of {}", names.join(", "))
+    })
+}
+
+/// FdLoop's settings from the command line, or a usage error.
+fn fdloop_config(args: &FuzzArgs) -> Result<thicket_fuzz::strategy::FdLoopConfig, String> {
+    use thicket_fuzz::strategy::{FdLoopConfig, FitnessWeights, Goal};
+    let weights = if let Some(text) = &args.fitness_weights {
+        let w: Vec<f64> = text
+            .split(',')
+            .map(|p| p.trim().parse::<f64>())
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("--fitness-weights `{text}`: {e}"))?;
+        if w.len() != 4 || w.iter().any(|x| !x.is_finite() || *x < 0.0) {
+            return Err(format!(
+                "--fitness-weights `{text}`: expected four numbers >= 0:                  MAPPINGS,COVERAGE,RUNTIME,EXCEPTIONS"
+            ));
+        }
+        FitnessWeights {
+            mappings: w[0],
+            coverage: w[1],
+            runtime: w[2],
+            exceptions: w[3],
+        }
+    } else if args.goal == "multi" {
+        if args.ignore_goal {
+            return Err("--ignore-goal needs a goal to ignore (--goal coverage, ...)".into());
+        }
+        FitnessWeights::multi()
+    } else {
+        let goal = Goal::from_name(&args.goal).ok_or_else(|| {
+            format!(
+                "unknown --goal `{}`: one of mappings, coverage, runtime, exceptions, multi",
+                args.goal
+            )
+        })?;
+        if args.ignore_goal {
+            FitnessWeights::ignore(goal)
+        } else {
+            FitnessWeights::single(goal)
+        }
+    };
+    if !(args.mappings_max.is_finite() && args.mappings_max >= 1.0) {
+        return Err("--mappings-max must be a number >= 1".into());
+    }
+    let defaults = FdLoopConfig::default();
+    Ok(FdLoopConfig {
+        population: args.population.map_or(defaults.population, |n| n as usize),
+        evogfuzz_population: args
+            .population
+            .map_or(defaults.evogfuzz_population, |n| n as usize),
+        generations: args.generations,
+        weights,
+        mappings_max: args.mappings_max,
+        ..defaults
+    })
+}
+
+/// Seed trees for the learning strategies: the inputs in `paths` that parse (others
+/// are reported and skipped), or 100 generated with `seed`.
+fn seed_trees(
+    paths: &[PathBuf],
+    spec: &thicket_grammar::Spec,
+    generator: &Generator,
+    seed: u64,
+) -> Result<Vec<thicket_tree::DerivationTree>, u8> {
+    if paths.is_empty() {
+        // A stream apart from the campaign's rounds.
+        return Ok((0..100)
+            .map(|i| {
+                generator
+                    .generate_tree(&mut Generator::rng_for(seed ^ 0x5EED_5EED_5EED_5EED, i))
+                    .0
+            })
+            .collect());
+    }
+    let inputs = crate::inputs::InputArgs {
+        inputs: paths.to_vec(),
+        files_from: None,
+        max_input_size: crate::inputs::DEFAULT_MAX_INPUT_SIZE,
+    }
+    .collect_or_report(false)?;
+    let parser = crate::parse::parser_for(spec, Default::default())?;
+    let mut trees = Vec::new();
+    for input in &inputs {
+        match input.read(crate::inputs::DEFAULT_MAX_INPUT_SIZE) {
+            Ok(bytes) => match parser.parse(&bytes) {
+                Ok(result) => trees.push(result.tree()),
+                Err(e) => eprintln!("warning: seed {}:{e}; skipped", input.name()),
+            },
+            Err(e) => eprintln!("warning: seed {e}; skipped"),
+        }
+    }
+    if trees.is_empty() {
+        eprintln!("error: no seed input is in the grammar's language: nothing to learn from");
+        return Err(exit::FAILURE);
+    }
+    Ok(trees)
 }
 
 /// An instance name: a plain file name, not hidden.
@@ -149,6 +309,14 @@ fn instance_name(text: &str) -> Result<String, String> {
 }
 
 impl FuzzArgs {
+    /// The --strategy's name.
+    fn strategy_name(&self) -> &'static str {
+        thicket_fuzz::strategy::StrategyKind::ALL
+            .iter()
+            .find(|(_, k)| *k == self.strategy)
+            .map_or("coverage", |(n, _)| n)
+    }
+
     /// The campaign's output folder: -o, or DIR/NAME with --sync-dir.
     fn out_dir(&self) -> PathBuf {
         match (&self.output, &self.sync_dir, &self.name) {
@@ -211,7 +379,46 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    let config = args.limits.config();
+    use thicket_fuzz::strategy::StrategyKind;
+    let kind = args.strategy;
+    let fdloop = match fdloop_config(&args) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(exit::USAGE);
+        }
+    };
+    if kind != StrategyKind::Coverage {
+        for (given, option) in [
+            (args.no_feedback, "--no-feedback"),
+            (args.mutate_share.is_some(), "--mutate-share"),
+            (args.valid_only, "--valid-only"),
+            (!constraints.is_empty(), "constraints"),
+            (args.sync_dir.is_some(), "--sync-dir"),
+        ] {
+            if given {
+                eprintln!(
+                    "error: {option} applies to --strategy coverage only, not to --strategy {}",
+                    args.strategy_name()
+                );
+                return Ok(exit::USAGE);
+            }
+        }
+    }
+    if !args.seeds.is_empty() && !kind.learns() {
+        eprintln!(
+            "error: --seeds is for the strategies that learn probabilities (probabilistic, \
+             inverse, evogfuzz, fdloop)"
+        );
+        return Ok(exit::USAGE);
+    }
+    // The new strategies choose uniformly (random: Tribble's baseline) or by the
+    // probabilities, which size steering would skew: --target-size defaults to 0.
+    let config = if kind == StrategyKind::Coverage {
+        args.limits.config()
+    } else {
+        args.limits.config_or(0)
+    };
     let generator = match Generator::new(&spec.grammar, config) {
         Ok(g) => g,
         Err(e) => {
@@ -245,6 +452,14 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let seed = campaign_seed(args.seed, args.resume, &args.out_dir());
+    let seeds = if kind.learns() {
+        match seed_trees(&args.seeds, &spec, &generator, seed) {
+            Ok(trees) => trees,
+            Err(code) => return Ok(code),
+        }
+    } else {
+        Vec::new()
+    };
     let fuzz_config = FuzzConfig {
         seed,
         max_execs: args.execs,
@@ -263,6 +478,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
                 name: args.name.clone().expect("clap requires --name"),
                 every: args.sync_every,
             }),
+        track_features: args.track_features,
+        plot_every_execs: args.plot_every,
     };
     if let Some(dir) = &args.sync_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -282,6 +499,16 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     };
     if let Some(solver) = &solver {
         campaign = campaign.with_solver(solver);
+    }
+    if kind != StrategyKind::Coverage {
+        let strategy = thicket_fuzz::strategy::make_strategy(kind, &generator, &seeds, fdloop);
+        campaign = match campaign.with_strategy(strategy) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(exit::FAILURE);
+            }
+        };
     }
     eprintln!("thicket: {}", campaign.stats().executor);
     if args.resume {

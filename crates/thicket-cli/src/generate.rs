@@ -62,20 +62,27 @@ pub struct GenLimits {
     /// input draws a target between 0 and twice this, prefers the recursive
     /// alternatives of a rule until it reaches the target, then closes off. 0 makes
     /// every choice uniform (Algorithm 2 of the k-path paper), which on grammars
-    /// written for parsers gives small and often repeated inputs.
-    #[arg(long, value_name = "BYTES", default_value_t = thicket_gen::DEFAULT_TARGET_SIZE)]
-    pub target_size: u32,
+    /// written for parsers gives small and often repeated inputs [default: 56; 0 with
+    /// --probabilities, whose choices then follow the probabilities alone].
+    #[arg(long, value_name = "BYTES")]
+    pub target_size: Option<u32>,
 }
 
 impl GenLimits {
     /// The generator configuration these limits give.
     pub fn config(self) -> GenConfig {
+        self.config_or(thicket_gen::DEFAULT_TARGET_SIZE)
+    }
+
+    /// The configuration with `target_size` as the default of --target-size (0 for
+    /// generation by learned probabilities, whose choices the sizing would skew).
+    pub fn config_or(self, target_size: u32) -> GenConfig {
         GenConfig {
             max_depth: self.max_depth,
             max_repetitions: self.max_repetitions,
             max_nodes: usize::try_from(self.max_nodes).unwrap_or(usize::MAX),
             max_size: self.max_size,
-            policy: match self.target_size {
+            policy: match self.target_size.unwrap_or(target_size) {
                 0 => ChoicePolicy::Uniform,
                 bytes => ChoicePolicy::Sized { bytes },
             },
@@ -165,6 +172,17 @@ pub struct GenerateArgs {
     /// [default: 2]; every shorter path is covered too.
     #[arg(short = 'k', long, value_name = "K", value_parser = clap::value_parser!(u8).range(1..=8))]
     k: Option<u8>,
+
+    /// Choose alternatives and repetition counts by the probabilities in FILE (written
+    /// by `thicket learn`; docs/json-output.md) instead of uniformly, among what fits
+    /// the limits (--strategy random only).
+    #[arg(long, value_name = "FILE")]
+    probabilities: Option<PathBuf>,
+
+    /// With --probabilities: the inverted distribution, each option weighted by 1/p
+    /// ("inputs from hell": unlike the samples).
+    #[arg(long, requires = "probabilities")]
+    inverse: bool,
 
     /// Output format: the raw inputs, or one JSON object per input with its derivation tree.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
@@ -297,7 +315,11 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             .expect("the grammar compiled for the exact reading compiles again");
         (a, a.checker(), parser)
     });
-    let config = args.limits.config();
+    let config = if args.probabilities.is_some() {
+        args.limits.config_or(0)
+    } else {
+        args.limits.config()
+    };
     let generator = match Generator::new(&spec.grammar, config) {
         Ok(generator) => generator,
         Err(e @ GenError::DepthTooSmall { .. }) => {
@@ -346,6 +368,25 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let solver = match SolveArgs::solver(&spec.grammar, constraints, solver_config) {
         Ok(solver) => solver,
         Err(code) => return Ok(code),
+    };
+    let weights = match &args.probabilities {
+        Some(path) => {
+            if args.strategy != Strategy::Random || solver.is_some() || antlr.is_some() {
+                eprintln!(
+                    "error: --probabilities steers random generation from .fan/.bnf/.json \
+                     grammars; it does not combine with --strategy kpath, constraints or .g4 \
+                     specs"
+                );
+                return Ok(exit::USAGE);
+            }
+            match crate::learn::load_weights(path, &spec.grammar, args.inverse) {
+                Ok(weights) => Some(weights),
+                Err(code) => return Ok(code),
+            }
+        }
+        // A fuzzingbook grammar's `prob` options, if it has any.
+        None => thicket_gen::Weights::from_spec(&spec.grammar)
+            .filter(|_| args.strategy == Strategy::Random && solver.is_none() && antlr.is_none()),
     };
     let seed = seed_or_draw(args.seed);
     let framing = if args.null {
@@ -465,6 +506,17 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                         return Ok(antlr_input(
                             &generator, antlr, checker, parser, seed, index, json,
                         ));
+                    }
+                    if let Some(weights) = &weights {
+                        return Ok(if json {
+                            let (tree, stats) = generator.generate_tree_weighted(&mut rng, weights);
+                            Generated::from_tree(&tree, index, seed, &spec.grammar, true, stats)
+                        } else {
+                            let mut bytes = Vec::new();
+                            let stats =
+                                generator.generate_bytes_weighted(&mut rng, &mut bytes, weights);
+                            Generated::raw(bytes, stats)
+                        });
                     }
                     Ok(if json {
                         let (tree, stats) = generator.generate_tree(&mut rng);

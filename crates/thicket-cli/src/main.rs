@@ -9,6 +9,7 @@ mod coverage;
 mod fuzz;
 mod generate;
 mod inputs;
+mod learn;
 mod lint;
 mod minimize;
 mod parallel;
@@ -45,6 +46,7 @@ pub mod exit {
     after_help = "Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  thicket lint specs/csv.fan\n  \
         thicket parse specs/json.fan input.json\n  \
         thicket generate specs/json.fan --strategy kpath -k 3 -o out/\n  \
+        thicket learn specs/json.fan samples/ -o probs.json\n  \
         thicket cover specs/json.fan out/* -k 3\n  \
         thicket check specs/xml.fan doc.xml\n  \
         thicket fuzz specs/json.fan -o out --execs 100000 -- ./target @@\n  \
@@ -61,6 +63,9 @@ struct Cli {
 enum Command {
     /// Generate inputs from a spec: random, or covering every k-path.
     Generate(generate::GenerateArgs),
+    /// Learn a probabilistic grammar (probabilities of alternatives and repetition
+    /// counts) from sample inputs, for `generate --probabilities` and `fuzz`.
+    Learn(learn::LearnArgs),
     /// Check a spec for errors and print a summary of its rules.
     Lint(lint::LintArgs),
     /// Parse inputs into derivation trees, or check that they are in the language.
@@ -71,7 +76,7 @@ enum Command {
     Check(check::CheckArgs),
     /// Run a program on generated inputs, keeping those that reach new code and saving
     /// failures and hangs (coverage-guided fuzzing).
-    Fuzz(fuzz::FuzzArgs),
+    Fuzz(Box<fuzz::FuzzArgs>),
     /// Measure the code coverage a set of inputs reaches in a program (edges, or Python
     /// lines and branches), and the failures they cause.
     Coverage(coverage::CoverageArgs),
@@ -88,11 +93,12 @@ fn main() -> ExitCode {
     thicket_tree::keep_spare_nodes(128 << 20);
     let result = match cli.command {
         Command::Generate(args) => generate::run(args),
+        Command::Learn(args) => learn::run(args),
         Command::Lint(args) => lint::run(args),
         Command::Parse(args) => parse::run(args),
         Command::Cover(args) => cover::run(args),
         Command::Check(args) => check::run(args),
-        Command::Fuzz(args) => fuzz::run(args),
+        Command::Fuzz(args) => fuzz::run(*args),
         Command::Coverage(args) => coverage::run(args),
         Command::Minimize(args) => minimize::run(args),
     };

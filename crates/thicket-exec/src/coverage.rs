@@ -468,4 +468,36 @@ mod tests {
         assert_eq!(s.headline(), "3 lines, 1 branches");
         assert_eq!((s.statements, s.branch_total), (Some(10), Some(4)));
     }
+
+    #[test]
+    fn feature_ids_are_per_location_and_backend_independent() {
+        let mut map = vec![0u8; 20];
+        map[3] = 1;
+        map[17] = 4;
+        let mut ids = Vec::new();
+        Trace::Edges(&map).for_each_feature(|f| ids.push(f));
+        assert_eq!(ids, [3, 17]);
+        let trace = |path: &str, lines: Vec<u32>| PyTrace {
+            files: vec![PyFileTrace {
+                path: path.into(),
+                lines,
+                branches: vec![(2, 3)],
+                statements: 10,
+                branch_total: 4,
+            }],
+        };
+        let ids = |t: &PyTrace| {
+            let mut v = Vec::new();
+            Trace::Python(t).for_each_feature(|f| v.push(f));
+            v
+        };
+        let a = ids(&trace("a.py", vec![1, 2]));
+        assert_eq!(a.len(), 3, "two lines and a branch");
+        let distinct: std::collections::HashSet<_> = a.iter().collect();
+        assert_eq!(distinct.len(), 3);
+        assert_eq!(a, ids(&trace("a.py", vec![1, 2])), "stable");
+        let b = ids(&trace("b.py", vec![1, 2]));
+        assert!(a.iter().all(|f| !b.contains(f)), "files differ");
+        assert_eq!(Trace::None.feature_count(), 0);
+    }
 }

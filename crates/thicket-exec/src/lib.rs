@@ -80,6 +80,72 @@ pub enum Trace<'a> {
     Java(&'a JavaTrace),
 }
 
+impl Trace<'_> {
+    /// Calls `f` with the id of every code feature the run reached, whatever the
+    /// backend: an AFL++ edge is its map index; a Python line or branch is a hash of
+    /// its file, line (or arc) and kind. Ids are stable within one campaign (the same
+    /// location gives the same id), so feedback loops can count and compare feature
+    /// sets without knowing the backend. (Hit counts are not features.)
+    pub fn for_each_feature(&self, mut f: impl FnMut(u64)) {
+        match self {
+            Trace::None => {}
+            Trace::Edges(map) => {
+                for (i, &b) in map.iter().enumerate() {
+                    if b != 0 {
+                        f(i as u64);
+                    }
+                }
+            }
+            Trace::Python(py) => {
+                for file in &py.files {
+                    let base = feature_hash(file.path.as_bytes());
+                    for &line in &file.lines {
+                        f(mix(base ^ u64::from(line)));
+                    }
+                    for &(from, to) in &file.branches {
+                        let arc = (u64::from(from as u32) << 32) | u64::from(to as u32);
+                        f(mix(base.rotate_left(17) ^ arc ^ 0xB5AD_4ECE_DA1C_E2A9));
+                    }
+                }
+            }
+            // Method and line ids are the executor's own (stable for its lifetime, as
+            // a campaign needs), tagged apart.
+            Trace::Java(java) => {
+                for &m in &java.methods {
+                    f((1 << 40) | u64::from(m));
+                }
+                for &l in &java.lines {
+                    f((2 << 40) | u64::from(l));
+                }
+            }
+        }
+    }
+
+    /// How many features [`Trace::for_each_feature`] reports.
+    pub fn feature_count(&self) -> u64 {
+        let mut n = 0;
+        self.for_each_feature(|_| n += 1);
+        n
+    }
+}
+
+/// FNV-1a, then mixed: a path's hash for feature ids.
+fn feature_hash(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    mix(h)
+}
+
+/// SplitMix64's finaliser.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// Runs a target on inputs.
 pub trait Executor {
     /// Runs the target on one input. An `Err` means the executor itself failed (the

@@ -27,6 +27,7 @@
 pub mod minimize;
 pub mod mutate;
 pub mod output;
+pub mod strategy;
 pub mod sync;
 
 use output::{OutDir, file_safe, id_of};
@@ -105,6 +106,12 @@ pub struct FuzzConfig {
     /// Import other instances' queue entries from a shared folder now and then
     /// (AFL++'s sync protocol; the output folder should be `dir/name`).
     pub sync: Option<sync::SyncConfig>,
+    /// Count code and input features of every run (`mappings`, `code_features` in
+    /// `stats.json`) even if the strategy does not need them.
+    pub track_features: bool,
+    /// Also write a line of `plot_data.csv` every this many executions (besides one a
+    /// second), for plots of short campaigns over executions.
+    pub plot_every_execs: Option<u64>,
 }
 
 impl Default for FuzzConfig {
@@ -120,6 +127,8 @@ impl Default for FuzzConfig {
             spec_id: String::new(),
             target_id: String::new(),
             sync: None,
+            track_features: false,
+            plot_every_execs: None,
         }
     }
 }
@@ -203,6 +212,21 @@ pub struct Stats {
     /// Other instances' entries that reached new code but are outside the grammar: their
     /// coverage counts, but they are not kept (there is no tree to mutate).
     pub imported_outside_grammar: u64,
+    /// The strategy (`--strategy`).
+    pub strategy: String,
+    /// Sum over runs of input features x code features (FdLoop's mappings; see
+    /// [`strategy`]), when features are counted.
+    pub mappings: u64,
+    /// Distinct code features reached (edges, or Python lines plus branches), when
+    /// features are counted.
+    pub code_features: u64,
+    /// Mean size of the inputs run, in bytes.
+    pub mean_input_size: f64,
+    /// Seconds the target spent on the runs (the sum of their durations).
+    pub target_time_s: f64,
+    /// The strategy's own figures (FdLoop: generations, best fitness, weights).
+    #[serde(skip_serializing_if = "serde_json::Value::is_null")]
+    pub strategy_stats: serde_json::Value,
     /// Coverage reached.
     pub coverage: CoverageSummary,
     /// Failures by kind and location.
@@ -222,9 +246,9 @@ pub struct OpCount {
     pub kept: u64,
 }
 
-struct Entry {
-    id: usize,
-    tree: Option<DerivationTree>,
+pub(crate) struct Entry {
+    pub(crate) id: usize,
+    pub(crate) tree: Option<DerivationTree>,
 }
 
 #[derive(Serialize)]
@@ -280,6 +304,14 @@ pub struct Campaign<'g> {
     /// Parses inputs not made here (a resumed queue, other instances' entries) into
     /// trees; made at the first such input.
     parser: Option<thicket_parse::Parser<'g>>,
+    /// What to run next and what the feedback means.
+    strategy: Box<dyn strategy::Strategy + 'g>,
+    /// Code features reached so far (when features are counted).
+    features: rustc_hash::FxHashSet<u64>,
+    /// Bytes of all inputs run (for the mean size).
+    input_bytes: u64,
+    /// Executions at the last line of `plot_data.csv`.
+    last_plot_execs: u64,
 }
 
 impl<'g> Campaign<'g> {
@@ -318,6 +350,12 @@ impl<'g> Campaign<'g> {
             sync_execs: 0,
             imported: 0,
             imported_outside_grammar: 0,
+            strategy: "coverage".into(),
+            mappings: 0,
+            code_features: 0,
+            mean_input_size: 0.0,
+            target_time_s: 0.0,
+            strategy_stats: serde_json::Value::Null,
             coverage: CoverageSummary::default(),
             failures: Vec::new(),
             ops: BTreeMap::new(),
@@ -345,6 +383,10 @@ impl<'g> Campaign<'g> {
             text: false,
             last_sync: None,
             parser: None,
+            strategy: Box::new(strategy::CoverageGuided),
+            features: Default::default(),
+            input_bytes: 0,
+            last_plot_execs: 0,
         };
         campaign.text = campaign.executor.wants_text();
         if campaign.config.resume {
@@ -366,6 +408,22 @@ impl<'g> Campaign<'g> {
     pub fn with_solver(mut self, solver: &'g thicket_solve::Solver<'g>) -> Campaign<'g> {
         self.solver = Some(solver);
         self
+    }
+
+    /// Runs `strategy` instead of the coverage-guided default (see [`strategy`]).
+    pub fn with_strategy(
+        mut self,
+        strategy: Box<dyn strategy::Strategy + 'g>,
+    ) -> Result<Campaign<'g>, FuzzError> {
+        if let Some(header) = strategy.generation_header()
+            && !self.config.resume
+        {
+            self.out.append("generations.csv", header)?;
+        }
+        self.stats.strategy = strategy.name().to_string();
+        self.strategy = strategy;
+        self.write_stats()?;
+        Ok(self)
     }
 
     /// The output folder.
@@ -391,7 +449,7 @@ impl<'g> Campaign<'g> {
         let mut consecutive_errors = 0;
         let mut consecutive_unsolved = 0;
         loop {
-            if stop.load(Ordering::Relaxed) || self.budget_spent() {
+            if stop.load(Ordering::Relaxed) || self.budget_spent() || self.strategy.finished() {
                 break;
             }
             if let Some(sync) = &self.config.sync
@@ -400,7 +458,16 @@ impl<'g> Campaign<'g> {
                 self.import_from_peers()?;
             }
             let index = self.stats.rounds;
-            let Some((tree, op, parent)) = self.produce(index) else {
+            let mut rng = Generator::rng_for(self.config.seed, index);
+            let ctx = strategy::Ctx {
+                generator: self.generator,
+                solver: self.solver,
+                config: &self.config,
+                text: self.text,
+                corpus: &self.corpus,
+            };
+            let Some(strategy::Candidate { tree, op, parent }) = self.strategy.next(&ctx, &mut rng)
+            else {
                 self.stats.rounds += 1;
                 self.stats.unsolved_rounds += 1;
                 consecutive_unsolved += 1;
@@ -434,9 +501,24 @@ impl<'g> Campaign<'g> {
             self.stats.execs += 1;
             self.stats.rounds += 1;
             self.session_execs += 1;
+            self.input_bytes += tree.bytes().len() as u64;
+            self.stats.target_time_s += outcome.time.as_secs_f64();
             let failure = self.classifier.classify(&outcome);
+            let counts = counts_for_coverage(failure.as_ref());
+            let features = self.strategy.wants_features() || self.config.track_features;
+            let (mut new_code, mut code_features) = (0, 0);
+            if features {
+                let trace = self.executor.trace();
+                let set = &mut self.features;
+                trace.for_each_feature(|f| {
+                    code_features += 1;
+                    if counts && set.insert(f) {
+                        new_code += 1;
+                    }
+                });
+            }
             let mut kept = false;
-            if counts_for_coverage(failure.as_ref()) {
+            if counts {
                 let novelty = self.coverage.add(&self.executor.trace());
                 if novelty.is_new() {
                     self.keep(&tree, &op, parent, novelty, &outcome)?;
@@ -448,8 +530,38 @@ impl<'g> Campaign<'g> {
                 count.runs += 1;
                 count.kept += u64::from(kept);
             }
+            let key = failure.as_ref().map(Failure::key);
+            let new_failure = key.as_ref().is_some_and(|k| !self.failures.contains_key(k));
             if let Some(failure) = failure {
                 self.record_failure(&tree, &op, parent, failure, &outcome)?;
+            }
+            let input_features = if features {
+                strategy::input_features(self.grammar, &tree)
+            } else {
+                0
+            };
+            self.stats.mappings += input_features * code_features;
+            self.strategy.observe(&strategy::RunReport {
+                tree: &tree,
+                new_code,
+                code_features,
+                input_features,
+                covered: self.features.len() as u64,
+                failure: key.as_deref(),
+                new_failure,
+                duration: outcome.time,
+                timeout: self.executor.timeout(),
+            });
+            if let Some(line) = self.strategy.take_generation_line() {
+                self.out.append("generations.csv", &line)?;
+            }
+            if self
+                .config
+                .plot_every_execs
+                .is_some_and(|n| self.stats.execs >= self.last_plot_execs + n)
+            {
+                self.update_stats();
+                self.plot_line()?;
             }
             if last_progress.elapsed() >= Duration::from_millis(250) {
                 last_progress = Instant::now();
@@ -554,62 +666,6 @@ impl<'g> Campaign<'g> {
                 .config
                 .max_time
                 .is_some_and(|max| self.session_start.elapsed() >= max)
-    }
-
-    /// The input of round `index`: fresh, or a mutant of a kept tree; `None` if it
-    /// could not be made valid (see [`Campaign::with_solver`]).
-    fn produce(&self, index: u64) -> Option<(DerivationTree, String, Option<usize>)> {
-        let mut rng = Generator::rng_for(self.config.seed, index);
-        let parents: Vec<&Entry> = if self.config.feedback {
-            self.corpus.iter().filter(|e| e.tree.is_some()).collect()
-        } else {
-            Vec::new()
-        };
-        if !parents.is_empty() && below(&mut rng, 1000) < self.config.mutate_per_mille {
-            // The smaller of two kept trees drawn at random (a tournament, as AFL favours
-            // small inputs): mutants keep growing where growth pays (recursion,
-            // repetition), yet a campaign does not drift to ever larger inputs that cost
-            // the target and the mutations more time.
-            let a = parents[below(&mut rng, parents.len() as u32) as usize];
-            let b = parents[below(&mut rng, parents.len() as u32) as usize];
-            let size = |e: &Entry| e.tree.as_ref().map_or(0, DerivationTree::len);
-            let parent = if size(b) < size(a) { b } else { a };
-            // Recursive mutation may grow a tree past the generation depth, up to four
-            // times its parent's size (at least 4 KiB).
-            let budget = (parent.tree.as_ref().map_or(0, |t| t.bytes().len()) * 4).max(4096);
-            // A donor other than the parent itself needs a second kept tree.
-            let donors: Vec<&DerivationTree> = if parents.len() > 1 {
-                parents.iter().filter_map(|e| e.tree.as_ref()).collect()
-            } else {
-                Vec::new()
-            };
-            let (mut tree, applied) = mutate::stack(
-                self.generator,
-                parent.tree.clone().expect("filtered"),
-                &donors,
-                budget,
-                self.config.valid_only,
-                self.text,
-                &mut rng,
-            );
-            let mut op = applied.name();
-            if let Some(solver) = self.solver
-                && self.config.valid_only
-                && !applied.is_empty()
-            {
-                let before = tree.bytes().to_vec();
-                tree = solver.repair(tree, &mut rng).ok()?;
-                if tree.bytes() != before {
-                    op.push_str("+fix");
-                }
-            }
-            return Some((tree, op, Some(parent.id)));
-        }
-        let tree = match self.solver {
-            Some(solver) => solver.solve(&mut rng).ok()?.0,
-            None => self.generator.generate_tree(&mut rng).0,
-        };
-        Some((tree, "gen".to_string(), None))
     }
 
     fn name(&self, id: usize, parent: Option<usize>, op: &str) -> String {
@@ -816,6 +872,9 @@ impl<'g> Campaign<'g> {
         self.stats.restarts = self.restarts_before + self.executor.restarts();
         self.stats.empty_coverage_runs = self.executor.empty_runs();
         self.stats.coverage = self.coverage.summary(self.executor.map_size());
+        self.stats.code_features = self.features.len() as u64;
+        self.stats.mean_input_size = self.input_bytes as f64 / self.session_execs.max(1) as f64;
+        self.stats.strategy_stats = self.strategy.summary();
         self.stats.failures = self.failures.values().cloned().collect();
     }
 
@@ -826,6 +885,7 @@ impl<'g> Campaign<'g> {
     }
 
     fn plot_line(&mut self) -> Result<(), FuzzError> {
+        self.last_plot_execs = self.stats.execs;
         let coverage = match self.stats.coverage.kind {
             "edges" => self.coverage.edges(),
             "python" | "java" => self.coverage.lines(),
@@ -957,4 +1017,71 @@ fn counts_for_coverage(failure: Option<&Failure>) -> bool {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The coverage-guided strategy's input of a round: fresh, or a mutant of a kept tree;
+/// `None` if it could not be made valid (see [`Campaign::with_solver`]).
+pub(crate) fn produce_coverage_guided(
+    ctx: &strategy::Ctx<'_, '_>,
+    rng: &mut thicket_gen::GenRng,
+) -> Option<strategy::Candidate> {
+    let this = ctx;
+    let parents: Vec<&Entry> = if this.config.feedback {
+        this.corpus.iter().filter(|e| e.tree.is_some()).collect()
+    } else {
+        Vec::new()
+    };
+    if !parents.is_empty() && below(rng, 1000) < this.config.mutate_per_mille {
+        // The smaller of two kept trees drawn at random (a tournament, as AFL favours
+        // small inputs): mutants keep growing where growth pays (recursion,
+        // repetition), yet a campaign does not drift to ever larger inputs that cost
+        // the target and the mutations more time.
+        let a = parents[below(rng, parents.len() as u32) as usize];
+        let b = parents[below(rng, parents.len() as u32) as usize];
+        let size = |e: &Entry| e.tree.as_ref().map_or(0, DerivationTree::len);
+        let parent = if size(b) < size(a) { b } else { a };
+        // Recursive mutation may grow a tree past the generation depth, up to four
+        // times its parent's size (at least 4 KiB).
+        let budget = (parent.tree.as_ref().map_or(0, |t| t.bytes().len()) * 4).max(4096);
+        // A donor other than the parent itself needs a second kept tree.
+        let donors: Vec<&DerivationTree> = if parents.len() > 1 {
+            parents.iter().filter_map(|e| e.tree.as_ref()).collect()
+        } else {
+            Vec::new()
+        };
+        let (mut tree, applied) = mutate::stack(
+            this.generator,
+            parent.tree.clone().expect("filtered"),
+            &donors,
+            budget,
+            this.config.valid_only,
+            this.text,
+            rng,
+        );
+        let mut op = applied.name();
+        if let Some(solver) = this.solver
+            && this.config.valid_only
+            && !applied.is_empty()
+        {
+            let before = tree.bytes().to_vec();
+            tree = solver.repair(tree, rng).ok()?;
+            if tree.bytes() != before {
+                op.push_str("+fix");
+            }
+        }
+        return Some(strategy::Candidate {
+            tree,
+            op,
+            parent: Some(parent.id),
+        });
+    }
+    let tree = match this.solver {
+        Some(solver) => solver.solve(rng).ok()?.0,
+        None => this.generator.generate_tree(rng).0,
+    };
+    Some(strategy::Candidate {
+        tree,
+        op: "gen".to_string(),
+        parent: None,
+    })
 }

@@ -284,6 +284,48 @@ pub fn repeat<R: Rng + ?Sized>(
     }))
 }
 
+/// FdLoop's subtree swap: exchanges the subtrees of two disjoint nodes of the same rule
+/// (with different texts) within one tree, the rule drawn first among rules that have
+/// such a pair. The result is a derivation tree of the grammar (each subtree sits under
+/// an occurrence of its own rule); it may exceed the generation depth limit. `None` if
+/// no rule has two disjoint nodes with different texts.
+pub fn swap<R: Rng + ?Sized>(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    rng: &mut R,
+) -> Option<DerivationTree> {
+    let nodes = rule_nodes(grammar, tree);
+    let mut by_rule: std::collections::BTreeMap<SymbolId, Vec<NodeId>> = Default::default();
+    for &n in &nodes {
+        if let Some(rule) = rule_of(grammar, tree, n) {
+            by_rule.entry(rule).or_default().push(n);
+        }
+    }
+    // Only rules with two nodes whose texts differ can swap to something new.
+    let rules: Vec<&Vec<NodeId>> = by_rule
+        .values()
+        .filter(|ns| ns.iter().any(|&n| tree.text(n) != tree.text(ns[0])))
+        .collect();
+    for _ in 0..8 {
+        let group: &[NodeId] = choose(rng, &rules)?;
+        let a = choose(rng, group)?;
+        let b = choose(rng, group)?;
+        let disjoint = |x: NodeId, y: NodeId| {
+            x.index() < y.index() && tree.subtree_end(x) <= y.index()
+                || y.index() < x.index() && tree.subtree_end(y) <= x.index()
+        };
+        if !disjoint(a, b) || tree.text(a) == tree.text(b) {
+            continue;
+        }
+        let holes = [a, b];
+        return Some(tree.replace_subtrees(grammar, &holes, &mut |i, sink| {
+            let (into, from) = (holes[i], holes[1 - i]);
+            tree.emit_subtree(grammar, from, tree.expr(into), sink);
+        }));
+    }
+    None
+}
+
 /// Bytes worth inserting: delimiters, quotes, escapes, digits, letters, and bytes that
 /// are not text.
 const INTERESTING: &[u8] = b"\"'\\/{}[]()<>,;:.-+eE0129azAZ \t\n\r\x00\x7f\xc3\xff";

@@ -42,6 +42,12 @@
 //!   built ([`GenError::TooLarge`]), not when memory runs out, and an optional huge part
 //!   is simply never chosen. Repetitions are expanded one at a time, so a large count
 //!   costs no memory up front.
+//! - **Weights** (beyond the paper; [`prob`]): `generate_*_weighted` draws each
+//!   alternative in proportion to its weight among those the policy allows (with
+//!   [`ChoicePolicy::Sized`]: within the class, recursive or not, that the size target
+//!   picks; so sizes stay steered and weights shape the rest), and each repetition
+//!   count in proportion to its weight among the counts that fit. Without weights the
+//!   generator takes the same path as before (one predictable branch per choice).
 //! - **Randomness** comes from SplitMix64 (fast, one 64-bit word of state, passes
 //!   BigCrush), started per input at a hash of `(seed, index)`, so input `i` of seed `s`
 //!   is the same on every machine and independent of how many threads produce the
@@ -52,8 +58,10 @@
 
 #![warn(missing_docs)]
 
+pub mod prob;
 mod regex_gen;
 
+pub use prob::{Counts, Weights};
 pub use regex_gen::{RegexSampleError, RegexSampler};
 
 use rand::{Rng, SeedableRng};
@@ -264,6 +272,31 @@ pub type GenRng = SplitMix64;
 #[inline]
 pub fn below<R: Rng + ?Sized>(rng: &mut R, n: u32) -> u32 {
     ((u64::from(rng.next_u32()) * u64::from(n)) >> 32) as u32
+}
+
+/// An index drawn in proportion to `weights`; `None` if they are all zero (or not
+/// finite), so the caller falls back to a uniform draw.
+fn weighted<R: Rng + ?Sized>(
+    rng: &mut R,
+    weights: impl Iterator<Item = f64> + Clone,
+) -> Option<usize> {
+    let total: f64 = weights.clone().sum();
+    if !(total > 0.0 && total.is_finite()) {
+        return None;
+    }
+    // 53 random bits as a fraction of the total.
+    let mut x = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+    let mut last = None;
+    for (i, w) in weights.enumerate() {
+        if w > 0.0 {
+            if x < w {
+                return Some(i);
+            }
+            x -= w;
+            last = Some(i);
+        }
+    }
+    last
 }
 
 /// SplitMix64's output function: spreads `(seed, index)` over the seed space.
@@ -597,6 +630,57 @@ impl<'g> Generator<'g> {
         self.expand(self.grammar.root(), 0, rng, sink)
     }
 
+    /// Generates one input as a derivation tree, choosing by `weights` (made for this
+    /// grammar; see the crate docs on how they combine with the policy).
+    pub fn generate_tree_weighted<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        weights: &Weights,
+    ) -> (DerivationTree, GenStats) {
+        let mut builder = TreeBuilder::new();
+        let stats = self.generate_into_weighted(rng, &mut builder, weights);
+        (builder.finish(), stats)
+    }
+
+    /// Generates one input's bytes, choosing by `weights`.
+    pub fn generate_bytes_weighted<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        out: &mut Vec<u8>,
+        weights: &Weights,
+    ) -> GenStats {
+        let mut sink = ByteSink {
+            bytes: std::mem::take(out),
+        };
+        let stats = self.generate_into_weighted(rng, &mut sink, weights);
+        *out = sink.bytes;
+        stats
+    }
+
+    /// [`Generator::generate_into`], choosing by `weights`.
+    pub fn generate_into_weighted<R: Rng + ?Sized, S: TreeSink>(
+        &self,
+        rng: &mut R,
+        sink: &mut S,
+        weights: &Weights,
+    ) -> GenStats {
+        assert!(self.fits(weights), "weights made for another grammar");
+        let start = self.grammar.root();
+        let room = self.room_for(start);
+        self.expand_within::<true, _, _>(start, 0, rng, sink, room, Some(weights))
+    }
+
+    fn room_for(&self, start: ExprId) -> Room {
+        Room {
+            bytes: self
+                .config
+                .max_size
+                .saturating_sub(self.analysis.expr_min_len(start)),
+            steps: (self.config.max_nodes as u64)
+                .saturating_sub(self.analysis.expr_min_steps(start)),
+        }
+    }
+
     /// Expands one node at `depth` (rule expansions above it) into `sink`: the close-off
     /// of Algorithm 2 from a single open slot. The k-path generator uses this to finish
     /// the slots it does not steer. If the node's smallest subtree does not fit below
@@ -609,15 +693,8 @@ impl<'g> Generator<'g> {
         rng: &mut R,
         sink: &mut S,
     ) -> GenStats {
-        let room = Room {
-            bytes: self
-                .config
-                .max_size
-                .saturating_sub(self.analysis.expr_min_len(start)),
-            steps: (self.config.max_nodes as u64)
-                .saturating_sub(self.analysis.expr_min_steps(start)),
-        };
-        self.expand_within(start, depth, rng, sink, room)
+        let room = self.room_for(start);
+        self.expand_within::<false, _, _>(start, depth, rng, sink, room, None)
     }
 
     /// Emits a smallest subtree of `start`: every alternation takes an alternative of
@@ -631,17 +708,22 @@ impl<'g> Generator<'g> {
         sink: &mut S,
     ) {
         // With no room beyond the minimal completion, every choice is a least one.
-        self.expand_within(start, 0, rng, sink, Room { bytes: 0, steps: 0 });
+        self.expand_within::<false, _, _>(start, 0, rng, sink, Room { bytes: 0, steps: 0 }, None);
     }
 
-    /// [`Generator::expand`] with `room` beyond the minimal completion of `start`.
-    fn expand_within<R: Rng + ?Sized, S: TreeSink>(
+    /// [`Generator::expand`] with `room` beyond the minimal completion of `start`,
+    /// choosing by `weights` if given.
+    ///
+    /// `WEIGHTED` is a constant so that the unweighted path compiles without a trace
+    /// of the weights (the generation benchmark runs at the same speed as before).
+    fn expand_within<const WEIGHTED: bool, R: Rng + ?Sized, S: TreeSink>(
         &self,
         start: ExprId,
         depth: u32,
         rng: &mut R,
         sink: &mut S,
         mut room: Room,
+        weights: Option<&Weights>,
     ) -> GenStats {
         let max_depth = self.config.max_depth;
         let mut stats = GenStats::default();
@@ -706,7 +788,15 @@ impl<'g> Generator<'g> {
                     }
                 }
                 Op::Alt { .. } => {
-                    let chosen = self.choose(op, depth, rng, &mut stats, &mut room, grow_until);
+                    let chosen = self.choose(
+                        op,
+                        depth,
+                        rng,
+                        &mut stats,
+                        &mut room,
+                        grow_until,
+                        weights.filter(|_| WEIGHTED),
+                    );
                     open(sink, &mut stack, expr());
                     // A terminal alternative (`"a" | "b" | <digit>`) is emitted at once,
                     // saving rounds through the dispatch.
@@ -733,6 +823,13 @@ impl<'g> Generator<'g> {
                     let grown = recursive && grow_until.is_some_and(|floor| room.bytes <= floor);
                     let mut count = if !item_fits || stats.budget_exhausted || grown {
                         min
+                    } else if let Some(weights) = weights.filter(|_| WEIGHTED) {
+                        let row = weights.repetition_row(expr());
+                        let options = row.get(min as usize..row.len().min(max as usize + 1));
+                        match options.and_then(|o| weighted(rng, o.iter().copied())) {
+                            Some(i) => min + i as u32,
+                            None => min + below(rng, max - min + 1),
+                        }
                     } else {
                         min + below(rng, max - min + 1)
                     };
@@ -774,6 +871,7 @@ impl<'g> Generator<'g> {
     /// or the shortest once the node budget is spent or when the one drawn does not fit
     /// the room left (then the budget counts as spent).
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn choose<R: Rng + ?Sized>(
         &self,
         op: u32,
@@ -782,6 +880,7 @@ impl<'g> Generator<'g> {
         stats: &mut GenStats,
         room: &mut Room,
         grow_until: Option<u64>,
+        weights: Option<&Weights>,
     ) -> u32 {
         let Op::Alt {
             start,
@@ -818,7 +917,11 @@ impl<'g> Generator<'g> {
                 Some((class, n)) if n > 0 => (class, n),
                 _ => (all, fitting),
             };
-            self.children[class.start as usize + below(rng, n) as usize]
+            let options = &self.children[class.start as usize..(class.start + n) as usize];
+            let drawn = weights.and_then(|w| {
+                weighted(rng, options.iter().map(|&o| w.alternative(self.expr_id(o))))
+            });
+            options[drawn.unwrap_or_else(|| below(rng, n) as usize)]
         };
         let (len, steps) = self.extra(op, chosen);
         if len > room.bytes || steps > room.steps {

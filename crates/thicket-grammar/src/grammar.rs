@@ -134,6 +134,8 @@ pub struct Grammar {
     /// Rules a parser must not compile into one token (see [`Grammar::set_phrase`]),
     /// by [`SymbolId::index`]; empty when there are none.
     phrase: Vec<bool>,
+    /// Probabilities the spec gives alternatives (fuzzingbook's `prob`).
+    default_probabilities: Vec<(ExprId, f64)>,
 }
 
 impl Grammar {
@@ -215,6 +217,7 @@ impl Grammar {
         }
         Ok(Grammar {
             phrase: Vec::new(),
+            default_probabilities: Vec::new(),
             rules,
             exprs,
             by_name,
@@ -248,6 +251,18 @@ impl Grammar {
             self.phrase = vec![false; self.rules.len()];
         }
         self.phrase[symbol.index()] = true;
+    }
+
+    /// Records that the spec gives `alternative` (an alternative of a rule's top-level
+    /// alternation) probability `p` (fuzzingbook JSON grammars' `prob` option).
+    pub fn set_default_probability(&mut self, alternative: ExprId, p: f64) {
+        self.default_probabilities.push((alternative, p));
+    }
+
+    /// The probabilities the spec gives alternatives (alternatives without one share
+    /// what is left of their alternation, as in fuzzingbook's `ProbabilisticGrammarFuzzer`).
+    pub fn default_probabilities(&self) -> &[(ExprId, f64)] {
+        &self.default_probabilities
     }
 
     /// Whether [`Grammar::set_phrase`] marked the rule.

@@ -3,16 +3,25 @@
 //!
 //! In an alternative, every `<name>` without spaces or angle brackets inside is a
 //! reference (fuzzingbook's `RE_NONTERMINAL = <[^<> ]*>`); all other text is literal.
-//! An alternative may also be `["text", {options}]` (fuzzingbook `opts`); the options are
-//! ignored for now.
+//! An alternative may also be `["text", {options}]` (fuzzingbook `opts`): `prob` (a
+//! number in [0, 1]) becomes the alternative's default probability
+//! ([`Grammar::default_probabilities`](crate::Grammar::default_probabilities)); other
+//! options are ignored.
 
 use crate::ast::{AstExpr, AstExprKind, AstRule, SpecAst};
 use crate::diag::Diagnostic;
 use crate::source::{SourceFile, Span};
 use serde_json::Value;
 
-/// Parses a JSON grammar. Spans point at the rule's key in the JSON text.
-pub fn parse_json_grammar(source: &SourceFile) -> Result<SpecAst, Box<Diagnostic>> {
+/// A fuzzingbook `prob` option: rule name, index of the alternative, probability.
+pub type AltProbability = (String, usize, f64);
+
+/// Parses a JSON grammar, with the `prob` options of its alternatives. Spans point at
+/// the rule's key in the JSON text.
+pub fn parse_json_grammar_with_probabilities(
+    source: &SourceFile,
+) -> Result<(SpecAst, Vec<AltProbability>), Box<Diagnostic>> {
+    let mut probabilities = Vec::new();
     let value: Value = serde_json::from_str(source.text()).map_err(|e| {
         let offset = source.offset_of(e.line(), e.column().max(1));
         Box::new(
@@ -73,10 +82,26 @@ pub fn parse_json_grammar(source: &SourceFile) -> Result<SpecAst, Box<Diagnostic
             ));
         };
         let mut alts = Vec::new();
-        for alternative in alternatives {
+        for (index, alternative) in alternatives.iter().enumerate() {
             let text = match alternative {
                 Value::String(s) => s,
                 Value::Array(pair) if matches!(pair.first(), Some(Value::String(_))) => {
+                    if let Some(prob) = pair.get(1).and_then(|o| o.get("prob")) {
+                        let Some(p) = prob.as_f64().filter(|p| (0.0..=1.0).contains(p)) else {
+                            return Err(Box::new(
+                                Diagnostic::error(
+                                    "bad-json",
+                                    format!(
+                                        "alternative {} of {quoted} has \"prob\": {prob}, not a number between 0 and 1",
+                                        index + 1
+                                    ),
+                                    span,
+                                )
+                                .with_label_message("in this rule"),
+                            ));
+                        };
+                        probabilities.push((name.to_string(), index, p));
+                    }
                     pair[0].as_str().expect("checked string")
                 }
                 other => {
@@ -116,7 +141,7 @@ pub fn parse_json_grammar(source: &SourceFile) -> Result<SpecAst, Box<Diagnostic
             body,
         });
     }
-    Ok(ast)
+    Ok((ast, probabilities))
 }
 
 /// Splits `"<term> + <expr>"` into references and literal text.
@@ -185,6 +210,7 @@ mod tests {
         };
         assert_eq!(alts.len(), 4);
         assert_eq!(g.display_expr(alts[2]), r#""<not a ref>""#);
+        assert_eq!(g.default_probabilities(), &[(alts[1], 0.5)]);
     }
 
     #[test]
@@ -196,6 +222,10 @@ mod tests {
             (b"{\"<start>\": \"a\"}", "must be a list"),
             (b"{\"<start>\": [1]}", "not a string"),
             (b"{\"<start>\": []}", "no alternatives"),
+            (
+                b"{\"<start>\": [\"a\", [\"b\", {\"prob\": 2}]]}",
+                "not a number between 0 and 1",
+            ),
             (b"{\"<start>\": [\"<nope>\"]}", "never defined"),
         ] {
             let err = load_spec_text("g.json", text).unwrap_err();

@@ -138,18 +138,28 @@ pub fn load_spec_bytes(name: &str, bytes: &[u8], options: &LoadOptions) -> Resul
     };
     let source = Arc::new(SourceFile::new(name, text));
     let ast = if name.ends_with(".json") {
-        json_import::parse_json_grammar(&source)
+        json_import::parse_json_grammar_with_probabilities(&source)
     } else {
-        parser::parse_spec(source.text())
+        parser::parse_spec(source.text()).map(|ast| (ast, Vec::new()))
     };
-    let ast = ast.map_err(|d| SpecError {
+    let (ast, probabilities) = ast.map_err(|d| SpecError {
         source: source.clone(),
         diagnostics: vec![*d],
     })?;
-    let grammar = Grammar::build(&ast, &options.start).map_err(|diagnostics| SpecError {
+    let mut grammar = Grammar::build(&ast, &options.start).map_err(|diagnostics| SpecError {
         source: source.clone(),
         diagnostics,
     })?;
+    for (rule, index, p) in probabilities {
+        let Some(symbol) = grammar.symbol(&rule) else {
+            continue;
+        };
+        if let Expr::Alt(alts) = grammar.expr(grammar.rule(symbol).body)
+            && let Some(&alt) = alts.get(index)
+        {
+            grammar.set_default_probability(alt, p);
+        }
+    }
     Ok(Spec {
         grammar,
         source,

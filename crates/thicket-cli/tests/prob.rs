@@ -1,0 +1,284 @@
+//! Probabilistic grammars (`thicket learn`, `generate --probabilities [--inverse]`) and
+//! the campaign strategies (`thicket fuzz --strategy NAME`).
+
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::{repo, text, thicket};
+
+const SPEC: &str = "<start> ::= <item>*\n<item> ::= \"a\" | \"b\" | \"(\" <item>? \")\"\n";
+
+fn write(dir: &Path, name: &str, content: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path.display().to_string()
+}
+
+fn json_file(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn learned_probabilities_reproduce_the_sample_frequencies() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write(dir.path(), "t.fan", SPEC);
+    let samples = dir.path().join("samples");
+    std::fs::create_dir(&samples).unwrap();
+    // <item> alternatives: a 5, b 2, ( 2 (the parentheses hold a, then nothing).
+    write(&samples, "1", "aaab");
+    write(&samples, "2", "(a)()");
+    write(&samples, "3", "ab");
+    let probs = dir.path().join("probs.json");
+    let o = thicket(&[
+        "learn",
+        &spec,
+        samples.to_str().unwrap(),
+        "-o",
+        probs.to_str().unwrap(),
+        "--smoothing",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let p = json_file(&probs);
+    assert_eq!(p["format"], "thicket-probabilities/1");
+    assert_eq!(p["samples"], 3);
+    let item = &p["rules"]["<item>"]["\"a\" | \"b\" | \"(\" <item>? \")\""];
+    let close = |v: &serde_json::Value, p: f64| (v.as_f64().unwrap() - p).abs() < 1e-6;
+    assert!(close(&item["\"a\""], 5.0 / 9.0), "{item}");
+    assert!(close(&item["\"b\""], 2.0 / 9.0), "{item}");
+    assert!(close(&item["\"(\" <item>? \")\""], 2.0 / 9.0), "{item}");
+    // Top-level repetition counts 4, 2, 2 (of three samples); `?` took 1 once, 0 once.
+    let star = &p["rules"]["<start>"]["<item>*"];
+    assert!(
+        (star["2"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-6,
+        "{star}"
+    );
+    assert!(
+        star.get("0").is_none(),
+        "unseen counts have no mass without smoothing"
+    );
+    assert_eq!(p["rules"]["<item>"]["<item>?"]["1"], 0.5);
+
+    // Generation by them reproduces the frequencies: relearn from 2,000 outputs.
+    let out = dir.path().join("out");
+    let o = thicket(&[
+        "generate",
+        &spec,
+        "--probabilities",
+        probs.to_str().unwrap(),
+        "-n",
+        "2000",
+        "--seed",
+        "3",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let again = dir.path().join("again.json");
+    let o = thicket(&[
+        "learn",
+        &spec,
+        out.to_str().unwrap(),
+        "-o",
+        again.to_str().unwrap(),
+        "--smoothing",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let item = &json_file(&again)["rules"]["<item>"]["\"a\" | \"b\" | \"(\" <item>? \")\""];
+    let a = item["\"a\""].as_f64().unwrap();
+    assert!((a - 5.0 / 9.0).abs() < 0.03, "a relearned as {a}");
+}
+
+#[test]
+fn inverse_probabilities_make_measurably_different_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = repo("specs/json.fan");
+    // Seeds: flat arrays of small numbers.
+    let samples = dir.path().join("samples");
+    std::fs::create_dir(&samples).unwrap();
+    for i in 0..20 {
+        write(&samples, &format!("{i}"), &format!("[{i}, {}, 7]", i * 3));
+    }
+    let probs = dir.path().join("probs.json");
+    let o = thicket(&[
+        "learn",
+        &spec,
+        samples.to_str().unwrap(),
+        "-o",
+        probs.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let generate = |inverse: bool| {
+        let mut args = vec![
+            "generate",
+            &spec,
+            "--probabilities",
+            probs.to_str().unwrap(),
+            "-n",
+            "500",
+            "--seed",
+            "1",
+            "-0",
+        ];
+        if inverse {
+            args.push("--inverse");
+        }
+        let o = thicket(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let inputs: Vec<Vec<u8>> = o
+            .stdout
+            .split(|&b| b == 0)
+            .filter(|s| !s.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect();
+        let bytes: Vec<u8> = inputs.concat();
+        let digits = bytes.iter().filter(|b| b.is_ascii_digit()).count();
+        (
+            digits as f64 / bytes.len() as f64,
+            bytes.len() as f64 / inputs.len() as f64,
+        )
+    };
+    let (prob_digits, prob_size) = generate(false);
+    let (inv_digits, inv_size) = generate(true);
+    // The seeds are arrays of numbers: learned, a quarter of the bytes are digits
+    // (0.28 at seed 1); inverted, numbers are the rarest value (0.02), and the inputs
+    // are larger (containers, strings: 14.6 against 254 bytes).
+    assert!(prob_digits > 5.0 * inv_digits, "{prob_digits} {inv_digits}");
+    assert!(inv_size > 3.0 * prob_size, "{prob_size} {inv_size}");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"rules": {"<nope>": {}}}"#).unwrap();
+    let o = thicket(&["generate", &spec, "--probabilities", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(text(&o.stderr).contains("rule <nope> is not in the grammar"));
+}
+
+fn have_coverage() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import coverage"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("THICKET_REQUIRE_PYTHON").is_none_or(|v| v != "1"),
+            "coverage.py is missing but THICKET_REQUIRE_PYTHON=1"
+        );
+        eprintln!("\n*** SKIPPED: no coverage.py; `fuzz --strategy` tests did not run ***\n");
+    }
+    ok
+}
+
+#[test]
+fn every_strategy_runs_with_the_same_output_layout() {
+    if !have_coverage() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let spec = repo("specs/json.fan");
+    let harness = format!(
+        "{}:target",
+        repo("crates/thicket-exec/tests/targets/py/json_target.py")
+    );
+    let mut lines = Vec::new();
+    for strategy in [
+        "coverage",
+        "random",
+        "probabilistic",
+        "inverse",
+        "evogfuzz",
+        "fdloop",
+    ] {
+        let out = dir.path().join(strategy);
+        let o = thicket(&[
+            "fuzz",
+            &spec,
+            "-o",
+            out.to_str().unwrap(),
+            "--seed",
+            "1",
+            "--execs",
+            "200",
+            "--max-depth",
+            "10",
+            "--strategy",
+            strategy,
+            "--track-features",
+            "--python",
+            &harness,
+            "--python-include",
+            "*/json/*",
+        ]);
+        assert!(o.status.success(), "{strategy}: {}", text(&o.stderr));
+        for entry in [
+            "queue",
+            "crashes",
+            "hangs",
+            "meta",
+            "stats.json",
+            "plot_data.csv",
+        ] {
+            assert!(out.join(entry).exists(), "{strategy}: no {entry}");
+        }
+        let stats = json_file(&out.join("stats.json"));
+        assert_eq!(stats["strategy"], strategy);
+        assert_eq!(stats["execs"], 200, "{strategy}");
+        assert!(stats["queue"].as_u64().unwrap() >= 1, "{strategy}");
+        assert!(stats["code_features"].as_u64().unwrap() > 0, "{strategy}");
+        assert!(stats["mappings"].as_u64().unwrap() > 0, "{strategy}");
+        lines.push(stats["coverage"]["lines"].as_u64().unwrap());
+        if matches!(strategy, "evogfuzz" | "fdloop") {
+            let generations = std::fs::read_to_string(out.join("generations.csv")).unwrap();
+            // 200 runs: fdloop 2 x 5 per generation, evogfuzz 10.
+            assert_eq!(generations.lines().count(), 1 + 20, "{strategy}");
+            assert_eq!(stats["strategy_stats"]["generations"], 20);
+        }
+    }
+    // FdLoop mutates inputs (leaves) and so reaches the decoder's error paths, which
+    // generation from the grammar alone (random) never does.
+    assert!(
+        lines[5] > lines[1],
+        "fdloop {} random {}",
+        lines[5],
+        lines[1]
+    );
+    // Same seed, same campaign (without the run-time term, which the clock decides).
+    let run = |name: &str| {
+        let out = dir.path().join(name);
+        let o = thicket(&[
+            "fuzz",
+            &spec,
+            "-o",
+            out.to_str().unwrap(),
+            "--seed",
+            "1",
+            "--execs",
+            "100",
+            "--max-depth",
+            "10",
+            "--strategy",
+            "fdloop",
+            "--fitness-weights",
+            "1,1,0,1",
+            "--python",
+            &harness,
+            "--python-include",
+            "*/json/*",
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        std::fs::read_to_string(out.join("generations.csv")).unwrap()
+    };
+    assert_eq!(run("again1"), run("again2"));
+    let o = thicket(&[
+        "fuzz",
+        &spec,
+        "-o",
+        dir.path().join("x").to_str().unwrap(),
+        "--strategy",
+        "nope",
+        "--python",
+        &harness,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("unknown strategy `nope`"));
+}

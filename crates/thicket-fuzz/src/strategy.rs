@@ -1,0 +1,620 @@
+//! Campaign strategies: the seams of a campaign, in the spirit of LibAFL's scheduler,
+//! mutator, feedback and objective, without its weight.
+//!
+//! The [`Campaign`](crate::Campaign) owns what every strategy shares: running the
+//! target, classifying outcomes, the coverage set, the output folder (queue/, crashes/,
+//! hangs/, meta/, stats.json, plot_data.csv; plus generations.csv for strategies that
+//! work in generations), and the rule of what to keep (an input reaching new code goes
+//! to queue/, a new failure to crashes/). A [`Strategy`] decides:
+//! - **what to run next and how to mutate** ([`Strategy::next`]): a fresh tree, a mutant
+//!   of a kept one, a member of a population;
+//! - **what the feedback means** ([`Strategy::observe`]): each run's [`RunReport`]
+//!   (new code, code and input features, failure, time);
+//! - **when to stop** ([`Strategy::finished`]), besides the campaign's budget.
+//!
+//! Strategies ([`StrategyKind`]): `coverage` (the default: today's coverage-guided loop),
+//! `random`, `probabilistic`, `inverse`, `evogfuzz` and `fdloop`. The last four learn a
+//! probabilistic grammar ([`thicket_gen::Weights`]) from seed trees.
+//!
+//! FdLoop (paper Fig. 3), as built here; where the paper is silent the choice is ours:
+//! - each generation generates `n` = 5 inputs from the current probabilities, mutates a
+//!   copy of each (a leaf bit-flip or a same-rule subtree swap, drawn 50/50, the other
+//!   tried if the first does not apply; with a text target the flip keeps UTF-8), and
+//!   runs all 2n;
+//! - each run is scored by the weighted fitness
+//!   `w_map * sig(M / M_max) + w_cov * C / C_known + w_rt * T / T_out + w_exc * (0.1 E + 0.9 U)`
+//!   where M = input features x code features of the run (the size of the paper's
+//!   cross product; input features are the rules of the tree and the pairs of a rule
+//!   and the nearest rule above it, i.e. subtrees to depth k = 2), M_max = 10,000 by
+//!   default, sig(x) = min(1, tanh(x) / tanh(1)) (about linear on [0, 1], at most 1),
+//!   C = code features this run reached first, C_known = code features known after it
+//!   (the paper's C_tot, all functions of the program, is not known for Python
+//!   targets), T / T_out = run time over the timeout, E = 1 if the run failed, U = 1 if
+//!   its failure (kind and location) is new;
+//! - weights: `single` (the goal 10, the others 1), `multi` (all 1), `ignore` (the goal
+//!   0, the others 1), or given;
+//! - the probabilities are relearned from the single best input (argmax, ties to the
+//!   first), with smoothing 1 and choices it does not reach keeping their weights;
+//!   then one rule drawn at random is reset to uniform (grammar mutation).
+//!
+//! EvoGFuzz: a population of `n` = 10 inputs per generation from the probabilities, no
+//! input mutation, fitness from exceptions only (0.1 E + 0.9 U), relearning from the best
+//! third (ties broken by order), then the same grammar mutation as FdLoop (the original
+//! perturbs probabilities at random; a uniform reset is one such perturbation).
+
+use crate::Entry;
+use serde_json::{Value, json};
+use std::time::Duration;
+use thicket_gen::prob::{Counts, DEFAULT_SMOOTHING, Weights};
+use thicket_gen::{GenRng, Generator, below};
+use thicket_grammar::{Expr, Grammar};
+use thicket_tree::{DerivationTree, NodeId};
+
+/// What a strategy sees of the campaign when it makes the next input.
+pub struct Ctx<'a, 'g> {
+    /// The generator (its grammar and limits).
+    pub generator: &'g Generator<'g>,
+    /// The constraint solver, if the campaign has one.
+    pub solver: Option<&'g thicket_solve::Solver<'g>>,
+    /// The campaign's settings.
+    pub config: &'a crate::FuzzConfig,
+    /// Whether the target takes text (mutations keep inputs UTF-8).
+    pub text: bool,
+    pub(crate) corpus: &'a [Entry],
+}
+
+impl Ctx<'_, '_> {
+    /// The kept inputs that have trees, with their queue ids.
+    pub fn kept(&self) -> impl Iterator<Item = (usize, &DerivationTree)> {
+        self.corpus
+            .iter()
+            .filter_map(|e| e.tree.as_ref().map(|t| (e.id, t)))
+    }
+}
+
+/// An input to run: its tree, the name of the operation that made it (as in saved
+/// inputs' names) and the queue id of its parent.
+pub struct Candidate {
+    /// The input.
+    pub tree: DerivationTree,
+    /// `gen`, `regen+splice`, `flip`, `swap`, ...
+    pub op: String,
+    /// The kept input it was made from.
+    pub parent: Option<usize>,
+}
+
+/// What one run showed, for [`Strategy::observe`].
+pub struct RunReport<'a> {
+    /// The input run.
+    pub tree: &'a DerivationTree,
+    /// Code features (see `thicket_exec::Trace::for_each_feature`) this run reached
+    /// first in the campaign (0 for runs whose coverage does not count: crashes, hangs).
+    pub new_code: u64,
+    /// Code features the run reached.
+    pub code_features: u64,
+    /// Input features of the tree ([`input_features`]).
+    pub input_features: u64,
+    /// Code features reached so far by the campaign, this run included.
+    pub covered: u64,
+    /// The failure's `kind @ location` key, if the run failed.
+    pub failure: Option<&'a str>,
+    /// Whether that failure is new in the campaign.
+    pub new_failure: bool,
+    /// How long the run took.
+    pub duration: Duration,
+    /// The run's time limit.
+    pub timeout: Duration,
+}
+
+/// The seams of a campaign (see the module docs).
+pub trait Strategy {
+    /// The strategy's name (`--strategy NAME`).
+    fn name(&self) -> &'static str;
+
+    /// The next input to run, drawing from `rng` (round `i`'s stream); `None` if it
+    /// could not be made valid (a solver's failure), which counts as an unsolved round.
+    fn next(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate>;
+
+    /// Feedback of the run of the last input [`Strategy::next`] gave.
+    fn observe(&mut self, _report: &RunReport<'_>) {}
+
+    /// Whether the strategy is done (besides the campaign's budget).
+    fn finished(&self) -> bool {
+        false
+    }
+
+    /// Whether [`RunReport`]'s feature counts are needed (they cost a pass over the
+    /// trace and the tree per run).
+    fn wants_features(&self) -> bool {
+        true
+    }
+
+    /// The header of `generations.csv`, for strategies that work in generations.
+    fn generation_header(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// A line for `generations.csv` when a generation has ended.
+    fn take_generation_line(&mut self) -> Option<String> {
+        None
+    }
+
+    /// Figures of the strategy for `stats.json` (`null`: none).
+    fn summary(&self) -> Value {
+        Value::Null
+    }
+}
+
+/// The strategies `thicket fuzz --strategy` offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrategyKind {
+    /// Coverage-guided: mutate kept inputs, keep what reaches new code (the default).
+    Coverage,
+    /// Uniform random generation, no feedback.
+    Random,
+    /// Generation by the probabilities learned from the seeds, no feedback.
+    Probabilistic,
+    /// Generation by the inverted probabilities ("inputs from hell"), no feedback.
+    Inverse,
+    /// Probability evolution with exception feedback, no input mutation.
+    EvoGFuzz,
+    /// FdLoop (paper Fig. 3).
+    FdLoop,
+}
+
+impl StrategyKind {
+    /// Every strategy, with its name.
+    pub const ALL: [(&'static str, StrategyKind); 6] = [
+        ("coverage", StrategyKind::Coverage),
+        ("random", StrategyKind::Random),
+        ("probabilistic", StrategyKind::Probabilistic),
+        ("inverse", StrategyKind::Inverse),
+        ("evogfuzz", StrategyKind::EvoGFuzz),
+        ("fdloop", StrategyKind::FdLoop),
+    ];
+
+    /// The strategy of a name.
+    pub fn from_name(name: &str) -> Option<StrategyKind> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+    }
+
+    /// Whether it learns probabilities from seed trees.
+    pub fn learns(self) -> bool {
+        matches!(
+            self,
+            StrategyKind::Probabilistic
+                | StrategyKind::Inverse
+                | StrategyKind::EvoGFuzz
+                | StrategyKind::FdLoop
+        )
+    }
+}
+
+/// FdLoop's goals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// Input features x code features.
+    Mappings,
+    /// New code.
+    Coverage,
+    /// Run time.
+    Runtime,
+    /// Exceptions, total and unique.
+    Exceptions,
+}
+
+impl Goal {
+    /// The goal of a name: `mappings`, `coverage`, `runtime`, `exceptions`.
+    pub fn from_name(name: &str) -> Option<Goal> {
+        Some(match name {
+            "mappings" => Goal::Mappings,
+            "coverage" => Goal::Coverage,
+            "runtime" => Goal::Runtime,
+            "exceptions" => Goal::Exceptions,
+            _ => return None,
+        })
+    }
+}
+
+/// Weights of the fitness terms.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FitnessWeights {
+    /// Of mappings.
+    pub mappings: f64,
+    /// Of new coverage.
+    pub coverage: f64,
+    /// Of run time.
+    pub runtime: f64,
+    /// Of exceptions.
+    pub exceptions: f64,
+}
+
+impl FitnessWeights {
+    /// Every goal 1 (the paper's multi-goal mode).
+    pub fn multi() -> FitnessWeights {
+        FitnessWeights {
+            mappings: 1.0,
+            coverage: 1.0,
+            runtime: 1.0,
+            exceptions: 1.0,
+        }
+    }
+
+    /// `goal` 10, the others 1 (single-goal mode).
+    pub fn single(goal: Goal) -> FitnessWeights {
+        FitnessWeights::multi().with(goal, 10.0)
+    }
+
+    /// `goal` 0, the others 1 (ignore-goal mode).
+    pub fn ignore(goal: Goal) -> FitnessWeights {
+        FitnessWeights::multi().with(goal, 0.0)
+    }
+
+    fn with(mut self, goal: Goal, w: f64) -> FitnessWeights {
+        *match goal {
+            Goal::Mappings => &mut self.mappings,
+            Goal::Coverage => &mut self.coverage,
+            Goal::Runtime => &mut self.runtime,
+            Goal::Exceptions => &mut self.exceptions,
+        } = w;
+        self
+    }
+}
+
+/// Default `M_max` of the fitness (mappings at which the mappings term saturates).
+pub const DEFAULT_MAPPINGS_MAX: f64 = 10_000.0;
+
+/// The weighted fitness of one run (see the module docs).
+pub fn fitness(w: &FitnessWeights, r: &RunReport<'_>, mappings_max: f64) -> f64 {
+    let m = (r.input_features * r.code_features) as f64 / mappings_max.max(1.0);
+    let sig = (m.tanh() / 1f64.tanh()).min(1.0);
+    let c = if r.covered > 0 {
+        r.new_code as f64 / r.covered as f64
+    } else {
+        0.0
+    };
+    let t = (r.duration.as_secs_f64() / r.timeout.as_secs_f64().max(1e-9)).min(1.0);
+    w.mappings * sig + w.coverage * c + w.runtime * t + w.exceptions * exception_score(r)
+}
+
+/// `0.1 E + 0.9 U` of one run.
+fn exception_score(r: &RunReport<'_>) -> f64 {
+    0.1 * f64::from(u8::from(r.failure.is_some())) + 0.9 * f64::from(u8::from(r.new_failure))
+}
+
+/// Input features of a tree: its distinct rules and distinct (rule, nearest rule above)
+/// pairs, i.e. its subtrees to depth 2 identified by rules.
+pub fn input_features(grammar: &Grammar, tree: &DerivationTree) -> u64 {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut above: Vec<(usize, u32)> = Vec::new();
+    for index in 0..tree.len() {
+        while above.last().is_some_and(|&(end, _)| end <= index) {
+            above.pop();
+        }
+        let node = NodeId::from_index(index);
+        if let Expr::Ref(symbol) = grammar.expr(tree.expr(node)) {
+            let rule = symbol.index() as u64;
+            seen.insert(rule);
+            if let Some(&(_, parent)) = above.last() {
+                seen.insert((u64::from(parent) + 1) << 32 | rule);
+            }
+            above.push((tree.subtree_end(node), symbol.index() as u32));
+        }
+    }
+    seen.len() as u64
+}
+
+/// Makes the strategy `kind`; `seeds` are the trees learning strategies learn from.
+pub fn make_strategy<'g>(
+    kind: StrategyKind,
+    generator: &'g Generator<'g>,
+    seeds: &[DerivationTree],
+    fdloop: FdLoopConfig,
+) -> Box<dyn Strategy + 'g> {
+    let grammar = generator.grammar();
+    let learned = || {
+        let mut counts = Counts::new(grammar);
+        for tree in seeds {
+            counts.add_tree(grammar, tree);
+        }
+        Weights::learn(grammar, &counts, DEFAULT_SMOOTHING, None)
+    };
+    match kind {
+        StrategyKind::Coverage => Box::new(CoverageGuided),
+        StrategyKind::Random => Box::new(Sampling {
+            name: "random",
+            weights: None,
+        }),
+        StrategyKind::Probabilistic => Box::new(Sampling {
+            name: "probabilistic",
+            weights: Some(learned()),
+        }),
+        StrategyKind::Inverse => Box::new(Sampling {
+            name: "inverse",
+            weights: Some(learned().inverted(grammar)),
+        }),
+        StrategyKind::EvoGFuzz => Box::new(Evolution::new(
+            grammar,
+            learned(),
+            Evolve::EvoGFuzz,
+            FdLoopConfig {
+                population: fdloop.evogfuzz_population,
+                ..fdloop
+            },
+        )),
+        StrategyKind::FdLoop => {
+            Box::new(Evolution::new(grammar, learned(), Evolve::FdLoop, fdloop))
+        }
+    }
+}
+
+/// The coverage-guided loop: fresh inputs, or (once inputs are kept) mutants of kept
+/// ones, as the campaign always made them (see the crate docs).
+pub struct CoverageGuided;
+
+impl Strategy for CoverageGuided {
+    fn name(&self) -> &'static str {
+        "coverage"
+    }
+
+    fn wants_features(&self) -> bool {
+        false
+    }
+
+    fn next(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
+        crate::produce_coverage_guided(ctx, rng)
+    }
+}
+
+/// Generation without feedback: uniform (`random`) or by fixed weights.
+struct Sampling {
+    name: &'static str,
+    weights: Option<Weights>,
+}
+
+impl Strategy for Sampling {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn next(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
+        let tree = match &self.weights {
+            Some(w) => ctx.generator.generate_tree_weighted(rng, w).0,
+            None => ctx.generator.generate_tree(rng).0,
+        };
+        Some(Candidate {
+            tree,
+            op: "gen".into(),
+            parent: None,
+        })
+    }
+}
+
+/// Parameters of FdLoop and EvoGFuzz.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FdLoopConfig {
+    /// Inputs generated per generation (FdLoop's n; the paper's default 5).
+    pub population: usize,
+    /// EvoGFuzz's population (10).
+    pub evogfuzz_population: usize,
+    /// Stop after this many generations (none: the campaign's budget decides).
+    pub generations: Option<u64>,
+    /// Fitness weights.
+    pub weights: FitnessWeights,
+    /// The fitness's M_max.
+    pub mappings_max: f64,
+    /// FdLoop's input mutation (leaf flip or subtree swap of copies); off for the
+    /// paper's ablation.
+    pub mutate_inputs: bool,
+    /// FdLoop's grammar mutation (a rule reset to uniform per generation).
+    pub mutate_grammar: bool,
+}
+
+impl Default for FdLoopConfig {
+    fn default() -> FdLoopConfig {
+        FdLoopConfig {
+            population: 5,
+            evogfuzz_population: 10,
+            generations: None,
+            weights: FitnessWeights::multi(),
+            mappings_max: DEFAULT_MAPPINGS_MAX,
+            mutate_inputs: true,
+            mutate_grammar: true,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Evolve {
+    FdLoop,
+    EvoGFuzz,
+}
+
+/// FdLoop and EvoGFuzz: generations of inputs from evolving probabilities.
+struct Evolution<'g> {
+    grammar: &'g Grammar,
+    /// A word drawn when the generation was made, for the grammar mutation at its end.
+    word: u64,
+    kind: Evolve,
+    config: FdLoopConfig,
+    weights: Weights,
+    /// Inputs of this generation still to run (popped from the end).
+    pending: Vec<Candidate>,
+    /// Inputs of this generation run so far, with their fitness.
+    scored: Vec<(f64, DerivationTree)>,
+    /// The input `next` gave last, until its report arrives.
+    running: Option<DerivationTree>,
+    generation: u64,
+    line: Option<String>,
+    best_fitness: f64,
+    rules_with_choices: Vec<thicket_grammar::SymbolId>,
+}
+
+impl<'g> Evolution<'g> {
+    fn new(
+        grammar: &'g Grammar,
+        weights: Weights,
+        kind: Evolve,
+        config: FdLoopConfig,
+    ) -> Evolution<'g> {
+        let rules_with_choices = grammar
+            .symbols()
+            .filter(|&s| !thicket_gen::prob::choices_of(grammar, s).is_empty())
+            .collect();
+        Evolution {
+            grammar,
+            word: 0,
+            kind,
+            config,
+            weights,
+            pending: Vec::new(),
+            scored: Vec::new(),
+            running: None,
+            generation: 0,
+            line: None,
+            best_fitness: 0.0,
+            rules_with_choices,
+        }
+    }
+
+    /// Makes the next generation's inputs (n fresh, and for FdLoop n mutated copies).
+    fn populate(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) {
+        let grammar = ctx.generator.grammar();
+        let n = self.config.population.max(1);
+        let fresh: Vec<DerivationTree> = (0..n)
+            .map(|_| ctx.generator.generate_tree_weighted(rng, &self.weights).0)
+            .collect();
+        let mut batch = Vec::new();
+        if self.kind == Evolve::FdLoop && self.config.mutate_inputs {
+            for tree in &fresh {
+                let flip = |rng: &mut GenRng| {
+                    if ctx.text {
+                        crate::mutate::mutate_leaf_text(grammar, tree, rng)
+                    } else {
+                        crate::mutate::mutate_leaf(grammar, tree, rng)
+                    }
+                    .map(|t| (t, "flip"))
+                };
+                let swap =
+                    |rng: &mut GenRng| crate::mutate::swap(grammar, tree, rng).map(|t| (t, "swap"));
+                let mutant = if below(rng, 2) == 0 {
+                    flip(rng).or_else(|| swap(rng))
+                } else {
+                    swap(rng).or_else(|| flip(rng))
+                };
+                let (tree, op) = mutant.unwrap_or_else(|| (tree.clone(), "copy"));
+                batch.push(Candidate {
+                    tree,
+                    op: op.into(),
+                    parent: None,
+                });
+            }
+        }
+        for tree in fresh.into_iter().rev() {
+            batch.push(Candidate {
+                tree,
+                op: "gen".into(),
+                parent: None,
+            });
+        }
+        // Popped from the end: fresh inputs first, then their mutants.
+        self.pending = batch;
+    }
+
+    /// Ends a generation: relearn from the best, mutate the grammar.
+    fn evolve(&mut self) {
+        let grammar = self.grammar;
+        let mut order: Vec<usize> = (0..self.scored.len()).collect();
+        // Highest fitness first; ties keep run order.
+        order.sort_by(|&a, &b| self.scored[b].0.total_cmp(&self.scored[a].0));
+        let best = match self.kind {
+            Evolve::FdLoop => 1,
+            Evolve::EvoGFuzz => self.scored.len().div_ceil(3),
+        };
+        let mut counts = Counts::new(grammar);
+        for &i in order.iter().take(best) {
+            counts.add_tree(grammar, &self.scored[i].1);
+        }
+        self.weights = Weights::learn(grammar, &counts, DEFAULT_SMOOTHING, Some(&self.weights));
+        if self.config.mutate_grammar && !self.rules_with_choices.is_empty() {
+            let rule = self.rules_with_choices
+                [(self.word % self.rules_with_choices.len() as u64) as usize];
+            self.weights.reset_rule(grammar, rule);
+        }
+        let top = order.first().map_or(0.0, |&i| self.scored[i].0);
+        let mean = self.scored.iter().map(|s| s.0).sum::<f64>() / self.scored.len().max(1) as f64;
+        let size = order.first().map_or(0, |&i| self.scored[i].1.bytes().len());
+        self.best_fitness = self.best_fitness.max(top);
+        self.line = Some(format!(
+            "{},{},{top:.6},{mean:.6},{size}",
+            self.generation,
+            self.scored.len()
+        ));
+        self.generation += 1;
+        self.scored.clear();
+    }
+}
+
+impl Strategy for Evolution<'_> {
+    fn name(&self) -> &'static str {
+        match self.kind {
+            Evolve::FdLoop => "fdloop",
+            Evolve::EvoGFuzz => "evogfuzz",
+        }
+    }
+
+    fn next(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
+        if self.pending.is_empty() {
+            self.word = rand::Rng::next_u64(rng);
+            self.populate(ctx, rng);
+        }
+        let candidate = self.pending.pop()?;
+        self.running = Some(candidate.tree.clone());
+        Some(candidate)
+    }
+
+    fn observe(&mut self, report: &RunReport<'_>) {
+        let Some(tree) = self.running.take() else {
+            return;
+        };
+        let score = match self.kind {
+            Evolve::FdLoop => fitness(&self.config.weights, report, self.config.mappings_max),
+            Evolve::EvoGFuzz => exception_score(report),
+        };
+        self.scored.push((score, tree));
+        if self.pending.is_empty() {
+            self.evolve();
+        }
+    }
+
+    fn finished(&self) -> bool {
+        self.config
+            .generations
+            .is_some_and(|g| self.generation >= g && self.pending.is_empty())
+    }
+
+    fn generation_header(&self) -> Option<&'static str> {
+        Some("generation,runs,best_fitness,mean_fitness,best_size\n")
+    }
+
+    fn take_generation_line(&mut self) -> Option<String> {
+        self.line.take().map(|mut l| {
+            l.push('\n');
+            l
+        })
+    }
+
+    fn summary(&self) -> Value {
+        json!({
+            "generations": self.generation,
+            "best_fitness": self.best_fitness,
+            "population": self.config.population,
+            "weights": {
+                "mappings": self.config.weights.mappings,
+                "coverage": self.config.weights.coverage,
+                "runtime": self.config.weights.runtime,
+                "exceptions": self.config.weights.exceptions,
+            },
+        })
+    }
+}
