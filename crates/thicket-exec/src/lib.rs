@@ -74,6 +74,43 @@ pub enum Trace<'a> {
     Python(&'a PyTrace),
 }
 
+/// What kind of code a [`Location`] names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LocationKind {
+    /// A function (Python: a `def`, by qualified name; C: a symbol).
+    Function,
+    /// A method (Java: `Class.method(descriptor)`), for executors of class-based code.
+    Method,
+    /// A source line (its number in `name`).
+    Line,
+}
+
+/// A named code location a run can reach: the unit per-location coverage (CODEINE's
+/// coverage matrix) is counted in. Two runs reaching the same code give equal
+/// locations, across executor restarts and processes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Location {
+    /// Function, method or line.
+    pub kind: LocationKind,
+    /// The source file (Python: its path; C: the binary; Java: the class's file).
+    pub file: String,
+    /// The function's or method's name, or the line number.
+    pub name: String,
+}
+
+impl std::fmt::Display for Location {
+    /// `function FILE:NAME`, `method FILE:NAME` or `line FILE:NUMBER`: one token per
+    /// kind, then the place, so a location can be named on the command line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.kind {
+            LocationKind::Function => "function",
+            LocationKind::Method => "method",
+            LocationKind::Line => "line",
+        };
+        write!(f, "{kind} {}:{}", self.file, self.name)
+    }
+}
+
 /// Runs a target on inputs.
 pub trait Executor {
     /// Runs the target on one input. An `Err` means the executor itself failed (the
@@ -83,6 +120,16 @@ pub trait Executor {
 
     /// The coverage of the last run.
     fn trace(&self) -> Trace<'_>;
+
+    /// The named locations the last run covered (functions and lines for Python;
+    /// functions of C programs built with thicket's SanitizerCoverage runtime; methods
+    /// and lines for a Java executor), appended to `out` in any order. Returns `false`
+    /// if the executor names no locations (the default: an AFL++ edge map cannot be
+    /// named), `true` otherwise, even when the run covered none.
+    fn covered_locations(&self, out: &mut Vec<Location>) -> bool {
+        let _ = out;
+        false
+    }
 
     /// One line: which executor, which target.
     fn describe(&self) -> String;
