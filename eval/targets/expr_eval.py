@@ -2,10 +2,11 @@
 running example of CODEINE (Havrikov, Kampmann, Zeller), section 5.
 
 `evaluate(text)` parses and evaluates an expression with x=1, y=2, z=3. The function
-`paren_subtraction_in_product` runs only when a product's operand is a parenthesised
-subtraction, `(a - b) * c` or `c / (a - b)`: the pattern
-`MultExpr (* | / | %) (AddExpr - MultExpr)` of the paper's Fig. 8. A division or
-remainder by zero raises ZeroDivisionError like Python's own operators.
+`paren_subtraction_in_product` runs only when the right operand of a product (of `*`,
+`/` or `%`) is a parenthesised subtraction, `c * (a - b)`: the pattern
+`MultExpr (* | / | %) (AddExpr - MultExpr)` of the paper's Fig. 8 (the path
+UnaryExpr -> AddExpr -> "-" through the product's right operand). A division or
+remainder by zero gives 0, so that every input of the grammar evaluates.
 """
 
 VARIABLES = {"x": 1, "y": 2, "z": 3}
@@ -28,7 +29,8 @@ class Parser:
         """Returns (value, the additive operators in order)."""
         value, _ = self.mult_expr()
         kinds = []
-        while self.peek() in ("+", "-") and self.peek(2) not in ("++", "--"):
+        # After an operand a sign is binary (`x--y` is x - -y).
+        while self.peek() in ("+", "-"):
             op = self.peek()
             self.pos += 1
             right, _ = self.mult_expr()
@@ -43,10 +45,10 @@ class Parser:
             op = self.peek()
             self.pos += 1
             right, rsub = self.unary_expr()
+            if rsub:
+                paren_subtraction_in_product(op, value, right)
             operands.append((right, rsub))
             value = product(op, value, right)
-        if len(operands) > 1 and any(s for _, s in operands):
-            paren_subtraction_in_product(operands)
         # A product is no parenthesised subtraction itself.
         return value, sub if len(operands) == 1 else False
 
@@ -81,14 +83,16 @@ class Parser:
 def product(op, a, b):
     if op == "*":
         return a * b
+    if b == 0:  # what is reached should depend on structure, not on arithmetic luck
+        return 0
     if op == "/":
         return a // b
     return a % b
 
 
-def paren_subtraction_in_product(operands):
+def paren_subtraction_in_product(op, left, right):
     """The target of the running example."""
-    return len(operands)
+    return (op, left, right)
 
 
 def evaluate(text):
