@@ -3,6 +3,7 @@
 //! trees on 1,000 inputs, in parallel over locations. The coverage matrix of the second
 //! is synthetic (location j is covered where feature j % F is present, with 10 % of the
 //! labels flipped), so that trees have something to find; the features are real.
+//! Each runs on all cores and, as its baseline in the same process, on one thread.
 //! Run with `cargo bench -p thicket-codeine`.
 
 use divan::counter::ItemsCount;
@@ -36,24 +37,33 @@ fn inputs(grammar: &thicket_grammar::Grammar, n: u64) -> Vec<Vec<u8>> {
         .collect()
 }
 
-#[divan::bench(sample_count = 3, sample_size = 1)]
-fn features_10000_json_k3(bencher: Bencher) {
+/// Runs `f` on a pool of `threads` threads (0: one per core).
+fn on<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+#[divan::bench(sample_count = 3, sample_size = 1, args = [0, 1])]
+fn features_10000_json_k3(bencher: Bencher, threads: usize) {
     let grammar = json();
     let texts = inputs(&grammar, 10_000);
     let slices: Vec<&[u8]> = texts.iter().map(|t| &t[..]).collect();
     let graph = KPathGraph::new(&grammar);
     let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
     bencher.counter(ItemsCount::new(10_000u64)).bench_local(|| {
-        black_box(
+        black_box(on(threads, || {
             FeatureTable::extract(&parser, &graph, &slices, 3)
                 .paths
-                .len(),
-        )
+                .len()
+        }))
     });
 }
 
-#[divan::bench(sample_count = 3, sample_size = 1)]
-fn learn_1000_trees_on_1000_inputs(bencher: Bencher) {
+#[divan::bench(sample_count = 3, sample_size = 1, args = [0, 1])]
+fn learn_1000_trees_on_1000_inputs(bencher: Bencher, threads: usize) {
     let grammar = json();
     let texts = inputs(&grammar, 1000);
     let slices: Vec<&[u8]> = texts.iter().map(|t| &t[..]).collect();
@@ -75,13 +85,16 @@ fn learn_1000_trees_on_1000_inputs(bencher: Bencher) {
         matrix.covered.push(covered);
     }
     bencher.counter(ItemsCount::new(1000u64)).bench_local(|| {
-        let model = Model::learn(
-            &table,
-            &matrix,
-            "json.fan".into(),
-            0,
-            LearnConfig::default(),
-        );
-        black_box(model.locations.len())
+        black_box(on(threads, || {
+            Model::learn(
+                &table,
+                &matrix,
+                "json.fan".into(),
+                0,
+                LearnConfig::default(),
+            )
+            .locations
+            .len()
+        }))
     });
 }
