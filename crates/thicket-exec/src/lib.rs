@@ -12,6 +12,9 @@
 //!   with a System V shared-memory edge map and AFL's hit-count buckets;
 //! - [`PythonExecutor`]: a Python function in one long-lived interpreter (thicket's
 //!   runner), with per-input line and branch coverage from coverage.py;
+//! - [`SancovExecutor`]: C programs built with SanitizerCoverage's function guards and
+//!   thicket's runtime (`sancov_rt.c`), started per input, naming the functions each
+//!   run entered (for per-location coverage);
 //! - [`PlainExecutor`]: any program, started per input, without coverage.
 //!
 //! Inputs reach a program on stdin, in a file whose path replaces `@@` in its arguments,
@@ -29,6 +32,7 @@ pub mod outcome;
 pub mod plain;
 pub mod python;
 mod reap;
+pub mod sancov;
 mod sys;
 
 pub use classify::{Classifier, Failure, FailureKind};
@@ -39,6 +43,7 @@ pub use outcome::{Exception, Outcome, Status, Tail};
 pub use plain::PlainExecutor;
 pub use python::{PyTrace, PythonExecutor, PythonTarget};
 pub use reap::cleanup_now;
+pub use sancov::SancovExecutor;
 
 use std::path::Path;
 use std::time::Duration;
@@ -216,6 +221,10 @@ pub fn executor_for(
     limits: Limits,
     work_dir: Option<&Path>,
 ) -> Result<(Box<dyn Executor>, Option<String>), ExecError> {
+    if mode == Mode::Auto && target.has_sancov_runtime() {
+        let executor = SancovExecutor::new(target, limits, work_dir)?;
+        return Ok((Box::new(executor), None));
+    }
     let use_afl = match mode {
         Mode::Afl => true,
         Mode::Plain => false,
