@@ -158,3 +158,111 @@ fn bad_models_and_locations_are_reported_not_panicked_on() {
     let out = thicket(&["generate", &spec, "--target", "no-such-model.json:f"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
+
+/// The running example in C (eval/targets/expr_eval.c), built with SanitizerCoverage's
+/// function guards and thicket's runtime: functions named by symbols.
+#[test]
+fn the_running_example_in_c_names_the_pattern_and_is_targeted() {
+    let clang = Command::new("clang")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !clang {
+        assert!(
+            std::env::var_os("THICKET_REQUIRE_SANCOV").is_none_or(|v| v != "1"),
+            "clang is missing but THICKET_REQUIRE_SANCOV=1"
+        );
+        eprintln!("\n*** SKIPPED: no clang; the C CODEINE test did not run ***\n");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = |p: &str| dir.path().join(p).display().to_string();
+    let rt = d("rt.o");
+    let cc = Command::new("cc")
+        .args([
+            "-c",
+            "-O1",
+            "-o",
+            &rt,
+            &repo("crates/thicket-exec/src/sancov_rt.c"),
+        ])
+        .status()
+        .unwrap();
+    assert!(cc.success());
+    let program = d("expr_eval");
+    let built = Command::new("clang")
+        .args([
+            "-fsanitize-coverage=func,trace-pc-guard",
+            "-O1",
+            "-o",
+            &program,
+            &repo("eval/targets/expr_eval.c"),
+            &rt,
+        ])
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let spec = repo("specs/expr.fan");
+    let generate = |seed: &str, n: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "generate", &spec, "-n", n, "--seed", seed, "-o", out, "--suffix", ".txt",
+        ];
+        args.extend_from_slice(extra);
+        ok(thicket(&args));
+    };
+    let learn = |inputs: &str, model: &str, matrix: &str| {
+        ok(thicket(&[
+            "learn-coverage",
+            &spec,
+            inputs,
+            "-o",
+            model,
+            "--matrix",
+            matrix,
+            "--",
+            &program,
+        ]));
+    };
+    generate("1", "400", &d("train"), &[]);
+    learn(&d("train"), &d("model.json"), &d("train.matrix.json"));
+    let explained = ok(thicket(&[
+        "explain",
+        &d("model.json"),
+        "paren_subtraction_in_product",
+    ]));
+    assert!(
+        explained.contains("has    MultExpr (* | / | %) ( AddExpr - MultExpr )"),
+        "{explained}"
+    );
+    let target = format!("{}:paren_subtraction_in_product", d("model.json"));
+    generate("5", "100", &d("targeted"), &["--target", &target]);
+    learn(
+        &d("targeted"),
+        &d("unused.json"),
+        &d("targeted.matrix.json"),
+    );
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d("targeted.matrix.json")).unwrap()).unwrap();
+    let column = m["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|l| {
+            l.as_str()
+                .unwrap()
+                .ends_with(":paren_subtraction_in_product")
+        })
+        .expect("targeted inputs reach the function") as u64;
+    let hits = m["covered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| {
+            row.as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c.as_u64() == Some(column))
+        })
+        .count();
+    assert!(hits >= 80, "targeted generation hit {hits} of 100");
+}

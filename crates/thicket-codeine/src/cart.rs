@@ -43,11 +43,15 @@ pub type Condition = (u32, bool);
 impl Tree {
     /// Fits a tree to `samples` (indices into `rows`, each row the sorted feature ids
     /// present in one input) with classes `label[sample]`, at most `max_depth` splits
-    /// deep. `n_features` bounds the feature ids.
+    /// deep. `n_features` bounds the feature ids. Splits equally good on `samples` (a
+    /// balanced sub-sample, where two features often coincide) are decided by their
+    /// impurity on `population` (all training samples) reaching the same node, then by
+    /// the lowest feature id.
     pub fn fit(
         rows: &[Vec<u32>],
         label: &[bool],
         samples: &[u32],
+        population: &[u32],
         n_features: usize,
         max_depth: usize,
     ) -> Tree {
@@ -63,8 +67,9 @@ impl Tree {
             support: 0,
             correct: 0,
         });
-        let mut todo: Vec<(usize, Vec<u32>, usize)> = vec![(0, samples.to_vec(), 0)];
-        while let Some((at, here, depth)) = todo.pop() {
+        type Task = (usize, Vec<u32>, Vec<u32>, usize);
+        let mut todo: Vec<Task> = vec![(0, samples.to_vec(), population.to_vec(), 0)];
+        while let Some((at, here, everyone, depth)) = todo.pop() {
             let pos = here.iter().filter(|&&s| label[s as usize]).count() as u32;
             let n = here.len() as u32;
             let leaf = Node::Leaf {
@@ -76,12 +81,13 @@ impl Tree {
                 tree.nodes[at] = leaf;
                 continue;
             }
-            match counts.best_split(rows, label, &here, pos) {
+            match counts.best_split(rows, label, &here, pos, &everyone) {
                 None => tree.nodes[at] = leaf,
                 Some(feature) => {
-                    let (with, without): (Vec<u32>, Vec<u32>) = here
-                        .iter()
-                        .partition(|&&s| rows[s as usize].binary_search(&feature).is_ok());
+                    let has = |&&s: &&u32| rows[s as usize].binary_search(&feature).is_ok();
+                    let (with, without): (Vec<u32>, Vec<u32>) = here.iter().partition(has);
+                    let (all_with, all_without): (Vec<u32>, Vec<u32>) =
+                        everyone.iter().partition(has);
                     let absent = tree.nodes.len();
                     tree.nodes.push(leaf.clone());
                     tree.nodes.push(leaf);
@@ -90,8 +96,8 @@ impl Tree {
                         absent: absent as u32,
                         present: absent as u32 + 1,
                     };
-                    todo.push((absent, without, depth + 1));
-                    todo.push((absent + 1, with, depth + 1));
+                    todo.push((absent, without, all_without, depth + 1));
+                    todo.push((absent + 1, with, all_with, depth + 1));
                 }
             }
         }
@@ -165,13 +171,15 @@ struct Counts {
 }
 
 impl Counts {
-    /// The feature whose split lowers the Gini impurity most (`None` if none lowers it).
+    /// The feature whose split lowers the Gini impurity most (`None` if none lowers it);
+    /// ties go to the lower impurity on `everyone`, then to the lowest id.
     fn best_split(
         &mut self,
         rows: &[Vec<u32>],
         label: &[bool],
         samples: &[u32],
         pos: u32,
+        everyone: &[u32],
     ) -> Option<u32> {
         for &s in samples {
             let positive = u32::from(label[s as usize]);
@@ -194,29 +202,68 @@ impl Counts {
             }
         };
         let mut best = weighted(n, f64::from(pos)) - 1e-9;
-        let mut choice = None;
+        let mut tied: Vec<u32> = Vec::new();
         self.touched.sort_unstable();
         for &f in &self.touched {
             let (with, with_pos) = (self.present[f as usize], self.present_pos[f as usize]);
             if with as usize != samples.len() {
                 let score = weighted(f64::from(with), f64::from(with_pos))
                     + weighted(n - f64::from(with), f64::from(pos - with_pos));
-                if score < best {
+                if score < best - 1e-9 {
                     best = score;
-                    choice = Some(f);
+                    tied.clear();
+                    tied.push(f);
+                } else if score <= best + 1e-9 && !tied.is_empty() {
+                    tied.push(f);
                 }
             }
             self.present[f as usize] = 0;
             self.present_pos[f as usize] = 0;
         }
         self.touched.clear();
-        choice
+        if tied.len() <= 1 {
+            return tied.first().copied();
+        }
+        // Equally good on the sub-sample: the lowest impurity on everyone here.
+        let all = everyone.len() as f64;
+        let all_pos = everyone.iter().filter(|&&s| label[s as usize]).count() as f64;
+        let score_on_all = |f: u32| {
+            let (mut with, mut with_pos) = (0.0, 0.0);
+            for &s in everyone {
+                if rows[s as usize].binary_search(&f).is_ok() {
+                    with += 1.0;
+                    with_pos += f64::from(u8::from(label[s as usize]));
+                }
+            }
+            weighted(with, with_pos) + weighted(all - with, all_pos - with_pos)
+        };
+        let mut choice = tied[0];
+        let mut choice_score = score_on_all(choice);
+        for &f in &tied[1..] {
+            let score = score_on_all(f);
+            if score < choice_score - 1e-9 {
+                (choice, choice_score) = (f, score);
+            }
+        }
+        Some(choice)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ties_on_the_sub_sample_go_to_the_better_split_on_everyone() {
+        // Features 0 and 1 separate the sub-sample {0, 1, 2, 3} alike; on everyone only
+        // feature 1 is the class (input 4 has feature 0 and is not covered).
+        let rows = vec![vec![0, 1], vec![0, 1], vec![], vec![], vec![0], vec![]];
+        let label = [true, true, false, false, false, false];
+        let tree = Tree::fit(&rows, &label, &[0, 1, 2, 3], &[0, 1, 2, 3, 4, 5], 2, 5);
+        assert_eq!(tree.features().collect::<Vec<_>>(), vec![1]);
+        let lowest = Tree::fit(&rows, &label, &[0, 1, 2, 3], &[0, 1, 2, 3], 2, 5);
+        assert_eq!(lowest.features().collect::<Vec<_>>(), vec![0]);
+    }
 
     #[test]
     fn learns_a_conjunction_with_a_negation() {
@@ -229,7 +276,7 @@ mod tests {
             rows.push(row);
         }
         let samples: Vec<u32> = (0..64).collect();
-        let tree = Tree::fit(&rows, &label, &samples, 3, 5);
+        let tree = Tree::fit(&rows, &label, &samples, &samples, 3, 5);
         for (row, &l) in rows.iter().zip(&label) {
             assert_eq!(tree.predict(row), l, "{row:?}");
         }
@@ -252,9 +299,9 @@ mod tests {
         let rows: Vec<Vec<u32>> = (0..8u32).map(|i| vec![i]).collect();
         let label: Vec<bool> = (0..8).map(|i| i % 2 == 0).collect();
         let samples: Vec<u32> = (0..8).collect();
-        let tree = Tree::fit(&rows, &label, &samples, 8, 1);
+        let tree = Tree::fit(&rows, &label, &samples, &samples, 8, 1);
         assert_eq!(tree.nodes.len(), 3, "one split");
-        let pure = Tree::fit(&rows, &[true; 8], &samples, 8, 5);
+        let pure = Tree::fit(&rows, &[true; 8], &samples, &samples, 8, 5);
         assert_eq!(pure.nodes.len(), 1);
     }
 }

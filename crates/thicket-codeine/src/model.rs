@@ -122,6 +122,7 @@ impl Model {
         trainable.truncate(config.max_locations);
         trainable.sort_by(|&a, &b| matrix.locations[a].cmp(&matrix.locations[b]));
         let n_features = table.paths.len();
+        let everyone: Vec<u32> = (0..rows.len() as u32).collect();
         let locations: Vec<LocationModel> = trainable
             .par_iter()
             .map(|&c| {
@@ -134,7 +135,14 @@ impl Model {
                     name: matrix.locations[c].clone(),
                     covered: covered_by[c].len() as u32,
                     inputs: n,
-                    tree: Tree::fit(&rows, &label, &samples, n_features, config.max_depth),
+                    tree: Tree::fit(
+                        &rows,
+                        &label,
+                        &samples,
+                        &everyone,
+                        n_features,
+                        config.max_depth,
+                    ),
                 }
             })
             .collect();
