@@ -184,6 +184,19 @@ pub struct GenerateArgs {
     #[arg(long, requires = "probabilities")]
     inverse: bool,
 
+    /// Aim the inputs at a code location (CODEINE): MODEL is a model from
+    /// `thicket learn-coverage` on this spec, LOCATION a location it trained (or the end
+    /// of its name). The location's tree's covering leaves become k-path constraints
+    /// (paths that must and must not occur; infeasible ones dropped), taken in turn, best
+    /// supported first; each input is steered to a required path and drawn again (up to
+    /// --tries times) until it satisfies its constraint. -n inputs [default: 10].
+    #[arg(long, value_name = "MODEL:LOCATION", conflicts_with_all = ["strategy", "k", "time", "unique", "probabilities"])]
+    target: Option<String>,
+
+    /// With --target: candidates per input before the best one is taken.
+    #[arg(long, value_name = "N", default_value_t = 100, requires = "target")]
+    tries: u32,
+
     /// Output format: the raw inputs, or one JSON object per input with its derivation tree.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     format: OutputFormat,
@@ -428,6 +441,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         framing,
         json,
     };
+    if let Some(target) = &args.target {
+        return run_targeted(&args, target, &generator, &spec.grammar, seed, &mut sink);
+    }
     if args.strategy != Strategy::Random {
         if args.time.is_some() {
             anyhow::bail!("--time applies to --strategy random only");
@@ -720,6 +736,72 @@ fn antlr_input(
         );
     }
     Generated::raw(bytes, stats)
+}
+
+/// `--target MODEL:LOCATION`: inputs aimed at a code location (see thicket-codeine).
+fn run_targeted<W: Write>(
+    args: &GenerateArgs,
+    target: &str,
+    generator: &Generator<'_>,
+    grammar: &Grammar,
+    seed: u64,
+    sink: &mut OutputSink<W>,
+) -> anyhow::Result<u8> {
+    let Some((model_path, location)) = crate::codeine::split_target(target) else {
+        eprintln!("error: --target {target}: expected MODEL:LOCATION with MODEL an existing file");
+        return Ok(exit::USAGE);
+    };
+    let (model, _) = match crate::codeine::load_model(model_path, Some(&args.spec.spec)) {
+        Ok(x) => x,
+        Err(code) => return Ok(code),
+    };
+    let constraints = match crate::codeine::target_constraints(&model, location) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: --target: {e}");
+            return Ok(exit::FAILURE);
+        }
+    };
+    let graph = thicket_cover::KPathGraph::new(grammar);
+    let count = args.count.unwrap_or(10) as usize;
+    let (trees, stats) = thicket_codeine::generate_targeted(
+        generator,
+        &graph,
+        &model.features,
+        &constraints,
+        model.k,
+        seed,
+        count,
+        args.tries,
+    );
+    sink.width = digits(trees.len().saturating_sub(1) as u64).max(6);
+    let mut summary = Summary {
+        track_distinct: args.stats,
+        ..Summary::default()
+    };
+    for (n, tree) in trees.iter().enumerate() {
+        let item = Generated::from_tree(
+            tree,
+            n as u64,
+            seed,
+            grammar,
+            sink.json,
+            GenStats::default(),
+        );
+        summary.add(&item);
+        sink.write(n as u64, &item)?;
+    }
+    sink.out.flush()?;
+    eprintln!(
+        "thicket: {} inputs for {} constraint(s): {} satisfy theirs, {} do not (best of --tries {}); {} candidates",
+        trees.len(),
+        constraints.len(),
+        stats.satisfied,
+        stats.unsatisfied,
+        args.tries,
+        stats.candidates
+    );
+    Ok(exit::OK)
 }
 
 fn run_kpath<W: Write>(

@@ -4,6 +4,7 @@
 //! in its own module; this file holds the argument model and the exit-code policy.
 
 mod check;
+mod codeine;
 mod cover;
 mod coverage;
 mod fuzz;
@@ -51,7 +52,9 @@ pub mod exit {
         thicket check specs/xml.fan doc.xml\n  \
         thicket fuzz specs/json.fan -o out --execs 100000 -- ./target @@\n  \
         thicket coverage specs/json.fan out/queue -- ./target @@\n  \
-        thicket minimize specs/json.fan out/crashes/id:000000* -- ./target @@\n\n\
+        thicket minimize specs/json.fan out/crashes/id:000000* -- ./target @@\n  \
+        thicket learn-coverage specs/expr.fan train/ -o m.json --python eval/targets/expr_eval.py:evaluate\n  \
+        thicket generate specs/expr.fan --target m.json:paren_subtraction_in_product -n 100\n\n\
         Exit codes: 0 ok, 1 input rejected, 2 usage error, 3 the spec has errors, 4 other failure."
 )]
 struct Cli {
@@ -83,6 +86,13 @@ enum Command {
     /// Reduce a failing input while it keeps failing the same way (kind and location),
     /// through its derivation tree so that it stays in the grammar.
     Minimize(minimize::MinimizeArgs),
+    /// Learn which input structure (k-paths) reaches which code location: run the
+    /// program once per input, then one decision tree per location (CODEINE).
+    LearnCoverage(codeine::LearnArgs),
+    /// Show a learned location's tree as grammar patterns, with support and accuracy.
+    Explain(codeine::ExplainArgs),
+    /// Predict from inputs alone which code locations they cover (and score it).
+    Predict(codeine::PredictArgs),
 }
 
 fn main() -> ExitCode {
@@ -101,6 +111,9 @@ fn main() -> ExitCode {
         Command::Fuzz(args) => fuzz::run(*args),
         Command::Coverage(args) => coverage::run(args),
         Command::Minimize(args) => minimize::run(args),
+        Command::LearnCoverage(args) => codeine::run_learn(args),
+        Command::Explain(args) => codeine::run_explain(args),
+        Command::Predict(args) => codeine::run_predict(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

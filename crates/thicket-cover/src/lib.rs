@@ -22,11 +22,13 @@
 
 #![warn(missing_docs)]
 
+mod pattern;
 mod produce;
 
+pub use pattern::PatternRenderer;
 pub use produce::{
-    FINISH_TRIES, Finish, KPathProduction, cover_k_paths, cover_k_paths_with, k_path_stream,
-    k_path_stream_with,
+    FINISH_TRIES, Finish, KPathProduction, PathSteering, cover_k_paths, cover_k_paths_with,
+    k_path_stream, k_path_stream_with,
 };
 
 use rustc_hash::FxHashSet;

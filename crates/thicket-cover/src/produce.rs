@@ -255,6 +255,50 @@ fn produce(
     }
 }
 
+/// Builds trees steered to contain a given path, as [`cover_k_paths`] does for each path
+/// on its agenda: from the root along the shortest route to the path's first node, then
+/// along the path, everything else closed off by the generator. For targeted generation
+/// (CODEINE's "exists" constraints).
+pub struct PathSteering<'g> {
+    steering: Steering<'g>,
+}
+
+impl<'g> PathSteering<'g> {
+    /// Routes through `graph`, the k-path graph of `grammar`.
+    pub fn new(grammar: &'g Grammar, graph: &'g KPathGraph) -> PathSteering<'g> {
+        PathSteering {
+            steering: Steering::new(grammar, graph),
+        }
+    }
+
+    /// A tree containing `path` (symbolic nodes, outermost first), its other choices
+    /// drawn from `rng`; `None` if no derivation from the start rule reaches the path's
+    /// first node, or the path is no walk of the graph. The tree may exceed the
+    /// generator's depth limit by the route's length.
+    pub fn tree(
+        &self,
+        generator: &Generator<'_>,
+        graph: &KPathGraph,
+        path: &[u32],
+        rng: &mut GenRng,
+    ) -> Option<DerivationTree> {
+        let nodes = path
+            .iter()
+            .all(|&x| graph.is_node(ExprId::from_index(x as usize)));
+        if !nodes
+            || !path
+                .windows(2)
+                .all(|w| graph.successors(w[0]).contains(&w[1]))
+        {
+            return None;
+        }
+        let chain = self.steering.route(path)?;
+        let mut builder = TreeBuilder::new();
+        self.steering.build(generator, &chain, rng, &mut builder);
+        Some(builder.finish())
+    }
+}
+
 /// Random candidates the stream weighs against each steered input.
 const STREAM_CANDIDATES: u64 = 3;
 

@@ -102,6 +102,14 @@ impl Target {
         out
     }
 
+    /// Whether the program is linked with thicket's SanitizerCoverage runtime (its
+    /// marker string).
+    pub fn has_sancov_runtime(&self) -> bool {
+        std::fs::read(&self.program)
+            .map(|bytes| contains(&bytes, crate::sancov::MARKER))
+            .unwrap_or(false)
+    }
+
     /// Whether the program file contains AFL++'s instrumentation (the name of the shared
     /// memory variable its runtime reads, as `afl-fuzz` checks).
     pub fn is_afl_instrumented(&self) -> bool {

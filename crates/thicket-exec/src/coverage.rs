@@ -459,6 +459,7 @@ mod tests {
                 branches: vec![(2, 3)],
                 statements: 10,
                 branch_total: 4,
+                functions: Vec::new(),
             }],
         };
         let n = set.add(&Trace::Python(&trace));

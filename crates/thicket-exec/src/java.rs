@@ -28,7 +28,7 @@
 
 use crate::outcome::{Exception, Outcome, Status, Tail};
 use crate::python::{ANALYSIS_TIMEOUT, Received, Runner, SpawnError, human, read_tail};
-use crate::{ExecError, Executor, Limits, Trace, reap};
+use crate::{ExecError, Executor, Limits, Location, LocationKind, Trace, reap};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::fs::File;
@@ -943,6 +943,25 @@ impl Executor for JavaExecutor {
 
     fn trace(&self) -> Trace<'_> {
         Trace::Java(&self.trace)
+    }
+
+    fn covered_locations(&self, out: &mut Vec<Location>) -> bool {
+        let table = &self.trace.table;
+        let path = |file: u32| table.files()[file as usize].path.clone();
+        out.extend(self.trace.methods.iter().map(|&m| Location {
+            kind: LocationKind::Method,
+            file: path(table.method_file(m)),
+            name: table.method_name(m).to_string(),
+        }));
+        out.extend(self.trace.lines.iter().map(|&l| {
+            let (file, line) = table.line(l);
+            Location {
+                kind: LocationKind::Line,
+                file: path(file),
+                name: line.to_string(),
+            }
+        }));
+        true
     }
 
     fn describe(&self) -> String {

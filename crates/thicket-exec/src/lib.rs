@@ -14,6 +14,9 @@
 //!   runner), with per-input line and branch coverage from coverage.py;
 //! - [`JavaExecutor`]: a static Java method in one long-lived JVM (thicket's harness),
 //!   with per-input method and line coverage from JaCoCo's agent;
+//! - [`SancovExecutor`]: C programs built with SanitizerCoverage's function guards and
+//!   thicket's runtime (`sancov_rt.c`), started per input, naming the functions each
+//!   run entered (for per-location coverage);
 //! - [`PlainExecutor`]: any program, started per input, without coverage.
 //!
 //! Inputs reach a program on stdin, in a file whose path replaces `@@` in its arguments,
@@ -32,6 +35,7 @@ pub mod outcome;
 pub mod plain;
 pub mod python;
 mod reap;
+pub mod sancov;
 mod sys;
 
 pub use classify::{Classifier, Failure, FailureKind};
@@ -43,6 +47,7 @@ pub use outcome::{Exception, Outcome, Status, Tail};
 pub use plain::PlainExecutor;
 pub use python::{PyTrace, PythonExecutor, PythonTarget};
 pub use reap::cleanup_now;
+pub use sancov::SancovExecutor;
 
 use std::path::Path;
 use std::time::Duration;
@@ -146,6 +151,43 @@ fn mix(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// What kind of code a [`Location`] names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LocationKind {
+    /// A function (Python: a `def`, by qualified name; C: a symbol).
+    Function,
+    /// A method (Java: `Class.method(descriptor)`), for executors of class-based code.
+    Method,
+    /// A source line (its number in `name`).
+    Line,
+}
+
+/// A named code location a run can reach: the unit per-location coverage (CODEINE's
+/// coverage matrix) is counted in. Two runs reaching the same code give equal
+/// locations, across executor restarts and processes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Location {
+    /// Function, method or line.
+    pub kind: LocationKind,
+    /// The source file (Python: its path; C: the binary; Java: the class's file).
+    pub file: String,
+    /// The function's or method's name, or the line number.
+    pub name: String,
+}
+
+impl std::fmt::Display for Location {
+    /// `function FILE:NAME`, `method FILE:NAME` or `line FILE:NUMBER`: one token per
+    /// kind, then the place, so a location can be named on the command line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.kind {
+            LocationKind::Function => "function",
+            LocationKind::Method => "method",
+            LocationKind::Line => "line",
+        };
+        write!(f, "{kind} {}:{}", self.file, self.name)
+    }
+}
+
 /// Runs a target on inputs.
 pub trait Executor {
     /// Runs the target on one input. An `Err` means the executor itself failed (the
@@ -155,6 +197,16 @@ pub trait Executor {
 
     /// The coverage of the last run.
     fn trace(&self) -> Trace<'_>;
+
+    /// The named locations the last run covered (functions and lines for Python;
+    /// functions of C programs built with thicket's SanitizerCoverage runtime; methods
+    /// and lines for a Java executor), appended to `out` in any order. Returns `false`
+    /// if the executor names no locations (the default: an AFL++ edge map cannot be
+    /// named), `true` otherwise, even when the run covered none.
+    fn covered_locations(&self, out: &mut Vec<Location>) -> bool {
+        let _ = out;
+        false
+    }
 
     /// One line: which executor, which target.
     fn describe(&self) -> String;
@@ -244,6 +296,10 @@ pub fn executor_for(
     limits: Limits,
     work_dir: Option<&Path>,
 ) -> Result<(Box<dyn Executor>, Option<String>), ExecError> {
+    if mode == Mode::Auto && target.has_sancov_runtime() {
+        let executor = SancovExecutor::new(target, limits, work_dir)?;
+        return Ok((Box::new(executor), None));
+    }
     let use_afl = match mode {
         Mode::Afl => true,
         Mode::Plain => false,

@@ -9,7 +9,7 @@
 //! their class and innermost frame.
 
 use crate::outcome::{Exception, Outcome, Status, TAIL_BYTES, Tail, status_from_wait};
-use crate::{ExecError, Executor, Limits, Trace, reap, sys};
+use crate::{ExecError, Executor, Limits, Location, LocationKind, Trace, reap, sys};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::fs::File;
@@ -81,6 +81,10 @@ pub struct PyFileTrace {
     pub statements: u32,
     /// Branch arcs in the file (0 if unknown).
     pub branch_total: u32,
+    /// Functions that ran: qualified names (`JSONDecoder.decode`,
+    /// `outer.<locals>.inner`), sorted; a function runs when a line of its own body
+    /// (not of a function nested in it) ran.
+    pub functions: Vec<String>,
 }
 
 /// Coverage of one Python run.
@@ -122,6 +126,8 @@ struct Analysis {
     first: FxHashMap<String, u32>,
     #[serde(default)]
     deftime: Vec<u32>,
+    #[serde(default)]
+    functions: Vec<(String, u32, u32)>,
 }
 
 /// What thicket knows of a file, kept across runner restarts so that no runner analyses
@@ -140,6 +146,8 @@ struct FileInfo {
     /// Lines with more than one exit (sorted), outside import-time code.
     branch_lines: Vec<i32>,
     branch_total: u32,
+    /// Functions as (line of `def`, last line, qualified name), sorted by `def` line.
+    functions: Vec<(u32, u32, String)>,
 }
 
 impl FileInfo {
@@ -161,6 +169,12 @@ impl FileInfo {
             .collect();
         let mut branch_lines: Vec<i32> = multi.iter().map(|&(l, _)| l).collect();
         branch_lines.sort_unstable();
+        let mut functions: Vec<(u32, u32, String)> = a
+            .functions
+            .into_iter()
+            .map(|(name, start, end)| (start, end, name))
+            .collect();
+        functions.sort_unstable();
         FileInfo {
             analysed: true,
             statements,
@@ -172,7 +186,21 @@ impl FileInfo {
                 .collect(),
             branch_total: multi.iter().map(|&(_, n)| n).sum(),
             branch_lines,
+            functions,
         }
+    }
+
+    /// The innermost function whose body holds `line` (its `def` line runs in the
+    /// enclosing code).
+    fn function_of(&self, line: u32) -> Option<&str> {
+        // Functions starting before the line, innermost (latest start) first; nesting
+        // means the first whose range holds the line is the innermost.
+        let before = self.functions.partition_point(|f| f.0 < line);
+        self.functions[..before]
+            .iter()
+            .rev()
+            .find(|f| line <= f.1)
+            .map(|f| f.2.as_str())
     }
 
     /// The statements an arc's endpoints ran, as coverage.py counts them (each line
@@ -587,12 +615,22 @@ impl PythonExecutor {
             if lines.is_empty() && branches.is_empty() {
                 continue;
             }
+            let mut functions: Vec<String> = Vec::new();
+            for &line in &lines {
+                if let Some(f) = info.function_of(line)
+                    && !functions.iter().any(|g| g == f)
+                {
+                    functions.push(f.to_string());
+                }
+            }
+            functions.sort_unstable();
             self.trace.files.push(PyFileTrace {
                 path,
                 lines,
                 branches,
                 statements: info.statements.len() as u32,
                 branch_total: info.branch_total,
+                functions,
             });
         }
         if self.trace.files.is_empty() {
@@ -728,6 +766,22 @@ impl Executor for PythonExecutor {
 
     fn trace(&self) -> Trace<'_> {
         Trace::Python(&self.trace)
+    }
+
+    fn covered_locations(&self, out: &mut Vec<Location>) -> bool {
+        for file in &self.trace.files {
+            out.extend(file.functions.iter().map(|f| Location {
+                kind: LocationKind::Function,
+                file: file.path.clone(),
+                name: f.clone(),
+            }));
+            out.extend(file.lines.iter().map(|l| Location {
+                kind: LocationKind::Line,
+                file: file.path.clone(),
+                name: l.to_string(),
+            }));
+        }
+        true
     }
 
     fn describe(&self) -> String {

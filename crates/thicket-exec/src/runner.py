@@ -151,11 +151,31 @@ def definition_lines(source):
     return out
 
 
+def function_ranges(source):
+    """Every function (and method, lambda excluded) of a file: [qualified name, line of
+    `def`, last line], so that a line executed belongs to the innermost function whose
+    range holds it (after its `def` line, which runs in the enclosing code)."""
+    out = []
+    todo = [(node, "") for node in ast.parse(source).body]
+    while todo:
+        node, prefix = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            name = prefix + node.name
+            out.append([name, node.lineno, getattr(node, "end_lineno", node.lineno) or node.lineno])
+            todo.extend((child, name + ".<locals>.") for child in ast.iter_child_nodes(node))
+        elif isinstance(node, ast.ClassDef):
+            todo.extend((child, prefix + node.name + ".") for child in ast.iter_child_nodes(node))
+        else:
+            todo.extend((child, prefix) for child in ast.iter_child_nodes(node))
+    return out
+
+
 def analyse(path):
     """What thicket needs to count a file as coverage.py does: its statements, the
     first line of the statement each line belongs to (where it differs), the lines with
     more than one exit (with their number of exits), and the statements that run only
-    at import (module and class bodies)."""
+    at import (module and class bodies); and its functions' line ranges (to name the
+    functions a run entered)."""
     try:
         from coverage.parser import PythonParser
 
@@ -172,13 +192,15 @@ def analyse(path):
                 if f != line:
                     first[str(line)] = f
             deftime = sorted(definition_lines(text) & set(parser.statements))
+            functions = function_ranges(text)
         except Exception:  # noqa: BLE001 - fall back to raw lines
-            first, deftime = {}, []
+            first, deftime, functions = {}, [], []
         return {
             "statements": sorted(parser.statements),
             "multi": multi,
             "first": first,
             "deftime": deftime,
+            "functions": functions,
         }
     except Exception:  # not Python source, or a coverage.py without this API
         return {}

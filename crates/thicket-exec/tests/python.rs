@@ -389,3 +389,50 @@ fn analysis_of_new_files_is_not_a_hang_and_is_not_repeated() {
     assert_eq!(ex.files_analysed(), analysed, "the new runner re-analysed");
     assert!(!add(&mut set, &ex).is_new() || ex.files_analysed() == analysed);
 }
+
+/// Named locations (CODEINE's per-location coverage): the functions and lines of the
+/// running example's evaluator, its target function only for a parenthesised
+/// subtraction inside a product.
+#[test]
+fn named_locations_are_the_functions_and_lines_a_run_entered() {
+    if !have_coverage() {
+        return;
+    }
+    let evaluator = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../eval/targets/expr_eval.py")
+        .canonicalize()
+        .unwrap();
+    let target = PythonTarget::new(format!("{}:evaluate", evaluator.display()));
+    let mut ex = PythonExecutor::new(target, Limits::default(), None).unwrap();
+    let names = |ex: &PythonExecutor| {
+        let mut out = Vec::new();
+        assert!(ex.covered_locations(&mut out));
+        out.iter().map(|l| l.to_string()).collect::<Vec<_>>()
+    };
+    ex.run(b"2*(3-1)").unwrap();
+    let hit = names(&ex);
+    let file = evaluator.display().to_string();
+    assert!(
+        hit.contains(&format!("function {file}:paren_subtraction_in_product")),
+        "{hit:?}"
+    );
+    assert!(hit.contains(&format!("function {file}:Parser.unary_expr")));
+    assert!(hit.iter().any(|l| l.starts_with(&format!("line {file}:"))));
+    ex.run(b"2*(3+1)").unwrap();
+    let miss = names(&ex);
+    assert!(
+        !miss
+            .iter()
+            .any(|l| l.ends_with(":paren_subtraction_in_product")),
+        "{miss:?}"
+    );
+    assert!(miss.contains(&format!("function {file}:product")));
+    // An executor without names says so.
+    let plain = thicket_exec::PlainExecutor::new(
+        thicket_exec::Target::new(&["true".into()], None).unwrap(),
+        Limits::default(),
+        None,
+    )
+    .unwrap();
+    assert!(!plain.covered_locations(&mut Vec::new()));
+}
