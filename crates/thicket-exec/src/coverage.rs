@@ -485,6 +485,7 @@ mod tests {
                 branches: vec![(2, 3)],
                 statements: 10,
                 branch_total: 4,
+                functions: Vec::new(),
             }],
         };
         let ids = |t: &PyTrace| {
