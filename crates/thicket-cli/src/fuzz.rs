@@ -122,11 +122,71 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "N", default_value_t = 2_000, requires = "minimize")]
     minimize_runs: u64,
 
+    /// The search: `coverage` (the campaign above), or the whitebox comparison of
+    /// docs/whitebox.md: `whitebox` (grammar-based whitebox: the target's token-level
+    /// path conditions, from --tokenizer, negated one by one and solved within the
+    /// grammar), `whitebox-nogrammar` (the same without the grammar) and
+    /// `blackbox-tokens` (random inputs of the grammar with the seeds' token counts).
+    /// The whitebox strategies write OUT/whitebox.json.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Coverage)]
+    strategy: StrategyArg,
+
+    /// With the whitebox strategies: seeds generated from the grammar at the start.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    seeds: usize,
+
+    /// With the whitebox strategies: token counts of the seeds (and of blackbox-tokens
+    /// inputs), `MIN-MAX`.
+    #[arg(long, value_name = "MIN-MAX", default_value = "15-20", value_parser = token_range)]
+    seed_tokens: (usize, usize),
+
+    /// With the whitebox strategies: the token rules, comma-separated [default:
+    /// regular rules referred to from the phrase level; see `thicket solve-tokens -h`].
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    tokens: Vec<String>,
+
+    /// With the whitebox strategies: a stage of the target whose reach (share of runs
+    /// that execute any of its lines) and line coverage whitebox.json reports,
+    /// `NAME=GLOB` or `NAME=GLOB:FROM-TO` (lines); may be repeated.
+    #[arg(long, value_name = "NAME=GLOB[:FROM-TO]", value_parser = thicket_fuzz::whitebox::Stage::parse)]
+    stage: Vec<thicket_fuzz::whitebox::Stage>,
+
+    /// With the whitebox strategies: conditions of one run that are negated at most.
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    max_conditions: usize,
+
     #[command(flatten)]
     limits: crate::generate::GenLimits,
 
     #[command(flatten)]
     target: TargetArgs,
+}
+
+/// `--strategy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum StrategyArg {
+    /// Coverage-guided generation and tree mutation.
+    Coverage,
+    /// Grammar-based whitebox fuzzing.
+    Whitebox,
+    /// Whitebox over tokens, without the grammar.
+    WhiteboxNogrammar,
+    /// Random inputs of the grammar with the seeds' token counts.
+    BlackboxTokens,
+}
+
+/// Reads `MIN-MAX` (or one number).
+fn token_range(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{text}` is not a token count range MIN-MAX, e.g. 15-20");
+    let (a, b) = text.split_once('-').unwrap_or((text, text));
+    let (a, b) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if a > b || b == 0 {
+        return Err(bad());
+    }
+    Ok((a, b))
 }
 
 /// An instance name: a plain file name, not hidden.
@@ -236,6 +296,21 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             }
         );
     }
+    if matches!(
+        args.strategy,
+        StrategyArg::Whitebox | StrategyArg::WhiteboxNogrammar
+    ) && args.target.tokenizer.is_none()
+    {
+        eprintln!(
+            "error: --strategy whitebox needs the target's token comparisons: give --python \
+             with --tokenizer MODULE:CALLABLE (e.g. esprima.scanner:Scanner.lex)"
+        );
+        return Ok(exit::USAGE);
+    }
+    if args.strategy != StrategyArg::Coverage && (args.resume || args.sync_dir.is_some()) {
+        eprintln!("error: --resume and --sync-dir work with --strategy coverage only");
+        return Ok(exit::USAGE);
+    }
     let classifier = args.target.classifier()?;
     let executor = match args.target.executor_or_report(args.time) {
         Ok(executor) => executor,
@@ -290,6 +365,12 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         );
     }
     let stop = Arc::new(AtomicBool::new(false));
+    let whitebox = match args.strategy {
+        StrategyArg::Coverage => None,
+        StrategyArg::Whitebox => Some(thicket_fuzz::whitebox::Strategy::Whitebox),
+        StrategyArg::WhiteboxNogrammar => Some(thicket_fuzz::whitebox::Strategy::WhiteboxNoGrammar),
+        StrategyArg::BlackboxTokens => Some(thicket_fuzz::whitebox::Strategy::BlackboxTokens),
+    };
     {
         let stop = Arc::clone(&stop);
         ctrlc::set_handler(move || {
@@ -302,6 +383,58 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             }
         })
         .context("cannot install the Ctrl-C handler")?;
+    }
+    if let Some(strategy) = whitebox {
+        let tokens = match crate::solve_tokens::tokens_of(&spec.grammar, &args.tokens) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(exit::USAGE);
+            }
+        };
+        let config = thicket_fuzz::whitebox::WhiteboxConfig {
+            strategy,
+            seeds: args.seeds,
+            seed_tokens: args.seed_tokens,
+            stages: args.stage.clone(),
+            max_conditions: args.max_conditions,
+        };
+        return match thicket_fuzz::whitebox::run(&mut campaign, &generator, &tokens, &config, &stop)
+        {
+            Ok((stats, ws)) => {
+                if args.json_stats {
+                    println!(
+                        "{}",
+                        serde_json::to_string(&stats).expect("stats serialize")
+                    );
+                }
+                print_summary(&stats, &args.out_dir(), stop.load(Ordering::SeqCst));
+                eprintln!(
+                    "thicket: {:?}: {} inputs ({} seeds, {} children), {} queries, {:.1}% UNSAT, \
+                     {} duplicates; solver {:.3} ms per call, {:.1}% of the time",
+                    ws.strategy,
+                    ws.inputs_run,
+                    ws.seeds,
+                    ws.children,
+                    ws.queries,
+                    ws.unsat_pct,
+                    ws.duplicates,
+                    ws.solver_ms_per_call,
+                    ws.solver_time_pct
+                );
+                for st in &ws.stages {
+                    eprintln!(
+                        "thicket: stage {}: reach {:.1}%, {} lines",
+                        st.stage.name, st.reach_pct, st.covered_lines
+                    );
+                }
+                Ok(exit::OK)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Ok(exit::FAILURE)
+            }
+        };
     }
     let bar = status_bar();
     let json = args.json_stats;

@@ -14,6 +14,7 @@ mod minimize;
 mod parallel;
 mod parse;
 mod plot;
+mod solve_tokens;
 mod spec;
 mod target;
 
@@ -71,13 +72,16 @@ enum Command {
     Check(check::CheckArgs),
     /// Run a program on generated inputs, keeping those that reach new code and saving
     /// failures and hangs (coverage-guided fuzzing).
-    Fuzz(fuzz::FuzzArgs),
+    Fuzz(Box<fuzz::FuzzArgs>),
     /// Measure the code coverage a set of inputs reaches in a program (edges, or Python
     /// lines and branches), and the failures they cause.
     Coverage(coverage::CoverageArgs),
     /// Reduce a failing input while it keeps failing the same way (kind and location),
     /// through its derivation tree so that it stays in the grammar.
     Minimize(minimize::MinimizeArgs),
+    /// Solve token constraints: a shortest input of the grammar whose first tokens lie
+    /// in given sets, or UNSAT.
+    SolveTokens(solve_tokens::SolveTokensArgs),
 }
 
 fn main() -> ExitCode {
@@ -92,9 +96,10 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse::run(args),
         Command::Cover(args) => cover::run(args),
         Command::Check(args) => check::run(args),
-        Command::Fuzz(args) => fuzz::run(args),
+        Command::Fuzz(args) => fuzz::run(*args),
         Command::Coverage(args) => coverage::run(args),
         Command::Minimize(args) => minimize::run(args),
+        Command::SolveTokens(args) => solve_tokens::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

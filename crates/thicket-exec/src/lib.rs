@@ -37,7 +37,7 @@ pub use coverage::{CoverageSet, CoverageSummary, Novelty};
 pub use forkserver::{ForkserverExecutor, Handshake};
 pub use outcome::{Exception, Outcome, Status, Tail};
 pub use plain::PlainExecutor;
-pub use python::{PyTrace, PythonExecutor, PythonTarget};
+pub use python::{PyToken, PyTrace, PythonExecutor, PythonTarget, TokenCond, TokenTrace};
 pub use reap::cleanup_now;
 
 use std::path::Path;
@@ -110,6 +110,12 @@ pub trait Executor {
     /// file patterns (a hint that the patterns miss the code).
     fn empty_runs(&self) -> u64 {
         0
+    }
+
+    /// The token-level path condition of the last run, for executors that hook the
+    /// target's tokenizer ([`PythonTarget::tokenizer`]); `None` otherwise.
+    fn token_trace(&self) -> Option<&TokenTrace> {
+        None
     }
 
     /// The edge-map size, for executors with an AFL++ map.
