@@ -44,6 +44,7 @@ pub enum Strategy {
     /// Grammar-based whitebox: path conditions solved within the grammar.
     Whitebox,
     /// Whitebox over tokens without the grammar.
+    #[serde(rename = "whitebox-nogrammar")]
     WhiteboxNoGrammar,
     /// Grammar-based blackbox: random inputs of the seeds' token counts.
     BlackboxTokens,
