@@ -130,10 +130,15 @@ pub struct FuzzArgs {
     /// `probabilistic` (generation by probabilities learned from the seeds),
     /// `inverse` (the inverted probabilities), `evogfuzz` (probabilities evolved by
     /// exception feedback), `fdloop` (FdLoop: probabilities and inputs evolved by the
-    /// weighted fitness of --goal). Same output layout for all; the four learning
-    /// strategies also write OUT/generations.csv (fdloop, evogfuzz) and count mappings.
+    /// weighted fitness of --goal); or the whitebox comparison of docs/whitebox.md:
+    /// `whitebox` (grammar-based whitebox: the target's token-level path conditions,
+    /// from --tokenizer, negated one by one and solved within the grammar),
+    /// `whitebox-nogrammar` (the same without the grammar) and `blackbox-tokens`
+    /// (random inputs of the grammar with the seeds' token counts). Same output layout
+    /// for all; fdloop and evogfuzz also write OUT/generations.csv, the whitebox
+    /// strategies OUT/whitebox.json.
     #[arg(long, value_name = "NAME", default_value = "coverage", value_parser = strategy_name)]
-    strategy: thicket_fuzz::strategy::StrategyKind,
+    strategy: StrategyArg,
 
     /// Seed inputs the learning strategies learn probabilities from (files or
     /// folders; inputs outside the grammar are skipped with a warning) [default: 100
@@ -178,6 +183,30 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     plot_every: Option<u64>,
 
+    /// With the whitebox strategies: seeds generated from the grammar at the start.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    seed_count: usize,
+
+    /// With the whitebox strategies: token counts of the seeds (and of blackbox-tokens
+    /// inputs), `MIN-MAX`.
+    #[arg(long, value_name = "MIN-MAX", default_value = "15-20", value_parser = token_range)]
+    seed_tokens: (usize, usize),
+
+    /// With the whitebox strategies: the token rules, comma-separated [default:
+    /// regular rules referred to from the phrase level; see `thicket solve-tokens -h`].
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    tokens: Vec<String>,
+
+    /// With the whitebox strategies: a stage of the target whose reach (share of runs
+    /// that execute any of its lines) and line coverage whitebox.json reports,
+    /// `NAME=GLOB` or `NAME=GLOB:FROM-TO` (lines); may be repeated.
+    #[arg(long, value_name = "NAME=GLOB[:FROM-TO]", value_parser = thicket_fuzz::whitebox::Stage::parse)]
+    stage: Vec<thicket_fuzz::whitebox::Stage>,
+
+    /// With the whitebox strategies: conditions of one run that are negated at most.
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    max_conditions: usize,
+
     #[command(flatten)]
     limits: crate::generate::GenLimits,
 
@@ -185,15 +214,47 @@ pub struct FuzzArgs {
     target: TargetArgs,
 }
 
+/// A `--strategy`: one of the campaign's strategies, or a whitebox search (which
+/// drives the campaign itself, see `thicket_fuzz::whitebox`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrategyArg {
+    /// A strategy of the campaign's loop.
+    Campaign(thicket_fuzz::strategy::StrategyKind),
+    /// A generational search over token-level path conditions, or its baselines.
+    Whitebox(thicket_fuzz::whitebox::Strategy),
+}
+
+/// The whitebox strategies' names.
+const WHITEBOX_STRATEGIES: [(&str, thicket_fuzz::whitebox::Strategy); 3] = [
+    ("whitebox", thicket_fuzz::whitebox::Strategy::Whitebox),
+    (
+        "whitebox-nogrammar",
+        thicket_fuzz::whitebox::Strategy::WhiteboxNoGrammar,
+    ),
+    (
+        "blackbox-tokens",
+        thicket_fuzz::whitebox::Strategy::BlackboxTokens,
+    ),
+];
+
 /// A `--strategy` name.
-fn strategy_name(text: &str) -> Result<thicket_fuzz::strategy::StrategyKind, String> {
-    thicket_fuzz::strategy::StrategyKind::from_name(text).ok_or_else(|| {
-        let names: Vec<&str> = thicket_fuzz::strategy::StrategyKind::ALL
-            .iter()
-            .map(|(n, _)| *n)
-            .collect();
-        format!("unknown strategy `{text}`; one of {}", names.join(", "))
-    })
+fn strategy_name(text: &str) -> Result<StrategyArg, String> {
+    use thicket_fuzz::strategy::StrategyKind;
+    if let Some(kind) = StrategyKind::from_name(text) {
+        return Ok(StrategyArg::Campaign(kind));
+    }
+    if let Some((_, w)) = WHITEBOX_STRATEGIES.iter().find(|(n, _)| *n == text) {
+        return Ok(StrategyArg::Whitebox(*w));
+    }
+    let names: Vec<&str> = StrategyKind::ALL
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(WHITEBOX_STRATEGIES.iter().map(|(n, _)| *n))
+        .collect();
+    Err(format!(
+        "unknown strategy `{text}`; one of {}",
+        names.join(", ")
+    ))
 }
 
 /// FdLoop's settings from the command line, or a usage error.
@@ -292,6 +353,20 @@ fn seed_trees(
     Ok(trees)
 }
 
+/// Reads `MIN-MAX` (or one number).
+fn token_range(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{text}` is not a token count range MIN-MAX, e.g. 15-20");
+    let (a, b) = text.split_once('-').unwrap_or((text, text));
+    let (a, b) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if a > b || b == 0 {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
 /// An instance name: a plain file name, not hidden.
 fn instance_name(text: &str) -> Result<String, String> {
     if text.is_empty()
@@ -311,10 +386,16 @@ fn instance_name(text: &str) -> Result<String, String> {
 impl FuzzArgs {
     /// The --strategy's name.
     fn strategy_name(&self) -> &'static str {
-        thicket_fuzz::strategy::StrategyKind::ALL
-            .iter()
-            .find(|(_, k)| *k == self.strategy)
-            .map_or("coverage", |(n, _)| n)
+        match self.strategy {
+            StrategyArg::Campaign(kind) => thicket_fuzz::strategy::StrategyKind::ALL
+                .iter()
+                .find(|(_, k)| *k == kind)
+                .map_or("coverage", |(n, _)| n),
+            StrategyArg::Whitebox(w) => WHITEBOX_STRATEGIES
+                .iter()
+                .find(|(_, x)| *x == w)
+                .map_or("whitebox", |(n, _)| n),
+        }
     }
 
     /// The campaign's output folder: -o, or DIR/NAME with --sync-dir.
@@ -380,7 +461,11 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
     }
     use thicket_fuzz::strategy::StrategyKind;
-    let kind = args.strategy;
+    // The whitebox searches drive the coverage campaign (its output, stats, budgets).
+    let kind = match args.strategy {
+        StrategyArg::Campaign(kind) => kind,
+        StrategyArg::Whitebox(_) => StrategyKind::Coverage,
+    };
     let fdloop = match fdloop_config(&args) {
         Ok(config) => config,
         Err(e) => {
@@ -445,6 +530,25 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
                 "mutants may violate them (--valid-only repairs them)"
             }
         );
+    }
+    if matches!(
+        args.strategy,
+        StrategyArg::Whitebox(
+            thicket_fuzz::whitebox::Strategy::Whitebox
+                | thicket_fuzz::whitebox::Strategy::WhiteboxNoGrammar
+        )
+    ) && args.target.tokenizer.is_none()
+    {
+        eprintln!(
+            "error: --strategy whitebox needs the target's token comparisons: give --python \
+             with --tokenizer MODULE:CALLABLE (e.g. esprima.scanner:Scanner.lex)"
+        );
+        return Ok(exit::USAGE);
+    }
+    if matches!(args.strategy, StrategyArg::Whitebox(_)) && (args.resume || args.sync_dir.is_some())
+    {
+        eprintln!("error: --resume and --sync-dir work with --strategy coverage only");
+        return Ok(exit::USAGE);
     }
     let classifier = args.target.classifier()?;
     let executor = match args.target.executor_or_report(args.time) {
@@ -520,6 +624,10 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         );
     }
     let stop = Arc::new(AtomicBool::new(false));
+    let whitebox = match args.strategy {
+        StrategyArg::Whitebox(w) => Some(w),
+        StrategyArg::Campaign(_) => None,
+    };
     {
         let stop = Arc::clone(&stop);
         ctrlc::set_handler(move || {
@@ -532,6 +640,58 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             }
         })
         .context("cannot install the Ctrl-C handler")?;
+    }
+    if let Some(strategy) = whitebox {
+        let tokens = match crate::solve_tokens::tokens_of(&spec.grammar, &args.tokens) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(exit::USAGE);
+            }
+        };
+        let config = thicket_fuzz::whitebox::WhiteboxConfig {
+            strategy,
+            seeds: args.seed_count,
+            seed_tokens: args.seed_tokens,
+            stages: args.stage.clone(),
+            max_conditions: args.max_conditions,
+        };
+        return match thicket_fuzz::whitebox::run(&mut campaign, &generator, &tokens, &config, &stop)
+        {
+            Ok((stats, ws)) => {
+                if args.json_stats {
+                    println!(
+                        "{}",
+                        serde_json::to_string(&stats).expect("stats serialize")
+                    );
+                }
+                print_summary(&stats, &args.out_dir(), stop.load(Ordering::SeqCst));
+                eprintln!(
+                    "thicket: {:?}: {} inputs ({} seeds, {} children), {} queries, {:.1}% UNSAT, \
+                     {} duplicates; solver {:.3} ms per call, {:.1}% of the time",
+                    ws.strategy,
+                    ws.inputs_run,
+                    ws.seeds,
+                    ws.children,
+                    ws.queries,
+                    ws.unsat_pct,
+                    ws.duplicates,
+                    ws.solver_ms_per_call,
+                    ws.solver_time_pct
+                );
+                for st in &ws.stages {
+                    eprintln!(
+                        "thicket: stage {}: reach {:.1}%, {} lines",
+                        st.stage.name, st.reach_pct, st.covered_lines
+                    );
+                }
+                Ok(exit::OK)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Ok(exit::FAILURE)
+            }
+        };
     }
     let bar = status_bar();
     let json = args.json_stats;

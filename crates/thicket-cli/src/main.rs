@@ -16,6 +16,7 @@ mod minimize;
 mod parallel;
 mod parse;
 mod plot;
+mod solve_tokens;
 mod spec;
 mod target;
 
@@ -93,6 +94,9 @@ enum Command {
     Explain(codeine::ExplainArgs),
     /// Predict from inputs alone which code locations they cover (and score it).
     Predict(codeine::PredictArgs),
+    /// Solve token constraints: a shortest input of the grammar whose first tokens lie
+    /// in given sets, or UNSAT.
+    SolveTokens(solve_tokens::SolveTokensArgs),
 }
 
 fn main() -> ExitCode {
@@ -114,6 +118,7 @@ fn main() -> ExitCode {
         Command::LearnCoverage(args) => codeine::run_learn(args),
         Command::Explain(args) => codeine::run_explain(args),
         Command::Predict(args) => codeine::run_predict(args),
+        Command::SolveTokens(args) => solve_tokens::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -35,6 +35,13 @@ pub struct TargetArgs {
     #[arg(long, requires = "python")]
     pub python_bytes: bool,
 
+    /// With --python: the target's tokenizer, `module:callable` (e.g.
+    /// `esprima.scanner:Scanner.lex`): the equality tests the target makes on the
+    /// values of the tokens it returns are recorded per run (the token-level path
+    /// condition that `fuzz --strategy whitebox` negates).
+    #[arg(long, value_name = "MODULE:CALLABLE", requires = "python")]
+    pub tokenizer: Option<String>,
+
     /// With --python: the interpreter.
     #[arg(
         long,
@@ -176,6 +183,7 @@ impl TargetArgs {
                 start_timeout: budget.map_or(thicket_exec::python::START_TIMEOUT, |b| {
                     b.clamp(Duration::from_secs(1), thicket_exec::python::START_TIMEOUT)
                 }),
+                tokenizer: self.tokenizer.clone(),
             };
             return Ok((Box::new(PythonExecutor::new(target, limits, None)?), None));
         }

@@ -34,9 +34,10 @@ const N: usize = 10_000;
 /// build, so 10,000 would make it the slowest test by far.
 const N_C: usize = 5_000;
 
-const BUNDLED: [&str; 9] = [
+const BUNDLED: [&str; 10] = [
     "csv.fan",
     "expr.fan",
+    "javascript.fan",
     "json.fan",
     "markdown.fan",
     "rest.fan",

@@ -45,7 +45,7 @@ pub use forkserver::{ForkserverExecutor, Handshake};
 pub use java::{JavaExecutor, JavaTarget, JavaTrace};
 pub use outcome::{Exception, Outcome, Status, Tail};
 pub use plain::PlainExecutor;
-pub use python::{PyTrace, PythonExecutor, PythonTarget};
+pub use python::{PyToken, PyTrace, PythonExecutor, PythonTarget, TokenCond, TokenTrace};
 pub use reap::cleanup_now;
 pub use sancov::SancovExecutor;
 
@@ -234,6 +234,12 @@ pub trait Executor {
     /// file patterns (a hint that the patterns miss the code).
     fn empty_runs(&self) -> u64 {
         0
+    }
+
+    /// The token-level path condition of the last run, for executors that hook the
+    /// target's tokenizer ([`PythonTarget::tokenizer`]); `None` otherwise.
+    fn token_trace(&self) -> Option<&TokenTrace> {
+        None
     }
 
     /// The edge-map size, for executors with an AFL++ map.

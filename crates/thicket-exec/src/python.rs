@@ -51,6 +51,10 @@ pub struct PythonTarget {
     /// How long the interpreter may take to report that it is ready (after importing
     /// coverage.py and the target); [`START_TIMEOUT`] by default.
     pub start_timeout: Duration,
+    /// The target's tokenizer, `module:callable` (`esprima.scanner:Scanner.lex`): its
+    /// tokens record the comparisons made on their values, reported per run as a
+    /// [`TokenTrace`] (see `runner.py` for what is and is not seen).
+    pub tokenizer: Option<String>,
 }
 
 impl PythonTarget {
@@ -63,8 +67,44 @@ impl PythonTarget {
             include: Vec::new(),
             python: PathBuf::from("python3"),
             start_timeout: START_TIMEOUT,
+            tokenizer: None,
         }
     }
+}
+
+/// A token the target's tokenizer returned in one run.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct PyToken {
+    /// Its number: tokens are numbered by start offset, first seen first.
+    pub index: u32,
+    /// Start offset in the input (in characters for `str` targets); -1 if unknown.
+    pub start: i64,
+    /// End offset; -1 if unknown.
+    pub end: i64,
+    /// Its value (`repr` of a value that is not a string).
+    pub value: String,
+}
+
+/// A comparison the target made on a token's value: `token[index] == value` was
+/// `equal`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
+pub struct TokenCond {
+    /// The token's number.
+    pub index: u32,
+    /// What it was compared with.
+    pub value: String,
+    /// Whether they were equal.
+    pub equal: bool,
+}
+
+/// The token-level path condition of one run: the tokens and, in order, the
+/// comparisons on them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TokenTrace {
+    /// The tokens, by number.
+    pub tokens: Vec<PyToken>,
+    /// The comparisons, in the order they ran.
+    pub conds: Vec<TokenCond>,
 }
 
 /// Coverage of one file in one run.
@@ -112,6 +152,9 @@ struct Reply {
     arcs: FxHashMap<String, Vec<(i32, i32)>>,
     #[serde(default)]
     new_files: FxHashMap<String, Analysis>,
+    tokens: Option<Vec<(u32, i64, i64, String)>>,
+    #[serde(default)]
+    conds: Vec<(u32, String, bool)>,
 }
 
 /// The runner's analysis of a source file (see `analyse` in runner.py); empty if the
@@ -392,6 +435,7 @@ pub struct PythonExecutor {
     runner: Option<Runner>,
     files: FxHashMap<String, FileInfo>,
     trace: PyTrace,
+    tokens: Option<TokenTrace>,
     versions: String,
     include: Vec<String>,
     starts: u32,
@@ -425,6 +469,7 @@ impl PythonExecutor {
             runner: None,
             files: FxHashMap::default(),
             trace: PyTrace::default(),
+            tokens: None,
             versions: String::new(),
             include: Vec::new(),
             starts: 0,
@@ -463,7 +508,11 @@ impl PythonExecutor {
             .arg(if self.target.bytes { "bytes" } else { "str" })
             .args(&self.target.include)
             .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env("PYTHONHASHSEED", "0");
+            .env("PYTHONHASHSEED", "0")
+            .env(
+                "THICKET_TOKENIZER",
+                self.target.tokenizer.as_deref().unwrap_or_default(),
+            );
         self.output
             .set_len(0)
             .map_err(io("cannot truncate the output file"))?;
@@ -664,6 +713,7 @@ impl Executor for PythonExecutor {
                 .map_err(|e| ExecError::Io("cannot truncate the output file".into(), e))?;
         }
         self.trace.files.clear();
+        self.tokens = None;
         let Some(runner) = self.runner.as_mut() else {
             return Err(ExecError::Python("the runner is not running".into()));
         };
@@ -729,6 +779,26 @@ impl Executor for PythonExecutor {
                         }
                     }
                     self.absorb(reply.arcs);
+                    self.tokens = reply.tokens.map(|tokens| TokenTrace {
+                        tokens: tokens
+                            .into_iter()
+                            .map(|(index, start, end, value)| PyToken {
+                                index,
+                                start,
+                                end,
+                                value,
+                            })
+                            .collect(),
+                        conds: reply
+                            .conds
+                            .into_iter()
+                            .map(|(index, value, equal)| TokenCond {
+                                index,
+                                value,
+                                equal,
+                            })
+                            .collect(),
+                    });
                     outcome
                 }
             }
@@ -782,6 +852,10 @@ impl Executor for PythonExecutor {
             }));
         }
         true
+    }
+
+    fn token_trace(&self) -> Option<&TokenTrace> {
+        self.tokens.as_ref()
     }
 
     fn describe(&self) -> String {

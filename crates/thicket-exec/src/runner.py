@@ -252,6 +252,127 @@ class ArcReader:
         return out
 
 
+# ---- token-level path conditions (thicket fuzz --strategy whitebox, issue 21) ----
+# With THICKET_TOKENIZER=module:callable (`esprima.scanner:Scanner.lex`) the runner
+# replaces that callable by a wrapper: each token it returns gets, as its value (the
+# `value` attribute or dict entry), a str subclass that records every equality test on
+# it (`==`, `!=`, and so `in` over a list or tuple, which tests each element) with its
+# outcome. Tokens are numbered by their start offset (`start` attribute or entry, else
+# `range[0]`), first come first numbered, so a token scanned again (lookahead,
+# backtracking) keeps its number; without a start offset, by call order. Not seen:
+# `is` tests (esprima compares kinds with `is`), tests on a token's kind or on values
+# that are not str (numbers), membership in a set or dict that misses (no comparison
+# runs), and comparisons made on copies converted to plain str.
+TOKEN_LIMIT = 20000  # recorded comparisons per call
+_token_log = None
+
+
+class _TokenText(str):
+    """A token's text that records the equality tests made on it."""
+
+    def __eq__(self, other):
+        result = str.__eq__(self, other)
+        if result is not NotImplemented and _token_log is not None:
+            _token_log.record(self, other, result)
+        return result
+
+    def __ne__(self, other):
+        result = str.__eq__(self, other)
+        if result is NotImplemented:
+            return result
+        if _token_log is not None:
+            _token_log.record(self, other, result)
+        return not result
+
+    __hash__ = str.__hash__
+
+
+class _TokenLog:
+    def __init__(self):
+        self.index = {}
+        self.tokens = []
+        self.conds = []
+
+    def wrap(self, token):
+        is_dict = isinstance(token, dict)
+        get = token.get if is_dict else (lambda k, d=None: getattr(token, k, d))
+        start = get("start")
+        if not isinstance(start, int):
+            span = get("range")
+            start = span[0] if isinstance(span, (list, tuple)) and span else None
+        end = get("end")
+        key = start if isinstance(start, int) else ("call", len(self.index))
+        index = self.index.get(key)
+        value = get("value")
+        if index is None:
+            index = self.index[key] = len(self.index)
+            self.tokens.append([index, start if isinstance(start, int) else -1,
+                                end if isinstance(end, int) else -1,
+                                value if isinstance(value, str) else repr(value)])
+        if isinstance(value, str) and not isinstance(value, _TokenText):
+            text = _TokenText(value)
+            text._thicket_index = index
+            try:
+                if is_dict:
+                    token["value"] = text
+                else:
+                    token.value = text
+            except Exception:  # noqa: BLE001 - a token that cannot be changed is not traced
+                pass
+
+    def record(self, text, other, result):
+        if len(self.conds) < TOKEN_LIMIT and isinstance(other, str):
+            self.conds.append([text._thicket_index, str.__str__(other), bool(result)])
+
+
+def token_hook_install():
+    """Wraps the tokenizer named by THICKET_TOKENIZER; an error message or None."""
+    spec = os.environ.get("THICKET_TOKENIZER")
+    if not spec:
+        return None
+    import inspect
+
+    where, _, name = spec.rpartition(":")
+    if not where or not name:
+        return f"tokenizer {spec!r} is not `module:callable`"
+    try:
+        owner = importlib.import_module(where)
+        parts = name.split(".")
+        for part in parts[:-1]:
+            owner = getattr(owner, part)
+        raw = inspect.getattr_static(owner, parts[-1])
+    except BaseException as e:  # noqa: BLE001 - reported to thicket
+        return f"cannot load the tokenizer {spec}: {type(e).__name__}: {e}"
+    kind = type(raw) if isinstance(raw, (staticmethod, classmethod)) else None
+    original = raw.__func__ if kind else raw
+    if not callable(original):
+        return f"the tokenizer {spec} is not callable"
+
+    def hooked(*args, **kwargs):
+        token = original(*args, **kwargs)
+        if _token_log is not None and token is not None:
+            _token_log.wrap(token)
+        return token
+
+    setattr(owner, parts[-1], kind(hooked) if kind else hooked)
+    return None
+
+
+def token_log_reset():
+    global _token_log
+    if os.environ.get("THICKET_TOKENIZER"):
+        _token_log = _TokenLog()
+
+
+def token_log_report(reply):
+    global _token_log
+    if _token_log is not None:
+        reply["tokens"] = _token_log.tokens
+        reply["conds"] = _token_log.conds
+        _token_log = None
+# ---- end of token-level path conditions ----
+
+
 def innermost_target_frame(tb, skip):
     """The innermost frame outside coverage.py and this runner (a RecursionError can end
     inside the tracer)."""
@@ -278,6 +399,10 @@ def main():
     except BaseException as e:  # noqa: BLE001 - any failure to load is reported
         send({"error": f"cannot load {target}: {type(e).__name__}: {e}"})
         return
+    hook_error = token_hook_install()
+    if hook_error:
+        send({"error": hook_error})
+        return
     include = include or home or None
     cov = coverage.Coverage(branch=True, data_file=None, config_file=False, include=include)
     skip = [os.path.dirname(os.path.abspath(coverage.__file__)) + os.sep]
@@ -295,6 +420,7 @@ def main():
         arg = data.decode("utf-8", "replace") if as_str else data
         reply = {"ok": True}
         reader.clear()
+        token_log_reset()
         cov.start()
         try:
             fn(arg)
@@ -317,6 +443,7 @@ def main():
             if os.getpid() != PID:
                 _real_exit(0)
             cov.stop()
+        token_log_report(reply)
         arcs = reader.arcs()
         fresh = [path for path in arcs if path not in known]
         reply["arcs"] = arcs

@@ -29,6 +29,7 @@ pub mod mutate;
 pub mod output;
 pub mod strategy;
 pub mod sync;
+pub mod whitebox;
 
 use output::{OutDir, file_safe, id_of};
 use serde::Serialize;
@@ -251,6 +252,29 @@ pub(crate) struct Entry {
     pub(crate) tree: Option<DerivationTree>,
 }
 
+/// An input to save: its bytes, and its derivation tree if it has one (inputs made from
+/// tokens, as in [`whitebox`], have none).
+#[derive(Clone, Copy)]
+struct Input<'a> {
+    bytes: &'a [u8],
+    tree: Option<&'a DerivationTree>,
+}
+
+impl<'a> Input<'a> {
+    fn of(tree: &'a DerivationTree) -> Input<'a> {
+        Input {
+            bytes: tree.bytes(),
+            tree: Some(tree),
+        }
+    }
+}
+
+/// What running one input gave (see [`Campaign::run_input`]).
+pub(crate) struct Ran {
+    /// What the input reached that no earlier input had (empty for failures).
+    pub novelty: thicket_exec::Novelty,
+}
+
 #[derive(Serialize)]
 struct Meta<'a> {
     id: usize,
@@ -312,6 +336,10 @@ pub struct Campaign<'g> {
     input_bytes: u64,
     /// Executions at the last line of `plot_data.csv`.
     last_plot_execs: u64,
+    /// Executor errors in a row and when the figures were last written, for
+    /// [`Campaign::run_input`].
+    consecutive_errors: u32,
+    last_write: Instant,
 }
 
 impl<'g> Campaign<'g> {
@@ -387,6 +415,8 @@ impl<'g> Campaign<'g> {
             features: Default::default(),
             input_bytes: 0,
             last_plot_execs: 0,
+            consecutive_errors: 0,
+            last_write: Instant::now(),
         };
         campaign.text = campaign.executor.wants_text();
         if campaign.config.resume {
@@ -521,7 +551,7 @@ impl<'g> Campaign<'g> {
             if counts {
                 let novelty = self.coverage.add(&self.executor.trace());
                 if novelty.is_new() {
-                    self.keep(&tree, &op, parent, novelty, &outcome)?;
+                    self.keep(Input::of(&tree), &op, parent, novelty, &outcome)?;
                     kept = true;
                 }
             }
@@ -533,7 +563,7 @@ impl<'g> Campaign<'g> {
             let key = failure.as_ref().map(Failure::key);
             let new_failure = key.as_ref().is_some_and(|k| !self.failures.contains_key(k));
             if let Some(failure) = failure {
-                self.record_failure(&tree, &op, parent, failure, &outcome)?;
+                self.record_failure(Input::of(&tree), &op, parent, failure, &outcome)?;
             }
             let input_features = if features {
                 strategy::input_features(self.grammar, &tree)
@@ -578,6 +608,85 @@ impl<'g> Campaign<'g> {
         Ok(self.stats.clone())
     }
 
+    /// Runs one input made elsewhere (the [`whitebox`] search) as a round of
+    /// [`Campaign::run`] runs its own: classify, add coverage, keep it in `queue/` if it
+    /// reached new code, save a failure, count it under `op`, write the figures now and
+    /// then. `None` if the executor failed (counted; an error after 5 in a row).
+    pub(crate) fn run_input(
+        &mut self,
+        bytes: &[u8],
+        op: &str,
+        parent: Option<usize>,
+    ) -> Result<Option<Ran>, FuzzError> {
+        let input = Input { bytes, tree: None };
+        let outcome = match self.executor.run(bytes) {
+            Ok(outcome) => {
+                self.consecutive_errors = 0;
+                self.confirm_hang(bytes, outcome)
+            }
+            Err(e) => {
+                self.stats.executor_errors += 1;
+                self.consecutive_errors += 1;
+                if self.consecutive_errors >= 5 {
+                    return Err(FuzzError::Campaign(format!(
+                        "the target cannot be run any more: {e}"
+                    )));
+                }
+                return Ok(None);
+            }
+        };
+        self.stats.execs += 1;
+        self.stats.rounds += 1;
+        self.session_execs += 1;
+        let failure = self.classifier.classify(&outcome);
+        let mut novelty = thicket_exec::Novelty::default();
+        if counts_for_coverage(failure.as_ref()) {
+            novelty = self.coverage.add(&self.executor.trace());
+            if novelty.is_new() {
+                self.keep(input, op, parent, novelty, &outcome)?;
+            }
+        }
+        let count = self.stats.ops.entry(op.to_string()).or_default();
+        count.runs += 1;
+        count.kept += u64::from(novelty.is_new());
+        if let Some(failure) = failure {
+            self.record_failure(input, op, parent, failure, &outcome)?;
+        }
+        if self.last_write.elapsed() >= Duration::from_secs(1) {
+            self.last_write = Instant::now();
+            self.update_stats();
+            self.write_stats()?;
+            self.plot_line()?;
+        }
+        Ok(Some(Ran { novelty }))
+    }
+
+    /// The executor (for what its last run traced).
+    pub(crate) fn executor(&self) -> &dyn Executor {
+        &*self.executor
+    }
+
+    /// Whether the budget (executions, time) is spent.
+    pub(crate) fn spent(&self) -> bool {
+        self.budget_spent()
+    }
+
+    /// Starts the session clock (as [`Campaign::run`] does).
+    pub(crate) fn start_session(&mut self) {
+        self.session_start = Instant::now();
+    }
+
+    /// Writes a file of the output folder atomically.
+    pub(crate) fn write_file(&mut self, relative: &str, bytes: &[u8]) -> Result<(), FuzzError> {
+        self.out.write(relative, bytes)
+    }
+
+    /// Writes the final figures (as [`Campaign::run`] does at its end).
+    pub(crate) fn finish_session(&mut self) -> Result<Stats, FuzzError> {
+        self.finish()?;
+        Ok(self.stats.clone())
+    }
+
     /// Runs the queue entries other instances added since the last import and keeps
     /// those that reach new code (parsed into trees, so they are mutated like the
     /// campaign's own); see [`sync`].
@@ -606,7 +715,7 @@ impl<'g> Campaign<'g> {
             match self.tree_of(&bytes)? {
                 Some(tree) => {
                     let op = format!("sync-{}", file_safe(&entry.peer));
-                    self.keep(&tree, &op, None, novelty, &outcome)?;
+                    self.keep(Input::of(&tree), &op, None, novelty, &outcome)?;
                     self.stats.imported += 1;
                 }
                 None => self.stats.imported_outside_grammar += 1,
@@ -683,7 +792,7 @@ impl<'g> Campaign<'g> {
 
     fn keep(
         &mut self,
-        tree: &DerivationTree,
+        input: Input<'_>,
         op: &str,
         parent: Option<usize>,
         novelty: thicket_exec::Novelty,
@@ -697,7 +806,7 @@ impl<'g> Campaign<'g> {
         let file = format!("queue/{name}");
         self.save(
             &file,
-            tree,
+            input,
             "coverage",
             Some(novelty),
             None,
@@ -708,7 +817,7 @@ impl<'g> Campaign<'g> {
         )?;
         self.corpus.push(Entry {
             id,
-            tree: Some(tree.clone()),
+            tree: input.tree.cloned(),
         });
         self.stats.last_find_exec = self.stats.execs;
         Ok(())
@@ -716,7 +825,7 @@ impl<'g> Campaign<'g> {
 
     fn record_failure(
         &mut self,
-        tree: &DerivationTree,
+        input: Input<'_>,
         op: &str,
         parent: Option<usize>,
         failure: Failure,
@@ -777,7 +886,7 @@ impl<'g> Campaign<'g> {
         let file = format!("{folder}/{name}");
         self.save(
             &file,
-            tree,
+            input,
             "failure",
             None,
             Some(&failure),
@@ -803,7 +912,7 @@ impl<'g> Campaign<'g> {
     fn save(
         &mut self,
         file: &str,
-        tree: &DerivationTree,
+        input: Input<'_>,
         reason: &str,
         novelty: Option<thicket_exec::Novelty>,
         failure: Option<&Failure>,
@@ -812,8 +921,8 @@ impl<'g> Campaign<'g> {
         id: usize,
         outcome: &Outcome,
     ) -> Result<(), FuzzError> {
-        self.out.write(file, tree.bytes())?;
-        let text = std::str::from_utf8(tree.bytes()).ok();
+        self.out.write(file, input.bytes)?;
+        let text = std::str::from_utf8(input.bytes).ok();
         let stderr = outcome.stderr.text();
         let stderr_tail: String = {
             let chars: Vec<char> = stderr.chars().collect();
@@ -833,7 +942,7 @@ impl<'g> Campaign<'g> {
             status: outcome.describe(),
             duration_us: outcome.time.as_micros() as u64,
             input: text,
-            input_hex: text.is_none().then(|| hex(tree.bytes())),
+            input_hex: text.is_none().then(|| hex(input.bytes)),
             stderr_tail: if failure.is_some() {
                 stderr_tail
             } else {
@@ -845,12 +954,14 @@ impl<'g> Campaign<'g> {
         // A tree nested deeper than JSON readers go (serde_json 128 levels, Python's
         // json about 1,000; a recursive mutant can nest thousands) is left out: the
         // input parses back into it.
-        let depth = tree.depth(self.grammar);
-        if depth <= MAX_META_TREE_DEPTH {
-            json.push_str(",\"tree\":");
-            json.push_str(&tree.to_fuzzingbook_json(self.grammar));
-        } else {
-            json.push_str(&format!(",\"tree_omitted_depth\":{depth}"));
+        if let Some(tree) = input.tree {
+            let depth = tree.depth(self.grammar);
+            if depth <= MAX_META_TREE_DEPTH {
+                json.push_str(",\"tree\":");
+                json.push_str(&tree.to_fuzzingbook_json(self.grammar));
+            } else {
+                json.push_str(&format!(",\"tree_omitted_depth\":{depth}"));
+            }
         }
         json.push_str("}\n");
         self.out

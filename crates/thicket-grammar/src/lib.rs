@@ -22,6 +22,7 @@ mod lexer;
 mod parser;
 pub mod reach;
 pub mod source;
+pub mod tokens;
 
 pub use analysis::{Analysis, UNBOUNDED, lint};
 pub use diag::{Diagnostic, Severity, SpecError};
@@ -29,6 +30,7 @@ pub use grammar::{Expr, ExprId, Grammar, RegexTerminal, Repeat, Rule, SymbolId};
 pub use parser::MAX_NESTING;
 pub use reach::{Components, Reach};
 pub use source::{LineCol, SourceFile, Span};
+pub use tokens::{TokSym, TokenGrammar, TokenKind, Tokens};
 
 use std::path::Path;
 use std::sync::Arc;

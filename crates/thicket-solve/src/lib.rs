@@ -59,6 +59,7 @@
 pub mod measure;
 pub mod repair;
 mod terms;
+pub mod tokens;
 mod unsat;
 #[cfg(feature = "z3")]
 mod z3;

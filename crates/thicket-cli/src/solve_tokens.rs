@@ -1,0 +1,193 @@
+//! `thicket solve-tokens`: the token constraint solver by hand.
+
+use crate::exit;
+use crate::spec::SpecArgs;
+use clap::Args;
+use std::time::Instant;
+use thicket_grammar::Tokens;
+use thicket_solve::tokens::{TokenSet, TokenSolver};
+
+/// Arguments of `thicket solve-tokens`.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Each SET constrains one token, in order: kinds separated by `,` \
+(a literal's text such as `(` or `\"(\"`, or a token rule such as `<id>` or `id`), `*` for \
+any token, `$` for the end of input (the input may end before this token), a leading `!` \
+for the complement (`!)` is any token but `)`, and the end). Tokens after the last SET are \
+free. Prints a shortest input of the grammar whose tokens lie in the sets (one space \
+between tokens; a token rule's value is its shortest) and exits 0, or says UNSAT and exits \
+1.\n\n\
+The tokens of a spec: literals written in rules that are not tokens, and rules below \
+which no recursive rule is reachable (regular rules), unless such a rule holds only \
+whitespace (a separator, left out) or has separators inside (then its parts are tokens). \
+--tokens names the token rules instead. --list shows the kinds.\n\n\
+Examples:\n  thicket solve-tokens specs/javascript.fan 'function' '<identifier>' '(' '!)'\n  \
+thicket solve-tokens specs/javascript.fan --list\n  \
+thicket solve-tokens specs/javascript.fan '(' --json"
+)]
+pub struct SolveTokensArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+
+    /// The token sets, one per position.
+    #[arg(value_name = "SET")]
+    sets: Vec<String>,
+
+    /// The token rules, comma-separated (default: see below).
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    tokens: Vec<String>,
+
+    /// List the token kinds and exit.
+    #[arg(long)]
+    list: bool,
+
+    /// Print the answer as JSON: {"sat", "tokens", "input", "time_ms", "kinds"}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The tokens of a spec: `--tokens` rules, or the default.
+pub fn tokens_of(grammar: &thicket_grammar::Grammar, rules: &[String]) -> Result<Tokens, String> {
+    if rules.is_empty() {
+        return Ok(Tokens::new(grammar));
+    }
+    let mut ids = Vec::new();
+    for r in rules {
+        let name = r.trim().trim_start_matches('<').trim_end_matches('>');
+        ids.push(
+            grammar
+                .symbol(name)
+                .ok_or_else(|| format!("--tokens: the spec has no rule <{name}>"))?,
+        );
+    }
+    Ok(Tokens::with_token_rules(grammar, &ids))
+}
+
+/// Reads one SET.
+fn parse_set(tokens: &Tokens, text: &str, position: usize) -> Result<TokenSet, String> {
+    let n = tokens.kinds().len();
+    let (negate, body) = match text.strip_prefix('!') {
+        Some(rest) if !rest.is_empty() => (true, rest),
+        _ => (false, text),
+    };
+    let mut set = TokenSet::none(n);
+    // A lone `,` is a kind, not a separator.
+    let parts: Vec<&str> = if body == "," {
+        vec![","]
+    } else {
+        body.split(',').collect()
+    };
+    for part in parts {
+        match part {
+            "*" => {
+                set = TokenSet::all(n);
+            }
+            "$" => set.eof = true,
+            name => {
+                let k = tokens.kind_by_name(name).ok_or_else(|| {
+                    format!(
+                        "set {} (`{text}`): the spec has no token `{name}` (--list shows them)",
+                        position + 1
+                    )
+                })?;
+                set.insert(k);
+            }
+        }
+    }
+    if negate {
+        let mut all = TokenSet::all(n);
+        for k in set.kinds() {
+            all.remove(k);
+        }
+        all.eof = !set.eof;
+        set = all;
+    }
+    Ok(set)
+}
+
+/// Runs `thicket solve-tokens`.
+pub fn run(args: SolveTokensArgs) -> anyhow::Result<u8> {
+    let spec = match args.spec.load() {
+        Ok(spec) => spec,
+        Err(code) => return Ok(code),
+    };
+    let tokens = match tokens_of(&spec.grammar, &args.tokens) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(exit::USAGE);
+        }
+    };
+    if args.list {
+        for (i, k) in tokens.kinds().iter().enumerate() {
+            println!("{i}\t{}", k.name);
+        }
+        return Ok(exit::OK);
+    }
+    let mut sets = Vec::new();
+    for (i, text) in args.sets.iter().enumerate() {
+        match parse_set(&tokens, text, i) {
+            Ok(set) => sets.push(set),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(exit::USAGE);
+            }
+        }
+    }
+    let mut solver = TokenSolver::new(tokens.grammar(), tokens.kinds().len());
+    let start = Instant::now();
+    let answer = solver.solve(&sets);
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let generator =
+        thicket_gen::Generator::new(&spec.grammar, thicket_gen::GenConfig::default()).ok();
+    let texts: Vec<Vec<u8>> = answer
+        .iter()
+        .flatten()
+        .map(|&k| {
+            let kind = &tokens.kinds()[k as usize];
+            if let Some(l) = &kind.literal {
+                return l.to_vec();
+            }
+            // A token rule's (or regex's) shortest value.
+            let expr = kind.rule.map(|r| spec.grammar.rule(r).body).or(kind.regex);
+            let mut sink = thicket_tree::ByteSink { bytes: Vec::new() };
+            if let (Some(g), Some(e)) = (&generator, expr) {
+                g.expand_smallest(e, &mut thicket_gen::Generator::rng_for(0, 0), &mut sink);
+            }
+            sink.bytes
+        })
+        .collect();
+    let input = String::from_utf8_lossy(&Tokens::detokenize(&texts)).into_owned();
+    let names: Vec<&str> = answer
+        .iter()
+        .flatten()
+        .map(|&k| tokens.kinds()[k as usize].name.as_str())
+        .collect();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "sat": answer.is_some(),
+                "tokens": names,
+                "input": answer.as_ref().map(|_| &input),
+                "time_ms": ms,
+                "kinds": tokens.kinds().len(),
+            })
+        );
+    } else if answer.is_some() {
+        println!("{input}");
+        eprintln!(
+            "thicket: {} tokens ({}) in {ms:.2} ms",
+            names.len(),
+            names.join(" ")
+        );
+    } else {
+        println!("UNSAT");
+        eprintln!("thicket: no input of the grammar has such tokens ({ms:.2} ms)");
+    }
+    Ok(if answer.is_some() {
+        exit::OK
+    } else {
+        exit::REJECTED
+    })
+}
