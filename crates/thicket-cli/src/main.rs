@@ -10,6 +10,7 @@ mod fuzz;
 mod generate;
 mod inputs;
 mod lint;
+mod mine;
 mod minimize;
 mod parallel;
 mod parse;
@@ -78,6 +79,9 @@ enum Command {
     /// Reduce a failing input while it keeps failing the same way (kind and location),
     /// through its derivation tree so that it stays in the grammar.
     Minimize(minimize::MinimizeArgs),
+    /// Find the semantic constraints (ISLa) that sample inputs share, from a catalog of
+    /// patterns, optionally labelling and validating with the program (ISLearn).
+    Mine(mine::MineArgs),
 }
 
 fn main() -> ExitCode {
@@ -95,6 +99,7 @@ fn main() -> ExitCode {
         Command::Fuzz(args) => fuzz::run(args),
         Command::Coverage(args) => coverage::run(args),
         Command::Minimize(args) => minimize::run(args),
+        Command::Mine(args) => mine::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
