@@ -12,7 +12,8 @@
 //!
 //! The steps ([`mine`]):
 //! 1. **Learning set**: the positives that together cover the most k-paths, greedily,
-//!    up to [`MineConfig::learning_set`] of them; instantiation reads only these.
+//!    then topped up in input order to [`MineConfig::learning_set`] of them (for the
+//!    variety of strings); instantiation reads only these.
 //! 2. **Nonterminals**: each `<?NONTERMINAL>` becomes every nonterminal that occurs in
 //!    the learning set; a quantified one `in` a variable must occur inside a subtree of
 //!    that variable's type in some learning input (a conservative check: a candidate
@@ -475,8 +476,8 @@ fn combine(
         .collect()
 }
 
-/// The positives that together cover the most k-paths (greedy set cover), at most
-/// `max` of them, in the order chosen.
+/// The positives that together cover the most k-paths (greedy set cover), topped up in
+/// input order to `max` of them, in the order chosen.
 pub fn learning_set(
     grammar: &Grammar,
     trees: &[DerivationTree],
@@ -507,6 +508,16 @@ pub fn learning_set(
                 chosen.push(i);
             }
             _ => break,
+        }
+    }
+    // Coverage saturates early on flat grammars (every ICMP packet has the same
+    // k-paths); the rest of the set brings the variety of texts strings are drawn from.
+    for i in 0..trees.len() {
+        if chosen.len() >= max {
+            break;
+        }
+        if !chosen.contains(&i) {
+            chosen.push(i);
         }
     }
     chosen
