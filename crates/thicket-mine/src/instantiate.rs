@@ -215,8 +215,14 @@ fn alternatives(grammar: &Grammar, sym: SymbolId) -> Vec<Vec<Item>> {
             Expr::Ref(s) => Some(Item::Ref(*s)),
             Expr::Literal(b) => {
                 let s = std::str::from_utf8(b).ok()?;
-                // Match-expression syntax gives these characters meanings.
-                (!s.contains(['{', '}', '[', ']', '<'])).then(|| Item::Lit(s.to_string()))
+                // Match-expression syntax gives these characters meanings; a `<` is
+                // text unless a name follows it.
+                let name_after_lt = s
+                    .as_bytes()
+                    .windows(2)
+                    .any(|w| w[0] == b'<' && (w[1].is_ascii_alphanumeric() || w[1] == b'_'));
+                (!s.contains(['{', '}', '[', ']']) && !name_after_lt)
+                    .then(|| Item::Lit(s.to_string()))
             }
             _ => None,
         }

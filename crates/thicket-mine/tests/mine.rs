@@ -171,3 +171,34 @@ fn time_budget_stops_and_says_so() {
         mined.steps
     );
 }
+
+#[test]
+fn balance_through_expanded_tags_with_angle_brackets() {
+    // ISLa's XML balance shape: the tags' names sit one rule below the element, and
+    // the literals hold `<`, which a match expression reads as text.
+    let spec = spec(
+        "<start> ::= <elem>\n<elem> ::= <open> <text> <close>\n<open> ::= \"<\" <name> \">\"\n<close> ::= \"</\" <name> \">\"\n<name> ::= r\"[a-c]{1,2}\"\n<text> ::= r\"[x-z]{0,3}\"\n",
+    );
+    let parser = Parser::new(&spec.grammar, Default::default()).unwrap();
+    let pos = trees(
+        &parser,
+        &["<a>x</a>", "<bc></bc>", "<c>zz</c>", "<ab>y</ab>"],
+    );
+    let neg = trees(&parser, &["<a>x</b>", "<bc></cb>", "<c>zz</cc>"]);
+    let mut catalog = Catalog::bundled();
+    catalog.select(&["Balance".into()]).unwrap();
+    let mined = mine(
+        &spec.grammar,
+        &catalog,
+        &pos,
+        &neg,
+        &MineConfig::default(),
+        &mut |_| {},
+    );
+    let best = &mined.results[0];
+    assert_eq!((best.tp, best.tn), (4, 3), "{}", best.text);
+    assert_eq!(
+        best.text,
+        "forall <elem> container=\"<{<name> opid}><text></{<name> clid}>\" in start: opid = clid"
+    );
+}
