@@ -530,11 +530,20 @@ impl<'a> Instantiator<'a> {
         let compiled: Vec<Option<(String, Constraint, bool)>> = work
             .par_iter()
             .map(|p| {
+                if self.deadline.is_some_and(|d| Instant::now() > d) {
+                    return None;
+                }
                 let c = self.compile(&p.text)?;
                 let ok = self.some_learning_input(&c);
                 Some((catalog.patterns[p.pattern].name.clone(), c, ok))
             })
             .collect();
+        if self.out_of_time() {
+            progress(
+                "step resolve: time budget reached; candidates not resolved by then are dropped",
+            );
+        }
+        // Under the time budget, unresolved ones also count here.
         let ill_typed = compiled.iter().filter(|c| c.is_none()).count();
         let unsatisfied = compiled.iter().flatten().filter(|c| !c.2).count();
         let out: Vec<(String, Constraint)> = compiled
