@@ -6,7 +6,7 @@
 # check`); 100 + 100 to mine from, 50 + 50 held out. The mined constraint (the best
 # result) is checked on the held-out inputs instead of the spec's.
 # DOT: inputs generated from eval/mine/dot.fan, labelled by graphviz (`dot -Tcanon`);
-# mining also labels 100 mutants and validates its results with `dot`.
+# mining also labels 100 mutants (validation off: see docs/mining.md).
 # ICMP: echo requests/replies as pythonping builds them, and one-byte mutants the
 # checker eval/mine/icmp_check.py rejects; mining also labels mutants with it.
 # Racket: not run (see docs/mining.md).
@@ -72,7 +72,7 @@ for s in xml csv tar; do
   done
   split "$d/valid" 100 "$d/p" "$d/hp"
   split "$d/invalid" 100 "$d/n" "$d/hn"
-  secs=$(mine "$s" "specs/$s.fan" "$d/mined.isla" --positive "$d/p" --negative "$d/n" --time 5m)
+  secs=$(mine "$s" "specs/$s.fan" "$d/mined.isla" --positive "$d/p" --negative "$d/n" --time "${MINE_TIME:-5m}")
   score "$s" "specs/$s.fan" "$d/mined.isla" "$d/hp" "$d/hn" "$secs"
 done
 
@@ -89,7 +89,7 @@ elif command -v dot > /dev/null; then
   split "$d/valid" 100 "$d/p" "$d/hp"
   split "$d/invalid" 100 "$d/n" "$d/hn"
   secs=$(mine dot eval/mine/dot.fan "$d/mined.isla" --positive "$d/p" --negative "$d/n" \
-    --generate 0 --mutate 100 --validate 10 --time 5m -- dot -Tcanon @@)
+    --generate 0 --mutate 100 --validate 0 --time 5m -- dot -Tcanon @@)
   score "DOT" eval/mine/dot.fan "$d/mined.isla" "$d/hp" "$d/hn" "$secs"
 else
   echo "| DOT | graphviz's dot is not installed: skipped |"
@@ -101,6 +101,6 @@ rm -rf "$d"
 python3 eval/mine/icmp_samples.py 1 100 "$d/p" "$d/n"
 python3 eval/mine/icmp_samples.py 2 50 "$d/hp" "$d/hn"
 secs=$(mine icmp eval/mine/icmp.fan "$d/mined.isla" --positive "$d/p" --negative "$d/n" \
-  --generate 0 --mutate 100 --validate 10 --time 5m -- python3 eval/mine/icmp_check.py @@)
+  --generate 0 --mutate 100 --validate 0 --time 5m -- python3 eval/mine/icmp_check.py @@)
 score "ICMP" eval/mine/icmp.fan "$d/mined.isla" "$d/hp" "$d/hn" "$secs"
 echo "results, logs and samples in $W" >&2
