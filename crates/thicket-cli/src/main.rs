@@ -12,6 +12,7 @@ mod generate;
 mod inputs;
 mod learn;
 mod lint;
+mod mine;
 mod minimize;
 mod parallel;
 mod parse;
@@ -97,6 +98,9 @@ enum Command {
     /// Solve token constraints: a shortest input of the grammar whose first tokens lie
     /// in given sets, or UNSAT.
     SolveTokens(solve_tokens::SolveTokensArgs),
+    /// Find the semantic constraints (ISLa) that sample inputs share, from a catalog of
+    /// patterns, optionally labelling and validating with the program (ISLearn).
+    Mine(mine::MineArgs),
 }
 
 fn main() -> ExitCode {
@@ -119,6 +123,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => codeine::run_explain(args),
         Command::Predict(args) => codeine::run_predict(args),
         Command::SolveTokens(args) => solve_tokens::run(args),
+        Command::Mine(args) => mine::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
