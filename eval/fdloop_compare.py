@@ -15,10 +15,12 @@ same for every strategy); exceptions are failing runs, unique exceptions distinc
 `kind @ location` keys (no exception is declared expected, so a JSONDecodeError at a new
 place counts: the paper counts the exceptions the subject throws). The learning strategies
 learn from the subject's seed folder if it has one, else from 100 uniformly generated
-inputs. A subject is one line of SUBJECTS; Java subjects (from the java17 branch's
-`--java CLASS.METHOD --classpath CP`) are added the same way, e.g.
-    "gson": ("specs/json.fan", ["--java", "com.google.gson.JsonParser.parseString",
-             "--classpath", "/usr/share/java/gson.jar"], "eval/seeds/json"),
+inputs. A subject is one line of SUBJECTS. The Java subjects (gson, jackson, json-simple,
+rhino) call the adapters of eval/java/Subjects.java, which the script compiles with
+eval/java/build.sh (needs a JDK and the Debian packages named there; docs/java.md).
+
+    --table-only: run nothing, build the table from the stats.json files already in OUT
+    (so that subjects can run as separate processes into one OUT, then be tabled together)
 """
 
 import argparse
@@ -44,6 +46,26 @@ SUBJECTS = {
                 ["--python", "eval/targets/minidom_target.py:target",
                  "--python-include", "*/xml/dom/*", "--no-constraints", "--max-depth", "12"],
                 None),
+    # Java subjects (eval/java/Subjects.java, compiled by eval/java/build.sh, whose
+    # classpath replaces {CP}); coverage is JaCoCo's methods + lines of the library.
+    "gson": ("specs/json.fan",
+             ["--java", "thicket.subjects.Subjects.gson", "--classpath", "{CP}",
+              "--java-includes", "com.google.gson.*"],
+             "eval/seeds/json"),
+    "jackson": ("specs/json.fan",
+                ["--java", "thicket.subjects.Subjects.jackson", "--classpath", "{CP}",
+                 "--java-includes", "com.fasterxml.jackson.*"],
+                "eval/seeds/json"),
+    "json-simple": ("specs/json.fan",
+                    ["--java", "thicket.subjects.Subjects.jsonSimple", "--classpath", "{CP}",
+                     "--java-includes", "org.json.simple.*"],
+                    "eval/seeds/json"),
+    # JavaScript: grammars-v4's ECMAScript 5.1 grammar, read as an ANTLR spec; a script
+    # may loop forever, so a short time limit (a hang restarts the JVM).
+    "rhino": ("eval/grammars/ECMAScript.g4",
+              ["--java", "thicket.subjects.Subjects.rhino", "--classpath", "{CP}",
+               "--java-includes", "org.mozilla.javascript.*", "--timeout", "1000"],
+              None),
 }
 
 STRATEGIES = ["fdloop", "evogfuzz", "random", "probabilistic", "inverse", "coverage"]
@@ -141,23 +163,50 @@ def main():
     ap.add_argument("-s", type=int, default=5, help="seeds 1..S")
     ap.add_argument("-o", default="target/fdloop-eval")
     ap.add_argument("--strategies", nargs="+", default=STRATEGIES)
+    ap.add_argument("--table-only", action="store_true",
+                    help="run nothing; table the stats.json files already in OUT")
     ap.add_argument("subjects", nargs="*", default=list(SUBJECTS))
     args = ap.parse_args()
     os.chdir(REPO)
     thicket = os.environ.get("THICKET")
-    if not thicket:
+    if not thicket and not args.table_only:
         subprocess.run(["cargo", "build", "-q", "--release", "-p", "thicket-cli"], check=True)
         thicket = "target/release/thicket"
     os.makedirs(args.o, exist_ok=True)
+    classpath = None
+    if not args.table_only and any("{CP}" in SUBJECTS[s][1] for s in args.subjects):
+        # Compiles the adapters (needs a JDK and the Debian jars eval/java/build.sh names).
+        classpath = subprocess.run(["eval/java/build.sh"], check=True, capture_output=True,
+                                   text=True).stdout.strip().splitlines()[-1]
     results = {}  # (subject, strategy) -> list of stats
     curves = {}
-    runs = open(os.path.join(args.o, "runs.tsv"), "w")
+    runs_name = "runs.tsv" if args.table_only or len(args.subjects) == len(SUBJECTS) \
+        else f"runs-{'-'.join(args.subjects)}.tsv"
+    runs = open(os.path.join(args.o, runs_name), "w")
+
+    def record(subject, strategy, seed, out, stats):
+        results.setdefault((subject, strategy), []).append(stats)
+        curves.setdefault((subject, strategy), []).append(
+            curve(os.path.join(out, "plot_data.csv"), args.n))
+        row = [str(m[1](stats)) for m in METRICS]
+        runs.write(f"{subject}\t{strategy}\t{seed}\t" + "\t".join(row)
+                   + f"\t{stats['execs_per_sec']:.0f}\n")
+        runs.flush()
+        print(subject, strategy, seed, *row, flush=True)
+
     runs.write("subject\tstrategy\tseed\t" + "\t".join(m[0] for m in METRICS) + "\texecs_per_s\n")
     for subject in args.subjects:
         spec, flags, seeds_dir = SUBJECTS[subject]
+        flags = [classpath if f == "{CP}" else f for f in flags]
         for strategy in args.strategies:
             for seed in range(1, args.s + 1):
                 out = os.path.join(args.o, subject, f"{strategy}-{seed}")
+                if args.table_only:
+                    if not os.path.exists(os.path.join(out, "stats.json")):
+                        continue
+                    stats = json.load(open(os.path.join(out, "stats.json")))
+                    record(subject, strategy, seed, out, stats)
+                    continue
                 subprocess.run(["rm", "-rf", out], check=True)
                 os.makedirs(os.path.dirname(out), exist_ok=True)
                 cmd = [thicket, "fuzz", spec, "-o", out, "--seed", str(seed),
@@ -171,14 +220,7 @@ def main():
                     print(f"{subject} {strategy} {seed}: failed, see {out}.log", file=sys.stderr)
                     continue
                 stats = json.load(open(os.path.join(out, "stats.json")))
-                results.setdefault((subject, strategy), []).append(stats)
-                curves.setdefault((subject, strategy), []).append(
-                    curve(os.path.join(out, "plot_data.csv"), args.n))
-                row = [str(m[1](stats)) for m in METRICS]
-                runs.write(f"{subject}\t{strategy}\t{seed}\t" + "\t".join(row)
-                           + f"\t{stats['execs_per_sec']:.0f}\n")
-                runs.flush()
-                print(subject, strategy, seed, *row, flush=True)
+                record(subject, strategy, seed, out, stats)
     runs.close()
 
     lines = [f"Budget {args.n} executions per run, seeds 1..{args.s}; median (min-max).", ""]
@@ -228,7 +270,8 @@ def main():
     lines += ["", "Distinct exceptions (kind @ location) over all seeds and subjects: "
               + ", ".join(f"{k} {len(v)}" for k, v in sorted(unique.items())), ""]
     table = "\n".join(lines) + "\n"
-    with open(os.path.join(args.o, "table.md"), "w") as f:
+    table_name = "table.md" if runs_name == "runs.tsv" else runs_name.replace("runs", "table")[:-4] + ".md"
+    with open(os.path.join(args.o, table_name), "w") as f:
         f.write(table)
     print(table)
     for subject in args.subjects:
