@@ -8,21 +8,6 @@ use std::process::Command;
 mod common;
 use common::{repo, text, thicket};
 
-fn have_coverage() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import coverage"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("THICKET_REQUIRE_PYTHON").is_none_or(|v| v != "1"),
-            "coverage.py is missing but THICKET_REQUIRE_PYTHON=1"
-        );
-        eprintln!("\n*** SKIPPED: no coverage.py; CODEINE tests did not run ***\n");
-    }
-    ok
-}
-
 fn ok(out: std::process::Output) -> String {
     assert!(
         out.status.success(),
@@ -51,7 +36,7 @@ fn hits(dir: &Path) -> (u32, u32) {
 
 #[test]
 fn the_running_example_is_learned_explained_targeted_and_predicted() {
-    if !have_coverage() {
+    if !common::have_coverage("CODEINE tests") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

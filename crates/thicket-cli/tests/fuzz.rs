@@ -13,21 +13,6 @@ fn afl_target(dir: &Path, name: &str) -> Option<String> {
     common::have_afl(&["afl-cc"]).then(|| common::c_target(dir, name, "afl-cc"))
 }
 
-fn have_coverage() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import coverage"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("THICKET_REQUIRE_PYTHON").is_none_or(|v| v != "1"),
-            "coverage.py is missing but THICKET_REQUIRE_PYTHON=1"
-        );
-        eprintln!("\n*** SKIPPED: no coverage.py; Python `thicket fuzz` tests did not run ***\n");
-    }
-    ok
-}
-
 fn stats(out: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap()
 }
@@ -311,7 +296,7 @@ fn bad_targets_are_clear_errors() {
 
 #[test]
 fn python_json_feedback_reaches_more_lines_than_random() {
-    if !have_coverage() {
+    if !common::have_coverage("Python `thicket fuzz` tests") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -343,7 +328,7 @@ fn python_json_feedback_reaches_more_lines_than_random() {
 /// the only failure is the RecursionError, on a valid document.
 #[test]
 fn python_json_valid_only_reaches_more_lines_than_random() {
-    if !have_coverage() {
+    if !common::have_coverage("Python `thicket fuzz` tests") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -664,7 +649,7 @@ fn output_folder_is_locked_and_resume_checks_what_it_continues() {
 /// process and no temporary folder behind.
 #[test]
 fn hostile_python_targets_end_cleanly_within_the_budget() {
-    if !have_coverage() {
+    if !common::have_coverage("Python `thicket fuzz` tests") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -750,7 +735,7 @@ fn hostile_python_targets_end_cleanly_within_the_budget() {
 /// only valid text.
 #[test]
 fn python_defaults_measure_the_package_and_keep_text_valid() {
-    if !have_coverage() {
+    if !common::have_coverage("Python `thicket fuzz` tests") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -831,7 +816,7 @@ def target(text):
 
 #[test]
 fn fuzz_satisfies_the_specs_constraints_and_valid_only_repairs_mutants() {
-    if !have_coverage() {
+    if !common::have_coverage("Python `thicket fuzz` tests") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

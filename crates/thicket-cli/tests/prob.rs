@@ -2,7 +2,6 @@
 //! the campaign strategies (`thicket fuzz --strategy NAME`).
 
 use std::path::Path;
-use std::process::Command;
 
 mod common;
 use common::{repo, text, thicket};
@@ -154,24 +153,9 @@ fn inverse_probabilities_make_measurably_different_inputs() {
     assert!(text(&o.stderr).contains("rule <nope> is not in the grammar"));
 }
 
-fn have_coverage() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import coverage"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("THICKET_REQUIRE_PYTHON").is_none_or(|v| v != "1"),
-            "coverage.py is missing but THICKET_REQUIRE_PYTHON=1"
-        );
-        eprintln!("\n*** SKIPPED: no coverage.py; `fuzz --strategy` tests did not run ***\n");
-    }
-    ok
-}
-
 #[test]
 fn every_strategy_runs_with_the_same_output_layout() {
-    if !have_coverage() {
+    if !common::have_coverage("`fuzz --strategy` tests") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -27,7 +27,7 @@
 //! equals the union of fresh JVMs run on each.
 
 use crate::outcome::{Exception, Outcome, Status, Tail};
-use crate::python::{ANALYSIS_TIMEOUT, Received, Runner, SpawnError, human, read_tail};
+use crate::python::{ANALYSIS_TIMEOUT, Received, Runner, SpawnError, died, human, hung, read_tail};
 use crate::{ExecError, Executor, Limits, Location, LocationKind, Trace, reap};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -916,19 +916,8 @@ impl Executor for JavaExecutor {
                     outcome
                 }
             }
-            Received::TimedOut => {
-                if let Some(mut runner) = self.runner.take() {
-                    runner.finish(Duration::ZERO);
-                }
-                Outcome::new(Status::Timeout, time)
-            }
-            Received::Gone => {
-                let mut runner = self.runner.take().expect("running");
-                let status = runner.finish(Duration::from_secs(2));
-                let mut outcome = Outcome::new(status, time);
-                outcome.died_in_call = true;
-                outcome
-            }
+            Received::TimedOut => hung(&mut self.runner, time),
+            Received::Gone => died(&mut self.runner, time),
         };
         self.owner.sweep();
         let output = read_tail(&self.output);

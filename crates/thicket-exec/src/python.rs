@@ -285,6 +285,24 @@ pub(crate) struct Runner {
     pub(crate) killed: bool,
 }
 
+/// The outcome of a call that hung: the runner (and whatever it started) is killed, and
+/// the next call starts a new one.
+pub(crate) fn hung(runner: &mut Option<Runner>, time: Duration) -> Outcome {
+    if let Some(mut runner) = runner.take() {
+        runner.finish(Duration::ZERO);
+    }
+    Outcome::new(Status::Timeout, time)
+}
+
+/// The outcome of a call during which the runner died: its exit status, reaped.
+pub(crate) fn died(runner: &mut Option<Runner>, time: Duration) -> Outcome {
+    let mut runner = runner.take().expect("running");
+    let status = runner.finish(Duration::from_secs(2));
+    let mut outcome = Outcome::new(status, time);
+    outcome.died_in_call = true;
+    outcome
+}
+
 /// Why [`Runner::spawn`] failed: a pipe or file operation (what, why), or the start.
 pub(crate) enum SpawnError {
     Io(&'static str, std::io::Error),
@@ -802,21 +820,9 @@ impl Executor for PythonExecutor {
                     outcome
                 }
             }
-            Received::TimedOut => {
-                // A hang: kill the runner (and whatever it started); restart next time.
-                if let Some(mut runner) = self.runner.take() {
-                    runner.finish(Duration::ZERO);
-                }
-                Outcome::new(Status::Timeout, time)
-            }
-            Received::Gone => {
-                // The interpreter died (a crash in C code, a lost pipe, ...).
-                let mut runner = self.runner.take().expect("running");
-                let status = runner.finish(Duration::from_secs(2));
-                let mut outcome = Outcome::new(status, time);
-                outcome.died_in_call = true;
-                outcome
-            }
+            Received::TimedOut => hung(&mut self.runner, time),
+            // The interpreter died (a crash in C code, a lost pipe, ...).
+            Received::Gone => died(&mut self.runner, time),
         };
         self.owner.sweep();
         let output = self.read_output();

@@ -269,6 +269,18 @@ impl<'a> Input<'a> {
     }
 }
 
+/// What [`Campaign::account`] booked of a run.
+struct Accounted {
+    /// What the run reached that no earlier run had.
+    novelty: thicket_exec::Novelty,
+    /// Whether the run counts for coverage (no crash or hang).
+    counts: bool,
+    /// The failure's key, if the run failed.
+    failure: Option<String>,
+    /// Whether that failure is new.
+    new_failure: bool,
+}
+
 /// What running one input gave (see [`Campaign::run_input`]).
 pub(crate) struct Ran {
     /// What the input reached that no earlier input had (empty for failures).
@@ -336,8 +348,7 @@ pub struct Campaign<'g> {
     input_bytes: u64,
     /// Executions at the last line of `plot_data.csv`.
     last_plot_execs: u64,
-    /// Executor errors in a row and when the figures were last written, for
-    /// [`Campaign::run_input`].
+    /// Executor errors in a row, and when the figures were last written.
     consecutive_errors: u32,
     last_write: Instant,
 }
@@ -475,8 +486,8 @@ impl<'g> Campaign<'g> {
     ) -> Result<Stats, FuzzError> {
         self.session_start = Instant::now();
         let mut last_progress = Instant::now();
-        let mut last_write = Instant::now();
-        let mut consecutive_errors = 0;
+        self.last_write = Instant::now();
+        self.consecutive_errors = 0;
         let mut consecutive_unsolved = 0;
         loop {
             if stop.load(Ordering::Relaxed) || self.budget_spent() || self.strategy.finished() {
@@ -511,30 +522,17 @@ impl<'g> Campaign<'g> {
                 continue;
             };
             consecutive_unsolved = 0;
-            let outcome = match self.executor.run(tree.bytes()) {
-                Ok(outcome) => {
-                    consecutive_errors = 0;
-                    self.confirm_hang(tree.bytes(), outcome)
-                }
+            let outcome = match self.execute(tree.bytes()) {
+                Ok(Some(outcome)) => outcome,
+                Ok(None) => continue,
                 Err(e) => {
-                    self.stats.executor_errors += 1;
-                    consecutive_errors += 1;
-                    if consecutive_errors >= 5 {
-                        self.finish()?;
-                        return Err(FuzzError::Campaign(format!(
-                            "the target cannot be run any more: {e}"
-                        )));
-                    }
-                    continue;
+                    self.finish()?;
+                    return Err(e);
                 }
             };
-            self.stats.execs += 1;
-            self.stats.rounds += 1;
-            self.session_execs += 1;
             self.input_bytes += tree.bytes().len() as u64;
             self.stats.target_time_s += outcome.time.as_secs_f64();
-            let failure = self.classifier.classify(&outcome);
-            let counts = counts_for_coverage(failure.as_ref());
+            let ran = self.account(Input::of(&tree), &op, parent, &outcome)?;
             let features = self.strategy.wants_features() || self.config.track_features;
             let (mut new_code, mut code_features) = (0, 0);
             if features {
@@ -542,28 +540,10 @@ impl<'g> Campaign<'g> {
                 let set = &mut self.features;
                 trace.for_each_feature(|f| {
                     code_features += 1;
-                    if counts && set.insert(f) {
+                    if ran.counts && set.insert(f) {
                         new_code += 1;
                     }
                 });
-            }
-            let mut kept = false;
-            if counts {
-                let novelty = self.coverage.add(&self.executor.trace());
-                if novelty.is_new() {
-                    self.keep(Input::of(&tree), &op, parent, novelty, &outcome)?;
-                    kept = true;
-                }
-            }
-            for name in op.split('+') {
-                let count = self.stats.ops.entry(name.to_string()).or_default();
-                count.runs += 1;
-                count.kept += u64::from(kept);
-            }
-            let key = failure.as_ref().map(Failure::key);
-            let new_failure = key.as_ref().is_some_and(|k| !self.failures.contains_key(k));
-            if let Some(failure) = failure {
-                self.record_failure(Input::of(&tree), &op, parent, failure, &outcome)?;
             }
             let input_features = if features {
                 strategy::input_features(self.grammar, &tree)
@@ -577,8 +557,8 @@ impl<'g> Campaign<'g> {
                 code_features,
                 input_features,
                 covered: self.features.len() as u64,
-                failure: key.as_deref(),
-                new_failure,
+                failure: ran.failure.as_deref(),
+                new_failure: ran.new_failure,
                 duration: outcome.time,
                 timeout: self.executor.timeout(),
             });
@@ -597,8 +577,8 @@ impl<'g> Campaign<'g> {
                 last_progress = Instant::now();
                 self.update_stats();
                 progress(&self.stats);
-                if last_write.elapsed() >= Duration::from_secs(1) {
-                    last_write = Instant::now();
+                if self.last_write.elapsed() >= Duration::from_secs(1) {
+                    self.last_write = Instant::now();
                     self.write_stats()?;
                     self.plot_line()?;
                 }
@@ -606,6 +586,67 @@ impl<'g> Campaign<'g> {
         }
         self.finish()?;
         Ok(self.stats.clone())
+    }
+
+    /// Runs `bytes` on the target, a candidate hang confirmed: `Ok(None)` after an
+    /// executor error (counted), `Err` after five in a row.
+    fn execute(&mut self, bytes: &[u8]) -> Result<Option<thicket_exec::Outcome>, FuzzError> {
+        match self.executor.run(bytes) {
+            Ok(outcome) => {
+                self.consecutive_errors = 0;
+                Ok(Some(self.confirm_hang(bytes, outcome)))
+            }
+            Err(e) => {
+                self.stats.executor_errors += 1;
+                self.consecutive_errors += 1;
+                if self.consecutive_errors >= 5 {
+                    return Err(FuzzError::Campaign(format!(
+                        "the target cannot be run any more: {e}"
+                    )));
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Books one run: counts it, classifies its outcome, adds its coverage (keeping the
+    /// input in `queue/` if it reached new code), counts it under each of its
+    /// operations (`op` joins them with `+`) and saves a failure.
+    fn account(
+        &mut self,
+        input: Input<'_>,
+        op: &str,
+        parent: Option<usize>,
+        outcome: &thicket_exec::Outcome,
+    ) -> Result<Accounted, FuzzError> {
+        self.stats.execs += 1;
+        self.stats.rounds += 1;
+        self.session_execs += 1;
+        let failure = self.classifier.classify(outcome);
+        let counts = counts_for_coverage(failure.as_ref());
+        let mut novelty = thicket_exec::Novelty::default();
+        if counts {
+            novelty = self.coverage.add(&self.executor.trace());
+            if novelty.is_new() {
+                self.keep(input, op, parent, novelty, outcome)?;
+            }
+        }
+        for name in op.split('+') {
+            let count = self.stats.ops.entry(name.to_string()).or_default();
+            count.runs += 1;
+            count.kept += u64::from(novelty.is_new());
+        }
+        let key = failure.as_ref().map(Failure::key);
+        let new_failure = key.as_ref().is_some_and(|k| !self.failures.contains_key(k));
+        if let Some(failure) = failure {
+            self.record_failure(input, op, parent, failure, outcome)?;
+        }
+        Ok(Accounted {
+            novelty,
+            counts,
+            failure: key,
+            new_failure,
+        })
     }
 
     /// Runs one input made elsewhere (the [`whitebox`] search) as a round of
@@ -618,40 +659,11 @@ impl<'g> Campaign<'g> {
         op: &str,
         parent: Option<usize>,
     ) -> Result<Option<Ran>, FuzzError> {
-        let input = Input { bytes, tree: None };
-        let outcome = match self.executor.run(bytes) {
-            Ok(outcome) => {
-                self.consecutive_errors = 0;
-                self.confirm_hang(bytes, outcome)
-            }
-            Err(e) => {
-                self.stats.executor_errors += 1;
-                self.consecutive_errors += 1;
-                if self.consecutive_errors >= 5 {
-                    return Err(FuzzError::Campaign(format!(
-                        "the target cannot be run any more: {e}"
-                    )));
-                }
-                return Ok(None);
-            }
+        let Some(outcome) = self.execute(bytes)? else {
+            return Ok(None);
         };
-        self.stats.execs += 1;
-        self.stats.rounds += 1;
-        self.session_execs += 1;
-        let failure = self.classifier.classify(&outcome);
-        let mut novelty = thicket_exec::Novelty::default();
-        if counts_for_coverage(failure.as_ref()) {
-            novelty = self.coverage.add(&self.executor.trace());
-            if novelty.is_new() {
-                self.keep(input, op, parent, novelty, &outcome)?;
-            }
-        }
-        let count = self.stats.ops.entry(op.to_string()).or_default();
-        count.runs += 1;
-        count.kept += u64::from(novelty.is_new());
-        if let Some(failure) = failure {
-            self.record_failure(input, op, parent, failure, &outcome)?;
-        }
+        let input = Input { bytes, tree: None };
+        let novelty = self.account(input, op, parent, &outcome)?.novelty;
         if self.last_write.elapsed() >= Duration::from_secs(1) {
             self.last_write = Instant::now();
             self.update_stats();

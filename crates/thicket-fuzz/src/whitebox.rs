@@ -507,26 +507,9 @@ pub fn run(
         }
         let Some((_, Reverse(id))) = queue.pop() else {
             // The first seeds, then one more whenever the queue is empty.
-            let bytes = draw(&mut draws);
-            seeds_left = seeds_left.saturating_sub(1);
-            ws.seeds += 1;
-            if let Some((score, trace)) = execute(campaign, &mut ws, &bytes, "seed")? {
-                let id = next_id;
-                next_id += 1;
-                nodes.insert(
-                    id,
-                    Node {
-                        bytes,
-                        trace,
-                        bound: 0,
-                    },
-                );
-                // Seeds wait until all are run (their scores decide the order).
-                queue.push((score, Reverse(id)));
-            }
-            while seeds_left > 0 && !done(campaign) {
+            loop {
                 let bytes = draw(&mut draws);
-                seeds_left -= 1;
+                seeds_left = seeds_left.saturating_sub(1);
                 ws.seeds += 1;
                 if let Some((score, trace)) = execute(campaign, &mut ws, &bytes, "seed")? {
                     let id = next_id;
@@ -539,7 +522,11 @@ pub fn run(
                             bound: 0,
                         },
                     );
+                    // Seeds wait until all are run (their scores decide the order).
                     queue.push((score, Reverse(id)));
+                }
+                if seeds_left == 0 || done(campaign) {
+                    break;
                 }
             }
             continue;

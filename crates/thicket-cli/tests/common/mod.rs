@@ -65,3 +65,20 @@ pub fn have_afl(tools: &[&str]) -> bool {
     eprintln!("\n*** SKIPPED: {missing:?} not found; AFL++ tests did not run ***\n");
     false
 }
+
+/// Whether python3 with coverage.py is here; if not, prints that `what` did not run (a
+/// failure under `THICKET_REQUIRE_PYTHON=1`, set by CI).
+pub fn have_coverage(what: &str) -> bool {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import coverage"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("THICKET_REQUIRE_PYTHON").is_none_or(|v| v != "1"),
+            "coverage.py is missing but THICKET_REQUIRE_PYTHON=1"
+        );
+        eprintln!("\n*** SKIPPED: no coverage.py; {what} did not run ***\n");
+    }
+    ok
+}
