@@ -15,12 +15,14 @@
 //!   `forall` is checked on the candidates only (the numbers that matter to the
 //!   predicates), which is exact for ISLa's uses and an approximation in general.
 
-use crate::formula::{Connective, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId};
+use crate::formula::{
+    Connective, Distinct, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId,
+};
 use crate::matching::{Bindings, MatchExpr};
 use crate::predicates::{ArgKind, ArgValue, Outcome, PredicateContext};
 use crate::smt::{self, EvalError, Func, Term, Value};
 use crate::view::TreeView;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 use thicket_grammar::{Grammar, Span};
 use thicket_tree::NodeId;
@@ -80,26 +82,32 @@ pub enum Step {
     },
 }
 
-/// The matches of match expressions on subtrees an [`Evaluator`] has computed, by the
-/// expression's address and the subtree's root. A matching depends on the subtree
-/// alone, so a solver that edits the tree can carry the entries of subtrees its edits
-/// left alone to the edited tree ([`MatchCache::carry`]) and give them to the next
-/// evaluator ([`Evaluator::with_matches`]) instead of matching them again.
+/// What an [`Evaluator`] learnt that depends on a subtree alone: the matches of match
+/// expressions (by the expression's address and the subtree's root), and the instances
+/// of local universals ([`Quantifier::local`]) whose body held under every match (by
+/// the quantifier's address and the instance's root). A solver that edits the tree
+/// carries the entries of subtrees its edits left alone to the edited tree
+/// ([`SubtreeCache::carry`]) and gives them to the next evaluator
+/// ([`Evaluator::with_cache`]), which then neither matches those subtrees again nor
+/// visits those instances.
 #[derive(Default)]
-pub struct MatchCache(FxHashMap<(usize, NodeId), Rc<[Bindings]>>);
+pub struct SubtreeCache {
+    matches: FxHashMap<(usize, NodeId), Rc<[Bindings]>>,
+    held: FxHashSet<(usize, NodeId)>,
+}
 
-impl MatchCache {
+impl SubtreeCache {
     /// The entries for the edited tree: `moved(n)` is where node `n` of the old tree is
     /// in the new one, `None` if its subtree changed (it lies in or holds an edit). An
     /// entry is kept when its subtree and every bound node moved.
-    pub fn carry(self, moved: impl Fn(NodeId) -> Option<NodeId>) -> MatchCache {
-        let mut out = FxHashMap::default();
-        'entries: for ((expr, node), matches) in self.0 {
+    pub fn carry(self, moved: impl Fn(NodeId) -> Option<NodeId>) -> SubtreeCache {
+        let mut matches = FxHashMap::default();
+        'entries: for ((expr, node), found) in self.matches {
             let Some(at) = moved(node) else {
                 continue;
             };
-            let mut shifted = Vec::with_capacity(matches.len());
-            for bindings in matches.iter() {
+            let mut shifted = Vec::with_capacity(found.len());
+            for bindings in found.iter() {
                 let mut b = Vec::with_capacity(bindings.len());
                 for &(v, n) in bindings {
                     let Some(m) = moved(n) else {
@@ -109,19 +117,29 @@ impl MatchCache {
                 }
                 shifted.push(b);
             }
-            out.insert((expr, at), shifted.into());
+            matches.insert((expr, at), shifted.into());
         }
-        MatchCache(out)
+        let held = self
+            .held
+            .into_iter()
+            .filter_map(|(q, node)| Some((q, moved(node)?)))
+            .collect();
+        SubtreeCache { matches, held }
     }
 
-    /// Number of entries.
+    /// Number of match entries.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.matches.len()
     }
 
-    /// Whether there are none.
+    /// Whether there are no match entries.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.matches.is_empty()
+    }
+
+    /// Number of instances known to hold.
+    pub fn held(&self) -> usize {
+        self.held.len()
     }
 }
 
@@ -138,8 +156,9 @@ pub struct Evaluator<'a, 't> {
     /// The cache entry of a subtree no match expression matches.
     no_match: Rc<[Bindings]>,
     /// Matches of a match expression (by address) on a subtree: nested quantifiers
-    /// match the same subtrees again and again, and the tree does not change.
-    matches: MatchCache,
+    /// match the same subtrees again and again, and the tree does not change. And the
+    /// instances of local universals known to hold.
+    cache: SubtreeCache,
     /// Quantifier instances visited, and how many may be.
     steps: u64,
     budget: u64,
@@ -196,7 +215,7 @@ impl<'a, 't> Evaluator<'a, 't> {
             discovering: Vec::new(),
             saved: Vec::new(),
             no_match: Rc::from(Vec::new()),
-            matches: MatchCache::default(),
+            cache: SubtreeCache::default(),
             steps: 0,
             budget: DEFAULT_BUDGET,
             text_steps: std::cell::Cell::new(0),
@@ -211,15 +230,15 @@ impl<'a, 't> Evaluator<'a, 't> {
         self
     }
 
-    /// Starts from matches computed on this tree before (see [`MatchCache`]).
-    pub fn with_matches(mut self, matches: MatchCache) -> Self {
-        self.matches = matches;
+    /// Starts from what was learnt on this tree before (see [`SubtreeCache`]).
+    pub fn with_cache(mut self, cache: SubtreeCache) -> Self {
+        self.cache = cache;
         self
     }
 
-    /// The matches computed so far, for a later evaluator (see [`MatchCache`]).
-    pub fn take_matches(&mut self) -> MatchCache {
-        std::mem::take(&mut self.matches)
+    /// What was learnt so far, for a later evaluator (see [`SubtreeCache`]).
+    pub fn take_cache(&mut self) -> SubtreeCache {
+        std::mem::take(&mut self.cache)
     }
 
     /// The value of a variable.
@@ -464,9 +483,34 @@ impl<'a, 't> Evaluator<'a, 't> {
                 }
             }
             Formula::Quantifier(q) => {
+                if let Some(which) = q.distinct
+                    && self.discovering.is_empty()
+                    && let Some(verdict) = self.pairwise_distinct(q, which)
+                {
+                    return verdict;
+                }
                 let universal = q.universal;
+                // Local universals: instances known to hold are not visited, and those
+                // found to hold under every match are remembered (an instance's matches
+                // are visited in a row).
+                let remember = universal && q.local && self.discovering.is_empty();
+                let key = &**q as *const Quantifier as usize;
+                let mut holding: Option<NodeId> = None;
                 let mut found = false;
                 let complete = self.for_each_instance(q, |ev| {
+                    if remember {
+                        let Binding::Node(node) = ev.env[q.var.index()] else {
+                            unreachable!("an instance binds its variable to a node")
+                        };
+                        if holding != Some(node) {
+                            if ev.cache.held.contains(&(key, node)) {
+                                return true;
+                            }
+                            if let Some(done) = holding.replace(node) {
+                                ev.cache.held.insert((key, done));
+                            }
+                        }
+                    }
                     let holds = ev.holds(&q.body);
                     if holds != universal {
                         found = true;
@@ -474,6 +518,13 @@ impl<'a, 't> Evaluator<'a, 't> {
                     }
                     true
                 });
+                if let Some(done) = holding
+                    && complete
+                    && !found
+                    && !self.exhausted()
+                {
+                    self.cache.held.insert((key, done));
+                }
                 debug_assert!(complete || found || self.exhausted());
                 if universal { !found } else { found }
             }
@@ -498,6 +549,40 @@ impl<'a, 't> Evaluator<'a, 't> {
                 result
             }
         }
+    }
+
+    /// A pairwise-distinct quantifier ([`Quantifier::distinct`]): whether no two
+    /// instances at different nodes have the same text, in one pass with a set;
+    /// `None` where the general evaluation must decide (an instance node with several
+    /// matches, a text that is not UTF-8, the budget spent).
+    fn pairwise_distinct(&mut self, q: &Quantifier, which: Distinct) -> Option<bool> {
+        let binder = match which {
+            Distinct::Instance => q.var,
+            Distinct::Binder(k) => *q.mexpr.as_ref()?.binders.get(k)?,
+        };
+        // (instance, node whose text must differ)
+        let mut texts: Vec<(NodeId, NodeId)> = Vec::new();
+        let complete = self.for_each_instance(q, |ev| {
+            if let (Binding::Node(node), Binding::Node(text)) =
+                (ev.env[q.var.index()], ev.env[binder.index()])
+            {
+                texts.push((node, text));
+            }
+            true
+        });
+        if !complete || texts.windows(2).any(|w| w[0].0 == w[1].0) {
+            return None;
+        }
+        let tree = self.view.tree();
+        let mut seen = FxHashSet::with_capacity_and_hasher(texts.len(), Default::default());
+        for &(_, node) in &texts {
+            let text = tree.text(node);
+            std::str::from_utf8(text).ok()?;
+            if !seen.insert(text) {
+                return Some(false);
+            }
+        }
+        Some(true)
     }
 
     /// Candidate values for `var` in `body` (see the module docs).
@@ -581,7 +666,7 @@ impl<'a, 't> Evaluator<'a, 't> {
                 }
                 Some(mexpr) => {
                     let key = (mexpr as *const MatchExpr as usize, node);
-                    let matches = match self.matches.0.get(&key) {
+                    let matches = match self.cache.matches.get(&key) {
                         Some(m) => m.clone(),
                         None => {
                             let found = mexpr.matches(self.view, self.grammar, node);
@@ -592,7 +677,7 @@ impl<'a, 't> Evaluator<'a, 't> {
                             } else {
                                 found.into()
                             };
-                            self.matches.0.insert(key, m.clone());
+                            self.cache.matches.insert(key, m.clone());
                             m
                         }
                     };

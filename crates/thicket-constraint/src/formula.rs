@@ -4,7 +4,7 @@
 //! predicate and function is known. The checker evaluates this form; the solver will
 //! transform it.
 
-use crate::matching::MatchExpr;
+use crate::matching::{Atom, MatchExpr};
 use crate::predicates::Predicate;
 use crate::smt::Term;
 use std::sync::Arc;
@@ -96,6 +96,22 @@ pub struct Quantifier {
     /// another instance of the same quantifier run cannot be false when the enclosing
     /// one is true (see [`Quantifier::nested_instances_implied`]). Set by resolution.
     pub outermost_only: bool,
+    /// Whether an instance's truth depends on the instance's subtree alone (see
+    /// [`Quantifier::instance_local`]). Set by resolution.
+    pub local: bool,
+    /// Set (by resolution) when this quantifier and its body say that its instances'
+    /// texts are pairwise distinct (see [`Quantifier::pairwise_distinct`]): then one
+    /// pass with a set decides it instead of a pass per instance.
+    pub distinct: Option<Distinct>,
+}
+
+/// Which text must differ between two instances of a pairwise-distinct quantifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Distinct {
+    /// The instance's own text.
+    Instance,
+    /// The text its match expression's binder at this index binds.
+    Binder(usize),
 }
 
 impl Quantifier {
@@ -115,6 +131,198 @@ impl Quantifier {
         body: &Formula,
     ) -> bool {
         universal && mexpr.is_none() && only_in_universal_domains(body, var, true)
+    }
+}
+
+impl Quantifier {
+    /// Whether each instance of `q var ... : body` is true or false by the instance's
+    /// subtree alone: every variable the body reads is `var`, one the match expression
+    /// binds (inside the instance), or one bound inside the body by a quantifier ranging
+    /// within those (never `start`, nor a variable bound outside), and every predicate
+    /// it calls is local ([`crate::Predicate::is_local`]). An instance that held then
+    /// holds in any tree where its subtree is the same, wherever the subtree moved: an
+    /// evaluator that carries verdicts from tree to edited tree need not visit it again
+    /// ([`crate::SubtreeCache`]). Tag balance and no duplicate attribute are local;
+    /// declared-before-use (`exists ... in start`) is not.
+    pub fn instance_local(var: VarId, mexpr: Option<&MatchExpr>, body: &Formula) -> bool {
+        let mut bound: Vec<VarId> = std::iter::once(var)
+            .chain(mexpr.iter().flat_map(|m| m.binders.iter().copied()))
+            .collect();
+        reads_only(body, &mut bound)
+    }
+}
+
+impl Quantifier {
+    /// Recognises ISLa's "no two the same" idiom: `forall <a> x="P" in D: forall <a>
+    /// y="P" in D: B` where both quantifiers range over the same domain with the same
+    /// pattern `P` (up to the names it binds), and `B` is built from
+    /// `same_position(x, y)` (or `different_position`) and the equality of the two
+    /// instances' texts (or of the texts of the same binder of `P`) so that, at
+    /// different positions, `B` says the texts differ, and at the same position `B`
+    /// holds: `not same_position(x, y) implies not (= i j)`, `same_position(x, y) xor
+    /// not (= i j)`, ... Then the outer quantifier holds exactly when no two instances
+    /// at different nodes have the same text (an instance node with several matches is
+    /// evaluated the general way). ISLa's no-duplicate-attribute and Scriptsize-C's
+    /// no-redefinition constraints have this shape; the general evaluation is quadratic
+    /// in the instances.
+    pub fn pairwise_distinct(
+        universal: bool,
+        var: VarId,
+        domain: Domain,
+        symbol: SymbolId,
+        mexpr: Option<&MatchExpr>,
+        body: &Formula,
+    ) -> Option<Distinct> {
+        let Formula::Quantifier(inner) = body else {
+            return None;
+        };
+        if !universal
+            || !inner.universal
+            || inner.domain != domain
+            || inner.symbol != symbol
+            || matches!(domain, Domain::Within(v) | Domain::Child { parent: v, .. } if v == var)
+        {
+            return None;
+        }
+        // The same pattern, binder k of one standing for binder k of the other.
+        let texts: Vec<(VarId, VarId, Distinct)> = match (mexpr, inner.mexpr.as_ref()) {
+            (None, None) => vec![(var, inner.var, Distinct::Instance)],
+            (Some(m), Some(n)) => {
+                let same_atoms = |a: &Atom, b: &Atom| match (a, b) {
+                    (Atom::Byte(x), Atom::Byte(y)) => x == y,
+                    (Atom::Slot(s, u), Atom::Slot(t, w)) => {
+                        let index = |v: &Option<VarId>, binders: &[VarId]| {
+                            v.map(|v| binders.iter().position(|&b| b == v))
+                        };
+                        s == t && index(u, &m.binders) == index(w, &n.binders)
+                    }
+                    _ => false,
+                };
+                let same = m.variants.len() == n.variants.len()
+                    && m.variants.iter().zip(&n.variants).all(|(a, b)| {
+                        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_atoms(x, y))
+                    });
+                if !same || m.binders.len() != n.binders.len() {
+                    return None;
+                }
+                std::iter::once((var, inner.var, Distinct::Instance))
+                    .chain(
+                        m.binders
+                            .iter()
+                            .zip(&n.binders)
+                            .enumerate()
+                            .map(|(k, (&a, &b))| (a, b, Distinct::Binder(k))),
+                    )
+                    .collect()
+            }
+            _ => return None,
+        };
+        // Which texts the body compares, and whether it says what the idiom says.
+        let mut compared = None;
+        let pair = |a: VarId, b: VarId| (a, b) == (var, inner.var) || (b, a) == (var, inner.var);
+        let says = |same: bool, equal: bool, compared: &mut Option<Distinct>| {
+            distinct_truth(&inner.body, same, equal, &pair, &texts, compared)
+        };
+        let idiom = says(false, true, &mut compared) == Some(false)
+            && says(false, false, &mut compared) == Some(true)
+            && says(true, true, &mut compared) == Some(true);
+        idiom.then_some(compared?)
+    }
+}
+
+/// The truth of `f` when its only atoms are the position test of `pair` (same or
+/// different position: `same`) and one text equality among `texts` (`equal`); `None`
+/// if it has another atom or compares two different kinds of text. `compared` gets the
+/// texts compared.
+fn distinct_truth(
+    f: &Formula,
+    same: bool,
+    equal: bool,
+    pair: &impl Fn(VarId, VarId) -> bool,
+    texts: &[(VarId, VarId, Distinct)],
+    compared: &mut Option<Distinct>,
+) -> Option<bool> {
+    let recurse = |g: &Formula, compared: &mut Option<Distinct>| {
+        distinct_truth(g, same, equal, pair, texts, compared)
+    };
+    match f {
+        Formula::Predicate(call) => {
+            let [PredArg::Var(a), PredArg::Var(b)] = call.args.as_slice() else {
+                return None;
+            };
+            if !pair(*a, *b) {
+                return None;
+            }
+            match call.predicate.name() {
+                "same_position" => Some(same),
+                "different_position" => Some(!same),
+                _ => None,
+            }
+        }
+        Formula::Smt(crate::smt::Term::App(crate::smt::Func::Eq, _, args), _) => {
+            let [crate::smt::Term::Var(a), crate::smt::Term::Var(b)] = args.as_slice() else {
+                return None;
+            };
+            let &(_, _, which) = texts
+                .iter()
+                .find(|&&(x, y, _)| (x, y) == (*a, *b) || (y, x) == (*a, *b))?;
+            if compared.is_some_and(|c| c != which) {
+                return None;
+            }
+            *compared = Some(which);
+            Some(equal)
+        }
+        Formula::Not(inner) => recurse(inner, compared).map(|v| !v),
+        Formula::Binary(c, a, b) => {
+            let (a, b) = (recurse(a, compared)?, recurse(b, compared)?);
+            Some(match c {
+                Connective::And => a && b,
+                Connective::Or => a || b,
+                Connective::Xor => a != b,
+                Connective::Implies => !a || b,
+                Connective::Iff => a == b,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Whether `f` reads only variables of `bound` and those it binds itself within them,
+/// and calls only local predicates.
+fn reads_only(f: &Formula, bound: &mut Vec<VarId>) -> bool {
+    match f {
+        Formula::Smt(term, _) => {
+            let mut ok = true;
+            term.for_each_var(&mut |v| ok &= bound.contains(&v));
+            ok
+        }
+        Formula::Predicate(call) => {
+            call.predicate.is_local()
+                && call.args.iter().all(|a| match a {
+                    PredArg::Var(v) => bound.contains(v),
+                    _ => true,
+                })
+        }
+        Formula::Not(inner) => reads_only(inner, bound),
+        Formula::Binary(_, a, b) => reads_only(a, bound) && reads_only(b, bound),
+        Formula::Quantifier(q) => {
+            let (Domain::Within(outer) | Domain::Child { parent: outer, .. }) = q.domain;
+            if !bound.contains(&outer) {
+                return false;
+            }
+            let mark = bound.len();
+            bound.push(q.var);
+            bound.extend(q.mexpr.iter().flat_map(|m| m.binders.iter().copied()));
+            let ok = reads_only(&q.body, bound);
+            bound.truncate(mark);
+            ok
+        }
+        Formula::IntQuantifier { var, body, .. } => {
+            bound.push(*var);
+            let ok = reads_only(body, bound);
+            bound.pop();
+            ok
+        }
     }
 }
 

@@ -39,7 +39,7 @@ pub mod smt;
 pub mod syntax;
 pub mod view;
 
-pub use eval::{Binding, Evaluator, MatchCache, Step};
+pub use eval::{Binding, Evaluator, Step, SubtreeCache};
 pub use formula::{Formula, Var, VarId, VarType};
 pub use predicates::{ArgKind, ArgValue, Outcome, Predicate, PredicateContext, Predicates};
 pub use view::TreeView;

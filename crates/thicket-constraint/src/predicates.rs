@@ -106,6 +106,13 @@ pub trait Predicate: Send + Sync {
     /// Whether it only looks at tree positions (ISLa's structural predicates), as
     /// opposed to texts (semantic predicates).
     fn is_structural(&self) -> bool;
+    /// Whether its outcome is decided by its tree arguments' subtrees and where they
+    /// lie relative to each other, so that it cannot change while a subtree holding
+    /// them all stays the same (see [`crate::formula::Quantifier::instance_local`]).
+    /// False unless a predicate says so.
+    fn is_local(&self) -> bool {
+        false
+    }
     /// Checks literal arguments when the constraint is compiled; returns the index of
     /// the bad argument and what is wrong.
     fn validate(&self, _args: &[PredArg], _grammar: &Grammar) -> Result<(), (usize, String)> {
@@ -218,6 +225,9 @@ impl Predicate for Structural {
     fn is_structural(&self) -> bool {
         true
     }
+    fn is_local(&self) -> bool {
+        true
+    }
     fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
         let (a, b) = (tree(args, 0), tree(args, 1));
         let v = ctx.view;
@@ -321,6 +331,9 @@ impl Predicate for Nth {
     fn is_structural(&self) -> bool {
         true
     }
+    fn is_local(&self) -> bool {
+        true
+    }
     fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
         let (a, b) = (tree(args, 1), tree(args, 2));
         let position = ctx.view.symbol(a).and_then(|symbol| {
@@ -353,6 +366,9 @@ impl Predicate for Count {
     }
     fn is_structural(&self) -> bool {
         false
+    }
+    fn is_local(&self) -> bool {
+        true
     }
     fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
         let ArgValue::Symbol(needle) = args[1] else {
@@ -405,6 +421,9 @@ impl Predicate for TarChecksum {
     }
     fn is_structural(&self) -> bool {
         false
+    }
+    fn is_local(&self) -> bool {
+        true
     }
     fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
         let (header, field) = (tree(args, 0), tree(args, 1));
@@ -492,6 +511,9 @@ impl Predicate for InternetChecksum {
     fn is_structural(&self) -> bool {
         false
     }
+    fn is_local(&self) -> bool {
+        true
+    }
     fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
         let (container, field) = (tree(args, 0), tree(args, 1));
         let tree = ctx.view.tree();
@@ -565,6 +587,9 @@ impl Predicate for OctalToDecimal {
     fn is_structural(&self) -> bool {
         false
     }
+    fn is_local(&self) -> bool {
+        true
+    }
     fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
         let Some(value) = parse_octal(ctx.text(tree(args, 0))) else {
             return ctx.outcome(false, || "the first argument is not an octal number".into());
@@ -611,6 +636,9 @@ impl Predicate for HexToDecimal {
     }
     fn is_structural(&self) -> bool {
         false
+    }
+    fn is_local(&self) -> bool {
+        true
     }
     fn evaluate(&self, ctx: &PredicateContext<'_, '_>, args: &[ArgValue<'_>]) -> Outcome {
         let field = ctx.text(tree(args, 0));
@@ -710,6 +738,9 @@ impl Predicate for Width {
     }
     fn is_structural(&self) -> bool {
         false
+    }
+    fn is_local(&self) -> bool {
+        true
     }
     fn validate(&self, args: &[PredArg], _: &Grammar) -> Result<(), (usize, String)> {
         match args.get(2) {

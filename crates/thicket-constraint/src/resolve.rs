@@ -335,6 +335,15 @@ impl Resolver<'_> {
         self.scope.truncate(scope_len);
         let outermost_only =
             Quantifier::nested_instances_implied(universal, bound, compiled.as_ref(), &body);
+        let local = Quantifier::instance_local(bound, compiled.as_ref(), &body);
+        let distinct = Quantifier::pairwise_distinct(
+            universal,
+            bound,
+            Domain::Within(outer),
+            symbol,
+            compiled.as_ref(),
+            &body,
+        );
         let formula = Formula::Quantifier(Box::new(Quantifier {
             universal,
             var: bound,
@@ -344,6 +353,8 @@ impl Resolver<'_> {
             body,
             span,
             outermost_only,
+            local,
+            distinct,
         }));
         Ok(wrap(formula, lifts))
     }
@@ -665,6 +676,9 @@ const PYTHON_NAMES: &[(&str, &str)] = &[
 fn wrap(mut formula: Formula, lifts: Vec<Lift>) -> Formula {
     for lift in lifts.into_iter().rev() {
         let outermost_only = Quantifier::nested_instances_implied(true, lift.var, None, &formula);
+        let local = Quantifier::instance_local(lift.var, None, &formula);
+        let distinct =
+            Quantifier::pairwise_distinct(true, lift.var, lift.domain, lift.symbol, None, &formula);
         formula = Formula::Quantifier(Box::new(Quantifier {
             universal: true,
             var: lift.var,
@@ -674,6 +688,8 @@ fn wrap(mut formula: Formula, lifts: Vec<Lift>) -> Formula {
             body: formula,
             span: lift.span,
             outermost_only,
+            local,
+            distinct,
         }));
     }
     formula

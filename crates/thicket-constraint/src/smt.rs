@@ -397,6 +397,15 @@ impl Term {
             Term::Const(_) => false,
         }
     }
+
+    /// Calls `f` with each occurrence of a variable in the term, left to right.
+    pub fn for_each_var(&self, f: &mut impl FnMut(VarId)) {
+        match self {
+            Term::Var(v) => f(*v),
+            Term::App(_, _, args) => args.iter().for_each(|a| a.for_each_var(f)),
+            Term::Const(_) => {}
+        }
+    }
 }
 
 /// Why a term has no value.

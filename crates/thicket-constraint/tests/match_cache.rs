@@ -1,4 +1,4 @@
-//! Matches carried from one tree to an edited one (`MatchCache::carry`, for a solver
+//! Matches carried from one tree to an edited one (`SubtreeCache::carry`, for a solver
 //! that repairs a tree round after round) give the verdicts of a fresh evaluation.
 
 use thicket_constraint::{Checker, Formula, Predicates, TreeView};
@@ -30,7 +30,7 @@ fn carried_matches_give_the_verdicts_of_fresh_ones() {
     let view = TreeView::new(&before, &grammar);
     let mut ev = checker.evaluator(&view, c);
     assert!(!ev.holds(&c.formula));
-    let matches = ev.take_matches();
+    let matches = ev.take_cache();
     let pair = grammar.symbol("pair").unwrap();
     let key = grammar.symbol("key").unwrap();
     let second = NodeId::from_index(view.nodes_of(pair, before.root())[1] as usize);
@@ -52,11 +52,75 @@ fn carried_matches_give_the_verdicts_of_fresh_ones() {
 
     let view = TreeView::new(&after, &grammar);
     let mut fresh = checker.evaluator(&view, c);
-    let mut reused = checker.evaluator(&view, c).with_matches(carried);
+    let mut reused = checker.evaluator(&view, c).with_cache(carried);
     assert!(fresh.holds(&c.formula));
     assert!(reused.holds(&c.formula));
     let Formula::Quantifier(q) = &c.formula else {
         panic!("a quantifier")
     };
     assert_eq!(fresh.instances(q), reused.instances(q));
+}
+
+/// The instances of a local universal that held are carried like matches: not visited
+/// again where their subtree is the same, visited again where an edit changed it.
+#[test]
+fn carried_verdicts_are_dropped_where_the_edit_is() {
+    let grammar = thicket_grammar::load_spec_text(
+        "pairs.fan",
+        b"<start> ::= <pair> (\";\" <pair>)*\n<pair> ::= <key> \"=\" <key>\n<key> ::= \"a\" | \"b\"\n",
+    )
+    .unwrap();
+    let predicates = Predicates::standard();
+    let local = thicket_constraint::from_text(
+        &grammar,
+        &predicates,
+        "c.isla",
+        "forall <pair> p=\"{<key> x}={<key> y}\": x = y",
+    )
+    .unwrap();
+    let Formula::Quantifier(q) = &local.formula else {
+        panic!("a quantifier")
+    };
+    assert!(q.local, "its body reads only the pair's own keys");
+    // A body that looks outside the instance is not local.
+    let global = thicket_constraint::from_text(
+        &grammar,
+        &predicates,
+        "c.isla",
+        "forall <pair> p=\"{<key> x}={<key> y}\": exists <key> k in start: k = x",
+    )
+    .unwrap();
+    let Formula::Quantifier(q) = &global.formula else {
+        panic!("a quantifier")
+    };
+    assert!(!q.local);
+
+    let checker = Checker::new(&grammar, vec![local]);
+    let c = &checker.constraints()[0];
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let before = parser.parse(b"a=a;b=b;a=a").unwrap().tree();
+    // The second pair's second key rewritten: now it fails.
+    let after = parser.parse(b"a=a;b=a;a=a").unwrap().tree();
+    let view = TreeView::new(&before, &grammar);
+    let mut ev = checker.evaluator(&view, c);
+    assert!(ev.holds(&c.formula));
+    let cache = ev.take_cache();
+    assert_eq!(cache.held(), 3, "every pair held");
+    let pair = grammar.symbol("pair").unwrap();
+    let key = grammar.symbol("key").unwrap();
+    let second = NodeId::from_index(view.nodes_of(pair, before.root())[1] as usize);
+    let edited = NodeId::from_index(*view.nodes_of(key, second).last().unwrap() as usize);
+    let changed = |n: NodeId| {
+        let (x, end) = (n.index(), before.subtree_end(n));
+        (x <= edited.index() && edited.index() < end)
+            || (edited.index() <= x && x < before.subtree_end(edited))
+    };
+    let carried = cache.carry(|n| (!changed(n)).then_some(n));
+    assert_eq!(carried.held(), 2, "the second pair holds the edit");
+    let view = TreeView::new(&after, &grammar);
+    let mut reused = checker.evaluator(&view, c).with_cache(carried);
+    assert!(
+        !reused.holds(&c.formula),
+        "the edited pair is evaluated again"
+    );
 }

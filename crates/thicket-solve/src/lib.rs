@@ -57,7 +57,8 @@
 #![warn(missing_docs)]
 
 pub mod measure;
-pub mod repair;
+mod pattern;
+mod repair;
 mod terms;
 pub mod tokens;
 mod unsat;
@@ -73,6 +74,13 @@ use thicket_gen::{GenConfig, GenError, GenRng, Generator};
 use thicket_grammar::{Grammar, Reach, SymbolId};
 use thicket_parse::{ParseConfig, Parser};
 use thicket_tree::DerivationTree;
+
+/// Longest text whose reading back as a rule the solver remembers.
+const READ_BACK_MAX_TEXT: usize = 32;
+/// Most texts read back the solver remembers.
+const READ_BACK_MAX_ENTRIES: usize = 4096;
+/// Texts read back as a rule, and the subtree (if the rule derives the text).
+type ReadBack = HashMap<(SymbolId, Vec<u8>), Option<DerivationTree>>;
 
 /// Limits of the solver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,6 +201,10 @@ pub struct Solver<'g> {
     routes: Vec<OnceLock<Vec<u32>>>,
     /// Per symbol, a generator that avoids it (to remove a quantifier's instances).
     avoiders: Vec<OnceLock<Option<Generator<'g>>>>,
+    /// Short texts read back as a rule (`repair::parse_as`), and the result.
+    read_back: Mutex<ReadBack>,
+    /// Match expressions' variants parsed once, to instantiate without parsing.
+    skeletons: pattern::Skeletons,
     /// The rules' languages as Z3 regexes (the `z3` feature).
     #[cfg(feature = "z3")]
     smt: crate::z3::Smt,
@@ -213,8 +225,10 @@ impl<'g> Solver<'g> {
             .iter()
             .map(|c| terms::scope(&c.formula))
             .collect();
-        let solver = Solver {
+        let mut solver = Solver {
             scopes,
+            skeletons: pattern::Skeletons::new(),
+            read_back: Mutex::new(HashMap::new()),
             #[cfg(feature = "z3")]
             smt: crate::z3::Smt::new(grammar, &reach),
             grammar,
@@ -233,6 +247,7 @@ impl<'g> Solver<'g> {
                 .collect(),
         };
         unsat::check(&solver)?;
+        solver.skeletons = pattern::skeletons(&solver);
         Ok(solver)
     }
 

@@ -10,7 +10,7 @@ use thicket_constraint::formula::{Connective, Domain, Quantifier};
 use thicket_constraint::regex::Regex;
 use thicket_constraint::smt::{Func, Sort, Term, Value};
 use thicket_constraint::{
-    Binding, Constraint, Evaluator, Formula, MatchCache, Outcome, TreeView, VarId,
+    Binding, Constraint, Evaluator, Formula, Outcome, SubtreeCache, TreeView, VarId,
 };
 use thicket_gen::below;
 use thicket_grammar::{Expr, ExprId, SymbolId};
@@ -35,7 +35,10 @@ pub(crate) fn repair<R: Rng + ?Sized>(
     let mut skip = vec![false; constraints.len()];
     // Per constraint, the matches of its match expressions, carried from round to
     // round for the subtrees no edit changed.
-    let mut caches: Vec<MatchCache> = constraints.iter().map(|_| MatchCache::default()).collect();
+    let mut caches: Vec<SubtreeCache> = constraints
+        .iter()
+        .map(|_| SubtreeCache::default())
+        .collect();
     for round in 0..solver.config.max_rounds.max(1) {
         stats.rounds += 1;
         let view = TreeView::new(&tree, grammar);
@@ -56,9 +59,9 @@ pub(crate) fn repair<R: Rng + ?Sized>(
             let mut ev = solver
                 .checker
                 .evaluator(&view, c)
-                .with_matches(std::mem::take(&mut caches[i]));
+                .with_cache(std::mem::take(&mut caches[i]));
             if ev.holds(&c.formula) && !ev.exhausted() {
-                caches[i] = ev.take_matches();
+                caches[i] = ev.take_cache();
                 continue;
             }
             all_held.set(false);
@@ -82,7 +85,7 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                 recent: &recent,
             };
             planner.fix(&c.formula, true, &mut ev);
-            caches[i] = ev.take_matches();
+            caches[i] = ev.take_cache();
         }
         if violated.is_empty() {
             return Ok(tree);
@@ -98,14 +101,15 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                     .as_ref()
                     .is_some_and(|symbols| !edits.touch(grammar, &view, symbols));
         }
-        recent = edits.written(&tree);
+        let (edited, lens) = edits.apply(solver, &tree);
+        recent = edits.written(&tree, &lens);
         {
-            let moved = edits.mover(&tree);
+            let moved = edits.mover(&tree, &lens);
             for cache in &mut caches {
                 *cache = std::mem::take(cache).carry(&moved);
             }
         }
-        tree = edits.apply(solver, &tree);
+        tree = edited;
     }
     if skip.contains(&true) {
         violated = solver.checker.check(&tree);
@@ -136,6 +140,52 @@ impl Edits {
         })
     }
 
+    /// Whether `node` lies inside a subtree already edited (not at its root): a copy
+    /// from it would copy what the edit throws away. (A copy from an edited subtree or
+    /// from one holding edits copies it as edited, see [`Edits::apply`].)
+    fn within(&self, tree: &DerivationTree, node: NodeId) -> bool {
+        self.list.iter().any(|&(other, _)| {
+            other.index() < node.index() && node.index() < tree.subtree_end(other)
+        })
+    }
+
+    /// Whether a copy edit lies at or inside `node`.
+    fn copies_within(&self, tree: &DerivationTree, node: NodeId) -> bool {
+        self.list.iter().any(|(hole, with)| {
+            matches!(with, Replacement::Copy(_))
+                && node.index() <= hole.index()
+                && hole.index() < tree.subtree_end(node)
+        })
+    }
+
+    /// Whether emitting `from` as edited would emit `to`'s replacement: a copy edit
+    /// at or inside `from` whose source, as edited, holds `to`.
+    fn copies_into(&self, tree: &DerivationTree, from: NodeId, to: NodeId) -> bool {
+        let overlap = |a: NodeId, b: NodeId| {
+            a.index() < tree.subtree_end(b) && b.index() < tree.subtree_end(a)
+        };
+        // Sources still to follow; each edit is followed once.
+        let mut todo = vec![from];
+        let mut followed = vec![false; self.list.len()];
+        while let Some(source) = todo.pop() {
+            for (i, (hole, with)) in self.list.iter().enumerate() {
+                let inside =
+                    source.index() <= hole.index() && hole.index() < tree.subtree_end(source);
+                if let Replacement::Copy(next) = with
+                    && !followed[i]
+                    && inside
+                {
+                    followed[i] = true;
+                    if overlap(*next, to) {
+                        return true;
+                    }
+                    todo.push(*next);
+                }
+            }
+        }
+        false
+    }
+
     /// Whether an edit touches a node of one of `symbols`: replaces a subtree inside
     /// one, or removes or adds one.
     fn touch(
@@ -161,19 +211,19 @@ impl Edits {
         })
     }
 
-    /// Where a node of `tree` is after the edits are applied: `None` if it lies in an
+    /// Where a node of `tree` is after the edits are applied (`lens`: the node count
+    /// of each edit's replacement, from [`Edits::apply`]): `None` if it lies in an
     /// edited subtree or holds one, else its index shifted by the edits before it.
-    fn mover<'t>(&self, tree: &'t DerivationTree) -> impl Fn(NodeId) -> Option<NodeId> + 't {
+    fn mover<'t>(
+        &self,
+        tree: &'t DerivationTree,
+        lens: &[usize],
+    ) -> impl Fn(NodeId) -> Option<NodeId> + 't {
         let mut holes: Vec<(usize, usize, usize)> = self
             .list
             .iter()
-            .map(|(hole, with)| {
-                let len = match with {
-                    Replacement::Copy(from) => tree.subtree_end(*from) - from.index(),
-                    Replacement::Tree(new) => new.len(),
-                };
-                (hole.index(), tree.subtree_end(*hole), len)
-            })
+            .zip(lens)
+            .map(|((hole, _), &len)| (hole.index(), tree.subtree_end(*hole), len))
             .collect();
         holes.sort_unstable();
         move |node: NodeId| {
@@ -193,19 +243,14 @@ impl Edits {
         }
     }
 
-    /// Where the new subtrees lie in the tree [`Edits::apply`] makes: `(start, end)`
-    /// node indices (the edits are disjoint).
-    fn written(&self, tree: &DerivationTree) -> Vec<(usize, usize)> {
+    /// Where the new subtrees lie in the tree [`Edits::apply`] made (`lens` as for
+    /// [`Edits::mover`]): `(start, end)` node indices (the edits are disjoint).
+    fn written(&self, tree: &DerivationTree, lens: &[usize]) -> Vec<(usize, usize)> {
         let mut sized: Vec<(NodeId, usize)> = self
             .list
             .iter()
-            .map(|(hole, with)| {
-                let len = match with {
-                    Replacement::Copy(from) => tree.subtree_end(*from) - from.index(),
-                    Replacement::Tree(new) => new.len(),
-                };
-                (*hole, len)
-            })
+            .zip(lens)
+            .map(|((hole, _), &len)| (*hole, len))
             .collect();
         sized.sort_by_key(|&(hole, _)| hole);
         let mut shift = 0isize;
@@ -219,17 +264,69 @@ impl Edits {
             .collect()
     }
 
-    fn apply(self, solver: &Solver<'_>, tree: &DerivationTree) -> DerivationTree {
+    /// The edited tree, and the node count of each edit's replacement. A copy takes
+    /// its source as this round's edits leave it: when one constraint renames an open
+    /// tag and another copies the open tag's name into the close tag, the close tag
+    /// gets the new name in the same round instead of the old one (which would undo
+    /// the rename a round later, or take a round more).
+    fn apply(&self, solver: &Solver<'_>, tree: &DerivationTree) -> (DerivationTree, Vec<usize>) {
         let grammar = solver.grammar;
         let holes: Vec<NodeId> = self.list.iter().map(|(n, _)| *n).collect();
-        tree.replace_subtrees(grammar, &holes, &mut |i, sink| {
-            let (hole, with) = &self.list[i];
-            let expr = tree.expr(*hole);
-            match with {
-                Replacement::Copy(from) => tree.emit_subtree(grammar, *from, expr, sink),
-                Replacement::Tree(new) => new.emit_subtree(grammar, new.root(), expr, sink),
+        let mut lens = vec![0; holes.len()];
+        let mut active = Vec::new();
+        let edited = tree.replace_subtrees(grammar, &holes, &mut |i, sink| {
+            self.emit(grammar, tree, i, tree.expr(holes[i]), sink, &mut active);
+            lens[i] = sink.node_count();
+        });
+        (edited, lens)
+    }
+
+    /// Emits edit `i`'s replacement, its root as `root_expr`. `active`: the edits being
+    /// emitted (a copy whose source holds an active edit gets that part as it was, so
+    /// copies that copy each other end).
+    fn emit(
+        &self,
+        grammar: &thicket_grammar::Grammar,
+        tree: &DerivationTree,
+        i: usize,
+        root_expr: ExprId,
+        sink: &mut TreeBuilder,
+        active: &mut Vec<usize>,
+    ) {
+        active.push(i);
+        match &self.list[i].1 {
+            Replacement::Tree(new) => new.emit_subtree(grammar, new.root(), root_expr, sink),
+            Replacement::Copy(from) => {
+                let (start, end) = (from.index(), tree.subtree_end(*from));
+                let mut inner: Vec<usize> = (0..self.list.len())
+                    .filter(|&j| {
+                        let h = self.list[j].0.index();
+                        start <= h && h < end && !active.contains(&j)
+                    })
+                    .collect();
+                inner.sort_by_key(|&j| self.list[j].0);
+                match inner.first() {
+                    Some(&j) if self.list[j].0 == *from => {
+                        self.emit(grammar, tree, j, root_expr, sink, active);
+                    }
+                    _ => {
+                        let holes: Vec<NodeId> = inner.iter().map(|&j| self.list[j].0).collect();
+                        tree.emit_with_holes(
+                            grammar,
+                            *from,
+                            root_expr,
+                            &holes,
+                            sink,
+                            &mut |k, sink| {
+                                let j = inner[k];
+                                self.emit(grammar, tree, j, tree.expr(holes[k]), sink, active);
+                            },
+                        );
+                    }
+                }
             }
-        })
+        }
+        active.pop();
     }
 }
 
@@ -596,11 +693,11 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         match (node(a), node(b)) {
             (Some(x), Some(y)) => {
                 let witness = |t: &Term| matches!(t, Term::Var(v) if self.witnesses.contains(v));
+                // Written last round, or holding a part that was (a renamed prefix).
+                let tree = self.view.tree();
                 let recent = |n: NodeId| {
-                    let i = n.index();
-                    self.recent
-                        .iter()
-                        .any(|&(start, end)| start <= i && i < end)
+                    let (i, end) = (n.index(), tree.subtree_end(n));
+                    self.recent.iter().any(|&(s, e)| s < end && i < e)
                 };
                 let (from, to) = match (witness(a), witness(b), recent(x), recent(y)) {
                     (true, false, _, _) => (x, y),
@@ -784,10 +881,14 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     }
 
     fn propose(&mut self, node: NodeId, with: Replacement) -> bool {
-        if !self.edits.overlaps(self.tree(), node) {
+        let tree = self.view.tree();
+        let waits = self.edits.overlaps(tree, node)
+            || matches!(with, Replacement::Copy(from) if self.edits.copies_into(tree, from, node));
+        if !waits {
             self.edits.list.push((node, with));
         }
-        // An overlapping edit waits for the next round (the tree will have changed).
+        // An overlapping edit waits for the next round (the tree will have changed), as
+        // does a copy that would take in its own target (`a := b` after `b := a`).
         true
     }
 
@@ -799,19 +900,26 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     }
 
     /// Makes `to`'s text equal `from`'s: a copy of the subtree if both are the same
-    /// rule, else the text read back as `to`'s rule.
-    /// `strict`: false (nothing proposed) if either side overlaps an edit of this
-    /// round (the copy would write an old text, or be dropped).
+    /// rule (`from` as this round's edits leave it), else the text read back as `to`'s
+    /// rule. `strict`: false (nothing proposed) if the copy would be dropped (`to`
+    /// overlaps an edit of this round) or write an old text (`from` lies in an edit,
+    /// or holds one and the text is read back).
     fn copy(&mut self, from: NodeId, to: NodeId, strict: bool) -> bool {
-        if from == to || self.tree().text(from) == self.tree().text(to) {
+        let tree = self.view.tree();
+        let edited = self.edits.overlaps(tree, from);
+        if from == to || (!edited && tree.text(from) == tree.text(to)) {
             return true;
         }
-        if strict
-            && (self.edits.overlaps(self.tree(), to) || self.edits.overlaps(self.tree(), from))
-        {
+        let same_rule = self.symbol(from).is_some() && self.symbol(from) == self.symbol(to);
+        let stale = if same_rule {
+            self.edits.within(tree, from) || self.edits.copies_within(tree, from)
+        } else {
+            edited
+        };
+        if strict && (self.edits.overlaps(tree, to) || stale) {
             return false;
         }
-        if self.symbol(from).is_some() && self.symbol(from) == self.symbol(to) {
+        if same_rule {
             return self.propose(to, Replacement::Copy(from));
         }
         let text = self.tree().text(from).to_vec();
@@ -1044,6 +1152,11 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let Binding::Node(domain) = ev.binding(outer) else {
             return false;
         };
+        // A witness that must hold a node already there (`inside(x, witness)`) cannot
+        // be a new subtree: every insertion would be built and checked in vain.
+        if must_hold_bound(&q.body, q.var, ev) {
+            return false;
+        }
         // Inside a universal's instance, inserting competes with removing the instance
         // (the caller's fallback): half the time leave it to that, so that a repair that
         // keeps inserting (a declaration whose initialiser uses yet another variable)
@@ -1089,10 +1202,10 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         if hosts.is_empty() {
             return false;
         }
-        let new_part = q
-            .mexpr
-            .as_ref()
-            .and_then(|m| self.instantiate_pattern(target, m));
+        let new_part = q.mexpr.as_ref().and_then(|m| {
+            let equal = equal_bound(&q.body, &m.binders, ev);
+            self.instantiate_pattern(target, m, &equal)
+        });
         for host in hosts.into_iter().take(4) {
             if let Some(embedding) = self.embed(host, target, new_part.as_ref(), first)
                 && self.insertion_fits(q, ev, &embedding)
@@ -1170,11 +1283,15 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         // The target's instances only, if it lies in the quantifier's domain (as bound
         // in the new tree): matching every node of the type again is most of a check.
         let in_domain = match q.domain {
-            Domain::Within(v) => match trial.binding(v) {
-                Binding::Node(d) => {
-                    d.index() <= target.index() && target.index() < tree.subtree_end(d)
-                }
-                _ => false,
+            // The domain itself may be the host, replaced by its embedding.
+            Domain::Within(v) => match ev.binding(v) {
+                Binding::Node(d) if d == embedding.host => true,
+                _ => match trial.binding(v) {
+                    Binding::Node(d) => {
+                        d.index() <= target.index() && target.index() < tree.subtree_end(d)
+                    }
+                    _ => false,
+                },
             },
             Domain::Child { .. } => false,
         };
@@ -1195,25 +1312,49 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     }
 
     /// A tree of `symbol` matching one variant of the pattern: its placeholders
-    /// generated, its text parsed back.
+    /// generated (a binder in `equal` a copy of its node instead), its text parsed
+    /// back unless the variant has a skeleton.
     fn instantiate_pattern(
         &mut self,
         symbol: SymbolId,
         mexpr: &thicket_constraint::matching::MatchExpr,
+        equal: &[(VarId, NodeId)],
     ) -> Option<DerivationTree> {
         use thicket_constraint::matching::Atom;
         let grammar = self.solver.grammar;
+        // Small: what a placeholder holds is not what the pattern asks for, and every
+        // part of it may need repairs of its own.
+        let depth = self.solver.config.generation.max_depth.saturating_sub(3);
         for _ in 0..4 {
-            let variant = &mexpr.variants[below(self.rng, mexpr.variants.len() as u32) as usize];
+            let index = below(self.rng, mexpr.variants.len() as u32) as usize;
+            let key = (
+                mexpr as *const thicket_constraint::matching::MatchExpr as usize,
+                index,
+            );
+            if let Some(skeleton) = self.solver.skeletons.get(&key) {
+                let variant = &mexpr.variants[index];
+                let tree = self.view.tree();
+                return Some(skeleton.instantiate(self.solver, depth, self.rng, |slot| {
+                    let Some(Atom::Slot(symbol, Some(var))) = variant
+                        .iter()
+                        .filter(|a| matches!(a, Atom::Slot(..)))
+                        .nth(slot)
+                    else {
+                        return None;
+                    };
+                    // A copy where the node is of the placeholder's rule.
+                    let &(_, node) = equal.iter().find(|(v, _)| v == var)?;
+                    matches!(grammar.expr(tree.expr(node)), Expr::Ref(s) if s == symbol)
+                        .then_some((tree, node))
+                }));
+            }
+            let variant = &mexpr.variants[index];
             let mut sink = ByteSink { bytes: Vec::new() };
             for atom in variant {
                 match atom {
                     Atom::Byte(b) => sink.bytes.push(*b),
                     Atom::Slot(s, _) => {
-                        // Small: what a placeholder holds is not what the pattern
-                        // asks for, and every part of it may need repairs of its own.
                         let body = grammar.rule(*s).body;
-                        let depth = self.solver.config.generation.max_depth.saturating_sub(3);
                         self.solver
                             .repairer
                             .expand(body, depth, self.rng, &mut sink);
@@ -1573,14 +1714,29 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
     }
 }
 
-/// The text read as a subtree of `symbol`, if the rule derives it.
+/// The text read as a subtree of `symbol`, if the rule derives it. Short texts are
+/// remembered ([`Solver::read_back`]): the same few are written again and again (a
+/// constraint's literal, like the `xmlns` an attribute's prefix becomes).
 pub(crate) fn parse_as(
     solver: &Solver<'_>,
     symbol: SymbolId,
     text: &[u8],
 ) -> Option<DerivationTree> {
     let parser = solver.parser.as_ref()?;
-    Some(parser.parse_as(symbol, text).ok()?.tree())
+    let parse = || Some(parser.parse_as(symbol, text).ok()?.tree());
+    if text.len() > crate::READ_BACK_MAX_TEXT {
+        return parse();
+    }
+    let key = (symbol, text.to_vec());
+    if let Some(known) = solver.read_back.lock().ok()?.get(&key) {
+        return known.clone();
+    }
+    let tree = parse();
+    let mut known = solver.read_back.lock().ok()?;
+    if known.len() < crate::READ_BACK_MAX_ENTRIES {
+        known.insert(key, tree.clone());
+    }
+    tree
 }
 
 /// The node a quantifier's witness must come before: `before(var, x)` in the
@@ -1601,6 +1757,58 @@ fn before_bound(f: &Formula, var: VarId, ev: &Evaluator<'_, '_>) -> Option<NodeI
             before_bound(a, var, ev).or_else(|| before_bound(b, var, ev))
         }
         _ => None,
+    }
+}
+
+/// The binders of a match expression that `f`, the quantifier's body, says (in a
+/// conjunction) equal a bound node: `prefix_use = prefix_def` makes
+/// an inserted declaration's `prefix_def` a copy of `prefix_use`, so the insertion
+/// needs no second round to rename it.
+fn equal_bound(f: &Formula, binders: &[VarId], ev: &Evaluator<'_, '_>) -> Vec<(VarId, NodeId)> {
+    let mut out = Vec::new();
+    let mut visit = |f: &Formula| {
+        if let Formula::Smt(Term::App(Func::Eq, _, args), _) = f
+            && let [Term::Var(a), Term::Var(b)] = args.as_slice()
+        {
+            for (x, y) in [(*a, *b), (*b, *a)] {
+                if binders.contains(&x)
+                    && !binders.contains(&y)
+                    && let Binding::Node(n) = ev.binding(y)
+                {
+                    out.push((x, n));
+                }
+            }
+        }
+    };
+    conjuncts(f, &mut visit);
+    out
+}
+
+/// Calls `visit` with each conjunct of `f` (`f` itself if it is not a conjunction).
+fn conjuncts(f: &Formula, visit: &mut impl FnMut(&Formula)) {
+    match f {
+        Formula::Binary(Connective::And, a, b) => {
+            conjuncts(a, visit);
+            conjuncts(b, visit);
+        }
+        _ => visit(f),
+    }
+}
+
+/// Whether `f`, a quantifier's body, needs (in a conjunction) its variable `var` to
+/// hold a node bound outside the quantifier: `inside(x, var)` with `x` bound.
+fn must_hold_bound(f: &Formula, var: VarId, ev: &Evaluator<'_, '_>) -> bool {
+    use thicket_constraint::formula::PredArg;
+    match f {
+        Formula::Predicate(call) if call.predicate.name() == "inside" => {
+            matches!(call.args.as_slice(),
+                [PredArg::Var(a), PredArg::Var(b)]
+                    if *b == var && *a != var && matches!(ev.binding(*a), Binding::Node(_)))
+        }
+        Formula::Binary(Connective::And, a, b) => {
+            must_hold_bound(a, var, ev) || must_hold_bound(b, var, ev)
+        }
+        _ => false,
     }
 }
 
