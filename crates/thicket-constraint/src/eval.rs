@@ -18,7 +18,7 @@
 use crate::formula::{
     Connective, Distinct, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId,
 };
-use crate::matching::{Bindings, MatchExpr};
+use crate::matching::Bindings;
 use crate::predicates::{ArgKind, ArgValue, Outcome, PredicateContext};
 use crate::smt::{self, EvalError, Func, Term, Value};
 use crate::view::TreeView;
@@ -83,7 +83,7 @@ pub enum Step {
 }
 
 /// What an [`Evaluator`] learnt that depends on a subtree alone: the matches of match
-/// expressions (by the expression's address and the subtree's root), and the instances
+/// expressions (by the expression's [`crate::matching::MatchExpr::cache_key`] and the subtree's root), and the instances
 /// of local universals ([`Quantifier::local`]) whose body held under every match (by
 /// the quantifier's address and the instance's root). A solver that edits the tree
 /// carries the entries of subtrees its edits left alone to the edited tree
@@ -665,7 +665,7 @@ impl<'a, 't> Evaluator<'a, 't> {
                     }
                 }
                 Some(mexpr) => {
-                    let key = (mexpr as *const MatchExpr as usize, node);
+                    let key = (mexpr.cache_key(), node);
                     let matches = match self.cache.matches.get(&key) {
                         Some(m) => m.clone(),
                         None => {
@@ -682,7 +682,9 @@ impl<'a, 't> Evaluator<'a, 't> {
                         }
                     };
                     for bindings in matches.iter() {
-                        for &(v, n) in bindings {
+                        // By position: the matches may be another expression's of the
+                        // same shape (see `MatchExpr::cache_key`).
+                        for (&v, &(_, n)) in mexpr.binders.iter().zip(bindings) {
                             self.env[v.index()] = Binding::Node(n);
                         }
                         if !visit(self) {

@@ -44,6 +44,7 @@ pub use formula::{Formula, Var, VarId, VarType};
 pub use predicates::{ArgKind, ArgValue, Outcome, Predicate, PredicateContext, Predicates};
 pub use view::TreeView;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use thicket_grammar::{Diagnostic, Grammar, SourceFile, Span, Spec, SpecError};
 use thicket_tree::{DerivationTree, NodeId};
@@ -148,8 +149,31 @@ pub struct Checker<'g> {
 }
 
 impl<'g> Checker<'g> {
-    /// A checker for trees of `grammar`.
-    pub fn new(grammar: &'g Grammar, constraints: Vec<Constraint>) -> Checker<'g> {
+    /// A checker for trees of `grammar`. Match expressions of the same shape are
+    /// numbered alike ([`matching::MatchExpr::cache_key`]).
+    pub fn new(grammar: &'g Grammar, mut constraints: Vec<Constraint>) -> Checker<'g> {
+        fn number(f: &mut Formula, shapes: &mut HashMap<Vec<Vec<matching::Atom>>, u32>) {
+            match f {
+                Formula::Quantifier(q) => {
+                    if let Some(m) = &mut q.mexpr {
+                        let next = shapes.len() as u32;
+                        m.shape = Some(*shapes.entry(m.shape()).or_insert(next));
+                    }
+                    number(&mut q.body, shapes);
+                }
+                Formula::Not(inner) => number(inner, shapes),
+                Formula::Binary(_, a, b) => {
+                    number(a, shapes);
+                    number(b, shapes);
+                }
+                Formula::IntQuantifier { body, .. } => number(body, shapes),
+                Formula::Smt(..) | Formula::Predicate(_) => {}
+            }
+        }
+        let mut shapes = HashMap::new();
+        for c in &mut constraints {
+            number(&mut c.formula, &mut shapes);
+        }
         Checker {
             grammar,
             constraints,

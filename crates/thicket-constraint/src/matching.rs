@@ -30,7 +30,7 @@ pub const MAX_OPTIONALS: usize = 8;
 const MAX_MATCHES: usize = 256;
 
 /// One element of a match expression variant.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Atom {
     /// A byte of literal text.
     Byte(u8),
@@ -50,6 +50,8 @@ pub struct MatchExpr {
     pub binders: Vec<VarId>,
     /// Where it is written.
     pub span: Span,
+    /// The number [`crate::Checker::new`] gave its shape (see [`MatchExpr::cache_key`]).
+    pub(crate) shape: Option<u32>,
 }
 
 /// A piece of a match expression as written, before variants are formed.
@@ -96,6 +98,40 @@ impl MatchExpr {
             variants,
             binders: vars.to_vec(),
             span,
+            shape: None,
+        }
+    }
+
+    /// The variants with each variable replaced by its position among the binders:
+    /// two expressions with the same shape match the same subtrees the same way.
+    pub(crate) fn shape(&self) -> Vec<Vec<Atom>> {
+        let position = |v: &VarId| {
+            let k = self.binders.iter().position(|b| b == v);
+            VarId(k.expect("a binder of the expression") as u32)
+        };
+        self.variants
+            .iter()
+            .map(|atoms| {
+                atoms
+                    .iter()
+                    .map(|a| match a {
+                        Atom::Slot(s, v) => Atom::Slot(*s, v.as_ref().map(position)),
+                        Atom::Byte(b) => Atom::Byte(*b),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The key of its matches in a [`crate::SubtreeCache`]: the number
+    /// [`crate::Checker::new`] gave its shape, so that expressions written alike in
+    /// several constraints (ISLa's XML constraints repeat theirs) share their matches;
+    /// else its address, with the top bit set so as never to meet a number. A match
+    /// binds the binders in order ([`MatchExpr::binders`]), whatever they are called.
+    pub fn cache_key(&self) -> usize {
+        match self.shape {
+            Some(id) => id as usize,
+            None => self as *const MatchExpr as usize | 1 << (usize::BITS - 1),
         }
     }
 

@@ -33,12 +33,10 @@ pub(crate) fn repair<R: Rng + ?Sized>(
     // `Solver::scopes`): not evaluated this round. A tree is returned only after a
     // round that evaluated every constraint.
     let mut skip = vec![false; constraints.len()];
-    // Per constraint, the matches of its match expressions, carried from round to
-    // round for the subtrees no edit changed.
-    let mut caches: Vec<SubtreeCache> = constraints
-        .iter()
-        .map(|_| SubtreeCache::default())
-        .collect();
+    // The matches of the constraints' match expressions and the instances known to
+    // hold, carried from round to round for the subtrees no edit changed (one cache
+    // for all constraints: ISLa's XML constraints repeat their patterns).
+    let mut cache = SubtreeCache::default();
     for round in 0..solver.config.max_rounds.max(1) {
         stats.rounds += 1;
         let view = TreeView::new(&tree, grammar);
@@ -59,9 +57,9 @@ pub(crate) fn repair<R: Rng + ?Sized>(
             let mut ev = solver
                 .checker
                 .evaluator(&view, c)
-                .with_cache(std::mem::take(&mut caches[i]));
+                .with_cache(std::mem::take(&mut cache));
             if ev.holds(&c.formula) && !ev.exhausted() {
-                caches[i] = ev.take_cache();
+                cache = ev.take_cache();
                 continue;
             }
             all_held.set(false);
@@ -85,7 +83,7 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                 recent: &recent,
             };
             planner.fix(&c.formula, true, &mut ev);
-            caches[i] = ev.take_cache();
+            cache = ev.take_cache();
         }
         if violated.is_empty() {
             return Ok(tree);
@@ -103,12 +101,7 @@ pub(crate) fn repair<R: Rng + ?Sized>(
         }
         let (edited, lens) = edits.apply(solver, &tree);
         recent = edits.written(&tree, &lens);
-        {
-            let moved = edits.mover(&tree, &lens);
-            for cache in &mut caches {
-                *cache = std::mem::take(cache).carry(&moved);
-            }
-        }
+        cache = cache.carry(edits.mover(&tree, &lens));
         tree = edited;
     }
     if skip.contains(&true) {
@@ -309,6 +302,7 @@ impl Edits {
                     Some(&j) if self.list[j].0 == *from => {
                         self.emit(grammar, tree, j, root_expr, sink, active);
                     }
+                    None => tree.emit_subtree(grammar, *from, root_expr, sink),
                     _ => {
                         let holes: Vec<NodeId> = inner.iter().map(|&j| self.list[j].0).collect();
                         tree.emit_with_holes(

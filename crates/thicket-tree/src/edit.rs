@@ -17,7 +17,7 @@ impl DerivationTree {
         root_expr: ExprId,
         sink: &mut S,
     ) {
-        self.emit_with_holes(grammar, node, root_expr, &[], sink, &mut |_, _| {});
+        sink.subtree(grammar, self, node, root_expr);
     }
 
     /// Emits the subtree at `node` like [`DerivationTree::emit_subtree`], with the
@@ -250,6 +250,53 @@ mod tests {
             .filter(|&n| matches!(g.expr(t.expr(n)), Expr::Ref(s) if *s == symbol))
             .nth(skip)
             .unwrap()
+    }
+
+    /// A sink that takes the default, event-by-event `subtree`.
+    struct Events(TreeBuilder);
+
+    impl TreeSink for Events {
+        fn open(&mut self, expr: thicket_grammar::ExprId) {
+            self.0.open(expr);
+        }
+        fn terminal(&mut self, expr: thicket_grammar::ExprId, bytes: &[u8]) {
+            self.0.terminal(expr, bytes);
+        }
+        fn close(&mut self) {
+            self.0.close();
+        }
+    }
+
+    #[test]
+    fn a_builder_copies_subtrees_as_the_events_would_build_them() {
+        let g = grammar();
+        let t = tree(&g, b"0110");
+        let layout = |t: &DerivationTree| {
+            t.descendants(t.root())
+                .map(|n| (t.expr(n), t.subtree_end(n), t.text_range(n)))
+                .collect::<Vec<_>>()
+        };
+        // Every subtree, copied after some nodes and text already built; rule nodes
+        // under another expression at their root.
+        for node in t.descendants(t.root()) {
+            let (mut fast, mut slow) = (TreeBuilder::new(), Events(TreeBuilder::new()));
+            let other = g.root();
+            fast.open(other);
+            slow.open(other);
+            fast.terminal(other, b"ab");
+            slow.terminal(other, b"ab");
+            let root_expr = match g.expr(t.expr(node)) {
+                Expr::Literal(_) | Expr::Regex(_) => t.expr(node),
+                _ => other,
+            };
+            t.emit_subtree(&g, node, root_expr, &mut fast);
+            t.emit_subtree(&g, node, root_expr, &mut slow);
+            fast.close();
+            slow.close();
+            let (fast, slow) = (fast.finish(), slow.0.finish());
+            assert_eq!(layout(&fast), layout(&slow), "subtree at {node:?}");
+            assert_eq!(fast.bytes(), slow.bytes());
+        }
     }
 
     #[test]

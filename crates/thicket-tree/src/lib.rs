@@ -435,6 +435,19 @@ pub trait TreeSink {
     fn graft(&mut self, recording: &Recording, text: &[u8]) {
         recording.replay(text, self);
     }
+
+    /// Reports `tree`'s subtree at `node`, its root instantiating `root_expr` (see
+    /// [`DerivationTree::emit_subtree`]). By default one event at a time; a
+    /// [`TreeBuilder`] copies the nodes in one go.
+    fn subtree(
+        &mut self,
+        grammar: &Grammar,
+        tree: &DerivationTree,
+        node: NodeId,
+        root_expr: ExprId,
+    ) {
+        tree.emit_with_holes(grammar, node, root_expr, &[], self, &mut |_, _| {});
+    }
 }
 
 /// No open node.
@@ -526,6 +539,24 @@ impl TreeBuilder {
         keep_spare(std::mem::take(&mut part.nodes));
     }
 
+    /// Appends a copy of `tree`'s subtree at `node`, its root instantiating
+    /// `root_expr`, at the current place: what [`DerivationTree::emit_subtree`] emits,
+    /// copied in one go rather than node by node.
+    fn push_subtree(&mut self, tree: &DerivationTree, node: NodeId, root_expr: ExprId) {
+        let (start, end) = (node.index(), tree.subtree_end(node));
+        let text = tree.text(node);
+        let base = self.nodes.len() as i64 - start as i64;
+        let at = self.at as i64 - i64::from(tree.nodes[start].text_start);
+        self.nodes
+            .extend(tree.nodes[start..end].iter().map(|n| Node {
+                expr: n.expr,
+                end: (i64::from(n.end) + base) as u32,
+                text_start: (i64::from(n.text_start) + at) as u32,
+            }));
+        self.nodes[(start as i64 + base) as usize].expr = root_expr;
+        self.spell(text);
+    }
+
     /// Text derived so far.
     pub fn bytes(&self) -> &[u8] {
         &self.text[..self.at]
@@ -588,6 +619,10 @@ impl TreeSink for TreeBuilder {
         let node = &mut self.nodes[self.top as usize];
         self.top = node.end;
         node.end = end;
+    }
+
+    fn subtree(&mut self, _: &Grammar, tree: &DerivationTree, node: NodeId, root_expr: ExprId) {
+        self.push_subtree(tree, node, root_expr);
     }
 
     fn graft(&mut self, recording: &Recording, text: &[u8]) {
