@@ -232,21 +232,26 @@ impl Matcher<'_, '_> {
         then: &mut Then<'_>,
     ) -> bool {
         let tree = self.view.tree();
-        let text = tree.text(node);
-        // The first byte of the subtree is the first thing it consumes: if the pattern
-        // has a literal byte there, it must be that byte.
-        if let (Some(&first), Some(Atom::Byte(b))) = (text.first(), self.atoms.get(pos))
-            && first != *b
-        {
-            return true;
+        let atom = self.atoms.get(pos);
+        // The text is needed only where the pattern has no placeholder here (most nodes
+        // a match visits are cut or expanded at one).
+        if !matches!(atom, Some(Atom::Slot(..))) {
+            let text = tree.text(node);
+            match (text.first(), atom) {
+                // The pattern is used up: only an empty subtree fits.
+                (Some(_), None) => return true,
+                // The first byte of the subtree is the first thing it consumes: if the
+                // pattern has a literal byte there, it must be that byte.
+                (Some(&first), Some(Atom::Byte(b))) if first != *b => return true,
+                _ => {}
+            }
+            // No placeholder in reach (one right after the text could still match an
+            // empty subtree at the end): the subtree can only match as literal text.
+            if self.next_slot[pos] > pos + text.len() {
+                return !self.spells(pos, text) || then(pos + text.len(), bound);
+            }
         }
-        // No placeholder in reach (one right after the text could still match an empty
-        // subtree at the end): the subtree can only match as literal text.
-        if self.next_slot[pos] > pos + text.len() {
-            return !self.spells(pos, text) || then(pos + text.len(), bound);
-        }
-        if let (Some(symbol), Some(Atom::Slot(want, var))) =
-            (self.view.symbol(node), self.atoms.get(pos))
+        if let (Some(symbol), Some(Atom::Slot(want, var))) = (self.view.symbol(node), atom)
             && symbol == *want
         {
             if let Some(v) = var {
@@ -262,6 +267,7 @@ impl Matcher<'_, '_> {
         }
         match self.grammar.expr(tree.expr(node)) {
             Expr::Literal(_) | Expr::Regex(_) => {
+                let text = tree.text(node);
                 !self.spells(pos, text) || then(pos + text.len(), bound)
             }
             _ => {

@@ -75,8 +75,6 @@ use thicket_grammar::{Grammar, Reach, SymbolId};
 use thicket_parse::{ParseConfig, Parser};
 use thicket_tree::DerivationTree;
 
-/// Longest text whose reading back as a rule the solver remembers.
-const READ_BACK_MAX_TEXT: usize = 32;
 /// Most texts read back the solver remembers.
 const READ_BACK_MAX_ENTRIES: usize = 4096;
 /// Texts read back as a rule, and the subtree (if the rule derives the text).
@@ -201,7 +199,9 @@ pub struct Solver<'g> {
     routes: Vec<OnceLock<Vec<u32>>>,
     /// Per symbol, a generator that avoids it (to remove a quantifier's instances).
     avoiders: Vec<OnceLock<Option<Generator<'g>>>>,
-    /// Short texts read back as a rule (`repair::parse_as`), and the result.
+    /// The constraints' string literals.
+    literals: std::collections::HashSet<Vec<u8>>,
+    /// Literals read back as a rule (`repair::parse_as`), and the result.
     read_back: Mutex<ReadBack>,
     /// Match expressions' variants parsed once, to instantiate without parsing.
     skeletons: pattern::Skeletons,
@@ -228,6 +228,7 @@ impl<'g> Solver<'g> {
         let mut solver = Solver {
             scopes,
             skeletons: pattern::Skeletons::new(),
+            literals: terms::literals(&constraints),
             read_back: Mutex::new(HashMap::new()),
             #[cfg(feature = "z3")]
             smt: crate::z3::Smt::new(grammar, &reach),

@@ -1708,9 +1708,9 @@ impl<R: Rng + ?Sized> Production<'_, '_, '_, R> {
     }
 }
 
-/// The text read as a subtree of `symbol`, if the rule derives it. Short texts are
-/// remembered ([`Solver::read_back`]): the same few are written again and again (a
-/// constraint's literal, like the `xmlns` an attribute's prefix becomes).
+/// The text read as a subtree of `symbol`, if the rule derives it. The constraints'
+/// string literals are remembered as read ([`Solver::read_back`]): they are written
+/// again and again (the `xmlns` an attribute's prefix becomes), other texts seldom.
 pub(crate) fn parse_as(
     solver: &Solver<'_>,
     symbol: SymbolId,
@@ -1718,7 +1718,7 @@ pub(crate) fn parse_as(
 ) -> Option<DerivationTree> {
     let parser = solver.parser.as_ref()?;
     let parse = || Some(parser.parse_as(symbol, text).ok()?.tree());
-    if text.len() > crate::READ_BACK_MAX_TEXT {
+    if !solver.literals.contains(text) {
         return parse();
     }
     let key = (symbol, text.to_vec());

@@ -89,6 +89,30 @@ pub(crate) fn smt_name(func: Func) -> &'static str {
 /// inside one, holds none before or after) leaves it as it was. `None` where that is
 /// not known: `start` used in an atom, a quantifier over `start`'s children, or a
 /// predicate that looks between or beside bound nodes (`consecutive`, `nth`).
+/// The string constants the constraints' SMT atoms hold.
+pub(crate) fn literals(
+    constraints: &[thicket_constraint::Constraint],
+) -> std::collections::HashSet<Vec<u8>> {
+    fn collect(term: &Term, out: &mut std::collections::HashSet<Vec<u8>>) {
+        match term {
+            Term::Const(thicket_constraint::smt::Value::Str(s)) => {
+                out.insert(s.as_bytes().to_vec());
+            }
+            Term::App(_, _, args) => args.iter().for_each(|a| collect(a, out)),
+            _ => {}
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    for c in constraints {
+        c.formula.visit(&mut |f| {
+            if let thicket_constraint::Formula::Smt(term, _) = f {
+                collect(term, &mut out);
+            }
+        });
+    }
+    out
+}
+
 pub(crate) fn scope(
     formula: &thicket_constraint::Formula,
 ) -> Option<Vec<thicket_grammar::SymbolId>> {
