@@ -18,7 +18,6 @@
 use crate::formula::{
     Connective, Distinct, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId,
 };
-use crate::matching::Bindings;
 use crate::predicates::{ArgKind, ArgValue, Outcome, PredicateContext};
 use crate::smt::{self, EvalError, Func, Term, Value};
 use crate::view::TreeView;
@@ -92,33 +91,29 @@ pub enum Step {
 /// visits those instances.
 #[derive(Default)]
 pub struct SubtreeCache {
-    matches: FxHashMap<(usize, NodeId), Rc<[Bindings]>>,
+    matches: FxHashMap<(usize, NodeId), Rc<Matches>>,
     held: FxHashSet<(usize, NodeId)>,
+}
+
+/// The matches of a match expression on a subtree: per match, the node each binder
+/// binds (in [`crate::matching::MatchExpr::binders`] order), as its offset from the
+/// subtree's root. Offsets stay right wherever the unchanged subtree moves.
+#[derive(Default)]
+struct Matches {
+    count: usize,
+    offsets: Box<[u32]>,
 }
 
 impl SubtreeCache {
     /// The entries for the edited tree: `moved(n)` is where node `n` of the old tree is
     /// in the new one, `None` if its subtree changed (it lies in or holds an edit). An
-    /// entry is kept when its subtree and every bound node moved.
+    /// entry is kept when its subtree moved (its bound nodes lie in it).
     pub fn carry(self, moved: impl Fn(NodeId) -> Option<NodeId>) -> SubtreeCache {
-        let mut matches = FxHashMap::default();
-        'entries: for ((expr, node), found) in self.matches {
-            let Some(at) = moved(node) else {
-                continue;
-            };
-            let mut shifted = Vec::with_capacity(found.len());
-            for bindings in found.iter() {
-                let mut b = Vec::with_capacity(bindings.len());
-                for &(v, n) in bindings {
-                    let Some(m) = moved(n) else {
-                        continue 'entries;
-                    };
-                    b.push((v, m));
-                }
-                shifted.push(b);
-            }
-            matches.insert((expr, at), shifted.into());
-        }
+        let matches = self
+            .matches
+            .into_iter()
+            .filter_map(|((expr, node), found)| Some(((expr, moved(node)?), found)))
+            .collect();
         let held = self
             .held
             .into_iter()
@@ -154,7 +149,7 @@ pub struct Evaluator<'a, 't> {
     /// Bindings saved by the quantifiers being visited, innermost last.
     saved: Vec<Binding>,
     /// The cache entry of a subtree no match expression matches.
-    no_match: Rc<[Bindings]>,
+    no_match: Rc<Matches>,
     /// Matches of a match expression (by address) on a subtree: nested quantifiers
     /// match the same subtrees again and again, and the tree does not change. And the
     /// instances of local universals known to hold.
@@ -214,7 +209,7 @@ impl<'a, 't> Evaluator<'a, 't> {
             env,
             discovering: Vec::new(),
             saved: Vec::new(),
-            no_match: Rc::from(Vec::new()),
+            no_match: Rc::new(Matches::default()),
             cache: SubtreeCache::default(),
             steps: 0,
             budget: DEFAULT_BUDGET,
@@ -672,19 +667,30 @@ impl<'a, 't> Evaluator<'a, 't> {
                             let found = mexpr.matches(self.view, self.grammar, node);
                             // Most subtrees of a domain do not match: they share one
                             // empty entry instead of allocating one each.
-                            let m: Rc<[Bindings]> = if found.is_empty() {
+                            let m = if found.is_empty() {
                                 self.no_match.clone()
                             } else {
-                                found.into()
+                                let offsets = found
+                                    .iter()
+                                    .flatten()
+                                    .map(|&(_, n)| (n.index() - node.index()) as u32)
+                                    .collect();
+                                Rc::new(Matches {
+                                    count: found.len(),
+                                    offsets,
+                                })
                             };
                             self.cache.matches.insert(key, m.clone());
                             m
                         }
                     };
-                    for bindings in matches.iter() {
+                    let stride = mexpr.binders.len();
+                    for i in 0..matches.count {
                         // By position: the matches may be another expression's of the
                         // same shape (see `MatchExpr::cache_key`).
-                        for (&v, &(_, n)) in mexpr.binders.iter().zip(bindings) {
+                        let offsets = &matches.offsets[i * stride..(i + 1) * stride];
+                        for (&v, &offset) in mexpr.binders.iter().zip(offsets) {
+                            let n = NodeId::from_index(node.index() + offset as usize);
                             self.env[v.index()] = Binding::Node(n);
                         }
                         if !visit(self) {
