@@ -249,6 +249,8 @@ struct Generated {
     /// Hash of the input, for the share of distinct inputs.
     input_hash: u64,
     stats: GenStats,
+    /// The input's tree, kept for `--stats` where the producer made one anyway.
+    tree: Option<DerivationTree>,
 }
 
 impl Generated {
@@ -261,6 +263,7 @@ impl Generated {
             input_hash: hasher.finish(),
             output,
             stats,
+            tree: None,
         }
     }
 
@@ -464,10 +467,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let deadline = args.time.map(|t| Instant::now() + t);
     sink.width = digits(count.saturating_sub(1)).clamp(6, 9);
     let progress = progress_bar(count, solver.is_some());
-    let mut summary = Summary {
-        track_distinct: args.stats,
-        ..Summary::default()
-    };
+    let mut summary = Summary::new(args.stats, &spec.grammar);
     let started = Instant::now();
     // `drawn` counts random streams used (input i of the seed is stream i); `written`
     // counts inputs kept. They differ only with --unique, which skips repeats.
@@ -509,14 +509,16 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                     let mut rng = Generator::rng_for(seed, index);
                     if let Some(solver) = &solver {
                         let (tree, _) = solver.solve(&mut rng)?;
-                        return Ok(Generated::from_tree(
+                        let mut item = Generated::from_tree(
                             &tree,
                             index,
                             seed,
                             &spec.grammar,
                             json,
                             GenStats::default(),
-                        ));
+                        );
+                        item.tree = args.stats.then_some(tree);
+                        return Ok(item);
                     }
                     if let Some((antlr, checker, parser)) = &antlr {
                         return Ok(antlr_input(
@@ -545,8 +547,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                 })
                 .collect()
         });
+        let first = drawn;
         drawn = end;
-        for item in &batch {
+        for (index, item) in (first..).zip(&batch) {
             if written == count {
                 break;
             }
@@ -562,6 +565,17 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                 continue;
             }
             summary.add(item);
+            // The tree again from the input's own stream (the same input: byte and tree
+            // generation make the same choices), outside the throughput's timing.
+            if antlr.is_none() {
+                summary.add_paths(item.tree.as_ref(), || {
+                    let mut rng = Generator::rng_for(seed, index);
+                    match &weights {
+                        Some(weights) => generator.generate_tree_weighted(&mut rng, weights).0,
+                        None => generator.generate_tree(&mut rng).0,
+                    }
+                });
+            }
             sink.write(written, item)?;
             written += 1;
             progress.inc(1);
@@ -775,10 +789,7 @@ fn run_targeted<W: Write>(
         args.tries,
     );
     sink.width = digits(trees.len().saturating_sub(1) as u64).max(6);
-    let mut summary = Summary {
-        track_distinct: args.stats,
-        ..Summary::default()
-    };
+    let mut summary = Summary::new(args.stats, grammar);
     for (n, tree) in trees.iter().enumerate() {
         let item = Generated::from_tree(
             tree,
@@ -789,6 +800,7 @@ fn run_targeted<W: Write>(
             GenStats::default(),
         );
         summary.add(&item);
+        summary.add_paths(Some(tree), || unreachable!("the tree is given"));
         sink.write(n as u64, &item)?;
     }
     sink.out.flush()?;
@@ -849,10 +861,7 @@ fn run_kpath<W: Write>(
     };
     let unsolved = made.dropped;
     sink.width = digits(made.trees.len().saturating_sub(1) as u64).max(6);
-    let mut summary = Summary {
-        track_distinct: args.stats,
-        ..Summary::default()
-    };
+    let mut summary = Summary::new(args.stats, grammar);
     for (n, tree) in made.trees.iter().enumerate() {
         let item = Generated::from_tree(
             tree,
@@ -863,6 +872,7 @@ fn run_kpath<W: Write>(
             GenStats::default(),
         );
         summary.add(&item);
+        summary.add_paths(Some(tree), || unreachable!("the tree is given"));
         sink.write(n as u64, &item)?;
     }
     sink.out.flush()?;
@@ -922,9 +932,44 @@ struct Summary {
     bytes: u64,
     distinct: HashSet<u64>,
     budget_exhausted: u64,
+    /// With --stats: the k-paths (k up to [`STATS_K`]) the inputs cover, and how many
+    /// inputs were counted (all but those without a tree: ANTLR inputs).
+    paths: Option<(thicket_cover::KPathGraph, thicket_cover::Coverage, u64)>,
+    /// Time spent counting paths, left out of the throughput.
+    counting: std::time::Duration,
 }
 
+/// The path length `--stats` reports the coverage of.
+const STATS_K: usize = 3;
+
 impl Summary {
+    /// A summary that counts (`stats`) or does not count anything beyond the inputs.
+    fn new(stats: bool, grammar: &Grammar) -> Summary {
+        Summary {
+            track_distinct: stats,
+            paths: stats.then(|| {
+                let graph = thicket_cover::KPathGraph::new(grammar);
+                (graph, thicket_cover::Coverage::new(STATS_K), 0)
+            }),
+            ..Summary::default()
+        }
+    }
+
+    /// Counts the k-paths of an input's tree (`tree`, or what `make` builds) if
+    /// `--stats` asks for them.
+    fn add_paths(&mut self, tree: Option<&DerivationTree>, make: impl FnOnce() -> DerivationTree) {
+        let Some((graph, coverage, counted)) = &mut self.paths else {
+            return;
+        };
+        let started = Instant::now();
+        match tree {
+            Some(tree) => coverage.add_tree(graph, tree),
+            None => coverage.add_tree(graph, &make()),
+        };
+        *counted += 1;
+        self.counting += started.elapsed();
+    }
+
     fn add(&mut self, item: &Generated) {
         self.inputs += 1;
         self.bytes += item.input_len as u64;
@@ -935,14 +980,30 @@ impl Summary {
     }
 
     fn print(&self, seconds: f64) {
-        let seconds = seconds.max(1e-9);
+        // Counting paths is not making inputs.
+        let seconds = (seconds - self.counting.as_secs_f64()).max(1e-9);
         let draws = if self.draws > self.inputs {
             format!(" ({} draws)", self.draws)
         } else {
             String::new()
         };
+        let paths = match &self.paths {
+            Some((graph, coverage, counted)) if *counted > 0 => {
+                let partly = if *counted < self.inputs {
+                    format!(" (of the {counted} inputs with a tree)")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "; {} of {} {STATS_K}-paths covered{partly}",
+                    coverage.covered(STATS_K),
+                    graph.count(STATS_K)
+                )
+            }
+            _ => String::new(),
+        };
         eprintln!(
-            "thicket: {} inputs{draws} in {:.3} s: {:.0} inputs/s, {:.2} MB/s; mean size {:.1} bytes; {:.1}% distinct",
+            "thicket: {} inputs{draws} in {:.3} s: {:.0} inputs/s, {:.2} MB/s; mean size {:.1} bytes; {:.1}% distinct{paths}",
             self.inputs,
             seconds,
             self.inputs as f64 / seconds,

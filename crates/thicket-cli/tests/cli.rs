@@ -359,6 +359,52 @@ fn stats_report_size_and_distinct_share() {
     );
 }
 
+#[test]
+fn stats_report_the_k_path_coverage_that_cover_measures() {
+    // reST (its constraints solved, and plain): the trees the generator made are the
+    // trees `thicket cover` parses back, so both count the same 3-paths.
+    for extra in [&[][..], &["--no-constraints"]] {
+        let dir = std::env::temp_dir().join(format!(
+            "thicket-stats-paths-{}-{}",
+            std::process::id(),
+            extra.len()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut args = vec![
+            "generate",
+            "specs/rest.fan",
+            "-n",
+            "12",
+            "--seed",
+            "1",
+            "--stats",
+            "-o",
+            dir.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let out = thicket(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let err = stderr(&out);
+        let reported = err
+            .split("; ")
+            .find_map(|part| part.strip_suffix(" 3-paths covered\n"))
+            .unwrap_or_else(|| panic!("{err}"));
+        let out = thicket(&["cover", "specs/rest.fan", dir.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let table = stdout(&out) + &stderr(&out);
+        let row: Vec<&str> = table
+            .lines()
+            .find(|l| l.trim_start().starts_with("3 "))
+            .unwrap_or_else(|| panic!("{table}"))
+            .split_whitespace()
+            .collect();
+        assert_eq!(reported, format!("{} of {}", row[1], row[2]), "{err}");
+        // Twelve inputs cover some of the paths, not all: the figure says something.
+        assert_ne!(row[1], row[2]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// Mean size and distinct share (in %) from `generate --stats` on stderr.
 fn size_and_distinct(err: &str) -> (f64, f64) {
     let number_before = |marker: &str| -> f64 {
