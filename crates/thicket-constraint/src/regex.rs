@@ -269,6 +269,59 @@ impl Regex {
         matches!(&*self.0, Node::None)
     }
 
+    /// Whether the language is empty, decided by exploring its derivatives: `None` if
+    /// that takes more than `max_states` distinct derivatives. Exact: a derivative by
+    /// a character depends only on which of the expression's character ranges hold
+    /// it, so one character per block of the ranges' boundaries stands for all.
+    pub fn is_empty(&self, max_states: usize) -> Option<bool> {
+        let mut bounds = std::collections::BTreeSet::from(['\0']);
+        self.range_bounds(&mut bounds);
+        let letters: Vec<char> = bounds.into_iter().collect();
+        let mut seen = std::collections::HashSet::from([self.clone()]);
+        let mut todo = vec![self.clone()];
+        while let Some(r) = todo.pop() {
+            if r.nullable() {
+                return Some(false);
+            }
+            for &c in &letters {
+                let next = r.derive(c);
+                if !next.is_none() && seen.insert(next.clone()) {
+                    if seen.len() > max_states {
+                        return None;
+                    }
+                    todo.push(next);
+                }
+            }
+        }
+        Some(true)
+    }
+
+    /// Where a block of characters the expression treats alike starts: each range's
+    /// first character and the one after its last.
+    fn range_bounds(&self, out: &mut std::collections::BTreeSet<char>) {
+        match &*self.0 {
+            Node::None | Node::Empty => {}
+            Node::Class(ranges) => {
+                for &(lo, hi) in ranges {
+                    out.insert(lo);
+                    // The next character (surrogates are not characters).
+                    if let Some(next) = (hi as u32 + 1..=char::MAX as u32).find_map(char::from_u32)
+                    {
+                        out.insert(next);
+                    }
+                }
+            }
+            Node::Concat(a, b) => {
+                a.range_bounds(out);
+                b.range_bounds(out);
+            }
+            Node::Union(parts) | Node::Inter(parts) => {
+                parts.iter().for_each(|p| p.range_bounds(out));
+            }
+            Node::Star(r) | Node::Loop(r, _, _) | Node::Comp(r) => r.range_bounds(out),
+        }
+    }
+
     /// Whether `s` is in the language.
     pub fn is_match(&self, s: &str) -> bool {
         let mut r = self.clone();
@@ -354,6 +407,38 @@ fn pick_char(lo: char, hi: char, below: &mut dyn FnMut(u32) -> u32) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn emptiness_is_decided_through_intersections_and_complements() {
+        let digits = Regex::star(Regex::range('0', '9'));
+        let letters = Regex::concat(Regex::range('a', 'z'), Regex::star(Regex::range('a', 'z')));
+        assert_eq!(
+            Regex::inter(digits.clone(), letters.clone()).is_empty(100),
+            Some(true)
+        );
+        // The empty string is a string of digits* but not of letters+.
+        assert_eq!(
+            Regex::inter(digits.clone(), Regex::comp(letters.clone())).is_empty(100),
+            Some(false)
+        );
+        // "ab" followed by anything, and "a" then a digit: disjoint after one step.
+        let ab = Regex::concat(Regex::literal("ab"), Regex::all());
+        let a_digit = Regex::concat(Regex::literal("a"), Regex::range('0', '9'));
+        assert_eq!(Regex::inter(ab.clone(), a_digit).is_empty(100), Some(true));
+        // Strings of even length that are not of even length.
+        let pair = Regex::concat(Regex::any_char(), Regex::any_char());
+        let even = Regex::star(pair);
+        assert_eq!(
+            Regex::inter(even.clone(), Regex::comp(even)).is_empty(100),
+            Some(true)
+        );
+        assert_eq!(Regex::none().is_empty(1), Some(true));
+        assert_eq!(ab.is_empty(10), Some(false));
+        // A language whose strings are long: its derivatives must be explored.
+        let long = Regex::repeat(Regex::range('x', 'x'), 50, 50);
+        assert_eq!(long.is_empty(10), None);
+        assert_eq!(long.is_empty(100), Some(false));
+    }
 
     fn digits() -> Regex {
         Regex::range('0', '9')

@@ -56,6 +56,7 @@
 
 #![warn(missing_docs)]
 
+mod language;
 pub mod measure;
 mod pattern;
 mod repair;
@@ -197,6 +198,8 @@ pub struct Solver<'g> {
     scopes: Vec<Option<Vec<SymbolId>>>,
     /// Per symbol, the shortest route to it from each expression (see [`routes`]).
     routes: Vec<OnceLock<Vec<u32>>>,
+    /// Per symbol, its language as a regex where it is regular (`language.rs`).
+    languages: Vec<OnceLock<Option<thicket_constraint::regex::Regex>>>,
     /// Per symbol, a generator that avoids it (to remove a quantifier's instances).
     avoiders: Vec<OnceLock<Option<Generator<'g>>>>,
     /// The constraints' string literals.
@@ -244,6 +247,9 @@ impl<'g> Solver<'g> {
                 .map(|_| OnceLock::new())
                 .collect(),
             avoiders: (0..grammar.rules().len())
+                .map(|_| OnceLock::new())
+                .collect(),
+            languages: (0..grammar.rules().len())
                 .map(|_| OnceLock::new())
                 .collect(),
         };
@@ -350,6 +356,13 @@ impl<'g> Solver<'g> {
     /// ([`NO_ROUTE`] if none): the route an inserted subtree takes to its target.
     fn route_to(&self, symbol: SymbolId) -> &[u32] {
         self.routes[symbol.index()].get_or_init(|| routes(self.grammar, symbol))
+    }
+
+    /// The language of `symbol` as a regex, where it is regular by its shape.
+    fn language(&self, symbol: SymbolId) -> Option<&thicket_constraint::regex::Regex> {
+        self.languages[symbol.index()]
+            .get_or_init(|| language::rule_language(self.grammar, symbol))
+            .as_ref()
     }
 
     fn avoider(&self, symbol: SymbolId) -> Option<&Generator<'g>> {

@@ -642,12 +642,33 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 .chain([current.len()])
                 .collect::<Vec<usize>>()
         };
-        let candidates: Vec<String> = match (f, other, want) {
-            (Func::StrInRe, Value::Re(re), _) => {
-                let re = if want { re } else { Regex::comp(re) };
-                let mut draw = |n: u32| below(self.rng, n);
-                (0..8).filter_map(|_| re.sample(&mut draw, 64)).collect()
+        // The strings that make the atom take the value wanted, within the rule's
+        // language where it is regular: then a string drawn is one the rule derives,
+        // and none is tried if there is none.
+        let wanted = crate::language::membership(f, &other, want);
+        let language = self.symbol(node).and_then(|s| self.solver.language(s));
+        let wanted = match (wanted, language) {
+            (Some(re), Some(language)) => {
+                let both = Regex::inter(language.clone(), re);
+                if both.is_empty(crate::language::EMPTINESS_STATES) == Some(true) {
+                    return false;
+                }
+                Some(both)
             }
+            (wanted, _) => wanted,
+        };
+        let samples = |draw: &mut dyn FnMut(u32) -> u32| -> Vec<String> {
+            wanted
+                .iter()
+                .flat_map(|re| {
+                    (0..8)
+                        .filter_map(|_| re.sample(&mut *draw, 64))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        let candidates: Vec<String> = match (f, other, want) {
+            (Func::StrInRe, Value::Re(_), _) => samples(&mut |n| below(self.rng, n)),
             (Func::StrPrefixOf, Value::Str(needle), true) => cuts()
                 .into_iter()
                 .take(3)
@@ -668,7 +689,21 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                     })
                     .collect()
             }
+            // Not a prefix, suffix or part: strings of the complement.
+            (Func::StrPrefixOf | Func::StrSuffixOf | Func::StrContains, Value::Str(_), false) => {
+                samples(&mut |n| below(self.rng, n))
+            }
             _ => return false,
+        };
+        // Splicing keeps the current text; where the rule cannot derive a splice, a
+        // string of the intersection.
+        let candidates: Vec<String> = if want && f != Func::StrInRe {
+            candidates
+                .into_iter()
+                .chain(samples(&mut |n| below(self.rng, n)))
+                .collect()
+        } else {
+            candidates
         };
         candidates
             .into_iter()

@@ -212,6 +212,20 @@ fn top_level(
     if q.mexpr.is_some() {
         return Ok(());
     }
+    if q.universal
+        && !avoidable(grammar, q.symbol)
+        && let Some(span) = membership_impossible(solver, q.symbol, q.var, &q.body)
+    {
+        return Err(SolveError::Unsatisfiable {
+            constraint: i,
+            location: location(c, span),
+            why: format!(
+                "every input contains {}, and no string its rule derives satisfies this \
+                 atom (the two regular languages do not meet)",
+                grammar.display_symbol(q.symbol)
+            ),
+        });
+    }
     let Some((lo, hi)) = length_bounds(&q.body, q.var) else {
         return Ok(());
     };
@@ -270,6 +284,44 @@ fn smt_conjuncts<'t>(term: &'t Term, out: &mut Vec<&'t Term>) {
 
 /// Whether some input avoids `symbol` altogether: the start rule derives a finite
 /// text without it (a fixpoint of productivity with `symbol` left out).
+/// A conjunct of `body` that is a membership atom on `var` (`str.in_re` with a
+/// constant regex, prefix / suffix / contains with a constant needle, or its negation)
+/// no string of `symbol`'s language satisfies, where that language is regular
+/// (`language.rs`) and the emptiness of the intersection is decided.
+fn membership_impossible(
+    solver: &Solver<'_>,
+    symbol: SymbolId,
+    var: VarId,
+    body: &Formula,
+) -> Option<Span> {
+    let language = solver.language(symbol)?;
+    conjuncts(body).into_iter().find_map(|f| {
+        let (term, span, want) = match f {
+            Formula::Smt(term, span) => (term, *span, true),
+            Formula::Not(inner) => match &**inner {
+                Formula::Smt(term, span) => (term, *span, false),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let Term::App(func, _, args) = term else {
+            return None;
+        };
+        let (subject, other) = match (func, args.as_slice()) {
+            (Func::StrPrefixOf | Func::StrSuffixOf, [a, b]) => (b, a),
+            (Func::StrInRe | Func::StrContains, [a, b]) => (a, b),
+            _ => return None,
+        };
+        if *subject != Term::Var(var) || has_var(other) {
+            return None;
+        }
+        let other = thicket_constraint::smt::eval(other, &|_| None).ok()?;
+        let wanted = crate::language::membership(*func, &other, want)?;
+        let both = thicket_constraint::regex::Regex::inter(language.clone(), wanted);
+        (both.is_empty(crate::language::EMPTINESS_STATES) == Some(true)).then_some(span)
+    })
+}
+
 fn avoidable(grammar: &Grammar, symbol: SymbolId) -> bool {
     let mut ok = vec![false; grammar.expr_count()];
     loop {

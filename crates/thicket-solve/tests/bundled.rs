@@ -295,9 +295,24 @@ fn hostile_constraints_end_with_a_clear_outcome() {
             "forall <key> k: not str.in_re(k, re.+(re.range(\"a\", \"m\")))",
             Solved,
         ),
+        // Keys are letters: the rule's language and the regex do not meet (decided by
+        // intersecting them, `language.rs`).
         (
             "forall <key> k: str.in_re(k, re.+(re.range(\"0\", \"9\")))",
-            Budget,
+            Unsat,
+        ),
+        // A regex most of whose strings no key is (any characters after the `q`):
+        // strings are drawn from the intersection.
+        (
+            "forall <key> k: str.in_re(k, re.++(str.to_re(\"q\"), re.*(re.allchar)))",
+            Solved,
+        ),
+        ("forall <key> k: str.prefixof(\"abcde\", k)", Unsat),
+        ("forall <value> v: str.suffixof(\"x\", v)", Unsat),
+        ("forall <key> k: not str.contains(k, \"a\")", Solved),
+        (
+            "forall <key> k: not str.in_re(k, re.+(re.range(\"a\", \"z\")))",
+            Unsat,
         ),
         ("forall <key> k: str.len(k) = 7", Unsat),
         // Not proved: lengths beyond the measure's cap are not known (a limit, see
