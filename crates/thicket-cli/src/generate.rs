@@ -118,11 +118,12 @@ pub struct GenerateArgs {
     #[arg(short = 'n', long = "count", value_name = "N")]
     count: Option<u64>,
 
-    /// Stop generating after SECONDS (decimals allowed; --strategy random): the inputs
-    /// written are the first ones of the seed's stream, whole, so a run with -n set to
-    /// their number writes the same. Without -n, generates until the time is up.
-    /// Inputs are made in batches of a few dozen per thread, so a run can exceed the
-    /// time by one batch.
+    /// Stop generating after SECONDS (decimals allowed): the inputs written are the
+    /// first ones of the seed's stream, whole, so a run with -n set to their number
+    /// writes the same. Without -n, generates until the time is up. Inputs are made in
+    /// batches of a few dozen per thread, so a run can exceed the time by one batch (with
+    /// --strategy kpath or kpath-random, by one input: no input is begun after it, and
+    /// the paths covered so far are reported).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     time: Option<std::time::Duration>,
 
@@ -448,9 +449,6 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         return run_targeted(&args, target, &generator, &spec.grammar, seed, &mut sink);
     }
     if args.strategy != Strategy::Random {
-        if args.time.is_some() {
-            anyhow::bail!("--time applies to --strategy random only");
-        }
         return run_kpath(
             &args,
             &generator,
@@ -846,9 +844,21 @@ fn run_kpath<W: Write>(
             .ok()
             .map(|(tree, _)| tree)
     };
+    // No input is begun after --time; those made are written.
+    let deadline = args.time.map(|t| started + t);
     let made = if args.strategy == Strategy::KpathRandom {
-        let count = args.count.unwrap_or(10) as usize;
-        thicket_cover::k_path_stream_with(generator, &graph, k, seed, count, finish)
+        let count = args
+            .count
+            .unwrap_or(if args.time.is_some() { u64::MAX } else { 10 });
+        thicket_cover::k_path_stream_with(
+            generator,
+            &graph,
+            k,
+            seed,
+            usize::try_from(count).unwrap_or(usize::MAX),
+            deadline,
+            finish,
+        )
     } else {
         thicket_cover::cover_k_paths_with(
             generator,
@@ -856,6 +866,7 @@ fn run_kpath<W: Write>(
             k,
             seed,
             args.count.map_or(usize::MAX, |n| n as usize),
+            deadline,
             finish,
         )
     };
@@ -879,6 +890,7 @@ fn run_kpath<W: Write>(
     let covered: usize = made.covered.iter().sum();
     let unfinished = covered + made.unfit.len() + made.lost.len() < made.total.iter().sum();
     let note = match args.strategy {
+        _ if made.timed_out => " (stopped at --time)",
         Strategy::KpathRandom if !unfinished => " (then further rounds)",
         Strategy::Kpath if unfinished => " (stopped at -n)",
         _ => "",

@@ -24,6 +24,7 @@
 use crate::{KPathGraph, for_each_tree_path};
 use rustc_hash::FxHashSet;
 use std::collections::VecDeque;
+use std::time::Instant;
 use thicket_gen::{GenRng, Generator, below};
 use thicket_grammar::{Expr, ExprId, Grammar};
 use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
@@ -45,6 +46,8 @@ pub struct KPathProduction {
     pub lost: Vec<Box<[u32]>>,
     /// Steered inputs the finishing step could not finish (dropped).
     pub dropped: usize,
+    /// Whether the deadline stopped the production before its agenda or limit did.
+    pub timed_out: bool,
 }
 
 /// What becomes of each steered input before its paths are counted: the identity for
@@ -65,22 +68,26 @@ pub fn cover_k_paths(
     seed: u64,
     limit: usize,
 ) -> KPathProduction {
-    cover_k_paths_with(generator, graph, k, seed, limit, &mut |tree, _| Some(tree))
+    cover_k_paths_with(generator, graph, k, seed, limit, None, &mut |tree, _| {
+        Some(tree)
+    })
 }
 
 /// [`cover_k_paths`] where each input is finished (e.g. repaired to satisfy
 /// constraints) before its paths are counted, so that the paths covered are those of
 /// the finished inputs: a path a finished input lost is steered to again, up to four
-/// times, then reported in `lost`.
+/// times, then reported in `lost`. No input is begun after `deadline`
+/// ([`KPathProduction::timed_out`]).
 pub fn cover_k_paths_with(
     generator: &Generator<'_>,
     graph: &KPathGraph,
     k: usize,
     seed: u64,
     limit: usize,
+    deadline: Option<Instant>,
     finish: &mut Finish<'_>,
 ) -> KPathProduction {
-    produce(generator, graph, k, seed, limit, false, finish)
+    produce(generator, graph, k, seed, limit, false, deadline, finish)
 }
 
 /// A stream of `count` inputs whose k-path diversity grows as fast as possible
@@ -95,22 +102,26 @@ pub fn k_path_stream(
     seed: u64,
     count: usize,
 ) -> KPathProduction {
-    k_path_stream_with(generator, graph, k, seed, count, &mut |tree, _| Some(tree))
+    k_path_stream_with(generator, graph, k, seed, count, None, &mut |tree, _| {
+        Some(tree)
+    })
 }
 
-/// [`k_path_stream`] with each input finished before its paths are counted (see
-/// [`cover_k_paths_with`]).
+/// [`k_path_stream`] with each input finished before its paths are counted, and no
+/// input begun after `deadline` (see [`cover_k_paths_with`]).
 pub fn k_path_stream_with(
     generator: &Generator<'_>,
     graph: &KPathGraph,
     k: usize,
     seed: u64,
     count: usize,
+    deadline: Option<Instant>,
     finish: &mut Finish<'_>,
 ) -> KPathProduction {
-    produce(generator, graph, k, seed, count, true, finish)
+    produce(generator, graph, k, seed, count, true, deadline, finish)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn produce(
     generator: &Generator<'_>,
     graph: &KPathGraph,
@@ -118,6 +129,7 @@ fn produce(
     seed: u64,
     limit: usize,
     cycle: bool,
+    deadline: Option<Instant>,
     finish: &mut Finish<'_>,
 ) -> KPathProduction {
     let grammar = generator.grammar();
@@ -151,7 +163,12 @@ fn produce(
     let mut tries: u32 = 0;
     let mut lost: Vec<Box<[u32]>> = Vec::new();
     let mut dropped = 0;
+    let mut timed_out = false;
     while trees.len() < limit && !targets.is_empty() {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            timed_out = true;
+            break;
+        }
         if position == targets.len() {
             // The agenda is done. With `cycle`, start a new round, forgetting what is
             // covered but not what cannot fit.
@@ -252,6 +269,7 @@ fn produce(
         covered,
         lost,
         dropped,
+        timed_out,
     }
 }
 

@@ -199,13 +199,20 @@ fn paths_a_finishing_step_loses_are_retried_then_reported() {
     let graph = KPathGraph::new(&grammar);
     let k = 3;
     let mut seen = 0u64;
-    let made =
-        thicket_cover::cover_k_paths_with(&generator, &graph, k, 7, usize::MAX, &mut |tree, n| {
+    let made = thicket_cover::cover_k_paths_with(
+        &generator,
+        &graph,
+        k,
+        7,
+        usize::MAX,
+        None,
+        &mut |tree, n| {
             assert_eq!(n, seen, "finish numbers its inputs in order");
             seen += 1;
             let text = tree.bytes();
             (!text.windows(4).any(|w| w == b"true")).then_some(tree)
-        });
+        },
+    );
     assert!(made.dropped > 0 && !made.lost.is_empty());
     let mut coverage = Coverage::new(k);
     for tree in &made.trees {
