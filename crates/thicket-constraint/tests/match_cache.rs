@@ -31,16 +31,8 @@ fn carried_matches_give_the_verdicts_of_fresh_ones() {
     let mut ev = checker.evaluator(&view, c);
     assert!(!ev.holds(&c.formula));
     let matches = ev.take_cache();
-    let pair = grammar.symbol("pair").unwrap();
-    let key = grammar.symbol("key").unwrap();
-    let second = NodeId::from_index(view.nodes_of(pair, before.root())[1] as usize);
-    let edited = NodeId::from_index(*view.nodes_of(key, second).last().unwrap() as usize);
     // Nodes in the edited key or holding it changed; the others stayed where they were.
-    let changed = |n: NodeId| {
-        let (x, end) = (n.index(), before.subtree_end(n));
-        (x <= edited.index() && edited.index() < end)
-            || (edited.index() <= x && x < before.subtree_end(edited))
-    };
+    let changed = second_pairs_last_key_changed(&grammar, &view);
     let full = matches.len();
     let carried = matches.carry(|n| (!changed(n)).then_some(n));
     // The first and third pairs' matches survive; the second pair's does not.
@@ -106,15 +98,7 @@ fn carried_verdicts_are_dropped_where_the_edit_is() {
     assert!(ev.holds(&c.formula));
     let cache = ev.take_cache();
     assert_eq!(cache.held(), 3, "every pair held");
-    let pair = grammar.symbol("pair").unwrap();
-    let key = grammar.symbol("key").unwrap();
-    let second = NodeId::from_index(view.nodes_of(pair, before.root())[1] as usize);
-    let edited = NodeId::from_index(*view.nodes_of(key, second).last().unwrap() as usize);
-    let changed = |n: NodeId| {
-        let (x, end) = (n.index(), before.subtree_end(n));
-        (x <= edited.index() && edited.index() < end)
-            || (edited.index() <= x && x < before.subtree_end(edited))
-    };
+    let changed = second_pairs_last_key_changed(&grammar, &view);
     let carried = cache.carry(|n| (!changed(n)).then_some(n));
     assert_eq!(carried.held(), 2, "the second pair holds the edit");
     let view = TreeView::new(&after, &grammar);
@@ -123,4 +107,22 @@ fn carried_verdicts_are_dropped_where_the_edit_is() {
         !reused.holds(&c.formula),
         "the edited pair is evaluated again"
     );
+}
+
+/// Whether a node of the tree `view` shows changed when the second pair's last key is
+/// rewritten: it lies in that key or holds it.
+fn second_pairs_last_key_changed<'t>(
+    grammar: &thicket_grammar::Grammar,
+    view: &TreeView<'t>,
+) -> impl Fn(NodeId) -> bool + 't {
+    let tree = view.tree();
+    let pair = grammar.symbol("pair").unwrap();
+    let key = grammar.symbol("key").unwrap();
+    let second = NodeId::from_index(view.nodes_of(pair, tree.root())[1] as usize);
+    let edited = NodeId::from_index(*view.nodes_of(key, second).last().unwrap() as usize);
+    move |n: NodeId| {
+        let (x, end) = (n.index(), tree.subtree_end(n));
+        (x <= edited.index() && edited.index() < end)
+            || (edited.index() <= x && x < tree.subtree_end(edited))
+    }
 }

@@ -2,9 +2,9 @@
 //! of universal quantifiers needs only its outermost instances. The verdicts with the
 //! shortcut equal those of evaluating every instance, on many generated inputs.
 
-use thicket_constraint::{Checker, Constraint, Formula, Predicates, TreeView};
-use thicket_gen::{GenConfig, Generator};
-use thicket_parse::{ParseConfig, Parser};
+mod common;
+
+use thicket_constraint::{Constraint, Formula, Predicates};
 
 const GRAMMAR: &[u8] = b"<start> ::= <list>\n<list> ::= <item> | <list> \",\" <list> | \"(\" <list> \")\"\n<item> ::= \"a\" | \"b\" | \"c\" | \"d\" | \"e\"\n";
 
@@ -53,15 +53,6 @@ fn the_shortcut_is_taken_only_where_nested_instances_are_implied() {
 #[test]
 fn outermost_instances_give_the_verdicts_of_all_instances() {
     let grammar = thicket_grammar::load_spec_text("lists.fan", GRAMMAR).unwrap();
-    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
-    let generator = Generator::new(
-        &grammar,
-        GenConfig {
-            max_depth: 9,
-            ..GenConfig::default()
-        },
-    )
-    .unwrap();
     let texts = [
         "forall <list> l in start: forall <item> a in l: forall <item> b in l: \
          (not same_position(a, b) implies not (= a b))",
@@ -70,21 +61,6 @@ fn outermost_instances_give_the_verdicts_of_all_instances() {
     for text in texts {
         let fast = constraint(&grammar, text);
         let slow = without_shortcut(&fast);
-        let checker = Checker::new(&grammar, vec![fast, slow]);
-        let mut held = [0, 0];
-        for i in 0..400 {
-            let mut bytes = Vec::new();
-            generator.generate_bytes(&mut Generator::rng_for(7, i), &mut bytes);
-            let tree = parser.parse(&bytes).unwrap().tree();
-            let view = TreeView::new(&tree, &grammar);
-            let [a, b] = [0, 1].map(|i| {
-                let c = &checker.constraints()[i];
-                checker.evaluator(&view, c).holds(&c.formula)
-            });
-            assert_eq!(a, b, "{text} on {}", String::from_utf8_lossy(&bytes));
-            held[usize::from(a)] += 1;
-        }
-        // Both verdicts occur, so the comparison says something.
-        assert!(held[0] > 10 && held[1] > 10, "{text}: {held:?}");
+        common::assert_same_verdicts(&grammar, fast, slow, text, (7, 400, 9, 10));
     }
 }

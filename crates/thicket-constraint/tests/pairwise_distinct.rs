@@ -3,10 +3,10 @@
 //! recognised, and deciding it with one pass over a set gives the verdicts of the
 //! general, quadratic evaluation on many generated inputs.
 
+mod common;
+
 use thicket_constraint::formula::Distinct;
-use thicket_constraint::{Checker, Constraint, Formula, Predicates, TreeView};
-use thicket_gen::{GenConfig, Generator};
-use thicket_parse::{ParseConfig, Parser};
+use thicket_constraint::{Constraint, Formula, Predicates};
 
 const GRAMMAR: &[u8] = b"<start> ::= <list>\n\
 <list> ::= <pair> | <list> \",\" <list> | \"(\" <list> \")\"\n\
@@ -112,34 +112,10 @@ fn the_idiom_is_recognised_in_its_forms_and_nothing_else_is() {
 #[test]
 fn one_pass_gives_the_verdicts_of_the_general_evaluation() {
     let grammar = thicket_grammar::load_spec_text("pairs.fan", GRAMMAR).unwrap();
-    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
-    let generator = Generator::new(
-        &grammar,
-        GenConfig {
-            max_depth: 8,
-            ..GenConfig::default()
-        },
-    )
-    .unwrap();
     for text in [NESTED, XOR, INSTANCES] {
         let fast = constraint(&grammar, text);
         let slow = general(&fast);
         assert!(flags(&slow).iter().all(Option::is_none));
-        let checker = Checker::new(&grammar, vec![fast, slow]);
-        let mut held = [0, 0];
-        for i in 0..600 {
-            let mut bytes = Vec::new();
-            generator.generate_bytes(&mut Generator::rng_for(11, i), &mut bytes);
-            let tree = parser.parse(&bytes).unwrap().tree();
-            let view = TreeView::new(&tree, &grammar);
-            let [a, b] = [0, 1].map(|i| {
-                let c = &checker.constraints()[i];
-                checker.evaluator(&view, c).holds(&c.formula)
-            });
-            assert_eq!(a, b, "{text} on {}", String::from_utf8_lossy(&bytes));
-            held[usize::from(a)] += 1;
-        }
-        // Both verdicts occur, so the comparison says something.
-        assert!(held[0] > 20 && held[1] > 20, "{text}: {held:?}");
+        common::assert_same_verdicts(&grammar, fast, slow, text, (11, 600, 8, 20));
     }
 }
