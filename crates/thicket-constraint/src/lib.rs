@@ -29,6 +29,7 @@
 
 pub mod eval;
 pub mod formula;
+pub mod host;
 pub mod lexer;
 pub mod matching;
 pub mod parser;

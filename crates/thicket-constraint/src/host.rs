@@ -1,0 +1,73 @@
+//! Expressions of a host language (Python, for Fandango specs) inside constraints.
+//!
+//! A Fandango constraint is a Python expression over derivation trees. What maps onto
+//! Core (selectors, comparisons of strings and integers, `len`, `int`, `str`,
+//! arithmetic, quantifiers) is translated and solved natively; what does not (calls to
+//! the spec's own functions, `import`ed modules, ...) is kept as a [`HostExpr`] and
+//! evaluated by a [`Host`] — a real interpreter, which another crate provides — on the
+//! subtrees the surrounding quantifiers bind.
+//!
+//! The contract between the two sides:
+//! - [`HostExpr::source`] is a Python expression. Each name in [`HostExpr::params`] is a
+//!   free variable of it, bound to the argument at the same position: a
+//!   [`HostArg::Tree`] becomes a Fandango `DerivationTree` object (the subtree rooted at
+//!   that node, with the whole tree reachable through its parents), a
+//!   [`HostArg::Trees`] a Python list of them, a [`HostArg::Int`] a Python `int`.
+//! - The expression also sees every global name of the spec's Python code blocks.
+//! - Its value is judged as Python's `bool()` judges it, as Fandango does.
+
+use std::sync::Arc;
+use thicket_grammar::Grammar;
+use thicket_tree::{DerivationTree, NodeId};
+
+/// One host-language expression and the names of its parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct HostExpr {
+    /// The expression's source text, in the host language.
+    pub source: String,
+    /// The names its arguments are bound to, in order.
+    pub params: Vec<String>,
+}
+
+/// An argument of a host expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostArg {
+    /// One subtree.
+    Tree(NodeId),
+    /// Several subtrees, in preorder (a Fandango `*<x>` selection).
+    Trees(Vec<NodeId>),
+    /// A number (a Fandango `|<x>|` count).
+    Int(i64),
+}
+
+/// Why a host expression could not be evaluated: it raised, did not finish within its
+/// time limit, or the interpreter is unavailable. The message is for people.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostError {
+    /// What went wrong, with the host's own report (a Python traceback's last line).
+    pub message: String,
+}
+
+impl std::fmt::Display for HostError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for HostError {}
+
+/// An interpreter that evaluates [`HostExpr`]s over derivation trees.
+pub trait Host: Send + Sync {
+    /// Evaluates `expr` with `args` over `tree` (of `grammar`) and judges the value as a
+    /// truth value.
+    fn eval_bool(
+        &self,
+        expr: &HostExpr,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Result<bool, HostError>;
+}
+
+/// A shared host.
+pub type SharedHost = Arc<dyn Host>;
