@@ -292,6 +292,10 @@ pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_gr
         );
         return Err(exit::USAGE);
     }
+    if let Err(e) = model.validate(&spec.grammar) {
+        eprintln!("error: {}: not a usable model: {e}", path.display());
+        return Err(exit::FAILURE);
+    }
     Ok((model, spec))
 }
 

@@ -408,7 +408,8 @@ impl FuzzArgs {
     }
 }
 
-/// Reads `90`, `90s`, `15m`, `2h`, `500ms`.
+/// Reads `90` (seconds), `1.5`, `90s`, `15m`, `2h`, `500ms`: every `--time`, `--timeout`
+/// and other duration of the command line.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
@@ -429,8 +430,20 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             ));
         }
     };
+    if seconds.is_nan() || seconds <= 0.0 {
+        return Err(format!("`{text}` is not a positive duration"));
+    }
+    if seconds > MAX_DURATION_SECONDS {
+        return Err(format!(
+            "`{text}` is longer than the longest duration accepted, 100 years"
+        ));
+    }
     Ok(Duration::from_secs_f64(seconds))
 }
+
+/// The longest duration [`parse_duration`] accepts, in seconds: 100 years, so that a
+/// deadline `now + duration` never overflows the clock.
+const MAX_DURATION_SECONDS: f64 = 100.0 * 365.25 * 24.0 * 3600.0;
 
 /// Runs `thicket fuzz`.
 pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {

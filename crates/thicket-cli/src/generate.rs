@@ -118,13 +118,13 @@ pub struct GenerateArgs {
     #[arg(short = 'n', long = "count", value_name = "N")]
     count: Option<u64>,
 
-    /// Stop generating after SECONDS (decimals allowed): the inputs written are the
+    /// Stop generating after DURATION (`90`, `1.5` seconds, `90s`, `15m`, `2h`, `500ms`): the inputs written are the
     /// first ones of the seed's stream, whole, so a run with -n set to their number
     /// writes the same. Without -n, generates until the time is up. Inputs are made in
     /// batches of a few dozen per thread, so a run can exceed the time by one batch (with
     /// --strategy kpath or kpath-random, by one input: no input is begun after it, and
     /// the paths covered so far are reported).
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_duration)]
     time: Option<std::time::Duration>,
 
     /// Seed of all random choices [default: drawn at random and printed on stderr].
@@ -1074,19 +1074,6 @@ fn progress_bar(count: u64, solving: bool) -> indicatif::ProgressBar {
         .expect("valid template"),
     );
     bar
-}
-
-/// `--time`: a positive number of seconds.
-fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
-    let seconds: f64 = text
-        .parse()
-        .map_err(|_| format!("expected a number of seconds, found {text:?}"))?;
-    if !(seconds > 0.0 && seconds.is_finite()) {
-        return Err(format!(
-            "expected a positive number of seconds, found {text}"
-        ));
-    }
-    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 /// Interprets the escapes of `--separator`.

@@ -63,6 +63,9 @@ fn worker_args(args: &[OsString]) -> (Vec<OsString>, Vec<OsString>) {
 pub fn run(out: &Path, jobs: u32, seed: Option<u64>, resume: bool) -> anyhow::Result<u8> {
     // Worker 0 runs with the campaign's seed itself.
     let seed = crate::fuzz::campaign_seed(seed, resume, &out.join("worker-0"));
+    if !resume {
+        thicket_fuzz::output::refuse_foreign_files(out).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let all: Vec<OsString> = std::env::args_os().skip(1).collect();
     let after_subcommand = all.iter().position(|a| a == "fuzz").map_or(0, |i| i + 1);

@@ -373,14 +373,19 @@ fn python_json_valid_only_reaches_more_lines_than_random() {
     assert!(kept >= valid["queue"].as_u64().unwrap(), "{valid}");
     assert!(runs >= 600, "{valid}");
     let failures = valid["failures"].as_array().unwrap();
-    assert_eq!(failures.len(), 1, "{valid}");
-    assert!(
-        failures[0]["key"]
-            .as_str()
-            .unwrap()
-            .starts_with("python RecursionError @"),
-        "{valid}"
-    );
+    // Deep nesting overflows the stack in whichever container function the recursion
+    // happens to be in when the limit strikes: how many distinct places that gives
+    // depends on the Python and coverage.py versions, the kind does not.
+    assert!(!failures.is_empty(), "{valid}");
+    for failure in failures {
+        assert!(
+            failure["key"]
+                .as_str()
+                .unwrap()
+                .starts_with("python RecursionError @"),
+            "{valid}"
+        );
+    }
     let crash = dir
         .path()
         .join("valid")

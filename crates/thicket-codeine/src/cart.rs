@@ -104,6 +104,38 @@ impl Tree {
         tree
     }
 
+    /// Checks a tree read from a file: a root, children after their parent and within
+    /// the tree (so that every walk ends at a leaf), and feature ids below `n_features`.
+    pub fn validate(&self, n_features: usize) -> Result<(), String> {
+        if self.nodes.is_empty() {
+            return Err("a tree has no nodes".into());
+        }
+        for (at, node) in self.nodes.iter().enumerate() {
+            if let Node::Split {
+                feature,
+                absent,
+                present,
+            } = node
+            {
+                if *feature as usize >= n_features {
+                    return Err(format!(
+                        "node {at} asks about feature {feature}, but the model has {n_features} features"
+                    ));
+                }
+                for child in [*absent, *present] {
+                    if child as usize <= at || child as usize >= self.nodes.len() {
+                        return Err(format!(
+                            "node {at} has child {child}, outside nodes {}..{}",
+                            at + 1,
+                            self.nodes.len()
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The leaf a row (sorted feature ids) reaches.
     pub fn leaf_of(&self, row: &[u32]) -> &Node {
         let mut at = 0;

@@ -65,6 +65,36 @@ pub struct Model {
     pub locations: Vec<LocationModel>,
 }
 
+impl Model {
+    /// Checks a model read from a file against the grammar it names: every feature a
+    /// path of `grammar`'s expressions, every tree well formed over those features. A
+    /// model cut short or edited by hand is refused here rather than failing later.
+    pub fn validate(&self, grammar: &thicket_grammar::Grammar) -> Result<(), String> {
+        for (i, path) in self.features.iter().enumerate() {
+            if path.is_empty() || path.len() > self.k.max(1) {
+                return Err(format!(
+                    "feature {i} is a path of {} expressions, not 1 to k = {}",
+                    path.len(),
+                    self.k
+                ));
+            }
+            if let Some(e) = path.iter().find(|&&e| e as usize >= grammar.expr_count()) {
+                return Err(format!(
+                    "feature {i} names expression {e}, but the grammar has {}",
+                    grammar.expr_count()
+                ));
+            }
+        }
+        for location in &self.locations {
+            location
+                .tree
+                .validate(self.features.len())
+                .map_err(|e| format!("location {}: {e}", location.name))?;
+        }
+        Ok(())
+    }
+}
+
 /// A fingerprint of a grammar's structure (its rules' names and expression graph):
 /// equal for the same spec text, different after an edit that renumbers expressions.
 pub fn grammar_fingerprint(grammar: &thicket_grammar::Grammar) -> u64 {
@@ -306,6 +336,50 @@ mod tests {
             c(vec![1], vec![0]).feasible(&features),
             "shorter required, longer forbidden"
         );
+    }
+
+    #[test]
+    fn a_model_cut_short_or_edited_is_refused_with_the_reason() {
+        let grammar =
+            thicket_grammar::load_spec_text("t.fan", b"<start> ::= <a> | \"b\"\n<a> ::= \"a\"")
+                .unwrap();
+        let split = |feature, absent, present| Node::Split {
+            feature,
+            absent,
+            present,
+        };
+        let leaf = |covered| Node::Leaf {
+            covered,
+            support: 1,
+            correct: 1,
+        };
+        let model = |features: Vec<Vec<u32>>, nodes: Vec<Node>| Model {
+            spec: "t.fan".into(),
+            grammar: grammar_fingerprint(&grammar),
+            k: 2,
+            executor: "test".into(),
+            features,
+            skipped: 0,
+            locations: vec![LocationModel {
+                name: "f".into(),
+                covered: 1,
+                inputs: 2,
+                tree: Tree { nodes },
+            }],
+        };
+        let good = model(
+            vec![vec![0], vec![1, 0]],
+            vec![split(1, 1, 2), leaf(false), leaf(true)],
+        );
+        assert_eq!(good.validate(&grammar), Ok(()));
+        let cut = model(vec![vec![0]], vec![split(1, 1, 2), leaf(false), leaf(true)]);
+        assert!(cut.validate(&grammar).unwrap_err().contains("feature 1"));
+        let cycle = model(vec![vec![0]], vec![split(0, 0, 1), leaf(true)]);
+        assert!(cycle.validate(&grammar).unwrap_err().contains("child 0"));
+        let empty = model(vec![vec![0]], vec![]);
+        assert!(empty.validate(&grammar).is_err());
+        let foreign = model(vec![vec![9999]], vec![leaf(true)]);
+        assert!(foreign.validate(&grammar).unwrap_err().contains("9999"));
     }
 
     #[test]

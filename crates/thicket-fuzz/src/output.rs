@@ -41,6 +41,7 @@ impl OutDir {
             }
             lock(root)?
         } else {
+            refuse_foreign_files(root)?;
             std::fs::create_dir_all(root).map_err(io)?;
             lock(root)?
         };
@@ -128,6 +129,35 @@ impl OutDir {
     }
 }
 
+/// A new campaign goes into a new or empty folder, or one that holds a campaign (which
+/// [`OutDir::open`] then refuses with its own message, and a parallel campaign's
+/// workers likewise): a folder of the user's own files is refused, since a campaign
+/// clears its `.tmp/` and could overwrite others.
+pub fn refuse_foreign_files(root: &Path) -> Result<(), FuzzError> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Ok(());
+    };
+    let campaign = ["stats.json", "queue", "worker-0"]
+        .iter()
+        .any(|name| root.join(name).exists());
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != ".lock")
+        .collect();
+    if campaign || names.is_empty() {
+        return Ok(());
+    }
+    names.sort();
+    let shown = names.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    Err(FuzzError::Campaign(format!(
+        "{} holds files that are not a campaign ({shown}{}): give a new or empty folder, \
+         so that nothing of yours is overwritten or removed",
+        root.display(),
+        if names.len() > 3 { ", ..." } else { "" }
+    )))
+}
+
 /// Takes the folder's lock, or says which process holds it.
 fn lock(root: &Path) -> Result<std::fs::File, FuzzError> {
     use std::io::{Read, Seek};
@@ -207,6 +237,24 @@ mod tests {
         assert!(OutDir::open(dir.path(), true).is_ok());
         let empty = tempfile::tempdir().unwrap();
         assert!(OutDir::open(empty.path(), true).is_err());
+    }
+
+    #[test]
+    fn a_folder_of_the_users_own_files_is_refused_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".tmp")).unwrap();
+        std::fs::write(dir.path().join(".tmp/important.txt"), b"mine").unwrap();
+        let err = OutDir::open(dir.path(), false).err().unwrap().to_string();
+        assert!(
+            err.contains("not a campaign") && err.contains(".tmp"),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join(".tmp/important.txt")).unwrap(),
+            b"mine"
+        );
+        assert!(!dir.path().join("queue").exists());
+        assert!(!dir.path().join(".lock").exists());
     }
 
     #[test]

@@ -114,14 +114,30 @@ impl GrammarMutator {
 
     /// A mutator configured from the environment (see the crate docs).
     pub fn from_env(afl_seed: u64) -> Result<GrammarMutator, String> {
-        let spec = std::env::var_os("THICKET_SPEC")
-            .ok_or("THICKET_SPEC is not set: give the path of the spec (.fan, .bnf or .json)")?;
+        let spec = std::env::var_os("THICKET_SPEC").ok_or(
+            "THICKET_SPEC is not set: give the path of the spec (.fan, .bnf, .json or .g4)",
+        )?;
         let mut options = LoadOptions::default();
         if let Ok(start) = std::env::var("THICKET_START") {
             options.start = start.trim_matches(['<', '>']).to_string();
         }
-        let spec =
-            thicket_grammar::load_spec_file(Path::new(&spec), &options).map_err(|e| e.render())?;
+        let path = Path::new(&spec);
+        let grammar = if thicket_antlr::is_g4(path) {
+            // An ANTLR parser grammar finds its lexer beside it, as on the command line.
+            let mut paths = vec![path.to_path_buf()];
+            paths.extend(thicket_antlr::lexer_beside(path));
+            let paths: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+            let start = std::env::var("THICKET_START").ok();
+            let start = start.as_deref().map(|s| s.trim_matches(['<', '>']));
+            thicket_antlr::load_g4_files(&paths, start, options.max_bytes)
+                .map_err(|e| e.render())?
+                .spec
+                .grammar
+        } else {
+            thicket_grammar::load_spec_file(path, &options)
+                .map_err(|e| e.render())?
+                .grammar
+        };
         let number = |name: &str| -> Result<Option<u64>, String> {
             std::env::var(name)
                 .ok()
@@ -136,7 +152,7 @@ impl GrammarMutator {
             valid_only: std::env::var("THICKET_VALID_ONLY").is_ok_and(|v| v == "1"),
             max_depth: number("THICKET_MAX_DEPTH")?.map_or(30, |d| d.min(u32::MAX.into()) as u32),
         };
-        GrammarMutator::new(spec.grammar, config)
+        GrammarMutator::new(grammar, config)
     }
 
     /// Draws the next choices from stream `index` of the seed, so that a mutation is a
@@ -236,8 +252,10 @@ impl GrammarMutator {
     }
 }
 
-/// AFL++: creates the mutator from the environment, or prints why it cannot and
-/// returns NULL (AFL++ then stops with an error).
+/// AFL++: creates the mutator from the environment, or prints why it cannot and ends
+/// the process with exit code 1. Returning NULL is not an option: some AFL++ versions
+/// go on and call [`afl_custom_fuzz`] with it, so the user would see a segmentation
+/// fault after the message instead of the message alone.
 ///
 /// # Safety
 /// Called by AFL++ with its state (unused) and a seed.
@@ -247,7 +265,10 @@ pub unsafe extern "C" fn afl_custom_init(_afl: *mut c_void, seed: c_uint) -> *mu
         Ok(mutator) => Box::into_raw(Box::new(mutator)).cast(),
         Err(e) => {
             eprintln!("thicket-mutator: {e}");
-            std::ptr::null_mut()
+            eprintln!(
+                "thicket-mutator: cannot start; afl-fuzz stops (see the THICKET_* variables)"
+            );
+            std::process::exit(1)
         }
     }
 }
@@ -268,6 +289,16 @@ pub unsafe extern "C" fn afl_custom_fuzz(
     add_buf_size: usize,
     max_size: usize,
 ) -> usize {
+    if data.is_null() {
+        // No mutator (a host that ignored a failed init): the input, unchanged.
+        // SAFETY: the caller's contract above.
+        unsafe { *out_buf = buf };
+        return if buf.is_null() {
+            0
+        } else {
+            buf_size.min(max_size)
+        };
+    }
     // SAFETY: the caller's contract above.
     let mutator = unsafe { &mut *data.cast::<GrammarMutator>() };
     let slice = |ptr: *const u8, len: usize| -> Option<&[u8]> {
@@ -291,6 +322,9 @@ pub unsafe extern "C" fn afl_custom_describe(
     data: *mut c_void,
     _max_description_len: usize,
 ) -> *const c_char {
+    if data.is_null() {
+        return c"thicket-uninitialised".as_ptr();
+    }
     // SAFETY: the caller's contract above.
     let mutator = unsafe { &*data.cast::<GrammarMutator>() };
     mutator.description().as_ptr()

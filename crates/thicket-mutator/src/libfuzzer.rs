@@ -21,7 +21,7 @@ fn with_mutator<T>(f: impl FnOnce(&mut GrammarMutator) -> T) -> T {
             Ok(mutator) => mutator,
             Err(e) => {
                 eprintln!("thicket-mutator: {e}");
-                std::process::abort();
+                std::process::exit(1);
             }
         });
         f(mutator)

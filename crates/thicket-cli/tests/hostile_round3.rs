@@ -1,0 +1,96 @@
+//! Hostile cases that were once handled badly (a panic, lost files): each is kept here
+//! so that it stays handled.
+
+mod common;
+use common::{repo, text, thicket};
+
+#[test]
+fn durations_beyond_any_clock_are_usage_errors_not_panics() {
+    let json = repo("specs/json.fan");
+    for time in [
+        "1e300",
+        "2e19",
+        "18446744073709551615s",
+        "0",
+        "-1",
+        "nan",
+        "5 weeks",
+    ] {
+        let out = thicket(&["generate", &json, "-n", "1", "--time", time]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "--time {time}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            !text(&out.stderr).contains("panicked"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let out = thicket(&[
+        "fuzz",
+        &json,
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--time",
+        "18446744073709551615s",
+        "--",
+        "true",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("100 years"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn generate_and_fuzz_read_the_same_durations() {
+    let json = repo("specs/json.fan");
+    for time in ["15m", "90s", "1.5", "500ms", "2h"] {
+        let out = thicket(&["generate", &json, "-n", "1", "--seed", "1", "--time", time]);
+        assert!(out.status.success(), "--time {time}: {}", text(&out.stderr));
+        assert!(!out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn fuzz_refuses_a_folder_of_the_users_files_and_removes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("mine");
+    std::fs::create_dir_all(mine.join(".tmp")).unwrap();
+    std::fs::write(mine.join(".tmp/important.txt"), b"keep me").unwrap();
+    std::fs::write(mine.join("notes.txt"), b"mine too").unwrap();
+    for jobs in ["1", "2"] {
+        let out = thicket(&[
+            "fuzz",
+            &repo("specs/json.fan"),
+            "-o",
+            mine.to_str().unwrap(),
+            "-j",
+            jobs,
+            "--execs",
+            "5",
+            "--",
+            "true",
+        ]);
+        assert_ne!(out.status.code(), Some(0), "-j {jobs}");
+        let err = text(&out.stderr);
+        assert!(err.contains("not a campaign"), "-j {jobs}: {err}");
+        assert_eq!(
+            std::fs::read(mine.join(".tmp/important.txt")).unwrap(),
+            b"keep me"
+        );
+        assert_eq!(std::fs::read(mine.join("notes.txt")).unwrap(), b"mine too");
+        let names: Vec<_> = std::fs::read_dir(&mine)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "-j {jobs}: {names:?}");
+    }
+}
