@@ -416,9 +416,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration like 90s, 15m, 2h"))?;
+    let value: f64 = number.parse().map_err(|_| {
+        format!("`{text}` is not a duration: a number of seconds, or 90s, 15m, 2h, 500ms")
+    })?;
     let seconds = match unit {
         "" | "s" => value,
         "ms" => value / 1000.0,
@@ -431,7 +431,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         }
     };
     if seconds.is_nan() || seconds <= 0.0 {
-        return Err(format!("`{text}` is not a positive duration"));
+        return Err(format!(
+            "`{text}` is not a positive duration (a number of seconds, or 90s, 15m, 2h)"
+        ));
     }
     if seconds > MAX_DURATION_SECONDS {
         return Err(format!(

@@ -416,6 +416,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Framing::Separator(vec![b'\n'])
     };
     if let Some(dir) = &args.output {
+        remove_partial_files_on_interrupt();
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create output directory {}", dir.display()))?;
         let occupied = std::fs::read_dir(dir)
@@ -676,8 +677,27 @@ impl<W: Write> OutputSink<W> {
     }
 }
 
+/// Temporary files [`write_atomically`] is writing now: removed by the handler
+/// [`remove_partial_files_on_interrupt`] installs.
+static IN_FLIGHT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// On Ctrl-C or SIGTERM, removes the temporary files being written and exits with
+/// 130, so that an interrupted `-o` run leaves only whole inputs behind. For commands
+/// that have no stop handler of their own.
+pub(crate) fn remove_partial_files_on_interrupt() {
+    // A second handler (another command's) is refused by ctrlc; then that one rules.
+    let _ = ctrlc::set_handler(|| {
+        let files = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+        for file in files.iter() {
+            let _ = std::fs::remove_file(file);
+        }
+        std::process::exit(130);
+    });
+}
+
 /// Writes `dir/name` whole or not at all: into a hidden temporary file first (removed
-/// again if writing fails, e.g. on a full disk), then renamed over `name`.
+/// again if writing fails, e.g. on a full disk, or the run is interrupted), then
+/// renamed over `name`.
 pub(crate) fn write_atomically(
     dir: &std::path::Path,
     name: &str,
@@ -685,15 +705,18 @@ pub(crate) fn write_atomically(
 ) -> anyhow::Result<()> {
     let path = dir.join(name);
     let temp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let in_flight = || IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+    in_flight().push(temp.clone());
     let written = std::fs::File::create(&temp).and_then(|mut file| {
         file.write_all(bytes)?;
         file.flush()
     });
-    if let Err(e) = written.and_then(|()| std::fs::rename(&temp, &path)) {
+    let result = written.and_then(|()| std::fs::rename(&temp, &path));
+    if result.is_err() {
         let _ = std::fs::remove_file(&temp);
-        return Err(anyhow::Error::new(e).context(format!("cannot write {}", path.display())));
     }
-    Ok(())
+    in_flight().retain(|t| t != &temp);
+    result.map_err(|e| anyhow::Error::new(e).context(format!("cannot write {}", path.display())))
 }
 
 /// `--strategy kpath` (Algorithm 1 until every k-path that fits is covered) and

@@ -103,11 +103,8 @@ fn generate_nul(spec: &str, n: usize) -> Vec<Vec<u8>> {
 
 /// `n` inputs, each written to its own file with `-o` (for binary inputs that contain NUL).
 fn generate_files(spec: &str, n: usize) -> Vec<Vec<u8>> {
-    let dir = std::env::temp_dir().join(format!(
-        "thicket-bundled-{}-{}",
-        spec.replace('.', "-"),
-        std::process::id()
-    ));
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().join("work");
     let _ = std::fs::remove_dir_all(&dir);
     let path = spec_path(spec);
     let n_arg = n.to_string();

@@ -19,12 +19,13 @@ fn thicket(args: &[&str], stdin: &[u8]) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn temp(name: &str, bytes: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("thicket-check-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// `bytes` written to `name` in a new temporary folder, removed when the folder value
+/// is dropped.
+fn temp(name: &str, bytes: &[u8]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
     std::fs::write(&path, bytes).unwrap();
-    path.display().to_string()
+    (dir, path.display().to_string())
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -33,8 +34,8 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn verdicts_witnesses_and_exit_codes() {
-    let good = temp("good.xml", b"<a b=\"1\">x</a>");
-    let bad = temp("bad.xml", b"<a>x<b>y</c></a>");
+    let (_good_dir, good) = temp("good.xml", b"<a b=\"1\">x</a>");
+    let (_bad_dir, bad) = temp("bad.xml", b"<a>x<b>y</c></a>");
     let out = thicket(&["check", "specs/xml.fan", &good], b"");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), format!("{good}: valid\n"));
@@ -100,8 +101,8 @@ fn json_lines_for_tools() {
 
 #[test]
 fn constraints_from_the_command_line() {
-    let input = temp("three.csv", b"a,b,c\n1,2,3\n");
-    let isla = temp(
+    let (_input_dir, input) = temp("three.csv", b"a,b,c\n1,2,3\n");
+    let (_isla_dir, isla) = temp(
         "two.isla",
         b"forall <csv-record> r: count(r, \"<raw-field>\", 2)",
     );
@@ -148,7 +149,7 @@ fn constraint_errors_come_before_any_input_is_read() {
         "{err}"
     );
     // A bad `where` block makes the spec itself bad, for every subcommand.
-    let spec = temp(
+    let (_spec_dir, spec) = temp(
         "bad_where.fan",
         b"<start> ::= <d>+\n<d> ::= r\"[0-9]\"\nwhere forall <d> x:\n  str.len(x) = \"1\"\n",
     );
@@ -165,7 +166,8 @@ fn constraint_errors_come_before_any_input_is_read() {
 
 #[test]
 fn generate_satisfies_the_spec_constraints_unless_told_not_to() {
-    let dir = std::env::temp_dir().join(format!("thicket-gen-check-{}", std::process::id()));
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().join("work");
     let _ = std::fs::remove_dir_all(&dir);
     let dir_arg = dir.to_str().unwrap();
     let out = thicket(
@@ -255,7 +257,7 @@ fn checking_gives_up_instead_of_hanging() {
     // ISLa's no-redef constraint visits every attribute of a tag (once: it is decided
     // with a set, see `Quantifier::distinct`); a budget below that stops the check.
     let attrs: Vec<String> = (0..60).map(|i| format!("k{i}=\"v\"")).collect();
-    let input = temp(
+    let (_input_dir, input) = temp(
         "attrs.xml",
         format!("<a {}>x</a>", attrs.join(" ")).as_bytes(),
     );

@@ -16,12 +16,13 @@ fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn write_spec(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("thicket-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// `text` written to `name` in a new temporary folder, removed when the folder value is
+/// dropped.
+fn write_spec(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
-    path
+    (dir, path)
 }
 
 fn stdout(o: &Output) -> String {
@@ -121,7 +122,7 @@ fn default_output_tells_where_each_input_ends() {
         "some input has a line break"
     );
     // A grammar that cannot produce a line break: one input per line, nothing else.
-    let spec = write_spec("oneline.fan", "<start> ::= \"a\" | r\"[b-z]+\"");
+    let (_dir, spec) = write_spec("oneline.fan", "<start> ::= \"a\" | r\"[b-z]+\"");
     let out = thicket(&[
         "generate",
         spec.to_str().unwrap(),
@@ -144,7 +145,7 @@ fn default_output_tells_where_each_input_ends() {
 
 #[test]
 fn separators_null_and_files() {
-    let spec = write_spec("sep.fan", "<start> ::= \"a\" | \"b\\nc\"");
+    let (_dir, spec) = write_spec("sep.fan", "<start> ::= \"a\" | \"b\\nc\"");
     let spec = spec.to_str().unwrap();
     let nul = thicket(&["generate", spec, "-n", "20", "--seed", "1", "-0"]);
     let items: Vec<&[u8]> = nul.stdout.split(|&b| b == 0).collect();
@@ -162,7 +163,9 @@ fn separators_null_and_files() {
     ]);
     assert_eq!(custom.stdout.iter().filter(|&&b| b == 0x1e).count(), 3);
 
-    let dir = std::env::temp_dir().join(format!("thicket-out-{}", std::process::id()));
+    let temp = tempfile::tempdir().unwrap();
+
+    let dir = temp.path().join("work");
     let files = thicket(&[
         "generate",
         spec,
@@ -327,7 +330,7 @@ fn lint_summarises_rules_as_text_and_json() {
 
 #[test]
 fn lint_warnings_do_not_fail_unless_denied() {
-    let spec = write_spec("warn.fan", "<start> ::= \"x\"\n<unused> ::= \"y\"\n");
+    let (_dir, spec) = write_spec("warn.fan", "<start> ::= \"x\"\n<unused> ::= \"y\"\n");
     let spec = spec.to_str().unwrap();
     let out = thicket(&["lint", spec]);
     assert_eq!(out.status.code(), Some(0));
@@ -364,11 +367,8 @@ fn stats_report_the_k_path_coverage_that_cover_measures() {
     // reST (its constraints solved, and plain): the trees the generator made are the
     // trees `thicket cover` parses back, so both count the same 3-paths.
     for extra in [&[][..], &["--no-constraints"]] {
-        let dir = std::env::temp_dir().join(format!(
-            "thicket-stats-paths-{}-{}",
-            std::process::id(),
-            extra.len()
-        ));
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("work");
         let _ = std::fs::remove_dir_all(&dir);
         let mut args = vec![
             "generate",
@@ -532,7 +532,7 @@ fn unique_outputs_differ_and_a_small_language_is_reported() {
 fn cover_json_numbers_are_numbers_even_beyond_64_bits() {
     // 300 alternatives of a self-reference: about 300^7 * 600 8-paths, more than u64.
     let alternatives: Vec<String> = (0..300).map(|i| format!("\"{i}\" <a>")).collect();
-    let spec = write_spec(
+    let (_dir, spec) = write_spec(
         "wide.fan",
         &format!(
             "<start> ::= <a>\n<a> ::= \"x\" | {}\n",
@@ -574,7 +574,8 @@ fn cover_json_numbers_are_numbers_even_beyond_64_bits() {
 
 #[test]
 fn cover_reports_k_path_coverage_missing_paths_and_a_growth_curve() {
-    let dir = std::env::temp_dir().join(format!("thicket-cover-{}", std::process::id()));
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().join("work");
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("x_plus_42.txt");
     std::fs::write(&input, "x+42").unwrap();
@@ -708,8 +709,8 @@ fn kpath_output_reaches_full_coverage_for_every_bundled_spec() {
         let max_k = if spec == "tar" { 2 } else { 4 };
         {
             let k = max_k;
-            let dir = std::env::temp_dir()
-                .join(format!("thicket-kpath-{}-{spec}-{k}", std::process::id()));
+            let temp = tempfile::tempdir().unwrap();
+            let dir = temp.path().join("work");
             let spec_path = format!("specs/{spec}.fan");
             let k_text = k.to_string();
             // The grammar's own k-path production; with the spec's constraints the

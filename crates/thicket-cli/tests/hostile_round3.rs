@@ -94,3 +94,43 @@ fn fuzz_refuses_a_folder_of_the_users_files_and_removes_nothing() {
         assert_eq!(names.len(), 2, "-j {jobs}: {names:?}");
     }
 }
+
+#[test]
+fn an_interrupted_generate_leaves_only_whole_files() {
+    for signal in ["INT", "TERM"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let mut child = std::process::Command::new(common::BIN)
+            .args([
+                "generate",
+                &repo("specs/json.fan"),
+                "-n",
+                "100000000",
+                "--seed",
+                "1",
+            ])
+            .args(["--target-size", "20000", "-o", out.to_str().unwrap()])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until files appear, then interrupt mid-stream.
+        let started = std::time::Instant::now();
+        while std::fs::read_dir(&out).map_or(0, |d| d.count()) < 20 {
+            assert!(started.elapsed().as_secs() < 60, "no output after 60 s");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let killed = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "SIG{signal}: {status:?}");
+        let partial: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with('.'))
+            .collect();
+        assert!(partial.is_empty(), "SIG{signal}: {partial:?}");
+    }
+}

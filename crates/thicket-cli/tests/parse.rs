@@ -244,7 +244,8 @@ fn url_schemes_exclude_exactly_the_whatwg_special_ones() {
 
 #[test]
 fn all_lists_every_tree_of_an_ambiguous_input_and_counts_them() {
-    let spec = std::env::temp_dir().join(format!("thicket-catalan-{}.fan", std::process::id()));
+    let temp = tempfile::tempdir().unwrap();
+    let spec = temp.path().join("catalan.fan");
     std::fs::write(&spec, "<start> ::= <a>\n<a> ::= <a> <a> | \"x\"\n").unwrap();
     let spec = spec.to_str().unwrap();
     let out = thicket_stdin(&["parse", spec, "--all", "--format", "json"], b"xxxx");
@@ -267,7 +268,7 @@ fn all_lists_every_tree_of_an_ambiguous_input_and_counts_them() {
     let text = String::from_utf8(bounded.stdout).unwrap();
     assert_eq!(text.matches("# tree ").count(), 2);
     assert!(text.contains("# tree 2 of 42"), "{text}");
-    let cyclic = std::env::temp_dir().join(format!("thicket-cyclic-{}.fan", std::process::id()));
+    let cyclic = temp.path().join("cyclic.fan");
     std::fs::write(&cyclic, "<start> ::= <a>\n<a> ::= <a> | \"x\"\n").unwrap();
     let out = thicket_stdin(&["parse", cyclic.to_str().unwrap(), "--all"], b"x");
     assert_eq!(out.status.code(), Some(1));

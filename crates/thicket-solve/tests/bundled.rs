@@ -93,7 +93,8 @@ fn xml_documents_are_well_formed_with_namespaces() {
         eprintln!("python3 not found: only the exact checker judged the XML");
         return;
     };
-    let dir = tempdir();
+    let temp = tempdir();
+    let dir = temp.path();
     for (i, input) in inputs.iter().enumerate() {
         std::fs::write(dir.join(format!("{i}.xml")), input).unwrap();
     }
@@ -105,7 +106,7 @@ fn xml_documents_are_well_formed_with_namespaces() {
                   print('\\n'.join(bad[:5])); sys.exit(1 if bad else 0)\n";
     let out = Command::new(python)
         .args(["-c", script])
-        .arg(&dir)
+        .arg(dir)
         .output()
         .unwrap();
     assert!(
@@ -126,7 +127,8 @@ fn scriptsize_c_programs_compile() {
         eprintln!("no C compiler: only the exact checker judged the programs");
         return;
     };
-    let dir = tempdir();
+    let temp = tempdir();
+    let dir = temp.path();
     for (i, input) in inputs.iter().enumerate() {
         let mut program = b"int main(void) {\n".to_vec();
         program.extend_from_slice(input);
@@ -166,7 +168,8 @@ fn rest_documents_are_read_by_docutils() {
         view.nodes_of(spec.grammar.symbol(name).unwrap(), tree.root())
             .len()
     };
-    let dir = tempdir();
+    let temp = tempdir();
+    let dir = temp.path();
     let mut manifest = String::new();
     for (i, input) in inputs.iter().enumerate() {
         let path = dir.join(format!("{i}.rst"));
@@ -199,16 +202,9 @@ fn python() -> Option<&'static str> {
         .find(|p| Command::new(p).arg("--version").output().is_ok())
 }
 
-fn tempdir() -> std::path::PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "thicket-solve-test-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A temporary folder, removed when the value is dropped (also when a test fails).
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
 }
 
 /// A small grammar for the hostile cases.
