@@ -127,7 +127,8 @@ impl InputArgs {
                 }
             }
         }
-        if out.is_empty() && stdin_if_none && self.files_from.is_none() {
+        // Stdin only when nothing was named: an empty folder holds no inputs.
+        if self.inputs.is_empty() && stdin_if_none && self.files_from.is_none() {
             out.push(Input::ok(PathBuf::from("-")));
         }
         Ok(out)
@@ -142,7 +143,12 @@ impl InputArgs {
                 eprintln!("error: no inputs: name files or folders, or give --files-from");
                 Err(crate::exit::USAGE)
             }
-            Ok(inputs) => Ok(inputs),
+            Ok(inputs) => {
+                if inputs.is_empty() {
+                    eprintln!("note: no inputs: the folders and lists named hold no files");
+                }
+                Ok(inputs)
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 Err(crate::exit::FAILURE)
@@ -159,11 +165,25 @@ fn expand(path: &Path, out: &mut Vec<Input>) {
     }
     // Depth first and iterative: a folder's entries are pushed sorted in reverse, so
     // they are visited in path order.
-    let mut stack = vec![(path.to_path_buf(), true)];
-    while let Some((p, is_dir)) = stack.pop() {
-        if !is_dir {
-            out.push(Input::ok(p));
-            continue;
+    let mut stack = vec![(path.to_path_buf(), Kind::Folder)];
+    while let Some((p, kind)) = stack.pop() {
+        match kind {
+            Kind::File => {
+                out.push(Input::ok(p));
+                continue;
+            }
+            Kind::Special => {
+                out.push(Input {
+                    error: Some(format!(
+                        "{} is not a regular file (a FIFO, socket or device): skipped; \
+                         name it on its own to read it",
+                        p.display()
+                    )),
+                    path: p,
+                });
+                continue;
+            }
+            Kind::Folder => {}
         }
         let entries = match std::fs::read_dir(&p) {
             Ok(entries) => entries,
@@ -175,14 +195,40 @@ fn expand(path: &Path, out: &mut Vec<Input>) {
                 continue;
             }
         };
-        let mut inside: Vec<(PathBuf, bool)> = entries
+        let mut inside: Vec<(PathBuf, Kind)> = entries
             .flatten()
             .filter(|entry| !is_hidden(&entry.path()))
-            // Symlinks count as files (a link to a folder is not followed: no cycles).
-            .map(|entry| (entry.path(), entry.file_type().is_ok_and(|t| t.is_dir())))
+            .map(|entry| (entry.path(), Kind::of(&entry)))
             .collect();
         inside.sort();
         stack.extend(inside.into_iter().rev());
+    }
+}
+
+/// What a folder entry is, for expanding folders. Reading a FIFO or a device found in a
+/// folder could block forever or never end, so those are reported, not read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Folder,
+    File,
+    Special,
+}
+
+impl Kind {
+    fn of(entry: &std::fs::DirEntry) -> Kind {
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => Kind::Folder,
+            Ok(t) if t.is_file() => Kind::File,
+            // A link to a folder is not followed (no cycles); a link to a file is read.
+            Ok(t) if t.is_symlink() => match std::fs::metadata(entry.path()) {
+                Ok(m) if m.is_dir() || m.is_file() => Kind::File,
+                Ok(_) => Kind::Special,
+                // A dangling link: reading it reports why.
+                Err(_) => Kind::File,
+            },
+            Ok(_) => Kind::Special,
+            Err(_) => Kind::File,
+        }
     }
 }
 
@@ -222,6 +268,33 @@ mod tests {
             })
             .collect();
         assert_eq!(got, ["a", "b/1", "b/2", "c/0", "c/d/e"]);
+    }
+
+    #[test]
+    fn a_fifo_in_a_folder_is_reported_not_read_and_an_empty_folder_is_no_stdin() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "x").unwrap();
+        let fifo = dir.path().join("pipe");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let args = InputArgs {
+            inputs: vec![dir.path().to_path_buf()],
+            files_from: None,
+            max_input_size: 10,
+        };
+        let inputs = args.collect(true).unwrap();
+        assert_eq!(inputs.len(), 2);
+        assert_eq!(inputs[0].read(10).unwrap(), b"x");
+        let err = inputs[1].read(10).unwrap_err();
+        assert!(err.contains("not a regular file"), "{err}");
+        let empty = tempfile::tempdir().unwrap();
+        let args = InputArgs {
+            inputs: vec![empty.path().to_path_buf()],
+            files_from: None,
+            max_input_size: 10,
+        };
+        assert_eq!(args.collect(true).unwrap(), vec![]);
     }
 
     #[test]
