@@ -156,6 +156,12 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
+    if names.is_empty() {
+        eprintln!(
+            "error: nothing to learn from: no inputs (generate some with thicket generate -o DIR)"
+        );
+        return Ok(exit::FAILURE);
+    }
     let pool = crate::parse::worker_pool(args.jobs)?;
     let kinds = args.locations;
     let keep = |name: &str| match kinds {
@@ -163,6 +169,29 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         LocationKinds::Functions => name.starts_with("function ") || name.starts_with("method "),
         LocationKinds::Lines => name.starts_with("line "),
     };
+    // Many small inputs: no helper thread per parse (`parser_for` starts one to fault
+    // memory in for large inputs).
+    let parser = match thicket_parse::Parser::new(&spec.grammar, Default::default()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {}: {e}", spec.source.name());
+            return Ok(exit::FAILURE);
+        }
+    };
+    let graph = KPathGraph::new(&spec.grammar);
+    let k = usize::from(args.k);
+    let started = Instant::now();
+    let slices: Vec<&[u8]> = texts.iter().map(|t| &t[..]).collect();
+    let table = pool.install(|| FeatureTable::extract(&parser, &graph, &slices, k));
+    let featured = started.elapsed();
+    if table.rows.iter().all(Option::is_none) {
+        eprintln!(
+            "error: nothing to learn from: all {} inputs are rejected by the grammar (the model \
+             learns from inputs the grammar accepts)",
+            names.len()
+        );
+        return Ok(exit::FAILURE);
+    }
     let started = Instant::now();
     let mut matrix = match &args.from_matrix {
         Some(path) => {
@@ -207,21 +236,6 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
             .filter(|&c| c != u32::MAX)
             .collect();
     }
-    // Many small inputs: no helper thread per parse (`parser_for` starts one to fault
-    // memory in for large inputs).
-    let parser = match thicket_parse::Parser::new(&spec.grammar, Default::default()) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {}: {e}", spec.source.name());
-            return Ok(exit::FAILURE);
-        }
-    };
-    let graph = KPathGraph::new(&spec.grammar);
-    let k = usize::from(args.k);
-    let started = Instant::now();
-    let slices: Vec<&[u8]> = texts.iter().map(|t| &t[..]).collect();
-    let table = pool.install(|| FeatureTable::extract(&parser, &graph, &slices, k));
-    let featured = started.elapsed();
     let started = Instant::now();
     let config = LearnConfig {
         k,

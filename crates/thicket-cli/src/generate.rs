@@ -152,8 +152,8 @@ pub struct GenerateArgs {
 
     /// Write SEP after each input on stdout instead of the default framing (see below);
     /// understands \n \t \r \0 \\ \xHH. Unambiguous only if no input contains SEP.
-    #[arg(long, value_name = "SEP", conflicts_with = "null")]
-    separator: Option<String>,
+    #[arg(long, value_name = "SEP", conflicts_with = "null", value_parser = parse_separator)]
+    separator: Option<Separator>,
 
     /// Separate inputs on stdout with NUL bytes (for `xargs -0`).
     #[arg(short = '0', long = "null")]
@@ -409,7 +409,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let framing = if args.null {
         Framing::Separator(vec![0])
     } else if let Some(separator) = &args.separator {
-        Framing::Separator(unescape(separator).context("in --separator")?)
+        Framing::Separator(separator.0.clone())
     } else if spec.grammar.may_produce_byte(b'\n') {
         Framing::Header
     } else {
@@ -1099,8 +1099,13 @@ fn progress_bar(count: u64, solving: bool) -> indicatif::ProgressBar {
     bar
 }
 
-/// Interprets the escapes of `--separator`.
-fn unescape(text: &str) -> anyhow::Result<Vec<u8>> {
+/// The bytes of `--separator`.
+#[derive(Clone, Debug)]
+struct Separator(Vec<u8>);
+
+/// Interprets the escapes of `--separator`: `\n \t \r \0 \\` and `\xHH` with exactly
+/// two hex digits.
+fn parse_separator(text: &str) -> Result<Separator, String> {
     let mut out = Vec::new();
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
@@ -1117,15 +1122,21 @@ fn unescape(text: &str) -> anyhow::Result<Vec<u8>> {
             Some('\\') => out.push(b'\\'),
             Some('x') => {
                 let hex: String = chars.by_ref().take(2).collect();
-                let byte = u8::from_str_radix(&hex, 16)
-                    .map_err(|_| anyhow::anyhow!("`\\x` must be followed by two hex digits"))?;
+                let byte = (hex.len() == 2 && hex.chars().all(|c| c.is_ascii_hexdigit()))
+                    .then(|| u8::from_str_radix(&hex, 16).ok())
+                    .flatten()
+                    .ok_or_else(|| {
+                        format!("`\\x{hex}`: `\\x` must be followed by two hex digits, as in \\x04")
+                    })?;
                 out.push(byte);
             }
-            other => anyhow::bail!(
-                "unknown escape `\\{}`; use \\n \\t \\r \\0 \\\\ or \\xHH",
-                other.map(String::from).unwrap_or_default()
-            ),
+            other => {
+                return Err(format!(
+                    "unknown escape `\\{}`; use \\n \\t \\r \\0 \\\\ or \\xHH",
+                    other.map(String::from).unwrap_or_default()
+                ));
+            }
         }
     }
-    Ok(out)
+    Ok(Separator(out))
 }

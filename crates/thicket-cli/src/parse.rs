@@ -81,8 +81,6 @@ enum Outcome {
     Parsed(String, Option<TreeCount>),
     Rejected(String, Box<Rejection>),
     TooComplex(String),
-    /// In the language, but --all cannot list its trees (infinitely many, ...).
-    Uncountable(String),
     /// Accepted and large: its tree is streamed when its turn comes to be printed.
     Large(Vec<u8>),
     /// Could not be read.
@@ -292,7 +290,7 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                         }
                         eprintln!("error: {name}:{r}\n{excerpt}");
                     }
-                    Outcome::Uncountable(message) | Outcome::TooComplex(message) => {
+                    Outcome::TooComplex(message) => {
                         rejected += 1;
                         if args.quiet {
                             continue;
@@ -404,10 +402,19 @@ fn counted(
     if args.all {
         return match result.trees(args.max_trees) {
             Ok((trees, total)) => Outcome::Parsed(
-                list_trees(&trees, total, grammar, args.format),
+                list_trees(&trees, TreeCount::Finite(total), grammar, args.format),
                 Some(TreeCount::Finite(total)),
             ),
-            Err(count) => Outcome::Uncountable(format!("cannot list the trees: {count}")),
+            // Accepted all the same: its first derivation stands for the rest, which
+            // cannot be listed (infinitely many, or more than 2^128).
+            Err(count) => {
+                let first = if args.max_trees == 0 {
+                    Vec::new()
+                } else {
+                    vec![result.tree()]
+                };
+                Outcome::Parsed(list_trees(&first, count, grammar, args.format), Some(count))
+            }
         };
     }
     let count = args.count.then(|| result.count_trees());
@@ -431,7 +438,7 @@ fn rendering(format: TreeFormat) -> Rendering {
 /// heading.
 fn list_trees(
     trees: &[thicket_tree::DerivationTree],
-    total: u128,
+    total: TreeCount,
     grammar: &Grammar,
     format: TreeFormat,
 ) -> String {

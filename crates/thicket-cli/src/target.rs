@@ -90,7 +90,7 @@ pub struct TargetArgs {
 
     /// Count runs whose stderr or stdout matches this regex as failures; the first
     /// capture group (else the match) is the failure's location for deduplication.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
     pub failure_pattern: Option<String>,
 
     /// An exception class that is expected, not a failure (e.g. `JSONDecodeError`); may
@@ -257,7 +257,7 @@ impl TargetArgs {
         }
     }
 
-    /// The failure classifier.
+    /// The failure classifier (`--failure-pattern` was checked when parsed).
     pub fn classifier(&self) -> anyhow::Result<Classifier> {
         let pattern = match &self.failure_pattern {
             Some(p) => Some(
@@ -271,4 +271,12 @@ impl TargetArgs {
             expected_exceptions: self.expected_exception.clone(),
         })
     }
+}
+
+/// `--failure-pattern`: checked when the command line is read, so that a bad regex is a
+/// usage error.
+fn parse_regex(text: &str) -> Result<String, String> {
+    regex::Regex::new(text)
+        .map(|_| text.to_string())
+        .map_err(|e| format!("not a valid regex: {e}"))
 }

@@ -134,3 +134,72 @@ fn an_interrupted_generate_leaves_only_whole_files() {
         assert!(partial.is_empty(), "SIG{signal}: {partial:?}");
     }
 }
+
+#[test]
+fn bad_option_values_are_usage_errors() {
+    let json = repo("specs/json.fan");
+    for separator in ["\\x4", "\\q", "\\xZZ", "\\"] {
+        let out = thicket(&["generate", &json, "-n", "1", "--separator", separator]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{separator}: {}",
+            text(&out.stderr)
+        );
+    }
+    let out = thicket(&[
+        "generate",
+        &json,
+        "-n",
+        "2",
+        "--seed",
+        "1",
+        "--separator",
+        "\\x04",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(out.stdout.iter().filter(|&&b| b == 4).count(), 2);
+    let dir = tempfile::tempdir().unwrap();
+    let crash = dir.path().join("crash");
+    std::fs::write(&crash, "[]").unwrap();
+    let out = thicket(&[
+        "minimize",
+        &json,
+        crash.to_str().unwrap(),
+        "--failure-pattern",
+        "(",
+        "--",
+        "true",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("regex"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn learning_from_nothing_is_an_error_not_an_empty_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let rejected = dir.path().join("rejected");
+    std::fs::create_dir(&rejected).unwrap();
+    std::fs::write(rejected.join("a"), "not json").unwrap();
+    for inputs in [&empty, &rejected] {
+        let model = dir.path().join("model.json");
+        let out = thicket(&[
+            "learn-coverage",
+            &repo("specs/json.fan"),
+            inputs.to_str().unwrap(),
+            "-o",
+            model.to_str().unwrap(),
+            "--",
+            "true",
+        ]);
+        assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("nothing to learn from"),
+            "{}",
+            text(&out.stderr)
+        );
+        assert!(!model.exists());
+    }
+}
