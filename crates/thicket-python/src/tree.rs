@@ -1,0 +1,193 @@
+//! thicket trees in Fandango's shape, encoded for the runner.
+//!
+//! A thicket [`DerivationTree`] has a node per grammar expression (references,
+//! alternatives, sequences, repetitions, terminals); a Fandango tree has a node per
+//! symbol: a nonterminal's children are the symbols of the alternative it took, in
+//! order, with groups, repetitions and options flattened into it. So only `Ref` nodes
+//! (nonterminals named by their rule) and terminals (leaves) are kept; every other
+//! node's children move up into the nearest kept ancestor.
+
+use crate::TerminalKind;
+use rustc_hash::FxHashMap;
+use std::hash::Hasher;
+use thicket_grammar::{Expr, Grammar};
+use thicket_tree::{DerivationTree, NodeId};
+
+/// Leaf codes of the encoding (a nonterminal's code is the index of its name).
+const TEXT_LEAF: i32 = -1;
+const BYTES_LEAF: i32 = -2;
+const BIT_LEAF: i32 = -3;
+
+/// What a node's leaves hold (the runner picks fast paths by it).
+const HAS_TERMINAL: u8 = 1;
+const HAS_BYTES: u8 = 2;
+const HAS_BITS: u8 = 4;
+
+/// No Fandango node: the thicket node is synthetic (an alternative, a sequence, a
+/// repetition).
+pub(crate) const SYNTHETIC: u32 = u32::MAX;
+
+/// A tree's identity in the runners' caches: a hash of its encoding and the
+/// encoding's length (equal encodings give equal Python trees).
+pub(crate) type TreeKey = (u64, usize);
+
+/// A tree in Fandango's shape, encoded for the runner (see `read_tree` in runner.py).
+pub(crate) struct FlatTree {
+    /// The encoding.
+    pub(crate) payload: Vec<u8>,
+    /// Its identity.
+    pub(crate) key: TreeKey,
+    /// For each thicket node (by index), its Fandango node, or [`SYNTHETIC`].
+    pub(crate) index: Vec<u32>,
+}
+
+impl FlatTree {
+    /// The Fandango node of thicket node `node`, or why there is none.
+    pub(crate) fn node(&self, node: NodeId) -> Result<u32, String> {
+        match self.index.get(node.index()) {
+            None => Err(format!(
+                "node {} is outside the tree ({} nodes)",
+                node.index(),
+                self.index.len()
+            )),
+            Some(&SYNTHETIC) => Err(format!(
+                "node {} is an alternative, sequence or repetition, not a rule or terminal \
+                 node",
+                node.index()
+            )),
+            Some(&i) => Ok(i),
+        }
+    }
+}
+
+/// The leaf code of a terminal node deriving `text`.
+fn leaf_code(kind: TerminalKind, text: &[u8]) -> i32 {
+    match kind {
+        TerminalKind::Bit if matches!(text, [b'0' | b'1' | 0 | 1]) => BIT_LEAF,
+        TerminalKind::Bytes | TerminalKind::Bit => BYTES_LEAF,
+        TerminalKind::Text | TerminalKind::Auto => {
+            if std::str::from_utf8(text).is_ok() {
+                TEXT_LEAF
+            } else {
+                BYTES_LEAF
+            }
+        }
+    }
+}
+
+/// `tree` in Fandango's shape, encoded, with terminals read as `kinds` says (indexed
+/// by expression; missing entries are [`TerminalKind::Auto`]); an error if it is too
+/// large for the encoding (4 GiB of text, 65535 rule names of up to 65535 bytes).
+pub(crate) fn flatten(
+    tree: &DerivationTree,
+    grammar: &Grammar,
+    kinds: &[TerminalKind],
+) -> Result<FlatTree, String> {
+    let n = tree.len();
+    if tree.bytes().len() > u32::MAX as usize || n > u32::MAX as usize - 1 {
+        return Err(format!(
+            "the tree is too large for Python ({} bytes, {n} nodes)",
+            tree.bytes().len()
+        ));
+    }
+    let mut index = vec![SYNTHETIC; n];
+    let mut sym: Vec<i32> = Vec::with_capacity(n);
+    let mut end: Vec<u32> = Vec::with_capacity(n);
+    let mut start: Vec<u32> = Vec::with_capacity(n);
+    let mut stop: Vec<u32> = Vec::with_capacity(n);
+    let mut parent: Vec<i32> = Vec::with_capacity(n);
+    let mut mask: Vec<u8> = Vec::with_capacity(n);
+    let mut names: Vec<String> = Vec::new();
+    let mut name_index: FxHashMap<thicket_grammar::SymbolId, i32> = FxHashMap::default();
+    // Open nonterminals: (end of the thicket subtree, Fandango index).
+    let mut open: Vec<(usize, usize)> = Vec::new();
+
+    fn close(open: &mut Vec<(usize, usize)>, end: &mut [u32], mask: &mut [u8], count: usize) {
+        let (_, p) = open.pop().expect("an open node");
+        end[p] = count as u32;
+        if let Some(&(_, q)) = open.last() {
+            mask[q] |= mask[p];
+        }
+    }
+
+    for (i, slot) in index.iter_mut().enumerate() {
+        while open.last().is_some_and(|&(e, _)| e <= i) {
+            close(&mut open, &mut end, &mut mask, sym.len());
+        }
+        let id = NodeId::from_index(i);
+        let expr = tree.expr(id);
+        let code = match grammar.expr(expr) {
+            Expr::Ref(symbol) => *name_index.entry(*symbol).or_insert_with(|| {
+                names.push(grammar.display_symbol(*symbol));
+                names.len() as i32 - 1
+            }),
+            Expr::Literal(_) | Expr::Regex(_) => leaf_code(
+                kinds.get(expr.index()).copied().unwrap_or_default(),
+                tree.text(id),
+            ),
+            Expr::Alt(_) | Expr::Seq(_) | Expr::Repeat(_) => continue,
+        };
+        let p = sym.len();
+        *slot = p as u32;
+        let range = tree.text_range(id);
+        sym.push(code);
+        start.push(range.start as u32);
+        stop.push(range.end as u32);
+        parent.push(open.last().map_or(-1, |&(_, q)| q as i32));
+        if code >= 0 {
+            end.push(0);
+            mask.push(0);
+            open.push((tree.subtree_end(id), p));
+        } else {
+            end.push(p as u32 + 1);
+            let m = HAS_TERMINAL
+                | match code {
+                    BYTES_LEAF => HAS_BYTES,
+                    BIT_LEAF => HAS_BITS,
+                    _ => 0,
+                };
+            mask.push(m);
+            if let Some(&(_, q)) = open.last() {
+                mask[q] |= m;
+            }
+        }
+    }
+    while !open.is_empty() {
+        close(&mut open, &mut end, &mut mask, sym.len());
+    }
+
+    if names.len() > u16::MAX as usize || names.iter().any(|n| n.len() > u16::MAX as usize) {
+        return Err("the tree has too many or too long rule names for Python".to_string());
+    }
+    let count = sym.len();
+    let text = tree.bytes();
+    let mut payload = Vec::with_capacity(10 + text.len() + names.len() * 12 + count * 21);
+    payload.extend_from_slice(&(count as u32).to_le_bytes());
+    payload.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    payload.extend_from_slice(&(names.len() as u16).to_le_bytes());
+    payload.extend_from_slice(text);
+    for name in &names {
+        payload.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        payload.extend_from_slice(name.as_bytes());
+    }
+    for v in &sym {
+        payload.extend_from_slice(&v.to_le_bytes());
+    }
+    for array in [&end, &start, &stop] {
+        for v in array.iter() {
+            payload.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    for v in &parent {
+        payload.extend_from_slice(&v.to_le_bytes());
+    }
+    payload.extend_from_slice(&mask);
+
+    let mut hasher = std::hash::DefaultHasher::new();
+    hasher.write(&payload);
+    Ok(FlatTree {
+        key: (hasher.finish(), payload.len()),
+        payload,
+        index,
+    })
+}
