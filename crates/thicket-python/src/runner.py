@@ -90,6 +90,13 @@ def _bits_to_int(bits):
     return n
 
 
+def _bytes_to_int(raw, encoding=TO_STRING_ENCODING):
+    try:
+        return int(raw.decode(encoding))
+    except ValueError as e:
+        raise FandangoConversionError(f"int conversion failed, value: {raw!r}, error: {e}") from e
+
+
 class TreeValue:
     """The value of a derivation tree: text, bytes or bits (see above)."""
 
@@ -129,7 +136,7 @@ class TreeValue:
         if not bits:
             return self._value
         if len(bits) % 8:
-            raise ValueError(f"{len(bits)} trailing bits do not make whole bytes")
+            raise FandangoConversionError(f"{len(bits)} trailing bits do not make whole bytes")
         packed = _bits_to_int(bits).to_bytes(len(bits) // 8, "big")
         if self._value is None:
             return packed
@@ -177,7 +184,9 @@ class TreeValue:
         if self._value is None:
             return _bits_to_int(self._trailing_bits)
         v = self._packed(str_to_bytes_encoding)
-        return int(v if isinstance(v, str) else v.decode(bytes_to_str_encoding))
+        if isinstance(v, str):
+            return int(v)
+        return _bytes_to_int(v, bytes_to_str_encoding)
 
     def count_bytes(self):
         return len(self.to_bytes())
@@ -920,7 +929,7 @@ class _TreeData:
         if not m & HAS_TERMINAL:
             return 0
         raw = self.text[self.start[i] : self.stop[i]]
-        return int(raw.decode(TO_STRING_ENCODING) if m & HAS_BYTES else raw.decode())
+        return _bytes_to_int(raw) if m & HAS_BYTES else int(raw.decode())
 
     def hash(self, i):
         h = self.hashes
