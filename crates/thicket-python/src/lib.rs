@@ -608,6 +608,11 @@ impl PythonHost {
     fn acquire(&self, want: Option<TreeKey>) -> Result<Lease<'_>, HostError> {
         let mut pool = self.lock_pool();
         loop {
+            // A process that ended while idle (killed from outside) is replaced without
+            // failing a call that never reached it.
+            let before = pool.idle.len();
+            pool.idle.retain_mut(|p| !p.has_ended());
+            pool.live -= before - pool.idle.len();
             if !pool.idle.is_empty() {
                 let pick = want
                     .and_then(|key| pool.idle.iter().rposition(|p| p.has(key)))

@@ -265,6 +265,11 @@ impl Process {
         let _ = self.child.kill();
     }
 
+    /// Whether the process has ended.
+    pub(crate) fn has_ended(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+
     /// Whether the process keeps the tree `key`.
     pub(crate) fn has(&self, key: TreeKey) -> bool {
         self.slots.iter().flatten().any(|&(k, _)| k == key)

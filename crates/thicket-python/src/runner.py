@@ -1340,6 +1340,11 @@ def evaluate(msg):
         pos += 5
         if included:
             data, pos = read_tree(msg, pos)
+            old = TREES.get(slot)
+            if old is not None:
+                # Nodes and their tree refer to each other: break the cycle so that
+                # the tree is freed now rather than by the cyclic collector.
+                old.nodes = [None] * len(old.nodes)
             TREES[slot] = data
         trees.append(TREES.get(slot))
     (nbindings,) = _U32.unpack_from(msg, pos)

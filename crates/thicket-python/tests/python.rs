@@ -530,6 +530,23 @@ fn a_process_that_dies_is_replaced() {
 }
 
 #[test]
+fn a_process_killed_while_idle_is_replaced_quietly() {
+    if !have_python() {
+        return;
+    }
+    let config = PythonConfig {
+        max_processes: 1,
+        ..PythonConfig::default()
+    };
+    let host = host_with(Vec::new(), config);
+    let suicide = "threading.Timer(0.05, lambda: os.kill(os.getpid(), 9)).start() is None";
+    assert_eq!(host.eval_constant(suicide), Ok(PyValue::Bool(true)));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(host.eval_constant("1 + 1"), Ok(PyValue::Int(2)));
+    assert_eq!(host.processes_started(), 2);
+}
+
+#[test]
 fn prints_do_not_disturb_the_protocol() {
     if !have_python() {
         return;
