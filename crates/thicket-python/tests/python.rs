@@ -788,3 +788,91 @@ fn many_threads_share_a_pool() {
     }
     assert!(host.processes_started() <= 3);
 }
+
+/// Spec code in the styles Fandango's examples use: walking `_children` with the
+/// `is_non_terminal` property, comparing trees to strings, `is_before` over the root.
+#[test]
+fn spec_code_in_fandangos_styles() {
+    if !have_python() {
+        return;
+    }
+    let host = host(vec![CodeBlock::new(
+        "styles.fan",
+        40,
+        r#"
+def blank_out(tree, name):
+    # The tree's text with the subtrees named `name` replaced by spaces.
+    if tree.is_non_terminal:
+        if tree.symbol.name() == name:
+            return " " * len(str(tree))
+        return "".join(blank_out(child, name) for child in tree._children)
+    if tree.is_terminal:
+        return str(tree)
+    raise ValueError("neither terminal nor nonterminal")
+
+def digit_sum(number):
+    return str(sum(int(c) for c in number) % 10)
+"#,
+    )]);
+    let g = grammar(PAIRS);
+    let tree = parse(&g, "ab=12,cd=34");
+    let pairs = nodes(&g, &tree, "pair");
+    let nums = nodes(&g, &tree, "num");
+    let start = tree.root();
+    let check = |source: &str, args: &[HostArg]| {
+        let params: Vec<&str> = ["a", "b", "c"][..args.len()].to_vec();
+        host.eval_bool(&expr(source, &params), &tree, &g, args)
+    };
+    assert_eq!(
+        check(
+            "blank_out(a, '<num>') == 'ab=  ,cd=  '",
+            &[HostArg::Tree(start)]
+        ),
+        Ok(true)
+    );
+    assert_eq!(
+        check(
+            "a[2] == digit_sum(str(b[2]))",
+            &[HostArg::Tree(pairs[1]), HostArg::Tree(pairs[1])]
+        ),
+        Ok(false)
+    );
+    assert_eq!(
+        check("a == digit_sum('345')", &[HostArg::Tree(nums[0])]),
+        Ok(false)
+    );
+    assert_eq!(
+        check("a == digit_sum('237')", &[HostArg::Tree(nums[0])]),
+        Ok(false)
+    );
+    assert_eq!(
+        check("str(a) == '12' and a == '12'", &[HostArg::Tree(nums[0])]),
+        Ok(true)
+    );
+    assert_eq!(
+        check(
+            "is_before(a, b, c) and not is_before(a, c, b)",
+            &[
+                HostArg::Tree(start),
+                HostArg::Tree(nums[0]),
+                HostArg::Tree(pairs[1])
+            ]
+        ),
+        Ok(true)
+    );
+    // A generator may return a tree (its bytes), an int or text.
+    let gen_tree = host.generate(
+        &expr("a.parent", &["a"]),
+        &[Source {
+            tree: &tree,
+            grammar: &g,
+            node: nums[1],
+        }],
+        0,
+    );
+    assert_eq!(gen_tree, Ok(PyValue::Tree(b"cd=34".to_vec())));
+    assert_eq!(
+        host.generate(&expr("int(digit_sum('99'))", &[]), &[], 0),
+        Ok(PyValue::Int(8))
+    );
+}
