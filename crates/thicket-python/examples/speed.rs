@@ -26,7 +26,7 @@ fn tree(grammar: &Grammar, variant: usize) -> DerivationTree {
         .map(|i| {
             format!(
                 "k{}={:02}",
-                "abcdefghij".repeat(variant / 10 + 1)[..variant % 10 + 1].to_string(),
+                &"abcdefghij".repeat(variant / 10 + 1)[..variant % 10 + 1],
                 (i * 7 + variant) % 100
             )
         })
