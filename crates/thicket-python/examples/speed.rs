@@ -113,6 +113,31 @@ fn main() {
         started,
     );
 
+    // A large tree: the encoding and its hash are made on every call (the process
+    // keeps the tree, so only the key is sent).
+    let large = {
+        let text: Vec<String> = (0..1500).map(|i| format!("k={i}")).collect();
+        let parser = Parser::new(&grammar, ParseConfig::default()).expect("a parser");
+        parser
+            .parse(text.join(",").as_bytes())
+            .expect("parses")
+            .tree()
+    };
+    let pair = first(&grammar, &large, "pair");
+    let started = Instant::now();
+    let large_calls = calls / 10;
+    for _ in 0..large_calls {
+        assert_eq!(
+            host.eval_bool(&expr, &large, &grammar, &[HostArg::Tree(pair)]),
+            Ok(true)
+        );
+    }
+    report(
+        &format!("same tree of {} nodes", large.len()),
+        large_calls,
+        started,
+    );
+
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let host = Arc::new(host);
     let grammar = Arc::new(grammar);

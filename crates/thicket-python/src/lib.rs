@@ -504,6 +504,9 @@ impl PythonHost {
         bindings: &[B],
     ) -> Vec<Result<bool, HostError>> {
         let all = |e: HostError| vec![Err(e); bindings.len()];
+        if bindings.is_empty() {
+            return Vec::new();
+        }
         let flat = match flatten(tree, grammar, &self.config.terminal_kinds) {
             Ok(flat) => flat,
             Err(e) => return all(error(e)),
@@ -514,7 +517,8 @@ impl PythonHost {
                 return all(e);
             }
         }
-        match self.run(Mode::Bool, expr, &[flat], &args, bindings.len(), 0) {
+        let trees = [(flat, tree.bytes())];
+        match self.run(Mode::Bool, expr, &trees, &args, bindings.len(), 0) {
             Ok(replies) => replies
                 .into_iter()
                 .map(|r| self.judge_bool(expr, r))
@@ -535,7 +539,7 @@ impl PythonHost {
         let flat = flatten(tree, grammar, &self.config.terminal_kinds).map_err(error)?;
         let mut encoded = Vec::new();
         encode_args(expr, args, &flat, &mut encoded)?;
-        let reply = self.run_one(Mode::Value, expr, &[flat], &encoded, 0)?;
+        let reply = self.run_one(Mode::Value, expr, &[(flat, tree.bytes())], &encoded, 0)?;
         self.judge_value(Mode::Value, expr, reply)
     }
 
@@ -577,7 +581,7 @@ impl PythonHost {
                 shown(&expr.source)
             )));
         }
-        let mut flats: Vec<FlatTree> = Vec::with_capacity(sources.len());
+        let mut flats: Vec<(FlatTree, &[u8])> = Vec::with_capacity(sources.len());
         let mut encoded = Vec::new();
         encoded.extend_from_slice(&(sources.len() as u16).to_le_bytes());
         for (k, source) in sources.iter().enumerate() {
@@ -592,7 +596,7 @@ impl PythonHost {
             encoded.push(0);
             encoded.push(k as u8);
             encoded.extend_from_slice(&node.to_le_bytes());
-            flats.push(flat);
+            flats.push((flat, source.tree.bytes()));
         }
         let seed = call_seed(self.seed.load(Ordering::Relaxed), call);
         let reply = self.run_one(Mode::Generate, expr, &flats, &encoded, seed)?;
@@ -655,7 +659,7 @@ impl PythonHost {
         &self,
         mode: Mode,
         expr: &HostExpr,
-        trees: &[FlatTree],
+        trees: &[(FlatTree, &[u8])],
         args: &[u8],
         seed: u64,
     ) -> Result<Reply, HostError> {
@@ -670,13 +674,13 @@ impl PythonHost {
         &self,
         mode: Mode,
         expr: &HostExpr,
-        trees: &[FlatTree],
+        trees: &[(FlatTree, &[u8])],
         bindings: &[u8],
         count: usize,
         seed: u64,
     ) -> Result<Vec<Reply>, HostError> {
         let id = self.expr_id(expr);
-        let mut lease = self.acquire(trees.first().map(|t| t.key))?;
+        let mut lease = self.acquire(trees.first().map(|(t, _)| t.key))?;
         let process = lease.process.as_mut().expect("a leased process");
         let define = !process.is_defined(id);
 
@@ -695,12 +699,12 @@ impl PythonHost {
                 request.extend_from_slice(p);
             }
         }
-        for tree in trees {
+        for (tree, text) in trees {
             let (slot, present) = process.place(tree.key);
             request.extend_from_slice(&slot.to_le_bytes());
             request.push(u8::from(!present));
             if !present {
-                request.extend_from_slice(&tree.payload);
+                tree.write_payload(text, &mut request);
             }
         }
         request.extend_from_slice(&(count as u32).to_le_bytes());

@@ -8,7 +8,6 @@
 //! node's children move up into the nearest kept ancestor.
 
 use crate::TerminalKind;
-use rustc_hash::FxHashMap;
 use std::hash::Hasher;
 use thicket_grammar::{Expr, Grammar};
 use thicket_tree::{DerivationTree, NodeId};
@@ -27,18 +26,24 @@ const HAS_BITS: u8 = 4;
 /// repetition).
 pub(crate) const SYNTHETIC: u32 = u32::MAX;
 
-/// A tree's identity in the runners' caches: a hash of its encoding and the
-/// encoding's length (equal encodings give equal Python trees).
+/// A tree's identity in the runners' caches: a hash of what determines its encoding,
+/// and its number of nodes (equal encodings give equal Python trees).
 pub(crate) type TreeKey = (u64, usize);
 
-/// A tree in Fandango's shape, encoded for the runner (see `read_tree` in runner.py).
+/// A tree in Fandango's shape, in the arrays the runner reads (see `read_tree` in
+/// runner.py), the text aside.
 pub(crate) struct FlatTree {
-    /// The encoding.
-    pub(crate) payload: Vec<u8>,
     /// Its identity.
     pub(crate) key: TreeKey,
     /// For each thicket node (by index), its Fandango node, or [`SYNTHETIC`].
     pub(crate) index: Vec<u32>,
+    names: Vec<String>,
+    sym: Vec<i32>,
+    end: Vec<u32>,
+    start: Vec<u32>,
+    stop: Vec<u32>,
+    parent: Vec<i32>,
+    mask: Vec<u8>,
 }
 
 impl FlatTree {
@@ -98,7 +103,8 @@ pub(crate) fn flatten(
     let mut parent: Vec<i32> = Vec::with_capacity(n);
     let mut mask: Vec<u8> = Vec::with_capacity(n);
     let mut names: Vec<String> = Vec::new();
-    let mut name_index: FxHashMap<thicket_grammar::SymbolId, i32> = FxHashMap::default();
+    // Each rule's name index in this tree (-1: not seen yet).
+    let mut name_index: Vec<i32> = vec![-1; grammar.rules().len()];
     // Open nonterminals: (end of the thicket subtree, Fandango index).
     let mut open: Vec<(usize, usize)> = Vec::new();
 
@@ -117,10 +123,14 @@ pub(crate) fn flatten(
         let id = NodeId::from_index(i);
         let expr = tree.expr(id);
         let code = match grammar.expr(expr) {
-            Expr::Ref(symbol) => *name_index.entry(*symbol).or_insert_with(|| {
-                names.push(grammar.display_symbol(*symbol));
-                names.len() as i32 - 1
-            }),
+            Expr::Ref(symbol) => {
+                let known = &mut name_index[symbol.index()];
+                if *known < 0 {
+                    names.push(grammar.display_symbol(*symbol));
+                    *known = names.len() as i32 - 1;
+                }
+                *known
+            }
             Expr::Literal(_) | Expr::Regex(_) => leaf_code(
                 kinds.get(expr.index()).copied().unwrap_or_default(),
                 tree.text(id),
@@ -159,35 +169,56 @@ pub(crate) fn flatten(
     if names.len() > u16::MAX as usize || names.iter().any(|n| n.len() > u16::MAX as usize) {
         return Err("the tree has too many or too long rule names for Python".to_string());
     }
-    let count = sym.len();
-    let text = tree.bytes();
-    let mut payload = Vec::with_capacity(10 + text.len() + names.len() * 12 + count * 21);
-    payload.extend_from_slice(&(count as u32).to_le_bytes());
-    payload.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    payload.extend_from_slice(&(names.len() as u16).to_le_bytes());
-    payload.extend_from_slice(text);
-    for name in &names {
-        payload.extend_from_slice(&(name.len() as u16).to_le_bytes());
-        payload.extend_from_slice(name.as_bytes());
-    }
-    for v in &sym {
-        payload.extend_from_slice(&v.to_le_bytes());
-    }
-    for array in [&end, &start, &stop] {
-        for v in array.iter() {
-            payload.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    for v in &parent {
-        payload.extend_from_slice(&v.to_le_bytes());
-    }
-    payload.extend_from_slice(&mask);
-
+    // The symbols, text ranges and parents determine the encoding (ends and masks
+    // follow from them), so they, the names and the text make the key; the encoding
+    // itself is written only for a process that lacks the tree.
     let mut hasher = std::hash::DefaultHasher::new();
-    hasher.write(&payload);
+    for name in &names {
+        hasher.write(name.as_bytes());
+        hasher.write_u8(0xff);
+    }
+    hasher.write(tree.bytes());
+    for i in 0..sym.len() {
+        hasher.write_u64(u64::from(sym[i] as u32) | u64::from(parent[i] as u32) << 32);
+        hasher.write_u64(u64::from(start[i]) | u64::from(stop[i]) << 32);
+    }
     Ok(FlatTree {
-        key: (hasher.finish(), payload.len()),
-        payload,
+        key: (hasher.finish(), sym.len()),
         index,
+        names,
+        sym,
+        end,
+        start,
+        stop,
+        parent,
+        mask,
     })
+}
+
+impl FlatTree {
+    /// Appends the tree's encoding (see `read_tree` in runner.py) to `out`.
+    pub(crate) fn write_payload(&self, text: &[u8], out: &mut Vec<u8>) {
+        let count = self.sym.len();
+        out.reserve(10 + text.len() + self.names.len() * 16 + count * 21);
+        out.extend_from_slice(&(count as u32).to_le_bytes());
+        out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(self.names.len() as u16).to_le_bytes());
+        out.extend_from_slice(text);
+        for name in &self.names {
+            out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            out.extend_from_slice(name.as_bytes());
+        }
+        for v in &self.sym {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for array in [&self.end, &self.start, &self.stop] {
+            for v in array.iter() {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        for v in &self.parent {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&self.mask);
+    }
 }
