@@ -5,7 +5,7 @@ use crate::tree::TreeKey;
 use crate::{PythonConfig, RUNNER, StartError, sys};
 use rustc_hash::FxHashSet;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
@@ -105,6 +105,7 @@ impl Process {
         let child_rep =
             sys::dup_above(&rep_w, 10).map_err(|e| failed("cannot duplicate a pipe", e))?;
         drop((req_r, rep_w));
+        sys::set_nonblocking(&req_w).map_err(|e| failed("cannot set up a pipe", e))?;
 
         let mut command = Command::new(&config.python);
         command
@@ -230,8 +231,10 @@ impl Process {
 
     /// Sends `request` (framed) and waits for the reply until `deadline`.
     pub(crate) fn call(&mut self, request: &[u8], deadline: Instant) -> Result<Vec<u8>, CallError> {
-        if self.to.write_all(request).is_err() {
-            return Err(CallError::Ended(self.end()));
+        match sys::write_all_until(&mut self.to, request, deadline) {
+            Ok(true) => {}
+            Ok(false) => return Err(CallError::TimedOut),
+            Err(_) => return Err(CallError::Ended(self.end())),
         }
         match sys::read_message(&mut self.from, deadline) {
             Ok(Some(reply)) => Ok(reply),

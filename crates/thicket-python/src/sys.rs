@@ -64,15 +64,56 @@ pub(crate) fn limit_address_space(bytes: u64) -> io::Result<()> {
     cvt(unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) }).map(|_| ())
 }
 
+/// Makes `file` non-blocking (so that writes to a child that does not read cannot
+/// block past a deadline).
+pub(crate) fn set_nonblocking(file: &File) -> io::Result<()> {
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor we own; no memory is passed.
+    unsafe {
+        let flags = cvt(libc::fcntl(fd, libc::F_GETFL))?;
+        cvt(libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK))?;
+    }
+    Ok(())
+}
+
+/// Writes all of `data` to a non-blocking pipe by `deadline`; whether it got through.
+pub(crate) fn write_all_until(
+    file: &mut File,
+    mut data: &[u8],
+    deadline: Instant,
+) -> io::Result<bool> {
+    use std::io::Write;
+    while !data.is_empty() {
+        match file.write(data) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => data = &data[n..],
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if !wait_for(file.as_raw_fd(), libc::POLLOUT, deadline)? {
+                    return Ok(false);
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
 /// Waits until `fd` is readable (or at its end) until `deadline`; whether it is.
 fn wait_readable(fd: RawFd, deadline: Instant) -> io::Result<bool> {
+    wait_for(fd, libc::POLLIN, deadline)
+}
+
+/// Waits until `fd` has one of `events` (or an error or hang-up) until `deadline`;
+/// whether it has.
+fn wait_for(fd: RawFd, events: libc::c_short, deadline: Instant) -> io::Result<bool> {
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         // Round up so that a short wait is not a busy loop.
         let ms = left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
         let mut pfd = libc::pollfd {
             fd,
-            events: libc::POLLIN,
+            events,
             revents: 0,
         };
         // SAFETY: one valid pollfd.

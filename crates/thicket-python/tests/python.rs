@@ -868,3 +868,52 @@ def digit_sum(number):
         Ok(PyValue::Int(8))
     );
 }
+
+#[test]
+fn a_start_that_never_ends_times_out() {
+    if !have_python() {
+        return;
+    }
+    let config = PythonConfig {
+        start_timeout: Duration::from_millis(500),
+        ..PythonConfig::default()
+    };
+    let started = Instant::now();
+    let err = PythonHost::new(
+        vec![CodeBlock::new(
+            "slow.fan",
+            1,
+            "import time\ntime.sleep(100)\n",
+        )],
+        config.clone(),
+    )
+    .err()
+    .expect("too slow");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        err.to_string().contains("did not finish within 500 ms"),
+        "{err}"
+    );
+
+    // An "interpreter" that never reads its requests, sent more than a pipe holds.
+    let fake = std::env::temp_dir().join(format!("thicket-python-test-{}.sh", std::process::id()));
+    std::fs::write(&fake, "#!/bin/sh\nexec sleep 100\n").unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let big = format!("x = '{}'\n", "a".repeat(1 << 20));
+    let started = Instant::now();
+    let err = PythonHost::new(
+        vec![CodeBlock::new("big.fan", 1, big)],
+        PythonConfig {
+            python: fake.clone(),
+            ..config
+        },
+    )
+    .err()
+    .expect("never ready");
+    let _ = std::fs::remove_file(&fake);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        err.to_string().contains("did not finish within 500 ms"),
+        "{err}"
+    );
+}
