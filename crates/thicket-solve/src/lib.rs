@@ -60,6 +60,7 @@ mod language;
 pub mod measure;
 mod pattern;
 mod repair;
+pub mod sources;
 mod terms;
 pub mod tokens;
 mod unsat;
@@ -149,10 +150,16 @@ pub struct Unsolved {
     pub violated: Vec<usize>,
     /// Trees tried.
     pub attempts: u32,
+    /// Why no tree could even be started: a generator ([`sources::SubtreeSource`])
+    /// failed. Then `violated` is empty and no further attempt is made.
+    pub source_error: Option<sources::SourceError>,
 }
 
 impl std::fmt::Display for Unsolved {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(e) = &self.source_error {
+            return write!(f, "{e}");
+        }
         write!(
             f,
             "no solution within the budget ({} trees tried, each repaired for up to the \
@@ -208,6 +215,9 @@ pub struct Solver<'g> {
     read_back: Mutex<ReadBack>,
     /// Match expressions' variants parsed once, to instantiate without parsing.
     skeletons: pattern::Skeletons,
+    /// Where some rules' subtrees come from instead of the generator (Fandango's
+    /// `:=` generators).
+    source: Option<Arc<dyn sources::SubtreeSource>>,
     /// The rules' languages as Z3 regexes (the `z3` feature).
     #[cfg(feature = "z3")]
     smt: crate::z3::Smt,
@@ -229,6 +239,7 @@ impl<'g> Solver<'g> {
             .map(|c| terms::scope(&c.formula))
             .collect();
         let mut solver = Solver {
+            source: None,
             scopes,
             skeletons: pattern::Skeletons::new(),
             literals: terms::literals(&constraints),
@@ -256,6 +267,13 @@ impl<'g> Solver<'g> {
         unsat::check(&solver)?;
         solver.skeletons = pattern::skeletons(&solver);
         Ok(solver)
+    }
+
+    /// Takes the subtrees of `source`'s rules from it in every tree the solver starts
+    /// from (see [`sources`]).
+    pub fn with_source(mut self, source: Arc<dyn sources::SubtreeSource>) -> Solver<'g> {
+        self.source = Some(source);
+        self
     }
 
     /// The grammar.
@@ -308,7 +326,19 @@ impl<'g> Solver<'g> {
         let mut violated = Vec::new();
         for _ in 0..self.config.max_attempts.max(1) {
             stats.attempts += 1;
-            let tree = start(self, rng);
+            let mut tree = start(self, rng);
+            if let Some(source) = &self.source {
+                tree = match sources::apply(self, source.as_ref(), tree, rng.next_u64()) {
+                    Ok(tree) => tree,
+                    Err(e) => {
+                        return Err(Unsolved {
+                            violated: Vec::new(),
+                            attempts: stats.attempts,
+                            source_error: Some(e),
+                        });
+                    }
+                };
+            }
             match repair::repair(self, tree, rng, &mut stats) {
                 Ok(tree) => return Ok((tree, stats)),
                 Err(left) => violated = left,
@@ -317,6 +347,7 @@ impl<'g> Solver<'g> {
         Err(Unsolved {
             violated,
             attempts: stats.attempts,
+            source_error: None,
         })
     }
 
@@ -331,6 +362,7 @@ impl<'g> Solver<'g> {
         repair::repair(self, tree, rng, &mut stats).map_err(|violated| Unsolved {
             violated,
             attempts: 1,
+            source_error: None,
         })
     }
 
