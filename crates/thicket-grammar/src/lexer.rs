@@ -141,6 +141,8 @@ impl TokenKind {
 pub struct Lexer<'a> {
     /// The text up to where the lexer stops (its end is the end of input).
     text: &'a str,
+    /// The whole text, for messages about what follows the lexer's range.
+    full: &'a str,
     pos: usize,
     dialect: Dialect,
     /// Warnings about accepted input (Python's invalid escape sequences).
@@ -154,6 +156,7 @@ impl<'a> Lexer<'a> {
     pub fn new(text: &'a str) -> Lexer<'a> {
         Lexer {
             text,
+            full: text,
             pos: 0,
             dialect: Dialect::Isla,
             warnings: Vec::new(),
@@ -164,6 +167,7 @@ impl<'a> Lexer<'a> {
     pub fn fandango(text: &'a str, start: usize, end: usize) -> Lexer<'a> {
         Lexer {
             text: &text[..end],
+            full: text,
             pos: start,
             dialect: Dialect::Fandango,
             warnings: Vec::new(),
@@ -578,7 +582,9 @@ impl<'a> Lexer<'a> {
         let name = &rest[..len];
         self.pos += len;
         if self.peek_char() != Some('>') || name.is_empty() {
-            let found = match self.peek_char() {
+            // Past the lexer's range, the text goes on: say what comes there.
+            let next = self.peek_char().or_else(|| self.full[self.pos..].chars().next());
+            let found = match next {
                 None => "the end of the file".to_string(),
                 Some('\n' | '\r') => "the end of the line".to_string(),
                 Some(c) if c.is_whitespace() => "whitespace".to_string(),

@@ -340,16 +340,32 @@ impl Translator<'_> {
         }
     }
 
-    /// One character (or escape) of a class, as Rust writes it inside a class.
+    /// One character (or escape) of a class, as Rust writes it inside a class: `[`
+    /// and `]` escaped, `-` where Rust would not read it as a character (between items,
+    /// or next to another `-`), and the second of two `&` or `~` (Rust's set
+    /// operators); everything else as written.
     fn class_atom(&mut self, at: usize) -> Result<String, TranslationError> {
         let c = self.char_at(at).expect("inside the class");
         if c == '\\' {
             return self.escape(at, true);
         }
         self.pos = at + c.len_utf8();
-        Ok(match c {
-            '[' | ']' | '-' | '&' | '~' | '^' => format!("\\{c}"),
-            _ => c.to_string(),
+        let previous = self.out.as_bytes().last().copied();
+        let escaped = self.out.ends_with(&format!("\\{c}"));
+        let first = matches!(previous, Some(b'[')) || self.out.ends_with("[^");
+        let last = self.src[self.pos..].starts_with(']');
+        let next = self.char_at(self.pos);
+        let escape = match c {
+            '[' | ']' => true,
+            // Rust reads `--` as a set difference.
+            '-' => !(first || last) || previous == Some(b'-') || next == Some('-'),
+            '&' | '~' => previous == Some(c as u8) && !escaped,
+            _ => false,
+        };
+        Ok(if escape {
+            format!("\\{c}")
+        } else {
+            c.to_string()
         })
     }
 }
@@ -400,7 +416,9 @@ mod tests {
         assert_eq!(rust(r"a{,3}b{2,}", false), r"a{0,3}b{2,}");
         assert_eq!(rust(r"{x}a{", false), r"\{x}a\{");
         assert_eq!(rust(r"\0\012[\b]", false), r"\x{0}\x{A}[\x08]");
-        assert_eq!(rust(r"[[a&&b~~]", false), r"[\[a\&\&b\~\~]");
+        assert_eq!(rust(r"[[a&&b~~]", false), r"[\[a&\&b~\~]");
+        assert_eq!(rust(r"[-.0-9][ !#-+\--~][a-]", false), r"[-.0-9][ !#-+\--~][a-]");
+        assert_eq!(rust(r"[--/]", false), r"[\--/]");
         assert_eq!(rust(r"[+--]", false), r"[+-\-]");
         assert_eq!(rust(r"[\x41-\x5A\u00e9]", false), r"[\x41-\x5A\u00e9]");
         assert_eq!(rust(r"[]a][^]]", false), r"[\]a][^\]]");
