@@ -135,7 +135,10 @@ impl Diagnostic {
         for label in &self.labels {
             let (label_file, span) = source.locate_span(label.span);
             if std::ptr::eq(label_file, file) {
-                this.labels.push(Label { span, ..label.clone() });
+                this.labels.push(Label {
+                    span,
+                    ..label.clone()
+                });
             } else {
                 let at = label_file.line_col(span.start as usize);
                 let what = if label.message.is_empty() {
@@ -143,7 +146,8 @@ impl Diagnostic {
                 } else {
                     label.message.as_str()
                 };
-                this.notes.push(format!("{what}: {}:{at}", label_file.name()));
+                this.notes
+                    .push(format!("{what}: {}:{at}", label_file.name()));
             }
         }
         (file, std::borrow::Cow::Owned(this))

@@ -9,9 +9,9 @@
 //! it is a production (`<x> ::= ...`), a constraint (`where`, `minimizing`,
 //! `maximizing`), an `include("file")`, a `setting` or else Python code.
 
+use crate::Diagnostic;
 use crate::grammar::{ExprId, SymbolId};
 use crate::source::{LineCol, SourceFile, Span};
-use crate::Diagnostic;
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -119,8 +119,12 @@ fn classify(text: &str, at: usize) -> (StatementKind, bool) {
         return (kind, false);
     }
     let python = c.is_ascii_digit()
-        || matches!(c, '"' | '\'' | '(' | '[' | '{' | '@' | '-' | '+' | '~' | '*')
-        || (c == '.' && (rest.starts_with("...") || rest[1..].starts_with(|c: char| c.is_ascii_digit())));
+        || matches!(
+            c,
+            '"' | '\'' | '(' | '[' | '{' | '@' | '-' | '+' | '~' | '*'
+        )
+        || (c == '.'
+            && (rest.starts_with("...") || rest[1..].starts_with(|c: char| c.is_ascii_digit())));
     // Anything else cannot start a statement: the production parser says what it
     // expected.
     (
@@ -141,7 +145,10 @@ enum Item {
     Python(Span),
     Constraint(ConstraintKind, Span),
     Setting(Span),
-    Include { path: String, span: Span },
+    Include {
+        path: String,
+        span: Span,
+    },
 }
 
 /// A file read: its statements and its grammar, offsets its own.
@@ -202,13 +209,16 @@ fn parse_file(source: Arc<SourceFile>) -> Result<ParsedFile, Box<Diagnostic>> {
 
 /// Where the keyword before the expression at `expression` starts.
 fn keyword_start(text: &str, expression: usize, keyword: &str) -> usize {
-    text[..expression]
-        .rfind(keyword)
-        .unwrap_or(expression)
+    text[..expression].rfind(keyword).unwrap_or(expression)
 }
 
 /// A constraint statement starting with its keyword at `start`.
-fn constraint(text: &str, kind: ConstraintKind, start: usize, end: usize) -> Result<Item, Box<Diagnostic>> {
+fn constraint(
+    text: &str,
+    kind: ConstraintKind,
+    start: usize,
+    end: usize,
+) -> Result<Item, Box<Diagnostic>> {
     let keyword = match kind {
         ConstraintKind::Where => "where",
         ConstraintKind::Minimizing => "minimizing",
@@ -254,11 +264,20 @@ fn include(text: &str, start: usize, end: usize) -> Result<Item, Box<Diagnostic>
     };
     let close = lexer.next_token()?;
     if close.kind != crate::lexer::TokenKind::RParen {
-        return Err(malformed(close.span.start as usize, "expected `)` after the file name"));
+        return Err(malformed(
+            close.span.start as usize,
+            "expected `)` after the file name",
+        ));
     }
     let after = lexer.next_token()?;
-    if !matches!(after.kind, crate::lexer::TokenKind::Eof | crate::lexer::TokenKind::Semi) {
-        return Err(malformed(after.span.start as usize, "nothing may follow `)`"));
+    if !matches!(
+        after.kind,
+        crate::lexer::TokenKind::Eof | crate::lexer::TokenKind::Semi
+    ) {
+        return Err(malformed(
+            after.span.start as usize,
+            "nothing may follow `)`",
+        ));
     }
     Ok(Item::Include { path, span })
 }
@@ -293,7 +312,12 @@ pub fn include_search_path(including_dir: &Path, include_dirs: &[PathBuf]) -> Ve
     }
     let data_dirs = env("XDG_DATA_DIRS")
         .map(|v| std::env::split_paths(&v).collect::<Vec<_>>())
-        .unwrap_or_else(|| vec![PathBuf::from("/usr/local/share"), PathBuf::from("/usr/share")]);
+        .unwrap_or_else(|| {
+            vec![
+                PathBuf::from("/usr/local/share"),
+                PathBuf::from("/usr/share"),
+            ]
+        });
     dirs.extend(data_dirs.into_iter().map(|d| d.join("fandango")));
     dirs
 }
@@ -382,7 +406,8 @@ impl Reader<'_> {
     ) -> Result<Merged, SpecError> {
         let source = self.files[from].source.clone();
         let fail = |code: &'static str, message: String, notes: Vec<String>| {
-            let mut d = Diagnostic::error(code, message, span).with_label_message("in this include");
+            let mut d =
+                Diagnostic::error(code, message, span).with_label_message("in this include");
             for note in notes {
                 d = d.with_note(note);
             }
@@ -434,8 +459,7 @@ impl Reader<'_> {
                 vec![format!("the includes go round: {}", chain.join(" -> "))],
             ));
         }
-        let text = read_text(&found, self.max_bytes)
-            .map_err(|e| fail("include", e, Vec::new()))?;
+        let text = read_text(&found, self.max_bytes).map_err(|e| fail("include", e, Vec::new()))?;
         let name = found.display().to_string();
         let included = Arc::new(SourceFile::new(name, text));
         let at = source.line_col(span.start as usize);
@@ -445,8 +469,11 @@ impl Reader<'_> {
         })?;
         self.includes.push(found.clone());
         self.files.push(parsed);
-        self.dirs
-            .push(found.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf));
+        self.dirs.push(
+            found
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        );
         let index = self.files.len() - 1;
         stack.push(canonical);
         let merged = self.merge(index, stack);
@@ -454,6 +481,9 @@ impl Reader<'_> {
         merged
     }
 }
+
+/// A span in one of the files read: the file's index and the span in its text.
+type FileSpan = (usize, Span);
 
 /// What [`load`] makes: the syntax tree to build, the combined source, and the
 /// Fandango parts still to be tied to the built grammar ([`Pending::finish`]).
@@ -477,7 +507,7 @@ pub struct Pending {
     /// Rule name, file, generator span (file offsets).
     generators: Vec<(String, usize, Span)>,
     /// Repetition span (combined), min and max (file, span).
-    computed: Vec<(Span, Option<(usize, Span)>, Option<(usize, Span)>)>,
+    computed: Vec<(Span, Option<FileSpan>, Option<FileSpan>)>,
     party_refs: Vec<(Span, String, Option<String>)>,
     bits: Vec<Span>,
     includes: Vec<PathBuf>,
@@ -528,19 +558,24 @@ pub fn load(
     let mut combined = (*main).clone();
     let mut files = vec![(main.clone(), 0)];
     for file in &reader.files[1..] {
-        let base = combined.attach(file.source.clone()).ok_or_else(|| SpecError {
-            source: main.clone(),
-            diagnostics: vec![Diagnostic::error(
-                "too-large",
-                "the spec and the files it includes are larger than 4 GiB together",
-                Span::new(0, 0),
-            )],
-        })?;
+        let base = combined
+            .attach(file.source.clone())
+            .ok_or_else(|| SpecError {
+                source: main.clone(),
+                diagnostics: vec![Diagnostic::error(
+                    "too-large",
+                    "the spec and the files it includes are larger than 4 GiB together",
+                    Span::new(0, 0),
+                )],
+            })?;
         files.push((file.source.clone(), base));
     }
     let base = |file: usize| files[file].1;
     let shift = |file: usize, span: Span| {
-        Span::new(base(file) + span.start as usize, base(file) + span.end as usize)
+        Span::new(
+            base(file) + span.start as usize,
+            base(file) + span.end as usize,
+        )
     };
 
     // The user's rules: a later definition replaces an earlier one in its place.
@@ -654,16 +689,19 @@ pub fn load(
     for (file, parsed) in reader.files.iter().enumerate() {
         let g = &parsed.grammar;
         computed.extend(g.computed_repeats.iter().map(|(repeat, lo, hi)| {
-            (shift(file, *repeat), lo.map(|s| (file, s)), hi.map(|s| (file, s)))
+            (
+                shift(file, *repeat),
+                lo.map(|s| (file, s)),
+                hi.map(|s| (file, s)),
+            )
         }));
-        party_refs.extend(
-            g.party_refs
-                .iter()
-                .map(|(span, sender, receiver)| (shift(file, *span), sender.clone(), receiver.clone())),
-        );
+        party_refs.extend(g.party_refs.iter().map(|(span, sender, receiver)| {
+            (shift(file, *span), sender.clone(), receiver.clone())
+        }));
         bits.extend(g.bits.iter().map(|&span| shift(file, span)));
         warnings.extend(g.warnings.iter().map(|d| shift_diagnostic(d, base(file))));
     }
+    warnings.sort_by_key(|d| d.primary_span().map(|s| s.start));
     Ok(Loaded {
         ast: SpecAst {
             rules,
@@ -734,7 +772,10 @@ fn shift_expr(expr: &mut AstExpr, base: usize) {
 fn shift_diagnostic(d: &Diagnostic, base: usize) -> Diagnostic {
     let mut d = d.clone();
     for label in &mut d.labels {
-        label.span = Span::new(base + label.span.start as usize, base + label.span.end as usize);
+        label.span = Span::new(
+            base + label.span.start as usize,
+            base + label.span.end as usize,
+        );
     }
     d
 }
@@ -758,7 +799,12 @@ impl Pending {
         }
         let nodes = |span: Span, want: fn(&Expr) -> bool| -> Vec<crate::ExprId> {
             at.get(&span)
-                .map(|ids| ids.iter().copied().filter(|&id| want(grammar.expr(id))).collect())
+                .map(|ids| {
+                    ids.iter()
+                        .copied()
+                        .filter(|&id| want(grammar.expr(id)))
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         let mut computed_repeats = Vec::new();
@@ -853,7 +899,10 @@ mod tests {
                     StatementKind::Constraint(ConstraintKind::Where),
                     "where forall <x> in <a>:\n    g(<x>)"
                 ),
-                (StatementKind::Python, "@dec\ndef f():\n    return 1\nelse_ = 2"),
+                (
+                    StatementKind::Python,
+                    "@dec\ndef f():\n    return 1\nelse_ = 2"
+                ),
                 (StatementKind::Include, "include(\"x.fan\")"),
                 (StatementKind::Setting, "setting <a> weight=2"),
                 (

@@ -378,7 +378,9 @@ impl<'a> Lexer<'a> {
                     span,
                 )
                 .with_label_message("an f-string")
-                .with_note("Fandango does not support them there either; use a generator `:= f\"...\"`"),
+                .with_note(
+                    "Fandango does not support them there either; use a generator `:= f\"...\"`",
+                ),
             ));
         }
         let body = &self.text[string.body_start..string.body_end];
@@ -421,7 +423,12 @@ impl<'a> Lexer<'a> {
 
     /// Decodes the Python escape at `at` (its backslash) into `out`; returns the offset
     /// after it. Unknown escapes keep their backslash, as in Python, with a warning.
-    fn python_escape(&mut self, at: usize, bytes: bool, out: &mut Vec<u8>) -> Result<usize, Box<Diagnostic>> {
+    fn python_escape(
+        &mut self,
+        at: usize,
+        bytes: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, Box<Diagnostic>> {
         let rest = &self.text[at + 1..];
         let Some(c) = rest.chars().next() else {
             return Err(unterminated(at, at + 1, '"'));
@@ -433,7 +440,11 @@ impl<'a> Lexer<'a> {
         };
         let hex = |digits: usize| -> Result<(u32, usize), Box<Diagnostic>> {
             let h = &rest[1..];
-            let len = h.bytes().take(digits).take_while(u8::is_ascii_hexdigit).count();
+            let len = h
+                .bytes()
+                .take(digits)
+                .take_while(u8::is_ascii_hexdigit)
+                .count();
             if len < digits {
                 return Err(bad_escape(
                     at,
@@ -441,7 +452,10 @@ impl<'a> Lexer<'a> {
                     &format!("expected {digits} hex digits after `\\{c}`"),
                 ));
             }
-            Ok((u32::from_str_radix(&h[..len], 16).expect("hex digits"), after + len))
+            Ok((
+                u32::from_str_radix(&h[..len], 16).expect("hex digits"),
+                after + len,
+            ))
         };
         match c {
             '\n' => Ok(after),
@@ -455,11 +469,19 @@ impl<'a> Lexer<'a> {
             't' => simple(b'\t', out),
             'v' => simple(0x0b, out),
             '0'..='7' => {
-                let len = rest.bytes().take(3).take_while(|b| (b'0'..=b'7').contains(b)).count();
+                let len = rest
+                    .bytes()
+                    .take(3)
+                    .take_while(|b| (b'0'..=b'7').contains(b))
+                    .count();
                 let value = u32::from_str_radix(&rest[..len], 8).expect("octal digits");
                 if bytes {
                     if value > 0xff {
-                        return Err(bad_escape(at, at + 1 + len, "octal escape above \\377 in a byte literal"));
+                        return Err(bad_escape(
+                            at,
+                            at + 1 + len,
+                            "octal escape above \\377 in a byte literal",
+                        ));
                     }
                     out.push(value as u8);
                 } else {
@@ -472,16 +494,27 @@ impl<'a> Lexer<'a> {
                 if bytes {
                     out.push(value as u8);
                 } else {
-                    push_char(out, char::from_u32(value).expect("two hex digits are a char"));
+                    push_char(
+                        out,
+                        char::from_u32(value).expect("two hex digits are a char"),
+                    );
                 }
                 Ok(end)
             }
             'u' if !bytes && rest[1..].starts_with('{') => {
                 // thicket's `\u{H..}`, kept in Fandango files.
                 let inner = &rest[2..];
-                let len = inner.bytes().take(6).take_while(u8::is_ascii_hexdigit).count();
+                let len = inner
+                    .bytes()
+                    .take(6)
+                    .take_while(u8::is_ascii_hexdigit)
+                    .count();
                 if len == 0 || !inner[len..].starts_with('}') {
-                    return Err(bad_escape(at, at + 3 + len, "expected `}` after `\\u{` and 1 to 6 hex digits"));
+                    return Err(bad_escape(
+                        at,
+                        at + 3 + len,
+                        "expected `}` after `\\u{` and 1 to 6 hex digits",
+                    ));
                 }
                 let value = u32::from_str_radix(&inner[..len], 16).expect("hex digits");
                 self.pos_code_point(at, at + 4 + len, value, out)
@@ -513,9 +546,19 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn pos_code_point(&self, at: usize, end: usize, value: u32, out: &mut Vec<u8>) -> Result<usize, Box<Diagnostic>> {
+    fn pos_code_point(
+        &self,
+        at: usize,
+        end: usize,
+        value: u32,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, Box<Diagnostic>> {
         let c = char::from_u32(value).ok_or_else(|| {
-            bad_escape(at, end, &format!("U+{value:X} is not a Unicode scalar value"))
+            bad_escape(
+                at,
+                end,
+                &format!("U+{value:X} is not a Unicode scalar value"),
+            )
         })?;
         push_char(out, c);
         Ok(end)
@@ -566,7 +609,10 @@ impl<'a> Lexer<'a> {
         if let (RepeatBound::Count(lo), RepeatBound::Count(hi)) = (&min, &max)
             && hi < lo
         {
-            return Err(bad(end, &format!("the least count {lo} exceeds the greatest {hi}")));
+            return Err(bad(
+                end,
+                &format!("the least count {lo} exceeds the greatest {hi}"),
+            ));
         }
         self.pos = end;
         Ok(Token {
@@ -583,7 +629,9 @@ impl<'a> Lexer<'a> {
         self.pos += len;
         if self.peek_char() != Some('>') || name.is_empty() {
             // Past the lexer's range, the text goes on: say what comes there.
-            let next = self.peek_char().or_else(|| self.full[self.pos..].chars().next());
+            let next = self
+                .peek_char()
+                .or_else(|| self.full[self.pos..].chars().next());
             let found = match next {
                 None => "the end of the file".to_string(),
                 Some('\n' | '\r') => "the end of the line".to_string(),

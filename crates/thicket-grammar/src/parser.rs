@@ -91,12 +91,22 @@ impl FanGrammar {
     /// records can be about it.
     fn respan(&mut self, from: Span, to: Span) {
         let recent = |span: &Span| span.start >= from.start;
-        for (span, ..) in self.computed_repeats.iter_mut().rev().take_while(|r| recent(&r.0)) {
+        for (span, ..) in self
+            .computed_repeats
+            .iter_mut()
+            .rev()
+            .take_while(|r| recent(&r.0))
+        {
             if *span == from {
                 *span = to;
             }
         }
-        for (span, ..) in self.party_refs.iter_mut().rev().take_while(|r| recent(&r.0)) {
+        for (span, ..) in self
+            .party_refs
+            .iter_mut()
+            .rev()
+            .take_while(|r| recent(&r.0))
+        {
             if *span == from {
                 *span = to;
             }
@@ -293,7 +303,10 @@ impl Parser<'_> {
             return Ok(None);
         }
         let op = self.next()?;
-        debug_assert!(self.lookahead.is_empty(), "the operator was the only token peeked");
+        debug_assert!(
+            self.lookahead.is_empty(),
+            "the operator was the only token peeked"
+        );
         let limit = self.text.len().min(self.lexer_limit());
         let start = crate::pyscan::skip_blanks(self.text, op.span.end as usize);
         let end = crate::pyscan::expression_end(self.text, start, limit).max(start);
@@ -453,13 +466,19 @@ impl Parser<'_> {
                 let (name, parties) = split_parties(&name, token.span)?;
                 let mut parties = parties.into_iter();
                 if let Some(sender) = parties.next() {
-                    self.fan.party_refs.push((token.span, sender, parties.next()));
+                    self.fan
+                        .party_refs
+                        .push((token.span, sender, parties.next()));
                 }
                 AstExprKind::Ref(name)
             }
             TokenKind::Nonterminal(name) => AstExprKind::Ref(name),
             TokenKind::Literal(bytes) => AstExprKind::Literal(bytes),
-            TokenKind::Regex { pattern, bytes, body } => {
+            TokenKind::Regex {
+                pattern,
+                bytes,
+                body,
+            } => {
                 if self.dialect == Dialect::Fandango {
                     AstExprKind::Regex(self.python_regex(&pattern, bytes, body, token.span)?)
                 } else {
@@ -563,7 +582,13 @@ impl Parser<'_> {
 impl Parser<'_> {
     /// A Fandango regex terminal: translated from Python's syntax and checked, errors
     /// pointing into the pattern; dropped lookarounds are warned about.
-    fn python_regex(&mut self, pattern: &str, bytes: bool, body: usize, span: Span) -> PResult<String> {
+    fn python_regex(
+        &mut self,
+        pattern: &str,
+        bytes: bool,
+        body: usize,
+        span: Span,
+    ) -> PResult<String> {
         let bad = |message: String, at: (usize, usize)| {
             Box::new(
                 Diagnostic::error(
@@ -576,8 +601,8 @@ impl Parser<'_> {
                 .with_note("regex terminals of .fan specs use Python `re` syntax"),
             )
         };
-        let translation = crate::pyregex::translate(pattern, bytes)
-            .map_err(|e| bad(e.message, e.span))?;
+        let translation =
+            crate::pyregex::translate(pattern, bytes).map_err(|e| bad(e.message, e.span))?;
         if let Err(e) = crate::grammar::compile_regex(&translation.pattern) {
             let at = e.span.map_or((0, pattern.len()), |(s, t)| {
                 let origin = |i: usize| translation.origin[i.min(translation.origin.len() - 1)];
@@ -638,7 +663,10 @@ impl Parser<'_> {
         let caret = if negated { "^" } else { "" };
         let class = match std::str::from_utf8(&bytes) {
             Ok(text) => {
-                let items: String = text.chars().map(|c| format!("\\x{{{:X}}}", c as u32)).collect();
+                let items: String = text
+                    .chars()
+                    .map(|c| format!("\\x{{{:X}}}", c as u32))
+                    .collect();
                 format!("[{caret}{items}]")
             }
             Err(_) => {
@@ -671,7 +699,10 @@ impl Parser<'_> {
                 }
                 break second;
             }
-            if matches!(token.kind, TokenKind::Eof | TokenKind::Pipe | TokenKind::RParen) {
+            if matches!(
+                token.kind,
+                TokenKind::Eof | TokenKind::Pipe | TokenKind::RParen
+            ) {
                 return Err(Box::new(
                     Diagnostic::error(
                         "unclosed-group",
@@ -773,7 +804,9 @@ fn unsupported(token: &Token) -> Option<Box<Diagnostic>> {
             token.span,
         )
         .with_label_message("not in a .bnf grammar")
-        .with_note("ISLa .bnf grammars hold rules only; Fandango constructs are read from .fan specs"),
+        .with_note(
+            "ISLa .bnf grammars hold rules only; Fandango constructs are read from .fan specs",
+        ),
     ))
 }
 

@@ -102,8 +102,7 @@ fn strip_anchors(pattern: &str) -> (usize, usize) {
     };
     if end > start && pattern.ends_with('$') && backslashes_before(end - 1) % 2 == 0 {
         end -= 1;
-    } else if end >= start + 2 && pattern.ends_with("\\Z") && backslashes_before(end - 2) % 2 == 0
-    {
+    } else if end >= start + 2 && pattern.ends_with("\\Z") && backslashes_before(end - 2) % 2 == 0 {
         end -= 2;
     }
     (start, end)
@@ -140,7 +139,8 @@ impl Translator<'_> {
             '(' if self.src[at..].starts_with("(?") => self.group(end)?,
             _ => {
                 self.pos += c.len_utf8();
-                self.emit(&self.src[at..self.pos].to_string(), at);
+                let src = self.src;
+                self.emit(&src[at..self.pos], at);
             }
         }
         Ok(())
@@ -152,7 +152,12 @@ impl Translator<'_> {
             return Err(self.error("the pattern ends with a lone backslash", at, at + 1));
         };
         self.pos = at + 1 + next.len_utf8();
-        let octal = |s: &str| s.bytes().take(3).take_while(|b| (b'0'..=b'7').contains(b)).count();
+        let octal = |s: &str| {
+            s.bytes()
+                .take(3)
+                .take_while(|b| (b'0'..=b'7').contains(b))
+                .count()
+        };
         Ok(match next {
             '0' => {
                 // `\0` and up to two more octal digits.
@@ -168,7 +173,10 @@ impl Translator<'_> {
                     let value = u32::from_str_radix(&rest[..3], 8).expect("octal digits");
                     if value > 0o377 {
                         return Err(self.error(
-                            format!("octal escape value \\{} outside of range 0-0o377", &rest[..3]),
+                            format!(
+                                "octal escape value \\{} outside of range 0-0o377",
+                                &rest[..3]
+                            ),
                             at,
                             at + 4,
                         ));
@@ -321,7 +329,8 @@ impl Translator<'_> {
                 && let Some(len) = posix_class_len(&self.src[at..end])
             {
                 self.pos += len;
-                self.emit(&self.src[at..at + len].to_string(), at);
+                let src = self.src;
+                self.emit(&src[at..at + len], at);
                 continue;
             }
             let item = self.class_atom(at)?;
@@ -372,7 +381,10 @@ impl Translator<'_> {
 
 /// The length of the hex digits (at most `max`) at the start of `text`.
 fn hex_len(text: &str, max: usize) -> usize {
-    text.bytes().take(max).take_while(u8::is_ascii_hexdigit).count()
+    text.bytes()
+        .take(max)
+        .take_while(u8::is_ascii_hexdigit)
+        .count()
 }
 
 /// The length of a POSIX class such as `[:alpha:]` at the start of `text`.
@@ -417,7 +429,10 @@ mod tests {
         assert_eq!(rust(r"{x}a{", false), r"\{x}a\{");
         assert_eq!(rust(r"\0\012[\b]", false), r"\x{0}\x{A}[\x08]");
         assert_eq!(rust(r"[[a&&b~~]", false), r"[\[a&\&b~\~]");
-        assert_eq!(rust(r"[-.0-9][ !#-+\--~][a-]", false), r"[-.0-9][ !#-+\--~][a-]");
+        assert_eq!(
+            rust(r"[-.0-9][ !#-+\--~][a-]", false),
+            r"[-.0-9][ !#-+\--~][a-]"
+        );
         assert_eq!(rust(r"[--/]", false), r"[\--/]");
         assert_eq!(rust(r"[+--]", false), r"[+-\-]");
         assert_eq!(rust(r"[\x41-\x5A\u00e9]", false), r"[\x41-\x5A\u00e9]");

@@ -191,9 +191,7 @@ impl<'a> Scanner<'a> {
         match b {
             b' ' | b'\t' | b'\x0c' => self.pos += 1,
             b'#' => {
-                while self.pos < self.bytes.len()
-                    && line_break_at(self.bytes, self.pos).is_none()
-                {
+                while self.pos < self.bytes.len() && line_break_at(self.bytes, self.pos).is_none() {
                     self.pos += 1;
                 }
             }
@@ -213,7 +211,10 @@ impl<'a> Scanner<'a> {
             }
             b'"' | b'\'' => self.string(),
             _ => {
-                let c = self.text[self.pos..].chars().next().expect("not at the end");
+                let c = self.text[self.pos..]
+                    .chars()
+                    .next()
+                    .expect("not at the end");
                 if is_identifier_start(c) {
                     if string_at(self.text, self.pos).is_some() {
                         self.string();
@@ -273,12 +274,7 @@ pub fn logical_lines(text: &str) -> Vec<LogicalLine> {
             continue;
         }
         let mut scanner = Scanner::new(text, pos);
-        loop {
-            match scanner.step() {
-                Step::Token => {}
-                Step::Newline | Step::Eof => break,
-            }
-        }
+        while let Step::Token = scanner.step() {}
         if scanner.last_token_end > pos {
             lines.push(LogicalLine {
                 start: pos,
@@ -354,7 +350,10 @@ pub fn split_top_level_commas(text: &str, start: usize, end: usize) -> Vec<(usiz
 /// A range without the whitespace (and joined line breaks) at its ends.
 pub fn trim_range(text: &str, start: usize, end: usize) -> (usize, usize) {
     let slice = &text[start..end];
-    let lead = slice.len() - slice.trim_start_matches(|c: char| c.is_whitespace() || c == '\\').len();
+    let lead = slice.len()
+        - slice
+            .trim_start_matches(|c: char| c.is_whitespace() || c == '\\')
+            .len();
     let trimmed = slice.trim_end_matches(|c: char| c.is_whitespace() || c == '\\');
     let end = start + trimmed.len();
     ((start + lead).min(end), end)

@@ -22,14 +22,29 @@ fn bundled_specs_load_as_they_did() {
         let isla = load_spec_bytes(&format!("{name}.bnf"), &bytes, &LoadOptions::default())
             .unwrap_or_else(|e| panic!("{}", e.render()));
         assert_eq!(fan.grammar.to_string(), isla.grammar.to_string(), "{name}");
-        assert_eq!(fan.grammar.rules().len(), isla.grammar.rules().len(), "{name}");
+        assert_eq!(
+            fan.grammar.rules().len(),
+            isla.grammar.rules().len(),
+            "{name}"
+        );
         assert_eq!(fan.constraints_start, isla.constraints_start, "{name}");
         assert_eq!(fan.grammar.start(), isla.grammar.start(), "{name}");
-        assert_eq!(fan.grammar.expr_count(), isla.grammar.expr_count(), "{name}");
+        assert_eq!(
+            fan.grammar.expr_count(),
+            isla.grammar.expr_count(),
+            "{name}"
+        );
         let fandango = &fan.fandango;
-        assert!(fandango.python.is_empty() && fandango.generators.is_empty(), "{name}");
+        assert!(
+            fandango.python.is_empty() && fandango.generators.is_empty(),
+            "{name}"
+        );
         assert!(!fandango.is_protocol() && !fandango.uses_bits, "{name}");
-        assert!(fandango.warnings.is_empty(), "{name}: {:?}", fandango.warnings);
+        assert!(
+            fandango.warnings.is_empty(),
+            "{name}: {:?}",
+            fandango.warnings
+        );
         // Every `where` block is captured, the first where ISLa reading starts.
         if let Some(start) = fan.constraints_start {
             let first = &fandango.constraints[0].block;
