@@ -273,6 +273,7 @@ pub fn load_g4_texts(
             grammar,
             source: sources[main].clone(),
             constraints_start: None,
+            fandango: Default::default(),
         },
         lexer,
         token_grammar,

@@ -295,6 +295,7 @@ pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_gr
         start: None,
         lexer: None,
         max_spec_size: thicket_grammar::MAX_SPEC_BYTES,
+        include_dirs: Vec::new(),
     };
     let spec = spec_args.load()?;
     if grammar_fingerprint(&spec.grammar) != model.grammar {

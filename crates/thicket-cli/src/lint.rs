@@ -1,17 +1,19 @@
 //! `thicket lint`: grammar checks and a summary of every rule.
 
 use crate::exit;
-use crate::spec::SpecArgs;
+use crate::spec::{SpecArgs, report};
 use clap::{Args, ValueEnum};
 use thicket_grammar::diag::render_diagnostics;
-use thicket_grammar::{Analysis, Expr, Grammar, UNBOUNDED, lint};
+use thicket_grammar::{Analysis, Expr, Grammar, Spec, SpecError, SpecFormat, UNBOUNDED, lint};
 
 /// Arguments of `thicket lint`.
 #[derive(Args, Debug)]
 #[command(
     after_help = "Checks: undefined rules (with a did-you-mean), duplicate rules, a missing \
 start rule, rules that can never finish (naming the cycle), regexes that match nothing \
-(errors); rules unreachable from the start rule (warnings).\n\n\
+(errors); rules unreachable from the start rule (warnings). Of a Fandango .fan spec, the \
+grammar is checked; its Python code, generators, computed repetitions and non-ISLa \
+constraints are accepted as they are, and a protocol spec (parties) is noted.\n\n\
 Example:\n  thicket lint specs/json.fan\n  thicket lint specs/json.fan --format json | jq .rules"
 )]
 pub struct LintArgs {
@@ -43,16 +45,95 @@ struct RuleSummary {
     reachable: bool,
 }
 
+/// Error codes of `thicket-constraint` that say a `where` block is not ISLa at all
+/// (rather than a wrong ISLa constraint): its syntax, or a call of a function ISLa does
+/// not know.
+const NOT_ISLA: &[&str] = &[
+    "constraint-syntax",
+    "unexpected-character",
+    "unterminated-string",
+    "bad-escape",
+    "mexpr-syntax",
+    "not-a-formula",
+    "unknown-function",
+    "unbound-variable",
+];
+
+/// Whether a `.fan` spec's `where` blocks failed to compile because they are Fandango's
+/// Python constraints, not ISLa's: lint accepts those unchecked for now.
+fn python_constraints(spec: &Spec, error: &SpecError) -> bool {
+    SpecFormat::of(spec.source.name()) == SpecFormat::Fandango
+        && !spec.fandango.constraints.is_empty()
+        && error
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .all(|d| NOT_ISLA.contains(&d.code))
+}
+
+/// What lint says about a Fandango spec's parts it does not check.
+fn fandango_notes(spec: &Spec, python_constraints: bool) -> Vec<String> {
+    let fan = &spec.fandango;
+    let mut notes = Vec::new();
+    if fan.is_protocol() {
+        notes.push(format!(
+            "a protocol spec: its parties ({}) send the messages it names; their messages are \
+             checked as the rules they name, but running the protocol (Fandango's `talk`) is not \
+             supported yet",
+            fan.parties.join(", ")
+        ));
+    }
+    if fan.uses_bits {
+        notes.push(
+            "the grammar has bits (0, 1): they are checked as the characters \"0\" and \"1\"; \
+             generating bit-level inputs is not supported yet"
+                .to_string(),
+        );
+    }
+    let mut unchecked = Vec::new();
+    let count = |n: usize, what: &str| {
+        (n > 0).then(|| format!("{n} {what}{}", if n == 1 { "" } else { "s" }))
+    };
+    unchecked.extend(count(fan.python.len(), "Python block"));
+    unchecked.extend(count(fan.generators.len(), "generator"));
+    unchecked.extend(count(fan.computed_repeats.len(), "computed repetition"));
+    // The `where` blocks read as ISLa: the main file's from `constraints_start` on.
+    let isla = |c: &thicket_grammar::FanConstraint| {
+        !python_constraints
+            && c.kind == thicket_grammar::ConstraintKind::Where
+            && std::sync::Arc::ptr_eq(&c.block.source, &spec.source)
+            && spec
+                .constraints_start
+                .is_some_and(|start| c.block.span.start as usize >= start)
+    };
+    let python_where = fan.constraints.iter().filter(|c| !isla(c)).count();
+    unchecked.extend(count(python_where, "Python constraint"));
+    unchecked.extend(count(fan.settings.len(), "setting"));
+    if !unchecked.is_empty() {
+        notes.push(format!(
+            "accepted without checking their Python: {}",
+            unchecked.join(", ")
+        ));
+    }
+    notes
+}
+
 /// Runs `thicket lint`.
 pub fn run(args: LintArgs) -> anyhow::Result<u8> {
-    let (spec, constraints) = match args.spec.load_with_constraints() {
-        Ok(loaded) => loaded,
+    let spec = match args.spec.load_grammar() {
+        Ok(spec) => spec,
         Err(code) => return Ok(code),
     };
-    let constraints = constraints.len();
+    let (constraints, python_constraints) = match args.spec.spec_constraints(&spec) {
+        Ok(constraints) => (constraints.len(), false),
+        Err(e) if python_constraints(&spec, &e) => (0, true),
+        Err(e) => return Ok(report(&e)),
+    };
+    let notes = fandango_notes(&spec, python_constraints);
     let grammar = &spec.grammar;
     let analysis = Analysis::new(grammar);
-    let diagnostics = lint(grammar, &analysis);
+    let mut diagnostics = lint(grammar, &analysis);
+    diagnostics.extend(spec.fandango.warnings.iter().cloned());
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = diagnostics.len() - errors;
     let rules = summarize(grammar, &analysis);
@@ -73,6 +154,8 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
                 "errors": errors,
                 "warnings": warnings,
                 "diagnostics": diagnostics.iter().map(|d| d.to_json(&spec.source)).collect::<Vec<_>>(),
+                "notes": notes,
+                "protocol": spec.fandango.is_protocol(),
                 "totals": {
                     "rules": rules.len(),
                     "alternatives": alternatives,
@@ -93,6 +176,9 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
         }
         LintFormat::Text => {
             eprint!("{}", render_diagnostics(&diagnostics, &spec.source));
+            for note in &notes {
+                eprintln!("note: {}: {note}", spec.source.name());
+            }
             let width = rules
                 .iter()
                 .map(|r| r.name.len() + 2)

@@ -29,6 +29,12 @@ pub struct SpecArgs {
     /// Largest spec read, in bytes [default: 16777216 = 16 MiB].
     #[arg(long, value_name = "BYTES", default_value_t = thicket_grammar::MAX_SPEC_BYTES, hide_default_value = true)]
     pub max_spec_size: usize,
+
+    /// A directory to look for the files a .fan spec includes (`include("x.fan")`),
+    /// before $FANDANGO_PATH, the including file's directory and Fandango's data
+    /// directories; repeatable, searched in order.
+    #[arg(short = 'I', long = "include-dir", value_name = "DIR")]
+    pub include_dirs: Vec<PathBuf>,
 }
 
 impl SpecArgs {
@@ -42,8 +48,15 @@ impl SpecArgs {
     /// [`SpecArgs::load`], keeping the compiled `where` constraints (none when
     /// [`SpecArgs::constraints_apply`] says they are not about these inputs).
     pub fn load_with_constraints(&self) -> Result<(Spec, Vec<Constraint>), u8> {
+        let spec = self.load_grammar()?;
+        let constraints = self.spec_constraints(&spec).map_err(|e| report(&e))?;
+        Ok((spec, constraints))
+    }
+
+    /// The spec, its `where` constraints not compiled; errors printed and the exit code.
+    pub fn load_grammar(&self) -> Result<Spec, u8> {
         if let Some(antlr) = self.antlr(true)? {
-            return Ok((antlr.spec, Vec::new()));
+            return Ok(antlr.spec);
         }
         if self.lexer.is_some() {
             eprintln!("error: --lexer is for ANTLR parser grammars (.g4 specs)");
@@ -54,21 +67,24 @@ impl SpecArgs {
             .as_deref()
             .map(|s| s.trim_start_matches('<').trim_end_matches('>').to_string())
             .unwrap_or_else(|| thicket_grammar::DEFAULT_START.to_string());
-        let spec = thicket_grammar::load_spec_file(
+        thicket_grammar::load_spec_file(
             &self.spec,
             &LoadOptions {
                 start,
                 max_bytes: self.max_spec_size,
+                include_dirs: self.include_dirs.clone(),
             },
         )
-        .map_err(|e| report(&e))?;
-        let constraints = if self.constraints_apply() {
-            thicket_constraint::from_spec(&spec, &thicket_constraint::Predicates::standard())
-                .map_err(|e| report(&e))?
-        } else {
-            Vec::new()
-        };
-        Ok((spec, constraints))
+        .map_err(|e| report(&e))
+    }
+
+    /// The spec's own `where` constraints, compiled (none when
+    /// [`SpecArgs::constraints_apply`] says they are not about these inputs).
+    pub fn spec_constraints(&self, spec: &Spec) -> Result<Vec<Constraint>, SpecError> {
+        if !self.constraints_apply() {
+            return Ok(Vec::new());
+        }
+        thicket_constraint::from_spec(spec, &thicket_constraint::Predicates::standard())
     }
 
     /// The ANTLR reading of a `.g4` spec (`None` for other specs), with `warn` its

@@ -174,7 +174,7 @@ fn exit_codes_tell_rejection_from_bad_spec_and_unreadable_input() {
     let bad_spec = thicket_stdin(
         &[
             "parse",
-            "crates/thicket-cli/tests/malformed/duplicate_rule.fan",
+            "crates/thicket-cli/tests/malformed/duplicate_rule.bnf",
         ],
         b"x",
     );

@@ -52,6 +52,10 @@ pub enum AstExprKind {
     Ref(String),
     /// A literal byte string.
     Literal(Vec<u8>),
-    /// A regex terminal, as written between the quotes of `r"..."`.
+    /// A regex terminal, as written between the quotes of `r"..."` (for Fandango
+    /// specs, translated from Python's regex syntax to Rust's).
     Regex(String),
+    /// A Fandango bit, `0` (false) or `1` (true). [`crate::Grammar::build`] makes it
+    /// the one-byte literal `"0"` or `"1"`: thicket's derivation trees are bytes.
+    Bit(bool),
 }

@@ -114,6 +114,46 @@ impl Diagnostic {
     /// characters are shown as symbols, so the cost and size of the output do not grow
     /// with the spec and a hostile spec cannot write to the terminal through it.
     pub fn render(&self, source: &SourceFile) -> String {
+        let (source, this) = self.in_own_file(source);
+        this.render_in(source)
+    }
+
+    /// The file (of `source` and the files attached to it) the primary label points
+    /// into, and the diagnostic with its labels in that file's offsets. A label in
+    /// another file becomes a note naming its place.
+    fn in_own_file<'s>(
+        &self,
+        source: &'s SourceFile,
+    ) -> (&'s SourceFile, std::borrow::Cow<'_, Diagnostic>) {
+        if source.attached_files().next().is_none() {
+            return (source, std::borrow::Cow::Borrowed(self));
+        }
+        let at = self.primary_span().map_or(0, |s| s.start as usize);
+        let (file, _) = source.locate(at);
+        let mut this = self.clone();
+        this.labels.clear();
+        for label in &self.labels {
+            let (label_file, span) = source.locate_span(label.span);
+            if std::ptr::eq(label_file, file) {
+                this.labels.push(Label {
+                    span,
+                    ..label.clone()
+                });
+            } else {
+                let at = label_file.line_col(span.start as usize);
+                let what = if label.message.is_empty() {
+                    "see"
+                } else {
+                    label.message.as_str()
+                };
+                this.notes
+                    .push(format!("{what}: {}:{at}", label_file.name()));
+            }
+        }
+        (file, std::borrow::Cow::Owned(this))
+    }
+
+    fn render_in(&self, source: &SourceFile) -> String {
         let severity = match self.severity {
             Severity::Warning => cs::Severity::Warning,
             Severity::Error => cs::Severity::Error,
@@ -148,11 +188,12 @@ impl Diagnostic {
 
     /// One line: `file:line:col: error[code]: message`.
     pub fn render_short(&self, source: &SourceFile) -> String {
-        let at = self
+        let (source, this) = self.in_own_file(source);
+        let at = this
             .primary_span()
             .map(|s| source.line_col(s.start as usize))
             .unwrap_or(LineCol { line: 1, column: 1 });
-        format!("{}:{}: {}", source.name(), at, self.headline())
+        format!("{}:{}: {}", source.name(), at, this.headline())
     }
 
     /// `error[code]: message` without a location.
@@ -167,7 +208,8 @@ impl Diagnostic {
 
     /// A JSON value for tools: severity, code, message, file, line, column, notes.
     pub fn to_json(&self, source: &SourceFile) -> serde_json::Value {
-        let at = self
+        let (source, this) = self.in_own_file(source);
+        let at = this
             .primary_span()
             .map(|s| source.line_col(s.start as usize));
         serde_json::json!({
@@ -177,7 +219,7 @@ impl Diagnostic {
             "file": source.name(),
             "line": at.map(|a| a.line),
             "column": at.map(|a| a.column),
-            "notes": self.notes,
+            "notes": this.notes,
         })
     }
 }

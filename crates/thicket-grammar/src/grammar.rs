@@ -517,6 +517,9 @@ impl Builder<'_> {
                 }
             },
             AstExprKind::Literal(bytes) => Expr::Literal(bytes.clone().into_boxed_slice()),
+            // Bits are written as the characters `0` and `1`: thicket's trees are bytes
+            // (see `FanParts::uses_bits`).
+            AstExprKind::Bit(bit) => Expr::Literal(Box::new([if *bit { b'1' } else { b'0' }])),
             AstExprKind::Regex(pattern) => match compile_regex(pattern) {
                 Ok(hir) => Expr::Regex(Box::new(RegexTerminal {
                     pattern: pattern.clone(),
@@ -546,13 +549,13 @@ impl Builder<'_> {
     }
 }
 
-struct RegexError {
-    message: String,
-    span: Option<(usize, usize)>,
+pub(crate) struct RegexError {
+    pub(crate) message: String,
+    pub(crate) span: Option<(usize, usize)>,
 }
 
 /// Compiles a regex terminal. `(?-u:\xFF)` and friends allow arbitrary bytes.
-fn compile_regex(pattern: &str) -> Result<Hir, RegexError> {
+pub(crate) fn compile_regex(pattern: &str) -> Result<Hir, RegexError> {
     let hir = regex_syntax::ParserBuilder::new()
         .utf8(false)
         .nest_limit(100)

@@ -1,9 +1,36 @@
 //! Tokens of the text spec format. The lexer is lazy (the parser pulls tokens one at a
 //! time), so a hostile file such as 10 MB of `(` costs no memory before the parser's
 //! nesting limit stops it.
+//!
+//! It reads two dialects ([`Dialect`]): ISLa's `.bnf` grammars as thicket always read
+//! them, and the grammar part of Fandango's `.fan` files, whose literals are Python
+//! string literals (all prefixes, triple quotes, Python's escapes), whose `0` and `1`
+//! are bits, whose repetition counts may be Python expressions, and which know `[`,
+//! `]`, `^`, `=` and `::` (permutations, character sets, deprecated generators).
 
 use crate::diag::Diagnostic;
+use crate::pyscan;
 use crate::source::Span;
+
+/// Which spec language the lexer reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// ISLa's `.bnf` grammars (and thicket's spec format before Fandango files).
+    Isla,
+    /// The grammar part of Fandango's `.fan` files.
+    Fandango,
+}
+
+/// A bound of a Fandango repetition `{..}`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RepeatBound {
+    /// Not given (`{,m}` has no least count, `{n,}` no greatest).
+    Absent,
+    /// An integer literal.
+    Count(u32),
+    /// A Python expression, computed while generating: where it is written.
+    Computed(Span),
+}
 
 /// A token and where it is.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,8 +48,18 @@ pub enum TokenKind {
     Nonterminal(String),
     /// `::=`
     Define,
-    /// `:=` (a Fandango generator; not supported).
+    /// `:=` (a Fandango generator).
     Walrus,
+    /// `=` (Fandango's deprecated form of `:=`).
+    Assign,
+    /// `::` not followed by `=` (Fandango's deprecated form of `:=`).
+    DoubleColon,
+    /// `[` (Fandango permutations `[[..]]` and character sets `[".."]`).
+    LBracket,
+    /// `]`
+    RBracket,
+    /// `^` (negates a Fandango character set).
+    Caret,
     /// `|`
     Pipe,
     /// `;`
@@ -44,13 +81,27 @@ pub enum TokenKind {
         /// Greatest count, if bounded.
         max: Option<u32>,
     },
+    /// A Fandango repetition `{..}` whose bounds may be Python expressions.
+    FanBraces {
+        /// Least count.
+        min: RepeatBound,
+        /// Greatest count.
+        max: RepeatBound,
+    },
     /// A quoted literal, escapes already processed.
     Literal(Vec<u8>),
     /// `r"..."`: the raw pattern.
-    Regex(String),
+    Regex {
+        /// The pattern as written between the quotes.
+        pattern: String,
+        /// Whether it is a bytes pattern (`rb"..."`, Fandango only).
+        bytes: bool,
+        /// Offset of the pattern's first character in the text.
+        body: usize,
+    },
     /// A bare word such as `where` or `def`.
     Word(String),
-    /// A number such as `0` or `1` (Fandango bit literals; not supported).
+    /// A number such as `0` or `1` (Fandango bit literals).
     Number(String),
     /// End of input.
     Eof,
@@ -63,6 +114,12 @@ impl TokenKind {
             TokenKind::Nonterminal(n) => format!("`<{n}>`"),
             TokenKind::Define => "`::=`".into(),
             TokenKind::Walrus => "`:=`".into(),
+            TokenKind::Assign => "`=`".into(),
+            TokenKind::DoubleColon => "`::`".into(),
+            TokenKind::LBracket => "`[`".into(),
+            TokenKind::RBracket => "`]`".into(),
+            TokenKind::Caret => "`^`".into(),
+            TokenKind::FanBraces { .. } => "a repetition count `{..}`".into(),
             TokenKind::Pipe => "`|`".into(),
             TokenKind::Semi => "`;`".into(),
             TokenKind::LParen => "`(`".into(),
@@ -72,7 +129,7 @@ impl TokenKind {
             TokenKind::Question => "`?`".into(),
             TokenKind::Braces { .. } => "a repetition count `{..}`".into(),
             TokenKind::Literal(_) => "a literal".into(),
-            TokenKind::Regex(_) => "a regex terminal".into(),
+            TokenKind::Regex { .. } => "a regex terminal".into(),
             TokenKind::Word(w) => format!("`{w}`"),
             TokenKind::Number(n) => format!("`{n}`"),
             TokenKind::Eof => "the end of the file".into(),
@@ -82,16 +139,54 @@ impl TokenKind {
 
 /// The lexer: an iterator-like cursor over the text.
 pub struct Lexer<'a> {
+    /// The text up to where the lexer stops (its end is the end of input).
     text: &'a str,
+    /// The whole text, for messages about what follows the lexer's range.
+    full: &'a str,
     pos: usize,
+    dialect: Dialect,
+    /// Warnings about accepted input (Python's invalid escape sequences).
+    warnings: Vec<Diagnostic>,
 }
 
 type LexResult = Result<Token, Box<Diagnostic>>;
 
 impl<'a> Lexer<'a> {
-    /// A lexer at the start of `text`.
+    /// An ISLa-dialect lexer at the start of `text`.
     pub fn new(text: &'a str) -> Lexer<'a> {
-        Lexer { text, pos: 0 }
+        Lexer {
+            text,
+            full: text,
+            pos: 0,
+            dialect: Dialect::Isla,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A Fandango-dialect lexer over `text[start..end]` (offsets stay those of `text`).
+    pub fn fandango(text: &'a str, start: usize, end: usize) -> Lexer<'a> {
+        Lexer {
+            text: &text[..end],
+            full: text,
+            pos: start,
+            dialect: Dialect::Fandango,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// One past the last offset the lexer reads.
+    pub fn limit(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Moves to `pos` (after text the parser read itself, such as a generator).
+    pub fn seek(&mut self, pos: usize) {
+        self.pos = pos.min(self.text.len());
+    }
+
+    /// The warnings collected so far, taken.
+    pub fn take_warnings(&mut self) -> Vec<Diagnostic> {
+        std::mem::take(&mut self.warnings)
     }
 
     fn rest(&self) -> &'a str {
@@ -121,6 +216,13 @@ impl<'a> Lexer<'a> {
             self.pos += rest.len() - trimmed.len();
             if trimmed.starts_with('#') {
                 self.pos += trimmed.find('\n').unwrap_or(trimmed.len());
+            } else if self.dialect == Dialect::Fandango && trimmed.starts_with('\\') {
+                // Python's explicit line joining.
+                let after = pyscan::skip_blanks(self.text, self.pos);
+                if after == self.pos {
+                    return;
+                }
+                self.pos = after;
             } else {
                 return;
             }
@@ -148,6 +250,9 @@ impl<'a> Lexer<'a> {
         if rest.starts_with(":=") {
             self.pos += 2;
             return token(TokenKind::Walrus, self.pos);
+        }
+        if self.dialect == Dialect::Fandango {
+            return self.fandango_token(start, c);
         }
         let single = match c {
             '|' => Some(TokenKind::Pipe),
@@ -189,26 +294,331 @@ impl<'a> Lexer<'a> {
                 self.pos += len;
                 token(TokenKind::Number(rest[..len].to_string()), self.pos)
             }
-            _ => {
-                let what = if c == '\u{FFFD}' {
-                    "a byte that is not valid UTF-8".to_string()
-                } else if c.is_control() {
-                    format!("control character U+{:04X}", c as u32)
-                } else {
-                    format!("`{}`", printable(c))
-                };
-                Err(Box::new(
+            _ => Err(unexpected_character(start, c)),
+        }
+    }
+
+    /// The next token of the Fandango dialect (after trivia, `::=` and `:=`).
+    fn fandango_token(&mut self, start: usize, c: char) -> LexResult {
+        let token = |kind, end| {
+            Ok(Token {
+                kind,
+                span: Span::new(start, end),
+            })
+        };
+        let rest = self.rest();
+        let single = match c {
+            '|' => Some(TokenKind::Pipe),
+            ';' => Some(TokenKind::Semi),
+            '(' => Some(TokenKind::LParen),
+            ')' => Some(TokenKind::RParen),
+            '*' => Some(TokenKind::Star),
+            '+' => Some(TokenKind::Plus),
+            '?' => Some(TokenKind::Question),
+            '[' => Some(TokenKind::LBracket),
+            ']' => Some(TokenKind::RBracket),
+            '^' => Some(TokenKind::Caret),
+            '=' => Some(TokenKind::Assign),
+            _ => None,
+        };
+        if let Some(kind) = single {
+            self.pos += 1;
+            return token(kind, self.pos);
+        }
+        if rest.starts_with("::") {
+            self.pos += 2;
+            return token(TokenKind::DoubleColon, self.pos);
+        }
+        if let Some(string) = pyscan::string_at(self.text, start) {
+            return self.python_string(string);
+        }
+        match c {
+            '<' => self.nonterminal(start),
+            '{' => self.fandango_braces(start),
+            c if pyscan::is_identifier_start(c) => {
+                let len = rest
+                    .find(|c: char| !pyscan::is_identifier_continue(c))
+                    .unwrap_or(rest.len());
+                self.pos += len;
+                token(TokenKind::Word(rest[..len].to_string()), self.pos)
+            }
+            c if c.is_ascii_digit() => {
+                let len = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                    .unwrap_or(rest.len());
+                self.pos += len;
+                token(TokenKind::Number(rest[..len].to_string()), self.pos)
+            }
+            _ => Err(unexpected_character(start, c)),
+        }
+    }
+
+    /// A Python string literal: a regex terminal if raw, else a literal with Python's
+    /// escapes decoded.
+    fn python_string(&mut self, string: pyscan::StringLiteral) -> LexResult {
+        let span = Span::new(string.start, string.end);
+        if !string.terminated {
+            let quotes = if string.triple {
+                (string.quote as char).to_string().repeat(3)
+            } else {
+                (string.quote as char).to_string()
+            };
+            let mut d = unterminated(string.start, string.end, string.quote as char);
+            if string.triple {
+                d.labels[0].message = format!("this literal has no closing {quotes}");
+            }
+            return Err(d);
+        }
+        self.pos = string.end;
+        if string.format {
+            return Err(Box::new(
+                Diagnostic::error(
+                    "unsupported",
+                    "f-strings are not supported in grammar rules",
+                    span,
+                )
+                .with_label_message("an f-string")
+                .with_note(
+                    "Fandango does not support them there either; use a generator `:= f\"...\"`",
+                ),
+            ));
+        }
+        let body = &self.text[string.body_start..string.body_end];
+        if string.raw {
+            return Ok(Token {
+                kind: TokenKind::Regex {
+                    pattern: body.to_string(),
+                    bytes: string.bytes,
+                    body: string.body_start,
+                },
+                span,
+            });
+        }
+        let mut out = Vec::with_capacity(body.len());
+        let mut i = string.body_start;
+        while i < string.body_end {
+            let c = self.text[i..].chars().next().expect("inside the string");
+            if c == '\\' {
+                i = self.python_escape(i, string.bytes, &mut out)?;
+                continue;
+            }
+            if string.bytes && !c.is_ascii() {
+                return Err(Box::new(
                     Diagnostic::error(
-                        "unexpected-character",
-                        format!("unexpected {what}"),
-                        Span::new(start, start + c.len_utf8()),
+                        "bad-byte-literal",
+                        format!("non-ASCII character `{}` in a byte literal", printable(c)),
+                        Span::new(i, i + c.len_utf8()),
                     )
-                    .with_label_message(
-                        "expected a rule `<name> ::= ...`, a quoted literal, `|`, `(`, `)` or a quantifier",
-                    ),
-                ))
+                    .with_label_message("write bytes above 0x7f as `\\xHH`"),
+                ));
+            }
+            push_char(&mut out, c);
+            i += c.len_utf8();
+        }
+        Ok(Token {
+            kind: TokenKind::Literal(out),
+            span,
+        })
+    }
+
+    /// Decodes the Python escape at `at` (its backslash) into `out`; returns the offset
+    /// after it. Unknown escapes keep their backslash, as in Python, with a warning.
+    fn python_escape(
+        &mut self,
+        at: usize,
+        bytes: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, Box<Diagnostic>> {
+        let rest = &self.text[at + 1..];
+        let Some(c) = rest.chars().next() else {
+            return Err(unterminated(at, at + 1, '"'));
+        };
+        let after = at + 1 + c.len_utf8();
+        let simple = |b: u8, out: &mut Vec<u8>| {
+            out.push(b);
+            Ok(after)
+        };
+        let hex = |digits: usize| -> Result<(u32, usize), Box<Diagnostic>> {
+            let h = &rest[1..];
+            let len = h
+                .bytes()
+                .take(digits)
+                .take_while(u8::is_ascii_hexdigit)
+                .count();
+            if len < digits {
+                return Err(bad_escape(
+                    at,
+                    after + len,
+                    &format!("expected {digits} hex digits after `\\{c}`"),
+                ));
+            }
+            Ok((
+                u32::from_str_radix(&h[..len], 16).expect("hex digits"),
+                after + len,
+            ))
+        };
+        match c {
+            '\n' => Ok(after),
+            '\r' => Ok(after + usize::from(rest[1..].starts_with('\n'))),
+            '\\' | '\'' | '"' => simple(c as u8, out),
+            'a' => simple(0x07, out),
+            'b' => simple(0x08, out),
+            'f' => simple(0x0c, out),
+            'n' => simple(b'\n', out),
+            'r' => simple(b'\r', out),
+            't' => simple(b'\t', out),
+            'v' => simple(0x0b, out),
+            '0'..='7' => {
+                let len = rest
+                    .bytes()
+                    .take(3)
+                    .take_while(|b| (b'0'..=b'7').contains(b))
+                    .count();
+                let value = u32::from_str_radix(&rest[..len], 8).expect("octal digits");
+                if bytes {
+                    if value > 0xff {
+                        return Err(bad_escape(
+                            at,
+                            at + 1 + len,
+                            "octal escape above \\377 in a byte literal",
+                        ));
+                    }
+                    out.push(value as u8);
+                } else {
+                    push_char(out, char::from_u32(value).expect("at most 0o777"));
+                }
+                Ok(at + 1 + len)
+            }
+            'x' => {
+                let (value, end) = hex(2)?;
+                if bytes {
+                    out.push(value as u8);
+                } else {
+                    push_char(
+                        out,
+                        char::from_u32(value).expect("two hex digits are a char"),
+                    );
+                }
+                Ok(end)
+            }
+            'u' if !bytes && rest[1..].starts_with('{') => {
+                // thicket's `\u{H..}`, kept in Fandango files.
+                let inner = &rest[2..];
+                let len = inner
+                    .bytes()
+                    .take(6)
+                    .take_while(u8::is_ascii_hexdigit)
+                    .count();
+                if len == 0 || !inner[len..].starts_with('}') {
+                    return Err(bad_escape(
+                        at,
+                        at + 3 + len,
+                        "expected `}` after `\\u{` and 1 to 6 hex digits",
+                    ));
+                }
+                let value = u32::from_str_radix(&inner[..len], 16).expect("hex digits");
+                self.pos_code_point(at, at + 4 + len, value, out)
+            }
+            'u' | 'U' if !bytes => {
+                let (value, end) = hex(if c == 'u' { 4 } else { 8 })?;
+                self.pos_code_point(at, end, value, out)
+            }
+            'N' if !bytes => Err(bad_escape(
+                at,
+                after,
+                "named Unicode escapes (`\\N{...}`) are not supported; write the character or `\\uHHHH`",
+            )),
+            _ => {
+                // Python keeps an unknown escape as written (and warns since 3.12).
+                self.warnings.push(
+                    Diagnostic::warning(
+                        "invalid-escape",
+                        format!("invalid escape sequence `\\{}`", printable(c)),
+                        Span::new(at, after),
+                    )
+                    .with_label_message("kept as written, backslash included, as Python does")
+                    .with_note("write a backslash as `\\\\`, or use a raw string for a regex"),
+                );
+                out.push(b'\\');
+                push_char(out, c);
+                Ok(after)
             }
         }
+    }
+
+    fn pos_code_point(
+        &self,
+        at: usize,
+        end: usize,
+        value: u32,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, Box<Diagnostic>> {
+        let c = char::from_u32(value).ok_or_else(|| {
+            bad_escape(
+                at,
+                end,
+                &format!("U+{value:X} is not a Unicode scalar value"),
+            )
+        })?;
+        push_char(out, c);
+        Ok(end)
+    }
+
+    /// A Fandango repetition `{..}`: up to the matching `}`, its bounds integer literals or
+    /// Python expressions.
+    fn fandango_braces(&mut self, start: usize) -> LexResult {
+        let bad = |end: usize, why: &str| {
+            Box::new(
+                Diagnostic::error(
+                    "bad-repetition",
+                    format!("malformed repetition count: {why}"),
+                    Span::new(start, end.max(start + 1)),
+                )
+                .with_label_message("expected `{n}`, `{n,}`, `{,m}` or `{n,m}`, each a number or a Python expression"),
+            )
+        };
+        let Some(close) = pyscan::closing_bracket(self.text, start, self.text.len()) else {
+            return Err(bad(start + 1, "missing `}`"));
+        };
+        let end = close + 1;
+        let parts = pyscan::split_top_level_commas(self.text, start + 1, close);
+        let bound = |(s, e): (usize, usize)| -> Result<RepeatBound, Box<Diagnostic>> {
+            if s == e {
+                return Ok(RepeatBound::Absent);
+            }
+            match python_int(&self.text[s..e]) {
+                Some(Ok(n)) => Ok(RepeatBound::Count(n)),
+                Some(Err(())) => Err(bad(
+                    end,
+                    &format!("`{}` is too large (at most {})", &self.text[s..e], u32::MAX),
+                )),
+                None => Ok(RepeatBound::Computed(Span::new(s, e))),
+            }
+        };
+        let (min, max) = match parts.as_slice() {
+            [one] => {
+                let b = bound(*one)?;
+                if b == RepeatBound::Absent {
+                    return Err(bad(end, "no count given"));
+                }
+                (b.clone(), b)
+            }
+            [lo, hi] => (bound(*lo)?, bound(*hi)?),
+            _ => return Err(bad(end, "more than two bounds")),
+        };
+        if let (RepeatBound::Count(lo), RepeatBound::Count(hi)) = (&min, &max)
+            && hi < lo
+        {
+            return Err(bad(
+                end,
+                &format!("the least count {lo} exceeds the greatest {hi}"),
+            ));
+        }
+        self.pos = end;
+        Ok(Token {
+            kind: TokenKind::FanBraces { min, max },
+            span: Span::new(start, end),
+        })
     }
 
     fn nonterminal(&mut self, start: usize) -> LexResult {
@@ -218,7 +628,11 @@ impl<'a> Lexer<'a> {
         let name = &rest[..len];
         self.pos += len;
         if self.peek_char() != Some('>') || name.is_empty() {
-            let found = match self.peek_char() {
+            // Past the lexer's range, the text goes on: say what comes there.
+            let next = self
+                .peek_char()
+                .or_else(|| self.full[self.pos..].chars().next());
+            let found = match next {
                 None => "the end of the file".to_string(),
                 Some('\n' | '\r') => "the end of the line".to_string(),
                 Some(c) if c.is_whitespace() => "whitespace".to_string(),
@@ -334,7 +748,11 @@ impl<'a> Lexer<'a> {
         }
         let pattern = self.text[body_start..self.pos - 1].to_string();
         Ok(Token {
-            kind: TokenKind::Regex(pattern),
+            kind: TokenKind::Regex {
+                pattern,
+                bytes: false,
+                body: body_start,
+            },
             span: Span::new(start, self.pos),
         })
     }
@@ -470,6 +888,54 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// The value of a Python integer literal (`12`, `1_000`, `0x1F`, `0o17`, `0b101`, in
+/// redundant parentheses): `None` if the text is something else, `Err` if too large.
+fn python_int(text: &str) -> Option<Result<u32, ()>> {
+    let mut text = text.trim();
+    while let Some(inner) = text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+        text = inner.trim();
+    }
+    let lower = text.to_ascii_lowercase();
+    let (digits, radix) = if let Some(d) = lower.strip_prefix("0x") {
+        (d, 16)
+    } else if let Some(d) = lower.strip_prefix("0o") {
+        (d, 8)
+    } else if let Some(d) = lower.strip_prefix("0b") {
+        (d, 2)
+    } else {
+        (lower.as_str(), 10)
+    };
+    let digits: String = digits.chars().filter(|&c| c != '_').collect();
+    if digits.is_empty()
+        || text.starts_with('_')
+        || text.ends_with('_')
+        || !digits.chars().all(|c| c.is_digit(radix))
+    {
+        return None;
+    }
+    Some(u32::from_str_radix(&digits, radix).map_err(|_| ()))
+}
+
+fn unexpected_character(start: usize, c: char) -> Box<Diagnostic> {
+    let what = if c == '\u{FFFD}' {
+        "a byte that is not valid UTF-8".to_string()
+    } else if c.is_control() {
+        format!("control character U+{:04X}", c as u32)
+    } else {
+        format!("`{}`", printable(c))
+    };
+    Box::new(
+        Diagnostic::error(
+            "unexpected-character",
+            format!("unexpected {what}"),
+            Span::new(start, start + c.len_utf8()),
+        )
+        .with_label_message(
+            "expected a rule `<name> ::= ...`, a quoted literal, `|`, `(`, `)` or a quantifier",
+        ),
+    )
+}
+
 /// Characters allowed inside `<...>`.
 pub fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
@@ -545,8 +1011,16 @@ mod tests {
         assert_eq!(
             lex(r#"r"[a-z]\"+" r'\d'"#),
             vec![
-                TokenKind::Regex(r#"[a-z]\"+"#.into()),
-                TokenKind::Regex(r"\d".into())
+                TokenKind::Regex {
+                    pattern: r#"[a-z]\"+"#.into(),
+                    bytes: false,
+                    body: 2
+                },
+                TokenKind::Regex {
+                    pattern: r"\d".into(),
+                    bytes: false,
+                    body: 14
+                }
             ]
         );
     }

@@ -1,7 +1,8 @@
 //! # thicket-grammar
 //!
 //! The grammar model of thicket and everything that reads it: the spec format (ISLa
-//! `.bnf` and the grammar part of Fandango `.fan`, see `docs/spec-format.md`), import of
+//! `.bnf` grammars and Fandango `.fan` specs, whose Python parts are captured in
+//! [`FanParts`]; see `docs/spec-format.md`), import of
 //! fuzzingbook/ISLa JSON grammars, resolution into a [`Grammar`] of typed ids, static
 //! [`Analysis`] (minimal depth and length, productivity, reachability) and the [`lint`].
 //!
@@ -16,23 +17,31 @@
 pub mod analysis;
 pub mod ast;
 pub mod diag;
+pub mod fandango;
+mod fanfile;
 pub mod grammar;
 mod json_import;
 mod lexer;
 mod parser;
+mod pyregex;
+mod pyscan;
 pub mod reach;
 pub mod source;
 pub mod tokens;
 
 pub use analysis::{Analysis, UNBOUNDED, lint};
 pub use diag::{Diagnostic, Severity, SpecError};
+pub use fandango::{
+    ComputedRepeat, ConstraintKind, FanBlock, FanConstraint, FanGenerator, FanParts, PartyRef,
+};
+pub use fanfile::{MAX_INCLUDES, STDLIB_NAME, include_search_path};
 pub use grammar::{Expr, ExprId, Grammar, RegexTerminal, Repeat, Rule, SymbolId};
-pub use parser::MAX_NESTING;
+pub use parser::{MAX_NESTING, MAX_PERMUTATION_ITEMS};
 pub use reach::{Components, Reach};
 pub use source::{LineCol, SourceFile, Span};
 pub use tokens::{TokSym, TokenGrammar, TokenKind, Tokens};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The start rule used when none is given.
@@ -47,11 +56,16 @@ pub const MAX_SPEC_BYTES: usize = 16 << 20;
 pub struct Spec {
     /// The resolved grammar.
     pub grammar: Grammar,
-    /// The text the grammar was read from.
+    /// The text the grammar was read from: the main file, with the files a Fandango
+    /// spec includes (and its standard library) attached (see [`SourceFile::attach`]).
     pub source: Arc<SourceFile>,
     /// Byte offset in `source` of the `where` constraints after the grammar, if any
-    /// (read by `thicket-constraint`).
+    /// (read by `thicket-constraint` as ISLa constraints): the first `where` of the main
+    /// file when nothing but `where` constraints follows it. A `.fan` spec's `where`
+    /// blocks are all in [`FanParts::constraints`] too, whether or not this is set.
     pub constraints_start: Option<usize>,
+    /// What a Fandango spec holds besides its grammar (empty for other specs).
+    pub fandango: FanParts,
 }
 
 /// Options for reading a spec.
@@ -59,8 +73,12 @@ pub struct Spec {
 pub struct LoadOptions {
     /// Start rule name without angle brackets (default `start`).
     pub start: String,
-    /// Largest spec read, in bytes (default [`MAX_SPEC_BYTES`]).
+    /// Largest spec read, in bytes (default [`MAX_SPEC_BYTES`]); each included file
+    /// has the same limit.
     pub max_bytes: usize,
+    /// Directories searched first for the files a `.fan` spec includes (`-I DIR`), in
+    /// order; see [`include_search_path`] for the rest.
+    pub include_dirs: Vec<PathBuf>,
 }
 
 impl Default for LoadOptions {
@@ -68,6 +86,34 @@ impl Default for LoadOptions {
         LoadOptions {
             start: DEFAULT_START.to_string(),
             max_bytes: MAX_SPEC_BYTES,
+            include_dirs: Vec::new(),
+        }
+    }
+}
+
+/// The dialect a spec is read in, by its name: JSON grammars (`.json`), ISLa grammars
+/// (`.bnf`), and Fandango specs (`.fan` and every other name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecFormat {
+    /// A fuzzingbook/ISLa JSON grammar dictionary.
+    Json,
+    /// An ISLa `.bnf` grammar: rules only; no standard library, no Python.
+    Isla,
+    /// A Fandango `.fan` spec: rules, Python code, constraints, includes, the standard
+    /// library.
+    Fandango,
+}
+
+impl SpecFormat {
+    /// The format of a spec named `name`.
+    pub fn of(name: &str) -> SpecFormat {
+        let lower = name.to_ascii_lowercase();
+        if lower.ends_with(".json") {
+            SpecFormat::Json
+        } else if lower.ends_with(".bnf") {
+            SpecFormat::Isla
+        } else {
+            SpecFormat::Fandango
         }
     }
 }
@@ -100,8 +146,9 @@ pub fn load_spec_text(name: &str, bytes: &[u8]) -> Result<Grammar, SpecError> {
     load_spec_bytes(name, bytes, &LoadOptions::default()).map(|s| s.grammar)
 }
 
-/// Reads a spec from bytes, reported under `name`. A name ending in `.json` selects the
-/// JSON grammar format.
+/// Reads a spec from bytes, reported under `name`; its format by the name
+/// ([`SpecFormat::of`]). A Fandango spec's includes are looked for from the directory
+/// of `name` (see [`include_search_path`]).
 pub fn load_spec_bytes(name: &str, bytes: &[u8], options: &LoadOptions) -> Result<Spec, SpecError> {
     let fail = |source: SourceFile, diagnostic: Diagnostic| SpecError {
         source: Arc::new(source),
@@ -138,8 +185,12 @@ pub fn load_spec_bytes(name: &str, bytes: &[u8], options: &LoadOptions) -> Resul
             ));
         }
     };
+    let format = SpecFormat::of(name);
+    if format == SpecFormat::Fandango {
+        return load_fandango(SourceFile::new(name, text), options);
+    }
     let source = Arc::new(SourceFile::new(name, text));
-    let ast = if name.ends_with(".json") {
+    let ast = if format == SpecFormat::Json {
         json_import::parse_json_grammar_with_probabilities(&source)
     } else {
         parser::parse_spec(source.text()).map(|ast| (ast, Vec::new()))
@@ -166,5 +217,23 @@ pub fn load_spec_bytes(name: &str, bytes: &[u8], options: &LoadOptions) -> Resul
         grammar,
         source,
         constraints_start: ast.constraints_start,
+        fandango: FanParts::default(),
+    })
+}
+
+/// Reads a Fandango spec: its files, the standard library, the grammar, the rest.
+fn load_fandango(main: SourceFile, options: &LoadOptions) -> Result<Spec, SpecError> {
+    let loaded = fanfile::load(main, &options.include_dirs, options.max_bytes, true)?;
+    let source = Arc::new(loaded.source);
+    let grammar = Grammar::build(&loaded.ast, &options.start).map_err(|diagnostics| SpecError {
+        source: source.clone(),
+        diagnostics,
+    })?;
+    let fandango = loaded.pending.finish(&grammar, &source);
+    Ok(Spec {
+        grammar,
+        source,
+        constraints_start: loaded.ast.constraints_start,
+        fandango,
     })
 }

@@ -1,0 +1,84 @@
+//! `thicket lint` on Fandango specs: Python code, generators, constraints and includes
+//! are accepted (their Python unchecked, which lint says), `-I` finds included files,
+//! and a protocol spec is noted as one.
+
+mod common;
+
+use common::{repo, text, thicket};
+
+#[test]
+fn lint_accepts_fandango_constructs_and_says_what_it_leaves_unchecked() {
+    let dir = repo("crates/thicket-cli/tests/fandango");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "{files:?}");
+    for file in &files {
+        let out = thicket(&["lint", file.to_str().unwrap()]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{}: {err}", file.display());
+        assert!(
+            err.contains("accepted without checking their Python"),
+            "{}: {err}",
+            file.display()
+        );
+    }
+    let out = thicket(&[
+        "lint",
+        &format!("{dir}/fandango_where.fan"),
+        "--format",
+        "json",
+    ]);
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["ok"], true);
+    assert_eq!(value["protocol"], false);
+    assert!(
+        value["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("1 Python constraint"),
+        "{value}"
+    );
+}
+
+#[test]
+fn include_dirs_are_searched_and_protocol_specs_are_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::write(
+        lib.join("messages.fan"),
+        "<hello> ::= 'HELO ' <name> '\\r\\n'\n<name> ::= <ascii_letter>+\n",
+    )
+    .unwrap();
+    let spec = dir.path().join("talk.fan");
+    std::fs::write(
+        &spec,
+        "include('messages.fan')\n<start> ::= <Client:hello> <Server:Client:reply>\n<reply> ::= '250 OK\\r\\n'\n",
+    )
+    .unwrap();
+    let spec = spec.to_str().unwrap();
+    let out = thicket(&["lint", spec]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("include-not-found") && err.contains("talk.fan:1:1"),
+        "{err}"
+    );
+    for flag in ["-I", "--include-dir"] {
+        let out = thicket(&["lint", flag, lib.to_str().unwrap(), spec]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(
+            err.contains("a protocol spec: its parties (Client, Server)")
+                && err.contains("not supported yet"),
+            "{err}"
+        );
+    }
+    // Every subcommand takes -I.
+    let out = thicket(&["parse", "-I", lib.to_str().unwrap(), spec, "-"]);
+    let err = text(&out.stderr);
+    assert!(!err.contains("include-not-found"), "{err}");
+}
