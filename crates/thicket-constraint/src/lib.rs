@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 pub mod eval;
+pub mod fandango;
 pub mod formula;
 pub mod host;
 pub mod lexer;
