@@ -59,10 +59,23 @@ struct StrInfo {
     nonempty: bool,
 }
 
+/// How a symbol's text can be empty. Fandango's `int(tree)` of an empty tree is 0 when
+/// the tree has no terminal at all (an empty repetition), and raises when it has an
+/// empty terminal (`""`, a regex matching nothing): the tree's value is empty rather
+/// than the empty string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+struct Emptiness {
+    /// Empty with no terminal in the tree.
+    bare: bool,
+    /// Empty with an empty terminal in the tree.
+    terminal: bool,
+}
+
 /// Facts about the grammar's symbols that translation needs.
 pub(crate) struct SymbolFacts {
     class: Vec<NumClass>,
     nonempty: Vec<bool>,
+    empty: Vec<Emptiness>,
 }
 
 impl SymbolFacts {
@@ -113,13 +126,66 @@ impl SymbolFacts {
         let nonempty = (0..n)
             .map(|s| analysis.rule_min_len(SymbolId::from_index(s)) > 0)
             .collect();
-        SymbolFacts { class, nonempty }
+        let mut empty = vec![Emptiness::default(); n];
+        loop {
+            let mut changed = false;
+            for s in 0..n {
+                let e = emptiness(grammar, grammar.rules()[s].body, &empty);
+                if e != empty[s] {
+                    empty[s] = e;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        SymbolFacts {
+            class,
+            nonempty,
+            empty,
+        }
     }
 
     fn info(&self, symbol: SymbolId) -> StrInfo {
         StrInfo {
             class: self.class[symbol.index()],
             nonempty: self.nonempty[symbol.index()],
+        }
+    }
+}
+
+fn emptiness(grammar: &Grammar, expr: thicket_grammar::ExprId, symbols: &[Emptiness]) -> Emptiness {
+    match grammar.expr(expr) {
+        GExpr::Literal(lit) => Emptiness {
+            bare: false,
+            terminal: lit.is_empty(),
+        },
+        GExpr::Regex(r) => Emptiness {
+            bare: false,
+            terminal: r.hir.properties().minimum_len() == Some(0),
+        },
+        GExpr::Ref(s) => symbols[s.index()],
+        GExpr::Seq(items) => {
+            let parts: Vec<Emptiness> = items.iter().map(|&c| emptiness(grammar, c, symbols)).collect();
+            Emptiness {
+                bare: parts.iter().all(|p| p.bare),
+                terminal: parts.iter().all(|p| p.bare || p.terminal) && parts.iter().any(|p| p.terminal),
+            }
+        }
+        GExpr::Alt(items) => items.iter().fold(Emptiness::default(), |acc, &c| {
+            let e = emptiness(grammar, c, symbols);
+            Emptiness {
+                bare: acc.bare || e.bare,
+                terminal: acc.terminal || e.terminal,
+            }
+        }),
+        GExpr::Repeat(r) => {
+            let item = emptiness(grammar, r.item, symbols);
+            Emptiness {
+                bare: r.min == 0 || item.bare,
+                terminal: item.terminal,
+            }
         }
     }
 }
@@ -1817,6 +1883,28 @@ impl<'a> Translator<'a> {
 
     /// Python's `int()` of a value: the term and when it raises.
     fn to_int(&self, v: &Val, span: Span) -> Result<(Term, Option<Formula>), NotNative> {
+        // An empty tree without terminals has an empty value, whose `int()` is 0.
+        let (t, r) = self.text_to_int(v, span)?;
+        let (Val::Tree(var, s) | Val::TreeValue(var, s)) = v else {
+            return Ok((t, r));
+        };
+        let empty = self.facts.empty[s.index()];
+        if !empty.bare {
+            return Ok((t, r));
+        }
+        if empty.terminal {
+            return not_native(
+                "`int()` of a tree that may be empty with or without an empty terminal (0 or an error)",
+                span,
+            );
+        }
+        let is_empty = app(Func::Eq, vec![app(Func::StrLen, vec![Term::Var(*var)]), int(0)]);
+        let raises = r.map(|r| f_and(Formula::Smt(app(Func::Not, vec![is_empty.clone()]), span), r));
+        Ok((app(Func::Ite, vec![is_empty, int(0), t]), raises))
+    }
+
+    /// Python's `int()` of a value's text: the term and when it raises.
+    fn text_to_int(&self, v: &Val, span: Span) -> Result<(Term, Option<Formula>), NotNative> {
         let (t, info) = match v {
             Val::Int(t) => return Ok((t.clone(), None)),
             Val::Bool(f) => match as_term(f) {
