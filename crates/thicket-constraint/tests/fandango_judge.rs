@@ -194,7 +194,12 @@ where int(str(<num>)) % 7 != 3
         constraints: r#"
 where not int(str(<num>)) == 5
 "#,
-        inputs: &[(",1", false), ("1,2", true), ("5,1", false), ("12,012", true)],
+        inputs: &[
+            (",1", false),
+            ("1,2", true),
+            ("5,1", false),
+            ("12,012", true),
+        ],
         native: true,
     },
     Case {
@@ -209,7 +214,13 @@ where not int(str(<num>)) == 5
 where not int(<num>) == 0
 where not int(<word>) == 0
 "#,
-        inputs: &[(",5", false), ("3,5", true), ("3,", false), ("3,0", false), ("12,3", true)],
+        inputs: &[
+            (",5", false),
+            ("3,5", true),
+            ("3,", false),
+            ("3,0", false),
+            ("12,3", true),
+        ],
         native: true,
     },
     Case {
@@ -289,7 +300,12 @@ where str(<first>)[0] != "b" and str(<second>)[1:3] != "cc"
 where str(<a>) == str(<a>)
 where <a> > 1 and <a> != 22
 "#,
-        inputs: &[("12=12", true), ("1=1", false), ("12=21", false), ("22=22", false)],
+        inputs: &[
+            ("12=12", true),
+            ("1=1", false),
+            ("12=21", false),
+            ("22=22", false),
+        ],
         native: true,
     },
     Case {
@@ -330,7 +346,12 @@ where forall <u> in <use>:
 where int(str(<size>), 8) >= 10
 where <name>[0] == "C"
 "#,
-        inputs: &[("012:Ch", true), ("011:Ch", false), ("777:hC", false), ("100:C", true)],
+        inputs: &[
+            ("012:Ch", true),
+            ("011:Ch", false),
+            ("777:hC", false),
+            ("100:C", true),
+        ],
         native: false,
     },
 ];
@@ -359,7 +380,9 @@ impl Host for FakeHost {
             s if s.starts_with("(int(str(") && s.contains("), 8)) >= (10)") => {
                 i64::from_str_radix(text(0).trim(), 8)
                     .map(|v| v >= 10)
-                    .map_err(|e| HostError { message: e.to_string() })
+                    .map_err(|e| HostError {
+                        message: e.to_string(),
+                    })
             }
             s if s.ends_with("is None or True") => Ok(true),
             s if s.ends_with("[0]) == (\"C\")") => {
@@ -380,8 +403,9 @@ fn spec_text(case: &Case) -> String {
 
 /// thicket's verdict on each input.
 fn thicket_verdicts(case: &Case) -> Vec<bool> {
-    let spec = thicket_grammar::load_spec_bytes("case.fan", case.grammar.as_bytes(), &Default::default())
-        .unwrap_or_else(|e| panic!("{}: {}", case.name, e.render()));
+    let spec =
+        thicket_grammar::load_spec_bytes("case.fan", case.grammar.as_bytes(), &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {}", case.name, e.render()));
     let text = spec_text(case);
     let source = Arc::new(SourceFile::new("case.fan", text.clone()));
     let compiler = Compiler::new(&spec.grammar, Some(Arc::new(FakeHost)));
@@ -400,7 +424,10 @@ fn thicket_verdicts(case: &Case) -> Vec<bool> {
         "{}: native?",
         case.name
     );
-    let checker = Checker::new(&spec.grammar, constraints.into_iter().map(|c| c.constraint).collect());
+    let checker = Checker::new(
+        &spec.grammar,
+        constraints.into_iter().map(|c| c.constraint).collect(),
+    );
     let parser = thicket_parse::Parser::new(&spec.grammar, Default::default()).unwrap();
     case.inputs
         .iter()
@@ -426,7 +453,10 @@ fn fandango() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("THICKET_FANDANGO") {
         return Some(PathBuf::from(path));
     }
-    let found = Command::new("fandango").arg("--version").output().is_ok_and(|o| o.status.success());
+    let found = Command::new("fandango")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     found.then(|| PathBuf::from("fandango"))
 }
 
@@ -452,7 +482,9 @@ fn fandango_verdicts(fandango: &PathBuf, case: &Case, dir: &std::path::Path) -> 
             case.name
         );
         assert!(
-            !stderr.contains("during parsing") || stderr.contains("Did not match") || output.status.success(),
+            !stderr.contains("during parsing")
+                || stderr.contains("Did not match")
+                || output.status.success(),
             "{}: Fandango cannot parse {input:?}: {stderr}",
             case.name
         );
@@ -468,10 +500,18 @@ fn fandango_verdicts(fandango: &PathBuf, case: &Case, dir: &std::path::Path) -> 
             .chunks(case.inputs.len().div_ceil(2))
             .map(|chunk| {
                 let chunk = chunk.to_vec();
-                scope.spawn(move || chunk.into_iter().map(|(i, (input, _))| run(i, input)).collect::<Vec<_>>())
+                scope.spawn(move || {
+                    chunk
+                        .into_iter()
+                        .map(|(i, (input, _))| run(i, input))
+                        .collect::<Vec<_>>()
+                })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     })
 }
 
@@ -479,9 +519,13 @@ fn fandango_verdicts(fandango: &PathBuf, case: &Case, dir: &std::path::Path) -> 
 fn fandango_agrees() {
     let Some(fandango) = fandango() else {
         if std::env::var("THICKET_REQUIRE_FANDANGO").as_deref() == Ok("1") {
-            panic!("THICKET_REQUIRE_FANDANGO=1 but Fandango is not installed (set THICKET_FANDANGO)");
+            panic!(
+                "THICKET_REQUIRE_FANDANGO=1 but Fandango is not installed (set THICKET_FANDANGO)"
+            );
         }
-        eprintln!("skipping the Fandango judge: `fandango` is not on the PATH and THICKET_FANDANGO is not set");
+        eprintln!(
+            "skipping the Fandango judge: `fandango` is not on the PATH and THICKET_FANDANGO is not set"
+        );
         return;
     };
     let dir = std::env::temp_dir().join(format!("thicket-fandango-judge-{}", std::process::id()));

@@ -128,39 +128,43 @@ fn skip_strings(text: &str, lines: &[usize], i: usize) -> usize {
     }
 }
 
-/// Where a block starting at `start` on a line indented `indent` ends.
+/// Where a block starting at `start` on a line indented `indent` ends: after its last
+/// character that is neither space nor comment.
 fn block_end(text: &str, start: usize, indent: usize) -> usize {
     let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut i = start;
+    let mut code_end = start;
     let mut quote: Option<(u8, bool)> = None;
+    let triple_at = |i: usize, q: u8| bytes[i..].starts_with(&[q, q, q]);
     while i < bytes.len() {
         let b = bytes[i];
         if let Some((q, triple)) = quote {
             if b == b'\\' {
-                i += 2;
+                i = (i + 2).min(bytes.len());
+                code_end = i;
                 continue;
             }
-            if b == q
-                && (!triple
-                    || text[i..].starts_with(&String::from_utf8(vec![q; 3]).expect("ascii")))
-            {
+            if b == q && (!triple || triple_at(i, q)) {
                 quote = None;
                 i += if triple { 3 } else { 1 };
+                code_end = i;
                 continue;
             }
-            if b == b'\n' && !triple {
-                quote = None;
-            } else {
+            if b != b'\n' || triple {
                 i += 1;
+                code_end = i;
                 continue;
             }
+            // A line end ends an unclosed short string.
+            quote = None;
         }
         match b {
             b'"' | b'\'' => {
-                let triple = text[i..].starts_with(&String::from_utf8(vec![b; 3]).expect("ascii"));
+                let triple = triple_at(i, b);
                 quote = Some((b, triple));
                 i += if triple { 3 } else { 1 };
+                code_end = i;
                 continue;
             }
             b'#' => {
@@ -169,8 +173,6 @@ fn block_end(text: &str, start: usize, indent: usize) -> usize {
                 }
                 continue;
             }
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
             b'\\' if bytes.get(i + 1) == Some(&b'\n') => {
                 i += 2;
                 continue;
@@ -180,7 +182,7 @@ fn block_end(text: &str, start: usize, indent: usize) -> usize {
                 let mut j = i + 1;
                 loop {
                     if j >= bytes.len() {
-                        return trim_end(text, start, i);
+                        return code_end;
                     }
                     let line = line_at(text, j);
                     let t = line.trim_start();
@@ -191,19 +193,23 @@ fn block_end(text: &str, start: usize, indent: usize) -> usize {
                     if super::lexer::indentation_of_line(text, j) > indent {
                         break;
                     }
-                    return trim_end(text, start, i);
+                    return code_end;
                 }
             }
-            _ => {}
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                code_end = i + 1;
+            }
+            b')' | b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                code_end = i + 1;
+            }
+            b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' => {}
+            _ => code_end = i + 1,
         }
         i += 1;
     }
-    trim_end(text, start, bytes.len())
-}
-
-/// `end`, moved back over trailing whitespace and comment-only lines.
-fn trim_end(text: &str, start: usize, end: usize) -> usize {
-    start + text[start..end].trim_end().len()
+    code_end
 }
 
 /// The constraint language a `where` block is written in.

@@ -342,3 +342,6 @@ impl SoftGoal {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

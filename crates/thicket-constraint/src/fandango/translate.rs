@@ -167,10 +167,14 @@ fn emptiness(grammar: &Grammar, expr: thicket_grammar::ExprId, symbols: &[Emptin
         },
         GExpr::Ref(s) => symbols[s.index()],
         GExpr::Seq(items) => {
-            let parts: Vec<Emptiness> = items.iter().map(|&c| emptiness(grammar, c, symbols)).collect();
+            let parts: Vec<Emptiness> = items
+                .iter()
+                .map(|&c| emptiness(grammar, c, symbols))
+                .collect();
             Emptiness {
                 bare: parts.iter().all(|p| p.bare),
-                terminal: parts.iter().all(|p| p.bare || p.terminal) && parts.iter().any(|p| p.terminal),
+                terminal: parts.iter().all(|p| p.bare || p.terminal)
+                    && parts.iter().any(|p| p.terminal),
             }
         }
         GExpr::Alt(items) => items.iter().fold(Emptiness::default(), |acc, &c| {
@@ -1898,8 +1902,16 @@ impl<'a> Translator<'a> {
                 span,
             );
         }
-        let is_empty = app(Func::Eq, vec![app(Func::StrLen, vec![Term::Var(*var)]), int(0)]);
-        let raises = r.map(|r| f_and(Formula::Smt(app(Func::Not, vec![is_empty.clone()]), span), r));
+        let is_empty = app(
+            Func::Eq,
+            vec![app(Func::StrLen, vec![Term::Var(*var)]), int(0)],
+        );
+        let raises = r.map(|r| {
+            f_and(
+                Formula::Smt(app(Func::Not, vec![is_empty.clone()]), span),
+                r,
+            )
+        });
         Ok((app(Func::Ite, vec![is_empty, int(0), t]), raises))
     }
 
