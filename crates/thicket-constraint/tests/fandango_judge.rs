@@ -29,6 +29,13 @@ struct Case {
     native: bool,
 }
 
+const VALUES: &str = r#"<start> ::= <a> ":" <b>
+<a> ::= <digit>+
+<b> ::= <letter>*
+<digit> ::= "0" | "1" | "2" | "3"
+<letter> ::= "x" | "y"
+"#;
+
 const CASES: &[Case] = &[
     Case {
         name: "underline at least as long as the title (rest)",
@@ -305,6 +312,58 @@ where <a> > 1 and <a> != 22
             ("1=1", false),
             ("12=21", false),
             ("22=22", false),
+        ],
+        native: true,
+    },
+    Case {
+        name: "text operations: +, f-strings, in a tuple, len",
+        grammar: VALUES,
+        python: "",
+        constraints: r#"
+where str(<b>) + str(<a>) != "x1" and f"{<a>}-{<b>}" != "2-y"
+where str(<b>) in ("xx", "y", "") or len(str(<b>)) > 2
+"#,
+        inputs: &[
+            ("1:x", false),
+            ("2:y", false),
+            ("3:xx", true),
+            ("3:xy", false),
+            ("3:xyx", true),
+            ("3:", true),
+        ],
+        native: true,
+    },
+    Case {
+        name: "arithmetic on trees, and an exception under and/not",
+        grammar: VALUES,
+        python: "",
+        constraints: r#"
+where int(<a>) - 1 != 0
+where not (int(str(<a>)[5:]) > 0 and False)
+"#,
+        inputs: &[
+            ("1:x", false),
+            ("2:x", false),
+            ("123012:x", true),
+            ("1230120:", true),
+            ("100000:y", true),
+        ],
+        native: true,
+    },
+    Case {
+        name: "ordering trees, value(), bool(), max()",
+        grammar: VALUES,
+        python: "",
+        constraints: r#"
+where <b> < <a> or max(int(<a>), 2) == 3
+where <a>.value() != "0" and bool(str(<b>))
+"#,
+        inputs: &[
+            ("3:x", true),
+            ("1:x", false),
+            ("3:", false),
+            ("0:", false),
+            ("13:y", false),
         ],
         native: true,
     },

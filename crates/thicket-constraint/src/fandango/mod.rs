@@ -305,6 +305,7 @@ impl SoftGoal {
                 counts,
             } => {
                 for (var, call) in counts {
+                    ev.bind(*var, Binding::Unbound);
                     if let Formula::Predicate(call) = call
                         && let Some(Outcome::Bind(n)) = ev.predicate_outcome(call)
                     {

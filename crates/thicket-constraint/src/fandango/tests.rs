@@ -162,6 +162,22 @@ fn host_expressions_are_python_over_their_parameters() {
         used.params,
         ["<w>", "<w>.<digits>", "*<w>..<letter>", "|<letter>|"]
     );
+    // Selectors inside f-strings; `<>` is Python 3's `!=`.
+    let c = compile(
+        &spec,
+        "ok(f\"{<word>!r}-\") and not ok(<letter>) in [1 <> 2]",
+        Some(host(|_, _, _| Ok(true))),
+    )
+    .unwrap();
+    let sources: Vec<&str> = c
+        .host_exprs
+        .iter()
+        .map(|h| h.expr.source.as_str())
+        .collect();
+    assert_eq!(
+        sources,
+        ["ok(f\"{_fan0!r}-\")", "not ok(_fan1) in [1 != 2]"]
+    );
     // A name bound by `all(... for x in ...)` is a parameter too.
     let c = compile(
         &spec,

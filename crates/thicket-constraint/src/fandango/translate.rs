@@ -879,7 +879,10 @@ impl<'a> Translator<'a> {
                 let value = self.truthy(&n, e.span);
                 match value {
                     Ok(v) => f_and(n.raises.map_or(constant(true, e.span), f_not), v),
-                    Err(why) => self.expression_host(e, &mut ps, why)?,
+                    Err(why) => {
+                        counts.clear();
+                        self.expression_host(e, &mut ps, why)?
+                    }
                 }
             }
             Err(why) => {
