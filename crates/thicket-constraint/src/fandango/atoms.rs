@@ -1,5 +1,5 @@
 //! The predicates a Fandango constraint compiles into where Core has no construct:
-//! [`HostPredicate`] (a Python expression evaluated by a [`Host`]) and
+//! [`HostPredicate`] (a Python expression evaluated by a [`Host`](crate::host::Host)) and
 //! [`SelectionCount`] (the number of trees a selector selects, `|SEL|`), and the
 //! evaluation of selector paths on a tree in Fandango's order.
 

@@ -32,8 +32,7 @@
 //!
 //! Native (translated into Core, solved and checked by thicket itself):
 //! - quantifiers and the placeholders' combinations, as nested Core quantifiers
-//!   (`.<b>` is [`Domain::Children`](crate::formula::Domain::Children), `..<b>` and a
-//!   free `<a>` [`Domain::Within`](crate::formula::Domain::Within));
+//!   (`.<b>` is [`Domain::Children`], `..<b>` and a free `<a>` [`Domain::Within`]);
 //! - `|SEL|` and `len(*SEL)`, as `exists int n: selection_count(base, n) and ...`
 //!   ([`SelectionCount`]);
 //! - `str(x)`, `int(x)` where `x`'s texts consist of ASCII digits (and `+`/`-`): the
@@ -64,13 +63,18 @@
 //! inside a host expression are computed natively ([`HostArg::Trees`](crate::host::HostArg)
 //! in Fandango's order, [`HostArg::Int`](crate::host::HostArg)).
 //!
-//! Deliberate differences: an exception in a comparison itself (`tree == 5` on a
+//! Deliberate differences: a tree's text is its bytes read as UTF-8 (an invalid byte
+//! one character), as everywhere in thicket, where Fandango decodes a bytes-valued tree
+//! as Latin-1: `str()` and `len(str())` of non-ASCII bytes can differ. An exception in
+//! a comparison itself (`tree == 5` on a
 //! non-numeric tree) aborts Fandango's whole check; here it makes that atom false.
 //! Fandango's scope of bound nonterminals leaks out of a quantifier into later
 //! siblings; here a name is bound only inside its quantifier. `{*<a>: slice}` and
 //! several `*<a>` pairs are refused; `x[i]` is supported only at the end of a
 //! selector inside an expression. A selection under a generator (`_sources`) is not
-//! searched: thicket trees have none.
+//! searched: thicket trees have none. Nonterminal names that are Python keywords
+//! (`<def>`) are accepted, which Fandango's parser rejects. `a -> b` is accepted as
+//! documented, though Fandango 1.3.1 itself fails on it (an `AttributeError`).
 
 pub mod ast;
 pub mod atoms;
