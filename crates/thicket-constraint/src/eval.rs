@@ -623,7 +623,8 @@ impl<'a, 't> Evaluator<'a, 't> {
         q: &Quantifier,
         mut visit: impl FnMut(&mut Self) -> bool,
     ) -> bool {
-        let (nodes, child) = self.domain(q);
+        let (nodes, child, parent) = self.domain(q);
+        let view: &'a TreeView<'t> = self.view;
         // The bindings to restore, on a stack shared by nested quantifiers (a nested
         // quantifier runs once per outer instance: no vector per run).
         let base = self.saved.len();
@@ -633,10 +634,17 @@ impl<'a, 't> Evaluator<'a, 't> {
             self.saved.push(self.env[v.index()]);
         }
         let mut complete = true;
+        let symbol = q.symbol;
         let candidates = nodes
             .iter()
             .map(|&i| NodeId::from_index(i as usize))
-            .chain(child);
+            .chain(child)
+            .chain(
+                parent
+                    .into_iter()
+                    .flat_map(|p| view.children(p))
+                    .filter(move |&c| view.symbol(c) == Some(symbol)),
+            );
         // See `Quantifier::outermost_only`: instances inside one visited are skipped.
         let mut skip_below = 0;
         'outer: for node in candidates {
@@ -712,13 +720,14 @@ impl<'a, 't> Evaluator<'a, 't> {
     }
 
     /// The subtrees a quantifier ranges over: nodes of a descendant domain by index,
-    /// or the one child of a child domain.
-    fn domain(&self, q: &Quantifier) -> (&'a [u32], Option<NodeId>) {
+    /// the one child of a child domain, or the parent whose children of the
+    /// quantifier's type a children domain takes.
+    fn domain(&self, q: &Quantifier) -> (&'a [u32], Option<NodeId>, Option<NodeId>) {
         let view: &'a TreeView<'t> = self.view;
         match q.domain {
             Domain::Within(outer) => match self.env[outer.index()] {
-                Binding::Node(n) => (view.nodes_of(q.symbol, n), None),
-                _ => (&[], None),
+                Binding::Node(n) => (view.nodes_of(q.symbol, n), None, None),
+                _ => (&[], None, None),
             },
             Domain::Child { parent, index } => match self.env[parent.index()] {
                 Binding::Node(n) => (
@@ -726,8 +735,13 @@ impl<'a, 't> Evaluator<'a, 't> {
                     view.children(n)
                         .filter(|&c| view.symbol(c) == Some(q.symbol))
                         .nth(index as usize - 1),
+                    None,
                 ),
-                _ => (&[], None),
+                _ => (&[], None, None),
+            },
+            Domain::Children { parent } => match self.env[parent.index()] {
+                Binding::Node(n) => (&[], None, Some(n)),
+                _ => (&[], None, None),
             },
         }
     }

@@ -73,6 +73,22 @@ pub enum Domain {
         /// 1-based position among the parent's children of the quantifier's type.
         index: u32,
     },
+    /// Every direct child of the quantifier's type (Fandango's `x.<c>`), in order.
+    Children {
+        /// The parent.
+        parent: VarId,
+    },
+}
+
+impl Domain {
+    /// The variable whose tree the domain lies in.
+    pub fn outer(self) -> VarId {
+        match self {
+            Domain::Within(v)
+            | Domain::Child { parent: v, .. }
+            | Domain::Children { parent: v } => v,
+        }
+    }
 }
 
 /// `forall`/`exists` over subtrees.
@@ -180,7 +196,7 @@ impl Quantifier {
             || !inner.universal
             || inner.domain != domain
             || inner.symbol != symbol
-            || matches!(domain, Domain::Within(v) | Domain::Child { parent: v, .. } if v == var)
+            || domain.outer() == var
         {
             return None;
         }
@@ -306,8 +322,7 @@ fn reads_only(f: &Formula, bound: &mut Vec<VarId>) -> bool {
         Formula::Not(inner) => reads_only(inner, bound),
         Formula::Binary(_, a, b) => reads_only(a, bound) && reads_only(b, bound),
         Formula::Quantifier(q) => {
-            let (Domain::Within(outer) | Domain::Child { parent: outer, .. }) = q.domain;
-            if !bound.contains(&outer) {
+            if !bound.contains(&q.domain.outer()) {
                 return false;
             }
             let mark = bound.len();
@@ -351,7 +366,7 @@ fn only_in_universal_domains(f: &Formula, var: VarId, positive: bool) -> bool {
         Formula::Quantifier(q) => {
             let domain_ok = match q.domain {
                 Domain::Within(outer) => outer != var || q.universal == positive,
-                Domain::Child { parent, .. } => parent != var,
+                Domain::Child { parent, .. } | Domain::Children { parent } => parent != var,
             };
             domain_ok && only_in_universal_domains(&q.body, var, positive)
         }

@@ -34,7 +34,9 @@ pub struct HostExpr {
 pub enum HostArg {
     /// One subtree.
     Tree(NodeId),
-    /// Several subtrees, in preorder (a Fandango `*<x>` selection).
+    /// Several subtrees (a Fandango `*<x>` selection), in the order Fandango lists
+    /// them: breadth-first within each tree for `..<x>` and a free `<x>`, in order for
+    /// `.<x>`.
     Trees(Vec<NodeId>),
     /// A number (a Fandango `|<x>|` count).
     Int(i64),
@@ -67,6 +69,22 @@ pub trait Host: Send + Sync {
         grammar: &Grammar,
         args: &[HostArg],
     ) -> Result<bool, HostError>;
+
+    /// Evaluates `expr` to a number, for a soft goal (`minimizing`/`maximizing`): an
+    /// `int` or a `float` (a `bool` counts as 0 or 1). A host that cannot keeps this
+    /// default, which says so.
+    fn eval_number(
+        &self,
+        expr: &HostExpr,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Result<f64, HostError> {
+        let _ = (expr, tree, grammar, args);
+        Err(HostError {
+            message: "this host evaluates truth values only".into(),
+        })
+    }
 }
 
 /// A shared host.

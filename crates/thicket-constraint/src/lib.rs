@@ -5,6 +5,10 @@
 //! exact checker over derivation trees that explains each violation with a witness.
 //! The solver builds on the same [`Constraint`] and [`eval::Evaluator`].
 //!
+//! Fandango's constraint language (Python expressions over selectors) is read by
+//! [`fandango`] into the same Core, with what Core cannot say kept as host-language
+//! atoms ([`host`]).
+//!
 //! Data flow: text → [`lexer`] → [`parser`] (surface [`syntax`]) → [`resolve`] (Core,
 //! with every name, sort, predicate argument and match expression checked before any
 //! input is read) → [`Checker`] ([`view::TreeView`] + [`eval::Evaluator`]).
@@ -28,6 +32,7 @@
 #![warn(missing_docs)]
 
 pub mod eval;
+pub mod fandango;
 pub mod formula;
 pub mod host;
 pub mod lexer;

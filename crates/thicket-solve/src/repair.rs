@@ -1132,11 +1132,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 return true;
             }
         }
-        let domain = match q.domain {
-            Domain::Within(v) | Domain::Child { parent: v, .. } => match ev.binding(v) {
-                Binding::Node(n) => n,
-                _ => tree.root(),
-            },
+        let domain = match ev.binding(q.domain.outer()) {
+            Binding::Node(n) => n,
+            _ => tree.root(),
         };
         let Some(avoider) = self.solver.avoider(q.symbol) else {
             return false;
@@ -1322,7 +1320,8 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                     _ => false,
                 },
             },
-            Domain::Child { .. } => false,
+            // A direct child is not inserted (the instance would be the host's).
+            Domain::Child { .. } | Domain::Children { .. } => false,
         };
         if !in_domain {
             return false;

@@ -87,8 +87,9 @@ pub(crate) fn smt_name(func: Func) -> &'static str {
 /// predicates see bound subtrees, and the structural predicates kept here compare
 /// positions of bound nodes), so an edit that touches none of those nodes (is not
 /// inside one, holds none before or after) leaves it as it was. `None` where that is
-/// not known: `start` used in an atom, a quantifier over `start`'s children, or a
-/// predicate that looks between or beside bound nodes (`consecutive`, `nth`).
+/// not known: `start` used in an atom, a quantifier over `start`'s children, a
+/// predicate that looks between or beside bound nodes (`consecutive`, `nth`), or a
+/// host expression (`python`, which may walk from a bound tree to its parents).
 /// The string constants the constraints' SMT atoms hold.
 pub(crate) fn literals(
     constraints: &[thicket_constraint::Constraint],
@@ -124,14 +125,17 @@ pub(crate) fn scope(
             ok &= !term.mentions(VarId::START);
         }
         Formula::Predicate(call) => {
-            ok &= !matches!(call.predicate.name(), "consecutive" | "nth")
+            ok &= !matches!(call.predicate.name(), "consecutive" | "nth" | "python")
                 && !call
                     .args
                     .iter()
                     .any(|a| matches!(a, PredArg::Var(v) if *v == VarId::START));
         }
         Formula::Quantifier(q) => {
-            ok &= !matches!(q.domain, Domain::Child { parent, .. } if parent == VarId::START);
+            ok &= !matches!(
+                q.domain,
+                Domain::Child { parent, .. } | Domain::Children { parent } if parent == VarId::START
+            );
         }
         _ => {}
     });
