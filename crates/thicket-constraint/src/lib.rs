@@ -46,6 +46,7 @@ pub mod syntax;
 pub mod view;
 
 pub use eval::{Binding, Evaluator, Step, SubtreeCache};
+pub use fandango::{Dialect, FandangoConstraint, SoftGoal, from_fandango};
 pub use formula::{Formula, Var, VarId, VarType};
 pub use predicates::{ArgKind, ArgValue, Outcome, Predicate, PredicateContext, Predicates};
 pub use view::TreeView;

@@ -489,3 +489,114 @@ fn the_bundled_specs_are_isla_and_fandango_style_blocks_are_fandango() {
         );
     }
 }
+
+#[test]
+fn hostile_text_is_an_error_not_a_panic() {
+    const FRAGMENTS: &[&str] = &[
+        "<word>",
+        "<letter>",
+        "<x>",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "*",
+        "**",
+        "|",
+        ".",
+        "..",
+        ":",
+        ",",
+        "forall",
+        "exists",
+        "in",
+        "any",
+        "all",
+        "for",
+        "if",
+        "else",
+        "not",
+        "and",
+        "or",
+        "lambda",
+        "->",
+        ";",
+        "==",
+        "<",
+        ">",
+        "<=",
+        "!=",
+        "<>",
+        "+",
+        "-",
+        "//",
+        "%",
+        "1",
+        "0x1F",
+        "007",
+        "1.5",
+        "\"a\"",
+        "'b'",
+        "b\"\\xff\"",
+        "f\"{",
+        "f\"{<word>}\"",
+        "}\"",
+        "\"",
+        "'''",
+        "\\",
+        "\n",
+        "\n    ",
+        "\n  ",
+        "#c\n",
+        " ",
+        "str",
+        "int",
+        "len",
+        "é",
+        "€",
+        "\t",
+        "=",
+        ":=",
+        "...",
+        "@",
+        "~",
+        "^",
+        "&",
+        "<<",
+        "x",
+        "_fan0",
+        "\r\n",
+    ];
+    let spec = spec(WORDS);
+    let h: SharedHost = host(|_, _, _| Ok(true));
+    let mut state = 0x2545F4914F6CDD1Du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..3000 {
+        let len = (next() % 12) as usize + 1;
+        let text: String = (0..len)
+            .map(|_| FRAGMENTS[(next() % FRAGMENTS.len() as u64) as usize])
+            .collect::<Vec<_>>()
+            .join(if next() % 3 == 0 { "" } else { " " });
+        let source = Arc::new(SourceFile::new("t.fan", text.clone()));
+        let span = Span::new(0, text.len());
+        let _ = from_fandango(&spec.grammar, Some(h.clone()), source.clone(), span);
+        let _ = Compiler::new(&spec.grammar, None).goal(source, span, Some(true));
+        let _ = dialect(&text, span);
+        let _ = blocks(&text);
+    }
+    // Deep nesting is refused, not a stack overflow.
+    let deep = format!("{}1{} == 1", "(".repeat(5000), ")".repeat(5000));
+    let e = compile(&spec, &deep, None).unwrap_err();
+    assert!(
+        e.diagnostics[0].message.contains("nest"),
+        "{}",
+        e.diagnostics[0].message
+    );
+}
