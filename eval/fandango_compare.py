@@ -864,7 +864,7 @@ def speed_summary(results):
                  "count": runs[0]["count"] if runs else None}
         for side in ("fandango", "thicket"):
             for key in ("valid_per_s", "valid_per_s_without_startup", "mean_size", "distinct",
-                        "valid", "generated"):
+                        "valid", "generated", "second_judge_accepted"):
                 values = [r[side][key] for r in runs if side in r and r[side].get(key) is not None]
                 entry[f"{side}_{key}"] = median(values)
         entry["fandango_startup_s"] = median(
@@ -895,8 +895,8 @@ def speed_markdown(summary, results, ctx, args):
            "| Fandango start-up (s) | Fandango valid | Fandango mean size (B) | Fandango distinct "
            "| thicket valid/s (process) | thicket valid/s (w/o start-up) | thicket valid "
            "| thicket mean size (B) | thicket distinct | ratio (process) median / min "
-           "| ratio (w/o start-up) median / min |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| ratio (w/o start-up) median / min | 2nd judge accepts: Fandango's / thicket's |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for e in summary:
         timed = f" ({e['fandango_timed_out']} cut at time limit)" if e["fandango_timed_out"] else ""
         out.append("| " + " | ".join([
@@ -911,6 +911,9 @@ def speed_markdown(summary, results, ctx, args):
             f"{f(e['ratio_valid_per_s_median'])} / {f(e['ratio_valid_per_s_min'])}",
             f"{f(e['ratio_valid_per_s_without_startup_median'])} / "
             f"{f(e['ratio_valid_per_s_without_startup_min'])}",
+            f"{JUDGE_OF.get(e['spec'], '–')}: {f(e['fandango_second_judge_accepted'])}"
+            f"/{f(e['fandango_generated'])} / {f(e['thicket_second_judge_accepted'])}"
+            f"/{f(e['thicket_generated'])}",
         ]) + " |")
     notes = []
     for r in results:
@@ -1032,7 +1035,10 @@ def main(argv):
         "judge_python": py,
         "has_docutils": has_docutils,
     }
-    if not has_docutils:
+    if has_docutils:
+        r = run([py, "-c", "import docutils; print(docutils.__version__)"], timeout=120)
+        ctx["docutils_version"] = r.output.strip()
+    else:
         log("warning: no Python with docutils found; the rest spec has no second judge")
     log(f"{version} at {fandango}; specs from {args.fandango_repo} ({ctx['fandango_commit']}); "
         f"thicket: {thicket or 'not run'}")
