@@ -9,8 +9,9 @@ Fandango's specs come from its source checkout (git clone
 https://github.com/fandango-fuzzer/fandango; measured at commit f9cd6f4), given as
 --fandango-repo. Fandango itself is `--fandango PATH` (an existing `fandango` executable) or,
 by default, a virtual environment the script creates under eval/.venv-fandango with
-`pip install fandango-fuzzer==1.3.1 faker docutils` (faker: some specs import it; docutils:
-the second judge of the rest spec).
+`pip install fandango-fuzzer==1.3.1 faker python-dateutil docutils` (faker and dateutil: some
+specs import them; docutils: the second judge of the rest spec). Each spec runs with its top
+folder (docs/, tutorial/, ...) as working directory, as tutorial/README.md asks.
 
 validity: every spec under docs/, evaluation/, tutorial/ and demo/ (or the SPEC paths
 given, relative to the checkout). Specs with parties (a nonterminal written
@@ -33,7 +34,9 @@ For each seed: Fandango's start-up (`fandango fuzz -n 1`, wall time), then
 `fandango parse --validate`: only valid inputs count. Reported per spec: valid inputs per
 second (whole process, and without start-up), mean size in bytes and share of distinct
 inputs among the valid ones, and the ratio thicket/fandango with its median and minimum
-over seeds.
+over seeds. Defaults: -n 100 (tar 30: Fandango makes about one tar input per 1.5 s and
+parses one per second), seeds 1,2,3: about 6 minutes of Fandango on 2 busy cores, plus the
+judging of thicket's inputs (a few more minutes).
 
 Output (--out, default target/fandango-eval): validity.json + validity.md, or speed.json +
 speed.md, beside the raw inputs and logs of every run (validity/SPEC/..., speed/SPEC/seed-S/...).
@@ -43,7 +46,8 @@ both sides generate the same inputs on every run (timings aside).
 
 THICKET=path or --thicket path selects the thicket binary (default: target/release/thicket
 under CARGO_TARGET_DIR or the repository; build it with `cargo build --release -p
-thicket-cli`). --no-thicket runs the Fandango half alone.
+thicket-cli`). --no-thicket runs the Fandango half alone. thicket is given the spec's folder
+as `-I DIR` once its `lint --help` and `generate --help` list that option.
 """
 
 import argparse
@@ -64,6 +68,8 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FANDANGO_VERSION = "1.3.1"
+# faker and dateutil: some specs import them; docutils: the rest spec's second judge.
+VENV_PACKAGES = [f"fandango-fuzzer=={FANDANGO_VERSION}", "faker", "python-dateutil", "docutils"]
 SPEC_FOLDERS = ["docs", "evaluation", "tutorial", "demo"]
 EVAL_SPECS = [
     "evaluation/csv/csv.fan",
@@ -201,17 +207,23 @@ def setup_fandango(args):
     else:
         venv = os.path.abspath(args.venv)
         exe = os.path.join(venv, "bin", "fandango")
-        if not os.path.isfile(exe):
-            log(f"creating {venv} and installing fandango-fuzzer=={FANDANGO_VERSION}")
-            r = run([sys.executable, "-m", "venv", venv], timeout=300)
-            if not r.ok():
-                sys.exit(f"fandango_compare: python -m venv failed: {first_error_line(r.output)}")
-            pip = os.path.join(venv, "bin", "pip")
-            r = run([pip, "install", "--quiet", f"fandango-fuzzer=={FANDANGO_VERSION}",
-                     "faker", "docutils"], timeout=3600)
+        # The packages installed are noted in the venv, so that a changed list reinstalls.
+        marker = os.path.join(venv, "fandango-compare-packages.txt")
+        wanted = " ".join(VENV_PACKAGES)
+        if not os.path.isfile(exe) or not os.path.isfile(marker) or open(marker).read() != wanted:
+            if not os.path.isdir(venv):
+                log(f"creating {venv}")
+                r = run([sys.executable, "-m", "venv", venv], timeout=300)
+                if not r.ok():
+                    sys.exit("fandango_compare: python -m venv failed: "
+                             + first_error_line(r.output))
+            log(f"installing {wanted} into {venv}")
+            r = run([os.path.join(venv, "bin", "pip"), "install", "--quiet"] + VENV_PACKAGES,
+                    timeout=3600)
             if not r.ok() or not os.path.isfile(exe):
-                sys.exit("fandango_compare: pip install fandango-fuzzer failed: "
-                         + first_error_line(r.output))
+                sys.exit("fandango_compare: pip install failed: " + first_error_line(r.output))
+            with open(marker, "w") as f:
+                f.write(wanted)
     r = run([exe, "--version"], timeout=300, env=fandango_env())
     version = r.output.strip().splitlines()[-1] if r.output.strip() else "?"
     if not r.ok():
@@ -290,6 +302,13 @@ def party_names(repo, spec, include_dirs=(), seen=None):
     return found
 
 
+def spec_cwd(repo, spec):
+    """Where the tools run for a spec: its top folder (docs/, tutorial/, ...), as
+    tutorial/README.md asks, so that a spec's Python can import the modules there."""
+    top = os.path.join(repo, spec.split("/")[0])
+    return top if os.path.isdir(top) and "/" in spec else repo
+
+
 def spec_slug(spec):
     return spec.replace("/", "__").removesuffix(".fan")
 
@@ -347,11 +366,13 @@ def parse_batch(fandango, repo, spec, files, per_file_timeout, startup_timeout):
     Returns (verdicts of the files it finished, the file it was on when it was stopped,
     failure: None | "timeout" | "startup", Fandango's error count (0 if it exited 0,
     -1 if it ended without one) or, on a start-up failure, the reason)."""
-    cmd = [fandango, "-v", "parse", "-f", spec, "-I", os.path.dirname(spec),
+    path = os.path.join(repo, spec)
+    cmd = [fandango, "-v", "parse", "-f", path, "-I", os.path.dirname(path),
            "--validate"] + files
     reprs = {repr(f): f for f in files}
     try:
-        proc = subprocess.Popen(cmd, cwd=repo, env=fandango_env(), stdout=subprocess.PIPE,
+        proc = subprocess.Popen(cmd, cwd=spec_cwd(repo, spec), env=fandango_env(),
+                                stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
     except OSError as e:
@@ -542,9 +563,10 @@ def tally(verdicts):
 
 def fandango_fuzz(fandango, repo, spec, count, seed, out_dir, timeout):
     fresh_dir(out_dir)
-    cmd = [fandango, "fuzz", "-f", spec, "-n", str(count), "--random-seed", str(seed),
-           "-d", out_dir, "-I", os.path.dirname(spec), "--progress-bar", "off"]
-    r = run(cmd, timeout=timeout, cwd=repo, env=fandango_env())
+    path = os.path.join(repo, spec)
+    cmd = [fandango, "fuzz", "-f", path, "-n", str(count), "--random-seed", str(seed),
+           "-d", out_dir, "-I", os.path.dirname(path), "--progress-bar", "off"]
+    r = run(cmd, timeout=timeout, cwd=spec_cwd(repo, spec), env=fandango_env())
     return r, list_files(out_dir), cmd
 
 
@@ -557,7 +579,7 @@ def thicket_generate(thicket, include, repo, spec, count, seed, out_dir, timeout
         cmd += ["-I", os.path.join(repo, os.path.dirname(spec))]
     if stats:
         cmd.append("--stats")
-    r = run(cmd, timeout=timeout, cwd=repo)
+    r = run(cmd, timeout=timeout, cwd=spec_cwd(repo, spec))
     return r, list_files(out_dir), cmd
 
 
@@ -565,7 +587,7 @@ def thicket_lint(thicket, include, repo, spec, timeout):
     cmd = [thicket, "lint", os.path.join(repo, spec)]
     if include:
         cmd += ["-I", os.path.join(repo, os.path.dirname(spec))]
-    return run(cmd, timeout=timeout, cwd=repo), cmd
+    return run(cmd, timeout=timeout, cwd=spec_cwd(repo, spec)), cmd
 
 
 def save_log(path, cmd, r):
@@ -715,7 +737,9 @@ def validity_markdown(rows, ctx, args):
                else row.get("judge_error", ""))
         second = (f"{row['second_judge']}: {row['second_accepted']}/{row['thicket_generated']}"
                   if "second_judge" in row else "")
-        first = row.get("first_rejection") or row.get("second_first_rejection") or ""
+        first = (f"fandango: {row['first_rejection']}" if row.get("first_rejection")
+                 else f"{row['second_judge']}: {row['second_first_rejection']}"
+                 if row.get("second_first_rejection") else "")
         out.append("| " + " | ".join(cell(x) for x in
                                      (row["spec"], fd, own, lint, gen, acc, second, first)) + " |")
     if protocol:
@@ -1030,7 +1054,7 @@ def main(argv):
         "fandango_commit": commit.output.strip() if commit.ok() else "unknown",
         "thicket": thicket,
         "thicket_version": (run([thicket, "--version"], timeout=60).output.strip()
-                            if thicket else "not run"),
+                            if thicket else "thicket not run"),
         "thicket_include": thicket_takes_include(thicket) if thicket else False,
         "judge_python": py,
         "has_docutils": has_docutils,
