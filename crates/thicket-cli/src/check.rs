@@ -76,28 +76,31 @@ enum Verdict {
 
 /// Runs `thicket check`.
 pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
-    let (spec, mut spec_constraints) = match args.spec.load_with_constraints() {
+    let loaded = match args.spec.load_compiled() {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
+    let mut spec_constraints = loaded.core_constraints();
     let with_spec = !args.no_spec_constraints && args.spec.constraints_apply();
     if !with_spec {
         spec_constraints.clear();
     }
-    if !args.no_spec_constraints && spec.constraints_start.is_some() && !with_spec && !args.quiet {
+    if !args.no_spec_constraints
+        && loaded.spec.constraints_start.is_some()
+        && !with_spec
+        && !args.quiet
+    {
         eprintln!(
             "note: the `where` constraints of {} are about whole inputs; with --start they are not checked",
-            spec.source.name()
+            loaded.spec.source.name()
         );
     }
-    let constraints =
-        match args
-            .constraints
-            .add_to(&spec, spec_constraints, args.spec.max_spec_size)
-        {
-            Ok(c) => c,
-            Err(code) => return Ok(code),
-        };
+    let mut constraints = spec_constraints;
+    match args.constraints.compile(&loaded, args.spec.max_spec_size) {
+        Ok(extra) => constraints.extend(extra),
+        Err(code) => return Ok(code),
+    }
+    let spec = loaded.spec;
     if constraints.is_empty() && !args.quiet {
         eprintln!(
             "note: {} has no constraints and none were given: checking the grammar only",

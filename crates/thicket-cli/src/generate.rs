@@ -309,6 +309,12 @@ fn parse_suffix(suffix: &str) -> Result<String, String> {
 }
 
 /// Runs `thicket generate`.
+/// Valid candidates drawn per input of a spec with `minimizing` / `maximizing` goals;
+/// the best is written. Fandango ranks its whole population by the goals; ranking a
+/// few candidates per input keeps inputs independent of each other (any subset can be
+/// made in parallel) while moving them towards the goal.
+const GOAL_CANDIDATES: usize = 8;
+
 pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     if args.k.is_some() && args.strategy == Strategy::Random {
         eprintln!(
@@ -317,10 +323,17 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::USAGE);
     }
-    let (spec, constraints) = match args.solve.load(&args.spec) {
+    let (loaded, constraints) = match args.solve.load_compiled(&args.spec) {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
+    if let Err(why) = loaded.generable() {
+        eprintln!("error: {why}");
+        return Ok(exit::FAILURE);
+    }
+    let generators = loaded.generators.clone();
+    let goals = !args.solve.no_constraints && !loaded.goals.is_empty();
+    let spec = &loaded.spec;
     // An ANTLR grammar's inputs are separated where its lexer would merge tokens and
     // checked by its exact reading (see `antlr_input`).
     let antlr = match args.spec.antlr(false) {
@@ -382,7 +395,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         generation: config,
         ..Default::default()
     };
-    let solver = match SolveArgs::solver(&spec.grammar, constraints, solver_config) {
+    let solver = match SolveArgs::solver(&spec.grammar, constraints, solver_config, generators) {
         Ok(solver) => solver,
         Err(code) => return Ok(code),
     };
@@ -507,7 +520,19 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                 .map(|index| {
                     let mut rng = Generator::rng_for(seed, index);
                     if let Some(solver) = &solver {
-                        let (tree, _) = solver.solve(&mut rng)?;
+                        let (tree, _) = if goals {
+                            // Soft goals: the best of a few valid candidates.
+                            let mut candidates = Vec::with_capacity(GOAL_CANDIDATES);
+                            for _ in 0..GOAL_CANDIDATES {
+                                candidates.push(solver.solve(&mut rng)?);
+                            }
+                            let trees: Vec<DerivationTree> =
+                                candidates.iter().map(|(t, _)| t.clone()).collect();
+                            let best = loaded.best(&trees).unwrap_or(0);
+                            candidates.swap_remove(best)
+                        } else {
+                            solver.solve(&mut rng)?
+                        };
                         let mut item = Generated::from_tree(
                             &tree,
                             index,

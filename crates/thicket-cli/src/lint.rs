@@ -4,7 +4,7 @@ use crate::exit;
 use crate::spec::{SpecArgs, report};
 use clap::{Args, ValueEnum};
 use thicket_grammar::diag::render_diagnostics;
-use thicket_grammar::{Analysis, Expr, Grammar, Spec, SpecError, SpecFormat, UNBOUNDED, lint};
+use thicket_grammar::{Analysis, Expr, Grammar, UNBOUNDED, lint};
 
 /// Arguments of `thicket lint`.
 #[derive(Args, Debug)]
@@ -45,74 +45,63 @@ struct RuleSummary {
     reachable: bool,
 }
 
-/// Error codes of `thicket-constraint` that say a `where` block is not ISLa at all
-/// (rather than a wrong ISLa constraint): its syntax, or a call of a function ISLa does
-/// not know.
-const NOT_ISLA: &[&str] = &[
-    "constraint-syntax",
-    "unexpected-character",
-    "unterminated-string",
-    "bad-escape",
-    "mexpr-syntax",
-    "not-a-formula",
-    "unknown-function",
-    "unbound-variable",
-];
-
-/// Whether a `.fan` spec's `where` blocks failed to compile because they are Fandango's
-/// Python constraints, not ISLa's: lint accepts those unchecked for now.
-fn python_constraints(spec: &Spec, error: &SpecError) -> bool {
-    SpecFormat::of(spec.source.name()) == SpecFormat::Fandango
-        && !spec.fandango.constraints.is_empty()
-        && error
-            .diagnostics
-            .iter()
-            .filter(|d| d.is_error())
-            .all(|d| NOT_ISLA.contains(&d.code))
-}
-
-/// What lint says about a Fandango spec's parts it does not check.
-fn fandango_notes(spec: &Spec, python_constraints: bool) -> Vec<String> {
-    let fan = &spec.fandango;
+/// What lint says about a Fandango spec's parts: what is read but not run yet, and
+/// which constraints run natively and which call Python.
+fn fandango_notes(loaded: &thicket_fandango::LoadedSpec) -> Vec<String> {
+    let fan = &loaded.spec.fandango;
     let mut notes = Vec::new();
-    if fan.is_protocol() {
+    if let Err(why) = loaded.generable() {
+        notes.push(why);
+    }
+    let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let python = loaded
+        .constraints
+        .iter()
+        .filter(|c| !c.host_exprs.is_empty())
+        .count();
+    let goals_python = loaded.goals.iter().filter(|g| !g.native).count();
+    if !loaded.constraints.is_empty() || !loaded.goals.is_empty() {
         notes.push(format!(
-            "a protocol spec: its parties ({}) send the messages it names; their messages are \
-             checked as the rules they name, but running the protocol (Fandango's `talk`) is not \
-             supported yet",
-            fan.parties.join(", ")
+            "{} solved natively, {} calling Python; {}",
+            count(loaded.constraints.len() - python, "constraint"),
+            python,
+            count(loaded.goals.len(), "goal")
+                + &if goals_python > 0 {
+                    format!(" ({goals_python} in Python)")
+                } else {
+                    String::new()
+                }
         ));
     }
-    if fan.uses_bits {
-        notes.push(
-            "the grammar has bits (0, 1): they are checked as the characters \"0\" and \"1\"; \
-             generating bit-level inputs is not supported yet"
-                .to_string(),
-        );
+    for c in &loaded.constraints {
+        for host in &c.host_exprs {
+            notes.push(format!(
+                "{}: in Python: {}",
+                c.constraint.location(),
+                host.reason
+            ));
+        }
     }
-    let mut unchecked = Vec::new();
-    let count = |n: usize, what: &str| {
-        (n > 0).then(|| format!("{n} {what}{}", if n == 1 { "" } else { "s" }))
-    };
-    unchecked.extend(count(fan.python.len(), "Python block"));
-    unchecked.extend(count(fan.generators.len(), "generator"));
-    unchecked.extend(count(fan.computed_repeats.len(), "computed repetition"));
-    // The `where` blocks read as ISLa: the main file's from `constraints_start` on.
-    let isla = |c: &thicket_grammar::FanConstraint| {
-        !python_constraints
-            && c.kind == thicket_grammar::ConstraintKind::Where
-            && std::sync::Arc::ptr_eq(&c.block.source, &spec.source)
-            && spec
-                .constraints_start
-                .is_some_and(|start| c.block.span.start as usize >= start)
-    };
-    let python_where = fan.constraints.iter().filter(|c| !isla(c)).count();
-    unchecked.extend(count(python_where, "Python constraint"));
-    unchecked.extend(count(fan.settings.len(), "setting"));
-    if !unchecked.is_empty() {
+    if loaded.needs_python() || !fan.python.is_empty() {
+        let mut parts = Vec::new();
+        if !fan.python.is_empty() {
+            parts.push(count(fan.python.len(), "Python block"));
+        }
+        if !fan.generators.is_empty() {
+            parts.push(count(fan.generators.len(), "generator"));
+        }
         notes.push(format!(
-            "accepted without checking their Python: {}",
-            unchecked.join(", ")
+            "{}: {}",
+            if loaded.needs_python() {
+                "runs in Python (python3 on PATH, or $THICKET_PYTHON)"
+            } else {
+                "its Python is never called"
+            },
+            if parts.is_empty() {
+                "the constraints above".to_string()
+            } else {
+                parts.join(", ")
+            }
         ));
     }
     notes
@@ -124,12 +113,19 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
         Ok(spec) => spec,
         Err(code) => return Ok(code),
     };
-    let (constraints, python_constraints) = match args.spec.spec_constraints(&spec) {
-        Ok(constraints) => (constraints.len(), false),
-        Err(e) if python_constraints(&spec, &e) => (0, true),
+    // Compiled as every command compiles them, without running any Python.
+    let options = thicket_fandango::Options {
+        without_constraints: !args.spec.constraints_apply(),
+        no_python: true,
+        ..Default::default()
+    };
+    let loaded = match thicket_fandango::compile(spec, &options) {
+        Ok(loaded) => loaded,
         Err(e) => return Ok(report(&e)),
     };
-    let notes = fandango_notes(&spec, python_constraints);
+    let constraints = loaded.constraints.len();
+    let notes = fandango_notes(&loaded);
+    let spec = &loaded.spec;
     let grammar = &spec.grammar;
     let analysis = Analysis::new(grammar);
     let mut diagnostics = lint(grammar, &analysis);

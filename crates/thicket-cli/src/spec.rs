@@ -18,8 +18,8 @@ pub struct SpecArgs {
     pub spec: PathBuf,
 
     /// Start rule, with or without angle brackets [default: <start>; for .g4 the first
-    /// parser rule].
-    #[arg(long, value_name = "NAME")]
+    /// parser rule]. `-S` / `--start-symbol` as in Fandango.
+    #[arg(long, short = 'S', visible_alias = "start-symbol", value_name = "NAME")]
     pub start: Option<String>,
 
     /// The lexer grammar (.g4) of a parser grammar given as SPEC.
@@ -48,9 +48,20 @@ impl SpecArgs {
     /// [`SpecArgs::load`], keeping the compiled `where` constraints (none when
     /// [`SpecArgs::constraints_apply`] says they are not about these inputs).
     pub fn load_with_constraints(&self) -> Result<(Spec, Vec<Constraint>), u8> {
+        let loaded = self.load_compiled()?;
+        let constraints = loaded.core_constraints();
+        Ok((loaded.spec, constraints))
+    }
+
+    /// The spec compiled whole: its constraints (ISLa or Fandango), goals and
+    /// generators, its Python started if they need it; errors printed and the exit code.
+    pub fn load_compiled(&self) -> Result<thicket_fandango::LoadedSpec, u8> {
         let spec = self.load_grammar()?;
-        let constraints = self.spec_constraints(&spec).map_err(|e| report(&e))?;
-        Ok((spec, constraints))
+        let options = thicket_fandango::Options {
+            without_constraints: !self.constraints_apply(),
+            ..Default::default()
+        };
+        thicket_fandango::compile(spec, &options).map_err(|e| report(&e))
     }
 
     /// The spec, its `where` constraints not compiled; errors printed and the exit code.
@@ -76,15 +87,6 @@ impl SpecArgs {
             },
         )
         .map_err(|e| report(&e))
-    }
-
-    /// The spec's own `where` constraints, compiled (none when
-    /// [`SpecArgs::constraints_apply`] says they are not about these inputs).
-    pub fn spec_constraints(&self, spec: &Spec) -> Result<Vec<Constraint>, SpecError> {
-        if !self.constraints_apply() {
-            return Ok(Vec::new());
-        }
-        thicket_constraint::from_spec(spec, &thicket_constraint::Predicates::standard())
     }
 
     /// The ANTLR reading of a `.g4` spec (`None` for other specs), with `warn` its
@@ -136,16 +138,16 @@ pub struct ConstraintArgs {
 }
 
 impl ConstraintArgs {
-    /// `constraints` (the spec's own) and those given on the command line, compiled
-    /// against the spec's grammar, or the errors printed and the exit code. A constraint
-    /// file is read up to `max_bytes` (the spec's limit, `--max-spec-size`).
-    pub fn add_to(
+    /// The constraints given on the command line, compiled against the loaded spec
+    /// (Fandango's language or ISLa's, as in `where` blocks), or the errors printed and
+    /// the exit code. A constraint file is read up to `max_bytes` (the spec's limit,
+    /// `--max-spec-size`).
+    pub fn compile(
         &self,
-        spec: &Spec,
-        mut constraints: Vec<Constraint>,
+        loaded: &thicket_fandango::LoadedSpec,
         max_bytes: usize,
     ) -> Result<Vec<Constraint>, u8> {
-        let predicates = thicket_constraint::Predicates::standard();
+        let mut constraints = Vec::new();
         for path in &self.constraint_files {
             let fail = |e: String| {
                 eprintln!("error: constraint: {e}");
@@ -159,15 +161,19 @@ impl ConstraintArgs {
                 .map_err(|e| fail(format!("{} is not UTF-8: {e}", path.display())))?;
             let name = path.display().to_string();
             constraints.push(
-                thicket_constraint::from_text(&spec.grammar, &predicates, &name, &text)
-                    .map_err(|e| report(&e))?,
+                loaded
+                    .extra_constraint(&name, &text)
+                    .map_err(|e| report(&e))?
+                    .constraint,
             );
         }
         for (i, text) in self.constraint_texts.iter().enumerate() {
             let name = format!("<-c {}>", i + 1);
             constraints.push(
-                thicket_constraint::from_text(&spec.grammar, &predicates, &name, text)
-                    .map_err(|e| report(&e))?,
+                loaded
+                    .extra_constraint(&name, text)
+                    .map_err(|e| report(&e))?
+                    .constraint,
             );
         }
         Ok(constraints)
@@ -194,31 +200,44 @@ impl SolveArgs {
     /// its own and those on the command line (constraint files read up to the spec's
     /// size limit), or none with `--no-constraints`; errors printed and the exit code.
     pub fn load(&self, spec: &SpecArgs) -> Result<(Spec, Vec<Constraint>), u8> {
-        let (loaded, own) = spec.load_with_constraints()?;
+        let (loaded, constraints) = self.load_compiled(spec)?;
+        Ok((loaded.spec, constraints))
+    }
+
+    /// [`SolveArgs::load`], keeping the whole compiled spec (its generators and goals).
+    pub fn load_compiled(
+        &self,
+        spec: &SpecArgs,
+    ) -> Result<(thicket_fandango::LoadedSpec, Vec<Constraint>), u8> {
+        let loaded = spec.load_compiled()?;
         if self.no_constraints {
             return Ok((loaded, Vec::new()));
         }
-        let constraints = self.constraints.add_to(&loaded, own, spec.max_spec_size)?;
+        let mut constraints = loaded.core_constraints();
+        constraints.extend(self.constraints.compile(&loaded, spec.max_spec_size)?);
         Ok((loaded, constraints))
     }
 
-    /// A solver for `constraints` with the limits `config` (`None` if there are no
-    /// constraints), or the reason it cannot be built (unsatisfiable, unsupported)
-    /// printed and exit code 3.
+    /// A solver for `constraints` with the limits `config`, taking the subtrees of the
+    /// `generators`' rules from them (`None` if there are neither), or the reason it
+    /// cannot be built (unsatisfiable, unsupported) printed and exit code 3.
     pub fn solver<'g>(
         grammar: &'g Grammar,
         constraints: Vec<Constraint>,
         config: SolverConfig,
+        generators: Option<std::sync::Arc<thicket_fandango::PythonGenerators>>,
     ) -> Result<Option<Solver<'g>>, u8> {
-        if constraints.is_empty() {
+        if constraints.is_empty() && generators.is_none() {
             return Ok(None);
         }
-        Solver::new(grammar, constraints, config)
-            .map(Some)
-            .map_err(|e| {
-                eprintln!("error: {}", escape_invisible(&e.to_string()));
-                exit::BAD_SPEC
-            })
+        let solver = Solver::new(grammar, constraints, config).map_err(|e| {
+            eprintln!("error: {}", escape_invisible(&e.to_string()));
+            exit::BAD_SPEC
+        })?;
+        Ok(Some(match generators {
+            Some(g) => solver.with_source(g),
+            None => solver,
+        }))
     }
 }
 

@@ -111,6 +111,91 @@ fn compile(
 
 /// The constraints in a spec's `where` blocks (none if it has none).
 pub fn from_spec(spec: &Spec, predicates: &Predicates) -> Result<Vec<Constraint>, SpecError> {
+    Ok(spec_constraints(spec, predicates, None)?
+        .into_iter()
+        .map(|c| c.constraint)
+        .collect())
+}
+
+/// A `where` constraint of a spec, compiled, with the language it is written in.
+#[derive(Clone, Debug)]
+pub struct SpecConstraint {
+    /// The constraint.
+    pub constraint: Constraint,
+    /// ISLa's language or Fandango's.
+    pub dialect: fandango::Dialect,
+    /// The host (Python) expressions it uses, with why each is not native; empty for
+    /// a constraint solved and checked natively.
+    pub host_exprs: Vec<fandango::HostUse>,
+    /// Warnings about it (a nonterminal the grammar lacks, which selects nothing).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Every `where` constraint of `spec`, compiled. In a Fandango `.fan` file each block
+/// is read in Fandango's language, or in ISLa's where Fandango's cannot read it
+/// ([`fandango::dialect`]: thicket's own specs keep their ISLa constraints); in other
+/// specs (`.bnf`) the blocks after the grammar are ISLa's. What a Fandango block
+/// cannot say natively is evaluated by `host`; without one such a block is an error
+/// that names what needs Python.
+pub fn spec_constraints(
+    spec: &Spec,
+    predicates: &Predicates,
+    host: Option<host::SharedHost>,
+) -> Result<Vec<SpecConstraint>, SpecError> {
+    let fan_blocks: Vec<&thicket_grammar::fandango::FanBlock> = spec
+        .fandango
+        .constraints
+        .iter()
+        .filter(|c| c.kind == thicket_grammar::fandango::ConstraintKind::Where)
+        .map(|c| &c.block)
+        .collect();
+    if fan_blocks.is_empty() {
+        return Ok(isla_blocks(spec, predicates)?
+            .into_iter()
+            .map(|constraint| SpecConstraint {
+                constraint,
+                dialect: fandango::Dialect::Isla,
+                host_exprs: Vec::new(),
+                warnings: Vec::new(),
+            })
+            .collect());
+    }
+    let compiler = fandango::Compiler::new(&spec.grammar, host);
+    let facts = resolve::GrammarFacts::new(&spec.grammar);
+    fan_blocks
+        .into_iter()
+        .map(|block| {
+            let text = block.source.text();
+            match fandango::dialect(text, block.span) {
+                fandango::Dialect::Fandango => {
+                    let c = compiler.constraint(block.source.clone(), block.span)?;
+                    Ok(SpecConstraint {
+                        constraint: c.constraint,
+                        dialect: fandango::Dialect::Fandango,
+                        host_exprs: c.host_exprs,
+                        warnings: c.warnings,
+                    })
+                }
+                fandango::Dialect::Isla => {
+                    let (start, end) = (block.span.start as usize, block.span.end as usize);
+                    let syntax = parser::parse_constraint(text, start, end)
+                        .map_err(|d| spec_error(&block.source, *d))?;
+                    let constraint =
+                        compile(&syntax, &spec.grammar, &facts, predicates, &block.source)?;
+                    Ok(SpecConstraint {
+                        constraint,
+                        dialect: fandango::Dialect::Isla,
+                        host_exprs: Vec::new(),
+                        warnings: Vec::new(),
+                    })
+                }
+            }
+        })
+        .collect()
+}
+
+/// The ISLa `where` blocks after a spec's grammar (`Spec::constraints_start`).
+fn isla_blocks(spec: &Spec, predicates: &Predicates) -> Result<Vec<Constraint>, SpecError> {
     let Some(start) = spec.constraints_start else {
         return Ok(Vec::new());
     };

@@ -824,6 +824,24 @@ impl Host for PythonHost {
             .pop()
             .unwrap_or_else(|| Err(error("no result".into())))
     }
+
+    fn eval_number(
+        &self,
+        expr: &HostExpr,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Result<f64, HostError> {
+        match self.eval_value(expr, tree, grammar, args)? {
+            PyValue::Bool(b) => Ok(f64::from(u8::from(b))),
+            PyValue::Int(i) => Ok(i as f64),
+            PyValue::Float(f) => Ok(f),
+            other => Err(error(format!(
+                "`{}` is a goal, so its value must be a number, not {other:?}",
+                shown(&expr.source)
+            ))),
+        }
+    }
 }
 
 /// Appends one binding (`args` over tree 0) to `out`.

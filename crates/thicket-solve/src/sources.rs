@@ -19,14 +19,16 @@ pub trait SubtreeSource: Send + Sync {
     /// The rules whose subtrees this source makes.
     fn rules(&self) -> &[SymbolId];
 
-    /// The text of a new subtree for `node` (a node of one of [`SubtreeSource::rules`])
-    /// of `tree`. `call` numbers the calls made for one solution, in preorder of the
-    /// nodes, and `seed` is drawn from the solution's random stream: together they make
-    /// a source's own randomness reproducible from the run's seed.
+    /// The text of a new subtree for `node`, a node of `rule` (one of
+    /// [`SubtreeSource::rules`]) in `tree`. `call` numbers the calls made for one
+    /// solution, in preorder of the nodes, and `seed` is drawn from the solution's random
+    /// stream: together they make a source's own randomness reproducible from the run's
+    /// seed.
     fn text(
         &self,
         tree: &DerivationTree,
         node: NodeId,
+        rule: SymbolId,
         seed: u64,
         call: u64,
     ) -> Result<Vec<u8>, String>;
@@ -83,7 +85,9 @@ pub(crate) fn apply(
             rule: grammar.display_symbol(symbol),
             message,
         };
-        let text = source.text(&tree, node, seed, call as u64).map_err(fail)?;
+        let text = source
+            .text(&tree, node, symbol, seed, call as u64)
+            .map_err(fail)?;
         let part = crate::repair::parse_as(solver, symbol, &text).ok_or_else(|| {
             fail(format!(
                 "its value {:?} is not in the language of {}",

@@ -20,7 +20,14 @@ impl SubtreeSource for Numbers {
         &self.rules
     }
 
-    fn text(&self, _: &DerivationTree, _: NodeId, seed: u64, call: u64) -> Result<Vec<u8>, String> {
+    fn text(
+        &self,
+        _: &DerivationTree,
+        _: NodeId,
+        _: SymbolId,
+        seed: u64,
+        call: u64,
+    ) -> Result<Vec<u8>, String> {
         let i = (seed.wrapping_add(call) % self.texts.len() as u64) as usize;
         match self.texts[i] {
             "fail" => Err("ValueError: no number today".into()),
@@ -73,7 +80,10 @@ fn every_subtree_of_the_rule_comes_from_the_source_and_is_parsed_as_it() {
         let view = thicket_constraint::TreeView::new(&tree, &spec.grammar);
         let nums = view.nodes_of(num, tree.root());
         let digits = view.nodes_of(digit, tree.root());
-        let chars: usize = nums.iter().map(|&n| tree.text(NodeId::from_index(n as usize)).len()).sum();
+        let chars: usize = nums
+            .iter()
+            .map(|&n| tree.text(NodeId::from_index(n as usize)).len())
+            .sum();
         assert_eq!(digits.len(), chars, "{text}");
     }
     // Same seed, same inputs.

@@ -1,0 +1,377 @@
+//! # thicket-fandango
+//!
+//! A whole spec as a user writes it, ready to generate from, parse and check: the
+//! grammar ([`thicket_grammar`]), its `where` constraints in ISLa's or Fandango's
+//! language ([`thicket_constraint::spec_constraints`]), the spec's Python run in a real
+//! CPython when something needs it ([`thicket_python::PythonHost`]), Fandango's `:=`
+//! generators as a [`SubtreeSource`] for the solver, and `minimizing` / `maximizing`
+//! goals as a ranking of valid candidates. The command line (and any other front end)
+//! loads specs through [`compile`], so that every front end gets the same behaviour.
+//!
+//! Python starts only when the spec needs it: a constraint that is not native, a
+//! generator, a goal evaluated in Python. A spec whose Python code is never called
+//! runs without an interpreter; one that needs it on a machine without one gets an
+//! error naming what needs Python and what to install.
+//!
+//! What is read but not generated yet is refused by [`LoadedSpec::generable`] with the
+//! reason: protocol specs (parties; Fandango's `talk`), bit fields, and repetition
+//! counts computed by Python (`<byte>{f(<len>)}`).
+
+#![warn(missing_docs)]
+
+use std::sync::{Arc, OnceLock};
+use thicket_constraint::host::{Host, HostArg, HostError, HostExpr, SharedHost};
+use thicket_constraint::{Constraint, Predicates, SoftGoal, SpecConstraint};
+use thicket_grammar::fandango::{ConstraintKind, FanBlock};
+use thicket_grammar::{Diagnostic, Grammar, Spec, SpecError, SymbolId};
+use thicket_python::{CodeBlock, PyValue, PythonConfig, PythonHost};
+use thicket_solve::sources::SubtreeSource;
+use thicket_tree::{DerivationTree, NodeId};
+
+/// How to compile a spec.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The interpreter and its limits, for specs that need Python.
+    pub python: PythonConfig,
+    /// Leave the `where` constraints and goals out (they are not about the inputs at
+    /// hand, e.g. with another start rule).
+    pub without_constraints: bool,
+    /// Compile only: do not start Python even if the spec needs it (its Python parts
+    /// then fail when first evaluated). For reading a spec without running it (lint).
+    pub no_python: bool,
+}
+
+/// A spec with everything it says, compiled.
+pub struct LoadedSpec {
+    /// The grammar and where it was read from.
+    pub spec: Spec,
+    /// Its `where` constraints, with their dialect and what runs in Python.
+    pub constraints: Vec<SpecConstraint>,
+    /// Its `minimizing` / `maximizing` goals, in order (the first one ranks first).
+    pub goals: Vec<SoftGoal>,
+    /// Fandango's `:=` generators, as a source of subtrees for the solver.
+    pub generators: Option<Arc<PythonGenerators>>,
+    host: Arc<LazyHost>,
+}
+
+impl LoadedSpec {
+    /// The compiled constraints, for a checker or a solver.
+    pub fn core_constraints(&self) -> Vec<Constraint> {
+        self.constraints
+            .iter()
+            .map(|c| c.constraint.clone())
+            .collect()
+    }
+
+    /// The Python interpreter, if the spec needed one and it has started.
+    pub fn python(&self) -> Option<&PythonHost> {
+        self.host
+            .started
+            .get()
+            .and_then(|r| r.as_ref().ok())
+            .map(|h| h.as_ref())
+    }
+
+    /// Whether inputs can be generated from the spec; otherwise why not. Parsing and
+    /// checking work for every spec that loads.
+    pub fn generable(&self) -> Result<(), String> {
+        let parts = &self.spec.fandango;
+        if parts.is_protocol() {
+            return Err(format!(
+                "{} is a protocol spec (parties {}): it is read, and its messages parse and \
+                 check, but running it against a live client or server (Fandango's `talk`) \
+                 is not supported yet",
+                self.spec.source.name(),
+                parts.parties.join(", ")
+            ));
+        }
+        if parts.uses_bits {
+            return Err(format!(
+                "{} has bit fields (`0`/`1` terminals): thicket reads them, but generating \
+                 the bytes Fandango packs bits into is not supported yet",
+                self.spec.source.name()
+            ));
+        }
+        if let Some(repeat) = parts.computed_repeats.first() {
+            let block = repeat.min.as_ref().or(repeat.max.as_ref());
+            let at = block.map_or(String::new(), |b| {
+                format!(" ({}:{})", b.source.name(), b.line_col())
+            });
+            return Err(format!(
+                "{} has repetition counts computed in Python{at}: thicket reads them, but \
+                 generating inputs whose counts follow them is not supported yet",
+                self.spec.source.name()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Of candidate trees that all satisfy the constraints, the index of the best by
+    /// the goals: the first goal decides, later ones break ties (Fandango sums its
+    /// goals' fitness with the constraints'; with every candidate valid, only the goals
+    /// are left to compare). `None` if there are no candidates.
+    pub fn best(&self, candidates: &[DerivationTree]) -> Option<usize> {
+        let grammar = &self.spec.grammar;
+        let scores: Vec<Vec<f64>> = candidates
+            .iter()
+            .map(|tree| {
+                self.goals
+                    .iter()
+                    .map(|g| {
+                        let v = g.fitness(tree, grammar);
+                        if g.minimize { v } else { -v }
+                    })
+                    .collect()
+            })
+            .collect();
+        (0..candidates.len()).min_by(|&a, &b| {
+            scores[a]
+                .iter()
+                .zip(&scores[b])
+                .map(|(x, y)| x.total_cmp(y))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+    }
+
+    /// One more constraint, from the command line (`-c TEXT`) or a file, reported under
+    /// `name`: in Fandango's language, or ISLa's where Fandango's cannot read it (the
+    /// rule of a spec's `where` blocks); Python parts run on the spec's interpreter.
+    pub fn extra_constraint(&self, name: &str, text: &str) -> Result<SpecConstraint, SpecError> {
+        let source = Arc::new(thicket_grammar::SourceFile::new(name, text));
+        let span = thicket_grammar::Span::new(0, text.len());
+        match thicket_constraint::fandango::dialect(text, span) {
+            thicket_constraint::Dialect::Fandango => {
+                let shared: SharedHost = self.host.clone();
+                let c = thicket_constraint::fandango::from_fandango(
+                    &self.spec.grammar,
+                    Some(shared),
+                    source,
+                    span,
+                )?;
+                if !c.host_exprs.is_empty() {
+                    self.host.get().map_err(|e| SpecError {
+                        source: c.constraint.source.clone(),
+                        diagnostics: vec![Diagnostic::error("python", e.message, span)],
+                    })?;
+                }
+                Ok(SpecConstraint {
+                    constraint: c.constraint,
+                    dialect: thicket_constraint::Dialect::Fandango,
+                    host_exprs: c.host_exprs,
+                    warnings: c.warnings,
+                })
+            }
+            thicket_constraint::Dialect::Isla => Ok(SpecConstraint {
+                constraint: thicket_constraint::from_text(
+                    &self.spec.grammar,
+                    &Predicates::standard(),
+                    name,
+                    text,
+                )?,
+                dialect: thicket_constraint::Dialect::Isla,
+                host_exprs: Vec::new(),
+                warnings: Vec::new(),
+            }),
+        }
+    }
+
+    /// Whether evaluating the spec calls Python: a constraint or goal that is not
+    /// native, or a generator.
+    pub fn needs_python(&self) -> bool {
+        self.generators.is_some()
+            || self.constraints.iter().any(|c| !c.host_exprs.is_empty())
+            || self.goals.iter().any(|g| !g.native)
+    }
+}
+
+/// Compiles `spec`: its constraints and goals, and its Python where needed. Errors
+/// are spec errors at the constraint, generator or code block they concern.
+pub fn compile(spec: Spec, options: &Options) -> Result<LoadedSpec, SpecError> {
+    let parts = &spec.fandango;
+    let blocks: Vec<CodeBlock> = parts.python.iter().map(code_block).collect();
+    let mut config = options.python.clone();
+    config.needed_for = format!("the Python of {}", spec.source.name());
+    let host = Arc::new(LazyHost {
+        blocks,
+        config,
+        started: OnceLock::new(),
+    });
+    let shared: SharedHost = host.clone();
+    let (constraints, goals) = if options.without_constraints {
+        (Vec::new(), Vec::new())
+    } else {
+        let constraints = thicket_constraint::spec_constraints(
+            &spec,
+            &Predicates::standard(),
+            Some(shared.clone()),
+        )?;
+        let compiler = thicket_constraint::fandango::Compiler::new(&spec.grammar, Some(shared));
+        let goals = parts
+            .constraints
+            .iter()
+            .filter(|c| c.kind != ConstraintKind::Where)
+            .map(|c| compiler.goal(c.block.source.clone(), c.block.span, None))
+            .collect::<Result<Vec<_>, _>>()?;
+        (constraints, goals)
+    };
+    let generators = (!parts.generators.is_empty()).then(|| {
+        Arc::new(PythonGenerators {
+            host: host.clone(),
+            rules: parts.generators.iter().map(|g| g.rule).collect(),
+            exprs: parts
+                .generators
+                .iter()
+                .map(|g| generator_expr(&spec.grammar, &g.block))
+                .collect(),
+        })
+    });
+    let loaded = LoadedSpec {
+        spec,
+        constraints,
+        goals,
+        generators,
+        host,
+    };
+    if loaded.needs_python()
+        && !options.no_python
+        && let Err(message) = loaded.host.get()
+    {
+        let parts = &loaded.spec.fandango;
+        let at = parts
+            .generators
+            .first()
+            .map(|g| g.block.clone())
+            .or_else(|| parts.python.first().cloned());
+        let (source, span) = match at {
+            Some(b) => (b.source, b.span),
+            None => (loaded.spec.source.clone(), thicket_grammar::Span::new(0, 0)),
+        };
+        return Err(SpecError {
+            source,
+            diagnostics: vec![Diagnostic::error("python", message.message, span)],
+        });
+    }
+    Ok(loaded)
+}
+
+/// A code block as the interpreter runs it: its later lines without the indentation
+/// its first line has in the file.
+fn code_block(block: &FanBlock) -> CodeBlock {
+    let indent = block.indent();
+    let text: String = block
+        .text()
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let line = if i == 0 {
+                line
+            } else {
+                let cut = line
+                    .char_indices()
+                    .take_while(|(j, c)| *j < indent && c.is_whitespace())
+                    .count();
+                &line[cut..]
+            };
+            format!("{line}\n")
+        })
+        .collect();
+    CodeBlock::new(block.source.name(), block.line_col().line as u32, text)
+}
+
+/// The spec's Python interpreter, started on first use.
+struct LazyHost {
+    blocks: Vec<CodeBlock>,
+    config: PythonConfig,
+    started: OnceLock<Result<Arc<PythonHost>, String>>,
+}
+
+impl LazyHost {
+    fn get(&self) -> Result<&Arc<PythonHost>, HostError> {
+        self.started
+            .get_or_init(|| {
+                PythonHost::new(self.blocks.clone(), self.config.clone())
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|message| HostError {
+                message: message.clone(),
+            })
+    }
+}
+
+impl Host for LazyHost {
+    fn eval_bool(
+        &self,
+        expr: &HostExpr,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Result<bool, HostError> {
+        self.get()?.eval_bool(expr, tree, grammar, args)
+    }
+
+    fn eval_number(
+        &self,
+        expr: &HostExpr,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Result<f64, HostError> {
+        self.get()?.eval_number(expr, tree, grammar, args)
+    }
+}
+
+/// Fandango's `:=` generators: the subtrees of their rules are the parses of what
+/// their Python expressions return (`str`, `bytes`, an `int` as its decimal digits, a
+/// tree as its text).
+pub struct PythonGenerators {
+    host: Arc<LazyHost>,
+    rules: Vec<SymbolId>,
+    exprs: Vec<HostExpr>,
+}
+
+impl SubtreeSource for PythonGenerators {
+    fn rules(&self) -> &[SymbolId] {
+        &self.rules
+    }
+
+    fn text(
+        &self,
+        _tree: &DerivationTree,
+        _node: NodeId,
+        rule: SymbolId,
+        seed: u64,
+        call: u64,
+    ) -> Result<Vec<u8>, String> {
+        let host = self.host.get().map_err(|e| e.message)?;
+        let i = self
+            .rules
+            .iter()
+            .position(|&r| r == rule)
+            .ok_or("not a generated rule")?;
+        // Python's `random` is reseeded per call from the host's seed and this number:
+        // the solution's seed and the call's place in it.
+        let call = seed.rotate_left(17) ^ call;
+        match host
+            .generate(&self.exprs[i], &[], call)
+            .map_err(|e| e.message)?
+        {
+            PyValue::Str(s) => Ok(s.into_bytes()),
+            PyValue::Bytes(b) | PyValue::Tree(b) => Ok(b),
+            PyValue::Int(n) => Ok(n.to_string().into_bytes()),
+            PyValue::Bool(b) => Ok(if b { "True" } else { "False" }.into()),
+            PyValue::Float(f) => Ok(f.to_string().into_bytes()),
+            PyValue::None => Err("the generator returned None".into()),
+        }
+    }
+}
+
+/// A generator's expression, as Python evaluates it.
+fn generator_expr(_grammar: &Grammar, block: &FanBlock) -> HostExpr {
+    HostExpr {
+        source: block.text().trim().to_string(),
+        params: Vec::new(),
+    }
+}
