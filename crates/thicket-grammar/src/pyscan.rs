@@ -418,7 +418,10 @@ mod tests {
             lines(text),
             vec![("x = 'it\\'s'", 0), ("y = r\"\\\"(\"", 0), ("z = 1", 0)]
         );
-        assert_eq!(logical_lines("x = 1\ny = \"\"\"never\n<a> ::= 'b'\n"), Err(10));
+        assert_eq!(
+            logical_lines("x = 1\ny = \"\"\"never\n<a> ::= 'b'\n"),
+            Err(10)
+        );
     }
 
     #[test]
