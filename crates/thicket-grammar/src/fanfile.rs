@@ -52,8 +52,18 @@ struct Statement {
 /// starts with `|` or with `<name>` not followed by `::=` continues the production
 /// before it (thicket's format always allowed this); consecutive Python statements
 /// form one statement.
-fn statements(text: &str) -> Vec<Statement> {
-    let lines = pyscan::logical_lines(text);
+fn statements(text: &str) -> Result<Vec<Statement>, Box<Diagnostic>> {
+    let lines = pyscan::logical_lines(text).map_err(|at| {
+        Box::new(
+            Diagnostic::error(
+                "unterminated-string",
+                "unterminated triple-quoted string",
+                Span::new(at, (at + 3).min(text.len())),
+            )
+            .with_label_message("no closing quotes until the end of the file")
+            .with_note("close the string; the rest of the file would be inside it"),
+        )
+    })?;
     let mut out: Vec<Statement> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -79,7 +89,7 @@ fn statements(text: &str) -> Vec<Statement> {
             }),
         }
     }
-    out
+    Ok(out)
 }
 
 /// What the statement starting at `at` is, and whether it continues a production.
@@ -165,7 +175,7 @@ fn parse_file(source: Arc<SourceFile>) -> Result<ParsedFile, Box<Diagnostic>> {
     let text = source.text();
     let mut grammar = FanGrammar::default();
     let mut items = Vec::new();
-    for statement in statements(text) {
+    for statement in statements(text)? {
         let Statement { kind, start, end } = statement;
         match kind {
             StatementKind::Production => {
@@ -881,6 +891,7 @@ mod tests {
 
     fn kinds(text: &str) -> Vec<(StatementKind, &str)> {
         statements(text)
+            .unwrap()
             .into_iter()
             .map(|s| (s.kind, &text[s.start..s.end]))
             .collect()

@@ -5,6 +5,10 @@
 //!
 //! - a bytes pattern (`rb'...'`) matches bytes: it is compiled without Unicode,
 //!   `(?-u:...)`, so `\xff` is the byte 0xFF and `.`/`\w` are ASCII-only, as in Python;
+//! - in a text pattern, `\w` is what Python's is (`str.isalnum()` or `_`: a letter or a
+//!   number of any kind, `[\p{L}\p{N}_]`; Rust's `\w` leaves out numbers such as `³`
+//!   and takes in marks) and `\s` takes in the separators 0x1C-0x1F as Python's does
+//!   (`str.isspace()`); `\W` and `\S` are their complements;
 //! - octal escapes (`\0`, `\012`) become `\x{..}`; `\b` in a class is a backspace;
 //! - a `{` that does not start a repetition is a literal `{` (Python's reading), and
 //!   `{,n}` is `{0,n}`;
@@ -20,9 +24,8 @@
 //! Everything else passes through unchanged, so a pattern in Rust syntax that Python
 //! would not accept (`\x{7F}`, `(?i-u:...)`, `\p{L}`) keeps its Rust meaning.
 //!
-//! Unicode classes differ slightly at the edges (Python's `\w` and `\s` follow
-//! `str.isalnum()` and `str.isspace()`, Rust's follow the Unicode properties); both
-//! agree on ASCII and on letters and digits of every script.
+//! The Unicode tables of Python and of the `regex` crate may be of different Unicode
+//! versions; characters new in one version can differ.
 
 /// A pattern in Rust syntax and where each of its bytes came from.
 #[derive(Clone, Debug)]
@@ -47,6 +50,8 @@ pub struct TranslationError {
 
 struct Translator<'a> {
     src: &'a str,
+    /// Whether the pattern is over bytes (`rb'...'`).
+    over_bytes: bool,
     bytes: &'a [u8],
     pos: usize,
     out: String,
@@ -59,6 +64,7 @@ pub fn translate(pattern: &str, bytes: bool) -> Result<Translation, TranslationE
     let (start, end) = strip_anchors(pattern);
     let mut t = Translator {
         src: pattern,
+        over_bytes: bytes,
         bytes: pattern.as_bytes(),
         pos: start,
         out: String::with_capacity(pattern.len() + 8),
@@ -197,6 +203,20 @@ impl Translator<'_> {
             'Z' => "\\z".to_string(),
             // Python's `\<` and `\>` are the characters; Rust's are word boundaries.
             '<' | '>' => next.to_string(),
+            // Python's Unicode classes (see the module documentation); inside a class,
+            // a complement is a nested class.
+            'w' | 'W' | 's' | 'S' if !self.over_bytes => {
+                let items = if next.eq_ignore_ascii_case(&'w') {
+                    r"\p{L}\p{N}_"
+                } else {
+                    r"\s\x1C-\x1F"
+                };
+                match (next.is_ascii_lowercase(), in_class) {
+                    (true, true) => items.to_string(),
+                    (true, false) => format!("[{items}]"),
+                    (false, _) => format!("[^{items}]"),
+                }
+            }
             'x' | 'u' | 'U' | 'N' | 'p' | 'P' => {
                 // The escape's argument: `{...}`, or a fixed number of hex digits (one
                 // character for `\pL`).
@@ -413,7 +433,6 @@ mod tests {
             r"(220-(?:[\x20-\x7E]*\r\n))*220 (?:[\x20-\x7E]*)\r\n",
             r"[\x{7F}-\x{D7FF}\x{E000}-\x{FFFF}]",
             r"(?i-u:[a-z]|w[a-rt-z])",
-            r"[\s\S]*",
             r"(.|\n)",
             r"[0-9]{2}",
             r"[0-9]{1,3}(\.[0-9]{1,2})?",
@@ -443,6 +462,11 @@ mod tests {
         assert_eq!(rust(r"ab\$", false), r"ab\$");
         assert_eq!(rust(r"a(?#note)b", false), "ab");
         assert_eq!(rust(r"\<a[\<\>]", false), "<a[<>]");
+        assert_eq!(
+            rust(r"\w[\w-]\S[\W]", false),
+            r"[\p{L}\p{N}_][\p{L}\p{N}_-][^\s\x1C-\x1F][[^\p{L}\p{N}_]]"
+        );
+        assert_eq!(rust(r"\w\s", true), r"(?-u:\w\s)");
     }
 
     #[test]

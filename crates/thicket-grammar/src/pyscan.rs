@@ -151,6 +151,8 @@ struct Scanner<'a> {
     depth: usize,
     /// One past the last token seen.
     last_token_end: usize,
+    /// Where the first triple-quoted string without its closing quotes starts.
+    unterminated_triple: Option<usize>,
 }
 
 /// What [`Scanner::step`] met.
@@ -172,6 +174,7 @@ impl<'a> Scanner<'a> {
             pos,
             depth: 0,
             last_token_end: pos,
+            unterminated_triple: None,
         }
     }
 
@@ -239,13 +242,17 @@ impl<'a> Scanner<'a> {
 
     fn string(&mut self) {
         let s = string_at(self.text, self.pos).expect("caller saw a string");
+        if s.triple && !s.terminated {
+            self.unterminated_triple.get_or_insert(s.start);
+        }
         self.pos = s.end;
         self.last_token_end = s.end;
     }
 }
 
-/// The logical lines of `text`, blank and comment-only lines left out.
-pub fn logical_lines(text: &str) -> Vec<LogicalLine> {
+/// The logical lines of `text`, blank and comment-only lines left out; or the offset
+/// of a triple-quoted string that never ends (it would take in the rest of the text).
+pub fn logical_lines(text: &str) -> Result<Vec<LogicalLine>, usize> {
     let bytes = text.as_bytes();
     let mut lines = Vec::new();
     let mut pos = 0;
@@ -275,6 +282,9 @@ pub fn logical_lines(text: &str) -> Vec<LogicalLine> {
         }
         let mut scanner = Scanner::new(text, pos);
         while let Step::Token = scanner.step() {}
+        if let Some(at) = scanner.unterminated_triple {
+            return Err(at);
+        }
         if scanner.last_token_end > pos {
             lines.push(LogicalLine {
                 start: pos,
@@ -284,7 +294,7 @@ pub fn logical_lines(text: &str) -> Vec<LogicalLine> {
         }
         pos = scanner.pos;
     }
-    lines
+    Ok(lines)
 }
 
 /// The end of a Python expression starting at `pos`: one past its last token before a
@@ -381,6 +391,7 @@ mod tests {
 
     fn lines(text: &str) -> Vec<(&str, usize)> {
         logical_lines(text)
+            .unwrap()
             .into_iter()
             .map(|l| (&text[l.start..l.end], l.indent))
             .collect()
@@ -406,6 +417,10 @@ mod tests {
         assert_eq!(
             lines(text),
             vec![("x = 'it\\'s'", 0), ("y = r\"\\\"(\"", 0), ("z = 1", 0)]
+        );
+        assert_eq!(
+            logical_lines("x = 1\ny = \"\"\"never\n<a> ::= 'b'\n"),
+            Err(10)
         );
     }
 

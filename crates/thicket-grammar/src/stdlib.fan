@@ -33,19 +33,19 @@
 <_alphanum> ::= r'[a-zA-Z0-9_]'
 <alphanum> ::= <_alphanum>
 
-# Unicode classes as Python's `re` has them: \w is a letter, a number or `_`
-# (str.isalnum()), \s also takes in the separators 0x1c-0x1f (str.isspace()).
-<_any_letter> ::= r'[\p{L}\p{N}_]'
+# Unicode classes, as Python's `re` has them: \w is a letter, a number or `_`, \s is
+# whitespace (str.isspace()).
+<_any_letter> ::= r'\w'
 <any_letter> ::= <_any_letter>
 <_any_digit> ::= r'\d'
 <any_digit> ::= <_any_digit>
-<_any_whitespace> ::= r'[\s\x1c-\x1f]'
+<_any_whitespace> ::= r'\s'
 <any_whitespace> ::= <_any_whitespace>
-<_any_non_letter> ::= r'[^\p{L}\p{N}_]'
+<_any_non_letter> ::= r'\W'
 <any_non_letter> ::= <_any_non_letter>
 <_any_non_digit> ::= r'\D'
 <any_non_digit> ::= <_any_non_digit>
-<_any_non_whitespace> ::= r'[^\s\x1c-\x1f]'
+<_any_non_whitespace> ::= r'\S'
 <any_non_whitespace> ::= <_any_non_whitespace>
 
 # One byte of the ASCII range.
