@@ -70,6 +70,23 @@ pub trait Host: Send + Sync {
         args: &[HostArg],
     ) -> Result<bool, HostError>;
 
+    /// Evaluates `expr` to the text a subtree would have (a `str` as UTF-8, `bytes` as
+    /// they are, an `int` as its decimal digits, a tree as its text), for a constraint
+    /// `str(<x>) == expr` that the solver satisfies by writing the value into `<x>`. A
+    /// host that cannot keeps this default, which says so.
+    fn eval_text(
+        &self,
+        expr: &HostExpr,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Result<Vec<u8>, HostError> {
+        let _ = (expr, tree, grammar, args);
+        Err(HostError {
+            message: "this host evaluates truth values only".into(),
+        })
+    }
+
     /// Evaluates `expr` to a number, for a soft goal (`minimizing`/`maximizing`): an
     /// `int` or a `float` (a `bool` counts as 0 or 1). A host that cannot keeps this
     /// default, which says so.

@@ -206,13 +206,23 @@ pub fn compile(spec: Spec, options: &Options) -> Result<LoadedSpec, SpecError> {
             &Predicates::standard(),
             Some(shared.clone()),
         )?;
-        let compiler = thicket_constraint::fandango::Compiler::new(&spec.grammar, Some(shared));
-        let goals = parts
+        let goal_blocks: Vec<_> = parts
             .constraints
             .iter()
             .filter(|c| c.kind != ConstraintKind::Where)
-            .map(|c| compiler.goal(c.block.source.clone(), c.block.span, None))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect();
+        let goals = if goal_blocks.is_empty() {
+            Vec::new()
+        } else {
+            let compiler = thicket_constraint::fandango::Compiler::new(&spec.grammar, Some(shared));
+            goal_blocks
+                .iter()
+                .map(|c| {
+                    let minimize = c.kind == ConstraintKind::Minimizing;
+                    compiler.goal(c.block.source.clone(), c.block.span, Some(minimize))
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        };
         (constraints, goals)
     };
     let generators = (!parts.generators.is_empty()).then(|| {
@@ -320,6 +330,16 @@ impl Host for LazyHost {
         args: &[HostArg],
     ) -> Result<f64, HostError> {
         self.get()?.eval_number(expr, tree, grammar, args)
+    }
+
+    fn eval_text(
+        &self,
+        expr: &HostExpr,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Result<Vec<u8>, HostError> {
+        self.get()?.eval_text(expr, tree, grammar, args)
     }
 }
 

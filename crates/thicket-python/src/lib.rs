@@ -825,6 +825,24 @@ impl Host for PythonHost {
             .unwrap_or_else(|| Err(error("no result".into())))
     }
 
+    fn eval_text(
+        &self,
+        expr: &HostExpr,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Result<Vec<u8>, HostError> {
+        match self.eval_value(expr, tree, grammar, args)? {
+            PyValue::Str(s) => Ok(s.into_bytes()),
+            PyValue::Bytes(b) | PyValue::Tree(b) => Ok(b),
+            PyValue::Int(n) => Ok(n.to_string().into_bytes()),
+            other => Err(error(format!(
+                "`{}` should give a text, not {other:?}",
+                shown(&expr.source)
+            ))),
+        }
+    }
+
     fn eval_number(
         &self,
         expr: &HostExpr,

@@ -109,7 +109,20 @@ pub enum HostKind {
         left: HostExpr,
         /// The same for the right side.
         right: HostExpr,
+        /// For `str(<x>) == expr` (or `<x> == expr`, either way round) with `expr` not
+        /// mentioning `<x>`: how to satisfy it, by writing `expr`'s value into `<x>`.
+        assign: Option<Assignment>,
     },
+}
+
+/// A comparison that a repair can satisfy by writing a value: tar's
+/// `str(<checksum>) == checksum_of(<header>)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assignment {
+    /// The predicate's tree argument that takes the value.
+    pub target: usize,
+    /// The value, over the same parameters as the comparison.
+    pub value: HostExpr,
 }
 
 /// A Python expression over the trees a constraint's quantifiers bind, evaluated by
@@ -184,9 +197,29 @@ impl Predicate for HostPredicate {
         let tree = ctx.view.tree();
         let eval = |e: &HostExpr| self.host.eval_bool(e, tree, ctx.grammar, &host_args);
         let verdict = match (eval(&self.expr), &self.kind) {
+            (
+                Ok(false),
+                HostKind::Comparison {
+                    assign: Some(assign),
+                    ..
+                },
+            ) => {
+                // The fix: the value the other side has, for the solver to write.
+                let fix = self
+                    .host
+                    .eval_text(&assign.value, tree, ctx.grammar, &host_args)
+                    .map(|text| vec![(trees[assign.target], text)])
+                    .unwrap_or_default();
+                let why = if ctx.explaining {
+                    format!("the Python expression `{}` is false", self.expr.source)
+                } else {
+                    String::new()
+                };
+                return Outcome::Fails { why, fix };
+            }
             (Ok(v), _) => Ok(v),
             (Err(e), HostKind::Expression) => Err(e),
-            (Err(e), HostKind::Comparison { left, right }) => {
+            (Err(e), HostKind::Comparison { left, right, .. }) => {
                 // A side that raises skips the combination.
                 match (eval(left), eval(right)) {
                     (Err(side), _) | (Ok(_), Err(side)) => {

@@ -83,7 +83,7 @@ pub mod lexer;
 pub mod parser;
 mod translate;
 
-pub use atoms::{HostKind, HostPredicate, ParamSource, PathStep, SelectionCount};
+pub use atoms::{Assignment, HostKind, HostPredicate, ParamSource, PathStep, SelectionCount};
 pub use blocks::{Block, BlockKind, Dialect, blocks, dialect};
 pub use translate::{GoalValue, HostUse};
 

@@ -2,7 +2,7 @@
 //! [`crate::fandango`] for what is native and what goes to the host).
 
 use super::ast::{self, BinOp, CmpOp, DotKind, DotSelection, Expr, ExprKind, UnOp};
-use super::atoms::{HostKind, HostPredicate, ParamSource, PathStep, SelectionCount};
+use super::atoms::{Assignment, HostKind, HostPredicate, ParamSource, PathStep, SelectionCount};
 use super::lexer::{StrValue, Tok};
 use crate::formula::{
     Connective, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId, VarType,
@@ -1121,6 +1121,13 @@ impl<'a> Translator<'a> {
                 HostKind::Comparison {
                     left: expr(format!("({}) is None or True", texts[0])),
                     right: expr(format!("({}) is None or True", texts[1])),
+                    assign: (op == CmpOp::Eq)
+                        .then(|| assignment(&texts, &names, &sources))
+                        .flatten()
+                        .map(|(target, value)| Assignment {
+                            target,
+                            value: expr(value),
+                        }),
                 },
             ),
         };
@@ -2431,4 +2438,37 @@ impl Translator<'_> {
         };
         Ok((layers, value))
     }
+}
+
+/// For an equality whose one side is `str(P)` or `P` (P a parameter standing for one
+/// bound tree) and whose other side does not mention P: P's tree argument and the other
+/// side, so that a repair can write the value into P's tree.
+fn assignment(
+    texts: &[String],
+    names: &[String],
+    sources: &[ParamSource],
+) -> Option<(usize, String)> {
+    let param_of = |text: &str| {
+        let inner = text
+            .trim()
+            .strip_prefix("str(")
+            .and_then(|t| t.strip_suffix(')'))
+            .unwrap_or(text.trim());
+        names.iter().position(|n| n == inner.trim())
+    };
+    let mentions = |text: &str, name: &str| {
+        text.match_indices(name).any(|(at, _)| {
+            let after = text[at + name.len()..].chars().next();
+            !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    };
+    for (side, other) in [(0, 1), (1, 0)] {
+        if let Some(j) = param_of(&texts[side])
+            && !mentions(&texts[other], &names[j])
+            && let ParamSource::Tree(target) = sources[j]
+        {
+            return Some((target, texts[other].clone()));
+        }
+    }
+    None
 }
