@@ -430,9 +430,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             ));
         }
     };
-    if seconds.is_nan() || seconds <= 0.0 {
+    if seconds.is_nan() || seconds < 0.0 {
         return Err(format!(
-            "`{text}` is not a positive duration (a number of seconds, or 90s, 15m, 2h)"
+            "`{text}` is not a duration (a number of seconds, or 90s, 15m, 2h)"
         ));
     }
     if seconds > MAX_DURATION_SECONDS {
@@ -441,6 +441,17 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(Duration::from_secs_f64(seconds))
+}
+
+/// [`parse_duration`] for a time budget, which must be more than zero.
+pub fn parse_budget(text: &str) -> Result<Duration, String> {
+    let duration = parse_duration(text)?;
+    if duration.is_zero() {
+        return Err(format!(
+            "`{text}` is not a positive duration (a number of seconds, or 90s, 15m, 2h)"
+        ));
+    }
+    Ok(duration)
 }
 
 /// The longest duration [`parse_duration`] accepts, in seconds: 100 years, so that a

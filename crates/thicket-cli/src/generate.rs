@@ -124,7 +124,7 @@ pub struct GenerateArgs {
     /// batches of a few dozen per thread, so a run can exceed the time by one batch (with
     /// --strategy kpath or kpath-random, by one input: no input is begun after it, and
     /// the paths covered so far are reported).
-    #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_budget)]
     time: Option<std::time::Duration>,
 
     /// Seed of all random choices [default: drawn at random and printed on stderr].
