@@ -587,13 +587,12 @@ fn fandango_agrees() {
         );
         return;
     };
-    let dir = std::env::temp_dir().join(format!("thicket-fandango-judge-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().to_path_buf();
     for case in CASES {
         let expected: Vec<bool> = case.inputs.iter().map(|(_, v)| *v).collect();
         let judged = fandango_verdicts(&fandango, case, &dir);
         assert_eq!(judged, expected, "Fandango's verdicts on {}", case.name);
         assert_eq!(thicket_verdicts(case), judged, "{}", case.name);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -29,12 +29,9 @@ fn body(grammar: &Grammar, name: &str) -> String {
     grammar.display_expr(grammar.rule(symbol).body)
 }
 
-/// A fresh directory for files a test writes.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("thicket-grammar-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory for files a test writes, removed when the value is dropped.
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -330,7 +327,8 @@ fn character_sets_are_classes_of_their_characters() {
 
 #[test]
 fn includes_are_found_beside_the_spec_and_in_include_dirs() {
-    let dir = scratch("include");
+    let temp = scratch();
+    let dir = temp.path().to_path_buf();
     write(
         &dir,
         "lib/common.fan",
@@ -384,12 +382,12 @@ fn includes_are_found_beside_the_spec_and_in_include_dirs() {
     let at = grammar.rule(letter).name_span.start as usize;
     assert!(spec.source.name_at(at).ends_with("common.fan"));
     assert_eq!(spec.source.line_col(at).line, 2);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn include_errors_name_the_file_and_place() {
-    let dir = scratch("include-errors");
+    let temp = scratch();
+    let dir = temp.path().to_path_buf();
     let a = write(&dir, "a.fan", "<start> ::= <b>\ninclude('b.fan')\n");
     write(&dir, "b.fan", "<b> ::= 'b'\n\ninclude('a.fan')\n");
     let err = load_spec_file(&a, &LoadOptions::default()).unwrap_err();
@@ -408,7 +406,6 @@ fn include_errors_name_the_file_and_place() {
     assert_eq!(err.diagnostics[0].code, "undefined-rule");
     assert!(err.to_string().contains("f.fan:2:9"), "{err}");
     assert!(err.render().contains("f.fan:2:9"), "{}", err.render());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -896,7 +896,8 @@ fn a_start_that_never_ends_times_out() {
     );
 
     // An "interpreter" that never reads its requests, sent more than a pipe holds.
-    let fake = std::env::temp_dir().join(format!("thicket-python-test-{}.sh", std::process::id()));
+    let temp = tempfile::tempdir().unwrap();
+    let fake = temp.path().join("never-ready.sh");
     std::fs::write(&fake, "#!/bin/sh\nexec sleep 100\n").unwrap();
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let big = format!("x = '{}'\n", "a".repeat(1 << 20));
@@ -910,7 +911,6 @@ fn a_start_that_never_ends_times_out() {
     )
     .err()
     .expect("never ready");
-    let _ = std::fs::remove_file(&fake);
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(
         err.to_string().contains("did not finish within 500 ms"),
