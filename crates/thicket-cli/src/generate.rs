@@ -309,12 +309,6 @@ fn parse_suffix(suffix: &str) -> Result<String, String> {
 }
 
 /// Runs `thicket generate`.
-/// Valid candidates drawn per input of a spec with `minimizing` / `maximizing` goals;
-/// the best is written. Fandango ranks its whole population by the goals; ranking a
-/// few candidates per input keeps inputs independent of each other (any subset can be
-/// made in parallel) while moving them towards the goal.
-const GOAL_CANDIDATES: usize = 8;
-
 pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     if args.k.is_some() && args.strategy == Strategy::Random {
         eprintln!(
@@ -521,15 +515,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                     let mut rng = Generator::rng_for(seed, index);
                     if let Some(solver) = &solver {
                         let (tree, _) = if goals {
-                            // Soft goals: the best of a few valid candidates.
-                            let mut candidates = Vec::with_capacity(GOAL_CANDIDATES);
-                            for _ in 0..GOAL_CANDIDATES {
-                                candidates.push(solver.solve(&mut rng)?);
-                            }
-                            let trees: Vec<DerivationTree> =
-                                candidates.iter().map(|(t, _)| t.clone()).collect();
-                            let best = loaded.best(&trees).unwrap_or(0);
-                            candidates.swap_remove(best)
+                            loaded.solve(solver, &mut rng)?
                         } else {
                             solver.solve(&mut rng)?
                         };

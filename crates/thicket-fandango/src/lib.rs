@@ -26,6 +26,7 @@ use thicket_grammar::fandango::{ConstraintKind, FanBlock};
 use thicket_grammar::{Diagnostic, Grammar, Spec, SpecError, SymbolId};
 use thicket_python::{CodeBlock, PyValue, PythonConfig, PythonHost};
 use thicket_solve::sources::SubtreeSource;
+use thicket_solve::{SolveStats, Solver, Unsolved};
 use thicket_tree::{DerivationTree, NodeId};
 
 /// How to compile a spec.
@@ -111,27 +112,43 @@ impl LoadedSpec {
     /// goals' fitness with the constraints'; with every candidate valid, only the goals
     /// are left to compare). `None` if there are no candidates.
     pub fn best(&self, candidates: &[DerivationTree]) -> Option<usize> {
-        let grammar = &self.spec.grammar;
-        let scores: Vec<Vec<f64>> = candidates
+        let scores: Vec<Vec<f64>> = candidates.iter().map(|t| self.score(t)).collect();
+        (0..candidates.len()).min_by(|&a, &b| compare(&scores[a], &scores[b]))
+    }
+
+    /// One valid tree from `solver` (built over this spec): with goals, the best of
+    /// [`GOAL_CANDIDATES`] solutions drawn in turn from `rng`, else the first.
+    pub fn solve<R: rand::Rng + ?Sized>(
+        &self,
+        solver: &Solver<'_>,
+        rng: &mut R,
+    ) -> Result<(DerivationTree, SolveStats), Unsolved> {
+        if self.goals.is_empty() {
+            return solver.solve(rng);
+        }
+        let mut best: Option<(Vec<f64>, (DerivationTree, SolveStats))> = None;
+        for _ in 0..GOAL_CANDIDATES {
+            let candidate = solver.solve(rng)?;
+            let score = self.score(&candidate.0);
+            if best
+                .as_ref()
+                .is_none_or(|(b, _)| compare(&score, b).is_lt())
+            {
+                best = Some((score, candidate));
+            }
+        }
+        Ok(best.expect("at least one candidate").1)
+    }
+
+    /// A tree's goal values, each as a number to minimise, first goal first.
+    fn score(&self, tree: &DerivationTree) -> Vec<f64> {
+        self.goals
             .iter()
-            .map(|tree| {
-                self.goals
-                    .iter()
-                    .map(|g| {
-                        let v = g.fitness(tree, grammar);
-                        if g.minimize { v } else { -v }
-                    })
-                    .collect()
+            .map(|g| {
+                let v = g.fitness(tree, &self.spec.grammar);
+                if g.minimize { v } else { -v }
             })
-            .collect();
-        (0..candidates.len()).min_by(|&a, &b| {
-            scores[a]
-                .iter()
-                .zip(&scores[b])
-                .map(|(x, y)| x.total_cmp(y))
-                .find(|o| o.is_ne())
-                .unwrap_or(std::cmp::Ordering::Equal)
-        })
+            .collect()
     }
 
     /// One more constraint, from the command line (`-c TEXT`) or a file, reported under
@@ -185,6 +202,21 @@ impl LoadedSpec {
     }
 }
 
+/// Valid candidates drawn per input of a spec with `minimizing` / `maximizing` goals
+/// ([`LoadedSpec::solve`]). Fandango ranks its whole population by the goals; ranking a
+/// few candidates per input keeps inputs independent of each other (any subset can be
+/// made in parallel) while moving them towards the goal.
+pub const GOAL_CANDIDATES: usize = 8;
+
+/// Orders goal scores: the first goal decides, later ones break ties.
+fn compare(a: &[f64], b: &[f64]) -> std::cmp::Ordering {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x.total_cmp(y))
+        .find(|o| o.is_ne())
+        .unwrap_or(std::cmp::Ordering::Equal)
+}
+
 /// Compiles `spec`: its constraints and goals, and its Python where needed. Errors
 /// are spec errors at the constraint, generator or code block they concern.
 pub fn compile(spec: Spec, options: &Options) -> Result<LoadedSpec, SpecError> {
@@ -232,7 +264,7 @@ pub fn compile(spec: Spec, options: &Options) -> Result<LoadedSpec, SpecError> {
             exprs: parts
                 .generators
                 .iter()
-                .map(|g| generator_expr(&spec.grammar, &g.block))
+                .map(|g| generator_expr(&g.block))
                 .collect(),
         })
     });
@@ -389,7 +421,7 @@ impl SubtreeSource for PythonGenerators {
 }
 
 /// A generator's expression, as Python evaluates it.
-fn generator_expr(_grammar: &Grammar, block: &FanBlock) -> HostExpr {
+fn generator_expr(block: &FanBlock) -> HostExpr {
     HostExpr {
         source: block.text().trim().to_string(),
         params: Vec::new(),
