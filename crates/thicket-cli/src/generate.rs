@@ -389,10 +389,11 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         generation: config,
         ..Default::default()
     };
-    let solver = match SolveArgs::solver(&spec.grammar, constraints, solver_config, generators) {
-        Ok(solver) => solver,
-        Err(code) => return Ok(code),
-    };
+    let solver =
+        match SolveArgs::solver(&spec.grammar, constraints, solver_config, generators, goals) {
+            Ok(solver) => solver,
+            Err(code) => return Ok(code),
+        };
     let weights = match &args.probabilities {
         Some(path) => {
             if args.strategy != Strategy::Random || solver.is_some() || antlr.is_some() {

@@ -219,15 +219,17 @@ impl SolveArgs {
     }
 
     /// A solver for `constraints` with the limits `config`, taking the subtrees of the
-    /// `generators`' rules from them (`None` if there are neither), or the reason it
-    /// cannot be built (unsatisfiable, unsupported) printed and exit code 3.
+    /// `generators`' rules from them (`None` if there are neither and no `goals` rank
+    /// its solutions), or the reason it cannot be built (unsatisfiable, unsupported)
+    /// printed and exit code 3.
     pub fn solver<'g>(
         grammar: &'g Grammar,
         constraints: Vec<Constraint>,
         config: SolverConfig,
         generators: Option<std::sync::Arc<thicket_fandango::PythonGenerators>>,
+        goals: bool,
     ) -> Result<Option<Solver<'g>>, u8> {
-        if constraints.is_empty() && generators.is_none() {
+        if constraints.is_empty() && generators.is_none() && !goals {
             return Ok(None);
         }
         let solver = Solver::new(grammar, constraints, config).map_err(|e| {

@@ -83,3 +83,28 @@ fn include_dirs_are_searched_and_protocol_specs_are_noted() {
     let err = text(&out.stderr);
     assert!(!err.contains("include-not-found"), "{err}");
 }
+
+#[test]
+fn a_minimizing_goal_moves_generated_inputs_towards_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("small.fan");
+    std::fs::write(&spec, "<start> ::= <digit>+\nminimizing int(<start>)\n").unwrap();
+    let spec = spec.to_str().unwrap();
+    let values = |extra: &[&str]| -> Vec<u128> {
+        let mut args = vec!["generate", spec, "-n", "50", "--seed", "3", "-0"];
+        args.extend_from_slice(extra);
+        let out = thicket(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+            .split('\0')
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse().unwrap())
+            .collect()
+    };
+    let mut ranked = values(&[]);
+    let mut plain = values(&["--no-constraints"]);
+    ranked.sort();
+    plain.sort();
+    assert_eq!(ranked.len(), 50);
+    assert!(ranked[25] < plain[25], "median {} vs {}", ranked[25], plain[25]);
+}
