@@ -1,7 +1,7 @@
 //! `thicket lint`: grammar checks and a summary of every rule.
 
 use crate::exit;
-use crate::spec::{SpecArgs, report};
+use crate::spec::SpecArgs;
 use clap::{Args, ValueEnum};
 use thicket_grammar::diag::render_diagnostics;
 use thicket_grammar::{Analysis, Expr, Grammar, UNBOUNDED, lint};
@@ -109,19 +109,10 @@ fn fandango_notes(loaded: &thicket_fandango::LoadedSpec) -> Vec<String> {
 
 /// Runs `thicket lint`.
 pub fn run(args: LintArgs) -> anyhow::Result<u8> {
-    let spec = match args.spec.load_grammar() {
-        Ok(spec) => spec,
-        Err(code) => return Ok(code),
-    };
     // Compiled as every command compiles them, without running any Python.
-    let options = thicket_fandango::Options {
-        without_constraints: !args.spec.constraints_apply(),
-        no_python: true,
-        ..Default::default()
-    };
-    let loaded = match thicket_fandango::compile(spec, &options) {
+    let loaded = match args.spec.compile(true) {
         Ok(loaded) => loaded,
-        Err(e) => return Ok(report(&e)),
+        Err(code) => return Ok(code),
     };
     let constraints = loaded.constraints.len();
     let notes = fandango_notes(&loaded);

@@ -40,25 +40,24 @@ pub struct SpecArgs {
 impl SpecArgs {
     /// Loads the spec and checks its `where` constraints, or prints the errors to stderr
     /// and returns the exit code. Every subcommand refuses a spec whose constraints are
-    /// broken, whether or not it uses them.
+    /// broken, whether or not it uses them; the spec's Python is not started.
     pub fn load(&self) -> Result<Spec, u8> {
-        self.load_with_constraints().map(|(spec, _)| spec)
-    }
-
-    /// [`SpecArgs::load`], keeping the compiled `where` constraints (none when
-    /// [`SpecArgs::constraints_apply`] says they are not about these inputs).
-    pub fn load_with_constraints(&self) -> Result<(Spec, Vec<Constraint>), u8> {
-        let loaded = self.load_compiled()?;
-        let constraints = loaded.core_constraints();
-        Ok((loaded.spec, constraints))
+        self.compile(true).map(|loaded| loaded.spec)
     }
 
     /// The spec compiled whole: its constraints (ISLa or Fandango), goals and
     /// generators, its Python started if they need it; errors printed and the exit code.
     pub fn load_compiled(&self) -> Result<thicket_fandango::LoadedSpec, u8> {
+        self.compile(false)
+    }
+
+    /// [`SpecArgs::load_compiled`] without starting Python (`no_python`), for reading a
+    /// spec without evaluating it.
+    pub fn compile(&self, no_python: bool) -> Result<thicket_fandango::LoadedSpec, u8> {
         let spec = self.load_grammar()?;
         let options = thicket_fandango::Options {
             without_constraints: !self.constraints_apply(),
+            no_python,
             ..Default::default()
         };
         thicket_fandango::compile(spec, &options).map_err(|e| report(&e))
@@ -196,7 +195,7 @@ pub struct SolveArgs {
 }
 
 impl SolveArgs {
-    /// The spec (see [`SpecArgs::load_with_constraints`]) and the constraints in force:
+    /// The spec (see [`SpecArgs::load_compiled`]) and the constraints in force:
     /// its own and those on the command line (constraint files read up to the spec's
     /// size limit), or none with `--no-constraints`; errors printed and the exit code.
     pub fn load(&self, spec: &SpecArgs) -> Result<(Spec, Vec<Constraint>), u8> {

@@ -106,5 +106,10 @@ fn a_minimizing_goal_moves_generated_inputs_towards_it() {
     ranked.sort();
     plain.sort();
     assert_eq!(ranked.len(), 50);
-    assert!(ranked[25] < plain[25], "median {} vs {}", ranked[25], plain[25]);
+    assert!(
+        ranked[25] < plain[25],
+        "median {} vs {}",
+        ranked[25],
+        plain[25]
+    );
 }
