@@ -160,7 +160,8 @@ pub fn spec_constraints(
             })
             .collect());
     }
-    let compiler = fandango::Compiler::new(&spec.grammar, host);
+    let compiler = fandango::Compiler::new(&spec.grammar, host)
+        .with_spec_python(spec.fandango.python.iter().map(|b| b.text()));
     let facts = resolve::GrammarFacts::new(&spec.grammar);
     fan_blocks
         .into_iter()

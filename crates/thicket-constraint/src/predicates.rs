@@ -208,6 +208,25 @@ enum Relation {
     Same,
     Different,
     Consecutive,
+    Precedes,
+}
+
+/// `precedes(a, b)`: `a` comes before `b` in document order (preorder), so an ancestor
+/// precedes its descendants. Not one of ISLa's predicates (not registered in
+/// [`Predicates::standard`]): Fandango's `is_before` compares preorder positions.
+pub fn precedes() -> Arc<dyn Predicate> {
+    Arc::new(Structural {
+        name: "precedes",
+        relation: Relation::Precedes,
+    })
+}
+
+/// `inside(a, b)`: `a` lies in `b`'s subtree (or is `b`), as a predicate to call.
+pub fn inside() -> Arc<dyn Predicate> {
+    Arc::new(Structural {
+        name: "inside",
+        relation: Relation::Inside,
+    })
 }
 
 struct Structural {
@@ -242,6 +261,7 @@ impl Predicate for Structural {
                 v.before(a, b) && !v.leaf_between(a, b),
                 "immediately before",
             ),
+            Relation::Precedes => (a.index() < b.index(), "in document order before"),
         };
         ctx.outcome(holds, || {
             format!("the first argument is not {relation} the second")

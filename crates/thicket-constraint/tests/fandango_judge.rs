@@ -59,6 +59,29 @@ where forall <s> in <section>:
         native: true,
     },
     Case {
+        name: "declared before use (is_before over the root, scriptsizec)",
+        grammar: r#"<start> ::= <stmt>+
+<stmt> ::= <decl> | <use>
+<decl> ::= "int " <id> ";"
+<use> ::= <id> ";"
+<id> ::= "a" | "b"
+"#,
+        python: "",
+        constraints: r#"
+where forall <u> in <use>:
+    exists <d> in <decl>:
+        str(<d>.<id>) == str(<u>.<id>) and is_before(<start>, <d>, <u>)
+"#,
+        inputs: &[
+            ("int a;a;", true),
+            ("a;int a;", false),
+            ("int b;a;", false),
+            ("int a;int b;b;a;", true),
+            ("int b;", true),
+        ],
+        native: true,
+    },
+    Case {
         name: "every use has a definition (exists, free selectors)",
         grammar: r#"<start> ::= <line>+
 <line> ::= <define> "\n" | <use> "\n"

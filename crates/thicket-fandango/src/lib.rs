@@ -151,6 +151,12 @@ impl LoadedSpec {
             .collect()
     }
 
+    /// A compiler of Fandango constraints over this spec, told its Python code.
+    fn compiler(&self, host: Option<SharedHost>) -> thicket_constraint::fandango::Compiler<'_> {
+        thicket_constraint::fandango::Compiler::new(&self.spec.grammar, host)
+            .with_spec_python(self.spec.fandango.python.iter().map(|b| b.text()))
+    }
+
     /// One more constraint, from the command line (`-c TEXT`) or a file, reported under
     /// `name`: in Fandango's language, or ISLa's where Fandango's cannot read it (the
     /// rule of a spec's `where` blocks); Python parts run on the spec's interpreter.
@@ -160,12 +166,7 @@ impl LoadedSpec {
         match thicket_constraint::fandango::dialect(text, span) {
             thicket_constraint::Dialect::Fandango => {
                 let shared: SharedHost = self.host.clone();
-                let c = thicket_constraint::fandango::from_fandango(
-                    &self.spec.grammar,
-                    Some(shared),
-                    source,
-                    span,
-                )?;
+                let c = self.compiler(Some(shared)).constraint(source, span)?;
                 if !c.host_exprs.is_empty() {
                     self.host.get().map_err(|e| SpecError {
                         source: c.constraint.source.clone(),
@@ -246,7 +247,8 @@ pub fn compile(spec: Spec, options: &Options) -> Result<LoadedSpec, SpecError> {
         let goals = if goal_blocks.is_empty() {
             Vec::new()
         } else {
-            let compiler = thicket_constraint::fandango::Compiler::new(&spec.grammar, Some(shared));
+            let compiler = thicket_constraint::fandango::Compiler::new(&spec.grammar, Some(shared))
+                .with_spec_python(parts.python.iter().map(|b| b.text()));
             goal_blocks
                 .iter()
                 .map(|c| {

@@ -49,9 +49,17 @@
 //!   `- + ~`, `abs`, `min`, `max`, `bool`, string `+`, `s[i]`, `s[a:b]` with literal
 //!   bounds, `x in "..."`, `x in (literal, ...)`, `startswith`, `endswith`, `find`,
 //!   `tree.value()`;
+//! - Fandango's helpers `is_before(t, a, b)` and `is_after(t, a, b)` over trees: `a`
+//!   and `b` lie in `t` and `a` comes before (after) `b` in document order, an ancestor
+//!   before its descendants ([`precedes`](crate::predicates::precedes)). Fandango finds
+//!   the first subtree of `t` *structurally equal* to each instead, which differs only
+//!   when an equal copy occurs earlier than the tree itself;
 //! - `and`, `or`, `not`, conditional expressions (in a truth-value position), Python's
 //!   comparison chains, and `any`/`all` over a comprehension `for x in *SEL` whose
 //!   body cannot raise.
+//!
+//! A name the spec's Python code defines or imports ([`Compiler::with_spec_python`])
+//! is the spec's, never a built-in above.
 //!
 //! Host ([`HostPredicate`], a Python expression over the bound trees, evaluated by a
 //! [`Host`](crate::host::Host)): everything else — calls of the spec's functions and
@@ -93,6 +101,7 @@ use crate::host::SharedHost;
 use crate::smt::Value;
 use crate::view::TreeView;
 use crate::{Constraint, Outcome};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use thicket_grammar::{Diagnostic, Grammar, SourceFile, Span, SpecError, SymbolId};
 use thicket_tree::DerivationTree;
@@ -136,6 +145,7 @@ pub struct Compiler<'g> {
     grammar: &'g Grammar,
     facts: translate::SymbolFacts,
     host: Option<SharedHost>,
+    spec_names: BTreeSet<String>,
 }
 
 fn spec_error(source: &Arc<SourceFile>, d: Diagnostic) -> SpecError {
@@ -153,7 +163,18 @@ impl<'g> Compiler<'g> {
             grammar,
             facts: translate::SymbolFacts::new(grammar),
             host,
+            spec_names: BTreeSet::new(),
         }
+    }
+
+    /// The same compiler, told the spec's Python code: a function the code defines
+    /// (`def is_before(...)`, `len = ...`, `from m import str`) is called in Python even
+    /// where a built-in of that name would be translated natively.
+    pub fn with_spec_python<'b>(mut self, blocks: impl IntoIterator<Item = &'b str>) -> Self {
+        for block in blocks {
+            self.spec_names.extend(python_defined_names(block));
+        }
+        self
     }
 
     /// The constraint written at `span` in `source`: a `where` block (the keyword
@@ -166,8 +187,14 @@ impl<'g> Compiler<'g> {
         let text = source.text();
         let formula = parser::parse_where(text, span.start as usize, span.end as usize)
             .map_err(|d| spec_error(&source, *d))?;
-        let mut t =
-            translate::Translator::new(self.grammar, text, &self.facts, self.host.clone(), span);
+        let mut t = translate::Translator::new(
+            self.grammar,
+            text,
+            &self.facts,
+            self.host.clone(),
+            &self.spec_names,
+            span,
+        );
         let core = t
             .constraint(&formula)
             .map_err(|d| spec_error(&source, *d))?;
@@ -206,8 +233,14 @@ impl<'g> Compiler<'g> {
                 ),
             ));
         };
-        let mut t =
-            translate::Translator::new(self.grammar, text, &self.facts, self.host.clone(), span);
+        let mut t = translate::Translator::new(
+            self.grammar,
+            text,
+            &self.facts,
+            self.host.clone(),
+            &self.spec_names,
+            span,
+        );
         let (layers, value) = t.goal(&expr).map_err(|d| spec_error(&source, *d))?;
         Ok(SoftGoal {
             minimize,
@@ -220,6 +253,49 @@ impl<'g> Compiler<'g> {
             layers,
         })
     }
+}
+
+/// The top-level names a block of Python code binds: `def`, `class`, assignments and
+/// imports at the start of a line. A line scan rather than a Python parser: it may see
+/// a name that is only bound inside a function, which only makes a call run in Python.
+fn python_defined_names(code: &str) -> Vec<String> {
+    let identifier = |s: &str| -> Option<String> {
+        let end = s
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(s.len());
+        (end > 0 && !s.starts_with(|c: char| c.is_ascii_digit())).then(|| s[..end].to_string())
+    };
+    let mut names = Vec::new();
+    for line in code.lines() {
+        let line = line.trim_start();
+        if let Some(rest) = line
+            .strip_prefix("def ")
+            .or_else(|| line.strip_prefix("async def "))
+            .or_else(|| line.strip_prefix("class "))
+        {
+            names.extend(identifier(rest.trim_start()));
+        } else if line.starts_with("import ") || line.starts_with("from ") {
+            let imported = match line.split_once(" import ") {
+                Some((_, names)) => names,
+                None => &line["import ".len()..],
+            };
+            for item in imported.trim_matches(|c| c == '(' || c == ')').split(',') {
+                let item = item.trim();
+                let bound = item.rsplit_once(" as ").map_or(item, |(_, alias)| alias);
+                // `import a.b` binds `a`.
+                names.extend(identifier(bound.split('.').next().unwrap_or("")));
+            }
+        } else if let Some((lhs, _)) = line.split_once('=') {
+            // Assignments (`a = `, `a, b = `, `a: int = `), not comparisons.
+            if !lhs.ends_with(['=', '!', '<', '>']) && !line[lhs.len()..].starts_with("==") {
+                for target in lhs.split(',') {
+                    let target = target.split(':').next().unwrap_or("").trim();
+                    names.extend(identifier(target).filter(|n| n.len() == target.len()));
+                }
+            }
+        }
+    }
+    names
 }
 
 /// The Fandango constraint at `span` in `source` (a `where` block or a `-c`

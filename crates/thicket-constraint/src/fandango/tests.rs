@@ -600,3 +600,66 @@ fn hostile_text_is_an_error_not_a_panic() {
         e.diagnostics[0].message
     );
 }
+
+#[test]
+fn is_before_and_is_after_are_native_document_order() {
+    // Declarations before uses, as Fandango's scriptsizec spec asks.
+    let spec = spec(
+        r#"<start> ::= <stmt>+
+<stmt> ::= <decl> | <use>
+<decl> ::= "int " <id> ";"
+<use> ::= <id> ";"
+<id> ::= "a" | "b"
+"#,
+    );
+    let text = "forall <u> in <use>: exists <d> in <decl>: \
+                str(<d>.<id>) == str(<u>.<id>) and is_before(<start>, <d>, <u>)";
+    let c = compile(&spec, text, None).unwrap();
+    assert!(c.native, "is_before over trees needs no Python");
+    assert!(holds(&spec, &c, "int a;a;"));
+    assert!(!holds(&spec, &c, "a;int a;"));
+    assert!(!holds(&spec, &c, "int b;a;"));
+    // An ancestor comes before its descendants in document order.
+    let nested = compile(
+        &spec,
+        "forall <d> in <decl>: is_before(<start>, <d>, <d>.<id>)",
+        None,
+    )
+    .unwrap();
+    assert!(holds(&spec, &nested, "int a;int b;"));
+    // `is_after(t, a, b)` is `is_before(t, b, a)`; outside the scope, neither holds.
+    let after = compile(
+        &spec,
+        "forall <s> in <stmt>: forall <u> in <s>.<use>: forall <d> in <decl>: \
+         is_after(<s>, <u>, <d>)",
+        None,
+    )
+    .unwrap();
+    assert!(after.native);
+    assert!(
+        !holds(&spec, &after, "int a;a;"),
+        "the declaration is outside <s>"
+    );
+    assert!(holds(&spec, &after, "a;"), "no declaration at all");
+}
+
+#[test]
+fn a_function_the_spec_defines_is_called_in_python() {
+    let spec = spec(WORDS);
+    let text = "is_before(<start>, <word>, <letter>) and len(str(<word>)) > 0";
+    for (code, native) in [
+        ("import random\n", true),
+        ("def is_before(tree, a, b):\n    return True\n", false),
+        ("from mymod import is_before as other, len\n", false),
+        ("is_before = lambda t, a, b: True\n", false),
+        ("if is_before == None:\n    pass\n", true),
+    ] {
+        let source = Arc::new(SourceFile::new("t.fan", text));
+        let host = host(|_, _, _| Ok(true));
+        let c = Compiler::new(&spec.grammar, Some(host))
+            .with_spec_python([code])
+            .constraint(source, Span::new(0, text.len()))
+            .unwrap();
+        assert_eq!(c.native, native, "with the code {code:?}");
+    }
+}

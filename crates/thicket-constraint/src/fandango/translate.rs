@@ -8,7 +8,9 @@ use crate::formula::{
     Connective, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId, VarType,
 };
 use crate::host::{HostExpr, SharedHost};
+use crate::predicates;
 use crate::smt::{Func, Term, Value};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use thicket_grammar::{Diagnostic, Expr as GExpr, Grammar, Span, SymbolId};
 
@@ -446,6 +448,9 @@ pub(crate) struct Translator<'a> {
     text: &'a str,
     facts: &'a SymbolFacts,
     host: Option<SharedHost>,
+    /// Names the spec's Python code defines: a call of such a name is the spec's
+    /// function, never a built-in the translator knows.
+    spec_names: &'a BTreeSet<String>,
     pub vars: Vec<Var>,
     scope: Vec<Scoped>,
     pub hosts: Vec<HostUse>,
@@ -461,6 +466,7 @@ impl<'a> Translator<'a> {
         text: &'a str,
         facts: &'a SymbolFacts,
         host: Option<SharedHost>,
+        spec_names: &'a BTreeSet<String>,
         span: Span,
     ) -> Translator<'a> {
         let start = Var {
@@ -473,6 +479,7 @@ impl<'a> Translator<'a> {
             text,
             facts,
             host,
+            spec_names,
             vars: vec![start],
             scope: Vec::new(),
             hosts: Vec::new(),
@@ -1623,7 +1630,9 @@ impl<'a> Translator<'a> {
             return not_native("keyword or unpacked arguments", span);
         }
         match &func.kind {
-            ExprKind::Name(name) if self.lookup_identifier(name).is_none() => {
+            ExprKind::Name(name)
+                if self.lookup_identifier(name).is_none() && !self.spec_names.contains(name) =>
+            {
                 match (name.as_str(), positional.as_slice()) {
                     ("str", [x]) => {
                         let n = self.native(x, false, ps, counts)?;
@@ -1717,6 +1726,37 @@ impl<'a> Translator<'a> {
                     }
                     ("any" | "all", [arg]) => {
                         self.comprehension(name == "all", arg, span, ps, counts)
+                    }
+                    ("is_before" | "is_after", [scope, x, y]) => {
+                        let mut tree = |e: &Expr| -> Result<VarId, NotNative> {
+                            match self.native(e, false, ps, counts)?.val {
+                                Val::Tree(v, _) => Ok(v),
+                                _ => {
+                                    not_native(format!("`{name}` of a value that is no tree"), span)
+                                }
+                            }
+                        };
+                        let (scope, x, y) = (tree(scope)?, tree(x)?, tree(y)?);
+                        // `is_after(t, a, b)` is `is_before(t, b, a)`.
+                        let (first, second) = if name == "is_before" { (x, y) } else { (y, x) };
+                        let call = |predicate, a, b| {
+                            Formula::Predicate(PredicateCall {
+                                predicate,
+                                args: vec![PredArg::Var(a), PredArg::Var(b)],
+                                span,
+                            })
+                        };
+                        let mut holds = call(predicates::precedes(), first, second);
+                        if scope != VarId::START {
+                            holds = f_and(
+                                f_and(
+                                    call(predicates::inside(), first, scope),
+                                    call(predicates::inside(), second, scope),
+                                ),
+                                holds,
+                            );
+                        }
+                        Ok(Native::plain(Val::Bool(holds)))
                     }
                     _ => not_native(format!("a call of `{name}`"), span),
                 }
