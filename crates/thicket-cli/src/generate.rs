@@ -128,16 +128,33 @@ pub struct GenerateArgs {
     time: Option<std::time::Duration>,
 
     /// Seed of all random choices [default: drawn at random and printed on stderr].
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", visible_alias = "random-seed")]
     seed: Option<u64>,
+
+    /// A goal: prefer inputs where the Fandango expression EXPR is small (as a spec's
+    /// `minimizing EXPR`, after the spec's own goals). Each input is the best of a few
+    /// valid candidates. Repeatable.
+    #[arg(long = "minimize", visible_alias = "min", value_name = "EXPR")]
+    minimize: Vec<String>,
+
+    /// A goal: prefer inputs where EXPR is large (as `maximizing EXPR`); see --minimize.
+    #[arg(long = "maximize", visible_alias = "max", value_name = "EXPR")]
+    maximize: Vec<String>,
 
     #[command(flatten)]
     limits: GenLimits,
 
     /// Write each input to its own file in DIR (created if missing; refused if it holds
     /// files, unless --force) instead of stdout. Each file appears whole or not at all
-    /// (written under a temporary name, then renamed).
-    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    /// (written under a temporary name, then renamed). `-d` / `--directory` as in
+    /// Fandango.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "DIR",
+        short_alias = 'd',
+        visible_alias = "directory"
+    )]
     output: Option<PathBuf>,
 
     /// With -o, write into a folder that already holds files (same-named files are
@@ -317,10 +334,24 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::USAGE);
     }
-    let (loaded, constraints) = match args.solve.load_compiled(&args.spec) {
+    let (mut loaded, constraints) = match args.solve.load_compiled(&args.spec) {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
+    for (flag, minimize, goals) in [
+        ("--minimize", true, &args.minimize),
+        ("--maximize", false, &args.maximize),
+    ] {
+        for (i, text) in goals.iter().enumerate() {
+            if args.solve.no_constraints {
+                eprintln!("error: {flag} ranks valid inputs; --no-constraints ignores goals");
+                return Ok(exit::USAGE);
+            }
+            if let Err(e) = loaded.add_goal(&format!("<{flag} {}>", i + 1), text, minimize) {
+                return Ok(crate::spec::report(&e));
+            }
+        }
+    }
     if let Err(why) = loaded.generable() {
         eprintln!("error: {why}");
         return Ok(exit::FAILURE);

@@ -24,6 +24,46 @@ mod target;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// Fandango names the spec with `-f FILE` / `--fandango-file FILE`; thicket with its
+/// first argument. The flag is moved to where the argument goes (right after the
+/// subcommand), so a script's `thicket parse -f spec.fan input` means what `fandango
+/// parse -f spec.fan input` does. Nothing after `--` (a target's own arguments) is
+/// touched.
+fn spec_flag_as_argument(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut rest = Vec::with_capacity(args.len());
+    let mut specs = Vec::new();
+    let mut subcommand = None;
+    let mut iter = args.into_iter();
+    rest.extend(iter.next());
+    while let Some(arg) = iter.next() {
+        let text = arg.to_str().unwrap_or("");
+        if text == "--" {
+            rest.push(arg);
+            rest.extend(iter.by_ref());
+            break;
+        }
+        if text == "-f" || text == "--fandango-file" {
+            match iter.next() {
+                Some(path) => specs.push(path),
+                None => rest.push(arg),
+            }
+        } else if let Some(path) = text.strip_prefix("--fandango-file=") {
+            specs.push(path.into());
+        } else {
+            if subcommand.is_none() && !text.starts_with('-') {
+                subcommand = Some(rest.len());
+            }
+            rest.push(arg);
+        }
+    }
+    if let Some(at) = subcommand {
+        rest.splice(at + 1..at + 1, specs);
+    } else {
+        rest.extend(specs);
+    }
+    rest
+}
+
 /// Exit codes, the same for every subcommand.
 pub mod exit {
     /// Everything worked.
@@ -104,7 +144,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(spec_flag_as_argument(std::env::args_os().collect()));
     // A program that parses many large inputs (check, cover, fuzz) writes their trees
     // into the memory of dropped ones rather than fresh pages; a library does not by
     // default.

@@ -13,7 +13,8 @@ use thicket_solve::{Solver, SolverConfig};
 pub struct SpecArgs {
     /// The spec: a .fan/.bnf grammar, a .json grammar dictionary, or an ANTLR 4 .g4
     /// grammar (combined, or a parser grammar whose lexer is --lexer or its
-    /// `tokenVocab` file beside it).
+    /// `tokenVocab` file beside it). Fandango's `-f FILE` / `--fandango-file FILE` may
+    /// name it instead.
     #[arg(value_name = "SPEC")]
     pub spec: PathBuf,
 

@@ -113,3 +113,93 @@ fn a_minimizing_goal_moves_generated_inputs_towards_it() {
         plain[25]
     );
 }
+
+#[test]
+fn fandango_spellings_of_the_command_line_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("small.fan");
+    std::fs::write(&spec, "<start> ::= <digit>+\n").unwrap();
+    let spec = spec.to_str().unwrap();
+    let values = |args: &[&str]| -> Vec<u128> {
+        let out = thicket(args);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        text(&out.stdout)
+            .split('\0')
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse().unwrap())
+            .collect()
+    };
+    let median = |mut v: Vec<u128>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    // `-f SPEC` and `--random-seed` mean SPEC and `--seed`.
+    let plain = values(&["generate", spec, "-n", "40", "--seed", "3", "-0"]);
+    let flagged = values(&[
+        "generate",
+        "-n",
+        "40",
+        "-f",
+        spec,
+        "--random-seed",
+        "3",
+        "-0",
+    ]);
+    assert_eq!(plain, flagged);
+    // --minimize / --min and --maximize / --max rank the inputs as a spec's goals do.
+    let small = values(&[
+        "generate",
+        "-f",
+        spec,
+        "-n",
+        "40",
+        "--seed",
+        "3",
+        "-0",
+        "--min",
+        "int(<start>)",
+    ]);
+    let large = values(&[
+        "generate",
+        "--fandango-file",
+        spec,
+        "-n",
+        "40",
+        "--seed",
+        "3",
+        "-0",
+        "--maximize",
+        "int(<start>)",
+    ]);
+    let (small, plain, large) = (median(small), median(plain), median(large));
+    assert!(
+        small < plain && plain < large,
+        "{small} < {plain} < {large}"
+    );
+    // `parse -f SPEC FILE`: the input stays an input.
+    let input = dir.path().join("input.txt");
+    std::fs::write(&input, "123").unwrap();
+    let out = thicket(&["parse", "-f", spec, input.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // `-d DIR` writes a file per input, as `-o DIR` does.
+    let out_dir = dir.path().join("out");
+    let out = thicket(&[
+        "generate",
+        "-f",
+        spec,
+        "-n",
+        "3",
+        "-d",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), 3);
+    // A broken goal is a spec error that names the flag.
+    let out = thicket(&["generate", spec, "--max", "int(<nosuch>)"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--maximize"),
+        "{}",
+        text(&out.stderr)
+    );
+}

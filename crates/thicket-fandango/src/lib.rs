@@ -194,6 +194,27 @@ impl LoadedSpec {
         }
     }
 
+    /// Adds a goal from the command line (Fandango's `--minimize EXPR` / `--maximize
+    /// EXPR`), reported under `name`, after the spec's own: it ranks candidates only
+    /// where they tie on those. `text` is the expression, or a whole `minimizing ...` /
+    /// `maximizing ...` goal, whose keyword then wins over `minimize`.
+    pub fn add_goal(&mut self, name: &str, text: &str, minimize: bool) -> Result<(), SpecError> {
+        let source = Arc::new(thicket_grammar::SourceFile::new(name, text));
+        let span = thicket_grammar::Span::new(0, text.len());
+        let shared: SharedHost = self.host.clone();
+        let goal = self
+            .compiler(Some(shared))
+            .goal(source.clone(), span, Some(minimize))?;
+        if !goal.native {
+            self.host.get().map_err(|e| SpecError {
+                source,
+                diagnostics: vec![Diagnostic::error("python", e.message, span)],
+            })?;
+        }
+        self.goals.push(goal);
+        Ok(())
+    }
+
     /// Whether evaluating the spec calls Python: a constraint or goal that is not
     /// native, or a generator.
     pub fn needs_python(&self) -> bool {
