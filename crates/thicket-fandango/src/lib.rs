@@ -25,9 +25,9 @@ use thicket_constraint::{Constraint, Predicates, SoftGoal, SpecConstraint};
 use thicket_grammar::fandango::{ConstraintKind, FanBlock};
 use thicket_grammar::{Diagnostic, Grammar, Spec, SpecError, SymbolId};
 use thicket_python::{CodeBlock, PyValue, PythonConfig, PythonHost};
-use thicket_solve::sources::SubtreeSource;
+use thicket_solve::sources::{SourceCall, SubtreeSource};
 use thicket_solve::{SolveStats, Solver, Unsolved};
-use thicket_tree::{DerivationTree, NodeId};
+use thicket_tree::DerivationTree;
 
 /// How to compile a spec.
 #[derive(Clone, Debug, Default)]
@@ -241,7 +241,34 @@ fn compare(a: &[f64], b: &[f64]) -> std::cmp::Ordering {
 
 /// Compiles `spec`: its constraints and goals, and its Python where needed. Errors
 /// are spec errors at the constraint, generator or code block they concern.
-pub fn compile(spec: Spec, options: &Options) -> Result<LoadedSpec, SpecError> {
+pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecError> {
+    // The generators' arguments, each rule given a reference to root its fresh
+    // subtrees at (before anything compiles against the grammar).
+    let mut generator_exprs = Vec::new();
+    let mut generator_params = Vec::new();
+    for g in &spec.fandango.generators {
+        let (expr, names) =
+            thicket_constraint::fandango::generator_expr(g.block.source.text(), g.block.span);
+        let mut params = Vec::new();
+        for name in names {
+            let Some(symbol) = spec.grammar.symbol(&name) else {
+                return Err(SpecError {
+                    source: g.block.source.clone(),
+                    diagnostics: vec![Diagnostic::error(
+                        "undefined-rule",
+                        format!("the generator takes <{name}>, which no rule defines"),
+                        g.block.span,
+                    )],
+                });
+            };
+            params.push(symbol);
+        }
+        for &symbol in &params {
+            spec.grammar.add_reference(symbol);
+        }
+        generator_exprs.push(expr);
+        generator_params.push(params);
+    }
     let parts = &spec.fandango;
     let blocks: Vec<CodeBlock> = parts.python.iter().map(code_block).collect();
     let mut config = options.python.clone();
@@ -284,11 +311,8 @@ pub fn compile(spec: Spec, options: &Options) -> Result<LoadedSpec, SpecError> {
         Arc::new(PythonGenerators {
             host: host.clone(),
             rules: parts.generators.iter().map(|g| g.rule).collect(),
-            exprs: parts
-                .generators
-                .iter()
-                .map(|g| generator_expr(&g.block))
-                .collect(),
+            exprs: generator_exprs,
+            params: generator_params,
         })
     });
     let loaded = LoadedSpec {
@@ -405,6 +429,8 @@ pub struct PythonGenerators {
     host: Arc<LazyHost>,
     rules: Vec<SymbolId>,
     exprs: Vec<HostExpr>,
+    /// Per generator, the rules of its arguments (`:= f(<x>)`), in parameter order.
+    params: Vec<Vec<SymbolId>>,
 }
 
 impl SubtreeSource for PythonGenerators {
@@ -412,25 +438,34 @@ impl SubtreeSource for PythonGenerators {
         &self.rules
     }
 
-    fn text(
-        &self,
-        _tree: &DerivationTree,
-        _node: NodeId,
-        rule: SymbolId,
-        seed: u64,
-        call: u64,
-    ) -> Result<Vec<u8>, String> {
+    fn params(&self, rule: SymbolId) -> &[SymbolId] {
+        self.rules
+            .iter()
+            .position(|&r| r == rule)
+            .map_or(&[], |i| &self.params[i])
+    }
+
+    fn text(&self, call: &SourceCall<'_>) -> Result<Vec<u8>, String> {
         let host = self.host.get().map_err(|e| e.message)?;
         let i = self
             .rules
             .iter()
-            .position(|&r| r == rule)
+            .position(|&r| r == call.rule)
             .ok_or("not a generated rule")?;
+        let sources: Vec<thicket_python::Source<'_>> = call
+            .args
+            .iter()
+            .map(|tree| thicket_python::Source {
+                tree,
+                grammar: call.grammar,
+                node: tree.root(),
+            })
+            .collect();
         // Python's `random` is reseeded per call from the host's seed and this number:
         // the solution's seed and the call's place in it.
-        let call = seed.rotate_left(17) ^ call;
+        let seed = call.seed.rotate_left(17) ^ call.call;
         match host
-            .generate(&self.exprs[i], &[], call)
+            .generate(&self.exprs[i], &sources, seed)
             .map_err(|e| e.message)?
         {
             PyValue::Str(s) => Ok(s.into_bytes()),
@@ -440,13 +475,5 @@ impl SubtreeSource for PythonGenerators {
             PyValue::Float(f) => Ok(f.to_string().into_bytes()),
             PyValue::None => Err("the generator returned None".into()),
         }
-    }
-}
-
-/// A generator's expression, as Python evaluates it.
-fn generator_expr(block: &FanBlock) -> HostExpr {
-    HostExpr {
-        source: block.text().trim().to_string(),
-        params: Vec::new(),
     }
 }

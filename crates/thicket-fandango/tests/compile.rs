@@ -143,3 +143,54 @@ fn what_cannot_be_generated_yet_says_why() {
     let loaded = load(bits, &Options::default()).unwrap();
     assert!(loaded.generable().unwrap_err().contains("bit fields"));
 }
+
+/// A generator with an argument (`:= f(<data>)`) gets a fresh `<data>` made from the
+/// grammar; a converter back (`<data> ::= ... := g(<item>)`) is not called for it, since
+/// it would need the `<item>` being made. The hex digits are judged here.
+const ENCODED: &str = r##"
+<start> ::= "Data: " <item>
+<item> ::= <hexdigit>+ := bytes(<data>).hex()
+<data> ::= "key=" <digit>{2} := bytes.fromhex(str(<item>)).decode()
+"##;
+
+#[test]
+fn generators_take_fresh_subtrees_of_the_rules_they_name() {
+    if !have_python() {
+        return;
+    }
+    let loaded = load(ENCODED, &Options::default()).unwrap();
+    let solver = Solver::new(&loaded.spec.grammar, Vec::new(), SolverConfig::default())
+        .unwrap()
+        .with_source(loaded.generators.clone().unwrap());
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..20 {
+        let (tree, _) = solver
+            .solve(&mut Solver::rng_for(9, i))
+            .unwrap_or_else(|e| panic!("input {i}: {e}"));
+        let text = String::from_utf8(tree.bytes().to_vec()).unwrap();
+        let hex = text.strip_prefix("Data: ").unwrap();
+        let decoded: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|k| u8::from_str_radix(&hex[k..k + 2], 16).unwrap())
+            .collect();
+        let decoded = String::from_utf8(decoded).unwrap();
+        let digits = decoded.strip_prefix("key=").unwrap();
+        assert!(
+            digits.len() == 2 && digits.bytes().all(|b| b.is_ascii_digit()),
+            "{text}"
+        );
+        seen.insert(decoded);
+    }
+    assert!(seen.len() > 5, "fresh arguments vary: {seen:?}");
+    // A generator naming a rule that does not exist is a spec error at the generator.
+    let err = load(
+        "<start> ::= <a>\n<a> ::= \"x\" := str(<nosuch>)\n",
+        &Options::default(),
+    )
+    .err()
+    .unwrap();
+    assert!(
+        err.contains("<nosuch>") && err.contains("test.fan:2"),
+        "{err}"
+    );
+}

@@ -239,6 +239,29 @@ impl Grammar {
         grammar
     }
 
+    /// A reference to `symbol` (an `Expr::Ref` node), to root a subtree of it at: the
+    /// first in the grammar, `None` if no rule refers to it (see
+    /// [`Grammar::add_reference`]).
+    pub fn reference(&self, symbol: SymbolId) -> Option<ExprId> {
+        self.exprs
+            .iter()
+            .position(|e| matches!(e.kind, Expr::Ref(s) if s == symbol))
+            .map(|i| ExprId(i as u32))
+    }
+
+    /// A reference to `symbol`, added (used by no rule) if the grammar has none: for
+    /// subtrees of a rule that only a spec's code names, such as a Fandango
+    /// generator's argument (`:= encode(<data>)`).
+    pub fn add_reference(&mut self, symbol: SymbolId) -> ExprId {
+        self.reference(symbol).unwrap_or_else(|| {
+            self.exprs.push(ExprNode {
+                kind: Expr::Ref(symbol),
+                span: self.rules[symbol.index()].name_span,
+            });
+            ExprId(self.exprs.len() as u32 - 1)
+        })
+    }
+
     /// Marks a rule as a *phrase*: a parser never compiles a reference to it into a
     /// token (a DFA), even when its language is regular, so the rules that use it are
     /// parsed by their parts. Its own body stays one token where it uses tokens only:

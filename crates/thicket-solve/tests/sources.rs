@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use thicket_constraint::Predicates;
 use thicket_grammar::SymbolId;
-use thicket_solve::sources::SubtreeSource;
+use thicket_solve::sources::{SourceCall, SubtreeSource};
 use thicket_solve::{Solver, SolverConfig};
-use thicket_tree::{DerivationTree, NodeId};
+use thicket_tree::NodeId;
 
 /// Makes `<num>` from a fixed list, by seed and call.
 struct Numbers {
@@ -20,15 +20,8 @@ impl SubtreeSource for Numbers {
         &self.rules
     }
 
-    fn text(
-        &self,
-        _: &DerivationTree,
-        _: NodeId,
-        _: SymbolId,
-        seed: u64,
-        call: u64,
-    ) -> Result<Vec<u8>, String> {
-        let i = (seed.wrapping_add(call) % self.texts.len() as u64) as usize;
+    fn text(&self, call: &SourceCall<'_>) -> Result<Vec<u8>, String> {
+        let i = (call.seed.wrapping_add(call.call) % self.texts.len() as u64) as usize;
         match self.texts[i] {
             "fail" => Err("ValueError: no number today".into()),
             text => Ok(text.as_bytes().to_vec()),
@@ -129,4 +122,74 @@ fn a_failing_source_or_a_value_outside_the_rule_is_reported() {
         message.contains("\"x1\" is not in the language of <num>"),
         "{message}"
     );
+}
+
+/// `<num> := len(<word>) * 11` and `<word> := twice(<num>)`: each value from a fresh
+/// argument tree, the argument's own source skipped where it would loop.
+struct Lengths {
+    rules: Vec<SymbolId>,
+    params: Vec<Vec<SymbolId>>,
+}
+
+impl SubtreeSource for Lengths {
+    fn rules(&self) -> &[SymbolId] {
+        &self.rules
+    }
+
+    fn params(&self, rule: SymbolId) -> &[SymbolId] {
+        let i = self.rules.iter().position(|&r| r == rule).unwrap();
+        &self.params[i]
+    }
+
+    fn text(&self, call: &SourceCall<'_>) -> Result<Vec<u8>, String> {
+        let [arg] = call.args else {
+            return Err(format!("{} arguments", call.args.len()));
+        };
+        let param = self.params(call.rule)[0];
+        assert!(
+            matches!(call.grammar.expr(arg.expr(arg.root())), thicket_grammar::Expr::Ref(s) if *s == param),
+            "an argument is rooted at its rule"
+        );
+        let text = arg.bytes();
+        Ok(if call.rule == self.rules[0] {
+            (text.len() * 11).to_string().into_bytes()
+        } else {
+            text.repeat(2)
+        })
+    }
+}
+
+#[test]
+fn a_source_gets_fresh_subtrees_of_its_arguments_rules() {
+    let spec = thicket_grammar::load_spec_bytes(
+        "lengths.fan",
+        b"<start> ::= <num> \":\" <word>\n<num> ::= <digit>+\n<digit> ::= r\"[0-9]\"\n\
+<word> ::= r\"[a-z]{1,4}\" | <digit>+\n",
+        &Default::default(),
+    )
+    .unwrap();
+    let grammar = &spec.grammar;
+    let (num, word) = (
+        grammar.symbol("num").unwrap(),
+        grammar.symbol("word").unwrap(),
+    );
+    let source = Lengths {
+        rules: vec![num, word],
+        params: vec![vec![word], vec![num]],
+    };
+    let solver = Solver::new(grammar, Vec::new(), SolverConfig::default())
+        .unwrap()
+        .with_source(Arc::new(source));
+    for i in 0..30 {
+        let (tree, _) = solver.solve(&mut Solver::rng_for(5, i)).unwrap();
+        let text = String::from_utf8(tree.bytes().to_vec()).unwrap();
+        let (n, w) = text.split_once(':').unwrap();
+        // <num> is 11 times the length of a fresh <word> drawn from the grammar (its
+        // own source would need <num>, the rule being made).
+        let n: usize = n.parse().unwrap();
+        assert!(n > 0 && n.is_multiple_of(11), "{text}");
+        // <word> doubles a fresh <num>: a number of 1+ digits, written twice.
+        let (a, b) = w.split_at(w.len() / 2);
+        assert!(a == b && a.bytes().all(|c| c.is_ascii_digit()), "{text}");
+    }
 }

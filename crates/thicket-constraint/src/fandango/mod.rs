@@ -255,6 +255,55 @@ impl<'g> Compiler<'g> {
     }
 }
 
+/// A generator's expression (`f(<x>, <y>)` after `:=`, at `span` in `text`) as a
+/// [`HostExpr`](crate::host::HostExpr) over the rules it names: each nonterminal
+/// written in it becomes a parameter (one per rule, in order of first mention), whose
+/// value is a fresh tree of that rule. Returns the expression and the rules' names.
+pub fn generator_expr(text: &str, span: Span) -> (crate::host::HostExpr, Vec<String>) {
+    let mut names: Vec<String> = Vec::new();
+    let mut replacements = Vec::new();
+    if let Ok(tokens) = lexer::tokenize(text, span.start as usize, span.end as usize, 0) {
+        for w in tokens.windows(3) {
+            if let [
+                lexer::Token {
+                    tok: lexer::Tok::Op("<"),
+                    span: open,
+                },
+                lexer::Token {
+                    tok: lexer::Tok::Name(name),
+                    span: at,
+                },
+                lexer::Token {
+                    tok: lexer::Tok::Op(">"),
+                    span: close,
+                },
+            ] = w
+                && open.end == at.start
+                && at.end == close.start
+            {
+                let k = match names.iter().position(|n| n == name) {
+                    Some(k) => k,
+                    None => {
+                        names.push(name.clone());
+                        names.len() - 1
+                    }
+                };
+                replacements.push((
+                    Span::new(open.start as usize, close.end as usize),
+                    format!("_fan{k}"),
+                ));
+            }
+        }
+    }
+    let source = if replacements.is_empty() {
+        text[span.range()].trim().to_string()
+    } else {
+        translate::python_source(text, span, &replacements)
+    };
+    let params = (0..names.len()).map(|k| format!("_fan{k}")).collect();
+    (crate::host::HostExpr { source, params }, names)
+}
+
 /// The top-level names a block of Python code binds: `def`, `class`, assignments and
 /// imports at the start of a line. A line scan rather than a Python parser: it may see
 /// a name that is only bound inside a function, which only makes a call run in Python.
