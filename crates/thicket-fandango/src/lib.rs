@@ -23,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 use thicket_constraint::host::{Host, HostArg, HostError, HostExpr, SharedHost};
 use thicket_constraint::{Constraint, Predicates, SoftGoal, SpecConstraint};
 use thicket_grammar::fandango::{ConstraintKind, FanBlock};
-use thicket_grammar::{Diagnostic, Grammar, Spec, SpecError, SymbolId};
+use thicket_grammar::{Diagnostic, Expr, Grammar, Spec, SpecError, SymbolId};
 use thicket_python::{CodeBlock, PyValue, PythonConfig, PythonHost};
 use thicket_solve::sources::{SourceCall, SubtreeSource};
 use thicket_solve::{SolveStats, Solver, Unsolved};
@@ -99,8 +99,9 @@ impl LoadedSpec {
                 format!(" ({}:{})", b.source.name(), b.line_col())
             });
             return Err(format!(
-                "{} has repetition counts computed in Python{at}: thicket reads them, but \
-                 generating inputs whose counts follow them is not supported yet",
+                "{} has repetition counts computed in Python from the input{at}: thicket \
+                 reads them, but generating inputs whose counts follow them is not \
+                 supported yet (counts that name no nonterminal are computed once)",
                 self.spec.source.name()
             ));
         }
@@ -269,8 +270,7 @@ pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecErro
         generator_exprs.push(expr);
         generator_params.push(params);
     }
-    let parts = &spec.fandango;
-    let blocks: Vec<CodeBlock> = parts.python.iter().map(code_block).collect();
+    let blocks: Vec<CodeBlock> = spec.fandango.python.iter().map(code_block).collect();
     let mut config = options.python.clone();
     config.needed_for = format!("the Python of {}", spec.source.name());
     let host = Arc::new(LazyHost {
@@ -278,6 +278,10 @@ pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecErro
         config,
         started: OnceLock::new(),
     });
+    if !options.no_python {
+        constant_repeat_bounds(&mut spec, &host)?;
+    }
+    let parts = &spec.fandango;
     let shared: SharedHost = host.clone();
     let (constraints, goals) = if options.without_constraints {
         (Vec::new(), Vec::new())
@@ -342,6 +346,63 @@ pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecErro
         });
     }
     Ok(loaded)
+}
+
+/// Computes the repetition bounds that name no nonterminal (`<byte>{SIZE * 3}`) in the
+/// spec's Python once, and writes them into the grammar: such a repetition is then an
+/// ordinary one. Bounds that depend on the input (`<byte>{f(<len>)}`) stay computed.
+fn constant_repeat_bounds(spec: &mut Spec, host: &LazyHost) -> Result<(), SpecError> {
+    let computed = std::mem::take(&mut spec.fandango.computed_repeats);
+    let mut left = Vec::new();
+    for repeat in computed {
+        let Expr::Repeat(written) = spec.grammar.expr(repeat.expr).clone() else {
+            left.push(repeat);
+            continue;
+        };
+        let is_constant = |b: &Option<FanBlock>| {
+            b.as_ref().is_none_or(|b| {
+                thicket_constraint::fandango::generator_expr(b.source.text(), b.span)
+                    .1
+                    .is_empty()
+            })
+        };
+        if !is_constant(&repeat.min) || !is_constant(&repeat.max) {
+            left.push(repeat);
+            continue;
+        }
+        let min = match &repeat.min {
+            Some(block) => constant_count(block, host)?,
+            None => written.min,
+        };
+        let max = match &repeat.max {
+            Some(block) => Some(constant_count(block, host)?),
+            None => written.max,
+        };
+        spec.grammar
+            .set_repeat_bounds(repeat.expr, min, max.map(|m| m.max(min)));
+    }
+    spec.fandango.computed_repeats = left;
+    Ok(())
+}
+
+/// The value of a constant repetition bound, computed in the spec's Python.
+fn constant_count(block: &FanBlock, host: &LazyHost) -> Result<u32, SpecError> {
+    let fail = |message: String| SpecError {
+        source: block.source.clone(),
+        diagnostics: vec![Diagnostic::error("python", message, block.span)],
+    };
+    let host = host.get().map_err(|e| fail(e.message))?;
+    let (expr, _) = thicket_constraint::fandango::generator_expr(block.source.text(), block.span);
+    match host
+        .eval_constant(&expr.source)
+        .map_err(|e| fail(e.message))?
+    {
+        PyValue::Int(n) if (0..=i128::from(u32::MAX)).contains(&n) => Ok(n as u32),
+        other => Err(fail(format!(
+            "a repetition count must be an integer from 0 to {}, not {other:?}",
+            u32::MAX
+        ))),
+    }
 }
 
 /// A code block as the interpreter runs it: its later lines without the indentation

@@ -194,3 +194,44 @@ fn generators_take_fresh_subtrees_of_the_rules_they_name() {
         "{err}"
     );
 }
+
+#[test]
+fn constant_repetition_counts_are_computed_once_and_input_dependent_ones_refused() {
+    if !have_python() {
+        return;
+    }
+    let constant = "SIZE = 3\n<start> ::= <row>{SIZE * 2} \";\" <digit>{1, SIZE}\n\
+                    <row> ::= \"r\" <digit>\n";
+    let loaded = load(constant, &Options::default()).unwrap();
+    assert!(loaded.generable().is_ok(), "{:?}", loaded.generable());
+    let generator = thicket_gen::Generator::new(&loaded.spec.grammar, Default::default()).unwrap();
+    for i in 0..20 {
+        let (tree, _) = generator.generate_tree(&mut Solver::rng_for(2, i));
+        let text = String::from_utf8(tree.bytes().to_vec()).unwrap();
+        let (rows, digits) = text.split_once(';').unwrap();
+        assert_eq!(rows.matches('r').count(), 6, "{text}");
+        assert!((1..=3).contains(&digits.len()), "{text}");
+    }
+    // Without Python (lint), the bounds stay computed and nothing is run.
+    let unrun = load(
+        constant,
+        &Options {
+            no_python: true,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(unrun.generable().is_err());
+    // A bound that is no count is an error at the bound.
+    let err = load("<start> ::= \"x\"{'many'}\n", &Options::default())
+        .err()
+        .unwrap();
+    assert!(
+        err.contains("repetition count") && err.contains("test.fan:1"),
+        "{err}"
+    );
+    // A count read from the input is still refused, with where it is.
+    let dependent = "<start> ::= <n> <digit>{int(<n>)}\n<n> ::= \"1\" | \"2\"\n";
+    let loaded = load(dependent, &Options::default()).unwrap();
+    assert!(loaded.generable().unwrap_err().contains("test.fan:1"));
+}

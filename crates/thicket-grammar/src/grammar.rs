@@ -262,6 +262,16 @@ impl Grammar {
         })
     }
 
+    /// Sets the bounds of the repetition `expr` (a [`Expr::Repeat`] node; others are
+    /// left alone), for bounds a spec computes once it is loaded (Fandango's
+    /// `<byte>{SIZE * 3}`).
+    pub fn set_repeat_bounds(&mut self, expr: ExprId, min: u32, max: Option<u32>) {
+        if let Expr::Repeat(r) = &mut self.exprs[expr.index()].kind {
+            r.min = min;
+            r.max = max;
+        }
+    }
+
     /// Marks a rule as a *phrase*: a parser never compiles a reference to it into a
     /// token (a DFA), even when its language is regular, so the rules that use it are
     /// parsed by their parts. Its own body stays one token where it uses tokens only:
