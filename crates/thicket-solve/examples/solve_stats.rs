@@ -38,8 +38,12 @@ fn main() {
     }
     let spec = thicket_grammar::load_spec_file(std::path::Path::new(path), &Default::default())
         .unwrap_or_else(|e| panic!("{path}: {e:?}"));
-    let constraints = thicket_constraint::from_spec(&spec, &Predicates::standard())
-        .unwrap_or_else(|e| panic!("{path}: {e:?}"));
+    // Both dialects (ISLa's, and Fandango's where it is native: no Python here).
+    let constraints = thicket_constraint::spec_constraints(&spec, &Predicates::standard(), None)
+        .unwrap_or_else(|e| panic!("{path}: {}", e.render()))
+        .into_iter()
+        .map(|c| c.constraint)
+        .collect();
     let solver =
         Solver::new(&spec.grammar, constraints, config).unwrap_or_else(|e| panic!("{path}: {e}"));
 
