@@ -127,6 +127,13 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         g.flush()?;
     }
     let summary = set.summary(executor.map_size());
+    if executor.held_output_runs() > 0 {
+        let runs = (files.len() - unreadable) as u64;
+        eprintln!(
+            "warning: {}",
+            crate::fuzz::held_output_warning(executor.held_output_runs(), runs)
+        );
+    }
     if summary.kind == "java" && summary.methods == Some(0) && !files.is_empty() {
         eprintln!(
             "warning: no execution reported any coverage: no class that the include patterns \
@@ -150,6 +157,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                 "in_language": in_language,
                 "failing_runs": failing,
                 "hangs": hangs,
+                "held_output_runs": executor.held_output_runs(),
                 "failures": failures.iter().map(|(k, (n, f))| serde_json::json!({"key": k, "count": n, "first": f})).collect::<Vec<_>>(),
                 "coverage": summary,
             });

@@ -955,10 +955,27 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
             stats.restarts, stats.execs
         );
     }
+    if stats.held_output_runs > 0 {
+        eprintln!(
+            "warning: {}",
+            held_output_warning(stats.held_output_runs, stats.execs)
+        );
+    }
     if stats.executor_errors > 0 {
         eprintln!(
             "warning: the executor failed {} times and recovered",
             stats.executor_errors
         );
     }
+}
+
+/// The warning for runs whose output a process the target left behind held open.
+pub fn held_output_warning(runs: u64, of: u64) -> String {
+    format!(
+        "the target left a process holding its output open (in {runs} of {of} runs): a run \
+         ends when the target ends; thicket then read its output for {} ms more and ended \
+         what it left behind (close stdout and stderr in processes the target leaves \
+         running)",
+        thicket_exec::plain::OUTPUT_GRACE.as_millis()
+    )
 }

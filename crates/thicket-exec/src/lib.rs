@@ -236,6 +236,14 @@ pub trait Executor {
         0
     }
 
+    /// Runs after which a process the target left behind (outside its process group)
+    /// held its output open, for executors that read the output through pipes. Such a
+    /// run ends when the target ends: its output is read for [`plain::OUTPUT_GRACE`]
+    /// more, and the processes it left are ended.
+    fn held_output_runs(&self) -> u64 {
+        0
+    }
+
     /// The token-level path condition of the last run, for executors that hook the
     /// target's tokenizer ([`PythonTarget::tokenizer`]); `None` otherwise.
     fn token_trace(&self) -> Option<&TokenTrace> {

@@ -201,6 +201,9 @@ pub struct Stats {
     /// Runs that reported no coverage at all (Python: nothing matching the include
     /// patterns ran).
     pub empty_coverage_runs: u64,
+    /// Runs after which a process the target left behind held its output open (the run
+    /// ended with the target; see `thicket_exec::Executor::held_output_runs`).
+    pub held_output_runs: u64,
     /// Times the executor itself failed and recovered.
     pub executor_errors: u64,
     /// Execution at which the last input was kept or failure saved.
@@ -384,6 +387,7 @@ impl<'g> Campaign<'g> {
             hangs_dismissed: 0,
             restarts: 0,
             empty_coverage_runs: 0,
+            held_output_runs: 0,
             executor_errors: 0,
             last_find_exec: 0,
             sync_execs: 0,
@@ -994,6 +998,7 @@ impl<'g> Campaign<'g> {
             .count();
         self.stats.restarts = self.restarts_before + self.executor.restarts();
         self.stats.empty_coverage_runs = self.executor.empty_runs();
+        self.stats.held_output_runs = self.executor.held_output_runs();
         self.stats.coverage = self.coverage.summary(self.executor.map_size());
         self.stats.code_features = self.features.len() as u64;
         self.stats.mean_input_size = self.input_bytes as f64 / self.session_execs.max(1) as f64;
