@@ -83,7 +83,9 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "N")]
     execs: Option<u64>,
 
-    /// Stop after this long: `90`, `90s`, `15m`, `2h`, `500ms`.
+    /// Stop after this long: `90`, `90s`, `15m`, `2h`, `500ms`. No run starts after
+    /// it; the run under way ends first (within --timeout, and a candidate hang's
+    /// confirmation within twice that more).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     time: Option<Duration>,
 
