@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use thicket_exec::{CoverageSet, Status};
+use thicket_exec::{CoverageSet, FailureKind, Status};
 
 /// Arguments of `thicket coverage`.
 #[derive(Args, Debug)]
@@ -87,7 +87,8 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
     let mut hangs = 0;
     let mut failing = 0;
     let mut unreadable = 0;
-    let mut failures: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    // Per failure key: its kind, runs, the first input showing it.
+    let mut failures: BTreeMap<String, (FailureKind, u64, String)> = BTreeMap::new();
     for (index, file) in files.iter().enumerate() {
         let bytes = match file.read(args.inputs.max_input_size) {
             Ok(bytes) => bytes,
@@ -108,7 +109,10 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             } else {
                 failing += 1;
             }
-            failures.entry(f.key()).or_insert((0, file.name())).0 += 1;
+            failures
+                .entry(f.key())
+                .or_insert_with(|| (f.kind.clone(), 0, file.name()))
+                .1 += 1;
         }
         if let Some(g) = &mut growth {
             let (coverage, branches) = match executor.trace() {
@@ -127,6 +131,10 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         g.flush()?;
     }
     let summary = set.summary(executor.map_size());
+    let rejection = thicket_exec::likely_rejection(
+        failures.values().map(|(kind, n, _)| (kind, *n)),
+        executor.target_package().as_deref(),
+    );
     if executor.held_output_runs() > 0 {
         let runs = (files.len() - unreadable) as u64;
         eprintln!(
@@ -158,7 +166,16 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                 "failing_runs": failing,
                 "hangs": hangs,
                 "held_output_runs": executor.held_output_runs(),
-                "failures": failures.iter().map(|(k, (n, f))| serde_json::json!({"key": k, "count": n, "first": f})).collect::<Vec<_>>(),
+                "failures": failures.iter().map(|(k, (kind, n, f))| {
+                    let mut failure = serde_json::json!({"key": k, "count": n, "first": f});
+                    if let (Some(o), serde_json::Value::Object(kind)) =
+                        (failure.as_object_mut(), serde_json::json!(kind))
+                    {
+                        o.extend(kind);
+                    }
+                    failure
+                }).collect::<Vec<_>>(),
+                "likely_rejection": rejection,
                 "coverage": summary,
             });
             println!("{}", serde_json::to_string_pretty(&report)?);
@@ -214,8 +231,24 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                 }
                 _ => println!("coverage: none measured (plain mode)"),
             }
-            for (key, (n, first)) in &failures {
+            let rejected = |kind: &FailureKind| rejection.as_ref().is_some_and(|r| r.covers(kind));
+            for (key, (_, n, first)) in failures.iter().filter(|(_, (k, ..))| !rejected(k)) {
                 println!("failure {key} ({n} runs), first: {first}");
+            }
+            if let Some(r) = &rejection {
+                let first = failures
+                    .values()
+                    .find(|(k, ..)| rejected(k))
+                    .map_or("", |(.., f)| f.as_str());
+                println!(
+                    "failures {} {}: {} distinct ({} runs), likely rejections, first: {first}",
+                    r.language, r.class, r.distinct_failures, r.runs
+                );
+                let others = failures
+                    .values()
+                    .filter(|(k, ..)| !rejected(k) && *k != FailureKind::Hang)
+                    .count();
+                eprintln!("note: {}", crate::fuzz::rejection_note(r, others));
             }
         }
     }

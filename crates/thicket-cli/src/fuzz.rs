@@ -920,9 +920,7 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
             stats.hangs_dismissed
         );
     }
-    for f in &stats.failures {
-        eprintln!("  {} ({} runs): {}", f.key, f.count, f.file);
-    }
+    print_failures(&stats.failures, stats.likely_rejection.as_ref());
     if stats.unsolved_rounds > 0 {
         eprintln!(
             "thicket: {} of {} rounds made no input that satisfies the constraints within the \
@@ -979,5 +977,63 @@ pub fn held_output_warning(runs: u64, of: u64) -> String {
          what it left behind (close stdout and stderr in processes the target leaves \
          running)",
         thicket_exec::plain::OUTPUT_GRACE.as_millis()
+    )
+}
+
+/// The failures of a campaign, one line each; those of a likely rejection last, as one
+/// line, and a note that says what they probably are.
+pub fn print_failures(
+    failures: &[thicket_fuzz::FailureRecord],
+    rejection: Option<&thicket_exec::LikelyRejection>,
+) {
+    let (rejected, others): (Vec<_>, Vec<_>) = failures
+        .iter()
+        .partition(|f| rejection.is_some_and(|r| r.covers(&f.kind)));
+    for f in &others {
+        eprintln!("  {} ({} runs): {}", f.key, f.count, f.file);
+    }
+    let (Some(r), Some(first)) = (rejection, rejected.first()) else {
+        return;
+    };
+    eprintln!(
+        "  {} {}: {} distinct failures ({} runs), likely rejections: {}{}",
+        r.language,
+        r.class,
+        r.distinct_failures,
+        r.runs,
+        first.file,
+        match rejected.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        }
+    );
+    let other_failures = others
+        .iter()
+        .filter(|f| f.kind != thicket_exec::FailureKind::Hang)
+        .count();
+    eprintln!("note: {}", rejection_note(r, other_failures));
+}
+
+/// What a likely rejection probably is, and the option that sets it aside.
+pub fn rejection_note(r: &thicket_exec::LikelyRejection, other_failures: usize) -> String {
+    let why = match r.reason {
+        thicket_exec::RejectionReason::OwnErrorType => "the target's own error type",
+        thicket_exec::RejectionReason::Dominant => "raised in nearly every failing run",
+    };
+    format!(
+        "{} of {} distinct failures ({} of {} failing runs) are {}, {why}: likely how the \
+         target rejects invalid input rather than bugs. If so, pass --expected-exception {} \
+         so that {}.",
+        r.distinct_failures,
+        r.distinct_failures + other_failures,
+        r.runs,
+        r.failing_runs,
+        r.class,
+        r.class,
+        match other_failures {
+            0 => "real failures stand out".to_string(),
+            1 => "the other failure stands out".to_string(),
+            n => format!("the {n} other failures stand out"),
+        }
     )
 }

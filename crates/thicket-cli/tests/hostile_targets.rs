@@ -57,3 +57,136 @@ fn a_daemon_holding_the_output_is_no_hang_and_is_reported_once() {
         "{stderr}"
     );
 }
+
+/// A small key=value parser (in the repository) with its own error type, deriving from
+/// ValueError, and one bug.
+fn kv_parser() -> String {
+    format!(
+        "{}:parse",
+        repo("crates/thicket-exec/tests/targets/py/kv_parser.py")
+    )
+}
+
+const KV_SPEC: &str = "<start> ::= <line> (\"\\n\" <line>)*\n\
+<line> ::= <key> \"=\" <value> | <key> | \"#\" <key>\n\
+<key> ::= (\"a\" | \"b\" | \"c\")*\n\
+<value> ::= <key> | \"[\" <key> (\",\" <key>)* \"]\" | \"[\" <key>\n";
+
+/// A parser's rejections of invalid input (its own error type, raised at several
+/// places) are told apart from its real crash: named as likely rejections, with the
+/// option that sets them aside, and the crash listed on its own.
+#[test]
+fn a_parsers_own_error_type_is_reported_as_likely_rejections() {
+    if !common::have_coverage("the likely-rejection test") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("kv.fan");
+    std::fs::write(&spec, KV_SPEC).unwrap();
+    let inputs = dir.path().join("inputs");
+    std::fs::create_dir(&inputs).unwrap();
+    let texts = [
+        "a", "b", "=1", "=2", "a=1\na=2", "b=1\nb=3", "a=[x", "b=[y", "c", "a=[]", "a=1",
+    ];
+    for (i, t) in texts.iter().enumerate() {
+        std::fs::write(inputs.join(format!("{i:02}")), t).unwrap();
+    }
+    let run = |format: &str| {
+        thicket(&[
+            "coverage",
+            spec.to_str().unwrap(),
+            inputs.to_str().unwrap(),
+            "--python",
+            &kv_parser(),
+            "--format",
+            format,
+        ])
+    };
+    let out = run("json");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &report["likely_rejection"];
+    assert_eq!(r["class"], "thicket_target.ParseError", "{report}");
+    assert_eq!(r["reason"], "own_error_type", "{report}");
+    assert_eq!(r["distinct_failures"], 4, "{report}");
+    assert_eq!(r["runs"], 9, "{report}");
+    assert_eq!(r["failing_runs"], 10, "{report}");
+    let out = run("text");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stdout.contains("failure python IndexError @"), "{stdout}");
+    assert!(
+        stdout.contains("thicket_target.ParseError: 4 distinct (9 runs), likely rejections"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("--expected-exception thicket_target.ParseError"),
+        "{stderr}"
+    );
+
+    // A campaign says it too, in its summary and stats.json.
+    let out_dir = dir.path().join("out");
+    let out = thicket(&[
+        "fuzz",
+        spec.to_str().unwrap(),
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--seed",
+        "1",
+        "--execs",
+        "300",
+        "--python",
+        &kv_parser(),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("stats.json")).unwrap())
+            .unwrap();
+    assert_eq!(stats["target_package"], "thicket_target", "{stats}");
+    assert_eq!(
+        stats["likely_rejection"]["class"], "thicket_target.ParseError",
+        "{stats}"
+    );
+    assert!(
+        stats["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["class"] == "thicket_target.ParseError"),
+        "{stats}"
+    );
+    assert!(
+        stderr.contains("likely rejections")
+            && stderr.contains("--expected-exception thicket_target.ParseError"),
+        "{stderr}"
+    );
+    // With the option, they are no failures; the bug still is, if the campaign met it.
+    let out_dir = dir.path().join("out2");
+    let out = thicket(&[
+        "fuzz",
+        spec.to_str().unwrap(),
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--seed",
+        "1",
+        "--execs",
+        "300",
+        "--python",
+        &kv_parser(),
+        "--expected-exception",
+        "thicket_target.ParseError",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("stats.json")).unwrap())
+            .unwrap();
+    assert!(stats["likely_rejection"].is_null(), "{stats}");
+    assert!(
+        stats["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["class"] != "thicket_target.ParseError"),
+        "{stats}"
+    );
+}

@@ -464,7 +464,8 @@ public final class Harness {
             send(json.start().field("ready", true)
                     .field("java", System.getProperty("java.version"))
                     .field("jacoco", agent.getVersion())
-                    .field("text", target.text).end());
+                    .field("text", target.text)
+                    .field("package", target.method.getDeclaringClass().getPackageName()).end());
             boolean first = true;
             while (true) {
                 byte[] input;

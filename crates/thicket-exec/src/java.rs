@@ -488,6 +488,7 @@ struct Reply {
     java: Option<String>,
     jacoco: Option<String>,
     text: Option<bool>,
+    package: Option<String>,
     ok: Option<bool>,
     exc: Option<String>,
     frame: Option<String>,
@@ -531,6 +532,8 @@ pub struct JavaExecutor {
     trace: JavaTrace,
     versions: String,
     text: bool,
+    /// The target class's package (empty: the default package).
+    package: String,
     starts: u32,
     empty_runs: u64,
     owner: reap::Owner,
@@ -572,6 +575,7 @@ impl JavaExecutor {
             trace: JavaTrace::default(),
             versions: String::new(),
             text: false,
+            package: String::new(),
             starts: 0,
             empty_runs: 0,
             owner: reap::Owner::new(),
@@ -699,6 +703,7 @@ impl JavaExecutor {
             return Err(self.start_error("sent no greeting"));
         }
         self.text = reply.text.unwrap_or(false);
+        self.package = reply.package.unwrap_or_default();
         self.versions = format!(
             "Java {}, JaCoCo {}",
             reply.java.unwrap_or_default(),
@@ -995,6 +1000,10 @@ impl Executor for JavaExecutor {
 
     fn wants_text(&self) -> bool {
         self.text
+    }
+
+    fn target_package(&self) -> Option<String> {
+        Some(self.package.clone())
     }
 
     fn empty_runs(&self) -> u64 {

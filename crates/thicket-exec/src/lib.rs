@@ -35,6 +35,7 @@ pub mod outcome;
 pub mod plain;
 pub mod python;
 mod reap;
+pub mod rejection;
 pub mod sancov;
 mod sys;
 
@@ -47,6 +48,7 @@ pub use outcome::{Exception, Outcome, Status, Tail};
 pub use plain::PlainExecutor;
 pub use python::{PyToken, PyTrace, PythonExecutor, PythonTarget, TokenCond, TokenTrace};
 pub use reap::cleanup_now;
+pub use rejection::{LikelyRejection, RejectionReason, likely_rejection};
 pub use sancov::SancovExecutor;
 
 use std::path::Path;
@@ -234,6 +236,15 @@ pub trait Executor {
     /// file patterns (a hint that the patterns miss the code).
     fn empty_runs(&self) -> u64 {
         0
+    }
+
+    /// The target's own package, which tells its own exception classes apart (see
+    /// [`rejection`]): for a Python function, the top-level package of its module
+    /// (`tomllib` for `tomllib:loads`; `thicket_target`, the name the runner loads it
+    /// under, for `file.py:function`); for a Java method, its class's package (empty for
+    /// the default package). `None` for programs.
+    fn target_package(&self) -> Option<String> {
+        None
     }
 
     /// Runs after which a process the target left behind (outside its process group)

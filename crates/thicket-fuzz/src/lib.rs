@@ -32,12 +32,13 @@ pub mod sync;
 pub mod whitebox;
 
 use output::{OutDir, file_safe, id_of};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use thicket_exec::{
-    Classifier, CoverageSet, CoverageSummary, ExecError, Executor, Failure, FailureKind, Outcome,
+    Classifier, CoverageSet, CoverageSummary, ExecError, Executor, Failure, FailureKind,
+    LikelyRejection, Outcome,
 };
 use thicket_gen::{Generator, below};
 use thicket_grammar::Grammar;
@@ -135,10 +136,13 @@ impl Default for FuzzConfig {
 }
 
 /// A failure kind and location seen during the campaign.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FailureRecord {
     /// `kind @ location`.
     pub key: String,
+    /// The kind (`kind`, and its fields: `language` and `class` of an exception, ...).
+    #[serde(flatten)]
+    pub kind: FailureKind,
     /// The saved input that shows it first (relative to the output folder).
     pub file: String,
     /// One line.
@@ -235,6 +239,12 @@ pub struct Stats {
     pub coverage: CoverageSummary,
     /// Failures by kind and location.
     pub failures: Vec<FailureRecord>,
+    /// The target's own package (see `thicket_exec::Executor::target_package`), which
+    /// tells its own exception classes apart.
+    pub target_package: Option<String>,
+    /// The exception class that is likely the target's way of rejecting invalid input
+    /// (`thicket_exec::rejection`), if one is: its failures are probably not bugs.
+    pub likely_rejection: Option<LikelyRejection>,
     /// Per operation (`gen`, `regen`, `splice`, `rec`, `rep`, `byte`, `fix`, `copy`, as
     /// in the names of saved inputs): the runs whose input it made and how many of those
     /// were kept. A stacked mutant (`regen+rec`) counts for each of its operations.
@@ -401,6 +411,8 @@ impl<'g> Campaign<'g> {
             strategy_stats: serde_json::Value::Null,
             coverage: CoverageSummary::default(),
             failures: Vec::new(),
+            target_package: executor.target_package(),
+            likely_rejection: None,
             ops: BTreeMap::new(),
         };
         let mut campaign = Campaign {
@@ -916,6 +928,7 @@ impl<'g> Campaign<'g> {
             .and_modify(|r| r.count += 1)
             .or_insert(FailureRecord {
                 key,
+                kind: failure.kind.clone(),
                 file,
                 summary: failure.summary.clone(),
                 count: 1,
@@ -1004,6 +1017,10 @@ impl<'g> Campaign<'g> {
         self.stats.mean_input_size = self.input_bytes as f64 / self.session_execs.max(1) as f64;
         self.stats.strategy_stats = self.strategy.summary();
         self.stats.failures = self.failures.values().cloned().collect();
+        self.stats.likely_rejection = thicket_exec::likely_rejection(
+            self.failures.values().map(|r| (&r.kind, r.count)),
+            self.stats.target_package.as_deref(),
+        );
     }
 
     fn write_stats(&mut self) -> Result<(), FuzzError> {
@@ -1037,6 +1054,8 @@ impl<'g> Campaign<'g> {
     /// failures already saved.
     fn load(&mut self) -> Result<(), FuzzError> {
         let path = self.out.root().join("stats.json");
+        // Runs per failure key, as the campaign last wrote them.
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
         if let Ok(text) = std::fs::read_to_string(&path) {
             let old: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
                 FuzzError::Campaign(format!("--resume: {} is unreadable: {e}", path.display()))
@@ -1077,6 +1096,13 @@ impl<'g> Campaign<'g> {
             self.stats.imported = old["imported"].as_u64().unwrap_or(0);
             self.stats.imported_outside_grammar =
                 old["imported_outside_grammar"].as_u64().unwrap_or(0);
+            for failure in old["failures"].as_array().into_iter().flatten() {
+                if let (Some(key), Some(count)) =
+                    (failure["key"].as_str(), failure["count"].as_u64())
+                {
+                    counts.insert(key.to_string(), count);
+                }
+            }
             if let Some(ops) = old["ops"].as_object() {
                 for (name, count) in ops {
                     self.stats.ops.insert(
@@ -1117,12 +1143,14 @@ impl<'g> Campaign<'g> {
                     .ok()
                     .and_then(|t| output::read_meta(&t))
                     .unwrap_or_default();
-                if let Some(key) = meta["key"].as_str() {
+                let kind = serde_json::from_value::<FailureKind>(meta["failure"].clone());
+                if let (Some(key), Ok(kind)) = (meta["key"].as_str(), kind) {
                     self.failures
                         .entry(key.to_string())
                         .and_modify(|r| r.count += 1)
                         .or_insert(FailureRecord {
                             key: key.to_string(),
+                            kind,
                             file: format!("{folder}/{name}"),
                             summary: meta["failure"]["summary"]
                                 .as_str()
@@ -1131,6 +1159,11 @@ impl<'g> Campaign<'g> {
                             count: 1,
                         });
                 }
+            }
+        }
+        for record in self.failures.values_mut() {
+            if let Some(&count) = counts.get(&record.key) {
+                record.count = record.count.max(count);
             }
         }
         Ok(())
