@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use thicket_exec::{CoverageSet, FailureKind, Status};
+use thicket_exec::{CoverageKind, CoverageSet, FailureKind, Status};
 
 /// Arguments of `thicket coverage`.
 #[derive(Args, Debug)]
@@ -142,14 +142,14 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             crate::fuzz::held_output_warning(executor.held_output_runs(), runs)
         );
     }
-    if summary.kind == "java" && summary.methods == Some(0) && !files.is_empty() {
+    if summary.kind == CoverageKind::Java && summary.methods == Some(0) && !files.is_empty() {
         eprintln!(
             "warning: no execution reported any coverage: no class that the include patterns \
              match ran ({}); set --java-includes to the code under test",
             executor.describe()
         );
     }
-    if summary.kind == "python" && summary.lines == Some(0) && !files.is_empty() {
+    if summary.kind == CoverageKind::Python && summary.lines == Some(0) && !files.is_empty() {
         eprintln!(
             "warning: no execution reported any coverage: nothing that the include patterns \
              match ran ({}); set --python-include to the code under test",
@@ -188,12 +188,12 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                 crate::inputs::unreadable_note(unreadable)
             );
             match summary.kind {
-                "edges" => println!(
+                CoverageKind::Edges => println!(
                     "coverage: {} edges (map size {})",
                     summary.edges.unwrap_or(0),
                     summary.map_size.unwrap_or(0)
                 ),
-                "python" => {
+                CoverageKind::Python => {
                     println!(
                         "coverage: {} of {} statements, {} branches of {} (as coverage.py \
                          counts them; statements that run only at import excluded)",
@@ -209,7 +209,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                         );
                     }
                 }
-                "java" => {
+                CoverageKind::Java => {
                     println!(
                         "coverage: {} of {} methods, {} of {} lines (as JaCoCo counts them, in \
                          the classes that ran)",
@@ -229,7 +229,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                         );
                     }
                 }
-                _ => println!("coverage: none measured (plain mode)"),
+                CoverageKind::None => println!("coverage: none measured (plain mode)"),
             }
             let rejected = |kind: &FailureKind| rejection.as_ref().is_some_and(|r| r.covers(kind));
             for (key, (_, n, first)) in failures.iter().filter(|(_, (k, ..))| !rejected(k)) {

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use thicket_exec::CoverageKind;
 use thicket_fuzz::{Campaign, FuzzConfig, Stats};
 use thicket_gen::Generator;
 
@@ -70,7 +71,8 @@ pub struct FuzzArgs {
 
     /// Run N campaigns in parallel, each its own process with its own target process
     /// (OUT/worker-I, seed S+I), sharing finds every 5 s by the sync protocol; --execs
-    /// and --time apply to each. The summary adds them up.
+    /// and --time apply to each. The summary and OUT/stats.json (every second) combine
+    /// their figures; each worker's own are in OUT/worker-I/stats.json.
     #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=256))]
     jobs: u32,
@@ -928,20 +930,25 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
             stats.unsolved_rounds, stats.rounds
         );
     }
-    if stats.coverage.kind == "python" && stats.coverage.lines == Some(0) && stats.execs > 0 {
+    if stats.coverage.kind == CoverageKind::Python
+        && stats.coverage.lines == Some(0)
+        && stats.execs > 0
+    {
         eprintln!(
             "warning: no execution reported any coverage: nothing that the include patterns \
              match ran ({}); set --python-include to the code under test",
             stats.executor
         );
-    } else if stats.coverage.kind == "java" && stats.coverage.methods == Some(0) && stats.execs > 0
+    } else if stats.coverage.kind == CoverageKind::Java
+        && stats.coverage.methods == Some(0)
+        && stats.execs > 0
     {
         eprintln!(
             "warning: no execution reported any coverage: no class that the include patterns \
              match ran ({}); set --java-includes to the code under test",
             stats.executor
         );
-    } else if stats.empty_coverage_runs > 0 && stats.coverage.kind == "python" {
+    } else if stats.empty_coverage_runs > 0 && stats.coverage.kind == CoverageKind::Python {
         eprintln!(
             "warning: {} of {} executions reported no coverage at all",
             stats.empty_coverage_runs, stats.execs

@@ -190,3 +190,73 @@ fn a_parsers_own_error_type_is_reported_as_likely_rejections() {
         "{stats}"
     );
 }
+
+/// `fuzz -j 2` writes the workers' figures combined into OUT/stats.json, in the fields
+/// of a campaign's, so that a script reading OUT/stats.json finds them; a campaign
+/// without -j does not take that folder for its own.
+#[test]
+fn parallel_campaigns_write_combined_figures_to_out() {
+    if !common::have_coverage("the parallel stats test") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("kv.fan");
+    std::fs::write(&spec, KV_SPEC).unwrap();
+    let out_dir = dir.path().join("out");
+    let fuzz = |extra: &[&str]| {
+        let mut args = vec![
+            "fuzz",
+            spec.to_str().unwrap(),
+            "-o",
+            out_dir.to_str().unwrap(),
+            "--seed",
+            "3",
+            "--execs",
+            "150",
+        ];
+        args.extend_from_slice(extra);
+        let target = kv_parser();
+        args.extend(["--python", &target]);
+        thicket(&args)
+    };
+    let out = fuzz(&["-j", "2"]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let read = |path: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path.join("stats.json")).unwrap()).unwrap()
+    };
+    let all = read(&out_dir);
+    let workers = [
+        read(&out_dir.join("worker-0")),
+        read(&out_dir.join("worker-1")),
+    ];
+    assert_eq!(all["execs"], 300, "{all}");
+    assert_eq!(all["seed"], 3, "{all}");
+    assert_eq!(all["workers"].as_array().unwrap().len(), 2, "{all}");
+    assert_eq!(all["workers"][1]["seed"], 4, "{all}");
+    let sum = |field: &str| -> u64 { workers.iter().map(|w| w[field].as_u64().unwrap()).sum() };
+    assert_eq!(all["failing_runs"], sum("failing_runs"), "{all}");
+    // Every field of a campaign's stats.json is there.
+    for key in workers[0].as_object().unwrap().keys() {
+        assert!(all.get(key).is_some(), "{key} missing from {all}");
+    }
+    let failures = all["failures"].as_array().unwrap();
+    assert!(!failures.is_empty(), "{all}");
+    for f in failures {
+        let file = f["file"].as_str().unwrap();
+        assert!(out_dir.join(file).is_file(), "{file}");
+    }
+    assert_eq!(
+        all["distinct_failures"].as_u64().unwrap() as usize,
+        failures.iter().filter(|f| f["kind"] != "hang").count()
+    );
+    assert_eq!(
+        all["likely_rejection"]["class"], "thicket_target.ParseError",
+        "{all}"
+    );
+    assert!(stderr.contains("all 2 workers: 300 execs"), "{stderr}");
+    // The combined file is no campaign to resume without -j.
+    let out = fuzz(&["--resume"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(text(&out.stderr).contains("-j"), "{}", text(&out.stderr));
+}

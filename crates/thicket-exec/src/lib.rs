@@ -41,7 +41,7 @@ mod sys;
 
 pub use classify::{Classifier, Failure, FailureKind};
 pub use command::{InputMode, Target};
-pub use coverage::{CoverageSet, CoverageSummary, Novelty};
+pub use coverage::{CoverageKind, CoverageSet, CoverageSummary, Novelty};
 pub use forkserver::{ForkserverExecutor, Handshake};
 pub use java::{JavaExecutor, JavaTarget, JavaTrace};
 pub use outcome::{Exception, Outcome, Status, Tail};

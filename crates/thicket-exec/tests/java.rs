@@ -169,7 +169,7 @@ fn gson_coverage_equals_jacoco_in_a_fresh_jvm() {
     ex.run(inputs[0]).unwrap();
     assert!(!set.add(&ex.trace()).is_new());
     let summary = set.summary(None);
-    assert_eq!(summary.kind, "java");
+    assert_eq!(summary.kind, thicket_exec::CoverageKind::Java);
     assert!(
         summary.methods.unwrap() > 50
             && summary.method_total.unwrap() > summary.methods.unwrap() as u64

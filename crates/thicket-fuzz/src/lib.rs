@@ -24,6 +24,7 @@
 
 #![warn(missing_docs)]
 
+pub mod combined;
 pub mod minimize;
 pub mod mutate;
 pub mod output;
@@ -37,8 +38,8 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use thicket_exec::{
-    Classifier, CoverageSet, CoverageSummary, ExecError, Executor, Failure, FailureKind,
-    LikelyRejection, Outcome,
+    Classifier, CoverageKind, CoverageSet, CoverageSummary, ExecError, Executor, Failure,
+    FailureKind, LikelyRejection, Outcome,
 };
 use thicket_gen::{Generator, below};
 use thicket_grammar::Grammar;
@@ -156,8 +157,10 @@ pub struct FailureRecord {
 /// Failures are counted three ways: `distinct_failures` (distinct `kind @ location`
 /// keys, the number to read first), `crash_files` (inputs saved in `crashes/`: a failure
 /// without a location, such as a bare signal, may be saved once per new code it
-/// reaches) and `failing_runs` (every run that failed).
-#[derive(Clone, Debug, Serialize)]
+/// reaches) and `failing_runs` (every run that failed). Read back with
+/// [`combined::read_stats`] (fields a `stats.json` lacks take their defaults).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Stats {
     /// The seed.
     pub seed: u64,
@@ -252,7 +255,7 @@ pub struct Stats {
 }
 
 /// Runs made by one operation and how many were kept (see [`Stats::ops`]).
-#[derive(Clone, Copy, Debug, Default, Serialize)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct OpCount {
     /// Executions of inputs the operation made (or took part in).
     pub runs: u64,
@@ -1032,9 +1035,9 @@ impl<'g> Campaign<'g> {
     fn plot_line(&mut self) -> Result<(), FuzzError> {
         self.last_plot_execs = self.stats.execs;
         let coverage = match self.stats.coverage.kind {
-            "edges" => self.coverage.edges(),
-            "python" | "java" => self.coverage.lines(),
-            _ => 0,
+            CoverageKind::Edges => self.coverage.edges(),
+            CoverageKind::Python | CoverageKind::Java => self.coverage.lines(),
+            CoverageKind::None => 0,
         };
         let line = format!(
             "{:.1},{},{},{},{},{},{}\n",
@@ -1060,6 +1063,12 @@ impl<'g> Campaign<'g> {
             let old: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
                 FuzzError::Campaign(format!("--resume: {} is unreadable: {e}", path.display()))
             })?;
+            if combined::is_combined(&old) {
+                return Err(FuzzError::Campaign(format!(
+                    "--resume: {} holds a parallel campaign (fuzz -j): resume it with -j",
+                    self.out.root().display()
+                )));
+            }
             if let Some(seed) = old["seed"].as_u64()
                 && seed != self.config.seed
             {
