@@ -980,9 +980,9 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
 pub fn held_output_warning(runs: u64, of: u64) -> String {
     format!(
         "the target left a process holding its output open (in {runs} of {of} runs): a run \
-         ends when the target ends; thicket then read its output for {} ms more and ended \
-         what it left behind (close stdout and stderr in processes the target leaves \
-         running)",
+         ends when the target ends, so thicket ended what it left behind and read its \
+         output for at most {} ms more (close stdout and stderr in processes the target \
+         leaves running)",
         thicket_exec::plain::OUTPUT_GRACE.as_millis()
     )
 }
