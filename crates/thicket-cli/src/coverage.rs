@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use thicket_exec::{CoverageSet, Status};
+use thicket_exec::{CoverageKind, CoverageSet, FailureKind, Status};
 
 /// Arguments of `thicket coverage`.
 #[derive(Args, Debug)]
@@ -87,7 +87,8 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
     let mut hangs = 0;
     let mut failing = 0;
     let mut unreadable = 0;
-    let mut failures: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    // Per failure key: its kind, runs, the first input showing it.
+    let mut failures: BTreeMap<String, (FailureKind, u64, String)> = BTreeMap::new();
     for (index, file) in files.iter().enumerate() {
         let bytes = match file.read(args.inputs.max_input_size) {
             Ok(bytes) => bytes,
@@ -108,7 +109,10 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             } else {
                 failing += 1;
             }
-            failures.entry(f.key()).or_insert((0, file.name())).0 += 1;
+            failures
+                .entry(f.key())
+                .or_insert_with(|| (f.kind.clone(), 0, file.name()))
+                .1 += 1;
         }
         if let Some(g) = &mut growth {
             let (coverage, branches) = match executor.trace() {
@@ -127,14 +131,25 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         g.flush()?;
     }
     let summary = set.summary(executor.map_size());
-    if summary.kind == "java" && summary.methods == Some(0) && !files.is_empty() {
+    let rejection = thicket_exec::likely_rejection(
+        failures.values().map(|(kind, n, _)| (kind, *n)),
+        executor.target_package().as_deref(),
+    );
+    if executor.held_output_runs() > 0 {
+        let runs = (files.len() - unreadable) as u64;
+        eprintln!(
+            "warning: {}",
+            crate::fuzz::held_output_warning(executor.held_output_runs(), runs)
+        );
+    }
+    if summary.kind == CoverageKind::Java && summary.methods == Some(0) && !files.is_empty() {
         eprintln!(
             "warning: no execution reported any coverage: no class that the include patterns \
              match ran ({}); set --java-includes to the code under test",
             executor.describe()
         );
     }
-    if summary.kind == "python" && summary.lines == Some(0) && !files.is_empty() {
+    if summary.kind == CoverageKind::Python && summary.lines == Some(0) && !files.is_empty() {
         eprintln!(
             "warning: no execution reported any coverage: nothing that the include patterns \
              match ran ({}); set --python-include to the code under test",
@@ -150,7 +165,17 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                 "in_language": in_language,
                 "failing_runs": failing,
                 "hangs": hangs,
-                "failures": failures.iter().map(|(k, (n, f))| serde_json::json!({"key": k, "count": n, "first": f})).collect::<Vec<_>>(),
+                "held_output_runs": executor.held_output_runs(),
+                "failures": failures.iter().map(|(k, (kind, n, f))| {
+                    let mut failure = serde_json::json!({"key": k, "count": n, "first": f});
+                    if let (Some(o), serde_json::Value::Object(kind)) =
+                        (failure.as_object_mut(), serde_json::json!(kind))
+                    {
+                        o.extend(kind);
+                    }
+                    failure
+                }).collect::<Vec<_>>(),
+                "likely_rejection": rejection,
                 "coverage": summary,
             });
             println!("{}", serde_json::to_string_pretty(&report)?);
@@ -163,12 +188,12 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                 crate::inputs::unreadable_note(unreadable)
             );
             match summary.kind {
-                "edges" => println!(
+                CoverageKind::Edges => println!(
                     "coverage: {} edges (map size {})",
                     summary.edges.unwrap_or(0),
                     summary.map_size.unwrap_or(0)
                 ),
-                "python" => {
+                CoverageKind::Python => {
                     println!(
                         "coverage: {} of {} statements, {} branches of {} (as coverage.py \
                          counts them; statements that run only at import excluded)",
@@ -184,7 +209,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                         );
                     }
                 }
-                "java" => {
+                CoverageKind::Java => {
                     println!(
                         "coverage: {} of {} methods, {} of {} lines (as JaCoCo counts them, in \
                          the classes that ran)",
@@ -204,10 +229,26 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                         );
                     }
                 }
-                _ => println!("coverage: none measured (plain mode)"),
+                CoverageKind::None => println!("coverage: none measured (plain mode)"),
             }
-            for (key, (n, first)) in &failures {
+            let rejected = |kind: &FailureKind| rejection.as_ref().is_some_and(|r| r.covers(kind));
+            for (key, (_, n, first)) in failures.iter().filter(|(_, (k, ..))| !rejected(k)) {
                 println!("failure {key} ({n} runs), first: {first}");
+            }
+            if let Some(r) = &rejection {
+                let first = failures
+                    .values()
+                    .find(|(k, ..)| rejected(k))
+                    .map_or("", |(.., f)| f.as_str());
+                println!(
+                    "failures {} {}: {} distinct ({} runs), likely rejections, first: {first}",
+                    r.language, r.class, r.distinct_failures, r.runs
+                );
+                let others = failures
+                    .values()
+                    .filter(|(k, ..)| !rejected(k) && *k != FailureKind::Hang)
+                    .count();
+                eprintln!("note: {}", crate::fuzz::rejection_note(r, others));
             }
         }
     }

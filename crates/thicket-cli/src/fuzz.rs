@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use thicket_exec::CoverageKind;
 use thicket_fuzz::{Campaign, FuzzConfig, Stats};
 use thicket_gen::Generator;
 
@@ -70,7 +71,8 @@ pub struct FuzzArgs {
 
     /// Run N campaigns in parallel, each its own process with its own target process
     /// (OUT/worker-I, seed S+I), sharing finds every 5 s by the sync protocol; --execs
-    /// and --time apply to each. The summary adds them up.
+    /// and --time apply to each. The summary and OUT/stats.json (every second) combine
+    /// their figures; each worker's own are in OUT/worker-I/stats.json.
     #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=256))]
     jobs: u32,
@@ -83,7 +85,9 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "N")]
     execs: Option<u64>,
 
-    /// Stop after this long: `90`, `90s`, `15m`, `2h`, `500ms`.
+    /// Stop after this long: `90`, `90s`, `15m`, `2h`, `500ms`. No run starts after
+    /// it; the run under way ends first (within --timeout, and a candidate hang's
+    /// confirmation within twice that more).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     time: Option<Duration>,
 
@@ -918,9 +922,7 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
             stats.hangs_dismissed
         );
     }
-    for f in &stats.failures {
-        eprintln!("  {} ({} runs): {}", f.key, f.count, f.file);
-    }
+    print_failures(&stats.failures, stats.likely_rejection.as_ref());
     if stats.unsolved_rounds > 0 {
         eprintln!(
             "thicket: {} of {} rounds made no input that satisfies the constraints within the \
@@ -928,20 +930,25 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
             stats.unsolved_rounds, stats.rounds
         );
     }
-    if stats.coverage.kind == "python" && stats.coverage.lines == Some(0) && stats.execs > 0 {
+    if stats.coverage.kind == CoverageKind::Python
+        && stats.coverage.lines == Some(0)
+        && stats.execs > 0
+    {
         eprintln!(
             "warning: no execution reported any coverage: nothing that the include patterns \
              match ran ({}); set --python-include to the code under test",
             stats.executor
         );
-    } else if stats.coverage.kind == "java" && stats.coverage.methods == Some(0) && stats.execs > 0
+    } else if stats.coverage.kind == CoverageKind::Java
+        && stats.coverage.methods == Some(0)
+        && stats.execs > 0
     {
         eprintln!(
             "warning: no execution reported any coverage: no class that the include patterns \
              match ran ({}); set --java-includes to the code under test",
             stats.executor
         );
-    } else if stats.empty_coverage_runs > 0 && stats.coverage.kind == "python" {
+    } else if stats.empty_coverage_runs > 0 && stats.coverage.kind == CoverageKind::Python {
         eprintln!(
             "warning: {} of {} executions reported no coverage at all",
             stats.empty_coverage_runs, stats.execs
@@ -955,10 +962,85 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
             stats.restarts, stats.execs
         );
     }
+    if stats.held_output_runs > 0 {
+        eprintln!(
+            "warning: {}",
+            held_output_warning(stats.held_output_runs, stats.execs)
+        );
+    }
     if stats.executor_errors > 0 {
         eprintln!(
             "warning: the executor failed {} times and recovered",
             stats.executor_errors
         );
     }
+}
+
+/// The warning for runs whose output a process the target left behind held open.
+pub fn held_output_warning(runs: u64, of: u64) -> String {
+    format!(
+        "the target left a process holding its output open (in {runs} of {of} runs): a run \
+         ends when the target ends, so thicket ended what it left behind and read its \
+         output for at most {} ms more (close stdout and stderr in processes the target \
+         leaves running)",
+        thicket_exec::plain::OUTPUT_GRACE.as_millis()
+    )
+}
+
+/// The failures of a campaign, one line each; those of a likely rejection last, as one
+/// line, and a note that says what they probably are.
+pub fn print_failures(
+    failures: &[thicket_fuzz::FailureRecord],
+    rejection: Option<&thicket_exec::LikelyRejection>,
+) {
+    let (rejected, others): (Vec<_>, Vec<_>) = failures
+        .iter()
+        .partition(|f| rejection.is_some_and(|r| r.covers(&f.kind)));
+    for f in &others {
+        eprintln!("  {} ({} runs): {}", f.key, f.count, f.file);
+    }
+    let (Some(r), Some(first)) = (rejection, rejected.first()) else {
+        return;
+    };
+    eprintln!(
+        "  {} {}: {} distinct failures ({} runs), likely rejections: {}{}",
+        r.language,
+        r.class,
+        r.distinct_failures,
+        r.runs,
+        first.file,
+        match rejected.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        }
+    );
+    let other_failures = others
+        .iter()
+        .filter(|f| f.kind != thicket_exec::FailureKind::Hang)
+        .count();
+    eprintln!("note: {}", rejection_note(r, other_failures));
+}
+
+/// What a likely rejection probably is, and the option that sets it aside.
+pub fn rejection_note(r: &thicket_exec::LikelyRejection, other_failures: usize) -> String {
+    let why = match r.reason {
+        thicket_exec::RejectionReason::OwnErrorType => "the target's own error type",
+        thicket_exec::RejectionReason::Dominant => "raised in nearly every failing run",
+    };
+    format!(
+        "{} of {} distinct failures ({} of {} failing runs) are {}, {why}: likely how the \
+         target rejects invalid input rather than bugs. If so, pass --expected-exception {} \
+         so that {}.",
+        r.distinct_failures,
+        r.distinct_failures + other_failures,
+        r.runs,
+        r.failing_runs,
+        r.class,
+        r.class,
+        match other_failures {
+            0 => "real failures stand out".to_string(),
+            1 => "the other failure stands out".to_string(),
+            n => format!("the {n} other failures stand out"),
+        }
+    )
 }

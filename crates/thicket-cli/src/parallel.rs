@@ -1,6 +1,8 @@
 //! `thicket fuzz -j N`: N campaigns, each a child process of this one with its own
 //! target process, in OUT/worker-0 .. OUT/worker-(N-1), sharing their finds through OUT
-//! by the sync protocol (`--sync-dir OUT --name worker-I`, every 5 s). Processes rather
+//! by the sync protocol (`--sync-dir OUT --name worker-I`, every 5 s). Their figures,
+//! combined (`thicket_fuzz::combined`), are written to OUT/stats.json every second and
+//! at the end. Processes rather
 //! than threads: a campaign's executor, coverage map and output folder are its own, so
 //! workers share nothing but files, and an afl-fuzz instance can join the same folder.
 
@@ -12,7 +14,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use thicket_fuzz::combined;
 
 /// Options of `thicket fuzz` that the parent sets per worker, with whether they take a
 /// value.
@@ -117,6 +120,8 @@ pub fn run(out: &Path, jobs: u32, seed: Option<u64>, resume: bool) -> anyhow::Re
     let mut codes: Vec<Option<i32>> = vec![None; children.len()];
     let mut forwarded = false;
     let terminal = std::io::stderr().is_terminal();
+    let mut last_write: Option<Instant> = None;
+    let mut write_failed = false;
     loop {
         for (i, (_, child)) in children.iter_mut().enumerate() {
             if codes[i].is_none()
@@ -135,16 +140,29 @@ pub fn run(out: &Path, jobs: u32, seed: Option<u64>, resume: bool) -> anyhow::Re
                 unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
             }
         }
-        if terminal {
-            let (execs, rate) = totals(out, jobs);
-            eprint!("\rthicket: {jobs} workers, {execs} execs, {rate:.0}/s   ");
+        if last_write.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+            last_write = Some(Instant::now());
+            let combined = combined::combine(&worker_stats(out, jobs));
+            if let Some(combined) = &combined
+                && let Err(e) = combined::write(out, combined)
+                && !write_failed
+            {
+                write_failed = true;
+                eprintln!("warning: {e}");
+            }
+            if terminal && let Some(c) = combined {
+                eprint!(
+                    "\rthicket: {jobs} workers, {} execs, {:.0}/s   ",
+                    c.totals.execs, c.totals.execs_per_sec
+                );
+            }
         }
         std::thread::sleep(Duration::from_millis(500));
     }
     if terminal {
         eprintln!();
     }
-    summarize(out, &children, &codes);
+    summarize(out, &children, &codes)?;
     Ok(codes
         .iter()
         .map(|c| c.unwrap_or(0).clamp(0, 255) as u8)
@@ -152,32 +170,26 @@ pub fn run(out: &Path, jobs: u32, seed: Option<u64>, resume: bool) -> anyhow::Re
         .unwrap_or(exit::OK))
 }
 
-/// The workers' `stats.json`, where readable.
-fn worker_stats(out: &Path, jobs: u32) -> Vec<Option<serde_json::Value>> {
+/// The workers' figures (name, stats) in worker order, where readable.
+fn worker_stats(out: &Path, jobs: u32) -> Vec<(String, thicket_fuzz::Stats)> {
     (0..jobs)
-        .map(|i| crate::fuzz::read_stats(&out.join(format!("worker-{i}"))))
+        .filter_map(|i| {
+            let name = format!("worker-{i}");
+            combined::read_stats(&out.join(&name)).map(|s| (name, s))
+        })
         .collect()
 }
 
-/// Executions and executions per second of all workers.
-fn totals(out: &Path, jobs: u32) -> (u64, f64) {
-    worker_stats(out, jobs)
-        .iter()
-        .flatten()
-        .fold((0, 0.0), |(execs, rate), s| {
-            (
-                execs + s["execs"].as_u64().unwrap_or(0),
-                rate + s["execs_per_sec"].as_f64().unwrap_or(0.0),
-            )
-        })
-}
-
-/// One line per worker and the totals; distinct failures by key over all workers.
-fn summarize(out: &Path, children: &[(String, Child)], codes: &[Option<i32>]) {
+/// One line per worker, the totals and the failures over all workers; writes the
+/// combined figures to `OUT/stats.json` a last time.
+fn summarize(
+    out: &Path,
+    children: &[(String, Child)],
+    codes: &[Option<i32>],
+) -> anyhow::Result<()> {
     let stats = worker_stats(out, children.len() as u32);
-    let mut keys = std::collections::BTreeSet::new();
-    for ((name, _), (stats, code)) in children.iter().zip(stats.iter().zip(codes)) {
-        let Some(s) = stats else {
+    for ((name, _), code) in children.iter().zip(codes) {
+        let Some((_, s)) = stats.iter().find(|(n, _)| n == name) else {
             eprintln!(
                 "thicket: {name}: no stats (exit {}); see {}",
                 code.unwrap_or(-1),
@@ -185,32 +197,36 @@ fn summarize(out: &Path, children: &[(String, Child)], codes: &[Option<i32>]) {
             );
             continue;
         };
-        for failure in s["failures"].as_array().into_iter().flatten() {
-            if let Some(key) = failure["key"].as_str() {
-                keys.insert(key.to_string());
-            }
-        }
         eprintln!(
-            "thicket: {name}: {} execs ({:.0}/s), {} kept ({} imported from the others), {} \
-             distinct failures{}",
-            s["execs"],
-            s["execs_per_sec"].as_f64().unwrap_or(0.0),
-            s["queue"],
-            s["imported"],
-            s["distinct_failures"],
+            "thicket: {name}: {} execs ({:.0}/s), {}, {} kept ({} imported from the others), \
+             {} distinct failures{}",
+            s.execs,
+            s.execs_per_sec,
+            s.coverage.headline(),
+            s.queue,
+            s.imported,
+            s.distinct_failures,
             match code {
-                Some(0) => String::new(),
+                Some(0) | None => String::new(),
                 Some(c) => format!(", exit {c}: see {name}.log"),
-                None => String::new(),
             }
         );
     }
-    let (execs, rate) = totals(out, children.len() as u32);
+    let Some(combined) = combined::combine(&stats) else {
+        return Ok(());
+    };
+    combined::write(out, &combined).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let t = &combined.totals;
     eprintln!(
-        "thicket: all {} workers: {execs} execs ({rate:.0}/s), {} distinct failures",
+        "thicket: all {} workers: {} execs ({:.0}/s), {} distinct failures -> {}",
         children.len(),
-        keys.len()
+        t.execs,
+        t.execs_per_sec,
+        t.distinct_failures,
+        out.join("stats.json").display()
     );
+    crate::fuzz::print_failures(&t.failures, t.likely_rejection.as_ref());
+    Ok(())
 }
 
 #[cfg(test)]

@@ -256,3 +256,53 @@ fn every_eval_subject_runs_a_valid_input() {
         );
     }
 }
+
+/// A Java target that loops is a hang after about `--timeout`, in every fresh JVM too
+/// (not after the ten seconds a first call may take to set up), so a campaign's `--time`
+/// holds and it finds more than one.
+#[test]
+fn java_hangs_are_found_after_about_the_timeout() {
+    if !have_java() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let classes = dir.path().join("classes");
+    let status = Command::new("javac")
+        .args(["--release", "11", "-d"])
+        .arg(&classes)
+        .arg(repo("crates/thicket-exec/tests/targets/java/Targets.java"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let spec = dir.path().join("loop.fan");
+    std::fs::write(&spec, "<start> ::= \"loop\"\n").unwrap();
+    let out_dir = dir.path().join("out");
+    let out = thicket(&[
+        "fuzz",
+        spec.to_str().unwrap(),
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--seed",
+        "1",
+        "--time",
+        "6s",
+        "--timeout",
+        "300",
+        "--java",
+        "targets.Targets.run",
+        "--classpath",
+        classes.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("stats.json")).unwrap())
+            .unwrap();
+    assert_eq!(stats["hang_files"], 1, "{stats}");
+    assert!(stats["hanging_runs"].as_u64().unwrap() >= 2, "{stats}");
+    // A hang found after ten seconds, confirmed after ten more, overran --time by 14 s.
+    let elapsed = stats["elapsed_s"].as_f64().unwrap();
+    assert!(
+        elapsed < 12.0,
+        "the campaign of 6 s took {elapsed} s: {stats}"
+    );
+}

@@ -12,12 +12,19 @@
 //
 // Protocol: fd 3 carries requests, fd 4 replies; each message is a 4-byte little-endian
 // length and that many bytes; replies are JSON. First the greeting, {"ready": true, ...}
-// or {"error": "..."}. Then per input two replies: the call's end ({"ok": true} or
+// or {"error": "..."}. Then per input (a request: the call's time limit in milliseconds,
+// 4 bytes little-endian, then the input) two replies: the call's end ({"ok": true} or
 // {"ok": false, "exc", "frame", "message"}), sent as soon as the call returns (thicket
 // times the call up to it), then its coverage ({"classes": [...], "m": [...], "l": [...],
 // "out": n}), which may include set-up work: analysing classes and probes seen for the
 // first time. A call that ends the JVM (System.exit) sends {"exit": true, "frame": ...}
 // from a shutdown hook; thicket reads the code from the process status.
+//
+// Hangs: thicket kills a call that runs past its limit, except the first call of a JVM,
+// which loads and instruments the subject's classes (seconds for large subjects). That
+// one is watched here instead (see Watchdog): it hangs once it has run past its limit
+// and no class was loaded for as long; then {"hung": true} replaces the call's end, and
+// thicket kills the JVM.
 //
 // Coverage: the agent's probes are read and reset after each call
 // (RT.getAgent().getExecutionData(true)). JaCoCo marks an instruction covered if a probe
@@ -306,6 +313,98 @@ public final class Harness {
         }
     }
 
+    /**
+     * Watches the first call of a JVM. It hangs once it has run past its limit and, for
+     * as long again, has loaded no class and is not loading one (class loading, with
+     * JaCoCo's instrumentation, and static initialisers are the JVM's set-up, which a
+     * first call pays). A loop that loads nothing is then reported after about the
+     * limit, a call that loads classes for a while and then loops after about the limit
+     * past its last load; thicket still ends any first call after ten seconds.
+     */
+    static final class Watchdog extends Thread {
+        final Server server;
+        final Thread caller;
+        final long limitNanos;
+        final java.lang.management.ClassLoadingMXBean loading =
+                java.lang.management.ManagementFactory.getClassLoadingMXBean();
+        final long loadedAtStart = loading.getTotalLoadedClassCount();
+        final long started = System.nanoTime();
+        /** Guarded by the server: the call returned, or the hang was reported. */
+        boolean ended;
+        boolean reported;
+
+        Watchdog(Server server, Thread caller, long limitMillis) {
+            super("thicket-watchdog");
+            setDaemon(true);
+            this.server = server;
+            this.caller = caller;
+            this.limitNanos = Math.max(1, limitMillis) * 1_000_000L;
+        }
+
+        /** The call returned: true if it did so before a hang was reported. */
+        boolean callEnded() {
+            synchronized (server) {
+                ended = true;
+                server.notifyAll();
+                return !reported;
+            }
+        }
+
+        @Override
+        public void run() {
+            long step = Math.max(1_000_000L, Math.min(limitNanos / 4, 50_000_000L));
+            long loaded = loadedAtStart;
+            long quietSince = started;
+            synchronized (server) {
+                while (!ended) {
+                    try {
+                        server.wait(step / 1_000_000L, (int) (step % 1_000_000L));
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    if (ended) {
+                        return;
+                    }
+                    long now = System.nanoTime();
+                    long count = loading.getTotalLoadedClassCount();
+                    if (count != loaded) {
+                        loaded = count;
+                        quietSince = now;
+                    }
+                    if (now - started < limitNanos || now - quietSince < limitNanos) {
+                        continue;
+                    }
+                    if (settingUp(caller.getStackTrace())) {
+                        quietSince = now;
+                        continue;
+                    }
+                    try {
+                        reported = true;
+                        server.send(new Json().start().field("hung", true).end());
+                    } catch (IOException ignored) {
+                        // thicket is gone: nothing to tell.
+                    }
+                    return;
+                }
+            }
+        }
+
+        /** Whether a stack is loading or initialising a class. */
+        static boolean settingUp(StackTraceElement[] stack) {
+            for (StackTraceElement frame : stack) {
+                String cls = frame.getClassName();
+                String method = frame.getMethodName();
+                if (method.equals("<clinit>") || cls.startsWith("org.jacoco.")
+                        || cls.startsWith("jdk.internal.loader.")
+                        || (cls.equals("java.lang.ClassLoader")
+                            && (method.startsWith("loadClass") || method.startsWith("defineClass")))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
     static final class Server {
         final String spec;
         final Scope scope;
@@ -365,10 +464,14 @@ public final class Harness {
             send(json.start().field("ready", true)
                     .field("java", System.getProperty("java.version"))
                     .field("jacoco", agent.getVersion())
-                    .field("text", target.text).end());
+                    .field("text", target.text)
+                    .field("package", target.method.getDeclaringClass().getPackageName()).end());
+            boolean first = true;
             while (true) {
                 byte[] input;
+                long limitMillis;
                 try {
+                    limitMillis = Integer.toUnsignedLong(Integer.reverseBytes(requests.readInt()));
                     int n = Integer.reverseBytes(requests.readInt());
                     input = new byte[n];
                     requests.readFully(input);
@@ -379,7 +482,18 @@ public final class Harness {
                 }
                 out.reset();
                 err.reset();
+                Watchdog watchdog = first ? new Watchdog(this, Thread.currentThread(), limitMillis) : null;
+                first = false;
+                if (watchdog != null) {
+                    watchdog.start();
+                }
                 Throwable thrown = target.call(input);
+                if (watchdog != null && !watchdog.callEnded()) {
+                    // Reported as hung: thicket is ending this JVM.
+                    closing = true;
+                    Runtime.getRuntime().halt(0);
+                    return;
+                }
                 System.out.flush();
                 System.err.flush();
                 Json j = json.start();

@@ -10,11 +10,11 @@
 
 use crate::outcome::{Outcome, Status, signal_name};
 use regex::Regex;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
 
 /// The kind of a failure.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FailureKind {
     /// Killed by a signal (without a sanitizer report).

@@ -2,7 +2,7 @@
 
 use crate::Trace;
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What one run added to a [`CoverageSet`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -58,7 +58,7 @@ impl Novelty {
 }
 
 /// Coverage of one Python or Java source file in a [`CoverageSummary`].
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FileCoverage {
     /// The file (Java: `pkg/path/File.java`).
     pub path: String,
@@ -79,12 +79,28 @@ pub struct FileCoverage {
     pub method_total: Option<u32>,
 }
 
-/// Totals of a [`CoverageSet`], for reports and `stats.json`.
-#[derive(Clone, Debug, Default, Serialize)]
+/// What a coverage set or summary counts (in `stats.json`: `edges`, `python`, `java`,
+/// `none`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CoverageKind {
+    /// Nothing measured (plain runs).
+    #[default]
+    None,
+    /// An AFL++ edge map.
+    Edges,
+    /// Python lines and branches.
+    Python,
+    /// Java methods and lines.
+    Java,
+}
+
+/// Totals of a [`CoverageSet`], for reports and `stats.json` (and read back from it).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CoverageSummary {
-    /// `edges` (AFL++ map), `python` (lines and branches), `java` (methods and lines) or
-    /// `none`.
-    pub kind: &'static str,
+    /// What is counted.
+    pub kind: CoverageKind,
     /// Edges hit (AFL++ targets).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edges: Option<usize>,
@@ -116,22 +132,28 @@ pub struct CoverageSummary {
 }
 
 impl CoverageSummary {
+    /// How much was covered, in the kind's first unit (edges, or lines): comparable
+    /// between summaries of one kind.
+    pub fn amount(&self) -> usize {
+        self.edges.or(self.lines).unwrap_or(0)
+    }
+
     /// One line: `37 edges`, `412 lines, 160 branches`, `95 methods, 501 lines`, `no
     /// coverage`.
     pub fn headline(&self) -> String {
         match self.kind {
-            "edges" => format!("{} edges", self.edges.unwrap_or(0)),
-            "python" => format!(
+            CoverageKind::Edges => format!("{} edges", self.edges.unwrap_or(0)),
+            CoverageKind::Python => format!(
                 "{} lines, {} branches",
                 self.lines.unwrap_or(0),
                 self.branches.unwrap_or(0)
             ),
-            "java" => format!(
+            CoverageKind::Java => format!(
                 "{} methods, {} lines",
                 self.methods.unwrap_or(0),
                 self.lines.unwrap_or(0)
             ),
-            _ => "no coverage".to_string(),
+            CoverageKind::None => "no coverage".to_string(),
         }
     }
 }
@@ -148,7 +170,7 @@ struct FileTotals {
 /// per edge, sets of Python lines and branches, or of Java methods and lines.
 #[derive(Clone, Debug, Default)]
 pub struct CoverageSet {
-    kind: Option<&'static str>,
+    kind: Option<CoverageKind>,
     /// Per map index, the buckets seen so far (AFL's virgin map, inverted).
     seen: Vec<u8>,
     edges: usize,
@@ -175,10 +197,10 @@ impl CoverageSet {
         let mut novelty = Novelty::default();
         match trace {
             Trace::None => {
-                self.kind.get_or_insert("none");
+                self.kind.get_or_insert(CoverageKind::None);
             }
             Trace::Edges(map) => {
-                self.kind = Some("edges");
+                self.kind = Some(CoverageKind::Edges);
                 if self.seen.len() < map.len() {
                     self.seen.resize(map.len(), 0);
                 }
@@ -196,7 +218,7 @@ impl CoverageSet {
                 self.edges += novelty.new_edges as usize;
             }
             Trace::Python(py) => {
-                self.kind = Some("python");
+                self.kind = Some(CoverageKind::Python);
                 for file in &py.files {
                     let id = match self.file_ids.get(&file.path) {
                         Some(&id) => id,
@@ -221,7 +243,7 @@ impl CoverageSet {
                 }
             }
             Trace::Java(java) => {
-                self.kind = Some("java");
+                self.kind = Some(CoverageKind::Java);
                 self.copy_java_files(&java.table);
                 for &m in &java.methods {
                     if let std::collections::hash_map::Entry::Vacant(e) = self.methods.entry(m) {
@@ -337,13 +359,13 @@ impl CoverageSet {
     /// Totals for reports.
     pub fn summary(&self, map_size: Option<usize>) -> CoverageSummary {
         match self.kind {
-            Some("edges") => CoverageSummary {
-                kind: "edges",
+            Some(CoverageKind::Edges) => CoverageSummary {
+                kind: CoverageKind::Edges,
                 edges: Some(self.edges),
                 map_size,
                 ..CoverageSummary::default()
             },
-            Some("python") => {
+            Some(CoverageKind::Python) => {
                 let mut files: Vec<FileCoverage> = self
                     .files
                     .iter()
@@ -360,7 +382,7 @@ impl CoverageSet {
                     .collect();
                 files.sort_by(|a, b| a.path.cmp(&b.path));
                 CoverageSummary {
-                    kind: "python",
+                    kind: CoverageKind::Python,
                     lines: Some(self.lines.len()),
                     statements: Some(self.files.iter().map(|f| u64::from(f.statements)).sum()),
                     branches: Some(self.branches.len()),
@@ -369,7 +391,7 @@ impl CoverageSet {
                     ..CoverageSummary::default()
                 }
             }
-            Some("java") => {
+            Some(CoverageKind::Java) => {
                 let mut lines = vec![0usize; self.files.len()];
                 for &(file, _) in &self.lines {
                     lines[file as usize] += 1;
@@ -395,7 +417,7 @@ impl CoverageSet {
                     .collect();
                 files.sort_by(|a, b| a.path.cmp(&b.path));
                 CoverageSummary {
-                    kind: "java",
+                    kind: CoverageKind::Java,
                     methods: Some(self.methods.len()),
                     method_total: Some(self.files.iter().map(|f| u64::from(f.method_total)).sum()),
                     lines: Some(self.lines.len()),
@@ -405,7 +427,7 @@ impl CoverageSet {
                 }
             }
             _ => CoverageSummary {
-                kind: "none",
+                kind: CoverageKind::None,
                 ..CoverageSummary::default()
             },
         }

@@ -17,6 +17,12 @@
 //! the target's output goes to a file whose tail each outcome keeps, at most 1 MiB of it
 //! per call (the rest is counted, not written).
 //!
+//! A call over its time limit is a hang. The first call of each JVM loads and
+//! instruments the subject's classes, which may take seconds: the harness watches it and
+//! reports it hung once it has run past the limit and loaded no class for as long (so a
+//! loop is found after about the limit, in a fresh JVM too), and thicket ends it after
+//! [`FIRST_CALL_TIMEOUT`] at most.
+//!
 //! Coverage: the harness reads and resets the agent's probes after each call and turns
 //! them into methods (`pkg.Class.method(descriptor)`) and lines (`pkg/File.java:LINE`), as
 //! JaCoCo's own analysis counts them (see the top of `Harness.java`). Classes are those
@@ -44,8 +50,10 @@ pub const HARNESS: &str = include_str!("Harness.java");
 /// How long a JVM may take to start by default (load the agent and the target class).
 pub const START_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The time limit of the first call in a fresh JVM, if the run's own is shorter: it loads
-/// and instruments the subject's classes, which can take seconds for large ones.
+/// The longest the first call in a fresh JVM may take, if the run's own limit is
+/// shorter: it loads and instruments the subject's classes, which can take seconds for
+/// large ones. The harness reports it as hung earlier, once it has run past the run's
+/// limit and loaded no class for as long.
 pub const FIRST_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The heap limit (`-Xmx`) without `Limits::memory_mb`, in MiB.
@@ -480,11 +488,13 @@ struct Reply {
     java: Option<String>,
     jacoco: Option<String>,
     text: Option<bool>,
+    package: Option<String>,
     ok: Option<bool>,
     exc: Option<String>,
     frame: Option<String>,
     message: Option<String>,
     exit: Option<bool>,
+    hung: Option<bool>,
     #[serde(default)]
     classes: Vec<ClassDecl>,
     #[serde(default)]
@@ -522,6 +532,8 @@ pub struct JavaExecutor {
     trace: JavaTrace,
     versions: String,
     text: bool,
+    /// The target class's package (empty: the default package).
+    package: String,
     starts: u32,
     empty_runs: u64,
     owner: reap::Owner,
@@ -563,6 +575,7 @@ impl JavaExecutor {
             trace: JavaTrace::default(),
             versions: String::new(),
             text: false,
+            package: String::new(),
             starts: 0,
             empty_runs: 0,
             owner: reap::Owner::new(),
@@ -690,6 +703,7 @@ impl JavaExecutor {
             return Err(self.start_error("sent no greeting"));
         }
         self.text = reply.text.unwrap_or(false);
+        self.package = reply.package.unwrap_or_default();
         self.versions = format!(
             "Java {}, JaCoCo {}",
             reply.java.unwrap_or_default(),
@@ -837,6 +851,8 @@ impl Executor for JavaExecutor {
         }
         self.trace.methods.clear();
         self.trace.lines.clear();
+        // The first call of a JVM is judged by the harness (it may load and instrument
+        // classes past the limit); thicket ends it after FIRST_CALL_TIMEOUT at most.
         let timeout = if self.fresh {
             self.limits.timeout.max(FIRST_CALL_TIMEOUT)
         } else {
@@ -847,7 +863,9 @@ impl Executor for JavaExecutor {
             return Err(ExecError::Java("the JVM is not running".into()));
         };
         let started = Instant::now();
-        let mut message = Vec::with_capacity(input.len() + 4);
+        let limit_ms = self.limits.timeout.as_millis().min(u128::from(u32::MAX)) as u32;
+        let mut message = Vec::with_capacity(input.len() + 8);
+        message.extend_from_slice(&limit_ms.to_le_bytes());
         message.extend_from_slice(&(input.len() as u32).to_le_bytes());
         message.extend_from_slice(input);
         let sent = runner.to.write_all(&message).is_ok();
@@ -863,7 +881,9 @@ impl Executor for JavaExecutor {
                 let reply: Reply = serde_json::from_slice(&bytes).map_err(|e| {
                     ExecError::Java(format!("the harness sent a garbled reply: {e}"))
                 })?;
-                if reply.exit.is_some() {
+                if reply.hung == Some(true) {
+                    hung(&mut self.runner, time)
+                } else if reply.exit.is_some() {
                     self.exited(reply.frame, time)
                 } else {
                     let mut outcome = Outcome::new(Status::Exited(0), time);
@@ -980,6 +1000,10 @@ impl Executor for JavaExecutor {
 
     fn wants_text(&self) -> bool {
         self.text
+    }
+
+    fn target_package(&self) -> Option<String> {
+        Some(self.package.clone())
     }
 
     fn empty_runs(&self) -> u64 {

@@ -35,18 +35,20 @@ pub mod outcome;
 pub mod plain;
 pub mod python;
 mod reap;
+pub mod rejection;
 pub mod sancov;
 mod sys;
 
 pub use classify::{Classifier, Failure, FailureKind};
 pub use command::{InputMode, Target};
-pub use coverage::{CoverageSet, CoverageSummary, Novelty};
+pub use coverage::{CoverageKind, CoverageSet, CoverageSummary, Novelty};
 pub use forkserver::{ForkserverExecutor, Handshake};
 pub use java::{JavaExecutor, JavaTarget, JavaTrace};
 pub use outcome::{Exception, Outcome, Status, Tail};
 pub use plain::PlainExecutor;
 pub use python::{PyToken, PyTrace, PythonExecutor, PythonTarget, TokenCond, TokenTrace};
 pub use reap::cleanup_now;
+pub use rejection::{LikelyRejection, RejectionReason, likely_rejection};
 pub use sancov::SancovExecutor;
 
 use std::path::Path;
@@ -233,6 +235,23 @@ pub trait Executor {
     /// Runs that reported no coverage at all, for executors that measure coverage by
     /// file patterns (a hint that the patterns miss the code).
     fn empty_runs(&self) -> u64 {
+        0
+    }
+
+    /// The target's own package, which tells its own exception classes apart (see
+    /// [`rejection`]): for a Python function, the top-level package of its module
+    /// (`tomllib` for `tomllib:loads`; `thicket_target`, the name the runner loads it
+    /// under, for `file.py:function`); for a Java method, its class's package (empty for
+    /// the default package). `None` for programs.
+    fn target_package(&self) -> Option<String> {
+        None
+    }
+
+    /// Runs after which a process the target left behind (outside its process group)
+    /// held its output open, for executors that read the output through pipes. Such a
+    /// run ends when the target ends: its output is read for [`plain::OUTPUT_GRACE`]
+    /// more, and the processes it left are ended.
+    fn held_output_runs(&self) -> u64 {
         0
     }
 

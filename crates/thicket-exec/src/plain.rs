@@ -1,5 +1,12 @@
 //! The plain executor: starts the program afresh for every input, without coverage.
 //! Works for any program.
+//!
+//! A run ends when the program ends (or its time is up): its process group is killed,
+//! and so are the processes it moved out of that group (`setsid` daemons, re-parented
+//! to thicket). Output is read until both pipes close; if processes the program left
+//! behind still hold them, for [`OUTPUT_GRACE`] more, then thicket stops reading (such
+//! runs are counted, [`Executor::held_output_runs`]). A program whose daemon keeps its
+//! stdout therefore costs its own time, not the time limit, and is no hang.
 
 use crate::command::{InputMode, Target};
 use crate::outcome::{Outcome, Status, Tail, status_from_wait};
@@ -20,6 +27,8 @@ pub struct PlainExecutor {
     _dir: crate::reap::TempDir,
     input_path: PathBuf,
     owner: crate::reap::Owner,
+    /// Runs whose output a process the program left behind held open.
+    held_output_runs: u64,
 }
 
 impl PlainExecutor {
@@ -38,6 +47,7 @@ impl PlainExecutor {
             _dir: dir,
             input_path,
             owner: crate::reap::Owner::new(),
+            held_output_runs: 0,
         })
     }
 }
@@ -106,6 +116,10 @@ impl Executor for PlainExecutor {
     fn set_timeout(&mut self, timeout: Duration) {
         self.limits.timeout = timeout;
     }
+
+    fn held_output_runs(&self) -> u64 {
+        self.held_output_runs
+    }
 }
 
 impl PlainExecutor {
@@ -131,6 +145,9 @@ impl PlainExecutor {
         let mut buf = vec![0u8; 64 * 1024];
         let mut waited: Option<(i32, u64)> = None;
         let mut timed_out = false;
+        let mut after_exit = AfterExit::Running;
+        // Whether a process the program left behind held its output open.
+        let mut held_open = false;
         let mut nap = Duration::from_micros(50);
         loop {
             // Drain whatever output is there.
@@ -150,17 +167,39 @@ impl PlainExecutor {
             }
             if waited.is_none() {
                 waited = sys::wait4(pid, true).map_err(io_err)?;
+                if waited.is_some() {
+                    // The program is gone; anything it left behind in its group goes too.
+                    sys::killpg(pid, libc::SIGKILL);
+                }
             }
             if waited.is_some() {
-                // The program is gone; anything it left behind in its group goes too.
-                sys::killpg(pid, libc::SIGKILL);
                 if !out_open && !err_open {
                     break;
                 }
-                // Descendants that escaped the group may hold the pipes: give them the
-                // rest of the time, then stop listening.
-                if Instant::now() >= deadline {
-                    break;
+                match after_exit {
+                    // Read what the program wrote before it ended: its own descriptors
+                    // were closed when it ended.
+                    AfterExit::Running => {
+                        after_exit = AfterExit::Drained;
+                        continue;
+                    }
+                    // The output is still open, so others hold it. The run is over:
+                    // the processes it moved out of its group (re-parented here) go
+                    // too, and its group's are waited for. If one of those outside
+                    // the group held the output, or something else still does, the
+                    // output is read for a short grace more and then left.
+                    AfterExit::Drained => {
+                        if self.owner.end_escaped(pid) > 0 {
+                            held_open = true;
+                        }
+                        after_exit = AfterExit::Grace(Instant::now() + OUTPUT_GRACE);
+                        continue;
+                    }
+                    AfterExit::Grace(end) if Instant::now() >= end => {
+                        held_open = true;
+                        break;
+                    }
+                    AfterExit::Grace(_) => {}
                 }
             }
             let now = Instant::now();
@@ -170,7 +209,11 @@ impl PlainExecutor {
                 waited = sys::wait4(pid, false).map_err(io_err)?;
                 continue;
             }
-            let left = deadline.saturating_duration_since(now);
+            let left = match after_exit {
+                AfterExit::Grace(end) => end,
+                _ => deadline,
+            }
+            .saturating_duration_since(now);
             if out_open || err_open {
                 // Sleep until output arrives or a short while passes (to notice the
                 // exit of a program that closed its output early).
@@ -197,12 +240,30 @@ impl PlainExecutor {
         } else {
             status_from_wait(status_word)
         };
+        if held_open {
+            self.held_output_runs += 1;
+        }
         let mut outcome = Outcome::new(status, time);
         outcome.peak_rss_kb = Some(rss);
         outcome.stdout = stdout;
         outcome.stderr = stderr;
         Ok(outcome)
     }
+}
+
+/// How long the output of a program that has ended is still read while processes it
+/// left behind hold it open (they are not the run; their output is not its output).
+pub const OUTPUT_GRACE: Duration = Duration::from_millis(50);
+
+/// Where a run is once its program has ended.
+#[derive(Clone, Copy)]
+enum AfterExit {
+    /// Not ended yet.
+    Running,
+    /// Ended; the output it left has been read once more.
+    Drained,
+    /// Others hold the output: it is read until then.
+    Grace(Instant),
 }
 
 fn io_err(e: std::io::Error) -> ExecError {

@@ -70,6 +70,22 @@ impl PythonTarget {
             tokenizer: None,
         }
     }
+
+    /// The top-level package of the target's module (`xml` for
+    /// `xml.dom.minidom:parseString`), or for `file.py:function` the name the runner
+    /// loads the file under (`thicket_target`): where the target's own exception classes
+    /// live.
+    pub fn package(&self) -> String {
+        let module = self
+            .function
+            .rsplit_once(':')
+            .map_or(self.function.as_str(), |(m, _)| m);
+        if module.ends_with(".py") || module.contains('/') {
+            "thicket_target".to_string()
+        } else {
+            module.split('.').next().unwrap_or(module).to_string()
+        }
+    }
 }
 
 /// A token the target's tokenizer returned in one run.
@@ -891,6 +907,10 @@ impl Executor for PythonExecutor {
 
     fn wants_text(&self) -> bool {
         !self.target.bytes
+    }
+
+    fn target_package(&self) -> Option<String> {
+        Some(self.target.package())
     }
 
     fn empty_runs(&self) -> u64 {

@@ -95,7 +95,15 @@ impl Owner {
     /// Ends this owner's orphans now.
     pub(crate) fn sweep_now(&mut self) {
         self.last_sweep = Instant::now();
-        sweep(&format!("{MARK}={}", self.token));
+        sweep(&format!("{MARK}={}", self.token), None);
+    }
+
+    /// Ends this owner's orphans now (waiting until they are gone) and returns how many
+    /// of them were running outside process group `group`: processes a target moved
+    /// out of its own group (`setsid`), which a kill of that group does not reach.
+    pub(crate) fn end_escaped(&mut self, group: libc::pid_t) -> usize {
+        self.last_sweep = Instant::now();
+        sweep(&format!("{MARK}={}", self.token), Some(group))
     }
 }
 
@@ -108,28 +116,36 @@ impl Drop for Owner {
 /// Kills and reaps this process's children that carry `mark` in their environment (an
 /// exact `NAME=value` entry, or a prefix of one) and were not started by an executor;
 /// reaps orphans that have ended. Repeats while it finds some (killing an orphan
-/// re-parents its own children here).
-fn sweep(mark: &str) {
+/// re-parents its own children here). Returns how many running ones it killed outside
+/// process group `spared` (all of them if `None`).
+fn sweep(mark: &str, spared: Option<libc::pid_t>) -> usize {
     let me = std::process::id();
     let children_file = format!("/proc/{me}/task/{me}/children");
+    let mut escaped = 0;
     for _ in 0..16 {
         let Ok(text) = std::fs::read_to_string(&children_file) else {
-            return;
+            return escaped;
         };
         let pids: Vec<libc::pid_t> = text
             .split_ascii_whitespace()
             .filter_map(|p| p.parse().ok())
             .collect();
         if pids.is_empty() {
-            return;
+            return escaped;
         }
         let started: BTreeSet<libc::pid_t> = registry().children.clone();
         let mut found = false;
         for pid in pids.into_iter().filter(|p| !started.contains(p)) {
-            let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|s| s.rsplit(')').next().map(|r| r.trim_start().to_string()))
-                .and_then(|r| r.chars().next());
+            // After the command's name (in parentheses, which may hold anything): the
+            // state, the parent, the process group.
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let mut fields = stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .split_ascii_whitespace();
+            let state = fields.next().and_then(|s| s.chars().next());
+            let group = fields.nth(1).and_then(|g| g.parse::<libc::pid_t>().ok());
             if state == Some('Z') {
                 // An orphan that ended: reap it.
                 let _ = sys::wait4(pid, true);
@@ -143,14 +159,18 @@ fn sweep(mark: &str) {
                 .any(|entry| entry.starts_with(mark.as_bytes()));
             if ours {
                 found = true;
+                if spared.is_none_or(|g| group != Some(g)) {
+                    escaped += 1;
+                }
                 sys::kill(pid, libc::SIGKILL);
                 let _ = sys::wait4(pid, false);
             }
         }
         if !found {
-            return;
+            return escaped;
         }
     }
+    escaped
 }
 
 /// For an exit that skips destructors (a second Ctrl-C): kills every process the
@@ -165,7 +185,7 @@ pub fn cleanup_now() {
         sys::killpg(pid, libc::SIGKILL);
         sys::kill(pid, libc::SIGKILL);
     }
-    sweep(&format!("{MARK}={}-", std::process::id()));
+    sweep(&format!("{MARK}={}-", std::process::id()), None);
     for dir in dirs {
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -160,4 +160,8 @@ impl Executor for SancovExecutor {
     fn set_timeout(&mut self, timeout: Duration) {
         self.inner.set_timeout(timeout);
     }
+
+    fn held_output_runs(&self) -> u64 {
+        self.inner.held_output_runs()
+    }
 }

@@ -169,7 +169,7 @@ fn gson_coverage_equals_jacoco_in_a_fresh_jvm() {
     ex.run(inputs[0]).unwrap();
     assert!(!set.add(&ex.trace()).is_new());
     let summary = set.summary(None);
-    assert_eq!(summary.kind, "java");
+    assert_eq!(summary.kind, thicket_exec::CoverageKind::Java);
     assert!(
         summary.methods.unwrap() > 50
             && summary.method_total.unwrap() > summary.methods.unwrap() as u64
@@ -244,6 +244,41 @@ fn throw_loop_exit_heap_and_output_are_reported_and_the_next_input_runs() {
     assert!(o.stderr.bytes().len() <= thicket_exec::outcome::TAIL_BYTES);
     ok(&mut ex);
     assert_eq!(ex.starts(), 4);
+}
+
+/// A loop in the first call of a fresh JVM is a hang after about the limit, not after
+/// the ten seconds a first call may take to set up; a first call that loads classes
+/// past the limit (gson's) is no hang.
+#[test]
+fn a_fresh_jvm_hangs_after_about_the_limit() {
+    if !have_java() {
+        return;
+    }
+    let t = target("targets.Targets.run", vec![targets_classes()]);
+    let mut ex = JavaExecutor::new(t, limits(500, None), None).unwrap();
+    for round in 0..2 {
+        let started = std::time::Instant::now();
+        let o = ex.run(b"loop").unwrap();
+        assert_eq!(o.status, Status::Timeout, "round {round}: {o:?}");
+        // The first call may take 10 s to set up; a loop loads nothing.
+        assert!(
+            started.elapsed() < Duration::from_secs(6),
+            "round {round}: the hang took {:?}",
+            started.elapsed()
+        );
+    }
+    let o = ex.run(b"12ab3").unwrap();
+    assert_eq!(o.status, Status::Exited(0), "{o:?}");
+    assert_eq!(ex.starts(), 3, "each hang restarts the JVM");
+
+    let t = target(
+        "com.google.gson.JsonParser.parseString",
+        vec![Path::new(JARS).join("gson.jar")],
+    );
+    let mut ex = JavaExecutor::new(t, limits(20, None), None).unwrap();
+    let o = ex.run(br#"{"a": [1, 2.5e3, true, null, "x"]}"#).unwrap();
+    assert_eq!(o.status, Status::Exited(0), "{o:?}");
+    assert!(o.exception.is_none(), "{o:?}");
 }
 
 #[test]

@@ -171,3 +171,38 @@ fn daemons_a_target_leaves_behind_are_ended() {
     }
     assert!(left.is_empty(), "orphans still running: {left:?}");
 }
+
+/// A program that leaves a daemon holding its stdout (out of its process group, with
+/// the pipes inherited) ends when the program ends: its output is kept, the run is no
+/// hang, it does not wait for the daemon, and the executor counts such runs.
+#[test]
+fn a_daemon_holding_the_output_does_not_hold_the_run() {
+    // The program waits until the daemon is in a session of its own.
+    let dir = tempfile::tempdir().unwrap();
+    let ready = dir.path().join("ready");
+    let script = format!(
+        "setsid sh -c 'touch {r}; exec sleep 30' & while [ ! -e {r} ]; do sleep 0.01; done; \
+         rm {r}; echo before; echo after >&2; exit 0",
+        r = ready.display()
+    );
+    let mut sh = plain(&["sh", "-c", &script], None, 10_000);
+    let started = std::time::Instant::now();
+    for _ in 0..3 {
+        let o = sh.run(b"").unwrap();
+        assert_eq!(o.status, Status::Exited(0));
+        assert_eq!(o.stdout.text(), "before\n");
+        assert_eq!(o.stderr.text(), "after\n");
+        assert!(Classifier::default().classify(&o).is_none());
+    }
+    // Three runs that waited for the daemon would take 30 s (the time limit each).
+    assert!(
+        started.elapsed() < Duration::from_secs(9),
+        "the runs waited for the daemon: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(sh.held_output_runs(), 3);
+    // An ordinary program holds nothing.
+    let mut echo = plain(&["sh", "-c", "echo ok; sleep 0 & exit 0"], None, 10_000);
+    assert_eq!(echo.run(b"").unwrap().stdout.text(), "ok\n");
+    assert_eq!(echo.held_output_runs(), 0);
+}

@@ -24,6 +24,7 @@
 
 #![warn(missing_docs)]
 
+pub mod combined;
 pub mod minimize;
 pub mod mutate;
 pub mod output;
@@ -32,12 +33,13 @@ pub mod sync;
 pub mod whitebox;
 
 use output::{OutDir, file_safe, id_of};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use thicket_exec::{
-    Classifier, CoverageSet, CoverageSummary, ExecError, Executor, Failure, FailureKind, Outcome,
+    Classifier, CoverageKind, CoverageSet, CoverageSummary, ExecError, Executor, Failure,
+    FailureKind, LikelyRejection, Outcome,
 };
 use thicket_gen::{Generator, below};
 use thicket_grammar::Grammar;
@@ -135,10 +137,13 @@ impl Default for FuzzConfig {
 }
 
 /// A failure kind and location seen during the campaign.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FailureRecord {
     /// `kind @ location`.
     pub key: String,
+    /// The kind (`kind`, and its fields: `language` and `class` of an exception, ...).
+    #[serde(flatten)]
+    pub kind: FailureKind,
     /// The saved input that shows it first (relative to the output folder).
     pub file: String,
     /// One line.
@@ -152,8 +157,10 @@ pub struct FailureRecord {
 /// Failures are counted three ways: `distinct_failures` (distinct `kind @ location`
 /// keys, the number to read first), `crash_files` (inputs saved in `crashes/`: a failure
 /// without a location, such as a bare signal, may be saved once per new code it
-/// reaches) and `failing_runs` (every run that failed).
-#[derive(Clone, Debug, Serialize)]
+/// reaches) and `failing_runs` (every run that failed). Read back with
+/// [`combined::read_stats`] (fields a `stats.json` lacks take their defaults).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Stats {
     /// The seed.
     pub seed: u64,
@@ -201,6 +208,9 @@ pub struct Stats {
     /// Runs that reported no coverage at all (Python: nothing matching the include
     /// patterns ran).
     pub empty_coverage_runs: u64,
+    /// Runs after which a process the target left behind held its output open (the run
+    /// ended with the target; see `thicket_exec::Executor::held_output_runs`).
+    pub held_output_runs: u64,
     /// Times the executor itself failed and recovered.
     pub executor_errors: u64,
     /// Execution at which the last input was kept or failure saved.
@@ -232,6 +242,12 @@ pub struct Stats {
     pub coverage: CoverageSummary,
     /// Failures by kind and location.
     pub failures: Vec<FailureRecord>,
+    /// The target's own package (see `thicket_exec::Executor::target_package`), which
+    /// tells its own exception classes apart.
+    pub target_package: Option<String>,
+    /// The exception class that is likely the target's way of rejecting invalid input
+    /// (`thicket_exec::rejection`), if one is: its failures are probably not bugs.
+    pub likely_rejection: Option<LikelyRejection>,
     /// Per operation (`gen`, `regen`, `splice`, `rec`, `rep`, `byte`, `fix`, `copy`, as
     /// in the names of saved inputs): the runs whose input it made and how many of those
     /// were kept. A stacked mutant (`regen+rec`) counts for each of its operations.
@@ -239,7 +255,7 @@ pub struct Stats {
 }
 
 /// Runs made by one operation and how many were kept (see [`Stats::ops`]).
-#[derive(Clone, Copy, Debug, Default, Serialize)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct OpCount {
     /// Executions of inputs the operation made (or took part in).
     pub runs: u64,
@@ -384,6 +400,7 @@ impl<'g> Campaign<'g> {
             hangs_dismissed: 0,
             restarts: 0,
             empty_coverage_runs: 0,
+            held_output_runs: 0,
             executor_errors: 0,
             last_find_exec: 0,
             sync_execs: 0,
@@ -397,6 +414,8 @@ impl<'g> Campaign<'g> {
             strategy_stats: serde_json::Value::Null,
             coverage: CoverageSummary::default(),
             failures: Vec::new(),
+            target_package: executor.target_package(),
+            likely_rejection: None,
             ops: BTreeMap::new(),
         };
         let mut campaign = Campaign {
@@ -912,6 +931,7 @@ impl<'g> Campaign<'g> {
             .and_modify(|r| r.count += 1)
             .or_insert(FailureRecord {
                 key,
+                kind: failure.kind.clone(),
                 file,
                 summary: failure.summary.clone(),
                 count: 1,
@@ -994,11 +1014,16 @@ impl<'g> Campaign<'g> {
             .count();
         self.stats.restarts = self.restarts_before + self.executor.restarts();
         self.stats.empty_coverage_runs = self.executor.empty_runs();
+        self.stats.held_output_runs = self.executor.held_output_runs();
         self.stats.coverage = self.coverage.summary(self.executor.map_size());
         self.stats.code_features = self.features.len() as u64;
         self.stats.mean_input_size = self.input_bytes as f64 / self.session_execs.max(1) as f64;
         self.stats.strategy_stats = self.strategy.summary();
         self.stats.failures = self.failures.values().cloned().collect();
+        self.stats.likely_rejection = thicket_exec::likely_rejection(
+            self.failures.values().map(|r| (&r.kind, r.count)),
+            self.stats.target_package.as_deref(),
+        );
     }
 
     fn write_stats(&mut self) -> Result<(), FuzzError> {
@@ -1010,9 +1035,9 @@ impl<'g> Campaign<'g> {
     fn plot_line(&mut self) -> Result<(), FuzzError> {
         self.last_plot_execs = self.stats.execs;
         let coverage = match self.stats.coverage.kind {
-            "edges" => self.coverage.edges(),
-            "python" | "java" => self.coverage.lines(),
-            _ => 0,
+            CoverageKind::Edges => self.coverage.edges(),
+            CoverageKind::Python | CoverageKind::Java => self.coverage.lines(),
+            CoverageKind::None => 0,
         };
         let line = format!(
             "{:.1},{},{},{},{},{},{}\n",
@@ -1032,10 +1057,18 @@ impl<'g> Campaign<'g> {
     /// failures already saved.
     fn load(&mut self) -> Result<(), FuzzError> {
         let path = self.out.root().join("stats.json");
+        // Runs per failure key, as the campaign last wrote them.
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
         if let Ok(text) = std::fs::read_to_string(&path) {
             let old: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
                 FuzzError::Campaign(format!("--resume: {} is unreadable: {e}", path.display()))
             })?;
+            if combined::is_combined(&old) {
+                return Err(FuzzError::Campaign(format!(
+                    "--resume: {} holds a parallel campaign (fuzz -j): resume it with -j",
+                    self.out.root().display()
+                )));
+            }
             if let Some(seed) = old["seed"].as_u64()
                 && seed != self.config.seed
             {
@@ -1072,6 +1105,13 @@ impl<'g> Campaign<'g> {
             self.stats.imported = old["imported"].as_u64().unwrap_or(0);
             self.stats.imported_outside_grammar =
                 old["imported_outside_grammar"].as_u64().unwrap_or(0);
+            for failure in old["failures"].as_array().into_iter().flatten() {
+                if let (Some(key), Some(count)) =
+                    (failure["key"].as_str(), failure["count"].as_u64())
+                {
+                    counts.insert(key.to_string(), count);
+                }
+            }
             if let Some(ops) = old["ops"].as_object() {
                 for (name, count) in ops {
                     self.stats.ops.insert(
@@ -1112,12 +1152,14 @@ impl<'g> Campaign<'g> {
                     .ok()
                     .and_then(|t| output::read_meta(&t))
                     .unwrap_or_default();
-                if let Some(key) = meta["key"].as_str() {
+                let kind = serde_json::from_value::<FailureKind>(meta["failure"].clone());
+                if let (Some(key), Ok(kind)) = (meta["key"].as_str(), kind) {
                     self.failures
                         .entry(key.to_string())
                         .and_modify(|r| r.count += 1)
                         .or_insert(FailureRecord {
                             key: key.to_string(),
+                            kind,
                             file: format!("{folder}/{name}"),
                             summary: meta["failure"]["summary"]
                                 .as_str()
@@ -1126,6 +1168,11 @@ impl<'g> Campaign<'g> {
                             count: 1,
                         });
                 }
+            }
+        }
+        for record in self.failures.values_mut() {
+            if let Some(&count) = counts.get(&record.key) {
+                record.count = record.count.max(count);
             }
         }
         Ok(())
