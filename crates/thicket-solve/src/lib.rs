@@ -56,9 +56,11 @@
 
 #![warn(missing_docs)]
 
+mod bits;
 mod language;
 pub mod measure;
 mod pattern;
+mod regex_len;
 mod repair;
 pub mod sources;
 mod terms;

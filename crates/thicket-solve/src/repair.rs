@@ -816,7 +816,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             return false;
         }
         // Near the current length when possible: keeps texts natural.
-        let current = self.tree().text(node).len();
+        let current = thicket_constraint::eval::input_string(self.tree().text(node))
+            .chars()
+            .count();
         let near: Vec<usize> = options
             .iter()
             .copied()

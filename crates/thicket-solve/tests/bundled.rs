@@ -279,7 +279,9 @@ fn hostile_constraints_end_with_a_clear_outcome() {
         ("forall <key> k: (str.len(k) = 2 and str.len(k) = 3)", Unsat),
         ("forall <pair> p: exists <key> k in p: k = \"zz\"", Solved),
         ("count(start, \"<pair>\", \"3\")", Solved),
-        ("count(start, \"<pair>\", \"99\")", Budget),
+        // Beyond the generator's repetition cap, which shapes random inputs and does
+        // not bound what a constraint asks for.
+        ("count(start, \"<pair>\", \"99\")", Solved),
         (
             "forall <value> v: str.in_re(v, re.+(str.to_re(\"7\")))",
             Solved,
