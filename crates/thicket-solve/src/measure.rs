@@ -71,6 +71,9 @@ impl Sets {
 pub struct MeasureTable {
     measure: Measure,
     levels: Vec<Vec<Sets>>,
+    /// Per level and expression, the largest value (saturating), `None` if nothing
+    /// derives within the level: whether the sets, capped, hold every value.
+    maxima: Vec<Vec<Option<u64>>>,
     /// The generator's repetition cap.
     max_repetitions: u32,
     /// Per regex terminal (by expression index): its exact lengths (the length
@@ -180,12 +183,25 @@ impl MeasureTable {
             }
             levels.push(level);
         }
+        let maxima = maxima(generator, measure);
         MeasureTable {
             measure,
             levels,
+            maxima,
             max_repetitions: cap,
             regexes,
         }
+    }
+
+    /// The values a subtree of `expr` at `depth` can have below the cap, and whether
+    /// those are all it can have (no value at or past the cap).
+    pub(crate) fn possible(&self, expr: ExprId, depth: u32) -> (Bits, bool) {
+        let Some(level) = self.level(depth) else {
+            return (Bits::empty(), true);
+        };
+        let remaining = self.levels.len() - 1 - depth as usize;
+        let exact = self.maxima[remaining][expr.index()].is_none_or(|m| m < MEASURE_CAP as u64);
+        (level[expr.index()].full.clone(), exact)
     }
 
     /// The measure.
@@ -361,6 +377,50 @@ impl MeasureTable {
         sink.close();
         ok
     }
+}
+
+/// Per depth level and expression, the largest measure a subtree can have (`u64::MAX`
+/// when unbounded), or `None` if none derives within the level's budget. Lengths of
+/// regexes are bounded by their longest match in bytes (a character takes at least one).
+fn maxima(generator: &Generator<'_>, measure: Measure) -> Vec<Vec<Option<u64>>> {
+    let grammar = generator.grammar();
+    let depth = generator.config().max_depth as usize;
+    let mut levels: Vec<Vec<Option<u64>>> = Vec::with_capacity(depth + 1);
+    for r in 0..=depth {
+        let mut level: Vec<Option<u64>> = Vec::with_capacity(grammar.expr_count());
+        for id in grammar.expr_ids() {
+            let most = match grammar.expr(id) {
+                Expr::Literal(bytes) => Some(match measure {
+                    Measure::Length => bytes.len() as u64,
+                    Measure::Count(_) => 0,
+                }),
+                Expr::Regex(regex) => Some(match measure {
+                    Measure::Length => regex
+                        .hir
+                        .properties()
+                        .maximum_len()
+                        .map_or(u64::MAX, |m| m as u64),
+                    Measure::Count(_) => 0,
+                }),
+                Expr::Ref(_) if r == 0 => None,
+                Expr::Ref(symbol) => levels[r - 1][grammar.rule(*symbol).body.index()]
+                    .map(|m| m.saturating_add(u64::from(measure == Measure::Count(*symbol)))),
+                Expr::Alt(children) => children.iter().filter_map(|c| level[c.index()]).max(),
+                Expr::Seq(children) => children
+                    .iter()
+                    .map(|c| level[c.index()])
+                    .try_fold(0u64, |sum, m| m.map(|m| sum.saturating_add(m))),
+                Expr::Repeat(rep) => match level[rep.item.index()] {
+                    None => (rep.min == 0).then_some(0),
+                    Some(0) => Some(0),
+                    Some(m) => Some(rep.max.map_or(u64::MAX, |k| m.saturating_mul(u64::from(k)))),
+                },
+            };
+            level.push(most);
+        }
+        levels.push(level);
+    }
+    levels
 }
 
 /// The repetition counts generation allows: the generator's cap, but never below the

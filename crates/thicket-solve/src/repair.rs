@@ -38,6 +38,9 @@ pub(crate) fn repair<R: Rng + ?Sized>(
     // for all constraints: ISLa's XML constraints repeat their patterns).
     let mut cache = SubtreeCache::default();
     for round in 0..solver.config.max_rounds.max(1) {
+        if round > 0 && solver.past_deadline() {
+            break;
+        }
         stats.rounds += 1;
         let view = TreeView::new(&tree, grammar);
         let mut edits = Edits::default();
@@ -328,6 +331,9 @@ impl Edits {
 /// formulas with very many instances).
 const MAX_PLAN_STEPS: u32 = 100_000;
 
+/// Formula nodes a planning pass visits between two looks at the solver's deadline.
+const DEADLINE_STEPS: u32 = 256;
+
 /// Proposes edits that make a formula take a truth value.
 struct Planner<'a, 's, 'g, 't, R: ?Sized> {
     solver: &'s Solver<'g>,
@@ -381,7 +387,12 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     /// none (the edits proposed on the way are then withdrawn).
     fn fix(&mut self, f: &Formula, want: bool, ev: &mut Evaluator<'_, '_>) -> bool {
         self.steps += 1;
-        if self.steps > MAX_PLAN_STEPS {
+        if self.steps > MAX_PLAN_STEPS
+            || (self.steps.is_multiple_of(DEADLINE_STEPS) && self.solver.past_deadline())
+        {
+            // Out of steps or time: what is planned so far is kept by the callers
+            // that already succeeded; this part proposes nothing.
+            self.steps = MAX_PLAN_STEPS + 1;
             return false;
         }
         let mark = self.edits.list.len();
