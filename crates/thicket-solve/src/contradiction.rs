@@ -332,6 +332,9 @@ impl Reader<'_, '_> {
         let Some(symbol) = symbol_of(c, var) else {
             return self.atom(text, Meaning::Opaque);
         };
+        // Variables are named by position: the rule tells apart atoms of quantifiers
+        // over different rules, whose values differ.
+        let text = format!("{text} of <{}>", symbol.index());
         let possible = self.possible(symbol, quantity);
         let var = self.name(var);
         self.atom(

@@ -324,6 +324,11 @@ fn hostile_constraints_end_with_a_clear_outcome() {
             Unsat,
         ),
         ("str.len(<start>) > 3 xor str.len(<start>) > 3", Unsat),
+        // Alike but over different rules: keys are never that long, pairs can be.
+        (
+            "(exists <key> a: str.len(a) > 6) or (exists <pair> b: str.len(b) > 6)",
+            Solved,
+        ),
         (
             "(forall <key> a: str.prefixof(\"q\", a)) and not (forall <key> b: str.prefixof(\"q\", b))",
             Unsat,
