@@ -230,7 +230,15 @@ impl MeasureTable {
 
     /// Generates a subtree of `expr` at `depth` whose measure is exactly `value` into
     /// `sink`. Returns false (having emitted a partial subtree: build into a scratch
-    /// builder) if the value is not achievable.
+    /// builder) if the value is not achievable, or, past the cap (up to
+    /// [`LARGE_VALUE_LIMIT`]), if the draw did not reach it.
+    ///
+    /// Past the cap the sets stop, and a value is built from parts below it: a
+    /// repetition takes items of the values its item can have (larger ones first),
+    /// until what is left lies below the cap and is finished exactly; a sequence gives
+    /// one part that can grow the rest, the others values of their own; an alternative
+    /// is one whose largest value reaches it. That can miss (a remainder of the wrong
+    /// parity); the caller tries again.
     pub fn generate<R: Rng + ?Sized, S: TreeSink>(
         &self,
         generator: &Generator<'_>,
@@ -240,10 +248,128 @@ impl MeasureTable {
         rng: &mut R,
         sink: &mut S,
     ) -> bool {
-        if !self.achievable(expr, depth, value) {
+        if value >= MEASURE_CAP && value > LARGE_VALUE_LIMIT {
             return false;
         }
-        self.emit(generator, expr, depth, value, rng, sink)
+        self.fit(generator, expr, depth, value, rng, sink)
+    }
+
+    /// Whether a subtree of `expr` at `depth` may reach `value`: below the cap, exactly;
+    /// past it, its largest value is at least `value`.
+    fn may_reach(&self, expr: ExprId, depth: u32, value: usize) -> bool {
+        if value < MEASURE_CAP {
+            return self.achievable(expr, depth, value);
+        }
+        let Some(remaining) = (self.levels.len() - 1).checked_sub(depth as usize) else {
+            return false;
+        };
+        self.maxima[remaining][expr.index()].is_some_and(|m| m >= value as u64)
+    }
+
+    /// Emits a subtree of `expr` of measure `value`, below the cap or past it.
+    fn fit<R: Rng + ?Sized, S: TreeSink>(
+        &self,
+        generator: &Generator<'_>,
+        expr: ExprId,
+        depth: u32,
+        value: usize,
+        rng: &mut R,
+        sink: &mut S,
+    ) -> bool {
+        if !self.may_reach(expr, depth, value) {
+            return false;
+        }
+        if value < MEASURE_CAP {
+            self.emit(generator, expr, depth, value, rng, sink)
+        } else {
+            self.emit_large(generator, expr, depth, value, rng, sink)
+        }
+    }
+
+    /// Emits a subtree of `expr` of a measure `value` at or past the cap (see
+    /// [`MeasureTable::generate`]).
+    fn emit_large<R: Rng + ?Sized, S: TreeSink>(
+        &self,
+        generator: &Generator<'_>,
+        expr: ExprId,
+        depth: u32,
+        value: usize,
+        rng: &mut R,
+        sink: &mut S,
+    ) -> bool {
+        let grammar = generator.grammar();
+        match grammar.expr(expr) {
+            // Literals and regex matches that long are not built (their lengths are
+            // known below the cap only).
+            Expr::Literal(_) | Expr::Regex(_) => false,
+            Expr::Ref(symbol) => {
+                let own = usize::from(self.measure == Measure::Count(*symbol));
+                sink.open(expr);
+                let body = grammar.rule(*symbol).body;
+                let ok = self.fit(generator, body, depth + 1, value - own, rng, sink);
+                sink.close();
+                ok
+            }
+            Expr::Alt(children) => {
+                let options: Vec<ExprId> = children
+                    .iter()
+                    .copied()
+                    .filter(|&c| self.may_reach(c, depth, value))
+                    .collect();
+                if options.is_empty() {
+                    return false;
+                }
+                let choice = options[below(rng, options.len() as u32) as usize];
+                sink.open(expr);
+                let ok = self.fit(generator, choice, depth, value, rng, sink);
+                sink.close();
+                ok
+            }
+            Expr::Seq(children) => {
+                // One part grows; the others take values of their own, within the cap.
+                let growing: Vec<usize> = (0..children.len())
+                    .filter(|&i| self.may_reach(children[i], depth, MEASURE_CAP))
+                    .collect();
+                if growing.is_empty() {
+                    return false;
+                }
+                let big = growing[below(rng, growing.len() as u32) as usize];
+                let mut values = Vec::with_capacity(children.len());
+                let mut others = 0usize;
+                for (i, &c) in children.iter().enumerate() {
+                    if i == big {
+                        values.push(0);
+                        continue;
+                    }
+                    let sets = self.sets(c, depth);
+                    let pool = if sets.capped.iter().next().is_some() {
+                        &sets.capped
+                    } else {
+                        &sets.full
+                    };
+                    let options: Vec<usize> = pool.iter().collect();
+                    let Some(&v) = options.get(below(rng, options.len() as u32) as usize) else {
+                        return false;
+                    };
+                    values.push(v);
+                    others += v;
+                }
+                let Some(rest) = value.checked_sub(others) else {
+                    return false;
+                };
+                values[big] = rest;
+                self.emit_parts(generator, expr, children, &values, depth, rng, sink)
+            }
+            Expr::Repeat(rep) => {
+                let item = self.sets(rep.item, depth);
+                let natural_max = repeat_bounds(rep, self.max_repetitions).1;
+                let Some(values) = large_repeat(item, rep, natural_max, value, rng) else {
+                    return false;
+                };
+                let items = vec![rep.item; values.len()];
+                self.emit_parts(generator, expr, &items, &values, depth, rng, sink)
+            }
+        }
     }
 
     fn sets(&self, expr: ExprId, depth: u32) -> &Sets {
@@ -373,9 +499,66 @@ impl MeasureTable {
         let ok = parts
             .iter()
             .zip(values)
-            .all(|(&part, &v)| self.emit(generator, part, depth, v, rng, sink));
+            .all(|(&part, &v)| self.fit(generator, part, depth, v, rng, sink));
         sink.close();
         ok
+    }
+}
+
+/// Largest value past the cap [`MeasureTable::generate`] builds: a tree for a million
+/// characters is tens of megabytes already.
+pub const LARGE_VALUE_LIMIT: usize = 1 << 20;
+
+/// The items' values of a repetition summing to `value`, at or past the cap: items of
+/// the values the item can take below it (from the larger half: fewer items) until
+/// what is left lies below the cap, which is finished exactly; the last item allowed
+/// by a bounded repetition takes all that is left.
+fn large_repeat<R: Rng + ?Sized>(
+    item: &Sets,
+    rep: &thicket_grammar::Repeat,
+    natural_max: u32,
+    value: usize,
+    rng: &mut R,
+) -> Option<Vec<usize>> {
+    let any = item.full.up_to(None);
+    let mut values: Vec<usize> = Vec::new();
+    let mut left = value;
+    loop {
+        let done = values.len() as u32;
+        if left < MEASURE_CAP {
+            let rest = bits::repeat(
+                &item.full,
+                Some(&item.capped),
+                rep.min.saturating_sub(done),
+                rep.max.map(|m| m.saturating_sub(done)),
+                natural_max.saturating_sub(done),
+                left,
+                rng,
+            )?;
+            values.extend(rest);
+            return Some(values);
+        }
+        match rep.max {
+            Some(max) if done >= max => return None,
+            Some(max) if done + 1 == max => {
+                values.push(left);
+                return Some(values);
+            }
+            _ => {}
+        }
+        // Leave a remainder the items can finish, if it falls below the cap.
+        let options: Vec<usize> = item
+            .full
+            .iter()
+            .filter(|&v| v > 0 && v <= left && (left - v >= MEASURE_CAP || any.contains(left - v)))
+            .collect();
+        if options.is_empty() {
+            return None;
+        }
+        let upper = &options[options.len() / 2..];
+        let v = upper[below(rng, upper.len() as u32) as usize];
+        values.push(v);
+        left -= v;
     }
 }
 

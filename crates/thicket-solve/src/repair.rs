@@ -818,13 +818,22 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let expr = self.tree().expr(node);
         let depth = self.tree().depth_above(self.solver.grammar, node);
         let table = self.solver.table(Measure::Length);
-        let options: Vec<usize> = table
+        let mut options: Vec<usize> = table
             .values(expr, depth)
             .into_iter()
             .filter(|&v| (lo..=hi).contains(&(v as i128)))
             .collect();
         if options.is_empty() {
-            return false;
+            // Past the table's cap (within the byte limit): the lengths nearest the
+            // bound, built from parts below the cap.
+            let cap = crate::measure::MEASURE_CAP as i128;
+            let most = (crate::measure::LARGE_VALUE_LIMIT as i128)
+                .min(i128::from(self.solver.config.generation.max_size));
+            let (from, to) = (lo.max(cap), hi.min(most));
+            if from > to {
+                return false;
+            }
+            options = (from..=to.min(from + 8)).map(|v| v as usize).collect();
         }
         // Near the current length when possible: keeps texts natural.
         let current = thicket_constraint::eval::input_string(self.tree().text(node))
