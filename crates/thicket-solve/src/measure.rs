@@ -248,7 +248,7 @@ impl MeasureTable {
         rng: &mut R,
         sink: &mut S,
     ) -> bool {
-        if value >= MEASURE_CAP && value > LARGE_VALUE_LIMIT {
+        if value > LARGE_VALUE_LIMIT {
             return false;
         }
         self.fit(generator, expr, depth, value, rng, sink)
