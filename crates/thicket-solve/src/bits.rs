@@ -8,6 +8,12 @@ use thicket_gen::below;
 
 const WORDS: usize = MEASURE_CAP / 64;
 
+/// Values of a set up to which a sum shifts the other set once per value.
+const SPARSE: u32 = 8;
+
+/// Counts of a repetition up to which [`repeat`] draws the count first.
+const FEW_COUNTS: u32 = 64;
+
 /// A set of values `0..MEASURE_CAP`; sums drop what lies beyond.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Bits([u64; WORDS]);
@@ -83,6 +89,12 @@ impl Bits {
     /// `{v + k | v in self}`, capped.
     fn shifted(&self, k: usize) -> Bits {
         let mut out = Bits::empty();
+        self.shift_into(k, &mut out);
+        out
+    }
+
+    /// Adds `{v + k | v in self}`, capped, to `out`.
+    fn shift_into(&self, k: usize, out: &mut Bits) {
         let (words, bits) = (k / 64, k % 64);
         for i in (words..WORDS).rev() {
             let lo = self.0[i - words];
@@ -91,9 +103,13 @@ impl Bits {
             } else {
                 0
             };
-            out.0[i] = (lo << bits) | hi;
+            out.0[i] |= (lo << bits) | hi;
         }
-        out
+    }
+
+    /// How many values.
+    fn count(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
     }
 
     /// The maximal runs of consecutive values, as `(first, length)`.
@@ -124,6 +140,17 @@ impl Bits {
     /// (`x | x << 1`, then `| << 2`, ...) makes `log n` shifts; grammar sets are a few
     /// runs, so a sum costs a few dozen passes over the words.
     pub(crate) fn sum(&self, other: &Bits) -> Bits {
+        // A side of a few values (a count's `{0}` or `{1}`, a literal's length): one
+        // shift of the other per value, without the runs.
+        let (a, b) = (self.count(), other.count());
+        if a.min(b) <= SPARSE {
+            let (few, many) = if a <= b { (self, other) } else { (other, self) };
+            let mut out = Bits::empty();
+            for v in few.iter() {
+                many.shift_into(v, &mut out);
+            }
+            return out;
+        }
         let (runs, shifted) = if self.run_count() <= other.run_count() {
             (self, other)
         } else {
@@ -223,6 +250,18 @@ pub(crate) fn split<R: Rng + ?Sized>(
     for i in (0..sets.len()).rev() {
         suffix[i] = sets[i].sum(&suffix[i + 1]);
     }
+    let suffix: Vec<&Bits> = suffix.iter().collect();
+    split_with(sets, &suffix, preferred, value, rng)
+}
+
+/// [`split`] with `suffix[i]`, the values `sets[i..]` can sum to, given.
+fn split_with<R: Rng + ?Sized>(
+    sets: &[&Bits],
+    suffix: &[&Bits],
+    preferred: Option<&[&Bits]>,
+    value: usize,
+    rng: &mut R,
+) -> Option<Vec<usize>> {
     let mut left = value;
     let mut values = Vec::with_capacity(sets.len());
     for (i, set) in sets.iter().enumerate() {
@@ -242,8 +281,8 @@ pub(crate) fn split<R: Rng + ?Sized>(
 /// if `None`), each taking a value of `item`, summing to `value`; items' values in
 /// `preferred` first. `None` if `value` is not achievable.
 ///
-/// With few counts possible (a small `max`), a count is drawn among those that can
-/// sum to `value`, then the items' values. Otherwise the items are drawn one by one
+/// With few counts possible (a small `max`: within the generator's cap, say), a
+/// count is drawn among those that can sum to `value`, then the items' values. Otherwise the items are drawn one by one
 /// among the values that leave the rest achievable, each beyond the mandatory ones
 /// above 0, until nothing is left; then, if an item can add nothing (a field's text,
 /// counting fields), items of value 0 are slipped in at random places up to a count
@@ -262,22 +301,28 @@ pub(crate) fn repeat<R: Rng + ?Sized>(
     let step = item.min_above_zero();
     // Items that add something: at most value / step of them beyond the minimum.
     let enough = step.map_or(0, |s| value / s) as u32;
-    let bounded = max.filter(|&m| m.saturating_sub(min) < enough);
+    // Counts are drawn first where they are few: within the generator's cap, or
+    // fewer than the value could use.
+    let bounded = max.filter(|&m| {
+        let extra = m.saturating_sub(min);
+        extra <= FEW_COUNTS || extra < enough
+    });
     if let Some(max) = bounded {
-        // powers[j]: the sums of min + j items.
-        let mut powers = vec![item.power(min)];
-        for _ in min..max {
+        // powers[k]: the sums of k items; also what the last k items of a split can
+        // sum to.
+        let mut powers = vec![Bits::single(0)];
+        for _ in 0..max {
             let next = powers.last().expect("non-empty").sum(item);
             powers.push(next);
         }
-        let counts: Vec<usize> = (min..=max)
-            .map(|k| k as usize)
-            .filter(|&k| powers[k - min as usize].contains(value))
+        let counts: Vec<usize> = (min as usize..=max as usize)
+            .filter(|&k| powers[k].contains(value))
             .collect();
         let k = *counts.get(below(rng, counts.len() as u32) as usize)?;
         let sets = vec![item; k];
+        let suffix: Vec<&Bits> = (0..=k).map(|i| &powers[k - i]).collect();
         let preferred = preferred.map(|p| vec![p; k]);
-        return split(&sets, preferred.as_deref(), value, rng);
+        return split_with(&sets, &suffix, preferred.as_deref(), value, rng);
     }
     // reach[r]: what r more mandatory items and any number of others can sum to.
     let any = item.up_to(None);

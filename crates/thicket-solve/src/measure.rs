@@ -389,7 +389,14 @@ impl MeasureTable {
         sink: &mut S,
     ) -> bool {
         let grammar = generator.grammar();
-        let capped = self.sets(expr, depth).capped.contains(value);
+        let sets = self.sets(expr, depth);
+        if value == 0 && sets.full == Bits::single(0) {
+            // Whatever is derived measures nothing (a field's text, counting fields):
+            // the generator's own choices.
+            generator.expand(expr, depth, rng, sink);
+            return true;
+        }
+        let capped = sets.capped.contains(value);
         let set = |e: ExprId| {
             let sets = self.sets(e, depth);
             if capped { &sets.capped } else { &sets.full }
