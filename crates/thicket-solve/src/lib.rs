@@ -45,10 +45,13 @@
 //!
 //! What is given up is ISLa's theoretical completeness: a constraint whose solutions the
 //! repairs cannot reach ends with [`Unsolved`] ("no solution within the budget", with
-//! what was left violated). What is proved unsatisfiable before any search
+//! what was left violated; or, with [`Solver::with_deadline`], "no solution before the
+//! deadline"). What is proved unsatisfiable before any search
 //! ([`SolveError::Unsatisfiable`]): a constant-false atom, an `exists` over a
-//! nonterminal no input can contain, and length bounds on a nonterminal every input
-//! contains that no subtree of it can meet. Atoms outside what thicket solves natively
+//! nonterminal no input can contain, length bounds on a nonterminal every input
+//! contains that no subtree of it can meet, and constraints that contradict themselves
+//! or each other as propositional formulas over their atoms (`A xor A`; lengths,
+//! numbers and counts in intervals no subtree meets; see `contradiction.rs`). Atoms outside what thicket solves natively
 //! (string functions that need an SMT solver such as `str.replace` or `str.indexof`,
 //! and `forall int`) are refused up front ([`SolveError::Unsupported`]) with their
 //! position; with the cargo feature `z3`, Z3 solves the former (models read back into
