@@ -114,16 +114,22 @@ pub struct GenerateArgs {
     solve: SolveArgs,
 
     /// Number of inputs to generate [default: 10, or no limit with --time; with
-    /// --strategy kpath: as many as the k-paths need].
+    /// --strategy kpath: as many as the k-paths need, at most N]. Making fewer (the time
+    /// ran out, the constraints could not be satisfied, --unique found too few) is a
+    /// failure: those made are written, the reason is printed, and the exit code is 4.
     #[arg(short = 'n', long = "count", value_name = "N")]
     count: Option<u64>,
 
-    /// Stop generating after DURATION (`90`, `1.5` seconds, `90s`, `15m`, `2h`, `500ms`): the inputs written are the
-    /// first ones of the seed's stream, whole, so a run with -n set to their number
-    /// writes the same. Without -n, generates until the time is up. Inputs are made in
-    /// batches of a few dozen per thread, so a run can exceed the time by one batch (with
-    /// --strategy kpath or kpath-random, by one input: no input is begun after it, and
-    /// the paths covered so far are reported).
+    /// Stop generating after DURATION (`90`, `1.5` seconds, `90s`, `15m`, `2h`, `500ms`),
+    /// counted from the start of the run: the inputs written are the first ones of the
+    /// seed's stream, whole, so a run with -n set to their number writes the same.
+    /// Without -n, generates until the time is up. The constraint solver stops at it
+    /// too (no tree is begun and no repair round run after it). With -n, making fewer
+    /// than N inputs in the time is a failure (exit 4, after writing those made), as is
+    /// making none without -n. Inputs without constraints are made in batches of a few
+    /// dozen per thread, so a run can exceed the time by one batch (with --strategy kpath
+    /// or kpath-random, by one input: no input is begun after it, and the paths covered
+    /// so far are reported).
     #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_budget)]
     time: Option<std::time::Duration>,
 
@@ -225,7 +231,10 @@ pub struct GenerateArgs {
 
     /// Skip inputs equal to one already written, so that all N outputs differ. The
     /// outputs are still a function of --seed alone (each keeps its stream number as
-    /// "index" in JSON output).
+    /// "index" in JSON output). A language with fewer distinct inputs than N (counted
+    /// from the grammar before generating, when it has at most about a million
+    /// derivations within --max-depth and --max-repetitions) is said at once; all its
+    /// inputs are written and the run stops, a failure (exit 4) when -n asked for more.
     #[arg(long)]
     unique: bool,
 
@@ -327,6 +336,10 @@ fn parse_suffix(suffix: &str) -> Result<String, String> {
 
 /// Runs `thicket generate`.
 pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
+    // --time counts from here: loading the spec and building the solver are part of
+    // the run the user bounds.
+    let started = Instant::now();
+    let deadline = args.time.and_then(|t| started.checked_add(t));
     if args.k.is_some() && args.strategy == Strategy::Random {
         eprintln!(
             "error: -k sets the k-path length of --strategy kpath or kpath-random; \
@@ -422,7 +435,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     };
     let solver =
         match SolveArgs::solver(&spec.grammar, constraints, solver_config, generators, goals) {
-            Ok(solver) => solver,
+            Ok(solver) => solver.map(|s| s.with_deadline(deadline)),
             Err(code) => return Ok(code),
         };
     let weights = match &args.probabilities {
@@ -495,6 +508,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             solver.as_ref(),
             &spec.grammar,
             seed,
+            (started, deadline),
             &mut sink,
         );
     }
@@ -502,19 +516,52 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let count = args
         .count
         .unwrap_or(if args.time.is_some() { u64::MAX } else { 10 });
-    let deadline = args.time.map(|t| Instant::now() + t);
-    sink.width = digits(count.saturating_sub(1)).clamp(6, 9);
-    let progress = progress_bar(count, solver.is_some());
+    // --unique on a small language: how many distinct inputs there are, known from the
+    // grammar before anything is drawn (ANTLR inputs are respelled and separated after
+    // generation, so their number is not the grammar's).
+    let language = if args.unique && antlr.is_none() {
+        let limit = usize::try_from(count.min(UNIQUE_LISTING_LIMIT)).unwrap_or(usize::MAX);
+        generator
+            .distinct_inputs(limit)
+            .filter(|found| found.count < count)
+    } else {
+        None
+    };
+    // Where the inputs of a small language end: the grammar itself, or the limits.
+    let limits = format!(
+        "--max-depth {}, --max-repetitions {}",
+        config.max_depth, config.max_repetitions
+    );
+    let within = |found: &thicket_gen::DistinctInputs| {
+        if found.more_beyond_limits {
+            format!("within these limits ({limits})")
+        } else {
+            "in its whole language".to_string()
+        }
+    };
+    if let Some(found) = &language {
+        eprintln!(
+            "note: {} has only {} distinct input{} {}; --unique stops after {}",
+            spec.source.name(),
+            found.count,
+            if found.count == 1 { "" } else { "s" },
+            within(found),
+            if found.count == 1 { "it" } else { "them" },
+        );
+    }
+    // What this run can make: the count asked for, or all of a small language.
+    let goal = language.map_or(count, |found| found.count);
+    sink.width = digits(goal.saturating_sub(1)).clamp(6, 9);
+    let progress = progress_bar(goal, solver.is_some());
     let mut summary = Summary::new(args.stats, &spec.grammar);
-    let started = Instant::now();
     // `drawn` counts random streams used (input i of the seed is stream i); `written`
     // counts inputs kept. They differ only with --unique, which skips repeats.
     let mut drawn: u64 = 0;
     let mut written: u64 = 0;
     let max_draws = if args.unique {
-        count.saturating_mul(args.max_draws_factor)
+        goal.saturating_mul(args.max_draws_factor)
     } else {
-        count
+        goal
     };
     let mut kept_hashes: HashSet<u64> = HashSet::new();
     let mut unsolved_count = 0u64;
@@ -522,12 +569,16 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     // Without --unique a stream that finds no solution is skipped, and the next one
     // drawn; a budget of draws keeps unsatisfiable-in-practice constraints finite.
     let max_draws = if solver.is_some() && !args.unique {
-        count.saturating_mul(4).max(count.saturating_add(64))
+        goal.saturating_mul(4).max(goal.saturating_add(64))
     } else {
         max_draws
     };
-    while written < count && drawn < max_draws && deadline.is_none_or(|d| Instant::now() < d) {
-        let wanted = count - written;
+    let past = |deadline: Option<Instant>| deadline.is_some_and(|d| Instant::now() >= d);
+    // Set when a solve ran into the deadline: the inputs after it are not written, so
+    // that those written are still the first of the stream.
+    let mut cut_at_deadline = false;
+    while written < goal && drawn < max_draws && !cut_at_deadline && !past(deadline) {
+        let wanted = goal - written;
         // With --unique some draws are skipped, so draw at least a small batch.
         let batch_len = if args.unique {
             wanted.clamp(64, BATCH)
@@ -592,11 +643,15 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         let first = drawn;
         drawn = end;
         for (index, item) in (first..).zip(&batch) {
-            if written == count {
+            if written == goal {
                 break;
             }
             let item = match item {
                 Ok(item) => item,
+                Err(unsolved) if unsolved.deadline_passed => {
+                    cut_at_deadline = true;
+                    break;
+                }
                 Err(unsolved) => {
                     unsolved_count += 1;
                     first_unsolved.get_or_insert_with(|| unsolved.clone());
@@ -626,50 +681,85 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     summary.draws = drawn;
     sink.out.flush()?;
     progress.finish_and_clear();
-    let timed_out = deadline.is_some_and(|d| Instant::now() >= d) && written < count;
-    if timed_out && args.count.is_some() {
-        eprintln!(
-            "note: --time ran out after {written} of {count} inputs ({:.1} s)",
-            started.elapsed().as_secs_f64()
-        );
-    }
-    // The count asked for, for the checks below: what --time allowed.
-    let count = if timed_out { written } else { count };
-    if written < count && args.unique {
-        eprintln!(
-            "warning: only {written} distinct inputs in {drawn} draws (--unique gives up after \
-             {} draws per input asked for): within these limits the grammar may have few more; \
-             raise --max-depth or --max-repetitions for more",
-            args.max_draws_factor
-        );
-    }
     if let Some(unsolved) = &first_unsolved {
         eprintln!(
             "warning: {unsolved_count} of {drawn} random streams gave no valid input: {unsolved}"
         );
     }
-    if let Some(solver) = &solver
-        && written < count
-    {
-        eprintln!(
-            "error: only {written} of {count} inputs satisfy the constraints within the \
-             budget (each stream tries {} trees of {} repair rounds)",
-            solver.config().max_attempts,
-            solver.config().max_rounds
-        );
-        return Ok(exit::FAILURE);
-    }
     if summary.budget_exhausted > 0 {
         eprintln!(
             "warning: {} of {} inputs reached --max-nodes {} or --max-size {} and were closed off along the shortest derivations",
-            summary.budget_exhausted, count, config.max_nodes, config.max_size
+            summary.budget_exhausted, written, config.max_nodes, config.max_size
         );
     }
     if args.stats {
         summary.print(started.elapsed().as_secs_f64());
     }
-    Ok(exit::OK)
+    let seconds = started.elapsed().as_secs_f64();
+    let asked = args.count.is_some();
+    let exhausted = language.filter(|found| written == found.count);
+    let shortfall = if let Some(found) = &exhausted {
+        // Every distinct input was written: short only of a count asked for.
+        asked.then(|| {
+            format!(
+                "wrote all {written} distinct inputs there are {}, fewer than the {count} \
+                 asked for{}",
+                within(found),
+                if found.more_beyond_limits {
+                    " (raise the limits for more)"
+                } else {
+                    ""
+                }
+            )
+        })
+    } else if written < goal && (cut_at_deadline || past(deadline)) {
+        // Without -n, as many as the time allowed is what was asked for, unless none.
+        let why = if solver.is_some() && written == 0 {
+            "; no input satisfied the constraints before then"
+        } else {
+            ""
+        };
+        if asked {
+            Some(format!(
+                "--time ran out after {written} of {count} inputs ({seconds:.1} s){why}"
+            ))
+        } else {
+            (written == 0)
+                .then(|| format!("--time ran out before any input was made ({seconds:.1} s){why}"))
+        }
+    } else if written < goal && args.unique {
+        Some(format!(
+            "only {written} distinct inputs in {drawn} draws (--unique gives up after {} \
+             draws per input asked for): within these limits the grammar may have few \
+             more; raise --max-depth or --max-repetitions for more",
+            args.max_draws_factor
+        ))
+    } else if written < goal {
+        // Only solving skips streams without --unique.
+        Some(match &solver {
+            Some(solver) => format!(
+                "only {written} of {count} inputs satisfy the constraints within the budget \
+                 (each stream tries {} trees of {} repair rounds)",
+                solver.config().max_attempts,
+                solver.config().max_rounds
+            ),
+            None => format!("only {written} of {count} inputs were made"),
+        })
+    } else {
+        None
+    };
+    match shortfall {
+        Some(why) => {
+            eprintln!("error: {why}");
+            Ok(exit::FAILURE)
+        }
+        None => Ok(exit::OK),
+    }
 }
+
+/// Most derivations `--unique` lists to learn how many distinct inputs a small
+/// language has (see `Generator::distinct_inputs`).
+const UNIQUE_LISTING_LIMIT: u64 = 1 << 20;
 
 /// How inputs written to stdout are told apart.
 enum Framing {
@@ -762,8 +852,6 @@ pub(crate) fn write_atomically(
     result.map_err(|e| anyhow::Error::new(e).context(format!("cannot write {}", path.display())))
 }
 
-/// `--strategy kpath` (Algorithm 1 until every k-path that fits is covered) and
-/// `--strategy kpath-random` (a stream steered to uncovered k-paths).
 /// Draws an input of an ANTLR grammar: generated from the byte grammar, its tokens
 /// that the lexer reads as another type (an identifier generated as a keyword)
 /// generated again (up to 8 rounds), separated where the lexer would merge tokens, and
@@ -880,17 +968,21 @@ fn run_targeted<W: Write>(
     Ok(exit::OK)
 }
 
+/// `--strategy kpath` (Algorithm 1 until every k-path that fits is covered) and
+/// `--strategy kpath-random` (a stream steered to uncovered k-paths); `clock`: when
+/// the run started, and the --time deadline.
 fn run_kpath<W: Write>(
     args: &GenerateArgs,
     generator: &Generator<'_>,
     solver: Option<&thicket_solve::Solver<'_>>,
     grammar: &Grammar,
     seed: u64,
+    clock: (Instant, Option<Instant>),
     sink: &mut OutputSink<W>,
 ) -> anyhow::Result<u8> {
+    let (started, deadline) = clock;
     let k = usize::from(args.k.unwrap_or(2));
     let graph = thicket_cover::KPathGraph::new(grammar);
-    let started = Instant::now();
     // With constraints, each steered tree is repaired into a valid one before its
     // paths count (a tree the repairs cannot save is replaced by a fresh solution), and
     // a path the repair lost is steered to again: the paths covered are those of the
@@ -911,7 +1003,6 @@ fn run_kpath<W: Write>(
             .map(|(tree, _)| tree)
     };
     // No input is begun after --time; those made are written.
-    let deadline = args.time.map(|t| started + t);
     let made = if args.strategy == Strategy::KpathRandom {
         let count = args
             .count
@@ -994,6 +1085,31 @@ fn run_kpath<W: Write>(
     }
     if args.stats {
         summary.print(started.elapsed().as_secs_f64());
+    }
+    // -n is a count with kpath-random, a cap with kpath; no input at all is a failure
+    // either way.
+    let made_count = made.trees.len() as u64;
+    let short_of_count =
+        args.strategy == Strategy::KpathRandom && args.count.is_some_and(|n| made_count < n);
+    if made.trees.is_empty() || short_of_count {
+        eprintln!(
+            "error: {made_count} {}input{} made{}",
+            if solver.is_some() { "valid " } else { "" },
+            if made_count == 1 { "" } else { "s" },
+            match args.count {
+                Some(n) if short_of_count => format!(
+                    " of the {n} asked for{}",
+                    if made.timed_out {
+                        " before --time ran out"
+                    } else {
+                        ""
+                    }
+                ),
+                _ if made.timed_out => " before --time ran out".to_string(),
+                _ => String::new(),
+            }
+        );
+        return Ok(exit::FAILURE);
     }
     Ok(exit::OK)
 }

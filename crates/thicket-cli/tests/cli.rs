@@ -519,7 +519,8 @@ fn unique_outputs_differ_and_a_small_language_is_reported() {
         "1",
         "--unique",
     ]);
-    assert!(digits.status.success());
+    // Fewer than asked for is a failure, said before generating; all ten are written.
+    assert_eq!(digits.status.code(), Some(4), "{}", stderr(&digits));
     assert_eq!(stdout(&digits).lines().count(), 10, "only ten digits exist");
     assert!(
         stderr(&digits).contains("only 10 distinct inputs"),
@@ -817,7 +818,7 @@ fn a_time_limit_writes_the_first_inputs_of_the_stream() {
         "-0",
     ]);
     assert_eq!(timed.stdout, counted.stdout);
-    // With a count the time does not allow: what was made, and a note saying so.
+    // With a count the time does not allow: what was made, and a failure saying so.
     let capped = thicket(&[
         "generate",
         "specs/xml.fan",
@@ -829,7 +830,8 @@ fn a_time_limit_writes_the_first_inputs_of_the_stream() {
         "0.2",
         "-0",
     ]);
-    assert!(capped.status.success(), "{}", stderr(&capped));
+    assert_eq!(capped.status.code(), Some(4), "{}", stderr(&capped));
+    assert!(!capped.stdout.is_empty());
     assert!(
         stderr(&capped).contains("--time ran out after"),
         "{}",

@@ -58,9 +58,11 @@
 
 #![warn(missing_docs)]
 
+mod language;
 pub mod prob;
 mod regex_gen;
 
+pub use language::DistinctInputs;
 pub use prob::{Counts, Weights};
 pub use regex_gen::{RegexSampleError, RegexSampler};
 
@@ -597,6 +599,16 @@ impl<'g> Generator<'g> {
     /// The limits in force.
     pub fn config(&self) -> GenConfig {
         self.config
+    }
+
+    /// How many distinct inputs this generator can make, if there are at most
+    /// `limit` derivations within its depth limit and repetition cap: their texts
+    /// listed, each once. `None` if there may be more, or if listing them would build
+    /// more than 64 MiB of text. An upper bound when `max_size` or `max_nodes` close
+    /// some of them off. Counting costs a pass per depth level; listing, at most
+    /// `limit` texts.
+    pub fn distinct_inputs(&self, limit: usize) -> Option<DistinctInputs> {
+        language::distinct_inputs(self, limit)
     }
 
     /// The random number generator for input `index` of `seed`.

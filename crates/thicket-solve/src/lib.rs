@@ -45,10 +45,13 @@
 //!
 //! What is given up is ISLa's theoretical completeness: a constraint whose solutions the
 //! repairs cannot reach ends with [`Unsolved`] ("no solution within the budget", with
-//! what was left violated). What is proved unsatisfiable before any search
+//! what was left violated; or, with [`Solver::with_deadline`], "no solution before the
+//! deadline"). What is proved unsatisfiable before any search
 //! ([`SolveError::Unsatisfiable`]): a constant-false atom, an `exists` over a
-//! nonterminal no input can contain, and length bounds on a nonterminal every input
-//! contains that no subtree of it can meet. Atoms outside what thicket solves natively
+//! nonterminal no input can contain, length bounds on a nonterminal every input
+//! contains that no subtree of it can meet, and constraints that contradict themselves
+//! or each other as propositional formulas over their atoms (`A xor A`; lengths,
+//! numbers and counts in intervals no subtree meets; see `contradiction.rs`). Atoms outside what thicket solves natively
 //! (string functions that need an SMT solver such as `str.replace` or `str.indexof`,
 //! and `forall int`) are refused up front ([`SolveError::Unsupported`]) with their
 //! position; with the cargo feature `z3`, Z3 solves the former (models read back into
@@ -56,9 +59,12 @@
 
 #![warn(missing_docs)]
 
+mod bits;
+mod contradiction;
 mod language;
 pub mod measure;
 mod pattern;
+mod regex_len;
 mod repair;
 pub mod sources;
 mod terms;
@@ -71,6 +77,7 @@ use measure::{Measure, MeasureTable};
 use rand::Rng;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 use thicket_constraint::{Checker, Constraint};
 use thicket_gen::{GenConfig, GenError, GenRng, Generator};
 use thicket_grammar::{Grammar, Reach, SymbolId};
@@ -153,6 +160,9 @@ pub struct Unsolved {
     /// Why no tree could even be started: a generator ([`sources::SubtreeSource`])
     /// failed. Then `violated` is empty and no further attempt is made.
     pub source_error: Option<sources::SourceError>,
+    /// Whether the search stopped at the solver's deadline ([`Solver::with_deadline`])
+    /// rather than at the end of its budget.
+    pub deadline_passed: bool,
 }
 
 impl std::fmt::Display for Unsolved {
@@ -160,17 +170,31 @@ impl std::fmt::Display for Unsolved {
         if let Some(e) = &self.source_error {
             return write!(f, "{e}");
         }
+        let violated = if self.violated.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; still violated: constraint{} {}",
+                if self.violated.len() == 1 { "" } else { "s" },
+                self.violated
+                    .iter()
+                    .map(|i| (i + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        if self.deadline_passed {
+            return write!(
+                f,
+                "no solution before the deadline ({} trees tried){violated}",
+                self.attempts
+            );
+        }
         write!(
             f,
             "no solution within the budget ({} trees tried, each repaired for up to the \
-             round limit); still violated: constraint{} {}",
-            self.attempts,
-            if self.violated.len() == 1 { "" } else { "s" },
-            self.violated
-                .iter()
-                .map(|i| (i + 1).to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+             round limit){violated}",
+            self.attempts
         )
     }
 }
@@ -221,6 +245,8 @@ pub struct Solver<'g> {
     /// The rules' languages as Z3 regexes (the `z3` feature).
     #[cfg(feature = "z3")]
     smt: crate::z3::Smt,
+    /// When the search stops, whatever is left of the budget ([`Solver::with_deadline`]).
+    deadline: Option<Instant>,
 }
 
 impl<'g> Solver<'g> {
@@ -240,6 +266,7 @@ impl<'g> Solver<'g> {
             .collect();
         let mut solver = Solver {
             source: None,
+            deadline: None,
             scopes,
             skeletons: pattern::Skeletons::new(),
             literals: terms::literals(&constraints),
@@ -274,6 +301,20 @@ impl<'g> Solver<'g> {
     pub fn with_source(mut self, source: Arc<dyn sources::SubtreeSource>) -> Solver<'g> {
         self.source = Some(source);
         self
+    }
+
+    /// Stops every search at `deadline`: no tree is begun and no repair round run after
+    /// it, and a solve that could not finish ends with an [`Unsolved`] that says so
+    /// (`deadline_passed`). A search step under way (one planning pass, one check)
+    /// finishes first.
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Solver<'g> {
+        self.deadline = deadline;
+        self
+    }
+
+    /// Whether the deadline, if any, has passed.
+    pub fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// The grammar.
@@ -325,6 +366,14 @@ impl<'g> Solver<'g> {
         let mut stats = SolveStats::default();
         let mut violated = Vec::new();
         for _ in 0..self.config.max_attempts.max(1) {
+            if self.past_deadline() {
+                return Err(Unsolved {
+                    violated,
+                    attempts: stats.attempts,
+                    source_error: None,
+                    deadline_passed: true,
+                });
+            }
             stats.attempts += 1;
             let mut tree = start(self, rng);
             if let Some(source) = &self.source {
@@ -335,6 +384,7 @@ impl<'g> Solver<'g> {
                             violated: Vec::new(),
                             attempts: stats.attempts,
                             source_error: Some(e),
+                            deadline_passed: false,
                         });
                     }
                 };
@@ -348,6 +398,7 @@ impl<'g> Solver<'g> {
             violated,
             attempts: stats.attempts,
             source_error: None,
+            deadline_passed: self.past_deadline(),
         })
     }
 
@@ -363,6 +414,7 @@ impl<'g> Solver<'g> {
             violated,
             attempts: 1,
             source_error: None,
+            deadline_passed: self.past_deadline(),
         })
     }
 
@@ -382,6 +434,19 @@ impl<'g> Solver<'g> {
             .entry(measure)
             .or_insert_with(|| Arc::new(MeasureTable::new(&self.generator, measure)))
             .clone()
+    }
+
+    /// The values `measure` can take on a subtree of `symbol` below the measure's cap,
+    /// and, if some may lie past the cap, the bound of those (a length within the byte
+    /// limit, a count within the node limit).
+    fn measure_values(&self, symbol: SymbolId, measure: Measure) -> (bits::Bits, Option<i128>) {
+        let table = self.table(measure);
+        let (below_cap, exact) = table.possible(self.grammar.rule(symbol).body, 1);
+        let limit = match measure {
+            Measure::Length => self.config.generation.max_size,
+            Measure::Count(_) => self.config.generation.max_nodes as u64,
+        };
+        (below_cap, (!exact).then_some(i128::from(limit)))
     }
 
     /// Per expression, the fewest rule expansions from it to a reference to `symbol`

@@ -38,6 +38,9 @@ pub(crate) fn repair<R: Rng + ?Sized>(
     // for all constraints: ISLa's XML constraints repeat their patterns).
     let mut cache = SubtreeCache::default();
     for round in 0..solver.config.max_rounds.max(1) {
+        if round > 0 && solver.past_deadline() {
+            break;
+        }
         stats.rounds += 1;
         let view = TreeView::new(&tree, grammar);
         let mut edits = Edits::default();
@@ -328,6 +331,9 @@ impl Edits {
 /// formulas with very many instances).
 const MAX_PLAN_STEPS: u32 = 100_000;
 
+/// Formula nodes a planning pass visits between two looks at the solver's deadline.
+const DEADLINE_STEPS: u32 = 256;
+
 /// Proposes edits that make a formula take a truth value.
 struct Planner<'a, 's, 'g, 't, R: ?Sized> {
     solver: &'s Solver<'g>,
@@ -381,7 +387,12 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     /// none (the edits proposed on the way are then withdrawn).
     fn fix(&mut self, f: &Formula, want: bool, ev: &mut Evaluator<'_, '_>) -> bool {
         self.steps += 1;
-        if self.steps > MAX_PLAN_STEPS {
+        if self.steps > MAX_PLAN_STEPS
+            || (self.steps.is_multiple_of(DEADLINE_STEPS) && self.solver.past_deadline())
+        {
+            // Out of steps or time: what is planned so far is kept by the callers
+            // that already succeeded; this part proposes nothing.
+            self.steps = MAX_PLAN_STEPS + 1;
             return false;
         }
         let mark = self.edits.list.len();
@@ -807,16 +818,27 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let expr = self.tree().expr(node);
         let depth = self.tree().depth_above(self.solver.grammar, node);
         let table = self.solver.table(Measure::Length);
-        let options: Vec<usize> = table
+        let mut options: Vec<usize> = table
             .values(expr, depth)
             .into_iter()
             .filter(|&v| (lo..=hi).contains(&(v as i128)))
             .collect();
         if options.is_empty() {
-            return false;
+            // Past the table's cap (within the byte limit): the lengths nearest the
+            // bound, built from parts below the cap.
+            let cap = crate::measure::MEASURE_CAP as i128;
+            let most = (crate::measure::LARGE_VALUE_LIMIT as i128)
+                .min(i128::from(self.solver.config.generation.max_size));
+            let (from, to) = (lo.max(cap), hi.min(most));
+            if from > to {
+                return false;
+            }
+            options = (from..=to.min(from + 8)).map(|v| v as usize).collect();
         }
         // Near the current length when possible: keeps texts natural.
-        let current = self.tree().text(node).len();
+        let current = thicket_constraint::eval::input_string(self.tree().text(node))
+            .chars()
+            .count();
         let near: Vec<usize> = options
             .iter()
             .copied()

@@ -89,6 +89,23 @@ pub(crate) fn check(solver: &Solver<'_>) -> Result<(), SolveError> {
             why,
         })?;
     }
+    if let Some(found) = crate::contradiction::find(solver) {
+        let c = &solver.constraints()[found.constraint];
+        return Err(SolveError::Unsatisfiable {
+            constraint: found.constraint,
+            location: location(c, c.span),
+            why: format!(
+                "this constraint{} is false whatever the input: its atoms cannot be true \
+                 and false as it needs at once (as in `A xor A`), or ask for a length or \
+                 count no subtree has within the generation limits",
+                if found.with_others {
+                    " together with the ones before it"
+                } else {
+                    ""
+                }
+            ),
+        });
+    }
     Ok(())
 }
 
@@ -106,8 +123,13 @@ fn length_bounds_fit(
     let table = solver.table(Measure::Length);
     let values = table.values(grammar.rule(symbol).body, 1);
     let fits = lo <= hi && values.iter().any(|&v| (lo..=hi).contains(&(v as i128)));
-    // The table is exact below its cap; lengths past it are not known.
-    let open_ended = lo <= hi && hi >= crate::measure::MEASURE_CAP as i128 - 1;
+    // The table is exact below its cap; lengths past it are known only when none can
+    // reach it, and none exceeds the byte limit.
+    let (_, exact) = table.possible(grammar.rule(symbol).body, 1);
+    let open_ended = lo <= hi
+        && hi >= crate::measure::MEASURE_CAP as i128 - 1
+        && !exact
+        && lo <= i128::from(solver.config.generation.max_size);
     if fits || open_ended {
         return Ok(());
     }
@@ -322,7 +344,7 @@ fn membership_impossible(
     })
 }
 
-fn avoidable(grammar: &Grammar, symbol: SymbolId) -> bool {
+pub(crate) fn avoidable(grammar: &Grammar, symbol: SymbolId) -> bool {
     let mut ok = vec![false; grammar.expr_count()];
     loop {
         let mut changed = false;
