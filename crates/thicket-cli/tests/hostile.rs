@@ -789,3 +789,25 @@ fn a_flat_chain_of_300_conjuncts_is_not_deep_nesting_and_a_bom_is_skipped() {
     let run = thicket(&["check", &spec, &input, "--constraint", &constraint]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+// --- spec diagnostics ----------------------------------------------------------------
+
+#[test]
+fn thousands_of_undefined_rules_with_alike_names_are_reported_at_once() {
+    let dir = temp();
+    let mut spec = String::from("<start> ::= <rule_00000>\n");
+    for i in 0..16_000 {
+        spec.push_str(&format!("<rule_{i:05}> ::= <rulx_{i:05}>\n"));
+    }
+    let spec = write(dir.path(), "undefined.fan", spec);
+    let run = thicket(&["lint", &spec]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("rule <rulx_00000> is used but never defined")
+            && run.stderr.contains("did you mean <rule_00000>?")
+            && run.stderr.contains("15900 more diagnostics are not shown"),
+        "{}",
+        run.stderr
+    );
+}
