@@ -45,7 +45,8 @@ pub struct CheckArgs {
     no_spec_constraints: bool,
 
     /// JSON lines: {"file", "valid", "violations": [...]} or {"file", "valid": false,
-    /// "error": {...}} for an input outside the language.
+    /// "error": {...}} for an input outside the language. A witness's text that is not
+    /// UTF-8 is in "text_hex" (hex) instead of "text".
     #[arg(long)]
     json: bool,
 

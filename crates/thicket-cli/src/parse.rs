@@ -68,7 +68,10 @@ pub struct ParseArgs {
 enum TreeFormat {
     /// Indented, one node per line.
     Tree,
-    /// JSON lines: {"file", "ok", "tree"} or {"file", "ok": false, "error": {...}}.
+    /// JSON lines: {"file", "ok", "tree"} or {"file", "ok": false, "error": {...}}. A
+    /// terminal is ["text", []], or ["text", [], "hex"] when its bytes are not UTF-8:
+    /// the text as constraints read it (each byte of an invalid sequence as the
+    /// character of the same number, 0xFF as U+00FF) and the exact bytes in hex.
     Json,
     /// S-expressions.
     Sexp,

@@ -811,3 +811,162 @@ fn thousands_of_undefined_rules_with_alike_names_are_reported_at_once() {
         run.stderr
     );
 }
+
+// --- machine-readable output ---------------------------------------------------------
+
+#[test]
+fn lint_json_reports_a_spec_that_cannot_be_read() {
+    let dir = temp();
+    let undefined = write(
+        dir.path(),
+        "u.fan",
+        "<start> ::= <valeu>\n<value> ::= \"x\"\n",
+    );
+    let syntax = write(dir.path(), "s.fan", "<start> ::= (\"a\"\n");
+    let missing = dir.path().join("missing.fan");
+    for (spec, code, diagnostic) in [
+        (undefined.as_str(), 3, "undefined-rule"),
+        (syntax.as_str(), 3, ""),
+        (missing.to_str().unwrap(), 4, "io"),
+    ] {
+        let run = thicket(&["lint", spec, "--format", "json"]);
+        assert_eq!(run.code, code, "{spec}: {}", run.stderr);
+        let report: serde_json::Value = serde_json::from_slice(&run.stdout)
+            .unwrap_or_else(|e| panic!("{spec}: {e}: {:?}", String::from_utf8_lossy(&run.stdout)));
+        assert_eq!(report["ok"], false, "{report}");
+        assert!(report["errors"].as_u64().unwrap() >= 1, "{report}");
+        assert!(
+            report["rules"].is_null() && report["start"].is_null(),
+            "{report}"
+        );
+        let first = &report["diagnostics"][0];
+        assert_eq!(first["severity"], "error", "{report}");
+        if !diagnostic.is_empty() {
+            assert_eq!(first["code"], diagnostic, "{report}");
+        }
+    }
+    let run = thicket(&["lint", &undefined, "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let notes = report["diagnostics"][0]["notes"].to_string();
+    assert!(notes.contains("did you mean <value>?"), "{report}");
+}
+
+/// The bytes of a fuzzingbook JSON tree's terminals, in order: a terminal is
+/// `[text, []]`, or `[text, [], hex]` when its bytes are not UTF-8.
+fn terminal_bytes(node: &serde_json::Value, out: &mut Vec<u8>) {
+    let parts = node.as_array().expect("a node is an array");
+    let children = parts[1].as_array().expect("children");
+    if children.is_empty() {
+        match parts.get(2) {
+            Some(hex) => {
+                let hex = hex.as_str().expect("hex is a string");
+                out.extend(
+                    (0..hex.len())
+                        .step_by(2)
+                        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("two hex digits")),
+                );
+            }
+            None => out.extend_from_slice(parts[0].as_str().expect("text").as_bytes()),
+        }
+    }
+    for child in children {
+        terminal_bytes(child, out);
+    }
+}
+
+fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
+    let text = std::str::from_utf8(stdout).expect("JSON output is UTF-8");
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
+}
+
+#[test]
+fn json_output_holds_the_exact_bytes_of_terminals_that_are_not_utf8() {
+    let dir = temp();
+    let spec = write(
+        dir.path(),
+        "bytes.fan",
+        "<start> ::= <chunk> (\",\" <chunk>)*\n<chunk> ::= r\"(?-u:[^,])+\"\n",
+    );
+    let small = b"a\xff\xc3\xa9,\"\\\x00\n,\xc3".to_vec();
+    // Over 64 KiB, so that `parse` streams its tree as it reads it.
+    let mut large = small.clone();
+    while large.len() < 100_000 {
+        large.extend_from_slice(b",z\xfe\x80");
+    }
+    for input in [&small, &large] {
+        let file = write(dir.path(), "input.bin", input);
+        let run = thicket(&["parse", &spec, &file, "--format", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let lines = json_lines(&run.stdout);
+        let mut bytes = Vec::new();
+        terminal_bytes(&lines[0]["tree"], &mut bytes);
+        assert_eq!(&bytes, input);
+    }
+    // The text beside the hex is the string constraints see.
+    let file = write(dir.path(), "input.bin", &small);
+    let run = thicket(&["parse", &spec, &file, "--format", "json"]);
+    let tree = json_lines(&run.stdout)[0]["tree"].to_string();
+    assert!(tree.contains(r#"["aÿé",[],"61ffc3a9"]"#), "{tree}");
+    let run = thicket(&["parse", &spec, &file, "--format", "json", "--all"]);
+    let mut bytes = Vec::new();
+    terminal_bytes(&json_lines(&run.stdout)[0]["all"][0], &mut bytes);
+    assert_eq!(bytes, small);
+
+    let run = thicket(&[
+        "check",
+        &spec,
+        &file,
+        "--json",
+        "-c",
+        "forall <chunk> c: str.len(c) < 3",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let line = &json_lines(&run.stdout)[0];
+    let bind = &line["violations"][0]["steps"][0];
+    assert_eq!(bind["text_hex"], "61ffc3a9", "{line}");
+    assert!(bind.get("text").is_none(), "{line}");
+
+    // A file name that is not UTF-8 either (in a folder given as the input).
+    use std::os::unix::ffi::OsStrExt;
+    let names = dir.path().join("names");
+    std::fs::create_dir(&names).unwrap();
+    std::fs::write(
+        names.join(std::ffi::OsStr::from_bytes(b"odd-\xff.bin")),
+        &small,
+    )
+    .unwrap();
+    let run = thicket(&[
+        "cover",
+        &spec,
+        names.to_str().unwrap(),
+        &file,
+        "--json",
+        "--per-input",
+        "--missing",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let _: serde_json::Value = serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stdout)));
+
+    let run = thicket(&[
+        "generate", &spec, "-n", "20", "--seed", "3", "--format", "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for line in json_lines(&run.stdout) {
+        let mut bytes = Vec::new();
+        terminal_bytes(&line["tree"], &mut bytes);
+        let input = match line["input"].as_str() {
+            Some(text) => text.as_bytes().to_vec(),
+            None => {
+                let hex = line["input_hex"].as_str().expect("input or input_hex");
+                (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                    .collect()
+            }
+        };
+        assert_eq!(bytes, input, "{line}");
+    }
+}
