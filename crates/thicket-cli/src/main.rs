@@ -3,6 +3,7 @@
 //! The `thicket` binary: reads a spec, checks it, generates inputs. Each subcommand lives
 //! in its own module; this file holds the argument model and the exit-code policy.
 
+mod alloc;
 mod check;
 mod codeine;
 mod cover;
@@ -23,6 +24,10 @@ mod target;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+
+/// Running out of memory ends the process with a message, never with an abort.
+#[global_allocator]
+static ALLOCATOR: alloc::ExitWhenExhausted = alloc::ExitWhenExhausted;
 
 /// Exit codes, the same for every subcommand.
 pub mod exit {

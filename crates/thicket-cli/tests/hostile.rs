@@ -21,6 +21,11 @@ struct Run {
 }
 
 fn thicket_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    thicket_within(dir, args, stdin, ADDRESS_SPACE)
+}
+
+/// `thicket_in` under an address-space limit of `address_space` bytes.
+fn thicket_within(dir: &Path, args: &[&str], stdin: &[u8], address_space: u64) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_thicket"));
     command
         .args(args)
@@ -30,10 +35,10 @@ fn thicket_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
         .stderr(Stdio::piped());
     // SAFETY: setrlimit is async-signal-safe and touches only the child.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             let limit = libc::rlimit {
-                rlim_cur: ADDRESS_SPACE,
-                rlim_max: ADDRESS_SPACE,
+                rlim_cur: address_space,
+                rlim_max: address_space,
             };
             libc::setrlimit(libc::RLIMIT_AS, &limit);
             Ok(())
@@ -788,6 +793,103 @@ fn a_flat_chain_of_300_conjuncts_is_not_deep_nesting_and_a_bom_is_skipped() {
     let input = write(dir.path(), "a.txt", "a");
     let run = thicket(&["check", &spec, &input, "--constraint", &constraint]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+// --- memory -------------------------------------------------------------------------
+
+/// A JSON document of about `bytes` bytes: records of numbers, strings, booleans, nulls.
+fn json_of(bytes: usize) -> String {
+    let mut out = String::from("[\n");
+    let mut i = 0u64;
+    while out.len() < bytes {
+        out.push_str(&format!(
+            "  {{\"id\": {i}, \"tags\": [\"a\", \"b c\"], \"ok\": true, \"v\": null, \"x\": {i}.5e-3}},\n"
+        ));
+        i += 1;
+    }
+    out.push_str("  null\n]\n");
+    out
+}
+
+#[test]
+fn inputs_beyond_the_address_space_limit_are_reported_and_the_others_go_on() {
+    // Far below what the large input needs (about 100 bytes per input byte to check),
+    // above what the small one and the program itself need.
+    const LIMIT: u64 = 400 << 20;
+    let dir = temp();
+    let large = write(dir.path(), "large.json", json_of(8 << 20));
+    let small = write(dir.path(), "small.json", "[1, {\"a\": \"b\"}]\n");
+    let model = dir.path().join("model.json");
+    let json = "specs/json.fan";
+    for args in [
+        vec!["check", json, &large, &small, "-j", "1"],
+        vec!["cover", json, &large, &small, "-j", "1"],
+        vec!["learn", json, &large, &small, "-o", model.to_str().unwrap()],
+        vec!["parse", json, &large, &small, "--quiet", "-j", "1"],
+        vec!["parse", json, &large, &small, "--format", "json", "-j", "1"],
+    ] {
+        let run = thicket_within(&workspace(), &args, b"", LIMIT);
+        assert_eq!(run.code, 4, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("large.json: not enough memory")
+                && run.stderr.contains("`ulimit -v`")
+                && !run.stderr.contains("small.json"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    let run = thicket_within(&workspace(), &["check", json, &large, &small], b"", LIMIT);
+    assert!(
+        String::from_utf8_lossy(&run.stdout).contains("small.json: valid"),
+        "{}",
+        run.stderr
+    );
+    // An input read without end stops at the limit too, not only at --max-input-size.
+    let run = thicket_within(
+        &workspace(),
+        &["parse", json, "/dev/zero", "--max-input-size", "1000000000"],
+        b"",
+        LIMIT,
+    );
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("/dev/zero: not enough memory to read it"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn memory_running_out_anywhere_ends_with_a_message_not_an_abort() {
+    let dir = temp();
+    // One input of 100 million nodes: its tree needs more than a gigabyte.
+    let spec = write(dir.path(), "huge.fan", "<start> ::= \"a\"{100000000}\n");
+    let run = thicket_within(
+        dir.path(),
+        &[
+            "generate",
+            &spec,
+            "-n",
+            "1",
+            "--seed",
+            "1",
+            "--format",
+            "json",
+            "--max-size",
+            "200000000",
+            "--max-nodes",
+            "200000000",
+        ],
+        b"",
+        400 << 20,
+    );
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error: out of memory") && run.stderr.contains("`ulimit -v`"),
+        "{}",
+        run.stderr
+    );
 }
 
 // --- spec diagnostics ----------------------------------------------------------------

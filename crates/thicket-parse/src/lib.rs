@@ -46,6 +46,7 @@ mod count;
 mod earley;
 mod error;
 mod fresh;
+pub mod memory;
 mod terminal;
 mod token;
 mod tree;
@@ -76,15 +77,24 @@ pub struct ParseConfig {
     /// library does not start threads unless asked (the `thicket` binary turns them
     /// on). Trees are the same either way.
     pub threads: bool,
+    /// Memory the caller needs per input byte once the parse is done, beside the
+    /// chart and the tree (what it builds from the tree while the chart is still
+    /// held). Under an address-space limit the chart grows only while the tree and
+    /// this still fit, so that a large input fails with
+    /// [`ParseError::OutOfMemory`] rather than later, in an allocation Rust cannot
+    /// recover from (see [`memory`]). 0 by default.
+    pub reserve_per_byte: usize,
 }
 
 impl Default for ParseConfig {
-    /// 100 million items, 128 MiB of chart vectors kept per parser, no helper threads.
+    /// 100 million items, 128 MiB of chart vectors kept per parser, no helper threads,
+    /// nothing reserved for the caller.
     fn default() -> Self {
         ParseConfig {
             max_items: 100_000_000,
             keep_bytes: 128 << 20,
             threads: false,
+            reserve_per_byte: 0,
         }
     }
 }

@@ -94,7 +94,7 @@ fn csv_records_have_the_header_s_column_count_in_rust_and_python_alike() {
                 python.as_ref(),
                 Ok(rust),
                 "input {i}: Python reads {:?} otherwise",
-                String::from_utf8_lossy(&inputs[i])
+                String::from_utf8_lossy(inputs[i])
             );
         }
     }

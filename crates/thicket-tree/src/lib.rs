@@ -160,6 +160,9 @@ fn keep_spare(mut nodes: Vec<Node>) {
     }
 }
 
+/// The memory a tree node takes, in bytes.
+pub const NODE_BYTES: usize = size_of::<Node>();
+
 /// Room for the nodes of a tree not read yet: a node vector reserved ahead, whose
 /// memory another thread can fault in (see [`NodeRoom::addresses`]) while the input is
 /// still being parsed, so that reading a large tree writes into memory already mapped
