@@ -208,6 +208,9 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                                 Some(TreeCount::Overflow) => {
                                     ",\"trees\":null,\"trees_unknown\":\"overflow\"".to_string()
                                 }
+                                Some(TreeCount::Unknown) => {
+                                    ",\"trees\":null,\"trees_unknown\":\"too_complex\"".to_string()
+                                }
                             };
                             // With --all, "all" holds the list of trees instead of "tree".
                             let field = if args.all { "all" } else { "tree" };

@@ -795,6 +795,40 @@ fn a_flat_chain_of_300_conjuncts_is_not_deep_nesting_and_a_bom_is_skipped() {
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
+// --- associative lists ---------------------------------------------------------------
+
+#[test]
+fn thousands_of_xml_attributes_parse_in_linear_time_and_still_count_every_bracketing() {
+    let dir = temp();
+    let attributes = |n: usize| {
+        (0..n)
+            .map(|i| format!("a{i}=\"v{i}\""))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // ISLa's <xml-attribute> ::= <xml-attribute> " " <xml-attribute>: every bracketing
+    // of 10,000 attributes was a chart of 50 million items.
+    let many = write(
+        dir.path(),
+        "many.xml",
+        format!("<root {}>text</root>", attributes(10_000)),
+    );
+    let run = thicket(&["parse", "specs/xml.fan", &many, "--quiet"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let four = write(dir.path(), "four.xml", format!("<r {}/>", attributes(4)));
+    let run = thicket(&[
+        "parse",
+        "specs/xml.fan",
+        &four,
+        "--count",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let line: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(line["trees"], 5, "{line}");
+}
+
 // --- memory -------------------------------------------------------------------------
 
 /// A JSON document of about `bytes` bytes: records of numbers, strings, booleans, nulls.

@@ -992,7 +992,7 @@ impl<'g> Parser<'g> {
         let (dot, back) = match self.ops[waiter.node as usize] {
             Op::Seq { .. } => (waiter.dot + 1, o),
             Op::Ref { .. } => (1, o),
-            Op::Alt { .. } => (1, w.choice),
+            Op::Alt { .. } | Op::Operand { .. } => (1, w.choice),
             Op::Repeat { min, max, .. } => (Self::next_count(min, max, waiter.dot), o),
             Op::Literal | Op::Regex => unreachable!("terminals do not wait"),
         };
@@ -1112,6 +1112,17 @@ impl<'g> Parser<'g> {
                     f(self.children[(start + i) as usize], i);
                 }
             }
+            Op::Operand { body } if item.dot == 0 => {
+                let Op::Alt { start, len } = self.ops[body as usize] else {
+                    unreachable!("an operand's rule body is an alternation")
+                };
+                for i in 0..len {
+                    let child = self.children[(start + i) as usize];
+                    if !self.is_associative(child) {
+                        f(child, i);
+                    }
+                }
+            }
             Op::Repeat {
                 item: child, max, ..
             } if Self::repeat_expects(max, item.dot) => f(child, 0),
@@ -1152,6 +1163,19 @@ impl<'g> Parser<'g> {
                 for i in 0..len {
                     let child = self.children[(start + i) as usize];
                     self.expect_child(child, i, advanced(1, i), index, text, work);
+                }
+            }
+            Op::Operand { body } if item.dot == 0 => {
+                // The rule's alternatives but the associative ones (a right operand is
+                // derived through those only: see `Parser::restrict_operands`).
+                let Op::Alt { start, len } = self.ops[body as usize] else {
+                    unreachable!("an operand's rule body is an alternation")
+                };
+                for i in 0..len {
+                    let child = self.children[(start + i) as usize];
+                    if !self.is_associative(child) {
+                        self.expect_child(child, i, advanced(1, i), index, text, work);
+                    }
                 }
             }
             Op::Repeat {

@@ -180,7 +180,8 @@ impl Parser<'_> {
                         continue;
                     }
                     match self.ops[node as usize] {
-                        Op::Ref { body } => stack.push((body, node)),
+                        // All of an operand's alternatives: the same terminals can start it.
+                        Op::Ref { body } | Op::Operand { body } => stack.push((body, node)),
                         Op::Alt { start, len } => {
                             for &c in self.children[start as usize..(start + len) as usize]
                                 .iter()

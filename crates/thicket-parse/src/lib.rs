@@ -37,6 +37,14 @@
 //! grammars with cycles such as `<a> ::= <a> | "x"`. Empty subtrees are built from a
 //! static choice (the shallowest empty derivation), for the same reason. The
 //! number of trees is available separately ([`ParseResult::count_trees`]).
+//!
+//! An associative rule, `A ::= A x A | ...` (ISLa's XML attributes are
+//! `<xml-attribute> ::= <xml-attribute> " " <xml-attribute>`), derives a list of n
+//! operands in every bracketing, which would cost the chart n² items and n³ steps. Its
+//! right operands are parsed through the rule's other alternatives only: the same
+//! language, since every derivation rotates into the left-nested one, and that is the
+//! tree returned (`((a a) a) a`). Counting, listing and every-parse k-paths parse such
+//! an input again with all bracketings.
 
 #![warn(missing_docs)]
 
