@@ -11,8 +11,10 @@
 # character set, quoted fields may hold ',', CR, LF and doubled quotes), and repetitions
 # written with `*` rather than right recursion. Line breaks are CRLF as in the RFC or LF
 # as in most files and in ISLa; as in ISLa every record, the last one too, ends in a
-# line break. Fields may be empty (`a,,b`). A record that is one empty field is an
-# empty line, which RFC 4180 reads as such a record and most CSV readers skip.
+# line break. Fields may be empty (`a,,b`). A record that is one empty field would be an
+# empty line, which RFC 4180 reads as such a record, Python's csv as a record of no
+# fields and the Rust csv crate not at all: a constraint below rules it out (such a
+# field is written `""`), so that every reader sees the same records.
 
 <start>           ::= <csv-file>
 <csv-file>        ::= <csv-header> <csv-body>
@@ -32,3 +34,5 @@
 # `thicket generate`):
 where exists int columns: forall <csv-record> record in start:
   count(record, "<raw-field>", columns)
+# No record is an empty line (see above):
+where forall <csv-string-list> fields in start: str.len(fields) > 0

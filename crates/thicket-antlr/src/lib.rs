@@ -478,6 +478,12 @@ impl Checker<'_> {
                 )],
                 Vec::new(),
             )),
+            Err(e @ ParseError::OutOfMemory { .. }) => Err(Rejection::at(
+                input,
+                0,
+                vec![format!("a token stream that fits in memory ({e})")],
+                Vec::new(),
+            )),
         }
     }
 

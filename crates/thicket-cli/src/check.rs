@@ -45,7 +45,8 @@ pub struct CheckArgs {
     no_spec_constraints: bool,
 
     /// JSON lines: {"file", "valid", "violations": [...]} or {"file", "valid": false,
-    /// "error": {...}} for an input outside the language.
+    /// "error": {...}} for an input outside the language. A witness's text that is not
+    /// UTF-8 is in "text_hex" (hex) instead of "text".
     #[arg(long)]
     json: bool,
 
@@ -72,6 +73,8 @@ enum Verdict {
     NotInLanguage(String, serde_json::Value),
     /// Could not be read (the message names the file).
     Unreadable(String),
+    /// Its chart did not fit in memory (the message names the limit).
+    OutOfMemory(String),
 }
 
 /// Runs `thicket check`.
@@ -133,6 +136,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                     match parser.parse(&text) {
                         Ok(result) => {
                             let tree = result.tree();
+                            // The chart's memory is free again before checking needs its own.
+                            drop(result);
                             if args.quiet {
                                 return if checker.check(&tree).is_empty() {
                                     Verdict::Valid
@@ -163,6 +168,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                                 "found": r.found, "expected": r.expected, "rules": r.rules,
                             }),
                         ),
+                        Err(e @ ParseError::OutOfMemory { .. }) => {
+                            Verdict::OutOfMemory(e.to_string())
+                        }
                         Err(e @ ParseError::TooComplex { .. }) => Verdict::NotInLanguage(
                             e.to_string(),
                             serde_json::json!({"message": e.to_string()}),
@@ -189,6 +197,18 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                     }
                     continue;
                 }
+                Verdict::OutOfMemory(message) => {
+                    unreadable += 1;
+                    eprintln!("error: {name}: {message}");
+                    if args.json && !args.quiet {
+                        let line = serde_json::json!({
+                            "file": name, "valid": false,
+                            "error": {"message": message, "out_of_memory": true},
+                        });
+                        writeln!(out, "{line}")?;
+                    }
+                    continue;
+                }
             }
             if args.quiet {
                 continue;
@@ -205,7 +225,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                     Verdict::NotInLanguage(_, e) => {
                         serde_json::json!({"file": name, "valid": false, "error": e})
                     }
-                    Verdict::Unreadable(_) => unreachable!("reported above"),
+                    Verdict::Unreadable(_) | Verdict::OutOfMemory(_) => {
+                        unreachable!("reported above")
+                    }
                 };
                 writeln!(out, "{line}")?;
                 continue;
@@ -226,7 +248,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                         writeln!(out, "  {line}")?;
                     }
                 }
-                Verdict::Unreadable(_) => unreachable!("reported above"),
+                Verdict::Unreadable(_) | Verdict::OutOfMemory(_) => {
+                    unreachable!("reported above")
+                }
             }
         }
         out.flush()?;

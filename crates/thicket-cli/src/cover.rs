@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
 use thicket_cover::{Coverage, KPathGraph};
-use thicket_parse::ParseConfig;
+use thicket_parse::{ParseConfig, ParseError};
 
 /// Arguments of `thicket cover`.
 #[derive(Args, Debug)]
@@ -106,7 +106,11 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
                     let text = input
                         .read(args.inputs.max_input_size)
                         .map_err(|e| (true, e))?;
-                    let parsed = parser.parse(&text).map_err(|e| (false, e.to_string()))?;
+                    let parsed = parser.parse(&text).map_err(|e| match e {
+                        // Not counted, as an input that cannot be read.
+                        ParseError::OutOfMemory { .. } => (true, format!("{}: {e}", input.name())),
+                        e => (false, e.to_string()),
+                    })?;
                     let mut own = Coverage::new(max_k);
                     // An input the chart shows unambiguous has its paths in its one tree
                     // (`paths_in_any_parse` would read that tree too).
@@ -116,7 +120,10 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
                             max_k,
                         ));
                     } else {
-                        own.add_tree(&graph, &parsed.tree());
+                        let tree = parsed.tree();
+                        // The chart's memory is free again before coverage needs its own.
+                        drop(parsed);
+                        own.add_tree(&graph, &tree);
                     }
                     Ok(own)
                 })

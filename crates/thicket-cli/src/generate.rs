@@ -263,7 +263,8 @@ enum OutputFormat {
     /// The inputs themselves.
     Text,
     /// JSON lines: {"index", "seed", "input" (or "input_hex"), "tree"} with the tree in the
-    /// fuzzingbook/ISLa form ["<start>", [children]].
+    /// fuzzingbook/ISLa form ["<start>", [children]]; a terminal whose bytes are not
+    /// UTF-8 is ["text", [], "hex"] (as in `thicket parse --format json`).
     Json,
 }
 
@@ -1214,13 +1215,9 @@ fn json_line(index: u64, seed: u64, input: &[u8], tree: &str) -> String {
             "\"input\":{}",
             serde_json::to_string(text).expect("strings serialize")
         ),
-        Err(_) => format!("\"input_hex\":\"{}\"", hex(input)),
+        Err(_) => format!("\"input_hex\":\"{}\"", thicket_tree::hex(input)),
     };
     format!("{{\"index\":{index},\"seed\":{seed},{input_field},\"tree\":{tree}}}")
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn digits(mut n: u64) -> usize {

@@ -86,18 +86,38 @@ pub fn read_path(path: &Path, max: u64, option: &str) -> Result<Vec<u8>, String>
     }
 }
 
-/// Reads all of `reader`, failing once more than `max` bytes arrive.
+/// Reads all of `reader`, failing once more than `max` bytes arrive, or once the bytes
+/// read cannot grow under the address-space limit (`ulimit -v`).
 pub fn read_bounded(
     reader: impl Read,
     max: u64,
     what: &str,
     option: &str,
 ) -> Result<Vec<u8>, String> {
+    let mut reader = reader.take(max.saturating_add(1));
     let mut bytes = Vec::new();
-    reader
-        .take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {what}: {e}"))?;
+    loop {
+        // As much again as was read, asking first whether it fits.
+        let chunk = bytes.len().max(64 << 10);
+        if !thicket_parse::memory::fits(chunk, 0) {
+            return Err(format!(
+                "{what}: not enough memory to read it past {} MiB within the address-space \
+                 limit of {} MiB (`ulimit -v`); raise the limit, or lower {option}",
+                thicket_parse::memory::mib(bytes.len()),
+                thicket_parse::memory::mib(
+                    thicket_parse::memory::address_space_limit().unwrap_or(0)
+                ),
+            ));
+        }
+        bytes.reserve_exact(chunk);
+        let read = (&mut reader)
+            .take(chunk as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read {what}: {e}"))?;
+        if read == 0 {
+            break;
+        }
+    }
     if bytes.len() as u64 > max {
         return Err(format!(
             "{what} is larger than the limit of {max} bytes (raise it with {option})"

@@ -9,6 +9,7 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use thicket_gen::prob::{Counts, DEFAULT_SMOOTHING, Weights};
 use thicket_grammar::Grammar;
+use thicket_parse::ParseError;
 
 /// Arguments of `thicket learn`.
 #[derive(Args, Debug)]
@@ -60,6 +61,8 @@ pub fn run(args: LearnArgs) -> anyhow::Result<u8> {
     };
     let mut counts = Counts::new(&spec.grammar);
     let mut rejected = 0;
+    // Inputs whose chart did not fit in memory.
+    let mut failed = 0;
     for input in &inputs {
         let bytes = match input.read(args.inputs.max_input_size) {
             Ok(bytes) => bytes,
@@ -70,7 +73,16 @@ pub fn run(args: LearnArgs) -> anyhow::Result<u8> {
             }
         };
         match parser.parse(&bytes) {
-            Ok(result) => counts.add_tree(&spec.grammar, &result.tree()),
+            Ok(result) => {
+                let tree = result.tree();
+                // The chart's memory is free again before counting needs its own.
+                drop(result);
+                counts.add_tree(&spec.grammar, &tree);
+            }
+            Err(e @ ParseError::OutOfMemory { .. }) => {
+                eprintln!("error: {}: {e}", input.name());
+                failed += 1;
+            }
             Err(e) => {
                 eprintln!("error: {}:{e}", input.name());
                 rejected += 1;
@@ -79,7 +91,11 @@ pub fn run(args: LearnArgs) -> anyhow::Result<u8> {
     }
     if counts.trees() == 0 {
         eprintln!("error: no sample could be parsed: nothing to learn from");
-        return Ok(exit::REJECTED);
+        return Ok(if failed > 0 {
+            exit::FAILURE
+        } else {
+            exit::REJECTED
+        });
     }
     let weights = Weights::learn(&spec.grammar, &counts, args.smoothing, None);
     let mut text = serde_json::to_string_pretty(&weights.to_json(
@@ -102,7 +118,9 @@ pub fn run(args: LearnArgs) -> anyhow::Result<u8> {
             String::new()
         }
     );
-    Ok(if rejected > 0 {
+    Ok(if failed > 0 {
+        exit::FAILURE
+    } else if rejected > 0 {
         exit::REJECTED
     } else {
         exit::OK

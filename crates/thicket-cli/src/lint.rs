@@ -1,7 +1,7 @@
 //! `thicket lint`: grammar checks and a summary of every rule.
 
 use crate::exit;
-use crate::spec::SpecArgs;
+use crate::spec::{LoadError, SpecArgs, spec_error_code};
 use clap::{Args, ValueEnum};
 use thicket_grammar::diag::render_diagnostics;
 use thicket_grammar::{Analysis, Expr, Grammar, UNBOUNDED, lint};
@@ -33,7 +33,8 @@ pub struct LintArgs {
 enum LintFormat {
     /// Diagnostics rustc-style on stderr, the summary table on stdout.
     Text,
-    /// One JSON object on stdout.
+    /// One JSON object on stdout, also when the spec has errors that stop it from being
+    /// read (then what only a read grammar tells is null; see docs/json-output.md).
     Json,
 }
 
@@ -110,9 +111,16 @@ fn fandango_notes(loaded: &thicket_fandango::LoadedSpec) -> Vec<String> {
 /// Runs `thicket lint`.
 pub fn run(args: LintArgs) -> anyhow::Result<u8> {
     // Compiled as every command compiles them, without running any Python.
-    let loaded = match args.spec.compile(true) {
+    let loaded = match args.spec.try_compile(true) {
         Ok(loaded) => loaded,
-        Err(code) => return Ok(code),
+        Err(LoadError::Spec(error)) if matches!(args.format, LintFormat::Json) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&unloadable_json(&error))?
+            );
+            return Ok(spec_error_code(&error));
+        }
+        Err(error) => return Ok(error.report()),
     };
     let constraints = loaded.constraints.len();
     let notes = fandango_notes(&loaded);
@@ -206,6 +214,28 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(if failed { exit::BAD_SPEC } else { exit::OK })
+}
+
+/// `lint --format json`'s object for a spec that could not be loaded: its diagnostics,
+/// and `null` for what only a loaded grammar tells.
+fn unloadable_json(error: &thicket_grammar::SpecError) -> serde_json::Value {
+    let errors = error.diagnostics.iter().filter(|d| d.is_error()).count();
+    serde_json::json!({
+        "file": error.source.name(),
+        "ok": false,
+        "start": null,
+        "errors": errors,
+        "warnings": error.diagnostics.len() - errors,
+        "diagnostics": error
+            .diagnostics
+            .iter()
+            .map(|d| d.to_json(&error.source))
+            .collect::<Vec<_>>(),
+        "notes": [],
+        "protocol": null,
+        "totals": null,
+        "rules": null,
+    })
 }
 
 fn plural(n: usize) -> &'static str {

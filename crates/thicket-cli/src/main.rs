@@ -3,6 +3,7 @@
 //! The `thicket` binary: reads a spec, checks it, generates inputs. Each subcommand lives
 //! in its own module; this file holds the argument model and the exit-code policy.
 
+mod alloc;
 mod check;
 mod codeine;
 mod cover;
@@ -63,6 +64,10 @@ fn spec_flag_as_argument(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsStrin
     }
     rest
 }
+
+/// Running out of memory ends the process with a message, never with an abort.
+#[global_allocator]
+static ALLOCATOR: alloc::ExitWhenExhausted = alloc::ExitWhenExhausted;
 
 /// Exit codes, the same for every subcommand.
 pub mod exit {

@@ -68,7 +68,10 @@ pub struct ParseArgs {
 enum TreeFormat {
     /// Indented, one node per line.
     Tree,
-    /// JSON lines: {"file", "ok", "tree"} or {"file", "ok": false, "error": {...}}.
+    /// JSON lines: {"file", "ok", "tree"} or {"file", "ok": false, "error": {...}}. A
+    /// terminal is ["text", []], or ["text", [], "hex"] when its bytes are not UTF-8:
+    /// the text as constraints read it (each byte of an invalid sequence as the
+    /// character of the same number, 0xFF as U+00FF) and the exact bytes in hex.
     Json,
     /// S-expressions.
     Sexp,
@@ -81,6 +84,8 @@ enum Outcome {
     Parsed(String, Option<TreeCount>),
     Rejected(String, Box<Rejection>),
     TooComplex(String),
+    /// Not parsed: its chart did not fit in memory (the message names the limit).
+    OutOfMemory(String),
     /// Accepted and large: its tree is streamed when its turn comes to be printed.
     Large(Vec<u8>),
     /// Could not be read.
@@ -123,6 +128,7 @@ impl Outcome {
         match error {
             ParseError::Rejected(r) => Outcome::Rejected(excerpt(text, &r), r),
             e @ ParseError::TooComplex { .. } => Outcome::TooComplex(e.to_string()),
+            e @ ParseError::OutOfMemory { .. } => Outcome::OutOfMemory(e.to_string()),
         }
     }
 }
@@ -202,6 +208,9 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                                 Some(TreeCount::Overflow) => {
                                     ",\"trees\":null,\"trees_unknown\":\"overflow\"".to_string()
                                 }
+                                Some(TreeCount::Unknown) => {
+                                    ",\"trees\":null,\"trees_unknown\":\"too_complex\"".to_string()
+                                }
                             };
                             // With --all, "all" holds the list of trees instead of "tree".
                             let field = if args.all { "all" } else { "tree" };
@@ -239,7 +248,21 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                                         }
                                         eprintln!("error: {name}: {message}")
                                     }
-                                    _ => unreachable!("a parse fails by rejection or complexity"),
+                                    Outcome::OutOfMemory(message) => {
+                                        if args.format == TreeFormat::Json {
+                                            writeln!(
+                                                out,
+                                                "{}",
+                                                out_of_memory_json(&name, &message)
+                                            )?;
+                                        }
+                                        eprintln!("error: {name}: {message}");
+                                        unreadable += 1;
+                                        continue;
+                                    }
+                                    _ => unreachable!(
+                                        "a parse fails by rejection, complexity or memory"
+                                    ),
                                 }
                                 rejected += 1;
                                 continue;
@@ -300,6 +323,13 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                         }
                         eprintln!("error: {name}: {message}");
                     }
+                    Outcome::OutOfMemory(message) => {
+                        unreadable += 1;
+                        if args.format == TreeFormat::Json && !args.quiet {
+                            writeln!(out, "{}", out_of_memory_json(&name, &message))?;
+                        }
+                        eprintln!("error: {name}: {message}");
+                    }
                     Outcome::Unreadable(message) => {
                         unreadable += 1;
                         if args.format == TreeFormat::Json && !args.quiet {
@@ -336,6 +366,15 @@ fn print_count(name: &str, count: &TreeCount) {
 fn message_json(name: &str, message: &str) -> String {
     format!(
         "{{\"file\":{},\"ok\":false,\"error\":{{\"message\":{}}}}}",
+        json_str(name),
+        json_str(message)
+    )
+}
+
+/// The JSON line of an input whose chart did not fit in memory.
+fn out_of_memory_json(name: &str, message: &str) -> String {
+    format!(
+        "{{\"file\":{},\"ok\":false,\"error\":{{\"message\":{},\"out_of_memory\":true}}}}",
         json_str(name),
         json_str(message)
     )

@@ -55,23 +55,29 @@ impl SpecArgs {
     /// [`SpecArgs::load_compiled`] without starting Python (`no_python`), for reading a
     /// spec without evaluating it.
     pub fn compile(&self, no_python: bool) -> Result<thicket_fandango::LoadedSpec, u8> {
-        let spec = self.load_grammar()?;
+        self.try_compile(no_python).map_err(LoadError::report)
+    }
+
+    /// [`SpecArgs::compile`] with the spec's errors returned rather than printed (for
+    /// output in another form: `lint --format json`).
+    pub fn try_compile(&self, no_python: bool) -> Result<thicket_fandango::LoadedSpec, LoadError> {
+        let spec = self.try_load_grammar()?;
         let options = thicket_fandango::Options {
             without_constraints: !self.constraints_apply(),
             no_python,
             ..Default::default()
         };
-        thicket_fandango::compile(spec, &options).map_err(|e| report(&e))
+        thicket_fandango::compile(spec, &options).map_err(LoadError::Spec)
     }
 
-    /// The spec, its `where` constraints not compiled; errors printed and the exit code.
-    pub fn load_grammar(&self) -> Result<Spec, u8> {
-        if let Some(antlr) = self.antlr(true)? {
+    /// The spec, its `where` constraints not compiled.
+    fn try_load_grammar(&self) -> Result<Spec, LoadError> {
+        if let Some(antlr) = self.try_antlr(true)? {
             return Ok(antlr.spec);
         }
         if self.lexer.is_some() {
             eprintln!("error: --lexer is for ANTLR parser grammars (.g4 specs)");
-            return Err(exit::USAGE);
+            return Err(LoadError::Reported(exit::USAGE));
         }
         let start = self
             .start
@@ -86,12 +92,16 @@ impl SpecArgs {
                 include_dirs: self.include_dirs.clone(),
             },
         )
-        .map_err(|e| report(&e))
+        .map_err(LoadError::Spec)
     }
 
     /// The ANTLR reading of a `.g4` spec (`None` for other specs), with `warn` its
     /// warnings about target code printed to stderr; errors printed and the exit code.
     pub fn antlr(&self, warn: bool) -> Result<Option<thicket_antlr::AntlrSpec>, u8> {
+        self.try_antlr(warn).map_err(LoadError::report)
+    }
+
+    fn try_antlr(&self, warn: bool) -> Result<Option<thicket_antlr::AntlrSpec>, LoadError> {
         if !thicket_antlr::is_g4(&self.spec) {
             return Ok(None);
         }
@@ -107,7 +117,7 @@ impl SpecArgs {
             .as_deref()
             .map(|s| s.trim_start_matches('<').trim_end_matches('>'));
         let antlr = thicket_antlr::load_g4_files(&paths, start, self.max_spec_size)
-            .map_err(|e| report(&e))?;
+            .map_err(LoadError::Spec)?;
         if warn {
             for (source, warning) in &antlr.warnings {
                 eprint!("{}", warning.render(source));
@@ -243,6 +253,34 @@ impl SolveArgs {
     }
 }
 
+/// Why a spec was not loaded.
+pub enum LoadError {
+    /// Its errors.
+    Spec(SpecError),
+    /// Something already reported on stderr, with the exit code.
+    Reported(u8),
+}
+
+impl LoadError {
+    /// Prints the spec's errors rustc-style (if not reported yet) and returns the exit
+    /// code.
+    pub fn report(self) -> u8 {
+        match self {
+            LoadError::Spec(error) => report(&error),
+            LoadError::Reported(code) => code,
+        }
+    }
+}
+
+/// The exit code for a spec that has errors: 4 if it could not be read, 3 otherwise.
+pub fn spec_error_code(error: &SpecError) -> u8 {
+    if error.diagnostics.iter().any(|d| d.code == "io") {
+        exit::FAILURE
+    } else {
+        exit::BAD_SPEC
+    }
+}
+
 /// Prints a spec's errors rustc-style and returns the matching exit code.
 pub fn report(error: &SpecError) -> u8 {
     eprint!("{}", error.render());
@@ -252,9 +290,5 @@ pub fn report(error: &SpecError) -> u8 {
         error.source.name(),
         if errors == 1 { "" } else { "s" }
     );
-    if error.diagnostics.iter().any(|d| d.code == "io") {
-        exit::FAILURE
-    } else {
-        exit::BAD_SPEC
-    }
+    spec_error_code(error)
 }

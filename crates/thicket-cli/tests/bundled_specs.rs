@@ -8,7 +8,8 @@
 //! says was generated, so that a grammar bug cannot hide behind leniency. expr.fan gets a
 //! small recursive-descent recognizer and rest.fan (no reST parser in Rust) a
 //! line-level check, and Docutils (Python, `judges/rest_docutils.py`) on the inputs
-//! `thicket check` calls valid. Inputs come from `-0` (split on NUL), from `--format json` when the
+//! `thicket check` calls valid; csv.fan's inputs are read by Python's csv module too
+//! (`judges/csv_python.py`). Inputs come from `-0` (split on NUL), from `--format json` when the
 //! tree is needed, and from `-o DIR` for tar, whose inputs contain NUL bytes.
 //! Another test checks that every bundled spec lints clean.
 //!
@@ -519,24 +520,31 @@ fn csv_outputs_read_back_field_by_field() {
     let samples = generate_trees("csv.fan", N);
     let mut failures = Vec::new();
     let mut rectangular = 0;
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    // What Python's csv should read: every record, an empty line as a record of none.
+    let mut for_python = Vec::new();
     for (i, s) in samples.iter().enumerate() {
-        let expected: Vec<Vec<String>> = s
+        let records: Vec<Vec<String>> = s
             .tree
             .all("<csv-record>")
             .iter()
-            // A record that is one empty unquoted field is an empty line, which the csv
-            // crate skips (RFC 4180 would read it as a record with one empty field).
-            .filter(|rec| {
-                let fields = rec.all("<raw-field>");
-                !(fields.len() == 1 && fields[0].text().is_empty())
-            })
             .map(|rec| {
-                rec.all("<raw-field>")
-                    .iter()
-                    .map(|f| field_value(f))
-                    .collect::<Vec<String>>()
+                let fields = rec.all("<raw-field>");
+                if fields.len() == 1 && fields[0].text().is_empty() {
+                    return Vec::new();
+                }
+                fields.iter().map(|f| field_value(f)).collect()
             })
             .collect();
+        // The grammar alone writes empty lines (a record that is one empty unquoted
+        // field), which the csv crate skips; the spec's constraint rules them out.
+        let expected: Vec<Vec<String>> =
+            records.iter().filter(|r| !r.is_empty()).cloned().collect();
+        let path = dir.path().join(format!("{i}.csv"));
+        std::fs::write(&path, &s.input).unwrap();
+        paths.push(path);
+        for_python.push(records);
         match read_csv(&s.input, true) {
             Ok(records) if records == expected => {}
             Ok(records) => failures.push(format!(
@@ -563,6 +571,16 @@ fn csv_outputs_read_back_field_by_field() {
                 "#{i} {:?}: ragged file not reported as such: {strict:?}",
                 s.text()
             ));
+        }
+    }
+    if let Some(python) = judges::python_csv(&paths) {
+        for (i, (read, expected)) in python.iter().zip(&for_python).enumerate() {
+            if read.as_ref() != Ok(expected) {
+                failures.push(format!(
+                    "#{i} {:?}: Python's csv read {read:?}, expected {expected:?}",
+                    samples[i].text()
+                ));
+            }
         }
     }
     assert_all_passed("csv.fan", N, &failures);

@@ -286,7 +286,7 @@ fn lint_counts_the_constraints() {
     );
     let out = thicket(&["lint", "specs/csv.fan", "--format", "json"], b"");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["totals"]["constraints"], 1);
+    assert_eq!(json["totals"]["constraints"], 2);
 }
 
 #[test]

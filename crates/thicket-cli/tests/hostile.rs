@@ -21,6 +21,11 @@ struct Run {
 }
 
 fn thicket_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    thicket_within(dir, args, stdin, ADDRESS_SPACE)
+}
+
+/// `thicket_in` under an address-space limit of `address_space` bytes.
+fn thicket_within(dir: &Path, args: &[&str], stdin: &[u8], address_space: u64) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_thicket"));
     command
         .args(args)
@@ -30,10 +35,10 @@ fn thicket_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
         .stderr(Stdio::piped());
     // SAFETY: setrlimit is async-signal-safe and touches only the child.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             let limit = libc::rlimit {
-                rlim_cur: ADDRESS_SPACE,
-                rlim_max: ADDRESS_SPACE,
+                rlim_cur: address_space,
+                rlim_max: address_space,
             };
             libc::setrlimit(libc::RLIMIT_AS, &limit);
             Ok(())
@@ -788,4 +793,316 @@ fn a_flat_chain_of_300_conjuncts_is_not_deep_nesting_and_a_bom_is_skipped() {
     let input = write(dir.path(), "a.txt", "a");
     let run = thicket(&["check", &spec, &input, "--constraint", &constraint]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+// --- associative lists ---------------------------------------------------------------
+
+#[test]
+fn thousands_of_xml_attributes_parse_in_linear_time_and_still_count_every_bracketing() {
+    let dir = temp();
+    let attributes = |n: usize| {
+        (0..n)
+            .map(|i| format!("a{i}=\"v{i}\""))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // ISLa's <xml-attribute> ::= <xml-attribute> " " <xml-attribute>: every bracketing
+    // of 10,000 attributes was a chart of 50 million items.
+    let many = write(
+        dir.path(),
+        "many.xml",
+        format!("<root {}>text</root>", attributes(10_000)),
+    );
+    let run = thicket(&["parse", "specs/xml.fan", &many, "--quiet"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let four = write(dir.path(), "four.xml", format!("<r {}/>", attributes(4)));
+    let run = thicket(&[
+        "parse",
+        "specs/xml.fan",
+        &four,
+        "--count",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let line: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(line["trees"], 5, "{line}");
+}
+
+// --- memory -------------------------------------------------------------------------
+
+/// A JSON document of about `bytes` bytes: records of numbers, strings, booleans, nulls.
+fn json_of(bytes: usize) -> String {
+    let mut out = String::from("[\n");
+    let mut i = 0u64;
+    while out.len() < bytes {
+        out.push_str(&format!(
+            "  {{\"id\": {i}, \"tags\": [\"a\", \"b c\"], \"ok\": true, \"v\": null, \"x\": {i}.5e-3}},\n"
+        ));
+        i += 1;
+    }
+    out.push_str("  null\n]\n");
+    out
+}
+
+#[test]
+fn inputs_beyond_the_address_space_limit_are_reported_and_the_others_go_on() {
+    // Far below what the large input needs (about 100 bytes per input byte to check),
+    // above what the small one and the program itself need.
+    const LIMIT: u64 = 400 << 20;
+    let dir = temp();
+    let large = write(dir.path(), "large.json", json_of(8 << 20));
+    let small = write(dir.path(), "small.json", "[1, {\"a\": \"b\"}]\n");
+    let model = dir.path().join("model.json");
+    let json = "specs/json.fan";
+    for args in [
+        vec!["check", json, &large, &small, "-j", "1"],
+        vec!["cover", json, &large, &small, "-j", "1"],
+        vec!["learn", json, &large, &small, "-o", model.to_str().unwrap()],
+        vec!["parse", json, &large, &small, "--quiet", "-j", "1"],
+        vec!["parse", json, &large, &small, "--format", "json", "-j", "1"],
+    ] {
+        let run = thicket_within(&workspace(), &args, b"", LIMIT);
+        assert_eq!(run.code, 4, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("large.json: not enough memory")
+                && run.stderr.contains("`ulimit -v`")
+                && !run.stderr.contains("small.json"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    let run = thicket_within(&workspace(), &["check", json, &large, &small], b"", LIMIT);
+    assert!(
+        String::from_utf8_lossy(&run.stdout).contains("small.json: valid"),
+        "{}",
+        run.stderr
+    );
+    // An input read without end stops at the limit too, not only at --max-input-size.
+    let run = thicket_within(
+        &workspace(),
+        &["parse", json, "/dev/zero", "--max-input-size", "1000000000"],
+        b"",
+        LIMIT,
+    );
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("/dev/zero: not enough memory to read it"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn memory_running_out_anywhere_ends_with_a_message_not_an_abort() {
+    let dir = temp();
+    // One input of 100 million nodes: its tree needs more than a gigabyte.
+    let spec = write(dir.path(), "huge.fan", "<start> ::= \"a\"{100000000}\n");
+    let run = thicket_within(
+        dir.path(),
+        &[
+            "generate",
+            &spec,
+            "-n",
+            "1",
+            "--seed",
+            "1",
+            "--format",
+            "json",
+            "--max-size",
+            "200000000",
+            "--max-nodes",
+            "200000000",
+        ],
+        b"",
+        400 << 20,
+    );
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error: out of memory") && run.stderr.contains("`ulimit -v`"),
+        "{}",
+        run.stderr
+    );
+}
+
+// --- spec diagnostics ----------------------------------------------------------------
+
+#[test]
+fn thousands_of_undefined_rules_with_alike_names_are_reported_at_once() {
+    let dir = temp();
+    let mut spec = String::from("<start> ::= <rule_00000>\n");
+    for i in 0..16_000 {
+        spec.push_str(&format!("<rule_{i:05}> ::= <rulx_{i:05}>\n"));
+    }
+    let spec = write(dir.path(), "undefined.fan", spec);
+    let run = thicket(&["lint", &spec]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("rule <rulx_00000> is used but never defined")
+            && run.stderr.contains("did you mean <rule_00000>?")
+            && run.stderr.contains("15900 more diagnostics are not shown"),
+        "{}",
+        run.stderr
+    );
+}
+
+// --- machine-readable output ---------------------------------------------------------
+
+#[test]
+fn lint_json_reports_a_spec_that_cannot_be_read() {
+    let dir = temp();
+    let undefined = write(
+        dir.path(),
+        "u.fan",
+        "<start> ::= <valeu>\n<value> ::= \"x\"\n",
+    );
+    let syntax = write(dir.path(), "s.fan", "<start> ::= (\"a\"\n");
+    let missing = dir.path().join("missing.fan");
+    for (spec, code, diagnostic) in [
+        (undefined.as_str(), 3, "undefined-rule"),
+        (syntax.as_str(), 3, ""),
+        (missing.to_str().unwrap(), 4, "io"),
+    ] {
+        let run = thicket(&["lint", spec, "--format", "json"]);
+        assert_eq!(run.code, code, "{spec}: {}", run.stderr);
+        let report: serde_json::Value = serde_json::from_slice(&run.stdout)
+            .unwrap_or_else(|e| panic!("{spec}: {e}: {:?}", String::from_utf8_lossy(&run.stdout)));
+        assert_eq!(report["ok"], false, "{report}");
+        assert!(report["errors"].as_u64().unwrap() >= 1, "{report}");
+        assert!(
+            report["rules"].is_null() && report["start"].is_null(),
+            "{report}"
+        );
+        let first = &report["diagnostics"][0];
+        assert_eq!(first["severity"], "error", "{report}");
+        if !diagnostic.is_empty() {
+            assert_eq!(first["code"], diagnostic, "{report}");
+        }
+    }
+    let run = thicket(&["lint", &undefined, "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let notes = report["diagnostics"][0]["notes"].to_string();
+    assert!(notes.contains("did you mean <value>?"), "{report}");
+}
+
+/// The bytes of a fuzzingbook JSON tree's terminals, in order: a terminal is
+/// `[text, []]`, or `[text, [], hex]` when its bytes are not UTF-8.
+fn terminal_bytes(node: &serde_json::Value, out: &mut Vec<u8>) {
+    let parts = node.as_array().expect("a node is an array");
+    let children = parts[1].as_array().expect("children");
+    if children.is_empty() {
+        match parts.get(2) {
+            Some(hex) => {
+                let hex = hex.as_str().expect("hex is a string");
+                out.extend(
+                    (0..hex.len())
+                        .step_by(2)
+                        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("two hex digits")),
+                );
+            }
+            None => out.extend_from_slice(parts[0].as_str().expect("text").as_bytes()),
+        }
+    }
+    for child in children {
+        terminal_bytes(child, out);
+    }
+}
+
+fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
+    let text = std::str::from_utf8(stdout).expect("JSON output is UTF-8");
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
+}
+
+#[test]
+fn json_output_holds_the_exact_bytes_of_terminals_that_are_not_utf8() {
+    let dir = temp();
+    let spec = write(
+        dir.path(),
+        "bytes.fan",
+        "<start> ::= <chunk> (\",\" <chunk>)*\n<chunk> ::= r\"(?-u:[^,])+\"\n",
+    );
+    let small = b"a\xff\xc3\xa9,\"\\\x00\n,\xc3".to_vec();
+    // Over 64 KiB, so that `parse` streams its tree as it reads it.
+    let mut large = small.clone();
+    while large.len() < 100_000 {
+        large.extend_from_slice(b",z\xfe\x80");
+    }
+    for input in [&small, &large] {
+        let file = write(dir.path(), "input.bin", input);
+        let run = thicket(&["parse", &spec, &file, "--format", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let lines = json_lines(&run.stdout);
+        let mut bytes = Vec::new();
+        terminal_bytes(&lines[0]["tree"], &mut bytes);
+        assert_eq!(&bytes, input);
+    }
+    // The text beside the hex is the string constraints see.
+    let file = write(dir.path(), "input.bin", &small);
+    let run = thicket(&["parse", &spec, &file, "--format", "json"]);
+    let tree = json_lines(&run.stdout)[0]["tree"].to_string();
+    assert!(tree.contains(r#"["aÿé",[],"61ffc3a9"]"#), "{tree}");
+    let run = thicket(&["parse", &spec, &file, "--format", "json", "--all"]);
+    let mut bytes = Vec::new();
+    terminal_bytes(&json_lines(&run.stdout)[0]["all"][0], &mut bytes);
+    assert_eq!(bytes, small);
+
+    let run = thicket(&[
+        "check",
+        &spec,
+        &file,
+        "--json",
+        "-c",
+        "forall <chunk> c: str.len(c) < 3",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let line = &json_lines(&run.stdout)[0];
+    let bind = &line["violations"][0]["steps"][0];
+    assert_eq!(bind["text_hex"], "61ffc3a9", "{line}");
+    assert!(bind.get("text").is_none(), "{line}");
+
+    // A file name that is not UTF-8 either (in a folder given as the input).
+    use std::os::unix::ffi::OsStrExt;
+    let names = dir.path().join("names");
+    std::fs::create_dir(&names).unwrap();
+    std::fs::write(
+        names.join(std::ffi::OsStr::from_bytes(b"odd-\xff.bin")),
+        &small,
+    )
+    .unwrap();
+    let run = thicket(&[
+        "cover",
+        &spec,
+        names.to_str().unwrap(),
+        &file,
+        "--json",
+        "--per-input",
+        "--missing",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let _: serde_json::Value = serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stdout)));
+
+    let run = thicket(&[
+        "generate", &spec, "-n", "20", "--seed", "3", "--format", "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for line in json_lines(&run.stdout) {
+        let mut bytes = Vec::new();
+        terminal_bytes(&line["tree"], &mut bytes);
+        let input = match line["input"].as_str() {
+            Some(text) => text.as_bytes().to_vec(),
+            None => {
+                let hex = line["input_hex"].as_str().expect("input or input_hex");
+                (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                    .collect()
+            }
+        };
+        assert_eq!(bytes, input, "{line}");
+    }
 }

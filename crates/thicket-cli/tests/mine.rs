@@ -147,6 +147,32 @@ fn bad_catalog_names_file_line_and_column() {
 }
 
 #[test]
+fn a_pattern_with_an_isla_syntax_error_is_reported_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples");
+    std::fs::create_dir(&samples).unwrap();
+    std::fs::write(samples.join("a.csv"), "a,b\n1,2\n").unwrap();
+    let patterns = dir.path().join("p.isla");
+    std::fs::write(
+        &patterns,
+        "[Mine]\nforall <?NONTERMINAL> x in start:\n  (x = <?STRING(x)> or )\n",
+    )
+    .unwrap();
+    let out = thicket(&[
+        "mine",
+        &common::repo("specs/csv.fan"),
+        "--positive",
+        samples.to_str().unwrap(),
+        "--patterns",
+        patterns.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("p.isla:3:24: ISLa syntax"), "{stderr}");
+    assert!(!stderr.contains("ill-typed"), "{stderr}");
+}
+
+#[test]
 fn needs_samples_or_a_program() {
     let out = thicket(&["mine", &common::repo("specs/csv.fan")]);
     assert_eq!(out.status.code(), Some(2));

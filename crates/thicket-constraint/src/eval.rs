@@ -172,29 +172,7 @@ pub const TEXT_STEP_BYTES: usize = 64;
 /// Renders input bytes as a string the way [`crate::smt`] reads them: UTF-8, with
 /// each byte of an invalid sequence read as the character of the same number.
 pub fn input_string(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_string(),
-        Err(_) => {
-            let mut out = String::with_capacity(bytes.len());
-            let mut rest = bytes;
-            while !rest.is_empty() {
-                match std::str::from_utf8(rest) {
-                    Ok(s) => {
-                        out.push_str(s);
-                        break;
-                    }
-                    Err(e) => {
-                        let good = e.valid_up_to();
-                        out.push_str(std::str::from_utf8(&rest[..good]).expect("valid prefix"));
-                        let bad = e.error_len().unwrap_or(rest.len() - good);
-                        out.extend(rest[good..good + bad].iter().map(|&b| char::from(b)));
-                        rest = &rest[good + bad..];
-                    }
-                }
-            }
-            out
-        }
-    }
+    thicket_tree::text_of_bytes(bytes).into_owned()
 }
 
 impl<'a, 't> Evaluator<'a, 't> {

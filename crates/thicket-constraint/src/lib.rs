@@ -398,15 +398,21 @@ impl<'g> Checker<'g> {
                 Step::Bind { var, node } => {
                     let (line, column) = input_line_col(tree, *node);
                     let range = tree.text_range(*node);
-                    serde_json::json!({
+                    let mut step = serde_json::json!({
                         "bind": c.vars[var.index()].name,
                         "nonterminal": self.node_label(tree, *node),
-                        "text": eval::input_string(tree.text(*node)),
                         "offset": range.start,
                         "length": range.len(),
                         "line": line,
                         "column": column,
-                    })
+                    });
+                    // Text that is not UTF-8 as hex, as in all JSON output.
+                    let (key, text) = match std::str::from_utf8(tree.text(*node)) {
+                        Ok(text) => ("text", text.to_string()),
+                        Err(_) => ("text_hex", thicket_tree::hex(tree.text(*node))),
+                    };
+                    step[key] = serde_json::Value::String(text);
+                    step
                 }
                 Step::BindInt { var, value } => serde_json::json!({
                     "bind": c.vars[var.index()].name,

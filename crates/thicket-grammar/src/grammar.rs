@@ -6,6 +6,7 @@
 use crate::ast::{AstExpr, AstExprKind, SpecAst};
 use crate::diag::Diagnostic;
 use crate::source::Span;
+use crate::suggest::Suggester;
 use regex_syntax::hir::Hir;
 use std::collections::HashMap;
 use std::fmt;
@@ -176,10 +177,13 @@ impl Grammar {
             );
             return Err(errors);
         }
+        let suggester = Suggester::new(by_name.keys().map(String::as_str));
         let mut builder = Builder {
             exprs: Vec::new(),
             by_name: &by_name,
             errors: &mut errors,
+            suggester: &suggester,
+            suggested: HashMap::new(),
         };
         let mut seen = std::collections::HashSet::new();
         for rule in &ast.rules {
@@ -195,7 +199,7 @@ impl Grammar {
                 format!("the start rule <{start}> is not defined"),
                 Span::new(0, 0),
             );
-            if let Some(suggestion) = suggest(start, by_name.keys()) {
+            if let Some(suggestion) = suggester.suggest(start) {
                 d = d.with_note(format!("did you mean <{suggestion}>?"));
             }
             let unreferenced = unreferenced_rules(&builder.exprs, &rules);
@@ -515,6 +519,9 @@ struct Builder<'a> {
     exprs: Vec<ExprNode>,
     by_name: &'a HashMap<String, SymbolId>,
     errors: &'a mut Vec<Diagnostic>,
+    suggester: &'a Suggester<'a>,
+    /// Suggestions made so far, by undefined name (a typo is often repeated).
+    suggested: HashMap<String, Option<&'a str>>,
 }
 
 impl Builder<'_> {
@@ -542,7 +549,15 @@ impl Builder<'_> {
                         e.span,
                     )
                     .with_label_message("not defined");
-                    if let Some(s) = suggest(name, self.by_name.keys()) {
+                    let suggestion = match self.suggested.get(name) {
+                        Some(&known) => known,
+                        None => {
+                            let found = self.suggester.suggest(name);
+                            self.suggested.insert(name.clone(), found);
+                            found
+                        }
+                    };
+                    if let Some(s) = suggestion {
                         d = d.with_note(format!("did you mean <{s}>?"));
                     }
                     self.errors.push(d);
@@ -627,22 +642,10 @@ fn unreferenced_rules(exprs: &[ExprNode], rules: &[Rule]) -> Vec<usize> {
     (0..rules.len()).filter(|&i| !used[i]).collect()
 }
 
-/// The closest known name to `name`, if one is close enough to be a likely typo.
+/// The closest known name to `name`, if one is close enough to be a likely typo (see
+/// [`Suggester::suggest`]; prepare a [`Suggester`] once for many lookups).
 pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> Option<&'a str> {
-    let lower = name.to_lowercase();
-    known
-        .map(|k| {
-            let distance = if k.to_lowercase() == lower {
-                0
-            } else {
-                // Optimal string alignment: a swap of two neighbours (`vaule`) is one edit.
-                strsim::osa_distance(&lower, &k.to_lowercase())
-            };
-            (distance, k)
-        })
-        .filter(|(d, k)| *d <= (k.chars().count().max(name.chars().count()) / 3).max(1))
-        .min()
-        .map(|(_, k)| k.as_str())
+    Suggester::new(known.map(String::as_str)).suggest(name)
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ mod pyregex;
 mod pyscan;
 pub mod reach;
 pub mod source;
+pub mod suggest;
 pub mod tokens;
 
 pub use analysis::{Analysis, UNBOUNDED, lint};

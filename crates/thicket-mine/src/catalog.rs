@@ -120,7 +120,8 @@ impl Catalog {
             column,
             message,
         };
-        let mut patterns: Vec<(Pattern, usize)> = Vec::new();
+        // Each pattern with the line of its name and the lines of its text.
+        let mut patterns: Vec<(Pattern, usize, Vec<usize>)> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line = strip_comment(raw);
             let trimmed = line.trim();
@@ -146,10 +147,11 @@ impl Catalog {
                         location: format!("{file}:{}", i + 1),
                     },
                     i + 1,
+                    Vec::new(),
                 ));
                 continue;
             }
-            let Some((pattern, _)) = patterns.last_mut() else {
+            let Some((pattern, _, lines)) = patterns.last_mut() else {
                 let column = line.len() - line.trim_start().len() + 1;
                 return Err(err(
                     i + 1,
@@ -161,8 +163,9 @@ impl Catalog {
             placeholders(line).map_err(|(col, m)| err(i + 1, col, m))?;
             pattern.body.push_str(line);
             pattern.body.push('\n');
+            lines.push(i + 1);
         }
-        for (pattern, line) in &patterns {
+        for (pattern, line, lines) in &patterns {
             if pattern.body.trim().is_empty() {
                 return Err(err(
                     *line,
@@ -173,9 +176,17 @@ impl Catalog {
                     ),
                 ));
             }
+            check_syntax(&pattern.body).map_err(|(offset, message)| {
+                // The body is the pattern's lines, each ended by a newline.
+                let before = &pattern.body[..offset];
+                let index = before.matches('\n').count().min(lines.len() - 1);
+                let line_start = before.rfind('\n').map_or(0, |i| i + 1).min(offset);
+                let column = pattern.body[line_start..offset].chars().count() + 1;
+                err(lines[index], column, message)
+            })?;
         }
         Ok(Catalog {
-            patterns: patterns.into_iter().map(|(p, _)| p).collect(),
+            patterns: patterns.into_iter().map(|(p, _, _)| p).collect(),
         })
     }
 
@@ -205,6 +216,51 @@ impl Catalog {
             .retain(|p| names.iter().any(|n| p.name.eq_ignore_ascii_case(n)));
         Ok(())
     }
+}
+
+/// Checks a pattern's ISLa syntax before any instantiation, with each placeholder
+/// replaced by a stand-in of its kind (a nonterminal, a string, an atom, a number), so
+/// that a mistake in a user's pattern is reported where it is written rather than
+/// counted as an ill-typed candidate. `Err((offset in body, message))`.
+fn check_syntax(body: &str) -> Result<(), (usize, String)> {
+    let found = placeholders(body).map_err(|(_, m)| (0, m))?;
+    // The text with stand-ins, and where each stand-in is: (in the text, in the body).
+    let mut text = String::with_capacity(body.len());
+    let mut replaced = Vec::new();
+    let mut from = 0;
+    for p in &found {
+        text.push_str(&body[from..p.range.start]);
+        let stand_in = match p.kind {
+            Kind::Nonterminal | Kind::MatchExpr => "<start>".to_string(),
+            Kind::String => "\"\"".to_string(),
+            Kind::DStrings => format!("({} = \"\")", p.args[0]),
+            Kind::MaxLen | Kind::MinLen | Kind::MaxInt | Kind::MinInt => "0".to_string(),
+        };
+        replaced.push((text.len()..text.len() + stand_in.len(), p.range.clone()));
+        text.push_str(&stand_in);
+        from = p.range.end;
+    }
+    text.push_str(&body[from..]);
+    let Err(diagnostic) = thicket_constraint::parser::parse_constraint(&text, 0, text.len()) else {
+        return Ok(());
+    };
+    let at = diagnostic.primary_span().map_or(0, |s| s.start as usize);
+    // Back to the body: inside a stand-in, its placeholder; after one, shifted.
+    let mut offset = at;
+    for (in_text, in_body) in &replaced {
+        if at < in_text.start {
+            break;
+        }
+        offset = if at < in_text.end {
+            in_body.start
+        } else {
+            in_body.end + (at - in_text.end)
+        };
+    }
+    Err((
+        offset.min(body.len()),
+        format!("ISLa syntax: {}", diagnostic.message),
+    ))
 }
 
 /// The line without its `#` comment (a `#` inside a string literal is text).
@@ -327,6 +383,31 @@ mod tests {
         assert!(e.message.contains("takes 1 argument"), "{e}");
         let e = Catalog::parse("p.isla", "[A]\n# only a comment\n").unwrap_err();
         assert!(e.message.contains("has no text"), "{e}");
+    }
+
+    #[test]
+    fn isla_syntax_errors_have_positions_in_the_file() {
+        let e = Catalog::parse(
+            "p.isla",
+            "[A]\nforall <?NONTERMINAL> x in start:\n  (x = <?STRING(x)> or\n[B]\nx = 1\n",
+        )
+        .unwrap_err();
+        assert_eq!((e.line, e.file.as_str()), (3, "p.isla"), "{e}");
+        assert!(e.message.starts_with("ISLa syntax"), "{e}");
+        let e = Catalog::parse(
+            "p.isla",
+            "[A]\n  forall <?NONTERMINAL> x in start: x ==== 1\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        assert!(e.column > 30, "{e}");
+        // After a placeholder, columns are the file's, not the stand-in's.
+        let e = Catalog::parse(
+            "p.isla",
+            "[A]\nforall <?NONTERMINAL> x in start: str.len(x) <= <?MAXLEN(x)> ) \n",
+        )
+        .unwrap_err();
+        assert_eq!((e.line, e.column), (2, 62), "{e}");
     }
 
     #[test]

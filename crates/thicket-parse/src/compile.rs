@@ -15,6 +15,13 @@ pub(crate) enum Op {
     Ref {
         body: u32,
     },
+    /// The last child of an associative alternative `A ::= A ... A` (a reference to
+    /// `A`): its items stand for `A`'s body restricted to the alternatives that are not
+    /// associative (see `Parser::restrict_operands`), the alternative in `back` as an
+    /// alternation's.
+    Operand {
+        body: u32,
+    },
     Seq {
         start: u32,
         len: u32,
@@ -82,6 +89,13 @@ pub struct Parser<'g> {
     pub(crate) scans_tokens: bool,
     /// Whether a chart without forks means one tree (see `count.rs`), found on first use.
     pub(crate) chart_decides: OnceLock<bool>,
+    /// Whether some rule's operands are restricted (`Op::Operand`): the chart then holds
+    /// one bracketing of each chain of associative alternatives, and counting asks
+    /// `exhaustive`.
+    pub(crate) restricts: bool,
+    /// For a parser that restricts operands: the same grammar with every derivation in
+    /// its charts.
+    pub(crate) exhaustive: Option<Box<Parser<'g>>>,
 }
 
 /// A set of bytes.
@@ -151,9 +165,66 @@ impl<'g> Parser<'g> {
             running: Default::default(),
             scans_tokens: false,
             chart_decides: OnceLock::new(),
+            restricts: self.restricts,
+            exhaustive: None,
         };
         parser.compute_lengths();
         Some(parser)
+    }
+
+    /// This parser with every derivation in its charts (operands unrestricted), for
+    /// counting trees: itself if it restricts nothing, and for the untokenized parser
+    /// that explains rejections (which counts nothing).
+    pub(crate) fn exhaustive(&self) -> &Parser<'g> {
+        self.exhaustive.as_deref().unwrap_or(self)
+    }
+
+    /// The same parser with its operands unrestricted (its DFAs built anew, on first
+    /// use: only counting needs them).
+    fn unrestricted(&self) -> Parser<'g> {
+        {
+            let n = self.ops.len();
+            let ops = self
+                .ops
+                .iter()
+                .map(|&op| match op {
+                    Op::Operand { body } => Op::Ref { body },
+                    op => op,
+                })
+                .collect();
+            Parser {
+                grammar: self.grammar,
+                config: ParseConfig {
+                    threads: false,
+                    keep_bytes: 0,
+                    ..self.config
+                },
+                ops,
+                children: self.children.clone(),
+                empty_depth: self.empty_depth.clone(),
+                empty_choice: self.empty_choice.clone(),
+                regexes: Arc::clone(&self.regexes),
+                owner: self.owner.clone(),
+                regular: self.regular.clone(),
+                lengths: self.lengths.clone(),
+                tokens: (0..n).map(|_| OnceLock::new()).collect(),
+                lengths_by_first_byte: (0..n).map(|_| OnceLock::new()).collect(),
+                first: self.first.clone(),
+                literals: self.literals.clone(),
+                literal_bytes: self.literal_bytes.clone(),
+                follow: self.follow.clone(),
+                follow_end: self.follow_end.clone(),
+                root: self.root,
+                ref_nodes: self.ref_nodes.clone(),
+                spares: Default::default(),
+                per_byte: Default::default(),
+                running: Default::default(),
+                scans_tokens: self.scans_tokens,
+                chart_decides: OnceLock::new(),
+                restricts: false,
+                exhaustive: None,
+            }
+        }
     }
 
     /// Prepares a parser (compiles regex terminals into DFAs).
@@ -185,6 +256,8 @@ impl<'g> Parser<'g> {
             running: Default::default(),
             scans_tokens: true,
             chart_decides: OnceLock::new(),
+            restricts: false,
+            exhaustive: None,
         };
         let index = |e: ExprId| e.index() as u32;
         let mut regexes = Vec::with_capacity(n);
@@ -255,7 +328,70 @@ impl<'g> Parser<'g> {
         parser.compute_lengths();
         parser.compute_first();
         parser.compute_follow();
+        parser.restrict_operands();
+        if parser.restricts {
+            parser.exhaustive = Some(Box::new(parser.unrestricted()));
+        }
         Ok(parser)
+    }
+
+    /// Restricts the right operands of associative rules. A rule whose alternatives
+    /// include `A ::= A x A` (the first and last child references to `A` itself, as in
+    /// ISLa's `<xml-attribute> ::= <xml-attribute> " " <xml-attribute>` or `E ::= E "+"
+    /// E`) derives every text of every bracketing: `a a a a` as `((a a) a) a`, `(a a)
+    /// (a a)`, ... Earley's chart holds an item for each operand span, from every start,
+    /// so such a list of n operands costs n² items and n³ steps (XML with 3,000
+    /// attributes: a minute). Every derivation can be rotated into the left-nested one
+    /// (`A(A1 x A(A2 y A3))` into `A(A(A1 x A2) y A3)`), whose right operands derive
+    /// through the other alternatives only, so the language stays the same when the last
+    /// child of each such alternative expects just those: then a list of n operands
+    /// costs n items, and its tree is the left-nested one, as the parser found first
+    /// before. Counting trees parses with every derivation (`Parser::exhaustive`).
+    fn restrict_operands(&mut self) {
+        for symbol in self.grammar.symbols() {
+            let body = self.grammar.rule(symbol).body.index() as u32;
+            let Op::Alt { start, len } = self.ops[body as usize] else {
+                continue;
+            };
+            let alternatives = &self.children[start as usize..(start + len) as usize];
+            let refers_here = |node: u32| {
+                matches!(self.grammar.expr(ExprId::from_index(node as usize)),
+                    Expr::Ref(s) if *s == symbol)
+            };
+            let operands: Vec<u32> = alternatives
+                .iter()
+                .filter_map(|&alt| match self.ops[alt as usize] {
+                    Op::Seq { start, len } if len >= 2 => {
+                        let first = self.children[start as usize];
+                        let last = self.children[(start + len - 1) as usize];
+                        (refers_here(first) && refers_here(last)).then_some(last)
+                    }
+                    _ => None,
+                })
+                .collect();
+            // Only where some alternative is not associative: otherwise the rule
+            // derives nothing finite, and nothing is gained.
+            if operands.is_empty() || operands.len() == alternatives.len() {
+                continue;
+            }
+            for operand in operands {
+                self.ops[operand as usize] = Op::Operand { body };
+                self.restricts = true;
+            }
+        }
+    }
+
+    /// Whether `alternative` (of a rule's body) is associative, `A ::= A ... A` with its
+    /// last child restricted: an `Op::Operand` does not expect it.
+    #[inline]
+    pub(crate) fn is_associative(&self, alternative: u32) -> bool {
+        match self.ops[alternative as usize] {
+            Op::Seq { start, len } => matches!(
+                self.ops[self.children[(start + len - 1) as usize] as usize],
+                Op::Operand { .. }
+            ),
+            _ => false,
+        }
     }
 
     /// The grammar.
@@ -279,7 +415,7 @@ impl<'g> Parser<'g> {
                         },
                         NONE,
                     ),
-                    (Op::Ref { body }, _) => {
+                    (Op::Ref { body } | Op::Operand { body }, _) => {
                         (self.empty_depth[body as usize].saturating_add(1), NONE)
                     }
                     (Op::Seq { start, len }, _) => {
@@ -351,7 +487,9 @@ impl<'g> Parser<'g> {
                 let mut set = self.first[x];
                 match self.ops[x] {
                     Op::Literal | Op::Regex => continue,
-                    Op::Ref { body } => set.union(&self.first[body as usize]),
+                    Op::Ref { body } | Op::Operand { body } => {
+                        set.union(&self.first[body as usize])
+                    }
                     Op::Alt { start, len } => {
                         for &c in &self.children[start as usize..(start + len) as usize] {
                             set.union(&self.first[c as usize]);
@@ -406,7 +544,7 @@ impl<'g> Parser<'g> {
                 };
                 match self.ops[x] {
                     Op::Literal | Op::Regex => {}
-                    Op::Ref { body } => flow(self, body, &set, end),
+                    Op::Ref { body } | Op::Operand { body } => flow(self, body, &set, end),
                     Op::Alt { start, len } => {
                         for i in start..start + len {
                             let c = self.children[i as usize];
@@ -519,7 +657,7 @@ impl<'g> Parser<'g> {
     pub(crate) fn op_complete(op: Op, dot: u32) -> bool {
         match op {
             Op::Seq { len, .. } => dot == len,
-            Op::Ref { .. } | Op::Alt { .. } => dot == 1,
+            Op::Ref { .. } | Op::Operand { .. } | Op::Alt { .. } => dot == 1,
             Op::Repeat { min, .. } => dot >= min,
             Op::Literal | Op::Regex => false,
         }

@@ -19,8 +19,8 @@
 //! depth) and meant for inputs of moderate size: it keeps a count per forest node it
 //! visits, about 1 KB per input byte.
 
-use crate::ParseResult;
 use crate::compile::{Op, Parser};
+use crate::{ParseError, ParseResult};
 use rustc_hash::{FxHashMap, FxHashSet};
 use thicket_grammar::ExprId;
 use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
@@ -34,6 +34,11 @@ pub enum TreeCount {
     Overflow,
     /// Infinitely many (the grammar has unit or empty cycles that this input uses).
     Infinite,
+    /// Not known: counting needs the input parsed with every derivation (see
+    /// [`Parser`](crate::Parser) on associative rules), and that parse needs more items
+    /// than [`ParseConfig::max_items`](crate::ParseConfig::max_items) or more memory
+    /// than there is.
+    Unknown,
 }
 
 impl std::fmt::Display for TreeCount {
@@ -42,6 +47,7 @@ impl std::fmt::Display for TreeCount {
             TreeCount::Finite(n) => write!(f, "{n}"),
             TreeCount::Overflow => f.write_str("more than 2^128"),
             TreeCount::Infinite => f.write_str("infinitely many"),
+            TreeCount::Unknown => f.write_str("unknown (too complex to count)"),
         }
     }
 }
@@ -99,7 +105,7 @@ struct Counter<'a, 'p, 'g> {
     ends_index: crate::chart::EndsIndex,
 }
 
-impl ParseResult<'_, '_> {
+impl<'p, 'g> ParseResult<'p, 'g> {
     fn counter(&self) -> Counter<'_, '_, '_> {
         Counter {
             result: self,
@@ -114,7 +120,16 @@ impl ParseResult<'_, '_> {
     /// has no forks and the grammar's tokens and empty derivations are unambiguous (see
     /// the module docs). `false` says nothing: the input may still have one tree.
     pub fn known_unambiguous(&self) -> bool {
-        !self.forks && self.parser.chart_decides()
+        !self.forks && !self.parser.restricts && self.parser.chart_decides()
+    }
+
+    /// For a parse whose chart holds one bracketing of each chain of associative
+    /// alternatives (`Parser::restrict_operands`): the input parsed again with every
+    /// derivation, which counting needs; `None` when this chart has them all.
+    fn with_every_derivation(&self) -> Option<Result<ParseResult<'p, 'g>, ParseError>> {
+        self.parser
+            .restricts
+            .then(|| self.parser.exhaustive().parse_streaming(self.text))
     }
 
     /// Up to `limit` distinct derivation trees of the input, in a fixed order (first
@@ -123,7 +138,13 @@ impl ParseResult<'_, '_> {
     /// there is no list. An input [known to be
     /// unambiguous](ParseResult::known_unambiguous) costs its one tree.
     pub fn trees(&self, limit: usize) -> Result<(Vec<DerivationTree>, u128), TreeCount> {
-        if self.known_unambiguous() {
+        if let Some(every) = self.with_every_derivation() {
+            let every = every.map_err(|_| TreeCount::Unknown)?;
+            if !every.known_unambiguous() {
+                return every.trees(limit);
+            }
+        }
+        if self.known_unambiguous() || self.parser.restricts {
             let trees = if limit == 0 {
                 Vec::new()
             } else {
@@ -148,6 +169,9 @@ impl ParseResult<'_, '_> {
 
     /// The number of derivation trees of the input (see the module docs).
     pub fn count_trees(&self) -> TreeCount {
+        if let Some(every) = self.with_every_derivation() {
+            return every.map_or(TreeCount::Unknown, |every| every.count_trees());
+        }
         if self.known_unambiguous() {
             return TreeCount::Finite(1);
         }
@@ -158,6 +182,9 @@ impl ParseResult<'_, '_> {
     /// the chart whether the input is unambiguous (for tests: the two must agree).
     #[doc(hidden)]
     pub fn count_trees_exhaustively(&self) -> TreeCount {
+        if let Some(every) = self.with_every_derivation() {
+            return every.map_or(TreeCount::Unknown, |every| every.count_trees_exhaustively());
+        }
         let mut counter = self.counter();
         match counter.count(self.root, 0, self.text.len()) {
             N::Finite(n) => TreeCount::Finite(n),
@@ -266,7 +293,7 @@ impl Counter<'_, '_, '_> {
         let p = self.parser();
         match p.ops[node as usize] {
             Op::Literal | Op::Regex => Some(N::ONE),
-            Op::Ref { body } => self.known_or_ask((body, i, j), missing),
+            Op::Ref { body } | Op::Operand { body } => self.known_or_ask((body, i, j), missing),
             Op::Alt { start, len } => {
                 let mut total = Some(N::ZERO);
                 for a in start..start + len {
@@ -525,7 +552,7 @@ impl Counter<'_, '_, '_> {
         out: &mut Vec<(u32, usize, usize, u128)>,
     ) {
         match self.parser().ops[node as usize] {
-            Op::Ref { body } => out.push((body, i, j, rank)),
+            Op::Ref { body } | Op::Operand { body } => out.push((body, i, j, rank)),
             Op::Alt { start, len } => {
                 for a in start..start + len {
                     let child = self.parser().children[a as usize];
@@ -609,7 +636,7 @@ fn finite(n: N) -> u128 {
     }
 }
 
-impl ParseResult<'_, '_> {
+impl<'p, 'g> ParseResult<'p, 'g> {
     /// The chains of "symbolic" nodes (as `is_symbolic` says) of length 1..=`max_k` that
     /// occur in *any* derivation tree of the input: for k-path coverage of ambiguous
     /// inputs ("present in any parse", as CODEINE counts). Each chain lists expression
@@ -623,6 +650,12 @@ impl ParseResult<'_, '_> {
         is_symbolic: impl Fn(u32) -> bool,
         max_k: usize,
     ) -> FxHashSet<Box<[u32]>> {
+        match self.with_every_derivation() {
+            Some(Ok(every)) => return every.paths_in_any_parse(is_symbolic, max_k),
+            // Too complex to follow every derivation: the first tree's paths at least.
+            Some(Err(_)) => return one_tree_paths(&self.tree(), is_symbolic, max_k),
+            None => {}
+        }
         if self.known_unambiguous() {
             return one_tree_paths(&self.tree(), is_symbolic, max_k);
         }
@@ -676,7 +709,7 @@ impl<F: Fn(u32) -> bool> PathCollector<'_, '_, '_, F> {
         let mut out = Vec::new();
         match parser.ops[node as usize] {
             Op::Literal | Op::Regex => {}
-            Op::Ref { body } => out.push((body, i, j)),
+            Op::Ref { body } | Op::Operand { body } => out.push((body, i, j)),
             Op::Alt { start, len } => {
                 let kids: Vec<u32> =
                     parser.children[start as usize..(start + len) as usize].to_vec();
@@ -845,7 +878,9 @@ impl Parser<'_> {
             Op::Seq { start, len } | Op::Alt { start, len } => {
                 &self.children[start as usize..(start + len) as usize]
             }
-            Op::Ref { ref body } | Op::Repeat { item: ref body, .. } => std::slice::from_ref(body),
+            Op::Ref { ref body } | Op::Operand { ref body } | Op::Repeat { item: ref body, .. } => {
+                std::slice::from_ref(body)
+            }
             Op::Literal | Op::Regex => &[],
         }
     }
@@ -864,7 +899,7 @@ impl Parser<'_> {
                 }
                 let ok = match self.ops[x as usize] {
                     Op::Literal | Op::Regex => true,
-                    Op::Ref { body } => unique[body as usize],
+                    Op::Ref { body } | Op::Operand { body } => unique[body as usize],
                     Op::Seq { .. } => self.kids(x).iter().all(|&c| unique[c as usize]),
                     Op::Alt { .. } => {
                         let mut empty = self.kids(x).iter().filter(|&&c| self.nullable(c));
@@ -951,7 +986,7 @@ impl Parser<'_> {
             (0..=255u8).any(|b| set.contains(b) && other.contains(b))
         };
         match self.ops[x as usize] {
-            Op::Literal | Op::Regex | Op::Ref { .. } => true,
+            Op::Literal | Op::Regex | Op::Ref { .. } | Op::Operand { .. } => true,
             Op::Alt { .. } => {
                 let kids = self.kids(x);
                 for (k, &a) in kids.iter().enumerate() {

@@ -5,6 +5,7 @@ use crate::chart::{ParseResult, SetIndex};
 use crate::compile::{NONE, Op, Parser};
 use crate::error::{ParseError, Rejection};
 use crate::fresh::{Ahead, PerByte, Prefaulter};
+use crate::memory;
 use crate::terminal::RegexMatcher;
 use thicket_grammar::SymbolId;
 use thicket_tree::NodeRoom;
@@ -109,6 +110,14 @@ pub(crate) struct TreeRooms {
     pub(crate) main: NodeRoom,
     /// For the part a second thread reads, unless earlier trees had none.
     pub(crate) fork: Option<NodeRoom>,
+}
+
+impl TreeRooms {
+    /// The memory of the rooms.
+    fn bytes(&self) -> usize {
+        let fork = self.fork.as_ref().map_or(0, NodeRoom::capacity);
+        (self.main.capacity() + fork) * thicket_tree::NODE_BYTES
+    }
 }
 
 /// No item: a prediction's `pred`, a scanned or empty child.
@@ -314,6 +323,21 @@ pub(crate) struct Work<'p> {
     ahead: Option<Ahead>,
     /// Whether some item arose by two derivations (see `ParseResult::forks`).
     forks: bool,
+    /// Most items the chart may hold: `ParseConfig::max_items`, or 0 once memory ran
+    /// short (one comparison per item serves both limits).
+    limit: usize,
+    /// Under an address-space limit: what to keep free while the chart grows.
+    memory: Option<MemoryWatch>,
+}
+
+/// What a parse under an address-space limit watches as its chart grows.
+struct MemoryWatch {
+    /// Bytes to keep free for after the parse (the tree, the caller's needs).
+    keep: usize,
+    /// Bytes taken for the tree's nodes already (its rooms), for messages.
+    taken: usize,
+    /// Whether a growth did not fit.
+    short: bool,
 }
 
 /// What a parse leaves behind for the next input of the same parser: the chart's
@@ -403,12 +427,20 @@ impl<'p> Work<'p> {
         follow_filter: bool,
         nodes: usize,
         ahead: Option<Ahead>,
+        limit: usize,
+        keep: Option<(usize, usize)>,
     ) -> Work<'p> {
         let mut near = spare.near;
         near.resize_with(NEAR, Vec::new);
         Work {
             follow_filter,
             ahead,
+            limit,
+            memory: keep.map(|(keep, taken)| MemoryWatch {
+                keep,
+                taken,
+                short: false,
+            }),
             scan: vec![Scan::Unknown; nodes],
             items: spare.items,
             waiting: spare.waiting,
@@ -418,6 +450,25 @@ impl<'p> Work<'p> {
             cache_keys: spare.cache_keys,
             cache_ends: spare.cache_ends,
             ..Work::default()
+        }
+    }
+
+    /// Why the chart outgrew `limit` at position `j`: memory ran short, or it holds more
+    /// than `max_items`.
+    fn over_limit(&self, j: usize, max_items: usize) -> ParseError {
+        if self.memory.as_ref().is_some_and(|m| m.short) {
+            ParseError::OutOfMemory {
+                offset: j,
+                chart_bytes: self.items.capacity() * size_of::<Item>()
+                    + self.waiting.capacity() * size_of::<Waiting>(),
+                tree_bytes: self.memory.as_ref().map_or(0, |m| m.keep + m.taken),
+                limit_bytes: memory::address_space_limit().unwrap_or(0),
+            }
+        } else {
+            ParseError::TooComplex {
+                offset: j,
+                max_items,
+            }
         }
     }
 
@@ -545,11 +596,36 @@ impl<'p> Work<'p> {
 
     /// Doubles a full chart vector (as `push` would) and, for a large input, has its
     /// new capacity faulted in ahead as far as the input ahead will likely write.
+    /// Under an address-space limit, a growth that does not fit with the memory to keep
+    /// is made smaller (an eighth), or to a last few elements while the parse stops.
     #[cold]
     #[inline(never)]
     fn grow<T>(&mut self, vector: impl FnOnce(&mut Self) -> &mut Vec<T>) {
+        let keep = self.memory.as_ref().map(|m| m.keep);
         let vector = vector(self);
-        vector.reserve(vector.len().max(64));
+        let extra = vector.len().max(64);
+        let mut short = false;
+        match keep {
+            None => vector.reserve(extra),
+            Some(keep) => {
+                let size = size_of::<T>();
+                if memory::fits(extra * size, keep) {
+                    vector.reserve_exact(extra);
+                } else if memory::fits(extra / 8 * size, keep) {
+                    vector.reserve_exact(extra / 8);
+                } else {
+                    // Room for the item at hand; the parse stops at the next one.
+                    vector.reserve_exact(64);
+                    short = true;
+                }
+            }
+        }
+        if short {
+            self.limit = 0;
+            if let Some(watch) = &mut self.memory {
+                watch.short = true;
+            }
+        }
         if let Some(ahead) = &mut self.ahead {
             ahead.ask(self.j, &self.items, &self.waiting);
         }
@@ -689,6 +765,25 @@ impl<'g> Parser<'g> {
             .flatten();
         // The tree's rooms only where they will be faulted in.
         let rooms = fresh.as_ref().and_then(|_| self.tree_rooms(n, tree));
+        // Under an address-space limit, the chart grows only while the tree (unless its
+        // rooms are taken already) and what the caller needs after the parse still fit.
+        let keep = memory::address_space_limit().map(|_| {
+            let nodes = if rooms.is_none() {
+                self.tree_bytes(n)
+            } else {
+                0
+            };
+            let tree_bytes = if tree {
+                nodes.saturating_add(memory::READING_PER_BYTE.saturating_mul(n))
+            } else {
+                0
+            };
+            let taken = rooms.iter().map(TreeRooms::bytes).sum();
+            (
+                tree_bytes.saturating_add(self.config.reserve_per_byte.saturating_mul(n)),
+                taken,
+            )
+        });
         let ahead = fresh.map(|fresh| {
             let addresses = rooms.iter().flat_map(|rooms| {
                 std::iter::once(&rooms.main)
@@ -697,7 +792,14 @@ impl<'g> Parser<'g> {
             });
             Ahead::new(fresh, n, addresses.collect())
         });
-        let mut work = Work::from_spare(spare, follow_filter, self.ops.len(), ahead);
+        let mut work = Work::from_spare(
+            spare,
+            follow_filter,
+            self.ops.len(),
+            ahead,
+            self.config.max_items,
+            keep,
+        );
         work.pending.push(Scanned {
             end: 0,
             item: Item {
@@ -740,11 +842,8 @@ impl<'g> Parser<'g> {
             let mut k = work.base;
             while k < work.items.len() {
                 let item = work.items[k];
-                if work.items.len() > self.config.max_items {
-                    return Err(ParseError::TooComplex {
-                        offset: j,
-                        max_items: self.config.max_items,
-                    });
+                if work.items.len() > work.limit {
+                    return Err(work.over_limit(j, self.config.max_items));
                 }
                 let op = self.ops[item.node as usize];
                 if Self::op_complete(op, item.dot)
@@ -823,8 +922,9 @@ impl<'g> Parser<'g> {
 
     /// With `tree`, node vectors for the tree of an input of `n` bytes, as large as
     /// earlier large trees say it will be (`PerByte::TYPICAL` before the first).
+    /// Under an address-space limit, none unless they fit with room to spare.
     fn tree_rooms(&self, n: usize, tree: bool) -> Option<TreeRooms> {
-        if !tree {
+        if !tree || !memory::fits(self.tree_bytes(n), 0) {
             return None;
         }
         let known = self.per_byte().or_typical();
@@ -834,6 +934,14 @@ impl<'g> Parser<'g> {
             main: NodeRoom::with_capacity(nodes),
             fork: (fork_nodes > 0).then(|| NodeRoom::with_capacity(fork_nodes)),
         })
+    }
+
+    /// The memory the tree of an input of `n` bytes likely needs while it is read (its
+    /// nodes, and those of the part a second thread reads before they are appended).
+    fn tree_bytes(&self, n: usize) -> usize {
+        let known = self.per_byte().or_typical();
+        (PerByte::estimate(known.tree_nodes, n) + PerByte::estimate(known.fork_nodes, n))
+            .saturating_mul(thicket_tree::NODE_BYTES)
     }
 
     /// The one item of set `o` waiting for a node whose advance completes it, if there
@@ -884,7 +992,7 @@ impl<'g> Parser<'g> {
         let (dot, back) = match self.ops[waiter.node as usize] {
             Op::Seq { .. } => (waiter.dot + 1, o),
             Op::Ref { .. } => (1, o),
-            Op::Alt { .. } => (1, w.choice),
+            Op::Alt { .. } | Op::Operand { .. } => (1, w.choice),
             Op::Repeat { min, max, .. } => (Self::next_count(min, max, waiter.dot), o),
             Op::Literal | Op::Regex => unreachable!("terminals do not wait"),
         };
@@ -1004,6 +1112,17 @@ impl<'g> Parser<'g> {
                     f(self.children[(start + i) as usize], i);
                 }
             }
+            Op::Operand { body } if item.dot == 0 => {
+                let Op::Alt { start, len } = self.ops[body as usize] else {
+                    unreachable!("an operand's rule body is an alternation")
+                };
+                for i in 0..len {
+                    let child = self.children[(start + i) as usize];
+                    if !self.is_associative(child) {
+                        f(child, i);
+                    }
+                }
+            }
             Op::Repeat {
                 item: child, max, ..
             } if Self::repeat_expects(max, item.dot) => f(child, 0),
@@ -1044,6 +1163,19 @@ impl<'g> Parser<'g> {
                 for i in 0..len {
                     let child = self.children[(start + i) as usize];
                     self.expect_child(child, i, advanced(1, i), index, text, work);
+                }
+            }
+            Op::Operand { body } if item.dot == 0 => {
+                // The rule's alternatives but the associative ones (a right operand is
+                // derived through those only: see `Parser::restrict_operands`).
+                let Op::Alt { start, len } = self.ops[body as usize] else {
+                    unreachable!("an operand's rule body is an alternation")
+                };
+                for i in 0..len {
+                    let child = self.children[(start + i) as usize];
+                    if !self.is_associative(child) {
+                        self.expect_child(child, i, advanced(1, i), index, text, work);
+                    }
                 }
             }
             Op::Repeat {

@@ -21,6 +21,35 @@ pub enum ParseError {
         /// The budget.
         max_items: usize,
     },
+    /// The chart could not grow within the address-space limit (`ulimit -v`) and leave
+    /// room for what follows the parse (see [`crate::memory`]).
+    #[error("{}", out_of_memory(*offset, *chart_bytes, *tree_bytes, *limit_bytes))]
+    OutOfMemory {
+        /// Where the chart could not grow.
+        offset: usize,
+        /// The memory of the chart's vectors then.
+        chart_bytes: usize,
+        /// The memory reading the tree (and what the caller builds from it) needs beside
+        /// the chart, taken or kept free.
+        tree_bytes: usize,
+        /// The address-space limit.
+        limit_bytes: usize,
+    },
+}
+
+/// The message of [`ParseError::OutOfMemory`].
+fn out_of_memory(offset: usize, chart: usize, tree: usize, limit: usize) -> String {
+    use crate::memory::mib;
+    let room = if tree > 0 {
+        format!(" beside the {} MiB reading its tree needs", mib(tree))
+    } else {
+        String::new()
+    };
+    format!(
+        "not enough memory: at byte offset {offset} the parser's chart ({} MiB) cannot grow{room} within the address-space limit of {} MiB (`ulimit -v`); raise the limit, or parse a smaller input",
+        mib(chart),
+        mib(limit)
+    )
 }
 
 /// Why a grammar cannot be compiled for parsing.
@@ -151,7 +180,8 @@ impl Parser<'_> {
                         continue;
                     }
                     match self.ops[node as usize] {
-                        Op::Ref { body } => stack.push((body, node)),
+                        // All of an operand's alternatives: the same terminals can start it.
+                        Op::Ref { body } | Op::Operand { body } => stack.push((body, node)),
                         Op::Alt { start, len } => {
                             for &c in self.children[start as usize..(start + len) as usize]
                                 .iter()

@@ -37,6 +37,14 @@
 //! grammars with cycles such as `<a> ::= <a> | "x"`. Empty subtrees are built from a
 //! static choice (the shallowest empty derivation), for the same reason. The
 //! number of trees is available separately ([`ParseResult::count_trees`]).
+//!
+//! An associative rule, `A ::= A x A | ...` (ISLa's XML attributes are
+//! `<xml-attribute> ::= <xml-attribute> " " <xml-attribute>`), derives a list of n
+//! operands in every bracketing, which would cost the chart n² items and n³ steps. Its
+//! right operands are parsed through the rule's other alternatives only: the same
+//! language, since every derivation rotates into the left-nested one, and that is the
+//! tree returned (`((a a) a) a`). Counting, listing and every-parse k-paths parse such
+//! an input again with all bracketings.
 
 #![warn(missing_docs)]
 
@@ -46,6 +54,7 @@ mod count;
 mod earley;
 mod error;
 mod fresh;
+pub mod memory;
 mod terminal;
 mod token;
 mod tree;
@@ -76,15 +85,24 @@ pub struct ParseConfig {
     /// library does not start threads unless asked (the `thicket` binary turns them
     /// on). Trees are the same either way.
     pub threads: bool,
+    /// Memory the caller needs per input byte once the parse is done, beside the
+    /// chart and the tree (what it builds from the tree while the chart is still
+    /// held). Under an address-space limit the chart grows only while the tree and
+    /// this still fit, so that a large input fails with
+    /// [`ParseError::OutOfMemory`] rather than later, in an allocation Rust cannot
+    /// recover from (see [`memory`]). 0 by default.
+    pub reserve_per_byte: usize,
 }
 
 impl Default for ParseConfig {
-    /// 100 million items, 128 MiB of chart vectors kept per parser, no helper threads.
+    /// 100 million items, 128 MiB of chart vectors kept per parser, no helper threads,
+    /// nothing reserved for the caller.
     fn default() -> Self {
         ParseConfig {
             max_items: 100_000_000,
             keep_bytes: 128 << 20,
             threads: false,
+            reserve_per_byte: 0,
         }
     }
 }

@@ -398,7 +398,9 @@ impl Parser<'_> {
             sink.open(expr);
             stack.push(Frame::Close);
             match op {
-                Op::Ref { body } => stack.push(Frame::Node(body, start, end)),
+                Op::Ref { body } | Op::Operand { body } => {
+                    stack.push(Frame::Node(body, start, end))
+                }
                 Op::Alt { start: first, len } => {
                     let child = self.choose(first, len, text, start, end);
                     stack.push(Frame::Node(child, start, end));
@@ -636,7 +638,7 @@ impl Parser<'_> {
                 continue;
             }
             let kids: &[u32] = match &self.ops[x as usize] {
-                Op::Ref { body } => std::slice::from_ref(body),
+                Op::Ref { body } | Op::Operand { body } => std::slice::from_ref(body),
                 Op::Seq { start, len } | Op::Alt { start, len } => {
                     &self.children[*start as usize..(*start + *len) as usize]
                 }
@@ -676,7 +678,7 @@ impl Parser<'_> {
                         _ => (0, UNBOUNDED),
                     }
                 }
-                Op::Ref { body } => memo[*body as usize],
+                Op::Ref { body } | Op::Operand { body } => memo[*body as usize],
                 Op::Seq { .. } => kids.iter().fold((0, 0), |(lo, hi), &c| {
                     let (a, b) = memo[c as usize];
                     (

@@ -171,6 +171,16 @@ impl<'a> Reader<'a, '_> {
             let mut right = end;
             match p.ops[node as usize] {
                 Op::Ref { body } => stack.push(Self::child_frame(body, &item, start, right)),
+                Op::Operand { body } => {
+                    // The item stands for the rule's body with the alternative in `back`.
+                    sink.open(ExprId::from_index(body as usize));
+                    stack.push(Frame::Close);
+                    let Op::Alt { start: first, .. } = p.ops[body as usize] else {
+                        unreachable!("an operand's rule body is an alternation")
+                    };
+                    let child = p.children[(first + item.back) as usize];
+                    stack.push(Self::child_frame(child, &item, start, right));
+                }
                 Op::Alt { start: first, .. } => {
                     let child = p.children[(first + item.back) as usize];
                     stack.push(Self::child_frame(child, &item, start, right));
@@ -425,7 +435,7 @@ impl Parser<'_> {
             }
             stack.push(Frame::Close);
             match self.ops[node as usize] {
-                Op::Ref { body } => stack.push(Frame::Node(body)),
+                Op::Ref { body } | Op::Operand { body } => stack.push(Frame::Node(body)),
                 Op::Alt { start, .. } => stack.push(Frame::Node(
                     self.children[(start + self.empty_choice[node as usize]) as usize],
                 )),

@@ -265,3 +265,50 @@ fn an_ambiguous_input_is_counted_and_listed_at_any_depth() {
     let parsed = parser.parse(deep.as_bytes()).unwrap();
     assert_eq!(parsed.count_trees(), TreeCount::Overflow);
 }
+
+#[test]
+fn associative_lists_cost_linear_items_read_left_nested_and_count_every_bracketing() {
+    // ISLa's shape of a list: <list> ::= <list> " " <list> | <item> (XML attributes).
+    let grammar = load_spec_text(
+        "t.fan",
+        b"<start> ::= <list>\n<list> ::= <list> \" \" <list> | <item>\n<item> ::= \"a\" | \"bb\"",
+    )
+    .unwrap();
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    let items = |n: usize| {
+        let input = vec!["a"; n].join(" ");
+        parser.parse(input.as_bytes()).unwrap().item_count()
+    };
+    let (small, large) = (items(500), items(2_000));
+    // Four times the operands, four times the items (every bracketing would be sixteen).
+    assert!(
+        large < 5 * small,
+        "{small} items for 500 operands, {large} for 2,000"
+    );
+    let parsed = parser.parse(b"a bb a a").unwrap();
+    let sexp = parsed.tree().to_sexp(&grammar);
+    let left_nested = "(<start> (<list> (<list> (<list> (<list> (<item> \"a\")) \" \" (<list> (<item> \"bb\"))) \" \" (<list> (<item> \"a\"))) \" \" (<list> (<item> \"a\"))))";
+    assert_eq!(sexp, left_nested);
+    // Counting and listing see every bracketing all the same.
+    assert_eq!(parsed.count_trees(), TreeCount::Finite(5));
+    let (trees, total) = parsed.trees(10).unwrap();
+    assert_eq!((trees.len(), total), (5, 5));
+    // And so do the paths of every parse: a right operand that is a list of its own.
+    let body = grammar.rule(grammar.symbol("list").unwrap()).body;
+    let thicket_grammar::Expr::Alt(alternatives) = grammar.expr(body) else {
+        panic!("<list> has alternatives");
+    };
+    let thicket_grammar::Expr::Seq(children) = grammar.expr(alternatives[0]) else {
+        panic!("the first alternative is a sequence");
+    };
+    let id = |e: thicket_grammar::ExprId| e.index() as u32;
+    let right_list: Box<[u32]> = Box::new([id(children[2]), id(body), id(alternatives[0])]);
+    let paths = parsed.paths_in_any_parse(|_| true, 3);
+    assert!(paths.contains(&right_list), "{paths:?}");
+    let left_nested_only = parser.parse(b"a bb").unwrap();
+    assert!(
+        !left_nested_only
+            .paths_in_any_parse(|_| true, 3)
+            .contains(&right_list)
+    );
+}

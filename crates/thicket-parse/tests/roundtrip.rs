@@ -221,6 +221,7 @@ const THREADS: ParseConfig = ParseConfig {
     max_items: 100_000_000,
     keep_bytes: 128 << 20,
     threads: true,
+    reserve_per_byte: 0,
 };
 
 /// A JSON array of generated documents (`seed`), of at least `bytes` bytes.

@@ -1,12 +1,12 @@
 //! The bundled subjects with their constraints: every solution satisfies them by the
-//! exact checker and by an independent reader (the csv crate, the tar crate, Python's
-//! ElementTree with namespaces, the C compiler), and hostile constraints end with one
+//! exact checker and by an independent reader (the csv crate and Python's csv module,
+//! the tar crate, Python's ElementTree with namespaces, the C compiler), and hostile constraints end with one
 //! of the three outcomes (unsatisfiable, unsupported, no solution within the budget).
 
 use std::path::Path;
 use std::process::Command;
 use thicket_constraint::Predicates;
-use thicket_grammar::Spec;
+use thicket_grammar::{Expr, Spec};
 use thicket_solve::{SolveError, Solver, SolverConfig};
 
 #[path = "../../thicket-cli/tests/judges/mod.rs"]
@@ -21,6 +21,14 @@ fn load(name: &str) -> Spec {
 
 /// `n` solutions of seed 1 at the given depth, each checked by the exact checker.
 fn solutions(spec: &Spec, depth: u32, n: u64) -> Vec<Vec<u8>> {
+    solved_trees(spec, depth, n)
+        .iter()
+        .map(|tree| tree.bytes().to_vec())
+        .collect()
+}
+
+/// [`solutions`] as derivation trees.
+fn solved_trees(spec: &Spec, depth: u32, n: u64) -> Vec<thicket_tree::DerivationTree> {
     let constraints = thicket_constraint::from_spec(spec, &Predicates::standard()).unwrap();
     assert!(!constraints.is_empty());
     let mut config = SolverConfig::default();
@@ -33,7 +41,7 @@ fn solutions(spec: &Spec, depth: u32, n: u64) -> Vec<Vec<u8>> {
             .solve(&mut rng)
             .unwrap_or_else(|e| panic!("input {i}: {e}"));
         assert!(solver.violated(&tree).is_empty(), "input {i} is invalid");
-        out.push(tree.bytes().to_vec());
+        out.push(tree);
     }
     out
 }
@@ -43,25 +51,54 @@ fn distinct_share(inputs: &[Vec<u8>]) -> f64 {
     set.len() as f64 / inputs.len() as f64
 }
 
+/// The records of a CSV file as the csv crate reads them (strictly: every record as
+/// long as the first).
+fn rust_csv(input: &[u8]) -> Result<Vec<Vec<String>>, csv::Error> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(input)
+        .records()
+        .map(|r| r.map(|record| record.iter().map(str::to_string).collect()))
+        .collect()
+}
+
 #[test]
-fn csv_records_have_the_header_s_column_count() {
-    let inputs = solutions(&load("csv.fan"), 30, 1000);
-    for (i, input) in inputs.iter().enumerate() {
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(&input[..]);
-        let counts: Vec<usize> = reader
-            .records()
-            .map(|r| r.unwrap_or_else(|e| panic!("input {i}: {e}")).len())
-            .collect();
-        // Empty lines are a one-field record in RFC 4180 but skipped by most readers:
-        // every record the reader sees has the same count.
+fn csv_records_have_the_header_s_column_count_in_rust_and_python_alike() {
+    let spec = load("csv.fan");
+    let trees = solved_trees(&spec, 30, 1000);
+    let inputs: Vec<&[u8]> = trees.iter().map(|tree| tree.bytes()).collect();
+    let record = spec.grammar.symbol("csv-record").expect("<csv-record>");
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    let mut rust = Vec::new();
+    for (i, (tree, input)) in trees.iter().zip(&inputs).enumerate() {
+        let records = tree
+            .descendants(tree.root())
+            .filter(|&n| matches!(spec.grammar.expr(tree.expr(n)), Expr::Ref(s) if *s == record))
+            .count();
+        let rows = rust_csv(input).unwrap_or_else(|e| panic!("input {i}: {e}"));
+        // No record is skipped (an empty line would be) and all have one length.
+        assert_eq!(rows.len(), records, "input {i}: {input:?}");
         assert!(
-            counts.windows(2).all(|w| w[0] == w[1]),
-            "input {i}: {counts:?}"
+            rows.windows(2).all(|w| w[0].len() == w[1].len()),
+            "input {i}"
         );
+        rust.push(rows);
+        let path = dir.path().join(format!("{i}.csv"));
+        std::fs::write(&path, input).unwrap();
+        paths.push(path);
     }
+    if let Some(python) = judges::python_csv(&paths) {
+        for (i, (python, rust)) in python.iter().zip(&rust).enumerate() {
+            assert_eq!(
+                python.as_ref(),
+                Ok(rust),
+                "input {i}: Python reads {:?} otherwise",
+                String::from_utf8_lossy(inputs[i])
+            );
+        }
+    }
+    let inputs: Vec<Vec<u8>> = inputs.iter().map(|input| input.to_vec()).collect();
     assert!(distinct_share(&inputs) > 0.95);
     let mean = inputs.iter().map(Vec::len).sum::<usize>() / inputs.len();
     assert!(mean > 20, "mean size {mean}");

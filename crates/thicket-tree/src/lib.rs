@@ -160,6 +160,9 @@ fn keep_spare(mut nodes: Vec<Node>) {
     }
 }
 
+/// The memory a tree node takes, in bytes.
+pub const NODE_BYTES: usize = size_of::<Node>();
+
 /// Room for the nodes of a tree not read yet: a node vector reserved ahead, whose
 /// memory another thread can fault in (see [`NodeRoom::addresses`]) while the input is
 /// still being parsed, so that reading a large tree writes into memory already mapped
@@ -376,6 +379,45 @@ pub enum SymbolicEvent<'a> {
 /// A terminal's text in spec syntax (`"..."` with escapes; non-UTF-8 bytes as `\xHH`).
 fn quote(bytes: &[u8]) -> String {
     thicket_grammar::grammar::quote_bytes(bytes)
+}
+
+/// Bytes as text, the way constraints read them: UTF-8 where it is valid, and each byte
+/// of an invalid sequence as the character of the same number (0xFF as `ÿ`, U+00FF), so
+/// that no byte is lost or merged with another. Borrowed when the bytes are UTF-8.
+pub fn text_of_bytes(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    let mut rest = match std::str::from_utf8(bytes) {
+        Ok(text) => return std::borrow::Cow::Borrowed(text),
+        Err(_) => bytes,
+    };
+    let mut out = String::with_capacity(bytes.len() + bytes.len() / 2);
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(text) => {
+                out.push_str(text);
+                break;
+            }
+            Err(e) => {
+                let good = e.valid_up_to();
+                out.push_str(std::str::from_utf8(&rest[..good]).expect("valid prefix"));
+                let bad = e.error_len().unwrap_or(rest.len() - good);
+                out.extend(rest[good..good + bad].iter().map(|&b| char::from(b)));
+                rest = &rest[good + bad..];
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Bytes as lowercase hexadecimal, two digits a byte: how JSON output writes bytes that
+/// are not UTF-8 (`_hex` fields).
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(2 * bytes.len());
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    out
 }
 
 /// Iterator over the children of a node.

@@ -7,7 +7,7 @@
 //! and start with their depth in brackets (`[40] <value>`), so 10,000 levels of nesting
 //! cost 10,000 lines of bounded width, not 100 MB of spaces.
 
-use crate::{SymbolicEvent, TreeSink, quote};
+use crate::{SymbolicEvent, TreeSink, hex, quote, text_of_bytes};
 use std::io::Write;
 use thicket_grammar::{Expr, ExprId, Grammar};
 
@@ -20,7 +20,10 @@ pub const MAX_INDENT_DEPTH: usize = 32;
 pub enum Rendering {
     /// One node per line, rules by name, terminals quoted, indented by depth.
     Indented,
-    /// `["<start>", [children...]]` (fuzzingbook/ISLa).
+    /// `["<start>", [children...]]` (fuzzingbook/ISLa); a terminal is `["text", []]`.
+    /// A terminal whose bytes are not UTF-8 is `["text", [], "hex"]`: the text as
+    /// constraints read it ([`crate::text_of_bytes`]: each byte of an invalid sequence
+    /// as the character of the same number) and the exact bytes in hex.
     FuzzingbookJson,
     /// `(<start> (<digit> "1"))`.
     Sexp,
@@ -160,8 +163,15 @@ impl<'g, W: Write> Renderer<'g, W> {
                 self.depth += 1;
             }
             (Rendering::FuzzingbookJson, SymbolicEvent::Terminal(bytes)) => {
-                self.json_item(&String::from_utf8_lossy(bytes));
-                self.write(b"]]");
+                self.json_item(&text_of_bytes(bytes));
+                if std::str::from_utf8(bytes).is_ok() {
+                    self.write(b"]]");
+                } else {
+                    // The exact bytes, as a third element only such terminals have.
+                    self.write(b"],\"");
+                    self.write(hex(bytes).as_bytes());
+                    self.write(b"\"]");
+                }
                 self.first = false;
             }
             (Rendering::FuzzingbookJson, SymbolicEvent::Close) => {
