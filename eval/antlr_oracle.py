@@ -11,7 +11,8 @@ usage:
   eval/antlr_oracle.py --probe               (exit 0 when antlr-ng and the runtime are there)
 
 Prints one JSON object per input: {"input": name, "ok": bool, "errors": [...],
-"tokens": [[type, text], ...] (with --tokens: the tokens of the default channel)}.
+"tokens": [[type, text], ...] (with --tokens: the tokens of the default channel),
+"tree": "(s (e ...) <EOF>)" (with --tree: ANTLR's toStringTree)}.
 Exit status 0 when the grammar generated and ran (whatever the verdicts), 3 when the
 tool refused the grammar (its messages on stderr), 4 when antlr-ng or the runtime is
 missing.
@@ -106,6 +107,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--start")
     ap.add_argument("--tokens", action="store_true")
+    ap.add_argument("--tree", action="store_true", help="also print the parse tree (toStringTree)")
     ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "thicket-antlr-oracle"))
     ap.add_argument("--stdin-json", action="store_true")
     ap.add_argument("--probe", action="store_true", help="only check that antlr-ng and the runtime are installed")
@@ -160,14 +162,17 @@ def main():
         parser.removeErrorListeners()
         parser.addErrorListener(listener)
         start = a.start or parser_cls.ruleNames[0]
+        tree = None
         try:
-            getattr(parser, start)()
+            tree = getattr(parser, start)()
             # A start rule without EOF may stop early: the rest must be only EOF.
             if stream.LA(1) != antlr4.Token.EOF:
                 listener.errors.append("input left after the start rule")
         except Exception as e:  # target code of the grammar, recursion
             listener.errors.append(f"exception: {type(e).__name__}: {e}")
         record = {"input": name, "ok": not listener.errors, "errors": listener.errors[:5]}
+        if a.tree and tree is not None:
+            record["tree"] = tree.toStringTree(recog=parser)
         if a.tokens:
             names = parser_cls.symbolicNames
             literal = parser_cls.literalNames

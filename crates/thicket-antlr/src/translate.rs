@@ -191,9 +191,9 @@ pub fn translate(
     }
     let lexer = lexer?;
     let parser_rules = rules
-        .parser_order
-        .iter()
-        .map(|(_, r)| r.name.clone())
+        .parser_bodies()
+        .into_iter()
+        .map(|(_, name, _, _)| name)
         .collect();
     Ok(Translation {
         ast,
@@ -795,6 +795,24 @@ impl<'f> Rules<'f> {
         })
     }
 
+    /// The parser rules as the grammars get them: each with its file, name, where it
+    /// is written and its alternatives; a left-recursive rule as its precedence
+    /// levels ([`crate::leftrec`]).
+    fn parser_bodies(&self) -> Vec<(usize, String, Span, Vec<Elem>)> {
+        let mut out = Vec::new();
+        for &(fi, rule) in &self.parser_order {
+            if crate::leftrec::is_left_recursive(rule) {
+                for level in crate::leftrec::rewrite(rule) {
+                    out.push((fi, level.name, rule.span, level.alts));
+                }
+            } else {
+                let alts = rule.alts.iter().map(|(e, _)| e.clone()).collect();
+                out.push((fi, rule.name.clone(), rule.span, alts));
+            }
+        }
+        out
+    }
+
     // ----- the byte grammar -----
 
     /// Which mode's hidden rule goes before token `token`.
@@ -884,16 +902,14 @@ impl<'f> Rules<'f> {
         let mut rules = Vec::new();
         let mut used_lexer: BTreeSet<&'f str> = BTreeSet::new();
         let mut used_hidden: BTreeSet<Option<String>> = BTreeSet::new();
-        let parser_rules = self.parser_order.clone();
-        for (fi, rule) in &parser_rules {
-            let span = self.span(*fi, rule.span);
-            let alts = rule
-                .alts
+        for (fi, name, span, bodies) in self.parser_bodies() {
+            let span = self.span(fi, span);
+            let alts = bodies
                 .iter()
-                .map(|(e, _)| self.parser_expr(*fi, e, &hidden, &mut used_lexer, &mut used_hidden))
+                .map(|e| self.parser_expr(fi, e, &hidden, &mut used_lexer, &mut used_hidden))
                 .collect();
             rules.push(AstRule {
-                name: rule.name.clone(),
+                name,
                 name_span: span,
                 body: alt(alts, span),
             });
@@ -1251,14 +1267,10 @@ impl<'f> Rules<'f> {
             .map(|(i, t)| (t.clone(), i))
             .collect();
         let mut rules = Vec::new();
-        for &(_, rule) in &self.parser_order {
-            let alts = rule
-                .alts
-                .iter()
-                .map(|(e, _)| self.token_expr(e, &index))
-                .collect();
+        for (_, name, _, bodies) in self.parser_bodies() {
+            let alts = bodies.iter().map(|e| self.token_expr(e, &index)).collect();
             rules.push(AstRule {
-                name: rule.name.clone(),
+                name,
                 name_span: Span::new(0, 0),
                 body: alt(alts, Span::new(0, 0)),
             });
