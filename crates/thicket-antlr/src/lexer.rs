@@ -6,12 +6,15 @@
 //! loop means for the usual `'/*' .*? '*/'`. A rule with a semantic predicate
 //! (assumed true) loses ties with rules without one: such predicates guard special
 //! cases (JavaScript's `}` closing a template expression), and taking them always would
-//! shadow the ordinary token. Commands: `skip` and other channels drop
-//! the token from the parser's stream, `more` glues its text to the next token,
+//! shadow the ordinary token. A rule that reaches itself through its fragments is not
+//! regular: it is matched by an automaton with a stack ([`crate::nfa`]), the others by
+//! their DFA. Commands: `skip` and channels other than the default one drop the token
+//! from the parser's stream, `more` glues its text to the next token,
 //! `pushMode`/`popMode`/`mode` switch the rule set.
 
+use crate::nfa;
 use crate::syntax::Command;
-use crate::translate::LexRuleSpec;
+use crate::translate::{LexRuleSpec, Pattern};
 use thicket_parse::RegexMatcher;
 
 /// A token the parser sees.
@@ -46,7 +49,33 @@ impl std::fmt::Display for LexError {
 
 struct Rule {
     spec: LexRuleSpec,
-    matcher: RegexMatcher,
+    matcher: Matcher,
+}
+
+/// How a rule is matched.
+enum Matcher {
+    /// A regular rule: its DFA.
+    Dfa(Box<RegexMatcher>),
+    /// A recursive rule: the automaton with a stack.
+    Stack(nfa::Matcher),
+}
+
+impl Matcher {
+    /// Calls `found` with the ends of matches from `start` in increasing order, while
+    /// it returns `true`.
+    fn match_ends(&self, input: &[u8], start: usize, mut found: impl FnMut(usize) -> bool) {
+        match self {
+            Matcher::Dfa(m) => {
+                let mut more = true;
+                m.match_ends(input, start, |e| {
+                    if more {
+                        more = found(e);
+                    }
+                });
+            }
+            Matcher::Stack(m) => m.match_ends(input, start, found),
+        }
+    }
 }
 
 /// An ANTLR-style lexer built from a grammar's lexer rules.
@@ -70,17 +99,22 @@ impl Lexer {
             {
                 modes.push(m.clone());
             }
-            let hir = regex_syntax::ParserBuilder::new()
-                .utf8(false)
-                .nest_limit(1000)
-                .build()
-                .parse(&spec.regex);
-            let matcher = match hir
-                .map_err(|e| e.to_string())
-                .and_then(|h| RegexMatcher::new(&h))
-            {
-                Ok(m) => m,
-                Err(e) => return Err(Box::new((spec, e))),
+            let matcher = match &spec.pattern {
+                Pattern::Regex(regex) => {
+                    let hir = regex_syntax::ParserBuilder::new()
+                        .utf8(false)
+                        .nest_limit(1000)
+                        .build()
+                        .parse(regex);
+                    match hir
+                        .map_err(|e| e.to_string())
+                        .and_then(|h| RegexMatcher::new(&h))
+                    {
+                        Ok(m) => Matcher::Dfa(Box::new(m)),
+                        Err(e) => return Err(Box::new((spec, e))),
+                    }
+                }
+                Pattern::Recursive(program) => Matcher::Stack(nfa::Matcher::new(program)),
             };
             rules.push(Rule { spec, matcher });
         }
@@ -128,11 +162,13 @@ impl Lexer {
                 if !in_mode {
                     continue;
                 }
+                // The longest match, or the shortest for a rule with a non-greedy loop.
                 let mut end = None;
                 rule.matcher.match_ends(input, pos, |e| {
-                    if e > pos && (end.is_none() || !rule.spec.non_greedy) {
+                    if e > pos {
                         end = Some(e);
                     }
+                    end.is_none() || !rule.spec.non_greedy
                 });
                 // Longest match; at equal length the rule defined first, except that
                 // a rule guarded by a predicate yields to one that is not.
@@ -155,7 +191,7 @@ impl Lexer {
             for c in &rule.spec.commands {
                 match c {
                     Command::Skip => emit = false,
-                    Command::Channel(ch) if ch != "DEFAULT_TOKEN_CHANNEL" => emit = false,
+                    c if c.is_hidden_channel() => emit = false,
                     Command::More => {
                         emit = false;
                         token_start = Some(start);

@@ -44,11 +44,41 @@
 //!    into tokens), and more: it does not know that `if` is a keyword and not an
 //!    identifier, nor that `intx` is one identifier.
 //! 2. **The exact reading** ([`AntlrSpec::checker`]): a real ANTLR-style [`Lexer`]
-//!    (maximal munch over the lexer rules' regular languages, rule order between
-//!    equal lengths, shortest match for rules with non-greedy loops, modes, `skip`,
-//!    `more`, channels, `type`) turns the input into tokens, and the parser rules are
-//!    parsed over the token stream (thicket's own parser on a token-level grammar,
-//!    each token type two bytes). This decides membership the way ANTLR does.
+//!    (maximal munch over the lexer rules, rule order between equal lengths,
+//!    shortest match for rules with non-greedy loops, modes with `pushMode`,
+//!    `popMode` and `mode`, `skip`, `more`, named and numbered channels, `type`)
+//!    turns the input into tokens, and the parser rules are parsed over the token
+//!    stream (thicket's own parser on a token-level grammar, each token type two
+//!    bytes). This decides membership the way ANTLR does. Regular lexer rules are
+//!    DFAs; a rule that reaches itself through its fragments (nested long brackets,
+//!    balanced parentheses) is matched by an automaton with a stack of rule
+//!    invocations, as ANTLR's own lexer does ([`nfa`]).
+//!
+//! Characters are read as ANTLR's tool reads them ([`chars`]): `\uXXXX`, `\u{X..}`
+//! and the other escapes, `\p{..}` properties in sets, and `caseInsensitive`
+//! (the grammar's option or a lexer rule's own) as each character's lower and
+//! upper case only (`'s'` never matches `ſ`, U+017F, which a regex's `(?i)` would).
+//! `import` reads the imported grammars (from the importing grammar's folder); their
+//! rules come after the importer's, which overrides rules of the same name. A parser
+//! grammar alone brings the lexer grammar its `tokenVocab` names. Grammars ANTLR
+//! refuses are refused with the place: a `pushMode`/`mode` naming no mode, a
+//! `channel` naming no declared channel, modes or `channels {}` outside a lexer
+//! grammar.
+//!
+//! ## Left recursion
+//!
+//! A directly left-recursive parser rule (`e : e '*' e | e '+' e | INT ;`) is read as
+//! ANTLR reads it: its alternatives resolved by precedence (earlier alternatives bind
+//! tighter, `<assoc=right>` honoured, prefix and suffix operators, ANTLR's greedy
+//! loop), so that `1+2*3` has one tree, `1+(2*3)`, in both grammars. The rule becomes
+//! one rule per precedence level ([`leftrec`]): the level other rules use keeps the
+//! rule's name, inner levels are named `e[p]` after ANTLR's precedence argument, and
+//! each node of a tree is one of ANTLR's `e` nodes ([`AntlrSpec::antlr_tree`] writes a
+//! tree as ANTLR's `toStringTree` does). Long chains parse in linear time. The price
+//! is the grammar's size: a rule of *n* alternatives becomes up to about *n* levels
+//! of up to *n* alternatives each (JavaScript's `singleExpression`: 49 alternatives,
+//! 45 levels, 1,608 alternatives), which makes parsing the byte grammar of such a
+//! grammar several times slower per byte.
 //!
 //! Generation uses the byte grammar, and then [`AntlrSpec::separate`] makes each
 //! generated input lex as intended: where the exact lexer would merge two tokens (two
@@ -68,13 +98,16 @@
 //!
 //! ## Not supported
 //!
-//! `import` of other grammars, recursive lexer rules (not regular; ANTLR allows them),
-//! `more` outside the mode-entry pattern above, and the lexer mode at the end of input
-//! (the default mode's hidden text is allowed there).
+//! In the byte grammar, `more` outside the mode-entry pattern above and the lexer
+//! mode at the end of input (the default mode's hidden text is allowed there); the
+//! exact reading has both.
 
 #![warn(missing_docs)]
 
+pub mod chars;
+pub mod leftrec;
 pub mod lexer;
+pub mod nfa;
 pub mod syntax;
 pub mod translate;
 
@@ -124,45 +157,99 @@ pub struct AntlrSpec {
 
 /// Reads `.g4` files: one combined grammar, or a parser grammar and a lexer grammar in
 /// either order. `start` is the start parser rule (default: the first parser rule).
-/// Files are read up to `max_bytes` each.
+/// Files are read up to `max_bytes` each. A parser grammar given alone brings the
+/// lexer grammar its `tokenVocab` names ([`lexer_beside`]); grammars named by
+/// `import` are read from the folder of the grammar importing them.
 pub fn load_g4_files(
     paths: &[&Path],
     start: Option<&str>,
     max_bytes: usize,
 ) -> Result<AntlrSpec, SpecError> {
-    use std::io::Read;
+    let mut paths: Vec<std::path::PathBuf> = paths.iter().map(|p| p.to_path_buf()).collect();
+    if let [only] = paths.as_slice()
+        && let Some(lexer) = lexer_beside(only)
+    {
+        paths.push(lexer);
+    }
     let mut files = Vec::new();
-    for path in paths {
-        let name = path.display().to_string();
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(max_bytes as u64 + 1).read_to_end(&mut bytes))
-            .map_err(|e| SpecError {
-                source: Arc::new(SourceFile::new(name.clone(), "")),
-                diagnostics: vec![Diagnostic::error(
-                    "io",
-                    format!("cannot read grammar {name}: {e}"),
-                    Span::new(0, 0),
-                )],
-            })?;
-        if bytes.len() > max_bytes {
-            return Err(SpecError {
-                source: Arc::new(SourceFile::new(name, "")),
-                diagnostics: vec![Diagnostic::error(
-                    "too-large",
-                    format!(
-                        "the grammar is larger than the limit of {max_bytes} bytes (raise it with --max-spec-size)"
-                    ),
-                    Span::new(0, 0),
-                )],
-            });
+    for path in &paths {
+        files.push((path.display().to_string(), read_limited(path, max_bytes)?));
+    }
+    // Imports, breadth first: each from the folder of the grammar that names it.
+    let mut i = 0;
+    let mut names: Vec<Option<String>> = files.iter().map(|(_, b)| grammar_name(b)).collect();
+    let mut folders: Vec<std::path::PathBuf> = paths
+        .iter()
+        .map(|p| p.parent().map(Path::to_path_buf).unwrap_or_default())
+        .collect();
+    while i < files.len() {
+        for import in imports_of(&files[i].1) {
+            if names.iter().flatten().any(|n| *n == import) {
+                continue;
+            }
+            let path = folders[i].join(format!("{import}.g4"));
+            if !path.is_file() {
+                // Reported by load_g4_texts, where the import is written.
+                continue;
+            }
+            let bytes = read_limited(&path, max_bytes)?;
+            names.push(Some(import));
+            folders.push(folders[i].clone());
+            files.push((path.display().to_string(), bytes));
         }
-        files.push((name, bytes));
+        i += 1;
     }
     load_g4_texts(&files, start)
 }
 
-/// [`load_g4_files`] on texts given with the names errors are reported under.
+/// A file's bytes, at most `max_bytes` of them (more is an error).
+fn read_limited(path: &Path, max_bytes: usize) -> Result<Vec<u8>, SpecError> {
+    use std::io::Read;
+    let name = path.display().to_string();
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(max_bytes as u64 + 1).read_to_end(&mut bytes))
+        .map_err(|e| SpecError {
+            source: Arc::new(SourceFile::new(name.clone(), "")),
+            diagnostics: vec![Diagnostic::error(
+                "io",
+                format!("cannot read grammar {name}: {e}"),
+                Span::new(0, 0),
+            )],
+        })?;
+    if bytes.len() > max_bytes {
+        return Err(SpecError {
+            source: Arc::new(SourceFile::new(name, "")),
+            diagnostics: vec![Diagnostic::error(
+                "too-large",
+                format!(
+                    "the grammar is larger than the limit of {max_bytes} bytes (raise it with --max-spec-size)"
+                ),
+                Span::new(0, 0),
+            )],
+        });
+    }
+    Ok(bytes)
+}
+
+/// The name a grammar's text declares, if it reads.
+fn grammar_name(bytes: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).ok()?;
+    syntax::parse_g4(text).ok().map(|f| f.name)
+}
+
+/// The grammars a grammar's text imports (none if it does not read).
+fn imports_of(bytes: &[u8]) -> Vec<String> {
+    let text = std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes));
+    text.ok()
+        .and_then(|t| syntax::parse_g4(t).ok())
+        .map(|f| f.imports.into_iter().map(|(n, _)| n).collect())
+        .unwrap_or_default()
+}
+
+/// [`load_g4_files`] on texts given with the names errors are reported under. A
+/// grammar that another of them imports is read as an import; every import must be
+/// among the texts.
 pub fn load_g4_texts(
     files: &[(String, Vec<u8>)],
     start: Option<&str>,
@@ -193,11 +280,57 @@ pub fn load_g4_texts(
         sources.push(source);
         read.push(file);
     }
+    // Imported grammars go after the grammars given, in the order first imported.
+    let mut imported: Vec<usize> = Vec::new();
+    for (fi, file) in read.iter().enumerate() {
+        for (name, span) in &file.imports {
+            match read.iter().position(|f| f.name == *name) {
+                Some(i) if i == fi => {
+                    return Err(SpecError {
+                        source: sources[fi].clone(),
+                        diagnostics: vec![Diagnostic::error(
+                            "g4-import",
+                            format!("grammar `{name}` imports itself"),
+                            *span,
+                        )],
+                    });
+                }
+                Some(i) => {
+                    if !imported.contains(&i) {
+                        imported.push(i);
+                    }
+                }
+                None => {
+                    return Err(SpecError {
+                        source: sources[fi].clone(),
+                        diagnostics: vec![
+                            Diagnostic::error(
+                                "g4-import",
+                                format!("cannot find the imported grammar `{name}`"),
+                                *span,
+                            )
+                            .with_note(format!(
+                                "it is read from {name}.g4 in the folder of the grammar importing it"
+                            )),
+                        ],
+                    });
+                }
+            }
+        }
+    }
+    let order: Vec<usize> = (0..read.len())
+        .filter(|i| !imported.contains(i))
+        .chain(imported.iter().copied())
+        .collect();
+    let roots = read.len() - imported.len();
+    let mut slots: Vec<Option<syntax::G4File>> = read.into_iter().map(Some).collect();
+    let read: Vec<syntax::G4File> = order.iter().filter_map(|&i| slots[i].take()).collect();
+    let sources: Vec<Arc<SourceFile>> = order.iter().map(|&i| sources[i].clone()).collect();
     let fail = |file: usize, diagnostics: Vec<Diagnostic>| SpecError {
         source: sources[file].clone(),
         diagnostics,
     };
-    let kinds: Vec<GrammarKind> = read.iter().map(|f| f.kind).collect();
+    let kinds: Vec<GrammarKind> = read[..roots].iter().map(|f| f.kind).collect();
     match kinds.as_slice() {
         [GrammarKind::Combined] | [GrammarKind::Parser] => {}
         [GrammarKind::Lexer] => {
@@ -221,14 +354,14 @@ pub fn load_g4_texts(
                     "g4-files",
                     format!(
                         "expected one combined grammar, or one parser and one lexer grammar; got {} file(s) of kinds {kinds:?}",
-                        read.len()
+                        roots
                     ),
                     Span::new(0, 0),
                 )],
             ));
         }
     }
-    let t = translate::translate(&read, start).map_err(|errors| {
+    let t = translate::translate(&read, roots, start).map_err(|errors| {
         let file = errors[0].0;
         fail(
             file,
@@ -239,7 +372,7 @@ pub fn load_g4_texts(
                 .collect(),
         )
     })?;
-    let main = read
+    let main = read[..roots]
         .iter()
         .position(|f| f.kind != GrammarKind::Lexer)
         .unwrap_or(0);
@@ -332,6 +465,63 @@ impl AntlrSpec {
             i += 1;
         }
         misread
+    }
+
+    /// A byte-grammar tree as ANTLR's `toStringTree` writes its parse tree: `(rule
+    /// child ...)` for each parser rule, a token as its text, hidden text left out.
+    /// The precedence levels of a left-recursive rule ([`leftrec`]) are written with
+    /// the rule's own name, as ANTLR has one rule there. ANTLR's `<EOF>` leaf is not
+    /// written.
+    pub fn antlr_tree(&self, tree: &DerivationTree) -> String {
+        use thicket_grammar::Expr;
+        let grammar = &self.spec.grammar;
+        let mut out = String::new();
+        let mut open: Vec<usize> = Vec::new();
+        let leaf = |out: &mut String, text: &[u8]| {
+            if !out.is_empty() && !out.ends_with('(') {
+                out.push(' ');
+            }
+            out.push_str(&String::from_utf8_lossy(text));
+        };
+        let mut i = tree.root().index();
+        while i < tree.len() {
+            while open.last().is_some_and(|&end| end <= i) {
+                open.pop();
+                out.push(')');
+            }
+            let node = NodeId::from_index(i);
+            match grammar.expr(tree.expr(node)) {
+                Expr::Ref(s) if grammar.is_phrase(*s) => {
+                    let name = &grammar.rule(*s).name;
+                    if !out.is_empty() {
+                        out.push(' ');
+                    }
+                    out.push('(');
+                    out.push_str(name.split('[').next().unwrap_or(name));
+                    open.push(tree.subtree_end(node));
+                }
+                Expr::Ref(s) => {
+                    // A token, hidden text, or the synthetic root.
+                    let name = &grammar.rule(*s).name;
+                    if name.starts_with(translate::HIDDEN) {
+                        i = tree.subtree_end(node);
+                        continue;
+                    }
+                    if i != tree.root().index() && name != translate::INPUT {
+                        leaf(&mut out, tree.text(node));
+                        i = tree.subtree_end(node);
+                        continue;
+                    }
+                }
+                Expr::Literal(_) | Expr::Regex(_) => leaf(&mut out, tree.text(node)),
+                Expr::Alt(_) | Expr::Seq(_) | Expr::Repeat(_) => {}
+            }
+            i += 1;
+        }
+        for _ in open {
+            out.push(')');
+        }
+        out
     }
 
     /// Regenerates the tokens [`AntlrSpec::misread_tokens`] finds, each through

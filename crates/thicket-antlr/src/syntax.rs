@@ -36,6 +36,16 @@ pub struct G4File {
     pub rules: Vec<RuleDef>,
     /// Named actions (`@header {...}`, `@members {...}`), reported as ignored.
     pub named_actions: Vec<Span>,
+    /// Grammars named by `import A, B = C;` (the grammar's name, where written).
+    pub imports: Vec<(String, Span)>,
+    /// Modes declared by `mode X;`.
+    pub modes: Vec<(String, Span)>,
+    /// Channels declared by `channels { X, Y }`.
+    pub channels: Vec<(String, Span)>,
+    /// Modes named by `pushMode(X)` and `mode(X)` commands, where written.
+    pub mode_refs: Vec<(String, Span)>,
+    /// Channels named by `channel(X)` commands (not numbers), where written.
+    pub channel_refs: Vec<(String, Span)>,
 }
 
 impl G4File {
@@ -63,6 +73,11 @@ pub struct RuleDef {
     pub alts: Vec<(Elem, Vec<Command>)>,
     /// Target code attached to the rule (arguments, `returns`, `@init`...), ignored.
     pub actions: Vec<Span>,
+    /// The rule's own `options { caseInsensitive = ...; }`, if given (lexer rules).
+    pub case_insensitive: Option<bool>,
+    /// For each alternative: whether it is marked `<assoc=right>` (left-recursive
+    /// parser rules).
+    pub right_assoc: Vec<bool>,
 }
 
 impl RuleDef {
@@ -79,7 +94,8 @@ pub enum Command {
     Skip,
     /// `more`: the matched text continues the next token.
     More,
-    /// `channel(X)`: the token goes to another channel than the parser's.
+    /// `channel(X)`: the token goes to channel X (a name, or a number as written);
+    /// the parser sees only the default channel (`DEFAULT_TOKEN_CHANNEL`, 0).
     Channel(String),
     /// `type(X)`: the token's type is X.
     Type(String),
@@ -89,6 +105,14 @@ pub enum Command {
     PopMode,
     /// `mode(X)`.
     Mode(String),
+}
+
+impl Command {
+    /// Whether it sends the token to a channel the parser does not read: any channel
+    /// but `DEFAULT_TOKEN_CHANNEL` (number 0).
+    pub fn is_hidden_channel(&self) -> bool {
+        matches!(self, Command::Channel(ch) if ch != "DEFAULT_TOKEN_CHANNEL" && !ch.trim_start_matches('0').is_empty())
+    }
 }
 
 /// A set of code points: ranges and Unicode properties, possibly negated.
@@ -141,6 +165,8 @@ pub enum Elem {
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
     Ident(String),
+    /// A decimal number (channel numbers).
+    Int(String),
     Str(String),
     /// The raw text between `[` and `]`.
     Bracket(String),
@@ -153,7 +179,7 @@ enum Tok {
 impl Tok {
     fn describe(&self) -> String {
         match self {
-            Tok::Ident(s) => format!("`{s}`"),
+            Tok::Ident(s) | Tok::Int(s) => format!("`{s}`"),
             Tok::Str(_) => "a string literal".into(),
             Tok::Bracket(_) => "`[...]`".into(),
             Tok::Action(false) => "an action `{...}`".into(),
@@ -208,6 +234,13 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, Span)>, Box<Diagnostic>> {
                 i += 1;
             }
             out.push((Tok::Ident(text[start..i].to_string()), Span::new(start, i)));
+            continue;
+        }
+        if c.is_ascii_digit() {
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+            out.push((Tok::Int(text[start..i].to_string()), Span::new(start, i)));
             continue;
         }
         if c == b'\'' {
@@ -457,6 +490,12 @@ struct Parser<'t> {
     pos: usize,
     depth: usize,
     in_lexer_rule: bool,
+    mode_refs: Vec<(String, Span)>,
+    channel_refs: Vec<(String, Span)>,
+    /// Whether the alternative being read has `<assoc=right>`.
+    right_assoc: bool,
+    /// For each outer alternative of the rule being read: `<assoc=right>`.
+    alt_right_assoc: Vec<bool>,
 }
 
 type PResult<T> = Result<T, Box<Diagnostic>>;
@@ -539,6 +578,11 @@ impl Parser<'_> {
             tokens: Vec::new(),
             rules: Vec::new(),
             named_actions: Vec::new(),
+            imports: Vec::new(),
+            modes: Vec::new(),
+            channels: Vec::new(),
+            mode_refs: Vec::new(),
+            channel_refs: Vec::new(),
         };
         let mut mode: Option<String> = None;
         loop {
@@ -549,33 +593,60 @@ impl Parser<'_> {
                     file.options = self.options()?;
                 }
                 Tok::Ident(w) if w == "tokens" || w == "channels" => {
-                    self.bump();
+                    let at = self.bump().1;
+                    if w == "channels" && kind != GrammarKind::Lexer {
+                        return Err(Box::new(
+                            Diagnostic::error(
+                                "g4-syntax",
+                                "custom channels are only allowed in lexer grammars",
+                                at,
+                            )
+                            .with_note(
+                                "use `channel(HIDDEN)` or a channel number, or split the grammar",
+                            ),
+                        ));
+                    }
                     let names = self.name_list()?;
                     if w == "tokens" {
                         file.tokens.extend(names);
+                    } else {
+                        file.channels.extend(names);
                     }
                 }
                 Tok::Ident(w) if w == "import" => {
-                    return Err(Box::new(
-                        Diagnostic::error(
-                            "g4-unsupported",
-                            "`import` of other grammars is not supported",
-                            self.span(),
-                        )
-                        .with_note("merge the imported rules into this file, or give the lexer with --lexer"),
-                    ));
+                    self.bump();
+                    loop {
+                        // `import label = Name` imports Name.
+                        let mut name = self.ident("a grammar name")?;
+                        if self.is("=") {
+                            self.bump();
+                            name = self.ident("a grammar name")?;
+                        }
+                        file.imports.push(name);
+                        if !self.is(",") {
+                            break;
+                        }
+                        self.bump();
+                    }
+                    self.expect(";")?;
                 }
                 Tok::Ident(w) if w == "mode" => {
                     let at = self.bump().1;
-                    if kind == GrammarKind::Parser {
-                        return Err(Box::new(Diagnostic::error(
-                            "g4-syntax",
-                            "a parser grammar cannot have lexer modes",
-                            at,
-                        )));
+                    if kind != GrammarKind::Lexer {
+                        return Err(Box::new(
+                            Diagnostic::error(
+                                "g4-syntax",
+                                "lexical modes are only allowed in lexer grammars",
+                                at,
+                            )
+                            .with_note(
+                                "split the grammar into a parser grammar and a lexer grammar",
+                            ),
+                        ));
                     }
-                    let (name, _) = self.ident("a mode name")?;
+                    let (name, at) = self.ident("a mode name")?;
                     self.expect(";")?;
+                    file.modes.push((name.clone(), at));
                     mode = Some(name);
                 }
                 Tok::Punct("@") => {
@@ -622,6 +693,8 @@ impl Parser<'_> {
                 }
             }
         }
+        file.mode_refs = std::mem::take(&mut self.mode_refs);
+        file.channel_refs = std::mem::take(&mut self.channel_refs);
         Ok(file)
     }
 
@@ -713,6 +786,7 @@ impl Parser<'_> {
             )));
         }
         let mut actions = Vec::new();
+        let mut case_insensitive = None;
         // Parser rule prequel: arguments, returns, locals, throws, options, @init.
         loop {
             match self.peek().clone() {
@@ -734,7 +808,11 @@ impl Parser<'_> {
                 }
                 Tok::Ident(w) if w == "options" => {
                     self.bump();
-                    self.options()?;
+                    for (name, value, _) in self.options()? {
+                        if name == "caseInsensitive" {
+                            case_insensitive = Some(value == "true");
+                        }
+                    }
                 }
                 Tok::Punct("@") => {
                     let start = self.bump().1;
@@ -752,6 +830,7 @@ impl Parser<'_> {
         }
         self.bump();
         self.in_lexer_rule = lexer;
+        self.alt_right_assoc.clear();
         let mut alts = vec![self.outer_alt()?];
         while self.is("|") {
             self.bump();
@@ -778,12 +857,16 @@ impl Parser<'_> {
             mode: if lexer { mode } else { None },
             alts,
             actions,
+            case_insensitive,
+            right_assoc: std::mem::take(&mut self.alt_right_assoc),
         })
     }
 
     /// An alternative of a rule, with its `#Label` or `-> commands`.
     fn outer_alt(&mut self) -> PResult<(Elem, Vec<Command>)> {
+        self.right_assoc = false;
         let elem = self.sequence()?;
+        self.alt_right_assoc.push(self.right_assoc);
         let mut commands = Vec::new();
         if self.is("#") {
             self.bump();
@@ -808,9 +891,9 @@ impl Parser<'_> {
     fn command(&mut self) -> PResult<Command> {
         let (name, span) =
             self.ident("a lexer command (skip, more, channel, type, pushMode, popMode, mode)")?;
-        let arg = |p: &mut Self| -> PResult<String> {
+        let arg = |p: &mut Self| -> PResult<(String, Span)> {
             p.expect("(")?;
-            let (value, _) = p.ident("a name")?;
+            let value = p.ident("a name")?;
             p.expect(")")?;
             Ok(value)
         };
@@ -818,10 +901,29 @@ impl Parser<'_> {
             "skip" => Command::Skip,
             "more" => Command::More,
             "popMode" => Command::PopMode,
-            "channel" => Command::Channel(arg(self)?),
-            "type" => Command::Type(arg(self)?),
-            "pushMode" => Command::PushMode(arg(self)?),
-            "mode" => Command::Mode(arg(self)?),
+            "channel" => {
+                self.expect("(")?;
+                let channel = match self.bump() {
+                    (Tok::Int(n), _) => n,
+                    (Tok::Ident(n), at) => {
+                        self.channel_refs.push((n.clone(), at));
+                        n
+                    }
+                    _ => return Err(self.expected_prev("a channel name or number")),
+                };
+                self.expect(")")?;
+                Command::Channel(channel)
+            }
+            "type" => Command::Type(arg(self)?.0),
+            "pushMode" | "mode" => {
+                let (mode, at) = arg(self)?;
+                self.mode_refs.push((mode.clone(), at));
+                if name == "mode" {
+                    Command::Mode(mode)
+                } else {
+                    Command::PushMode(mode)
+                }
+            }
             _ => {
                 return Err(Box::new(
                     Diagnostic::error("g4-syntax", format!("unknown lexer command `{name}`"), span)
@@ -866,11 +968,16 @@ impl Parser<'_> {
     fn element_options(&mut self) -> PResult<()> {
         self.expect("<")?;
         loop {
-            self.ident("an element option name")?;
+            let (name, _) = self.ident("an element option name")?;
             if self.is("=") {
                 self.bump();
                 match self.bump() {
-                    (Tok::Ident(_) | Tok::Str(_), _) => {}
+                    (Tok::Ident(value), _) => {
+                        if name == "assoc" && value == "right" && self.depth == 0 {
+                            self.right_assoc = true;
+                        }
+                    }
+                    (Tok::Str(_) | Tok::Int(_) | Tok::Action(_), _) => {}
                     _ => return Err(self.expected_prev("an option value")),
                 }
             }
@@ -1135,6 +1242,10 @@ pub fn parse_g4(text: &str) -> Result<G4File, Box<Diagnostic>> {
         pos: 0,
         depth: 0,
         in_lexer_rule: false,
+        mode_refs: Vec::new(),
+        channel_refs: Vec::new(),
+        right_assoc: false,
+        alt_right_assoc: Vec::new(),
     };
     parser.file()
 }

@@ -1,6 +1,8 @@
 //! From read `.g4` files to thicket's [`SpecAst`] (the scannerless byte grammar) and to
 //! the regular expressions of the exact lexer.
 
+use crate::chars::{NOTHING, case_insensitive_set, class_ranges, literal_regex, set_regex};
+use crate::nfa::{Node, Program};
 use crate::syntax::{CharSet, Command, Elem, G4File, GrammarKind, RuleDef, elem_span};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use thicket_grammar::ast::{AstExpr, AstExprKind, AstRule, SpecAst};
@@ -25,8 +27,8 @@ pub struct LexRuleSpec {
     pub token: String,
     /// Its mode (`None`: the default mode).
     pub mode: Option<String>,
-    /// The rule as a regular expression (fragments inlined).
-    pub regex: String,
+    /// What the rule matches.
+    pub pattern: Pattern,
     /// Whether it contains a non-greedy loop (the match taken is then the shortest).
     pub non_greedy: bool,
     /// Whether it holds a semantic predicate: assumed true, but it loses ties with
@@ -36,6 +38,24 @@ pub struct LexRuleSpec {
     pub commands: Vec<Command>,
     /// Which file and where, for errors.
     pub at: (usize, Span),
+}
+
+/// What a lexer rule matches, as the exact lexer needs it.
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    /// A regular rule as a regular expression over UTF-8 bytes (fragments inlined).
+    Regex(String),
+    /// A rule that reaches itself through its fragments: not regular, matched by
+    /// [`crate::nfa::Matcher`].
+    Recursive(crate::nfa::Program),
+}
+
+/// Why a lexer rule has no regular expression.
+enum NotRegex {
+    /// It reaches itself: see [`Pattern::Recursive`].
+    Recursive,
+    /// It cannot be compiled at all.
+    Error(Diagnostic),
 }
 
 /// What the translation produces.
@@ -65,6 +85,8 @@ pub fn token_code(index: usize) -> [u8; 2] {
 
 struct Rules<'f> {
     files: &'f [G4File],
+    /// How many of `files` were given (the others are imported).
+    roots: usize,
     /// Lexer rules by name, with their file.
     lexer: HashMap<&'f str, (usize, &'f RuleDef)>,
     /// Lexer rules in priority order.
@@ -85,23 +107,31 @@ struct Rules<'f> {
     errors: Vec<FileDiagnostic>,
 }
 
-/// Translates the files (one combined grammar, or a parser and a lexer grammar).
+/// Translates the files: the first `roots` are the grammars given (one combined
+/// grammar, or a parser and a lexer grammar), the rest grammars they import. An
+/// imported rule comes after the importing grammar's rules (so its lexer rules lose
+/// ties with the importer's), and a rule the importer (or an earlier import) defines
+/// is not taken, as ANTLR merges imports.
 pub fn translate(
     files: &[G4File],
+    roots: usize,
     start: Option<&str>,
 ) -> Result<Translation, Vec<FileDiagnostic>> {
     let main_file = files
         .iter()
+        .take(roots)
         .position(|f| f.kind != GrammarKind::Lexer)
         .unwrap_or(0);
     let mut rules = Rules {
         files,
+        roots,
         lexer: HashMap::new(),
         lexer_order: Vec::new(),
         parser: HashMap::new(),
         parser_order: Vec::new(),
         case_insensitive: files
             .iter()
+            .take(roots)
             .filter(|f| f.kind != GrammarKind::Parser)
             .any(|f| f.option("caseInsensitive") == Some("true")),
         main_file,
@@ -112,6 +142,7 @@ pub fn translate(
         errors: Vec::new(),
     };
     rules.collect();
+    rules.check_modes_and_channels();
     if !rules.errors.is_empty() {
         return Err(rules.errors);
     }
@@ -160,9 +191,9 @@ pub fn translate(
     }
     let lexer = lexer?;
     let parser_rules = rules
-        .parser_order
-        .iter()
-        .map(|(_, r)| r.name.clone())
+        .parser_bodies()
+        .into_iter()
+        .map(|(_, name, _, _)| name)
         .collect();
     Ok(Translation {
         ast,
@@ -195,31 +226,6 @@ fn alt(items: Vec<AstExpr>, span: Span) -> AstExpr {
     }
 }
 
-/// `set` as a regex class.
-pub fn set_regex(set: &CharSet) -> String {
-    let mut out = String::from(if set.negated { "[^" } else { "[" });
-    if set.ranges.is_empty() && set.properties.is_empty() {
-        // An empty set matches nothing; negated, anything.
-        return if set.negated {
-            "(?s:.)".into()
-        } else {
-            "[^\\x{0}-\\x{10FFFF}]".into()
-        };
-    }
-    for &(lo, hi) in &set.ranges {
-        if lo == hi {
-            out.push_str(&format!("\\x{{{lo:X}}}"));
-        } else {
-            out.push_str(&format!("\\x{{{lo:X}}}-\\x{{{hi:X}}}"));
-        }
-    }
-    for (name, negated) in &set.properties {
-        out.push_str(&format!("\\{}{{{name}}}", if *negated { 'P' } else { 'p' }));
-    }
-    out.push(']');
-    out
-}
-
 impl<'f> Rules<'f> {
     fn span(&self, file: usize, span: Span) -> Span {
         if file == self.main_file {
@@ -242,6 +248,10 @@ impl<'f> Rules<'f> {
                     (&mut self.parser, &mut self.parser_order)
                 };
                 if let Some(&(pf, prev)) = map.get(rule.name.as_str()) {
+                    if fi >= self.roots {
+                        // Defined by the importing grammar: the import's rule is not taken.
+                        continue;
+                    }
                     let mut d = Diagnostic::error(
                         "duplicate-rule",
                         format!("rule `{}` is defined twice", rule.name),
@@ -274,6 +284,54 @@ impl<'f> Rules<'f> {
         for (fi, rule) in all {
             for (elem, _) in &rule.alts {
                 self.check_refs(fi, rule, elem);
+            }
+        }
+    }
+
+    /// Every mode a `pushMode`/`mode` command names and every channel a `channel`
+    /// command names must be declared (ANTLR refuses the grammar otherwise).
+    fn check_modes_and_channels(&mut self) {
+        let files = self.files;
+        let modes: BTreeSet<&str> = files
+            .iter()
+            .flat_map(|f| f.modes.iter().map(|(m, _)| m.as_str()))
+            .chain([crate::lexer::DEFAULT_MODE])
+            .collect();
+        let channels: BTreeSet<&str> = files
+            .iter()
+            .flat_map(|f| f.channels.iter().map(|(c, _)| c.as_str()))
+            .chain(["HIDDEN", "DEFAULT_TOKEN_CHANNEL"])
+            .collect();
+        for (fi, file) in files.iter().enumerate() {
+            for (mode, span) in &file.mode_refs {
+                if !modes.contains(mode.as_str()) {
+                    let mut d = Diagnostic::error(
+                        "g4-mode",
+                        format!("`{mode}` is not a recognized mode name"),
+                        *span,
+                    );
+                    let declared: Vec<String> = modes.iter().map(|m| m.to_string()).collect();
+                    d = match thicket_grammar::grammar::suggest(mode, declared.iter()) {
+                        Some(k) => d.with_note(format!("did you mean `{k}`?")),
+                        None => d.with_note(format!("declared modes: {}", declared.join(", "))),
+                    };
+                    self.errors.push((fi, d));
+                }
+            }
+            for (channel, span) in &file.channel_refs {
+                if !channels.contains(channel.as_str()) {
+                    self.errors.push((
+                        fi,
+                        Diagnostic::error(
+                            "g4-channel",
+                            format!("`{channel}` is not a recognized channel name"),
+                            *span,
+                        )
+                        .with_note(
+                            "declare it with `channels { NAME }`, or use HIDDEN or a number",
+                        ),
+                    ));
+                }
             }
         }
     }
@@ -329,7 +387,7 @@ impl<'f> Rules<'f> {
                             "fragment rules are parts of tokens; the parser cannot use them",
                         );
                     }
-                    if self.files.len() == 1 && self.files[0].kind == GrammarKind::Parser {
+                    if self.roots == 1 && self.files[0].kind == GrammarKind::Parser {
                         d = d.with_note(
                             "this is a parser grammar: give its lexer grammar too (--lexer FILE)",
                         );
@@ -437,7 +495,9 @@ impl<'f> Rules<'f> {
             }
         }
         let parser_rules = self.parser_order.clone();
-        let split = self.files.len() > 1 || self.files[0].kind == GrammarKind::Parser;
+        let split = self.files[..self.roots]
+            .iter()
+            .any(|f| f.kind == GrammarKind::Parser);
         for (fi, rule) in parser_rules {
             for (elem, _) in &rule.alts {
                 self.literals_in(fi, elem, &exact, split);
@@ -497,7 +557,7 @@ impl<'f> Rules<'f> {
                 name: format!("'{text}'"),
                 token: format!("'{text}'"),
                 mode: None,
-                regex: self.literal_regex(text),
+                pattern: Pattern::Regex(literal_regex(text, self.case_insensitive)),
                 non_greedy: false,
                 guarded: false,
                 commands: Vec::new(),
@@ -508,28 +568,48 @@ impl<'f> Rules<'f> {
             if rule.fragment {
                 continue;
             }
+            let ci = self.ci(rule);
             for (elem, commands) in &rule.alts {
                 let mut non_greedy = false;
                 let mut stack = vec![rule.name.as_str()];
-                match self.regex_of(elem, &mut stack, &mut non_greedy) {
-                    Ok(regex) => out.push(LexRuleSpec {
-                        name: rule.name.clone(),
-                        token: commands
-                            .iter()
-                            .find_map(|c| match c {
-                                Command::Type(t) => Some(t.clone()),
-                                _ => None,
-                            })
-                            .unwrap_or_else(|| rule.name.clone()),
-                        mode: rule.mode.clone(),
-                        regex,
-                        non_greedy,
-                        guarded: has_predicate(elem),
-                        commands: commands.clone(),
-                        at: (fi, rule.span),
-                    }),
-                    Err(d) => errors.push((fi, d)),
-                }
+                let pattern = match self.regex_of(elem, ci, &mut stack, &mut non_greedy) {
+                    Ok(regex) => Pattern::Regex(regex),
+                    Err(NotRegex::Recursive) => {
+                        non_greedy = false;
+                        let mut procs = vec![Node::Seq(Vec::new())];
+                        let mut index = HashMap::new();
+                        match self.program_node(elem, ci, &mut procs, &mut index, &mut non_greedy) {
+                            Ok(body) => {
+                                procs[0] = body;
+                                Pattern::Recursive(Program { procs })
+                            }
+                            Err(d) => {
+                                errors.push((fi, d));
+                                continue;
+                            }
+                        }
+                    }
+                    Err(NotRegex::Error(d)) => {
+                        errors.push((fi, d));
+                        continue;
+                    }
+                };
+                out.push(LexRuleSpec {
+                    name: rule.name.clone(),
+                    token: commands
+                        .iter()
+                        .find_map(|c| match c {
+                            Command::Type(t) => Some(t.clone()),
+                            _ => None,
+                        })
+                        .unwrap_or_else(|| rule.name.clone()),
+                    mode: rule.mode.clone(),
+                    pattern,
+                    non_greedy,
+                    guarded: has_predicate(elem),
+                    commands: commands.clone(),
+                    at: (fi, rule.span),
+                });
             }
         }
         if errors.is_empty() {
@@ -539,33 +619,40 @@ impl<'f> Rules<'f> {
         }
     }
 
-    fn literal_regex(&self, text: &str) -> String {
-        let escaped = regex_syntax::escape(text);
-        if self.case_insensitive {
-            format!("(?i:{escaped})")
+    /// Whether lexer rule `rule` is case-insensitive: its own option, else the
+    /// grammar's.
+    fn ci(&self, rule: &RuleDef) -> bool {
+        rule.case_insensitive.unwrap_or(self.case_insensitive)
+    }
+
+    /// A set as a regex class, with the case-insensitive reading of `ci`.
+    fn class(set: &CharSet, ci: bool) -> String {
+        if ci {
+            set_regex(&case_insensitive_set(set))
         } else {
-            escaped
+            set_regex(set)
         }
     }
 
     fn regex_of(
         &self,
         elem: &Elem,
+        ci: bool,
         stack: &mut Vec<&'f str>,
         non_greedy: &mut bool,
-    ) -> Result<String, Diagnostic> {
+    ) -> Result<String, NotRegex> {
         Ok(match elem {
             Elem::Alt(items) => {
                 let parts: Result<Vec<_>, _> = items
                     .iter()
-                    .map(|i| self.regex_of(i, stack, non_greedy))
+                    .map(|i| self.regex_of(i, ci, stack, non_greedy))
                     .collect();
                 format!("(?:{})", parts?.join("|"))
             }
             Elem::Seq(items) => {
                 let parts: Result<Vec<_>, _> = items
                     .iter()
-                    .map(|i| self.regex_of(i, stack, non_greedy))
+                    .map(|i| self.regex_of(i, ci, stack, non_greedy))
                     .collect();
                 format!("(?:{})", parts?.join(""))
             }
@@ -581,7 +668,84 @@ impl<'f> Rules<'f> {
                     (0, _) => "*",
                     _ => "+",
                 };
-                format!("(?:{}){q}", self.regex_of(item, stack, non_greedy)?)
+                format!("(?:{}){q}", self.regex_of(item, ci, stack, non_greedy)?)
+            }
+            Elem::Ref(name, span) => {
+                let Some(&(_, rule)) = self.lexer.get(name.as_str()) else {
+                    return Err(NotRegex::Error(Diagnostic::error(
+                        "undefined-rule",
+                        format!("undefined lexer rule `{name}`"),
+                        *span,
+                    )));
+                };
+                if stack.contains(&rule.name.as_str()) {
+                    return Err(NotRegex::Recursive);
+                }
+                stack.push(&rule.name);
+                let inner = self.ci(rule);
+                let parts: Result<Vec<_>, _> = rule
+                    .alts
+                    .iter()
+                    .map(|(e, _)| self.regex_of(e, inner, stack, non_greedy))
+                    .collect();
+                stack.pop();
+                format!("(?:{})", parts?.join("|"))
+            }
+            Elem::Literal(text, _) => literal_regex(text, ci),
+            Elem::Set(set, _) => Self::class(set, ci),
+            Elem::Any(_) => "(?s:.)".into(),
+            // EOF in a lexer rule, actions and predicates match the empty string.
+            Elem::Eof(_) | Elem::Action(_) | Elem::Predicate(_) => String::new(),
+            Elem::NotTokens(_, span) => {
+                return Err(NotRegex::Error(Diagnostic::error(
+                    "g4-set",
+                    "`~` of tokens in a lexer rule",
+                    *span,
+                )));
+            }
+        })
+    }
+
+    /// A recursive lexer rule's alternative as a [`Program`] node; the rules it
+    /// references become procedures of `procs` (numbered in `index`).
+    fn program_node(
+        &self,
+        elem: &Elem,
+        ci: bool,
+        procs: &mut Vec<Node>,
+        index: &mut HashMap<&'f str, usize>,
+        non_greedy: &mut bool,
+    ) -> Result<Node, Diagnostic> {
+        let class = |regex: &str, span: Span| {
+            class_ranges(regex)
+                .map(Node::Class)
+                .map_err(|e| Diagnostic::error("g4-set", format!("cannot read the set: {e}"), span))
+        };
+        Ok(match elem {
+            Elem::Alt(items) => Node::Alt(
+                items
+                    .iter()
+                    .map(|i| self.program_node(i, ci, procs, index, non_greedy))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Elem::Seq(items) => Node::Seq(
+                items
+                    .iter()
+                    .map(|i| self.program_node(i, ci, procs, index, non_greedy))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Elem::Repeat {
+                item,
+                min,
+                max,
+                greedy,
+            } => {
+                *non_greedy |= !greedy;
+                Node::Repeat {
+                    item: Box::new(self.program_node(item, ci, procs, index, non_greedy)?),
+                    min: *min,
+                    max: *max,
+                }
             }
             Elem::Ref(name, span) => {
                 let Some(&(_, rule)) = self.lexer.get(name.as_str()) else {
@@ -591,35 +755,36 @@ impl<'f> Rules<'f> {
                         *span,
                     ));
                 };
-                if stack.contains(&rule.name.as_str()) {
-                    return Err(Diagnostic::error(
-                        "g4-recursive-lexer",
-                        format!(
-                            "lexer rule `{name}` is recursive: not a regular language, which the exact lexer needs"
-                        ),
-                        *span,
-                    ));
+                if let Some(&i) = index.get(rule.name.as_str()) {
+                    return Ok(Node::Call(i));
                 }
-                stack.push(&rule.name);
-                let parts: Result<Vec<_>, _> = rule
-                    .alts
-                    .iter()
-                    .map(|(e, _)| self.regex_of(e, stack, non_greedy))
-                    .collect();
-                stack.pop();
-                format!("(?:{})", parts?.join("|"))
+                let i = procs.len();
+                procs.push(Node::Seq(Vec::new()));
+                index.insert(&rule.name, i);
+                let inner = self.ci(rule);
+                let body = Node::Alt(
+                    rule.alts
+                        .iter()
+                        .map(|(e, _)| self.program_node(e, inner, procs, index, non_greedy))
+                        .collect::<Result<_, _>>()?,
+                );
+                procs[i] = body;
+                Node::Call(i)
             }
-            Elem::Literal(text, _) => self.literal_regex(text),
-            Elem::Set(set, _) => {
-                if self.case_insensitive {
-                    format!("(?i:{})", set_regex(set))
-                } else {
-                    set_regex(set)
-                }
-            }
-            Elem::Any(_) => "(?s:.)".into(),
-            // EOF in a lexer rule, actions and predicates match the empty string.
-            Elem::Eof(_) | Elem::Action(_) | Elem::Predicate(_) => String::new(),
+            Elem::Literal(text, span) => Node::Seq(
+                text.chars()
+                    .map(|c| {
+                        let one = CharSet {
+                            ranges: vec![(c as u32, c as u32)],
+                            ..CharSet::default()
+                        };
+                        class(&Self::class(&one, ci), *span)
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            Elem::Set(set, span) => class(&Self::class(set, ci), *span)?,
+            Elem::Any(_) => Node::Class(vec![(0, 0x10FFFF)]),
+            Elem::Eof(_) | Elem::Action(_) | Elem::Predicate(_) => Node::Seq(Vec::new()),
             Elem::NotTokens(_, span) => {
                 return Err(Diagnostic::error(
                     "g4-set",
@@ -628,6 +793,24 @@ impl<'f> Rules<'f> {
                 ));
             }
         })
+    }
+
+    /// The parser rules as the grammars get them: each with its file, name, where it
+    /// is written and its alternatives; a left-recursive rule as its precedence
+    /// levels ([`crate::leftrec`]).
+    fn parser_bodies(&self) -> Vec<(usize, String, Span, Vec<Elem>)> {
+        let mut out = Vec::new();
+        for &(fi, rule) in &self.parser_order {
+            if crate::leftrec::is_left_recursive(rule) {
+                for level in crate::leftrec::rewrite(rule) {
+                    out.push((fi, level.name, rule.span, level.alts));
+                }
+            } else {
+                let alts = rule.alts.iter().map(|(e, _)| e.clone()).collect();
+                out.push((fi, rule.name.clone(), rule.span, alts));
+            }
+        }
+        out
     }
 
     // ----- the byte grammar -----
@@ -652,9 +835,8 @@ impl<'f> Rules<'f> {
                             _ => None,
                         });
                         let dropped = commands.iter().any(|c| {
-                        matches!(c, Command::Skip | Command::More)
-                            || matches!(c, Command::Channel(ch) if ch != "DEFAULT_TOKEN_CHANNEL")
-                    });
+                            matches!(c, Command::Skip | Command::More) || c.is_hidden_channel()
+                        });
                         !dropped && retyped.unwrap_or(&r.name) == token
                     })
             })
@@ -667,10 +849,9 @@ impl<'f> Rules<'f> {
         let mut out: BTreeMap<Option<String>, Vec<&'f str>> = BTreeMap::new();
         for &(_, r) in &self.lexer_order {
             let hidden = r.alts.iter().any(|(_, commands)| {
-                commands.iter().any(|c| {
-                    *c == Command::Skip
-                        || matches!(c, Command::Channel(ch) if ch != "DEFAULT_TOKEN_CHANNEL")
-                })
+                commands
+                    .iter()
+                    .any(|c| *c == Command::Skip || c.is_hidden_channel())
             });
             // A catch-all `.` rule off the default channel is error recovery (css3's
             // `UnexpectedCharacter: . -> channel(ERROR)`): as hidden text it would let
@@ -721,16 +902,14 @@ impl<'f> Rules<'f> {
         let mut rules = Vec::new();
         let mut used_lexer: BTreeSet<&'f str> = BTreeSet::new();
         let mut used_hidden: BTreeSet<Option<String>> = BTreeSet::new();
-        let parser_rules = self.parser_order.clone();
-        for (fi, rule) in &parser_rules {
-            let span = self.span(*fi, rule.span);
-            let alts = rule
-                .alts
+        for (fi, name, span, bodies) in self.parser_bodies() {
+            let span = self.span(fi, span);
+            let alts = bodies
                 .iter()
-                .map(|(e, _)| self.parser_expr(*fi, e, &hidden, &mut used_lexer, &mut used_hidden))
+                .map(|e| self.parser_expr(fi, e, &hidden, &mut used_lexer, &mut used_hidden))
                 .collect();
             rules.push(AstRule {
-                name: rule.name.clone(),
+                name,
                 name_span: span,
                 body: alt(alts, span),
             });
@@ -793,7 +972,7 @@ impl<'f> Rules<'f> {
             let alts = rule
                 .alts
                 .iter()
-                .map(|(e, _)| self.lexer_expr(fi, e, &mut todo))
+                .map(|(e, _)| self.lexer_expr(fi, e, self.ci(rule), &mut todo))
                 .collect();
             rules.push(AstRule {
                 name: rule.name.clone(),
@@ -814,10 +993,7 @@ impl<'f> Rules<'f> {
             rules.push(AstRule {
                 name: t,
                 name_span: Span::new(0, 0),
-                body: expr(
-                    AstExprKind::Regex("[^\\x{0}-\\x{10FFFF}]".into()),
-                    Span::new(0, 0),
-                ),
+                body: expr(AstExprKind::Regex(NOTHING.into()), Span::new(0, 0)),
             });
         }
         (
@@ -965,7 +1141,7 @@ impl<'f> Rules<'f> {
                         used_hidden.insert(None);
                         items.push(expr(AstExprKind::Ref(HIDDEN.into()), span));
                     }
-                    items.push(self.literal_expr(text, span));
+                    items.push(Self::literal_expr(text, self.case_insensitive, span));
                     seq(items, span)
                 }
             },
@@ -1022,34 +1198,38 @@ impl<'f> Rules<'f> {
         }
     }
 
-    fn literal_expr(&self, text: &str, span: Span) -> AstExpr {
-        if self.case_insensitive && text.chars().any(|c| c.is_alphabetic()) {
-            expr(AstExprKind::Regex(self.literal_regex(text)), span)
+    fn literal_expr(text: &str, ci: bool, span: Span) -> AstExpr {
+        let regex = literal_regex(text, ci);
+        if ci && regex != literal_regex(text, false) {
+            expr(AstExprKind::Regex(regex), span)
         } else {
             expr(AstExprKind::Literal(text.as_bytes().to_vec()), span)
         }
     }
 
-    fn lexer_expr(&self, fi: usize, elem: &Elem, todo: &mut Vec<&'f str>) -> AstExpr {
+    fn lexer_expr(&self, fi: usize, elem: &Elem, ci: bool, todo: &mut Vec<&'f str>) -> AstExpr {
         let span = elem_span(elem)
             .map(|s| self.span(fi, s))
             .unwrap_or(Span::new(0, 0));
         match elem {
             Elem::Alt(items) => alt(
-                items.iter().map(|e| self.lexer_expr(fi, e, todo)).collect(),
+                items
+                    .iter()
+                    .map(|e| self.lexer_expr(fi, e, ci, todo))
+                    .collect(),
                 span,
             ),
             Elem::Seq(items) => {
                 let items: Vec<_> = items
                     .iter()
-                    .map(|e| self.lexer_expr(fi, e, todo))
+                    .map(|e| self.lexer_expr(fi, e, ci, todo))
                     .filter(|e| !matches!(&e.kind, AstExprKind::Seq(v) if v.is_empty()))
                     .collect();
                 seq(items, span)
             }
             Elem::Repeat { item, min, max, .. } => expr(
                 AstExprKind::Repeat {
-                    item: Box::new(self.lexer_expr(fi, item, todo)),
+                    item: Box::new(self.lexer_expr(fi, item, ci, todo)),
                     min: *min,
                     max: *max,
                 },
@@ -1061,18 +1241,8 @@ impl<'f> Rules<'f> {
                 }
                 expr(AstExprKind::Ref(name.clone()), span)
             }
-            Elem::Literal(text, _) => self.literal_expr(text, span),
-            Elem::Set(set, _) => {
-                let re = set_regex(set);
-                expr(
-                    AstExprKind::Regex(if self.case_insensitive {
-                        format!("(?i:{re})")
-                    } else {
-                        re
-                    }),
-                    span,
-                )
-            }
+            Elem::Literal(text, _) => Self::literal_expr(text, ci, span),
+            Elem::Set(set, _) => expr(AstExprKind::Regex(Self::class(set, ci)), span),
             Elem::Any(_) => expr(AstExprKind::Regex("(?s:.)".into()), span),
             Elem::NotTokens(..) | Elem::Eof(_) | Elem::Action(_) | Elem::Predicate(_) => {
                 expr(AstExprKind::Seq(Vec::new()), span)
@@ -1097,14 +1267,10 @@ impl<'f> Rules<'f> {
             .map(|(i, t)| (t.clone(), i))
             .collect();
         let mut rules = Vec::new();
-        for &(_, rule) in &self.parser_order {
-            let alts = rule
-                .alts
-                .iter()
-                .map(|(e, _)| self.token_expr(e, &index))
-                .collect();
+        for (_, name, _, bodies) in self.parser_bodies() {
+            let alts = bodies.iter().map(|e| self.token_expr(e, &index)).collect();
             rules.push(AstRule {
-                name: rule.name.clone(),
+                name,
                 name_span: Span::new(0, 0),
                 body: alt(alts, Span::new(0, 0)),
             });
@@ -1129,7 +1295,7 @@ impl<'f> Rules<'f> {
         let span = Span::new(0, 0);
         let code = |name: &str| match index.get(name) {
             Some(&i) => expr(AstExprKind::Literal(token_code(i).to_vec()), span),
-            None => expr(AstExprKind::Regex("[^\\x{0}-\\x{10FFFF}]".into()), span),
+            None => expr(AstExprKind::Regex(NOTHING.into()), span),
         };
         match elem {
             Elem::Alt(items) => alt(

@@ -1,0 +1,336 @@
+//! Each lexer feature on a small grammar, with ANTLR's own verdict on each input
+//! recorded: the ANTLR 4 tool (antlr-ng) generated a Python parser for the grammar and
+//! the Python runtime (antlr4-python3-runtime 4.13.2) parsed the input. thicket's exact
+//! reading must give the same verdict. `antlr_still_gives_the_recorded_verdicts` asks
+//! ANTLR again when antlr-ng and the runtime are installed (`eval/antlr_oracle.py`;
+//! skipped otherwise, unless `THICKET_REQUIRE_ANTLR=1`).
+
+use std::path::Path;
+
+struct Case {
+    feature: &'static str,
+    /// The grammar files: the parser (or combined) grammar first.
+    files: &'static [(&'static str, &'static str)],
+    /// Inputs and ANTLR's verdict (accepted?).
+    inputs: &'static [(&'static str, bool)],
+}
+
+const CASES: &[Case] = &[
+    Case {
+        feature: "numeric channel",
+        files: &[(
+            "Chan.g4",
+            "grammar Chan;\ns : A+ EOF ;\nA : 'a' ;\nB : 'b' -> channel(2) ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("aba", true), ("a b a", true), ("bb", false), ("", false)],
+    },
+    Case {
+        feature: "named channel",
+        files: &[
+            (
+                "NamedParser.g4",
+                "parser grammar NamedParser;\noptions { tokenVocab = NamedLexer; }\ns : A+ EOF ;\n",
+            ),
+            (
+                "NamedLexer.g4",
+                "lexer grammar NamedLexer;\nchannels { COMMENTS }\nA : 'a' ;\nC : '#' ~[\\n]* -> channel(COMMENTS) ;\nNL : '\\n' -> skip ;\n",
+            ),
+        ],
+        inputs: &[("a#x\na", true), ("#only\n", false), ("a#a", true)],
+    },
+    Case {
+        feature: "recursive lexer rule (long brackets)",
+        files: &[(
+            "Long.g4",
+            "grammar Long;\ns : (STR | ID)* EOF ;\nSTR : '[' NESTED ']' ;\nfragment NESTED : '=' NESTED '=' | '[' .*? ']' ;\nID : [a-z]+ ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[
+            ("[[a]]", true),
+            ("[==[ a ]] ]=] ]==]", true),
+            ("x [=[ ]=] y", true),
+            ("[=[ a ]]", false),
+            ("[==[ a ]=]", false),
+        ],
+    },
+    Case {
+        feature: "recursive lexer rule (balanced parentheses)",
+        files: &[(
+            "Bal.g4",
+            "grammar Bal;\ns : BAL+ EOF ;\nBAL : '(' (BAL | ~[()])* ')' ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            ("(a(b)c)", true),
+            ("(()) ((x)y)", true),
+            ("(()", false),
+            ("())", false),
+        ],
+    },
+    Case {
+        feature: "modes: pushMode and popMode (tokenVocab)",
+        files: &[
+            (
+                "ModeParser.g4",
+                "parser grammar ModeParser;\noptions { tokenVocab = ModeLexer; }\ns : (ID | OPEN TEXT? CLOSE)* EOF ;\n",
+            ),
+            (
+                "ModeLexer.g4",
+                "lexer grammar ModeLexer;\nOPEN : '\"' -> pushMode(STR) ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\nmode STR;\nTEXT : ~[\"]+ ;\nCLOSE : '\"' -> popMode ;\n",
+            ),
+        ],
+        inputs: &[
+            ("a \"b c\" d", true),
+            ("\"\"", true),
+            ("\"a", false),
+            ("a \"B C\"", true),
+            ("A", false),
+        ],
+    },
+    Case {
+        feature: "modes: mode(X) and DEFAULT_MODE",
+        files: &[
+            (
+                "RawParser.g4",
+                "parser grammar RawParser;\noptions { tokenVocab = RawLexer; }\ns : (ID | BEGIN BODY? END)* EOF ;\n",
+            ),
+            (
+                "RawLexer.g4",
+                "lexer grammar RawLexer;\nBEGIN : '<<' -> mode(RAW) ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\nmode RAW;\nEND : '>>' -> mode(DEFAULT_MODE) ;\nBODY : ~[>]+ ;\n",
+            ),
+        ],
+        inputs: &[("a <<X Y!>> b", true), ("<<>>", true), ("<<a", false)],
+    },
+    Case {
+        feature: "more",
+        files: &[
+            (
+                "MoreParser.g4",
+                "parser grammar MoreParser;\noptions { tokenVocab = MoreLexer; }\ns : (STR | ID)+ EOF ;\n",
+            ),
+            (
+                "MoreLexer.g4",
+                "lexer grammar MoreLexer;\nQUOTE : '\\'' -> more, pushMode(S) ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\nmode S;\nSTR : '\\'' -> popMode ;\nCHAR : . -> more ;\n",
+            ),
+        ],
+        inputs: &[("a 'b c' d", true), ("''", true), ("'abc", false)],
+    },
+    Case {
+        feature: "type(T) and tokens {}",
+        files: &[
+            (
+                "TyParser.g4",
+                "parser grammar TyParser;\noptions { tokenVocab = TyLexer; }\ns : KW (COMMA KW)* EOF ;\n",
+            ),
+            (
+                "TyLexer.g4",
+                "lexer grammar TyLexer;\ntokens { KW }\nIF : 'if' -> type(KW) ;\nELSE : 'else' -> type(KW) ;\nCOMMA : ',' ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+            ),
+        ],
+        inputs: &[("if, else", true), ("if, x", false), ("else", true)],
+    },
+    Case {
+        feature: "skip",
+        files: &[(
+            "Sk.g4",
+            "grammar Sk;\ns : A+ EOF ;\nA : 'a' ;\nCOMMENT : '/*' .*? '*/' -> skip ;\nWS : [ \\t\\r\\n]+ -> skip ;\n",
+        )],
+        inputs: &[("a /* x */ a", true), ("/* x */", false), ("a /* x", false)],
+    },
+    Case {
+        feature: "caseInsensitive (grammar option): each character's two cases only",
+        files: &[(
+            "Ci.g4",
+            "grammar Ci;\noptions { caseInsensitive = true; }\ns : STRICT HEX EOF ;\nSTRICT : 'strict' ;\nHEX : [0-9a-f]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            ("strict ff", true),
+            ("STRICT 0A", true),
+            ("sTrIcT aBc", true),
+            // U+017F LATIN SMALL LETTER LONG S: a case fold of `s`, not one of its cases.
+            ("\u{17F}trict 1", false),
+            // U+212A KELVIN SIGN folds to `k`; `k` is no hex digit anyway, nor is it here.
+            ("strict \u{212A}", false),
+        ],
+    },
+    Case {
+        feature: "caseInsensitive (rule option)",
+        files: &[(
+            "CiRule.g4",
+            "grammar CiRule;\ns : (LOWER | ANY)+ EOF ;\nLOWER options { caseInsensitive = false; } : 'abc' ;\nANY options { caseInsensitive = true; } : 'xyz' ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("abc XyZ", true), ("ABC", false), ("xyz XYZ abc", true)],
+    },
+    Case {
+        feature: "non-greedy loop",
+        files: &[(
+            "Ng.g4",
+            "grammar Ng;\ns : C EOF ;\nC : '/*' .*? '*/' ;\nSTAR : '*' ;\nSLASH : '/' ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("/* a */", true), ("/* a */ */", false), ("/*a*/*/", false)],
+    },
+    Case {
+        feature: "Unicode properties and escapes",
+        files: &[(
+            "Uni.g4",
+            "grammar Uni;\ns : (ID | SMILE | UPPER)+ EOF ;\nID : [\\p{Ll}] [\\p{L}\\p{Nd}]* ;\nSMILE : '\\u{1F600}' ;\nUPPER : [\\u0041-\\u005A] ;\nWS : [\\p{White_Space}]+ -> skip ;\n",
+        )],
+        inputs: &[
+            ("h\u{e9}llo w0rld", true),
+            ("\u{1F600} A", true),
+            ("\u{3b1}\u{3b2}\u{3b3}\u{2003}x", true),
+            ("1abc", false),
+            ("\u{1F601}", false),
+        ],
+    },
+    Case {
+        feature: "import",
+        files: &[
+            (
+                "Main.g4",
+                "grammar Main;\nimport Common;\ns : ID+ EOF ;\nID : [a-z]+ ;\n",
+            ),
+            (
+                "Common.g4",
+                "lexer grammar Common;\nID : [A-Z]+ ;\nWS : ' ' -> skip ;\n",
+            ),
+        ],
+        // Main's ID overrides the imported one; the import's WS is taken.
+        inputs: &[("ab cd", true), ("AB", false)],
+    },
+];
+
+fn load(case: &Case) -> thicket_antlr::AntlrSpec {
+    let files: Vec<(String, Vec<u8>)> = case
+        .files
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.as_bytes().to_vec()))
+        .collect();
+    thicket_antlr::load_g4_texts(&files, None)
+        .unwrap_or_else(|e| panic!("{}: {}", case.feature, e.render()))
+}
+
+#[test]
+fn thicket_reads_each_feature_as_antlr_does() {
+    let mut wrong = Vec::new();
+    for case in CASES {
+        let spec = load(case);
+        let check = spec.checker();
+        for &(input, antlr) in case.inputs {
+            let ours = check.accepts(input.as_bytes()).is_ok();
+            if ours != antlr {
+                wrong.push(format!(
+                    "{}: {input:?}: ANTLR {}, thicket {}",
+                    case.feature,
+                    if antlr { "accepts" } else { "rejects" },
+                    if ours { "accepts" } else { "rejects" },
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// ANTLR refuses these grammars; so does thicket, naming the place.
+#[test]
+fn grammars_antlr_refuses_are_refused_where_antlr_says() {
+    let cases = [
+        (
+            "grammar G;\ns : A ;\nA : 'a' -> pushMode(NOPE) ;\n",
+            "G.g4:3:21",
+            "`NOPE` is not a recognized mode name",
+        ),
+        (
+            "grammar G;\ns : A ;\nA : 'a' -> channel(FOO) ;\n",
+            "G.g4:3:20",
+            "`FOO` is not a recognized channel name",
+        ),
+    ];
+    for (text, at, message) in cases {
+        let error = thicket_antlr::load_g4_texts(&[("G.g4".into(), text.into())], None)
+            .err()
+            .expect("refused");
+        let rendered = error.render();
+        assert!(
+            rendered.contains(at) && rendered.contains(message),
+            "{rendered}"
+        );
+    }
+}
+
+/// Where the oracle script is, and whether ANTLR's tool and runtime are installed.
+fn oracle() -> Option<std::path::PathBuf> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/antlr_oracle.py");
+    let required = std::env::var("THICKET_REQUIRE_ANTLR").is_ok_and(|v| v == "1");
+    let probe = std::process::Command::new("python3")
+        .arg(&script)
+        .arg("--probe")
+        .output();
+    match probe {
+        Ok(out) if out.status.success() => Some(script),
+        other => {
+            let why = match other {
+                Ok(out) => String::from_utf8_lossy(&out.stderr).into_owned(),
+                Err(e) => e.to_string(),
+            };
+            assert!(
+                !required,
+                "THICKET_REQUIRE_ANTLR=1 but ANTLR is missing: {why}"
+            );
+            eprintln!("skipped: ANTLR's tool or runtime is missing ({why})");
+            None
+        }
+    }
+}
+
+#[test]
+fn antlr_still_gives_the_recorded_verdicts() {
+    let Some(script) = oracle() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut wrong = Vec::new();
+    for (i, case) in CASES.iter().enumerate() {
+        let folder = dir.path().join(format!("case{i}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let mut paths = Vec::new();
+        for (name, text) in case.files {
+            let path = folder.join(name);
+            std::fs::write(&path, text).unwrap();
+            paths.push(path);
+        }
+        let inputs: Vec<&str> = case.inputs.iter().map(|(i, _)| *i).collect();
+        let mut child = std::process::Command::new("python3")
+            .arg(&script)
+            .arg("--stdin-json")
+            .arg("--cache")
+            .arg(dir.path().join("cache"))
+            .args(&paths)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let json = serde_json::to_vec(&inputs).unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&json).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            case.feature,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let verdicts: Vec<bool> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["ok"] == true)
+            .collect();
+        for (&(input, recorded), now) in case.inputs.iter().zip(verdicts) {
+            if recorded != now {
+                wrong.push(format!(
+                    "{}: {input:?}: recorded {recorded}, ANTLR says {now}",
+                    case.feature
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
