@@ -19,9 +19,10 @@
 //!   other is not, measured from the same scopes.
 //!
 //! A quantifier whose body cannot hold is false when existential, and when universal
-//! over a rule every input contains (no match expression, over the whole input); one
-//! whose body always holds is true when universal, and when existential over such a
-//! rule. Any other quantifier is an atom.
+//! where an instance always exists (no match expression; a rule every input contains,
+//! over the whole input, or the rule of the subtree it ranges within, which is its own
+//! instance); one whose body always holds is true when universal, and when existential
+//! where an instance always exists. Any other quantifier is an atom.
 
 use crate::Solver;
 use crate::bits::Bits;
@@ -449,11 +450,17 @@ impl Reader<'_, '_> {
         let holds = self.satisfiable(&body);
         let fails = self.satisfiable(&Prop::not(body));
         self.bound.truncate(mark);
-        // Whether every input has an instance: a rule every input contains, over the
-        // whole input, with no pattern to match.
+        // Whether there is always an instance (with no pattern to match): a rule every
+        // input contains, over the whole input; or, within a subtree of the same rule,
+        // that subtree itself.
         let instance_always = q.mexpr.is_none()
-            && q.domain == Domain::Within(VarId::START)
-            && !crate::unsat::avoidable(self.solver.grammar, q.symbol);
+            && match q.domain {
+                Domain::Within(VarId::START) => {
+                    !crate::unsat::avoidable(self.solver.grammar, q.symbol)
+                }
+                Domain::Within(outer) => symbol_of(c, outer) == Some(q.symbol),
+                _ => false,
+            };
         match (q.universal, holds, fails) {
             (false, Some(false), _) => Prop::Const(false),
             (true, _, Some(false)) => Prop::Const(true),

@@ -373,6 +373,12 @@ fn hostile_constraints_end_with_a_clear_outcome() {
             Unsat,
         ),
         ("exists <pair> p: (level(\"GT\", \"<pair>\", p, p))", Unsat),
+        // Each pair is a pair within itself, nested deeper and shallower at once.
+        (
+            "forall <pair> a: forall <pair> b in a: \
+             (level(\"GT\", \"<pair>\", a, b) and level(\"LT\", \"<pair>\", a, b))",
+            Unsat,
+        ),
         // Beyond the byte limit (16 MiB): no input is that long.
         ("str.len(<start>) > 20000000", Unsat),
         ("exists <pair> p: str.len(start) > 20000000", Unsat),
