@@ -80,7 +80,9 @@
 //! 45 levels, 1,608 alternatives), which makes parsing the byte grammar of such a
 //! grammar several times slower per byte.
 //!
-//! Generation uses the byte grammar, and then [`AntlrSpec::separate`] makes each
+//! Generation uses the byte grammar, with hidden text before a token only now and
+//! then ([`DEFAULT_HIDDEN_PROBABILITY`], through the byte grammar's default
+//! probabilities), and then [`AntlrSpec::separate`] makes each
 //! generated input lex as intended: where the exact lexer would merge two tokens (two
 //! identifiers, a keyword followed by a letter) or split them differently, it inserts
 //! the shortest hidden text (a space) into the empty `<_hidden>` between them. Before
