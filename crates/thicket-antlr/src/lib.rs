@@ -80,7 +80,9 @@
 //! 45 levels, 1,608 alternatives), which makes parsing the byte grammar of such a
 //! grammar several times slower per byte.
 //!
-//! Generation uses the byte grammar, and then [`AntlrSpec::separate`] makes each
+//! Generation uses the byte grammar, with hidden text before a token only now and
+//! then ([`DEFAULT_HIDDEN_PROBABILITY`], through the byte grammar's default
+//! probabilities), and then [`AntlrSpec::separate`] makes each
 //! generated input lex as intended: where the exact lexer would merge two tokens (two
 //! identifiers, a keyword followed by a letter) or split them differently, it inserts
 //! the shortest hidden text (a space) into the empty `<_hidden>` between them. Before
@@ -138,6 +140,13 @@ pub fn lexer_beside(parser: &Path) -> Option<std::path::PathBuf> {
     let path = parser.with_file_name(format!("{}.g4", file.option("tokenVocab")?));
     path.is_file().then_some(path)
 }
+
+/// The probability that generation puts hidden text (whitespace, comments: skipped
+/// and off-channel tokens) before a token: small, so that generated inputs look like
+/// what a person writes; separators where tokens would merge come from
+/// [`AntlrSpec::separate`] anyway. [`AntlrSpec::set_hidden_probability`] raises it
+/// (for fuzzing a lexer).
+pub const DEFAULT_HIDDEN_PROBABILITY: f64 = 0.05;
 
 /// A read ANTLR grammar: the byte grammar every command uses, and what the exact
 /// reading needs.
@@ -401,7 +410,7 @@ pub fn load_g4_texts(
             )],
         )
     })?;
-    Ok(AntlrSpec {
+    let mut spec = AntlrSpec {
         spec: Spec {
             grammar,
             source: sources[main].clone(),
@@ -416,7 +425,9 @@ pub fn load_g4_texts(
             .into_iter()
             .map(|(f, d)| (sources[f].clone(), d))
             .collect(),
-    })
+    };
+    spec.set_hidden_probability(DEFAULT_HIDDEN_PROBABILITY);
+    Ok(spec)
 }
 
 /// Decides inputs the way an ANTLR-generated lexer and parser do: see
@@ -427,6 +438,29 @@ pub struct Checker<'a> {
 }
 
 impl AntlrSpec {
+    /// Sets the probability that generation puts hidden text before a token (see
+    /// [`DEFAULT_HIDDEN_PROBABILITY`]), as default probabilities of the byte grammar
+    /// (`Grammar::default_probabilities`, which generation by weights follows): of
+    /// hidden text drawn, nine times in ten one hidden token, else several.
+    pub fn set_hidden_probability(&mut self, p: f64) {
+        let p = p.clamp(0.0, 1.0);
+        let grammar = &mut self.spec.grammar;
+        let hidden: Vec<thicket_grammar::SymbolId> = grammar
+            .symbols()
+            .filter(|s| grammar.rule(*s).name.starts_with(translate::HIDDEN))
+            .collect();
+        for symbol in hidden {
+            let body = grammar.rule(symbol).body;
+            if let thicket_grammar::Expr::Alt(alts) = grammar.expr(body).clone()
+                && let [none, one, several] = alts[..]
+            {
+                grammar.set_default_probability(none, 1.0 - p);
+                grammar.set_default_probability(one, 0.9 * p);
+                grammar.set_default_probability(several, 0.1 * p);
+            }
+        }
+    }
+
     /// The exact reading: lex, then parse the token stream.
     pub fn checker(&self) -> Checker<'_> {
         let parser = Parser::new(&self.token_grammar, ParseConfig::default())

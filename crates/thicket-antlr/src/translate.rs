@@ -945,15 +945,26 @@ impl<'f> Rules<'f> {
                     .collect(),
                 span,
             );
+            // Nothing, one hidden token, or several: the same language as a
+            // repetition, with alternatives that generation can weight (nothing
+            // mostly; see `AntlrSpec::set_hidden_probability`).
+            let more = expr(
+                AstExprKind::Repeat {
+                    item: Box::new(choice.clone()),
+                    min: 1,
+                    max: None,
+                },
+                span,
+            );
             rules.push(AstRule {
                 name: Self::hidden_name(mode),
                 name_span: span,
                 body: expr(
-                    AstExprKind::Repeat {
-                        item: Box::new(choice),
-                        min: 0,
-                        max: None,
-                    },
+                    AstExprKind::Alt(vec![
+                        expr(AstExprKind::Seq(Vec::new()), span),
+                        choice.clone(),
+                        expr(AstExprKind::Seq(vec![choice, more]), span),
+                    ]),
                     span,
                 ),
             });

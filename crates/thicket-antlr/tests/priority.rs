@@ -262,3 +262,32 @@ fn actions_and_predicates_are_reported_where_they_are() {
     let rendered = spec.warnings[2].1.render(&spec.warnings[2].0);
     assert!(rendered.contains("assumed true"), "{rendered}");
 }
+
+#[test]
+fn hidden_text_is_occasional_unless_asked_for() {
+    use thicket_gen::Weights;
+    // Hidden text per generated input: the bytes that are not tokens.
+    let hidden_share = |spec: &AntlrSpec| {
+        let generator = Generator::new(&spec.spec.grammar, GenConfig::default()).unwrap();
+        let weights = Weights::from_spec(&spec.spec.grammar).expect("hidden text is weighted");
+        let (mut hidden, mut total) = (0, 0);
+        for i in 0..300 {
+            let (tree, _) =
+                generator.generate_tree_weighted(&mut Generator::rng_for(5, i), &weights);
+            let input = spec
+                .separate(&tree)
+                .unwrap_or_else(|| tree.bytes().to_vec());
+            let tokens = spec.lexer.tokens(&input).unwrap_or_default();
+            total += input.len();
+            hidden += input.len() - tokens.iter().map(|t| t.end - t.start).sum::<usize>();
+        }
+        hidden as f64 / total as f64
+    };
+    let mut spec = load(KEYWORDS);
+    let rare = hidden_share(&spec);
+    spec.set_hidden_probability(0.9);
+    let often = hidden_share(&spec);
+    // Mostly the single spaces that keep tokens apart; with 0.9, mostly hidden text.
+    assert!(rare < 0.25, "{rare}");
+    assert!(often > 2.0 * rare, "{rare} {often}");
+}

@@ -147,6 +147,13 @@ pub struct GenerateArgs {
     #[arg(long = "maximize", visible_alias = "max", value_name = "EXPR")]
     maximize: Vec<String>,
 
+    /// For ANTLR grammars (.g4): the probability of hidden text (whitespace, comments)
+    /// before each token, between 0 and 1 [default: 0.05]. Raise it to fuzz a lexer;
+    /// tokens the lexer would merge are separated by a space or line break whatever it
+    /// is. Characters of negated sets and `.` are printable ASCII 95 times in 100.
+    #[arg(long, value_name = "P")]
+    hidden_probability: Option<f64>,
+
     #[command(flatten)]
     limits: GenLimits,
 
@@ -375,10 +382,25 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let spec = &loaded.spec;
     // An ANTLR grammar's inputs are separated where its lexer would merge tokens and
     // checked by its exact reading (see `antlr_input`).
-    let antlr = match args.spec.antlr(false) {
+    let mut antlr = match args.spec.antlr(false) {
         Ok(antlr) => antlr,
         Err(code) => return Ok(code),
     };
+    if let Some(p) = args.hidden_probability {
+        if !(0.0..=1.0).contains(&p) || antlr.is_none() {
+            eprintln!(
+                "error: --hidden-probability takes a probability between 0 and 1, for .g4 specs"
+            );
+            return Ok(exit::USAGE);
+        }
+        if let Some(a) = &mut antlr {
+            a.set_hidden_probability(p);
+        }
+    }
+    // How often hidden text comes before a token, as weights of the byte grammar.
+    let antlr_weights = antlr
+        .as_ref()
+        .and_then(|a| thicket_gen::Weights::from_spec(&a.spec.grammar));
     let antlr = antlr.as_ref().map(|a| {
         let parser = Parser::new(&a.spec.grammar, thicket_parse::ParseConfig::default())
             .expect("the grammar compiled for the exact reading compiles again");
@@ -390,7 +412,13 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         args.limits.config()
     };
     let generator = match Generator::new(&spec.grammar, config) {
-        Ok(generator) => generator,
+        Ok(mut generator) => {
+            if antlr.is_some() {
+                // Text of negated sets and `.` looks like text: printable ASCII mostly.
+                generator.set_printable_ascii_share(ANTLR_PRINTABLE_PERCENT);
+            }
+            generator
+        }
         Err(e @ GenError::DepthTooSmall { .. }) => {
             eprintln!(
                 "error: {}: {}",
@@ -616,7 +644,14 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                     }
                     if let Some((antlr, checker, parser)) = &antlr {
                         return Ok(antlr_input(
-                            &generator, antlr, checker, parser, seed, index, json,
+                            &generator,
+                            antlr,
+                            checker,
+                            parser,
+                            antlr_weights.as_ref(),
+                            seed,
+                            index,
+                            json,
                         ));
                     }
                     if let Some(weights) = &weights {
@@ -811,6 +846,10 @@ impl<W: Write> OutputSink<W> {
     }
 }
 
+/// Percent of characters drawn from negated sets and `.` of ANTLR grammars that are
+/// printable ASCII (the rest any member of the set).
+const ANTLR_PRINTABLE_PERCENT: u8 = 95;
+
 /// Temporary files [`write_atomically`] is writing now: removed by the handler
 /// [`remove_partial_files_on_interrupt`] installs.
 static IN_FLIGHT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
@@ -860,11 +899,13 @@ pub(crate) fn write_atomically(
 /// again (up to 16 times, each draw from `seed` and `index`), the last draw kept if
 /// none is accepted. With `json` its tree is the byte grammar's parse of the
 /// separated text, whose first derivation `antlr.spec.grammar`'s parser picks.
+#[allow(clippy::too_many_arguments)]
 fn antlr_input(
     generator: &Generator<'_>,
     antlr: &thicket_antlr::AntlrSpec,
     checker: &thicket_antlr::Checker<'_>,
     parser: &Parser<'_>,
+    weights: Option<&thicket_gen::Weights>,
     seed: u64,
     index: u64,
     json: bool,
@@ -876,7 +917,10 @@ fn antlr_input(
         // Draw 0 is the plain input `index` of `seed`; later draws use other seeds.
         let draw_seed = seed.wrapping_add(draw.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut rng = Generator::rng_for(draw_seed, index);
-        let (tree, stats) = generator.generate_tree(&mut rng);
+        let (tree, stats) = match weights {
+            Some(weights) => generator.generate_tree_weighted(&mut rng, weights),
+            None => generator.generate_tree(&mut rng),
+        };
         // A token generated as text another lexer rule wins (an identifier `if`) is
         // generated again from the same stream, rather than the whole input.
         let tree = antlr.respell(tree, RESPELLS, &mut |expr, builder| {

@@ -642,6 +642,15 @@ impl<'g> Generator<'g> {
         self.expand(self.grammar.root(), 0, rng, sink)
     }
 
+    /// Makes character classes that hold printable ASCII and other characters (negated
+    /// sets, any character) draw printable ASCII `percent` percent of the time (see
+    /// [`RegexSampler::set_printable_ascii_share`]); 0, the default, draws uniformly.
+    pub fn set_printable_ascii_share(&mut self, percent: u8) {
+        for regex in &mut self.regexes {
+            regex.set_printable_ascii_share(percent);
+        }
+    }
+
     /// Generates one input as a derivation tree, choosing by `weights` (made for this
     /// grammar; see the crate docs on how they combine with the policy).
     pub fn generate_tree_weighted<R: Rng + ?Sized>(

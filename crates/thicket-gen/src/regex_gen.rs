@@ -19,6 +19,9 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 #[derive(Clone, Debug)]
 pub struct RegexSampler {
     node: Node,
+    /// Percent of draws from a class that take a printable ASCII member when the class
+    /// has some and other members too (see [`RegexSampler::set_printable_ascii_share`]).
+    ascii_percent: u8,
     /// Bytes of the shortest match.
     min_len: u64,
     /// Repetitions any match takes at least (each repeated item counts one).
@@ -38,6 +41,8 @@ enum Node {
         before: Box<[u32]>,
         total: u32,
         unicode: bool,
+        /// Its printable ASCII members (space to `~`).
+        ascii: Box<[u8]>,
     },
     Repeat {
         item: Box<Node>,
@@ -69,6 +74,7 @@ impl RegexSampler {
             node,
             min_len,
             min_steps,
+            ascii_percent: 0,
         })
     }
 
@@ -85,13 +91,22 @@ impl RegexSampler {
     /// Appends one random match to `out`, of any length the repetition cap allows.
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut Vec<u8>) {
         let mut budget = u64::MAX;
-        sample(&self.node, rng, out, &mut budget);
+        sample(&self.node, rng, out, &mut budget, self.ascii_percent);
     }
 
     /// Appends one random match to `out` of at most `min_len() + *budget` bytes, taking
     /// what it uses beyond the minimum from `budget`.
     pub fn sample_within<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut Vec<u8>, budget: &mut u64) {
-        sample(&self.node, rng, out, budget);
+        sample(&self.node, rng, out, budget, self.ascii_percent);
+    }
+
+    /// Makes a class that holds printable ASCII characters (space to `~`) and others
+    /// (a negated set, any character) draw a printable ASCII member `percent` percent
+    /// of the time, and any member uniformly otherwise, so that text from `[^"]` or
+    /// `.` looks like text rather than a sample of all of Unicode. 0, the default,
+    /// draws every member uniformly.
+    pub fn set_printable_ascii_share(&mut self, percent: u8) {
+        self.ascii_percent = percent.min(100);
     }
 }
 
@@ -206,11 +221,16 @@ fn compile(hir: &Hir, cap: u32) -> Result<Node, RegexSampleError> {
                     .collect();
                 return Ok(Node::Bytes(members));
             }
+            let ascii = (0x20..=0x7Eu32)
+                .filter(|c| ranges.iter().any(|&(s, e)| s <= *c && *c <= e))
+                .map(|c| c as u8)
+                .collect();
             Node::Class {
                 ranges: ranges.into_boxed_slice(),
                 before: before.into_boxed_slice(),
                 total,
                 unicode,
+                ascii,
             }
         }
     })
@@ -225,7 +245,13 @@ fn split_surrogates(start: u32, end: u32) -> impl Iterator<Item = (u32, u32)> {
 
 /// Appends a random match of `node`; what it takes beyond the node's minimal match comes
 /// out of `budget`, and choices that would overrun it take the smallest option.
-fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>, budget: &mut u64) {
+fn sample<R: Rng + ?Sized>(
+    node: &Node,
+    rng: &mut R,
+    out: &mut Vec<u8>,
+    budget: &mut u64,
+    ascii_percent: u8,
+) {
     match node {
         Node::Literal(bytes) => out.extend_from_slice(bytes),
         Node::Bytes(members) => out.push(members[below(rng, members.len() as u32) as usize]),
@@ -234,7 +260,13 @@ fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>, budget: 
             before,
             total,
             unicode,
+            ascii,
         } => {
+            if ascii_percent > 0 && !ascii.is_empty() && below(rng, 100) < u32::from(ascii_percent)
+            {
+                out.push(ascii[below(rng, ascii.len() as u32) as usize]);
+                return;
+            }
             let index = below(rng, *total);
             let range = before.partition_point(|&b| b <= index) - 1;
             let mut value = ranges[range].0 + (index - before[range]);
@@ -265,12 +297,12 @@ fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>, budget: 
             }
             *budget -= u64::from(count - min) * item_len;
             for _ in 0..count {
-                sample(item, rng, out, budget);
+                sample(item, rng, out, budget, ascii_percent);
             }
         }
         Node::Concat(items) => {
             for item in items {
-                sample(item, rng, out, budget);
+                sample(item, rng, out, budget, ascii_percent);
             }
         }
         Node::Alt(alts, lens) => {
@@ -280,7 +312,7 @@ fn sample<R: Rng + ?Sized>(node: &Node, rng: &mut R, out: &mut Vec<u8>, budget: 
                 chosen = lens.iter().position(|&l| l == shortest).unwrap_or(0);
             }
             *budget -= lens[chosen] - shortest;
-            sample(&alts[chosen], rng, out, budget);
+            sample(&alts[chosen], rng, out, budget, ascii_percent);
         }
     }
 }
@@ -351,6 +383,27 @@ mod tests {
             .unwrap();
         let sampler = RegexSampler::new(&huge, 5).unwrap();
         assert_eq!(sampler.min_len(), 1_000_000_000);
+    }
+
+    #[test]
+    fn a_printable_ascii_share_makes_negated_sets_mostly_printable() {
+        let hir = regex_syntax::Parser::new().parse("[^\"]").unwrap();
+        let mut sampler = RegexSampler::new(&hir, 5).unwrap();
+        let printable = |sampler: &RegexSampler| {
+            let mut rng = crate::GenRng::seed_from_u64(7);
+            (0..1000)
+                .filter(|_| {
+                    let mut out = Vec::new();
+                    sampler.sample(&mut rng, &mut out);
+                    out.len() == 1 && (0x20..0x7F).contains(&out[0])
+                })
+                .count()
+        };
+        // Uniform over all of Unicode: almost never ASCII.
+        assert!(printable(&sampler) < 10);
+        sampler.set_printable_ascii_share(90);
+        let share = printable(&sampler);
+        assert!((850..=950).contains(&share), "{share}");
     }
 
     #[test]

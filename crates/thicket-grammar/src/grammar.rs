@@ -291,9 +291,17 @@ impl Grammar {
     }
 
     /// Records that the spec gives `alternative` (an alternative of a rule's top-level
-    /// alternation) probability `p` (fuzzingbook JSON grammars' `prob` option).
+    /// alternation) probability `p` (fuzzingbook JSON grammars' `prob` option); a
+    /// probability given before for the same alternative is replaced.
     pub fn set_default_probability(&mut self, alternative: ExprId, p: f64) {
-        self.default_probabilities.push((alternative, p));
+        match self
+            .default_probabilities
+            .iter_mut()
+            .find(|(a, _)| *a == alternative)
+        {
+            Some(given) => given.1 = p,
+            None => self.default_probabilities.push((alternative, p)),
+        }
     }
 
     /// The probabilities the spec gives alternatives (alternatives without one share
