@@ -2,8 +2,8 @@
 //! stream of inputs `thicket generate --seed S` writes (input `i` from the random
 //! stream `(S, i)`; under constraints, streams the solver cannot satisfy are skipped).
 
-use crate::tree::{Tree, TreeData};
 use crate::GenerateError;
+use crate::tree::{Tree, TreeData};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -170,11 +170,9 @@ impl Engine {
             }
             let mut bytes = Vec::new();
             match &makers.weights {
-                Some(weights) => {
-                    makers
-                        .generator
-                        .generate_bytes_weighted(&mut rng, &mut bytes, weights)
-                }
+                Some(weights) => makers
+                    .generator
+                    .generate_bytes_weighted(&mut rng, &mut bytes, weights),
                 None => makers.generator.generate_bytes(&mut rng, &mut bytes),
             };
             Ok(Made {
@@ -191,12 +189,7 @@ impl Engine {
         self.with_dependent(|loaded, makers| {
             let mut rng = Generator::rng_for(seed, index);
             let tree = match &makers.weights {
-                Some(weights) => {
-                    makers
-                        .generator
-                        .generate_tree_weighted(&mut rng, weights)
-                        .0
-                }
+                Some(weights) => makers.generator.generate_tree_weighted(&mut rng, weights).0,
                 None => makers.generator.generate_tree(&mut rng).0,
             };
             TreeData::new(&tree, &loaded.spec.grammar)

@@ -80,7 +80,8 @@ impl Spec {
         }
         let name = format!("<text>.{format}");
         let options = load_options(start);
-        let loaded = py.detach(|| thicket_grammar::load_spec_bytes(&name, text.as_bytes(), &options));
+        let loaded =
+            py.detach(|| thicket_grammar::load_spec_bytes(&name, text.as_bytes(), &options));
         Spec::compile(py, loaded, start)
     }
 
@@ -344,7 +345,9 @@ fn bare(name: &str) -> &str {
 
 fn load_options(start: Option<&str>) -> LoadOptions {
     LoadOptions {
-        start: start.map_or(thicket_grammar::DEFAULT_START, bare).to_string(),
+        start: start
+            .map_or(thicket_grammar::DEFAULT_START, bare)
+            .to_string(),
         ..LoadOptions::default()
     }
 }
