@@ -109,21 +109,26 @@ def test_a_depth_the_grammar_cannot_fit_raises_generate_error(json_spec):
 
 
 def test_generation_releases_the_gil(json_spec):
-    # Another thread runs while a large call is under way.
-    ticks = []
+    # Another thread runs while a large call is under way: it could not if the call
+    # held the GIL throughout.
+    during = []
+    running = threading.Event()
     stop = threading.Event()
 
     def tick():
         while not stop.is_set():
-            ticks.append(1)
-            stop.wait(0.001)
+            if running.is_set():
+                during.append(1)
+            stop.wait(0.0005)
 
     ticker = threading.Thread(target=tick)
     ticker.start()
-    json_spec.generate(20000, seed=1)
+    running.set()
+    json_spec.generate(50000, seed=1)
+    running.clear()
     stop.set()
     ticker.join()
-    assert ticks
+    assert during
 
 
 # Parsing
