@@ -1,0 +1,473 @@
+//! thicket as a Python module (`import thicket`): its one job is to translate between
+//! Python and the library crates. Specs load through `thicket-grammar` and compile
+//! through `thicket-fandango` (as every CLI command loads them), inputs come from
+//! `thicket-gen` or, under constraints, from `thicket-solve` via
+//! [`thicket_fandango::LoadedSpec::solve`], parsing is `thicket-parse` and checking
+//! `thicket-constraint`'s explaining checker. Input `i` of seed `s` is the same as
+//! `thicket generate --seed s` writes. Work that takes time runs with the GIL released.
+//!
+//! The Python-facing documentation is the type stub `thicket.pyi` beside this crate.
+
+mod generate;
+mod tree;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use thicket_fandango::LoadedSpec;
+use thicket_grammar::{LoadOptions, SpecError as RustSpecError};
+use thicket_parse::{ParseConfig, ParseError as RustParseError, Parser};
+
+create_exception!(
+    thicket,
+    SpecError,
+    PyException,
+    "A spec (or a constraint) that cannot be loaded: `file`, `line`, `column` and \
+     `message` of its first error, `diagnostics` for all of them, and `str()` the \
+     rendering `thicket` prints."
+);
+create_exception!(
+    thicket,
+    ParseError,
+    PyException,
+    "An input outside the spec's language: `offset`, `line`, `column`, `expected` and \
+     `found` say where and what the parser wanted."
+);
+create_exception!(
+    thicket,
+    GenerateError,
+    PyException,
+    "Inputs cannot be made: the generator refuses the limits, or the constraints are \
+     unsatisfiable (or not satisfied within the solver's budget)."
+);
+
+self_cell::self_cell!(
+    /// A spec's parser, which borrows the spec's grammar.
+    struct ParserCell {
+        owner: Arc<LoadedSpec>,
+        #[not_covariant]
+        dependent: Parser,
+    }
+);
+
+/// A compiled spec: its grammar, constraints, goals and generators.
+#[pyclass(frozen, module = "thicket")]
+struct Spec {
+    loaded: Arc<LoadedSpec>,
+    /// Whether the spec's `where` constraints are about the inputs at hand (not when
+    /// another start rule was chosen).
+    constraints_apply: bool,
+    /// Built when first needed: compiling the parser costs time parsing does not.
+    parser: OnceLock<Result<Arc<ParserCell>, String>>,
+}
+
+/// The names a spec text is reported under, by its format.
+const FORMATS: [&str; 3] = ["fan", "bnf", "json"];
+
+#[pymethods]
+impl Spec {
+    /// A spec from its text; `format` is "fan", "bnf" or "json".
+    #[new]
+    #[pyo3(signature = (text, format = "fan", *, start = None))]
+    fn new(py: Python<'_>, text: &str, format: &str, start: Option<&str>) -> PyResult<Spec> {
+        if !FORMATS.contains(&format) {
+            return Err(PyValueError::new_err(format!(
+                "format {format:?}: thicket reads \"fan\", \"bnf\" and \"json\" specs"
+            )));
+        }
+        let name = format!("<text>.{format}");
+        let options = load_options(start);
+        let loaded =
+            py.detach(|| thicket_grammar::load_spec_bytes(&name, text.as_bytes(), &options));
+        Spec::compile(py, loaded, start)
+    }
+
+    /// A spec from a file: `.fan`, `.bnf` or a `.json` grammar dictionary.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, start = None))]
+    fn load(py: Python<'_>, path: PathBuf, start: Option<&str>) -> PyResult<Spec> {
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("g4"))
+        {
+            return Err(PyValueError::new_err(format!(
+                "{}: ANTLR grammars are read by the `thicket` command; the Python module reads \
+                 .fan, .bnf and .json specs",
+                path.display()
+            )));
+        }
+        let options = load_options(start);
+        let loaded = py.detach(|| thicket_grammar::load_spec_file(&path, &options));
+        Spec::compile(py, loaded, start)
+    }
+
+    /// The name the spec was read under (its path, or `<text>.fan`).
+    #[getter]
+    fn name(&self) -> String {
+        self.loaded.spec.source.name().to_string()
+    }
+
+    /// The spec's constraints, as written.
+    #[getter]
+    fn constraints(&self) -> Vec<String> {
+        if !self.constraints_apply {
+            return Vec::new();
+        }
+        self.loaded
+            .constraints
+            .iter()
+            .map(|c| c.constraint.text().to_string())
+            .collect()
+    }
+
+    /// `n` inputs (see the stub for the arguments).
+    #[pyo3(signature = (n = 10, *, seed = None, max_depth = None, max_repetitions = None,
+                        target_size = None, constraints = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn generate(
+        &self,
+        py: Python<'_>,
+        n: u64,
+        seed: Option<u64>,
+        max_depth: Option<u32>,
+        max_repetitions: Option<u32>,
+        target_size: Option<u32>,
+        constraints: bool,
+    ) -> PyResult<Vec<generate::Input>> {
+        let limits = generate::Limits {
+            max_depth,
+            max_repetitions,
+            target_size,
+        };
+        let mut stream = self.stream(py, Some(n), seed, limits, constraints)?;
+        let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0).min(1 << 20));
+        while let Some(batch) = stream.next_batch(py, generate::BATCH)? {
+            out.extend(batch);
+        }
+        Ok(out)
+    }
+
+    /// An iterator over inputs, made a batch at a time (`n=None`: without end).
+    #[pyo3(signature = (n = None, *, seed = None, max_depth = None, max_repetitions = None,
+                        target_size = None, constraints = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn generate_iter(
+        &self,
+        py: Python<'_>,
+        n: Option<u64>,
+        seed: Option<u64>,
+        max_depth: Option<u32>,
+        max_repetitions: Option<u32>,
+        target_size: Option<u32>,
+        constraints: bool,
+    ) -> PyResult<generate::InputIter> {
+        let limits = generate::Limits {
+            max_depth,
+            max_repetitions,
+            target_size,
+        };
+        let stream = self.stream(py, n, seed, limits, constraints)?;
+        Ok(generate::InputIter::new(stream))
+    }
+
+    /// The derivation tree of `data` (bytes or str), or `ParseError`.
+    fn parse(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<tree::Tree> {
+        let bytes = input_bytes(data)?;
+        let parser = self.parser()?;
+        let parsed = py.detach(|| {
+            parser.with_dependent(|owner, parser| {
+                parser
+                    .parse(&bytes)
+                    .map(|r| tree::TreeData::new(&r.tree(), &owner.spec.grammar))
+            })
+        });
+        match parsed {
+            Ok(data) => Ok(tree::Tree::root(Arc::new(data))),
+            Err(e) => Err(parse_error(py, &e)),
+        }
+    }
+
+    /// The constraints `data` violates (empty: valid); `ParseError` if it is not in
+    /// the language.
+    fn check(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Violation>> {
+        let bytes = input_bytes(data)?;
+        let parser = self.parser()?;
+        let constraints = if self.constraints_apply {
+            self.loaded.core_constraints()
+        } else {
+            Vec::new()
+        };
+        let checked = py.detach(|| {
+            parser.with_dependent(|owner, parser| {
+                let tree = parser.parse(&bytes)?.tree();
+                let checker = thicket_constraint::Checker::new(&owner.spec.grammar, constraints);
+                Ok::<_, RustParseError>(
+                    checker
+                        .explain(&tree)
+                        .iter()
+                        .map(|v| {
+                            let c = &checker.constraints()[v.constraint];
+                            (
+                                c.text().to_string(),
+                                c.location(),
+                                checker.render(v, &tree),
+                                checker.to_json(v, &tree),
+                            )
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            })
+        });
+        let violations = checked.map_err(|e| parse_error(py, &e))?;
+        violations
+            .into_iter()
+            .map(|(constraint, location, message, json)| {
+                Ok(Violation {
+                    constraint,
+                    location,
+                    message,
+                    steps: json_to_py(py, &json["steps"])?.unbind(),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether `data` is in the language and satisfies every constraint.
+    fn is_valid(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<bool> {
+        match self.check(py, data) {
+            Ok(violations) => Ok(violations.is_empty()),
+            Err(e) if e.is_instance_of::<ParseError>(py) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<thicket.Spec {:?}>", self.loaded.spec.source.name())
+    }
+}
+
+impl Spec {
+    /// Compiles a loaded spec as `thicket generate` does (its Python started when
+    /// something needs it), or raises its errors.
+    fn compile(
+        py: Python<'_>,
+        loaded: Result<thicket_grammar::Spec, RustSpecError>,
+        start: Option<&str>,
+    ) -> PyResult<Spec> {
+        let spec = loaded.map_err(|e| spec_error(py, &e))?;
+        let constraints_apply = start.is_none_or(|s| bare(s) == thicket_grammar::DEFAULT_START);
+        let options = thicket_fandango::Options {
+            without_constraints: !constraints_apply,
+            ..Default::default()
+        };
+        let loaded = py
+            .detach(|| thicket_fandango::compile(spec, &options))
+            .map_err(|e| spec_error(py, &e))?;
+        Ok(Spec {
+            loaded: Arc::new(loaded),
+            constraints_apply,
+            parser: OnceLock::new(),
+        })
+    }
+
+    fn parser(&self) -> PyResult<Arc<ParserCell>> {
+        let built = self.parser.get_or_init(|| {
+            ParserCell::try_new(self.loaded.clone(), |loaded| {
+                Parser::new(&loaded.spec.grammar, ParseConfig::default())
+            })
+            .map(Arc::new)
+            .map_err(|e| format!("{}: {e}", self.loaded.spec.source.name()))
+        });
+        built.clone().map_err(ParseError::new_err)
+    }
+
+    fn stream(
+        &self,
+        py: Python<'_>,
+        count: Option<u64>,
+        seed: Option<u64>,
+        limits: generate::Limits,
+        constraints: bool,
+    ) -> PyResult<generate::Stream> {
+        let loaded = self.loaded.clone();
+        let constraints = constraints && self.constraints_apply;
+        let engine = py
+            .detach(|| generate::Engine::build(loaded, limits.config(), constraints))
+            .map_err(|e| e.into_py_err(py))?;
+        Ok(generate::Stream::new(
+            Arc::new(engine),
+            seed.unwrap_or_else(draw_seed),
+            count,
+        ))
+    }
+}
+
+/// A violated constraint: its text, where the spec states it, the rendering
+/// `thicket check` prints, and the explanation's steps (bindings with their text and
+/// position in the input, and the deciding facts).
+#[pyclass(frozen, module = "thicket", get_all)]
+struct Violation {
+    constraint: String,
+    location: String,
+    message: String,
+    steps: Py<PyAny>,
+}
+
+#[pymethods]
+impl Violation {
+    fn __repr__(&self) -> String {
+        format!(
+            "<thicket.Violation {} at {}>",
+            self.constraint.lines().next().unwrap_or(""),
+            self.location
+        )
+    }
+
+    fn __str__(&self) -> String {
+        self.message.clone()
+    }
+}
+
+/// A seed from the clock, for calls that give none (each input keeps its seed).
+fn draw_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// A rule name without angle brackets.
+fn bare(name: &str) -> &str {
+    name.trim_start_matches('<').trim_end_matches('>')
+}
+
+fn load_options(start: Option<&str>) -> LoadOptions {
+    LoadOptions {
+        start: start
+            .map_or(thicket_grammar::DEFAULT_START, bare)
+            .to_string(),
+        ..LoadOptions::default()
+    }
+}
+
+/// The bytes of an input given as `bytes`, `bytearray` or `str` (UTF-8).
+fn input_bytes(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(text) = data.cast::<PyString>() {
+        return Ok(text.to_cow()?.as_bytes().to_vec());
+    }
+    if let Ok(bytes) = data.cast::<PyBytes>() {
+        return Ok(bytes.as_bytes().to_vec());
+    }
+    data.extract::<Vec<u8>>()
+}
+
+/// A JSON value as Python objects (through Python's own `json`, so that numbers and
+/// strings convert exactly as `json.loads` would).
+fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?
+        .call_method1("loads", (value.to_string(),))
+}
+
+/// A spec's errors as `thicket.SpecError`: its text is what `thicket` prints, its
+/// attributes locate the first error.
+fn spec_error(py: Python<'_>, error: &RustSpecError) -> PyErr {
+    let errors = error.diagnostics.iter().filter(|d| d.is_error()).count();
+    let rendered = format!(
+        "{}error: {} has {errors} error{}",
+        error.render(),
+        error.source.name(),
+        if errors == 1 { "" } else { "s" }
+    );
+    let err = SpecError::new_err(rendered);
+    let set = || -> PyResult<()> {
+        let value = err.value(py);
+        let first = error
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .or(error.diagnostics.first());
+        let source = &error.source;
+        // An unreadable file's diagnostic points at no text.
+        let located = first.filter(|d| d.code != "io");
+        let (file, line, column) = match located.and_then(|d| d.primary_span()) {
+            Some(span) => {
+                let at = source.line_col(span.start as usize);
+                (
+                    source.name_at(span.start as usize).to_string(),
+                    Some(at.line),
+                    Some(at.column),
+                )
+            }
+            None => (source.name().to_string(), None, None),
+        };
+        value.setattr("file", file)?;
+        value.setattr("line", line)?;
+        value.setattr("column", column)?;
+        value.setattr("message", first.map(|d| d.message.clone()))?;
+        let diagnostics: Vec<serde_json::Value> = error
+            .diagnostics
+            .iter()
+            .map(|d| d.to_json(source))
+            .collect();
+        value.setattr(
+            "diagnostics",
+            json_to_py(py, &serde_json::Value::Array(diagnostics))?,
+        )?;
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(e) => e,
+    }
+}
+
+/// A parser's refusal as `thicket.ParseError`, located in the input.
+fn parse_error(py: Python<'_>, error: &RustParseError) -> PyErr {
+    let err = ParseError::new_err(error.to_string());
+    let set = || -> PyResult<()> {
+        let value = err.value(py);
+        value.setattr("message", error.to_string())?;
+        match error {
+            RustParseError::Rejected(r) => {
+                value.setattr("offset", r.offset)?;
+                value.setattr("line", r.line)?;
+                value.setattr("column", r.column)?;
+                value.setattr("expected", r.expected.clone())?;
+                value.setattr("rules", r.rules.clone())?;
+                value.setattr("found", r.found.map(|b| PyBytes::new(py, &[b])))?;
+            }
+            RustParseError::TooComplex { offset, .. } => {
+                value.setattr("offset", *offset)?;
+                value.setattr("line", None::<usize>)?;
+                value.setattr("column", None::<usize>)?;
+                value.setattr("expected", Vec::<String>::new())?;
+                value.setattr("rules", Vec::<String>::new())?;
+                value.setattr("found", None::<Py<PyAny>>)?;
+            }
+        }
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(e) => e,
+    }
+}
+
+/// The module `thicket`.
+#[pymodule]
+#[pyo3(name = "thicket")]
+fn thicket_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<Spec>()?;
+    m.add_class::<generate::Input>()?;
+    m.add_class::<generate::InputIter>()?;
+    m.add_class::<tree::Tree>()?;
+    m.add_class::<Violation>()?;
+    m.add("SpecError", py.get_type::<SpecError>())?;
+    m.add("ParseError", py.get_type::<ParseError>())?;
+    m.add("GenerateError", py.get_type::<GenerateError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

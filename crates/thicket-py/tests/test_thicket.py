@@ -1,0 +1,230 @@
+"""The Python module's behaviour, judged by Python's own parsers where there is one."""
+
+import json
+import os
+import pathlib
+import subprocess
+import threading
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+import thicket
+
+SPECS = pathlib.Path(__file__).parent / "specs"
+JSON_SPEC = SPECS / "json.fan"
+XML_SPEC = SPECS / "xml.fan"
+
+
+@pytest.fixture(scope="module")
+def json_spec():
+    return thicket.Spec.load(JSON_SPEC)
+
+
+@pytest.fixture(scope="module")
+def xml_spec():
+    return thicket.Spec.load(str(XML_SPEC))
+
+
+# Generation
+
+
+def test_generated_json_documents_are_json(json_spec):
+    inputs = json_spec.generate(200, seed=1)
+    assert len(inputs) == 200
+    for inp in inputs:
+        json.loads(inp.text)
+        assert bytes(inp) == inp.text.encode()
+
+
+def test_generated_xml_satisfies_the_constraints_and_element_tree(xml_spec):
+    inputs = xml_spec.generate(20, seed=5)
+    assert len(inputs) == 20
+    for inp in inputs:
+        assert xml_spec.check(bytes(inp)) == []
+        # Namespace prefixes are declared, tags match: ElementTree reads them all.
+        ElementTree.fromstring(inp.text)
+
+
+def test_same_seed_same_inputs_other_seed_other_inputs(json_spec):
+    first = [bytes(i) for i in json_spec.generate(50, seed=7)]
+    again = [bytes(i) for i in json_spec.generate(50, seed=7)]
+    other = [bytes(i) for i in json_spec.generate(50, seed=8)]
+    assert first == again
+    assert first != other
+
+
+def test_a_longer_run_begins_with_a_shorter_one(json_spec):
+    short = [bytes(i) for i in json_spec.generate(10, seed=3)]
+    long = [bytes(i) for i in json_spec.generate(3000, seed=3)]
+    assert long[:10] == short
+
+
+def test_the_iterator_streams_the_same_inputs(json_spec, xml_spec):
+    listed = [bytes(i) for i in json_spec.generate(100, seed=11)]
+    streamed = [bytes(i) for i in json_spec.generate_iter(100, seed=11)]
+    assert streamed == listed
+    endless = xml_spec.generate_iter(seed=2)
+    firsts = [bytes(next(endless)) for _ in range(5)]
+    assert firsts == [bytes(i) for i in xml_spec.generate(5, seed=2)]
+
+
+def test_inputs_are_those_of_the_command_line(json_spec, xml_spec):
+    thicket_bin = os.environ.get("THICKET_BIN")
+    if not thicket_bin:
+        pytest.skip("set THICKET_BIN to the `thicket` binary to compare with it")
+    for spec, path in [(json_spec, JSON_SPEC), (xml_spec, XML_SPEC)]:
+        out = subprocess.run(
+            [thicket_bin, "generate", str(path), "-n", "20", "--seed", "42", "-0"],
+            check=True,
+            capture_output=True,
+        ).stdout
+        from_cli = out.split(b"\0")[:-1]
+        assert from_cli == [bytes(i) for i in spec.generate(20, seed=42)]
+
+
+def test_inputs_carry_their_seed_and_tree(json_spec, xml_spec):
+    for spec in (json_spec, xml_spec):
+        for inp in spec.generate(5, seed=9):
+            assert inp.seed == 9
+            tree = inp.tree
+            assert tree.symbol == "<start>"
+            assert bytes(tree) == bytes(inp)
+
+
+def test_without_constraints_inputs_may_violate_them(xml_spec):
+    inputs = xml_spec.generate(100, seed=1, constraints=False)
+    assert any(xml_spec.check(bytes(i)) for i in inputs)
+
+
+def test_unsatisfiable_constraints_raise_generate_error():
+    spec = thicket.Spec('<start> ::= <d>\n<d> ::= "1" | "2"\nwhere str.len(<d>) = 5\n')
+    with pytest.raises(thicket.GenerateError):
+        spec.generate(3, seed=1)
+
+
+def test_a_depth_the_grammar_cannot_fit_raises_generate_error(json_spec):
+    with pytest.raises(thicket.GenerateError, match="depth"):
+        json_spec.generate(1, seed=1, max_depth=1)
+
+
+def test_generation_releases_the_gil(json_spec):
+    # Another thread runs while a large call is under way: it could not if the call
+    # held the GIL throughout.
+    during = []
+    running = threading.Event()
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            if running.is_set():
+                during.append(1)
+            stop.wait(0.0005)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    running.set()
+    json_spec.generate(50000, seed=1)
+    running.clear()
+    stop.set()
+    ticker.join()
+    assert during
+
+
+# Parsing
+
+
+def test_parse_gives_a_tree_to_walk(json_spec):
+    data = b'{"a": [1, -2]}'
+    tree = json_spec.parse(data)
+    assert tree.symbol == "<start>"
+    assert bytes(tree) == data and tree.text == data.decode()
+    assert (tree.start, tree.end) == (0, len(data))
+    numbers = [n.text for n in tree.descendants("<number>")]
+    assert numbers == ["1", "-2"]
+    assert [n.text for n in tree.descendants("number")] == numbers
+    leaves = [n for n in tree.descendants() if n.is_terminal]
+    assert b"".join(bytes(n) for n in leaves) == data
+    assert all(n.symbol is None and n.children == [] for n in leaves)
+    assert tree[0].symbol == "<element>" and len(tree) == 1
+    assert json_spec.parse('[true]').text == "[true]"
+
+
+def test_parse_error_says_where_and_what_was_expected(json_spec):
+    with pytest.raises(thicket.ParseError) as info:
+        json_spec.parse(b'{\n  "a": }')
+    error = info.value
+    assert (error.line, error.column, error.offset) == (2, 8, 9)
+    assert error.found == b"}"
+    assert error.expected
+    assert "2:8" in str(error) or "line 2" in str(error)
+
+
+# Checking
+
+
+def test_check_explains_violations(xml_spec):
+    assert xml_spec.check("<a>x</a>") == []
+    assert xml_spec.is_valid(b"<a>x</a>")
+    violations = xml_spec.check(b"<a>x</b>")
+    assert len(violations) == 1
+    v = violations[0]
+    assert "opid" in v.constraint and "clid" in v.constraint
+    assert "xml.fan:41" in v.location
+    bound = {s["bind"]: s for s in v.steps if "bind" in s}
+    assert bound["opid"]["text"] == "a" and bound["clid"]["text"] == "b"
+    assert (bound["clid"]["line"], bound["clid"]["column"]) == (1, 7)
+    assert "violates" in str(v)
+    assert not xml_spec.is_valid(b"<a>x</b>")
+    assert not xml_spec.is_valid(b"<a")
+
+
+def test_check_of_an_input_outside_the_language_raises(xml_spec):
+    with pytest.raises(thicket.ParseError):
+        xml_spec.check(b"<a")
+
+
+# Specs
+
+
+def test_spec_errors_carry_file_line_and_column():
+    with pytest.raises(thicket.SpecError) as info:
+        thicket.Spec('<start> ::= <a>\n<a> ::= "x" <nope>\n')
+    error = info.value
+    assert error.file == "<text>.fan"
+    assert (error.line, error.column) == (2, 13)
+    assert "nope" in error.message
+    assert "<text>.fan:2:13" in str(error)
+    assert error.diagnostics and error.diagnostics[0]["severity"] == "error"
+
+
+def test_spec_errors_of_a_file_name_the_file(tmp_path):
+    path = tmp_path / "bad.fan"
+    path.write_text('<start> ::= <a>\n\n<a> ::= "b" <c>\n')
+    with pytest.raises(thicket.SpecError) as info:
+        thicket.Spec.load(path)
+    assert info.value.file == str(path)
+    assert (info.value.line, info.value.column) == (3, 13)
+
+
+def test_a_missing_spec_file_is_a_spec_error(tmp_path):
+    with pytest.raises(thicket.SpecError) as info:
+        thicket.Spec.load(tmp_path / "missing.fan")
+    assert info.value.line is None
+    assert "missing.fan" in str(info.value)
+
+
+def test_specs_in_every_text_format():
+    bnf = thicket.Spec('<start> ::= "a" <b>\n<b> ::= "b" | "c"\n', format="bnf")
+    assert {bytes(i) for i in bnf.generate(50, seed=1)} == {b"ab", b"ac"}
+    grammar = {"<start>": ["x<d>"], "<d>": ["1", "2"]}
+    js = thicket.Spec(json.dumps(grammar), format="json")
+    assert {i.text for i in js.generate(50, seed=1)} == {"x1", "x2"}
+    assert js.parse("x2")[1].symbol == "<d>"
+    with pytest.raises(ValueError):
+        thicket.Spec("<start> ::= 'a'", format="yaml")
+
+
+def test_another_start_rule():
+    spec = thicket.Spec('<start> ::= <d> <d>\n<d> ::= "1" | "2"\n', start="<d>")
+    assert {i.text for i in spec.generate(20, seed=1)} == {"1", "2"}
