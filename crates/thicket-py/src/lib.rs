@@ -438,7 +438,8 @@ fn parse_error(py: Python<'_>, error: &RustParseError) -> PyErr {
                 value.setattr("rules", r.rules.clone())?;
                 value.setattr("found", r.found.map(|b| PyBytes::new(py, &[b])))?;
             }
-            RustParseError::TooComplex { offset, .. } => {
+            RustParseError::TooComplex { offset, .. }
+            | RustParseError::OutOfMemory { offset, .. } => {
                 value.setattr("offset", *offset)?;
                 value.setattr("line", None::<usize>)?;
                 value.setattr("column", None::<usize>)?;
