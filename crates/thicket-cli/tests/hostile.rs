@@ -829,6 +829,25 @@ fn thousands_of_xml_attributes_parse_in_linear_time_and_still_count_every_bracke
     assert_eq!(line["trees"], 5, "{line}");
 }
 
+#[test]
+fn checking_an_element_of_thousands_of_children_does_not_overflow_the_stack() {
+    // Its <inner-xml-tree> is a left-nested list 20,000 deep, which ISLa's balance
+    // constraint's match expression searched recursively.
+    let dir = temp();
+    let doc = write(
+        dir.path(),
+        "wide.xml",
+        format!("<r>{}</r>", "<e a=\"1\">t</e>".repeat(20_000)),
+    );
+    let run = thicket(&["check", "specs/xml.fan", &doc]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        String::from_utf8_lossy(&run.stdout).contains("wide.xml: valid"),
+        "{}",
+        run.stderr
+    );
+}
+
 // --- memory -------------------------------------------------------------------------
 
 /// A JSON document of about `bytes` bytes: records of numbers, strings, booleans, nulls.

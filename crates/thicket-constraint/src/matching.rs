@@ -148,6 +148,7 @@ impl MatchExpr {
                 grammar,
                 atoms,
                 next_slot,
+                depth: std::cell::Cell::new(0),
             };
             let go_on = matcher.match_at(node, 0, &mut bound, &mut |end, bound| {
                 // Bounds the search on ambiguous patterns as well as the results.
@@ -168,6 +169,13 @@ impl MatchExpr {
 /// Most ways to reach the end of a subtree (complete or not) tried in one call of
 /// [`MatchExpr::matches`].
 const MAX_ENDS: usize = MAX_MATCHES * 64;
+
+/// Deepest a match looks into a subtree below where it started: the search recurses
+/// (a continuation per level), and a left-nested list (XML's `<inner-xml-tree>` of
+/// thousands of elements) is as deep as it is long. Matches need the pattern's text
+/// around a placeholder, which a node this deep rarely has; like the bounds above,
+/// what lies deeper is not searched.
+const MAX_DEPTH: u32 = 1_000;
 
 fn push_atoms(
     pieces: &[Piece],
@@ -214,6 +222,8 @@ struct Matcher<'a, 't> {
     grammar: &'a Grammar,
     atoms: &'a [Atom],
     next_slot: &'a [usize],
+    /// How deep below the start the search is (see `MAX_DEPTH`).
+    depth: std::cell::Cell<u32>,
 }
 
 /// What a match step calls with the pattern position after the subtree and the
@@ -270,11 +280,15 @@ impl Matcher<'_, '_> {
                 let text = tree.text(node);
                 !self.spells(pos, text) || then(pos + text.len(), bound)
             }
+            _ if self.depth.get() >= MAX_DEPTH => true,
             _ => {
                 let end = tree.subtree_end(node);
                 // Children are the nodes after `node` in preorder, each followed by its
                 // next sibling at its subtree's end.
-                self.match_children(node.index() + 1, end, pos, bound, then)
+                self.depth.set(self.depth.get() + 1);
+                let go_on = self.match_children(node.index() + 1, end, pos, bound, then);
+                self.depth.set(self.depth.get() - 1);
+                go_on
             }
         }
     }
