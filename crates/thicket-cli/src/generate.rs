@@ -598,7 +598,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     // Without --unique a stream that finds no solution is skipped, and the next one
     // drawn; a budget of draws keeps unsatisfiable-in-practice constraints finite.
     let max_draws = if solver.is_some() && !args.unique {
-        goal.saturating_mul(4).max(goal.saturating_add(64))
+        thicket_fandango::solver_draw_budget(goal)
     } else {
         max_draws
     };

@@ -239,17 +239,10 @@ impl SolveArgs {
         generators: Option<std::sync::Arc<thicket_fandango::PythonGenerators>>,
         goals: bool,
     ) -> Result<Option<Solver<'g>>, u8> {
-        if constraints.is_empty() && generators.is_none() && !goals {
-            return Ok(None);
-        }
-        let solver = Solver::new(grammar, constraints, config).map_err(|e| {
+        thicket_fandango::solver(grammar, constraints, config, generators, goals).map_err(|e| {
             eprintln!("error: {}", escape_invisible(&e.to_string()));
             exit::BAD_SPEC
-        })?;
-        Ok(Some(match generators {
-            Some(g) => solver.with_source(g),
-            None => solver,
-        }))
+        })
     }
 }
 

@@ -26,7 +26,7 @@ use thicket_grammar::fandango::{ConstraintKind, FanBlock};
 use thicket_grammar::{Diagnostic, Expr, Grammar, Spec, SpecError, SymbolId};
 use thicket_python::{CodeBlock, PyValue, PythonConfig, PythonHost};
 use thicket_solve::sources::{SourceCall, SubtreeSource};
-use thicket_solve::{SolveStats, Solver, Unsolved};
+use thicket_solve::{SolveError, SolveStats, Solver, SolverConfig, Unsolved};
 use thicket_tree::DerivationTree;
 
 /// How to compile a spec.
@@ -230,6 +230,33 @@ impl LoadedSpec {
 /// few candidates per input keeps inputs independent of each other (any subset can be
 /// made in parallel) while moving them towards the goal.
 pub const GOAL_CANDIDATES: usize = 8;
+
+/// Random streams a run may draw under a solver to make `n` inputs: a stream whose
+/// constraints the solver cannot satisfy is skipped and the next one drawn, and this
+/// keeps constraints that are unsatisfiable in practice from drawing forever.
+pub fn solver_draw_budget(n: u64) -> u64 {
+    n.saturating_mul(4).max(n.saturating_add(64))
+}
+
+/// The solver for `constraints` with the limits `config`, taking the subtrees of the
+/// `generators`' rules from them; `None` if there is nothing to solve (no constraints,
+/// no generators, and no goals to rank solutions by: `goals` false).
+pub fn solver<'g>(
+    grammar: &'g Grammar,
+    constraints: Vec<Constraint>,
+    config: SolverConfig,
+    generators: Option<Arc<PythonGenerators>>,
+    goals: bool,
+) -> Result<Option<Solver<'g>>, SolveError> {
+    if constraints.is_empty() && generators.is_none() && !goals {
+        return Ok(None);
+    }
+    let solver = Solver::new(grammar, constraints, config)?;
+    Ok(Some(match generators {
+        Some(g) => solver.with_source(g),
+        None => solver,
+    }))
+}
 
 /// Orders goal scores: the first goal decides, later ones break ties.
 fn compare(a: &[f64], b: &[f64]) -> std::cmp::Ordering {

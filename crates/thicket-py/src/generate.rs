@@ -127,20 +127,18 @@ impl Engine {
                 Vec::new()
             };
             let goals = constraints && !loaded.goals.is_empty();
-            let solver = if core.is_empty() && loaded.generators.is_none() && !goals {
-                None
-            } else {
-                let solver_config = SolverConfig {
-                    generation: config,
-                    ..Default::default()
-                };
-                let solver = Solver::new(grammar, core, solver_config)
-                    .map_err(|e| BuildError::Refused(e.to_string()))?;
-                Some(match &loaded.generators {
-                    Some(g) => solver.with_source(g.clone()),
-                    None => solver,
-                })
+            let solver_config = SolverConfig {
+                generation: config,
+                ..Default::default()
             };
+            let solver = thicket_fandango::solver(
+                grammar,
+                core,
+                solver_config,
+                loaded.generators.clone(),
+                goals,
+            )
+            .map_err(|e| BuildError::Refused(e.to_string()))?;
             let weights = Weights::from_spec(grammar).filter(|_| solver.is_none());
             Ok(Makers {
                 generator,
@@ -230,7 +228,7 @@ impl Stream {
     /// count, three failures per input made (and 64 more).
     fn exhausted(&self) -> bool {
         match self.count {
-            Some(count) => self.drawn >= count.saturating_mul(4).max(count.saturating_add(64)),
+            Some(count) => self.drawn >= thicket_fandango::solver_draw_budget(count),
             None => self.unsolved > self.written.saturating_mul(3).saturating_add(64),
         }
     }
