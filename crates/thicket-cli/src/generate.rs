@@ -10,7 +10,8 @@ use std::hash::{Hash, Hasher};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
-use thicket_gen::{ChoicePolicy, GenConfig, GenError, GenStats, Generator};
+use thicket_fandango::GeneratorRefusal;
+use thicket_gen::{ChoicePolicy, GenConfig, GenStats, Generator};
 use thicket_grammar::Grammar;
 use thicket_grammar::diag::escape_invisible;
 use thicket_parse::Parser;
@@ -411,7 +412,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     } else {
         args.limits.config()
     };
-    let generator = match Generator::new(&spec.grammar, config) {
+    let generator = match thicket_fandango::generator(spec, config) {
         Ok(mut generator) => {
             if antlr.is_some() {
                 // Text of negated sets and `.` looks like text: printable ASCII mostly.
@@ -419,41 +420,15 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             }
             generator
         }
-        Err(e @ GenError::DepthTooSmall { .. }) => {
-            eprintln!(
-                "error: {}: {}",
-                spec.source.name(),
-                escape_invisible(&e.to_string())
-            );
+        Err(GeneratorRefusal::Limits(why)) => {
+            eprintln!("error: {}", escape_invisible(&why));
             return Ok(exit::FAILURE);
         }
-        Err(e) => {
-            // If the generator refuses because of errors in the spec (a start rule that
-            // can never finish, a regex that matches nothing), show them where they are,
-            // as `thicket lint` does, and exit with the code for spec errors.
-            let analysis = thicket_grammar::Analysis::new(&spec.grammar);
-            let diagnostics: Vec<_> = thicket_grammar::lint(&spec.grammar, &analysis)
-                .into_iter()
-                .filter(|d| d.is_error())
-                .collect();
-            if diagnostics.is_empty() {
-                eprintln!(
-                    "error: {}: {}",
-                    spec.source.name(),
-                    escape_invisible(&e.to_string())
-                );
-                return Ok(exit::FAILURE);
-            }
-            let code = crate::spec::report(&thicket_grammar::SpecError {
-                source: spec.source.clone(),
-                diagnostics,
-            });
-            if !matches!(e, GenError::Unproductive(_)) {
-                eprintln!(
-                    "error: {}: {}",
-                    spec.source.name(),
-                    escape_invisible(&e.to_string())
-                );
+        Err(GeneratorRefusal::Spec { errors, also }) => {
+            // Shown where they are, as `thicket lint` does, with the code for spec errors.
+            let code = crate::spec::report(&errors);
+            if let Some(why) = also {
+                eprintln!("error: {}", escape_invisible(&why));
             }
             return Ok(code);
         }

@@ -22,6 +22,7 @@
 use std::sync::{Arc, OnceLock};
 use thicket_constraint::host::{Host, HostArg, HostError, HostExpr, SharedHost};
 use thicket_constraint::{Constraint, Predicates, SoftGoal, SpecConstraint};
+use thicket_gen::{GenConfig, GenError, Generator};
 use thicket_grammar::fandango::{ConstraintKind, FanBlock};
 use thicket_grammar::{Diagnostic, Expr, Grammar, Spec, SpecError, SymbolId};
 use thicket_python::{CodeBlock, PyValue, PythonConfig, PythonHost};
@@ -230,6 +231,50 @@ impl LoadedSpec {
 /// few candidates per input keeps inputs independent of each other (any subset can be
 /// made in parallel) while moving them towards the goal.
 pub const GOAL_CANDIDATES: usize = 8;
+
+/// Why no generator can be built for a spec under some limits.
+#[derive(Debug)]
+pub enum GeneratorRefusal {
+    /// Errors in the spec the generator trips over (a start rule that can never finish,
+    /// a regex that matches nothing), located as `lint` locates them; `also` is the
+    /// generator's own sentence when it adds to them.
+    Spec {
+        /// The spec's errors.
+        errors: SpecError,
+        /// The generator's refusal, naming the spec, if the errors do not say it all.
+        also: Option<String>,
+    },
+    /// The limits are too small for the grammar, or a refusal the spec's errors do not
+    /// explain: a sentence naming the spec.
+    Limits(String),
+}
+
+/// The generator of `spec` under `config`, or why there is none: the spec's errors
+/// where they explain the refusal, so that every front end shows them where they are.
+pub fn generator(spec: &Spec, config: GenConfig) -> Result<Generator<'_>, GeneratorRefusal> {
+    Generator::new(&spec.grammar, config).map_err(|e| {
+        let message = format!("{}: {e}", spec.source.name());
+        if matches!(e, GenError::DepthTooSmall { .. }) {
+            return GeneratorRefusal::Limits(message);
+        }
+        let analysis = thicket_grammar::Analysis::new(&spec.grammar);
+        let diagnostics: Vec<_> = thicket_grammar::lint(&spec.grammar, &analysis)
+            .into_iter()
+            .filter(|d| d.is_error())
+            .collect();
+        if diagnostics.is_empty() {
+            return GeneratorRefusal::Limits(message);
+        }
+        GeneratorRefusal::Spec {
+            errors: SpecError {
+                source: spec.source.clone(),
+                diagnostics,
+            },
+            // An unproductive rule is what the errors already say.
+            also: (!matches!(e, GenError::Unproductive(_))).then_some(message),
+        }
+    })
+}
 
 /// Random streams a run may draw under a solver to make `n` inputs: a stream whose
 /// constraints the solver cannot satisfy is skipped and the next one drawn, and this

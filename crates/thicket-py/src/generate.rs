@@ -10,8 +10,8 @@ use pyo3::types::PyBytes;
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
-use thicket_fandango::LoadedSpec;
-use thicket_gen::{ChoicePolicy, GenConfig, GenError, Generator, Weights};
+use thicket_fandango::{GeneratorRefusal, LoadedSpec};
+use thicket_gen::{ChoicePolicy, GenConfig, Generator, Weights};
 use thicket_solve::{Solver, SolverConfig};
 use thicket_tree::DerivationTree;
 
@@ -101,26 +101,11 @@ impl Engine {
         loaded.generable().map_err(BuildError::Refused)?;
         Engine::try_new(loaded, |loaded| {
             let grammar = &loaded.spec.grammar;
-            let name = loaded.spec.source.name();
-            let generator = Generator::new(grammar, config).map_err(|e| {
-                if matches!(e, GenError::DepthTooSmall { .. }) {
-                    return BuildError::Refused(format!("{name}: {e}"));
-                }
-                // A generator refused for errors in the spec: show them where they are.
-                let analysis = thicket_grammar::Analysis::new(grammar);
-                let diagnostics: Vec<_> = thicket_grammar::lint(grammar, &analysis)
-                    .into_iter()
-                    .filter(|d| d.is_error())
-                    .collect();
-                if diagnostics.is_empty() {
-                    BuildError::Refused(format!("{name}: {e}"))
-                } else {
-                    BuildError::Spec(thicket_grammar::SpecError {
-                        source: loaded.spec.source.clone(),
-                        diagnostics,
-                    })
-                }
-            })?;
+            let generator =
+                thicket_fandango::generator(&loaded.spec, config).map_err(|e| match e {
+                    GeneratorRefusal::Limits(why) => BuildError::Refused(why),
+                    GeneratorRefusal::Spec { errors, .. } => BuildError::Spec(errors),
+                })?;
             let core = if constraints {
                 loaded.core_constraints()
             } else {
