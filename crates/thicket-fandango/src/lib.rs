@@ -427,28 +427,31 @@ fn constant_repeat_bounds(spec: &mut Spec, host: &LazyHost) -> Result<(), SpecEr
     let computed = std::mem::take(&mut spec.fandango.computed_repeats);
     let mut left = Vec::new();
     for repeat in computed {
-        let Expr::Repeat(written) = spec.grammar.expr(repeat.expr).clone() else {
+        let &Expr::Repeat(written) = spec.grammar.expr(repeat.expr) else {
             left.push(repeat);
             continue;
         };
-        let is_constant = |b: &Option<FanBlock>| {
-            b.as_ref().is_none_or(|b| {
-                thicket_constraint::fandango::generator_expr(b.source.text(), b.span)
-                    .1
-                    .is_empty()
-            })
+        // Each computed bound's Python source, if it names no nonterminal.
+        let source = |b: &FanBlock| {
+            let (expr, names) =
+                thicket_constraint::fandango::generator_expr(b.source.text(), b.span);
+            names.is_empty().then_some(expr.source)
         };
-        if !is_constant(&repeat.min) || !is_constant(&repeat.max) {
+        let (min_source, max_source) = (
+            repeat.min.as_ref().map(source),
+            repeat.max.as_ref().map(source),
+        );
+        if matches!(min_source, Some(None)) || matches!(max_source, Some(None)) {
             left.push(repeat);
             continue;
         }
-        let min = match &repeat.min {
-            Some(block) => constant_count(block, host)?,
-            None => written.min,
+        let min = match (&repeat.min, min_source.flatten()) {
+            (Some(block), Some(source)) => constant_count(block, &source, host)?,
+            _ => written.min,
         };
-        let max = match &repeat.max {
-            Some(block) => Some(constant_count(block, host)?),
-            None => written.max,
+        let max = match (&repeat.max, max_source.flatten()) {
+            (Some(block), Some(source)) => Some(constant_count(block, &source, host)?),
+            _ => written.max,
         };
         spec.grammar
             .set_repeat_bounds(repeat.expr, min, max.map(|m| m.max(min)));
@@ -457,18 +460,15 @@ fn constant_repeat_bounds(spec: &mut Spec, host: &LazyHost) -> Result<(), SpecEr
     Ok(())
 }
 
-/// The value of a constant repetition bound, computed in the spec's Python.
-fn constant_count(block: &FanBlock, host: &LazyHost) -> Result<u32, SpecError> {
+/// The value of the constant repetition bound written at `block` (its Python `source`),
+/// computed in the spec's Python.
+fn constant_count(block: &FanBlock, source: &str, host: &LazyHost) -> Result<u32, SpecError> {
     let fail = |message: String| SpecError {
         source: block.source.clone(),
         diagnostics: vec![Diagnostic::error("python", message, block.span)],
     };
     let host = host.get().map_err(|e| fail(e.message))?;
-    let (expr, _) = thicket_constraint::fandango::generator_expr(block.source.text(), block.span);
-    match host
-        .eval_constant(&expr.source)
-        .map_err(|e| fail(e.message))?
-    {
+    match host.eval_constant(source).map_err(|e| fail(e.message))? {
         PyValue::Int(n) if (0..=i128::from(u32::MAX)).contains(&n) => Ok(n as u32),
         other => Err(fail(format!(
             "a repetition count must be an integer from 0 to {}, not {other:?}",
