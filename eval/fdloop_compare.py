@@ -42,7 +42,7 @@ SUBJECTS = {
     "urllib": ("specs/url.fan",
                ["--python", f"{PY}/url_target.py:target", "--python-include", "*/urllib/*"],
                None),
-    "minidom": ("specs/xml.fan",
+    "minidom": ("specs/xml.bnf",
                 ["--python", "eval/targets/minidom_target.py:target",
                  "--python-include", "*/xml/dom/*", "--no-constraints", "--max-depth", "12"],
                 None),

@@ -4,7 +4,7 @@
 # the same number of executions, on real programs nobody here wrote:
 #   json     Python's json, pure-Python decoder (crates/thicket-exec/tests/targets/py)
 #   urllib   Python's urllib.parse (split, parse, query, quote, join)
-#   minidom  Python's xml.dom.minidom (specs/xml.fan with its constraints)
+#   minidom  Python's xml.dom.minidom (specs/xml.bnf with its constraints)
 #   cjson    cJSON 1.7.15, afl-cc (eval/build_c_subjects.sh: Debian sources)
 #   json-c   json-c 0.16, afl-cc
 # Coverage: statements and branches of the package as thicket counts them (= coverage.py,
@@ -72,7 +72,7 @@ for subject in $subjects; do
              --expected-exception JSONDecodeError) ;;
     urllib) spec=specs/url.fan
       flags=(--python "$py/url_target.py:target" --python-include '*/urllib/*') ;;
-    minidom) spec=specs/xml.fan
+    minidom) spec=specs/xml.bnf
       flags=(--python eval/targets/minidom_target.py:target --python-include '*/xml/dom/*'
              --expected-exception ExpatError --max-depth 12) ;;
     cjson | json-c) spec=specs/json.fan

@@ -64,16 +64,16 @@ for s in xml csv tar; do
   case " $SUBJECTS " in *" $s "*) ;; *) continue ;; esac
   d=$W/$s
   rm -rf "$d"
-  "$T" generate "specs/$s.fan" -n 150 --seed 1 -o "$d/valid" --suffix ".$s" 2>/dev/null
-  "$T" generate "specs/$s.fan" -n 400 --seed 2 --no-constraints -o "$d/gen" --suffix ".$s" 2>/dev/null
+  "$T" generate "specs/$s.bnf" -n 150 --seed 1 -o "$d/valid" --suffix ".$s" 2>/dev/null
+  "$T" generate "specs/$s.bnf" -n 400 --seed 2 --no-constraints -o "$d/gen" --suffix ".$s" 2>/dev/null
   mkdir -p "$d/invalid"
   for f in "$d"/gen/*; do
-    "$T" check "specs/$s.fan" -q "$f" 2>/dev/null || mv "$f" "$d/invalid/"
+    "$T" check "specs/$s.bnf" -q "$f" 2>/dev/null || mv "$f" "$d/invalid/"
   done
   split "$d/valid" 100 "$d/p" "$d/hp"
   split "$d/invalid" 100 "$d/n" "$d/hn"
-  secs=$(mine "$s" "specs/$s.fan" "$d/mined.isla" --positive "$d/p" --negative "$d/n" --time "${MINE_TIME:-5m}")
-  score "$s" "specs/$s.fan" "$d/mined.isla" "$d/hp" "$d/hn" "$secs"
+  secs=$(mine "$s" "specs/$s.bnf" "$d/mined.isla" --positive "$d/p" --negative "$d/n" --time "${MINE_TIME:-5m}")
+  score "$s" "specs/$s.bnf" "$d/mined.isla" "$d/hp" "$d/hn" "$secs"
 done
 
 if [[ " $SUBJECTS " != *" dot "* ]]; then

@@ -8,12 +8,12 @@
 <start>      ::= <AddExpr>
 <AddExpr>    ::= <MultExpr> | <AddExpr> ("+" | "-") <MultExpr>
 <MultExpr>   ::= <UnaryExpr> | <MultExpr> ("*" | "/" | "%") <UnaryExpr>
-<UnaryExpr>  ::= <Identifier>
-               | "+" <UnaryExpr>
-               | "-" <UnaryExpr>
-               | "++" <UnaryExpr>
-               | "--" <UnaryExpr>
-               | "(" <AddExpr> ")"
+<UnaryExpr>  ::= <Identifier> \
+               | "+" <UnaryExpr> \
+               | "-" <UnaryExpr> \
+               | "++" <UnaryExpr> \
+               | "--" <UnaryExpr> \
+               | "(" <AddExpr> ")" \
                | <DecDigits>
 <DecDigits>  ::= <DecDigit>+
 <DecDigit>   ::= "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"

@@ -28,13 +28,13 @@
 <member>    ::= <ws> <string> <ws> ":" <element>
 <array>     ::= "[" <ws> "]" | "[" <element> ("," <element>)* "]"
 <string>    ::= "\"" <character>* "\""
-<character> ::= <ascii-char> | <non-ascii-char> | "\\" <escape>
+<character> ::= <ascii_char> | <non_ascii_char> | "\\" <escape>
 # unescaped = %x20-21 / %x23-5B / %x5D-10FFFF: never '"', '\' or a control character
 # U+0000-001F (those must be escaped)
-<ascii-char>     ::= r"[ !#-\[\]-~]"
-<non-ascii-char> ::= r"[\x{7F}-\x{D7FF}\x{E000}-\x{FFFF}]" | r"[\x{10000}-\x{10FFFF}]"
-<escape>    ::= "\"" | "\\" | "/" | "b" | "f" | "n" | "r" | "t"
-              | "u" <hex4>
+<ascii_char>     ::= r"[ !#-\[\]-~]"
+<non_ascii_char> ::= r"[\u007F-\uD7FF\uE000-\uFFFF]" | r"[\U00010000-\U0010FFFF]"
+<escape>    ::= "\"" | "\\" | "/" | "b" | "f" | "n" | "r" | "t" \
+              | "u" <hex4> \
               | "u" r"[Dd][89ABab][0-9A-Fa-f]{2}" "\\u" r"[Dd][C-Fc-f][0-9A-Fa-f]{2}"
 # four hex digits that are not a surrogate (D800-DFFF)
 <hex4>      ::= r"[0-9A-Ca-cE-Fe-f][0-9A-Fa-f]{3}" | r"[Dd][0-7][0-9A-Fa-f]{2}"

@@ -19,48 +19,48 @@
 # loose list for CommonMark (§5.3).
 
 <start>            ::= <block> ("\n" <block>)*
-<block>            ::= <atx-heading>
-                     | <paragraph>
-                     | <bullet-list>
-                     | <ordered-list>
-                     | <block-quote>
-                     | <fenced-code>
-                     | <thematic-break>
+<block>            ::= <atx_heading> \
+                     | <paragraph> \
+                     | <bullet_list> \
+                     | <ordered_list> \
+                     | <block_quote> \
+                     | <fenced_code> \
+                     | <thematic_break>
 
-<thematic-break>   ::= "***\n" | "---\n" | "___\n" | "* * *\n" | "- - -\n"
-<atx-heading>      ::= <heading-marker> " " <inline-line> (" " "#"+)? "\n"
-<heading-marker>   ::= "#" | "##" | "###" | "####" | "#####" | "######"
-<paragraph>        ::= <text-line> (<line-break> <text-line>)* "\n"
-<line-break>       ::= "\n" | <hard-break>
-<hard-break>       ::= "  \n" | "\\\n"
-<bullet-list>      ::= ("- " <text-line> "\n")+
-                     | ("* " <text-line> "\n")+
-                     | ("+ " <text-line> "\n")+
-<ordered-list>     ::= (<list-number> ". " <text-line> "\n")+
-                     | (<list-number> ") " <text-line> "\n")+
-<list-number>      ::= r"[0-9]{1,9}"
-<block-quote>      ::= ("> " <text-line> "\n")+
-<fenced-code>      ::= "```" <info-string>? "\n" <code-line>* "```\n"
-                     | "~~~" <info-string>? "\n" <code-line>* "~~~\n"
-<info-string>      ::= r"[a-z]{1,8}"
+<thematic_break>   ::= "***\n" | "---\n" | "___\n" | "* * *\n" | "- - -\n"
+<atx_heading>      ::= <heading_marker> " " <inline_line> (" " "#"+)? "\n"
+<heading_marker>   ::= "#" | "##" | "###" | "####" | "#####" | "######"
+<paragraph>        ::= <text_line> (<line_break> <text_line>)* "\n"
+<line_break>       ::= "\n" | <hard_break>
+<hard_break>       ::= "  \n" | "\\\n"
+<bullet_list>      ::= ("- " <text_line> "\n")+ \
+                     | ("* " <text_line> "\n")+ \
+                     | ("+ " <text_line> "\n")+
+<ordered_list>     ::= (<list_number> ". " <text_line> "\n")+ \
+                     | (<list_number> ") " <text_line> "\n")+
+<list_number>      ::= r"[0-9]{1,9}"
+<block_quote>      ::= ("> " <text_line> "\n")+
+<fenced_code>      ::= "```" <info_string>? "\n" <code_line>* "```\n" \
+                     | "~~~" <info_string>? "\n" <code_line>* "~~~\n"
+<info_string>      ::= r"[a-z]{1,8}"
 # any printable ASCII but '`' and '~', so no line closes the fence early
-<code-line>        ::= r"[ -_a-}]{0,30}" "\n"
+<code_line>        ::= r"[ -_a-}]{0,30}" "\n"
 
 # inline content
-<text-line>        ::= <lead-word> (" " <inline>)*
-<inline-line>      ::= <inline> (" " <inline>)*
-<inline>           ::= <word> | <emphasis> | <strong> | <code-span> | <link> | <image>
-<lead-word>        ::= r"[A-Za-z][A-Za-z0-9]{0,7}[.,;:?!]?"
+<text_line>        ::= <lead_word> (" " <inline>)*
+<inline_line>      ::= <inline> (" " <inline>)*
+<inline>           ::= <word> | <emphasis> | <strong> | <code_span> | <link> | <image>
+<lead_word>        ::= r"[A-Za-z][A-Za-z0-9]{0,7}[.,;:?!]?"
 <word>             ::= r"[A-Za-z0-9]{1,8}[.,;:?!]?"
-<words>            ::= <plain-word> (" " <plain-word>)*
-<plain-word>       ::= r"[A-Za-z0-9]{1,8}"
+<words>            ::= <plain_word> (" " <plain_word>)*
+<plain_word>       ::= r"[A-Za-z0-9]{1,8}"
 <emphasis>         ::= "*" <words> "*" | "_" <words> "_"
 <strong>           ::= "**" <words> "**" | "__" <words> "__"
 # no backtick; no space at either end (CommonMark would strip one)
-<code-span>        ::= "`" r"[!-_a-~]([ -_a-~]{0,10}[!-_a-~])?" "`"
-<link>             ::= "[" <words> "](" <destination> <link-title>? ")"
-<image>            ::= "![" <words> "](" <destination> <link-title>? ")"
-<link-title>       ::= " \"" <words> "\""
-<destination>      ::= r"https?://[a-z]{1,8}\.(com|org|net)(/[a-z0-9]{1,6}){0,3}"
-                     | r"(/[a-z0-9]{1,6}){1,3}"
+<code_span>        ::= "`" r"[!-_a-~]([ -_a-~]{0,10}[!-_a-~])?" "`"
+<link>             ::= "[" <words> "](" <destination> <link_title>? ")"
+<image>            ::= "![" <words> "](" <destination> <link_title>? ")"
+<link_title>       ::= " \"" <words> "\""
+<destination>      ::= r"https?://[a-z]{1,8}\.(com|org|net)(/[a-z0-9]{1,6}){0,3}" \
+                     | r"(/[a-z0-9]{1,6}){1,3}" \
                      | r"[a-z]{1,8}\.(md|html|png)"

@@ -8,7 +8,7 @@
 # Standard (and Rust's url::Url::parse) accepts:
 #   - <scheme> never names a WHATWG "special" scheme (http, https, ws, wss, ftp, file):
 #     it is one of a few registered non-special schemes or contains a digit, '+', '-'
-#     or '.'; special schemes (not file) appear only in <special-uri>, whose host is an
+#     or '.'; special schemes (not file) appear only in <special_uri>, whose host is an
 #     IPv4 address, an IPv6 literal or a DNS-style domain (no percent-encoding, single
 #     hyphens only, so no IDNA "xn--" label) whose last label starts with a letter
 #     (WHATWG parses a host ending in a number as IPv4);
@@ -17,76 +17,77 @@
 #     "s://@" and "s://:1");
 #   - IPvFuture literals ("[v1.x]") are left out: WHATWG accepts only IPv6 in brackets.
 
-<start>         ::= <uri> | <special-uri>
-<uri>           ::= <scheme> ":" <hier-part> ("?" <query>)? ("#" <fragment>)?
-<hier-part>     ::= "//" <authority> <path-abempty>
-                  | <path-absolute>
-                  | <path-rootless>
-                  | <path-empty>
-<scheme>        ::= "urn" | "git" | "svn+ssh" | "ldap" | "mailto" | "tag" | "data"
-                  | <ALPHA> <scheme-char>* ("+" | "-" | "." | <DIGIT>) <scheme-char>*
-                  | <alpha-scheme>
+<start>         ::= <uri> | <special_uri>
+<uri>           ::= <scheme> ":" <hier_part> ("?" <query>)? ("#" <fragment>)?
+<hier_part>     ::= "//" <authority> <path_abempty> \
+                  | <path_absolute> \
+                  | <path_rootless> \
+                  | <path_empty>
+<scheme>        ::= "urn" | "git" | "svn+ssh" | "ldap" | "mailto" | "tag" | "data" \
+                  | <ALPHA> <scheme_char>* ("+" | "-" | "." | <DIGIT>) <scheme_char>* \
+                  | <alpha_scheme>
 # Any all-letter (ASCII) scheme but WHATWG's special http, https, ws, wss and ftp (in any case),
 # by length: vnc, ssh, ftps, file, ... (file is special to WHATWG too, but a file URL
 # with a host name is also a valid one; generation hardly ever spells it).
-<alpha-scheme>  ::= r"(?i-u:[a-z]|[a-vx-z][a-z]|w[a-rt-z]|[a-eg-vx-z][a-z]{2}|f[a-su-z][a-z]|ft[a-oq-z]|w[a-rt-z][a-z]|ws[a-rt-z]|[a-gi-z][a-z]{3}|h[a-su-z][a-z]{2}|ht[a-su-z][a-z]|htt[a-oq-z]|[a-gi-z][a-z]{4}|h[a-su-z][a-z]{3}|ht[a-su-z][a-z]{2}|htt[a-oq-z][a-z]|http[a-rt-z]|[a-z]{6,})"
-<scheme-char>   ::= <ALPHA> | <DIGIT> | "+" | "-" | "."
+<alpha_scheme>  ::= r"(?i-u:[a-z]|[a-vx-z][a-z]|w[a-rt-z]|[a-eg-vx-z][a-z]{2}|f[a-su-z][a-z]|ft[a-oq-z]|w[a-rt-z][a-z]|ws[a-rt-z]|[a-gi-z][a-z]{3}|h[a-su-z][a-z]{2}|ht[a-su-z][a-z]|htt[a-oq-z]|[a-gi-z][a-z]{4}|h[a-su-z][a-z]{3}|ht[a-su-z][a-z]{2}|htt[a-oq-z][a-z]|http[a-rt-z]|[a-z]{6,})"
+<scheme_char>   ::= <ALPHA> | <DIGIT> | "+" | "-" | "."
 
 <authority>     ::= (<userinfo> "@")? <host> (":" <port>)? | ""
-<userinfo>      ::= (<unreserved> | <pct-encoded> | <sub-delims> | ":")*
-<host>          ::= <IP-literal> | <IPv4address> | <reg-name>
-<port>          ::= <DIGIT>{0,4}
-                  | r"[1-5]" <DIGIT>{4}
-                  | "6" r"[0-4]" <DIGIT>{3}
-                  | "65" r"[0-4]" <DIGIT>{2}
-                  | "655" r"[0-2]" <DIGIT>
+<userinfo>      ::= (<unreserved> | <pct_encoded> | <sub_delims> | ":")*
+<host>          ::= <IP_literal> | <IPv4address> | <reg_name>
+<port>          ::= <DIGIT>{0,4} \
+                  | r"[1-5]" <DIGIT>{4} \
+                  | "6" r"[0-4]" <DIGIT>{3} \
+                  | "65" r"[0-4]" <DIGIT>{2} \
+                  | "655" r"[0-2]" <DIGIT> \
                   | "6553" r"[0-5]"
-<IP-literal>    ::= "[" <IPv6address> "]"
-<IPv6address>   ::=                                  (<h16> ":"){6} <ls32>
-                  |                             "::" (<h16> ":"){5} <ls32>
-                  | <h16>?                      "::" (<h16> ":"){4} <ls32>
-                  | ((<h16> ":"){0,1} <h16>)?   "::" (<h16> ":"){3} <ls32>
-                  | ((<h16> ":"){0,2} <h16>)?   "::" (<h16> ":"){2} <ls32>
-                  | ((<h16> ":"){0,3} <h16>)?   "::" <h16> ":" <ls32>
-                  | ((<h16> ":"){0,4} <h16>)?   "::" <ls32>
-                  | ((<h16> ":"){0,5} <h16>)?   "::" <h16>
+<IP_literal>    ::= "[" <IPv6address> "]"
+<IPv6address>   ::=                                  (<h16> ":"){6} <ls32> \
+                  |                             "::" (<h16> ":"){5} <ls32> \
+                  | <h16>?                      "::" (<h16> ":"){4} <ls32> \
+                  | ((<h16> ":"){0,1} <h16>)?   "::" (<h16> ":"){3} <ls32> \
+                  | ((<h16> ":"){0,2} <h16>)?   "::" (<h16> ":"){2} <ls32> \
+                  | ((<h16> ":"){0,3} <h16>)?   "::" <h16> ":" <ls32> \
+                  | ((<h16> ":"){0,4} <h16>)?   "::" <ls32> \
+                  | ((<h16> ":"){0,5} <h16>)?   "::" <h16> \
                   | ((<h16> ":"){0,6} <h16>)?   "::"
 <h16>           ::= <HEXDIG>{1,4}
 <ls32>          ::= <h16> ":" <h16> | <IPv4address>
-<IPv4address>   ::= <dec-octet> "." <dec-octet> "." <dec-octet> "." <dec-octet>
-<dec-octet>     ::= <DIGIT>                 # 0-9
-                  | r"[1-9]" <DIGIT>        # 10-99
-                  | "1" <DIGIT>{2}          # 100-199
-                  | "2" r"[0-4]" <DIGIT>    # 200-249
-                  | "25" r"[0-5]"           # 250-255
+<IPv4address>   ::= <dec_octet> "." <dec_octet> "." <dec_octet> "." <dec_octet>
+# 0-9, 10-99, 100-199, 200-249, 250-255:
+<dec_octet>     ::= <DIGIT> \
+                  | r"[1-9]" <DIGIT> \
+                  | "1" <DIGIT>{2} \
+                  | "2" r"[0-4]" <DIGIT> \
+                  | "25" r"[0-5]"
 # RFC 3986 allows an empty reg-name; see <authority> for the empty host.
-<reg-name>      ::= (<unreserved> | <pct-encoded> | <sub-delims>)+
+<reg_name>      ::= (<unreserved> | <pct_encoded> | <sub_delims>)+
 
-<path-abempty>  ::= ("/" <segment>)*
-<path-absolute> ::= "/" (<segment-nz> ("/" <segment>)*)?
-<path-rootless> ::= <segment-nz> ("/" <segment>)*
-<path-empty>    ::= ""
+<path_abempty>  ::= ("/" <segment>)*
+<path_absolute> ::= "/" (<segment_nz> ("/" <segment>)*)?
+<path_rootless> ::= <segment_nz> ("/" <segment>)*
+<path_empty>    ::= ""
 <segment>       ::= <pchar>*
-<segment-nz>    ::= <pchar>+
-<pchar>         ::= <unreserved> | <pct-encoded> | <sub-delims> | ":" | "@"
+<segment_nz>    ::= <pchar>+
+<pchar>         ::= <unreserved> | <pct_encoded> | <sub_delims> | ":" | "@"
 <query>         ::= (<pchar> | "/" | "?")*
 <fragment>      ::= (<pchar> | "/" | "?")*
 
-<pct-encoded>   ::= "%" <HEXDIG> <HEXDIG>
+<pct_encoded>   ::= "%" <HEXDIG> <HEXDIG>
 <unreserved>    ::= <ALPHA> | <DIGIT> | "-" | "." | "_" | "~"
-<sub-delims>    ::= "!" | "$" | "&" | "'" | "(" | ")" | "*" | "+" | "," | ";" | "="
+<sub_delims>    ::= "!" | "$" | "&" | "'" | "(" | ")" | "*" | "+" | "," | ";" | "="
 <ALPHA>         ::= r"[A-Za-z]"
 <DIGIT>         ::= r"[0-9]"
 <HEXDIG>        ::= r"[0-9A-Fa-f]"
 
 # WHATWG special schemes (not file, which takes no port) with a host that is a valid
 # domain or address; the rest of the URI is as in <uri>.
-<special-uri>   ::= <special-scheme> "://" (<userinfo> "@")? <special-host> (":" <port>)?
-                    <path-abempty> ("?" <query>)? ("#" <fragment>)?
-<special-scheme> ::= "http" | "https" | "ws" | "wss" | "ftp"
-<special-host>  ::= <IP-literal> | <IPv4address> | <domain>
-<domain>        ::= (<label> ".")* <top-label> "."?
+<special_uri>   ::= <special_scheme> "://" (<userinfo> "@")? <special_host> (":" <port>)? \
+                    <path_abempty> ("?" <query>)? ("#" <fragment>)?
+<special_scheme> ::= "http" | "https" | "ws" | "wss" | "ftp"
+<special_host>  ::= <IP_literal> | <IPv4address> | <domain>
+<domain>        ::= (<label> ".")* <top_label> "."?
 # single hyphens only, so no label can be an IDNA "xn--" label (which must be Punycode)
 <label>         ::= <alphanum>+ ("-" <alphanum>+)*
-<top-label>     ::= <ALPHA> <alphanum>* ("-" <alphanum>+)*
+<top_label>     ::= <ALPHA> <alphanum>* ("-" <alphanum>+)*
 <alphanum>      ::= <ALPHA> | <DIGIT>

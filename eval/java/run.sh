@@ -30,7 +30,7 @@ subjects=(
     "jacksonCore $root/specs/json.fan com.fasterxml.jackson.core.*"
     "jackson $root/specs/json.fan com.fasterxml.jackson.*"
     "jsonSimple $root/specs/json.fan org.json.simple.*"
-    "commonsCsv $root/specs/csv.fan org.apache.commons.csv.*"
+    "commonsCsv $root/specs/csv.bnf org.apache.commons.csv.*"
     "rhino ${RHINO_SPEC:-} org.mozilla.javascript.*"
     "cssparser ${CSS_SPEC:-} com.steadystate.css.*"
 )

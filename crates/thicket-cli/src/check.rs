@@ -23,11 +23,11 @@ atom computed. Ambiguous inputs are checked on the derivation the parser finds f
 Exit code 0 if every input is valid, 1 if any is invalid or not in the language, 3 if the \
 spec or a constraint has errors (reported before any input is read), 4 if an input cannot be \
 read or is over --max-input-size (reported; the others are still checked).\n\n\
-Examples:\n  thicket check specs/xml.fan doc.xml\n  \
-thicket check specs/csv.fan data.csv -c 'forall <csv-record> r: count(r, \"<raw-field>\", \"3\")'\n  \
-thicket check specs/tar.fan a.tar --json\n  \
-thicket generate specs/csv.fan -n 1000 --seed 1 -o out/ --suffix .csv\n  \
-thicket check specs/csv.fan out/ --quiet\n\n\
+Examples:\n  thicket check specs/xml.bnf doc.xml\n  \
+thicket check specs/csv.bnf data.csv -c 'forall <csv-record> r: count(r, \"<raw-field>\", \"3\")'\n  \
+thicket check specs/tar.bnf a.tar --json\n  \
+thicket generate specs/csv.bnf -n 1000 --seed 1 -o out/ --suffix .csv\n  \
+thicket check specs/csv.bnf out/ --quiet\n\n\
 The language is ISLa's; see docs/constraints.md."
 )]
 pub struct CheckArgs {

@@ -23,7 +23,7 @@ is not in the language, 3 if the spec has errors, 4 if an input cannot be read o
 --max-input-size (reported and not counted; the others still are).\n\n\
 Examples:\n  thicket cover specs/json.fan inputs/ -k 3\n  \
 thicket cover specs/expr.fan tests/*.txt -k 2 --missing\n  \
-thicket cover specs/csv.fan corpus/* -k 4 --curve growth.csv --plot growth.svg --json"
+thicket cover specs/csv.bnf corpus/* -k 4 --curve growth.csv --plot growth.svg --json"
 )]
 pub struct CoverArgs {
     #[command(flatten)]

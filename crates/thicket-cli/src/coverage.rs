@@ -24,7 +24,7 @@ Examples:\n  thicket coverage specs/json.fan out/queue -- ./target @@\n  \
 thicket coverage specs/json.fan inputs/ --python json:loads --python-include '*/json/*'\n  \
 thicket coverage specs/json.fan inputs/ --java com.google.gson.JsonParser.parseString \
 --classpath /usr/share/java/gson.jar\n  \
-thicket coverage specs/csv.fan a.csv b.csv --format json --growth growth.csv -- ./csvtool"
+thicket coverage specs/csv.bnf a.csv b.csv --format json --growth growth.csv -- ./csvtool"
 )]
 pub struct CoverageArgs {
     #[command(flatten)]

@@ -103,9 +103,9 @@ bytes after the header are exactly the input, whatever it contains. -0 (NUL afte
 input), --separator SEP, --format json (one JSON line per input) and -o DIR (a file \
 each) choose other framings.\n\n\
 Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  \
-thicket generate specs/csv.fan -n 1000 --seed 7 -o out/ --suffix .csv\n  \
+thicket generate specs/csv.bnf -n 1000 --seed 7 -o out/ --suffix .csv\n  \
 thicket generate specs/expr.fan -n 5 --max-depth 8 --format json\n  \
-thicket generate specs/tar.fan -n 100 -0 | xargs -0 ..."
+thicket generate specs/tar.bnf -n 100 -0 | xargs -0 ..."
 )]
 pub struct GenerateArgs {
     #[command(flatten)]

@@ -91,12 +91,12 @@ pub mod exit {
     long_about = "Grammar-based test generation: valid, diverse, aimed inputs from a grammar.\n\n\
         A spec is a grammar in ISLa .bnf / Fandango .fan syntax (`<name> ::= alt | alt`) or a \
         fuzzingbook JSON grammar. See docs/spec-format.md.",
-    after_help = "Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  thicket lint specs/csv.fan\n  \
+    after_help = "Examples:\n  thicket generate specs/json.fan -n 10 --seed 1\n  thicket lint specs/csv.bnf\n  \
         thicket parse specs/json.fan input.json\n  \
         thicket generate specs/json.fan --strategy kpath -k 3 -o out/\n  \
         thicket learn specs/json.fan samples/ -o probs.json\n  \
         thicket cover specs/json.fan out/* -k 3\n  \
-        thicket check specs/xml.fan doc.xml\n  \
+        thicket check specs/xml.bnf doc.xml\n  \
         thicket fuzz specs/json.fan -o out --execs 100000 -- ./target @@\n  \
         thicket coverage specs/json.fan out/queue -- ./target @@\n  \
         thicket minimize specs/json.fan out/crashes/id:000000* -- ./target @@\n  \

@@ -32,11 +32,11 @@ With a program (-- COMMAND or --python M:F), --generate inputs made from the gra
 --mutate mutants of the positives are run and labelled: accepted (exit 0, no failure) is \
 positive, anything else negative. Each result is then validated: --validate inputs that \
 satisfy it are solved for and run, and a result is kept only if the program accepts them all.\n\n\
-Examples:\n  thicket mine specs/xml.fan --positive good/ --negative bad/\n  \
-thicket mine specs/csv.fan --positive good/ --negative bad/ --json\n  \
+Examples:\n  thicket mine specs/xml.bnf --positive good/ --negative bad/\n  \
+thicket mine specs/csv.bnf --positive good/ --negative bad/ --json\n  \
 thicket mine dot.fan --positive samples/ --generate 200 -- dot -Tcanon @@\n  \
-thicket mine specs/xml.fan --positive good/ --negative bad/ -o mined.isla && \
-thicket check specs/xml.fan --no-spec-constraints --constraint mined.isla new/"
+thicket mine specs/xml.bnf --positive good/ --negative bad/ -o mined.isla && \
+thicket check specs/xml.bnf --no-spec-constraints --constraint mined.isla new/"
 )]
 pub struct MineArgs {
     #[command(flatten)]

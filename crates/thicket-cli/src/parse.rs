@@ -23,7 +23,7 @@ is not in the language (and all could be read), 3 if the spec has errors, 4 if a
 cannot be read or is over --max-input-size.\n\n\
 Examples:\n  thicket parse specs/json.fan data.json\n  \
 echo -n '1+2' | thicket parse specs/expr.fan --format sexp\n  \
-thicket parse specs/csv.fan --quiet *.csv && echo all valid\n  \
+thicket parse specs/csv.bnf --quiet *.csv && echo all valid\n  \
 thicket parse specs/expr.fan in.txt --format dot | dot -Tsvg > tree.svg"
 )]
 pub struct ParseArgs {

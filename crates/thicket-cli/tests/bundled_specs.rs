@@ -6,9 +6,9 @@
 //! the `tar` crate, pulldown-cmark and lang-c. Where the real parser is lenient, the
 //! test also compares what it read with what the derivation tree (`--format json`)
 //! says was generated, so that a grammar bug cannot hide behind leniency. expr.fan gets a
-//! small recursive-descent recognizer and rest.fan (no reST parser in Rust) a
+//! small recursive-descent recognizer and rest.bnf (no reST parser in Rust) a
 //! line-level check, and Docutils (Python, `judges/rest_docutils.py`) on the inputs
-//! `thicket check` calls valid; csv.fan's inputs are read by Python's csv module too
+//! `thicket check` calls valid; csv.bnf's inputs are read by Python's csv module too
 //! (`judges/csv_python.py`). Inputs come from `-0` (split on NUL), from `--format json` when the
 //! tree is needed, and from `-o DIR` for tar, whose inputs contain NUL bytes.
 //! Another test checks that every bundled spec lints clean.
@@ -31,21 +31,21 @@ const BIN: &str = env!("CARGO_BIN_EXE_thicket");
 const SEED: &str = "20240917";
 /// Inputs per spec.
 const N: usize = 10_000;
-/// Inputs for scriptsizec.fan: lang-c's parser needs about 2 ms per program in a debug
+/// Inputs for scriptsizec.bnf: lang-c's parser needs about 2 ms per program in a debug
 /// build, so 10,000 would make it the slowest test by far.
 const N_C: usize = 5_000;
 
 const BUNDLED: [&str; 10] = [
-    "csv.fan",
+    "csv.bnf",
     "expr.fan",
     "javascript.fan",
     "json.fan",
     "markdown.fan",
-    "rest.fan",
-    "scriptsizec.fan",
-    "tar.fan",
+    "rest.bnf",
+    "scriptsizec.bnf",
+    "tar.bnf",
     "url.fan",
-    "xml.fan",
+    "xml.bnf",
 ];
 
 // ---------------------------------------------------------------------------------------
@@ -318,7 +318,7 @@ fn every_bundled_spec_lints_clean() {
     let mut in_dir: Vec<String> = std::fs::read_dir(spec_path(""))
         .expect("specs directory")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".fan"))
+        .filter(|n| n.ends_with(".fan") || n.ends_with(".bnf"))
         .collect();
     in_dir.sort();
     assert_eq!(
@@ -485,7 +485,7 @@ fn json_outputs_parse_with_serde_json() {
 }
 
 // ---------------------------------------------------------------------------------------
-// csv.fan: the csv crate, compared field by field with the tree
+// csv.bnf: the csv crate, compared field by field with the tree
 
 /// The value of a `<raw-field>`: unquoted as is, quoted without the quotes and with `""`
 /// read as `"`.
@@ -517,7 +517,7 @@ fn read_csv(input: &[u8], flexible: bool) -> Result<Vec<Vec<String>>, csv::Error
 
 #[test]
 fn csv_outputs_read_back_field_by_field() {
-    let samples = generate_trees("csv.fan", N);
+    let samples = generate_trees("csv.bnf", N);
     let mut failures = Vec::new();
     let mut rectangular = 0;
     let dir = tempfile::tempdir().unwrap();
@@ -583,7 +583,7 @@ fn csv_outputs_read_back_field_by_field() {
             }
         }
     }
-    assert_all_passed("csv.fan", N, &failures);
+    assert_all_passed("csv.bnf", N, &failures);
     // Enough files exercise the strict reader (rows of equal length are up to chance).
     assert!(rectangular > N / 10, "only {rectangular} rectangular files");
 }
@@ -612,17 +612,17 @@ fn check_url(s: &Sample) -> Result<(), String> {
     let text = s.text();
     let url = url::Url::parse(text).map_err(|e| format!("rejected: {e}"))?;
     let top = &s.tree.children[0];
-    let special = top.is("<special-uri>");
+    let special = top.is("<special_uri>");
     let scheme = top
         .child("<scheme>")
-        .or_else(|| top.child("<special-scheme>"))
+        .or_else(|| top.child("<special_scheme>"))
         .ok_or("no scheme")?
         .text();
     if url.scheme() != scheme.to_ascii_lowercase() {
         return Err(format!("scheme {:?}", url.scheme()));
     }
     let authority = top
-        .child("<hier-part>")
+        .child("<hier_part>")
         .and_then(|h| h.child("<authority>"))
         .or(if special { Some(top) } else { None });
     if let Some(auth) = authority {
@@ -667,10 +667,10 @@ fn check_url(s: &Sample) -> Result<(), String> {
         }
         let host = auth
             .child("<host>")
-            .or_else(|| auth.child("<special-host>"))
+            .or_else(|| auth.child("<special_host>"))
             .map(|h| &h.children[0]);
         match host {
-            Some(h) if h.is("<IP-literal>") => {
+            Some(h) if h.is("<IP_literal>") => {
                 let t = h.text();
                 let addr: std::net::Ipv6Addr = t[1..t.len() - 1]
                     .parse()
@@ -733,7 +733,7 @@ fn url_outputs_parse_with_the_url_crate() {
 }
 
 // ---------------------------------------------------------------------------------------
-// xml.fan: quick-xml, strict except for end-tag names
+// xml.bnf: quick-xml, strict except for end-tag names
 
 /// The tag name of an `<xml-tree>` node and whether it is an empty-element tag.
 fn xml_tag(tree: &Node) -> (String, bool) {
@@ -892,7 +892,7 @@ fn check_xml(s: &Sample) -> Result<(bool, bool), String> {
 
 #[test]
 fn xml_outputs_parse_with_quick_xml() {
-    let samples = generate_trees("xml.fan", N);
+    let samples = generate_trees("xml.bnf", N);
     let mut failures = Vec::new();
     let (mut balanced, mut duplicates) = (0, 0);
     for (i, s) in samples.iter().enumerate() {
@@ -904,17 +904,17 @@ fn xml_outputs_parse_with_quick_xml() {
             Err(e) => failures.push(format!("#{i} {:?}: {e}", s.text())),
         }
     }
-    assert_all_passed("xml.fan", N, &failures);
+    assert_all_passed("xml.bnf", N, &failures);
     eprintln!(
-        "xml.fan: {balanced} of {N} with matching tag names, {duplicates} with a repeated attribute name"
+        "xml.bnf: {balanced} of {N} with matching tag names, {duplicates} with a repeated attribute name"
     );
 }
 
 // ---------------------------------------------------------------------------------------
-// tar.fan: the ustar layout, then the tar crate on the archive with size and checksum
+// tar.bnf: the ustar layout, then the tar crate on the archive with size and checksum
 // repaired
 
-/// POSIX ustar header fields: (rule in tar.fan, offset, width).
+/// POSIX ustar header fields: (rule in tar.bnf, offset, width).
 const USTAR_FIELDS: [(&str, usize, usize); 17] = [
     ("<file-name>", 0, 100),
     ("<file-mode>", 100, 8),
@@ -1129,7 +1129,7 @@ fn read_repaired_tar(a: &[u8], entries: &[TarEntry]) -> Result<(), String> {
 
 #[test]
 fn tar_outputs_have_the_ustar_layout() {
-    let inputs = generate_files("tar.fan", N);
+    let inputs = generate_files("tar.bnf", N);
     let mut failures = Vec::new();
     for (i, a) in inputs.iter().enumerate() {
         let result = check_tar_layout(a).and_then(|entries| read_repaired_tar(a, &entries));
@@ -1137,10 +1137,10 @@ fn tar_outputs_have_the_ustar_layout() {
             failures.push(format!("#{i}: {e}"));
         }
     }
-    assert_all_passed("tar.fan", N, &failures);
+    assert_all_passed("tar.bnf", N, &failures);
 
     // The derivation trees put every field at its ustar offset and width.
-    for (i, s) in generate_trees("tar.fan", 200).iter().enumerate() {
+    for (i, s) in generate_trees("tar.bnf", 200).iter().enumerate() {
         assert_eq!(
             s.input, inputs[i],
             "input #{i} differs between -o and --format json"
@@ -1197,39 +1197,39 @@ fn md_expected(tree: &Node) -> MdShape {
     let mut previous_list: Option<String> = None;
     for block in tree.children.iter().filter(|c| c.is("<block>")) {
         let b = &block.children[0];
-        let key = if b.is("<bullet-list>") {
+        let key = if b.is("<bullet_list>") {
             Some(b.children[0].label.clone())
-        } else if b.is("<ordered-list>") {
+        } else if b.is("<ordered_list>") {
             Some(b.children[1].label.clone())
         } else {
             None
         };
         if let Some(k) = &key {
             if previous_list.as_ref() != Some(k) {
-                shape.lists.push(if b.is("<ordered-list>") {
+                shape.lists.push(if b.is("<ordered_list>") {
                     Some(b.children[0].text().parse().expect("list number"))
                 } else {
                     None
                 });
             }
-            shape.items += b.children.iter().filter(|c| c.is("<text-line>")).count();
+            shape.items += b.children.iter().filter(|c| c.is("<text_line>")).count();
         }
         previous_list = key;
     }
     shape.headings = tree
-        .all("<heading-marker>")
+        .all("<heading_marker>")
         .iter()
         .map(|m| m.text().len())
         .collect();
-    shape.rules = tree.count("<thematic-break>");
-    let quotes = tree.all("<block-quote>");
+    shape.rules = tree.count("<thematic_break>");
+    let quotes = tree.all("<block_quote>");
     shape.block_quotes = quotes.len();
     shape.code_blocks = tree
-        .all("<fenced-code>")
+        .all("<fenced_code>")
         .iter()
         .map(|f| {
-            let info = f.child("<info-string>").map(Node::text).unwrap_or_default();
-            let body: String = f.all("<code-line>").iter().map(|l| l.text()).collect();
+            let info = f.child("<info_string>").map(Node::text).unwrap_or_default();
+            let body: String = f.all("<code_line>").iter().map(|l| l.text()).collect();
             (info, body)
         })
         .collect();
@@ -1237,7 +1237,7 @@ fn md_expected(tree: &Node) -> MdShape {
     shape.emphasis = tree.count("<emphasis>");
     shape.strong = tree.count("<strong>");
     shape.code_spans = tree
-        .all("<code-span>")
+        .all("<code_span>")
         .iter()
         .map(|c| {
             let t = c.text();
@@ -1247,22 +1247,22 @@ fn md_expected(tree: &Node) -> MdShape {
     let target = |n: &&Node| {
         (
             n.child("<destination>").unwrap().text(),
-            n.child("<link-title>")
+            n.child("<link_title>")
                 .map(|t| t.child("<words>").unwrap().text())
                 .unwrap_or_default(),
         )
     };
     shape.links = tree.all("<link>").iter().map(target).collect();
     shape.images = tree.all("<image>").iter().map(target).collect();
-    shape.hard_breaks = tree.count("<hard-break>");
+    shape.hard_breaks = tree.count("<hard_break>");
     shape.soft_breaks = tree
-        .all("<line-break>")
+        .all("<line_break>")
         .iter()
         .filter(|b| b.text() == "\n")
         .count()
         + quotes
             .iter()
-            .map(|q| q.children.iter().filter(|c| c.is("<text-line>")).count() - 1)
+            .map(|q| q.children.iter().filter(|c| c.is("<text_line>")).count() - 1)
             .sum::<usize>();
     shape
 }
@@ -1336,11 +1336,11 @@ fn markdown_outputs_have_the_generated_structure() {
 }
 
 // ---------------------------------------------------------------------------------------
-// scriptsizec.fan: lang-c's C11 parser, with the statement as the body of main()
+// scriptsizec.bnf: lang-c's C11 parser, with the statement as the body of main()
 
 #[test]
 fn scriptsizec_outputs_parse_as_c() {
-    let inputs = generate_nul("scriptsizec.fan", N_C);
+    let inputs = generate_nul("scriptsizec.bnf", N_C);
     let config = lang_c::driver::Config::default();
     let mut failures = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
@@ -1351,16 +1351,16 @@ fn scriptsizec_outputs_parse_as_c() {
             failures.push(format!("#{i} {program:?}: {e}"));
         }
     }
-    assert_all_passed("scriptsizec.fan", N_C, &failures);
+    assert_all_passed("scriptsizec.bnf", N_C, &failures);
 }
 
 // ---------------------------------------------------------------------------------------
-// rest.fan: no reST parser for Rust; a line-level check of the subset, and Docutils
+// rest.bnf: no reST parser for Rust; a line-level check of the subset, and Docutils
 // (Python) on what `check` calls valid
 
 #[test]
 fn rest_outputs_have_the_subset_line_structure() {
-    let samples = generate_trees("rest.fan", N);
+    let samples = generate_trees("rest.bnf", N);
     let mut failures = Vec::new();
     for (i, s) in samples.iter().enumerate() {
         let text = s.text();
@@ -1395,18 +1395,18 @@ fn rest_outputs_have_the_subset_line_structure() {
             failures.push(format!("#{i} {text:?}"));
         }
     }
-    assert_all_passed("rest.fan", N, &failures);
+    assert_all_passed("rest.bnf", N, &failures);
 }
 
 /// Inputs generated without constraints that `thicket check` calls valid (all four
 /// reST constraints hold) are what Docutils reads: no warning or error, and every
 /// title and list item the tree holds (`judges/rest_docutils.py`), but for the known
-/// gaps of rest.fan's header in at most 2% of them. Skipped without
+/// gaps of rest.bnf's header in at most 2% of them. Skipped without
 /// python3 and Docutils, unless `THICKET_REQUIRE_PYTHON=1` (CI installs Docutils).
 #[test]
 fn rest_inputs_valid_by_check_are_read_by_docutils() {
     const N_REST: usize = 2000;
-    let samples = generate_trees("rest.fan", N_REST);
+    let samples = generate_trees("rest.bnf", N_REST);
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
     for (i, s) in samples.iter().enumerate() {
@@ -1414,7 +1414,7 @@ fn rest_inputs_valid_by_check_are_read_by_docutils() {
         std::fs::write(&path, &s.input).unwrap();
         files.push(path.to_str().unwrap().to_string());
     }
-    let spec = spec_path("rest.fan");
+    let spec = spec_path("rest.bnf");
     let mut args = vec!["check", spec.to_str().unwrap(), "--json"];
     args.extend(files.iter().map(String::as_str));
     let out = Command::new(BIN).args(&args).output().unwrap();
@@ -1440,7 +1440,7 @@ fn rest_inputs_valid_by_check_are_read_by_docutils() {
         "only {valid} of {N_REST} valid by check"
     );
     if let Some(failures) = judges::rest_docutils(&manifest) {
-        // At most 2%: the gaps rest.fan's header names (letter enumerators, blank list
+        // At most 2%: the gaps rest.bnf's header names (letter enumerators, blank list
         // items, "::"), which ISLa's grammar and constraints have too.
         assert!(
             failures.len() * 50 <= valid,

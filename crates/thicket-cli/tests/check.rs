@@ -36,17 +36,17 @@ fn text(bytes: &[u8]) -> String {
 fn verdicts_witnesses_and_exit_codes() {
     let (_good_dir, good) = temp("good.xml", b"<a b=\"1\">x</a>");
     let (_bad_dir, bad) = temp("bad.xml", b"<a>x<b>y</c></a>");
-    let out = thicket(&["check", "specs/xml.fan", &good], b"");
+    let out = thicket(&["check", "specs/xml.bnf", &good], b"");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), format!("{good}: valid\n"));
 
-    let out = thicket(&["check", "specs/xml.fan", &good, &bad], b"");
+    let out = thicket(&["check", "specs/xml.bnf", &good, &bad], b"");
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
     // The balance constraint fails on the inner tree, with its two ids.
     for expected in [
         &format!("{bad}: invalid") as &str,
-        "violates specs/xml.fan:",
+        "violates specs/xml.bnf:",
         "tree = <xml-tree> at 1:5 \"<b>y</c>\"",
         "opid = <id> at 1:6 \"b\"",
         "clid = <id> at 1:11 \"c\"",
@@ -56,12 +56,12 @@ fn verdicts_witnesses_and_exit_codes() {
     }
     assert!(text(&out.stderr).contains("2 inputs: 1 valid, 1 violate constraints"));
 
-    let out = thicket(&["check", "specs/xml.fan", "--quiet", &bad], b"");
+    let out = thicket(&["check", "specs/xml.bnf", "--quiet", &bad], b"");
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty() && out.stderr.is_empty());
 
     // Outside the grammar: the parser's position and expectation.
-    let out = thicket(&["check", "specs/xml.fan", "-"], b"<a>x</a");
+    let out = thicket(&["check", "specs/xml.bnf", "-"], b"<a>x</a");
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stdout).contains("not in the language"),
@@ -72,7 +72,7 @@ fn verdicts_witnesses_and_exit_codes() {
 
 #[test]
 fn json_lines_for_tools() {
-    let out = thicket(&["check", "specs/csv.fan", "--json", "-"], b"a,b\n1,2\n3\n");
+    let out = thicket(&["check", "specs/csv.bnf", "--json", "-"], b"a,b\n1,2\n3\n");
     assert_eq!(out.status.code(), Some(1));
     let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(line["file"], "<stdin>");
@@ -82,7 +82,7 @@ fn json_lines_for_tools() {
         violation["location"]
             .as_str()
             .unwrap()
-            .starts_with("specs/csv.fan:")
+            .starts_with("specs/csv.bnf:")
     );
     let steps = violation["steps"].as_array().unwrap();
     let record = steps.iter().find(|s| s["bind"] == "record").unwrap();
@@ -107,19 +107,19 @@ fn constraints_from_the_command_line() {
         b"forall <csv-record> r: count(r, \"<raw-field>\", 2)",
     );
     let out = thicket(
-        &["check", "specs/csv.fan", &input, "--constraint", &isla],
+        &["check", "specs/csv.bnf", &input, "--constraint", &isla],
         b"",
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stdout).contains(&format!("violates {isla}:1:1")));
     // -c adds to the spec's own constraints; --no-spec-constraints drops those.
     let arity = "forall <csv-record> r: count(r, \"<raw-field>\", 3)";
-    let out = thicket(&["check", "specs/csv.fan", &input, "-c", arity], b"");
+    let out = thicket(&["check", "specs/csv.bnf", &input, "-c", arity], b"");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     let out = thicket(
         &[
             "check",
-            "specs/csv.fan",
+            "specs/csv.bnf",
             &input,
             "--no-spec-constraints",
             "-c",
@@ -136,7 +136,7 @@ fn constraint_errors_come_before_any_input_is_read() {
     let out = thicket(
         &[
             "check",
-            "specs/csv.fan",
+            "specs/csv.bnf",
             "-c",
             "forall <csv-recrd> r: r = \"\"",
         ],
@@ -173,7 +173,7 @@ fn generate_satisfies_the_spec_constraints_unless_told_not_to() {
     let out = thicket(
         &[
             "generate",
-            "specs/csv.fan",
+            "specs/csv.bnf",
             "-n",
             "50",
             "--seed",
@@ -189,7 +189,7 @@ fn generate_satisfies_the_spec_constraints_unless_told_not_to() {
         .map(|e| e.unwrap().path().to_str().unwrap().to_string())
         .collect();
     assert_eq!(files.len(), 50);
-    let mut args = vec!["check", "specs/csv.fan", "--quiet"];
+    let mut args = vec!["check", "specs/csv.bnf", "--quiet"];
     args.extend(files.iter().map(String::as_str));
     let out = thicket(&args, b"");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
@@ -217,7 +217,7 @@ fn spec_constraints_are_about_whole_inputs() {
     // With --start on a record, the spec's column constraint does not apply (and does
     // not stop other subcommands either).
     let out = thicket(
-        &["check", "specs/csv.fan", "--start", "csv-record", "-"],
+        &["check", "specs/csv.bnf", "--start", "csv-record", "-"],
         b"1,2\n",
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -225,7 +225,7 @@ fn spec_constraints_are_about_whole_inputs() {
     let out = thicket(
         &[
             "generate",
-            "specs/csv.fan",
+            "specs/csv.bnf",
             "--start",
             "<csv-record>",
             "-n",
@@ -240,7 +240,7 @@ fn spec_constraints_are_about_whole_inputs() {
     let out = thicket(
         &[
             "check",
-            "specs/csv.fan",
+            "specs/csv.bnf",
             "--start",
             "csv-record",
             "-c",
@@ -261,10 +261,10 @@ fn checking_gives_up_instead_of_hanging() {
         "attrs.xml",
         format!("<a {}>x</a>", attrs.join(" ")).as_bytes(),
     );
-    let out = thicket(&["check", "specs/xml.fan", &input], b"");
+    let out = thicket(&["check", "specs/xml.bnf", &input], b"");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     let out = thicket(
-        &["check", "specs/xml.fan", &input, "--max-steps", "100"],
+        &["check", "specs/xml.bnf", &input, "--max-steps", "100"],
         b"",
     );
     assert_eq!(out.status.code(), Some(1));
@@ -277,14 +277,14 @@ fn checking_gives_up_instead_of_hanging() {
 
 #[test]
 fn lint_counts_the_constraints() {
-    let out = thicket(&["lint", "specs/xml.fan"], b"");
+    let out = thicket(&["lint", "specs/xml.bnf"], b"");
     assert_eq!(out.status.code(), Some(0));
     assert!(
         text(&out.stdout).contains("21 terminals, 4 constraints;"),
         "{}",
         text(&out.stdout)
     );
-    let out = thicket(&["lint", "specs/csv.fan", "--format", "json"], b"");
+    let out = thicket(&["lint", "specs/csv.bnf", "--format", "json"], b"");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["totals"]["constraints"], 2);
 }
@@ -292,7 +292,7 @@ fn lint_counts_the_constraints() {
 #[test]
 fn json_numbers_are_numbers_and_errors_match_parse() {
     // An `int` quantifier's value is a number, like every line and column.
-    let out = thicket(&["check", "specs/csv.fan", "--json", "-"], b"a,b,c\n1,2\n");
+    let out = thicket(&["check", "specs/csv.bnf", "--json", "-"], b"a,b,c\n1,2\n");
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let steps = line["violations"][0]["steps"].as_array().unwrap();
@@ -304,10 +304,10 @@ fn json_numbers_are_numbers_and_errors_match_parse() {
             .all(|s| s.get("line").is_none_or(|l| l.is_u64()))
     );
     // Not in the language: the same error object as `parse --format json`.
-    let out = thicket(&["check", "specs/csv.fan", "--json", "-"], b"a,\"b\n");
+    let out = thicket(&["check", "specs/csv.bnf", "--json", "-"], b"a,\"b\n");
     let checked: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let out = thicket(
-        &["parse", "specs/csv.fan", "--format", "json", "-"],
+        &["parse", "specs/csv.bnf", "--format", "json", "-"],
         b"a,\"b\n",
     );
     let parsed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -372,7 +372,7 @@ fn stats_report_the_k_path_coverage_that_cover_measures() {
         let _ = std::fs::remove_dir_all(&dir);
         let mut args = vec![
             "generate",
-            "specs/rest.fan",
+            "specs/rest.bnf",
             "-n",
             "12",
             "--seed",
@@ -389,7 +389,7 @@ fn stats_report_the_k_path_coverage_that_cover_measures() {
             .split("; ")
             .find_map(|part| part.strip_suffix(" 3-paths covered\n"))
             .unwrap_or_else(|| panic!("{err}"));
-        let out = thicket(&["cover", "specs/rest.fan", dir.to_str().unwrap()]);
+        let out = thicket(&["cover", "specs/rest.bnf", dir.to_str().unwrap()]);
         assert!(out.status.success(), "{}", stderr(&out));
         let table = stdout(&out) + &stderr(&out);
         let row: Vec<&str> = table
@@ -625,7 +625,7 @@ fn cover_reports_k_path_coverage_missing_paths_and_a_growth_curve() {
 fn kpath_strategy_covers_every_k_path_and_says_so() {
     let out = thicket(&[
         "generate",
-        "specs/csv.fan",
+        "specs/csv.bnf",
         "--strategy",
         "kpath",
         "-k",
@@ -659,7 +659,7 @@ fn kpath_strategy_covers_every_k_path_and_says_so() {
     // Same seed, same inputs.
     let again = thicket(&[
         "generate",
-        "specs/csv.fan",
+        "specs/csv.bnf",
         "--strategy",
         "kpath",
         "-k",
@@ -696,23 +696,23 @@ fn kpath_strategy_covers_every_k_path_and_says_so() {
 #[test]
 fn kpath_output_reaches_full_coverage_for_every_bundled_spec() {
     let specs = [
-        "expr",
-        "json",
-        "csv",
-        "url",
-        "markdown",
-        "xml",
-        "scriptsizec",
-        "rest",
-        "tar",
+        "expr.fan",
+        "json.fan",
+        "csv.bnf",
+        "url.fan",
+        "markdown.fan",
+        "xml.bnf",
+        "scriptsizec.bnf",
+        "rest.bnf",
+        "tar.bnf",
     ];
     for spec in specs {
-        let max_k = if spec == "tar" { 2 } else { 4 };
+        let max_k = if spec == "tar.bnf" { 2 } else { 4 };
         {
             let k = max_k;
             let temp = tempfile::tempdir().unwrap();
             let dir = temp.path().join("work");
-            let spec_path = format!("specs/{spec}.fan");
+            let spec_path = format!("specs/{spec}");
             let k_text = k.to_string();
             // The grammar's own k-path production; with the spec's constraints the
             // repaired outputs can lose paths (see docs/solver.md).
@@ -795,7 +795,7 @@ fn a_time_limit_writes_the_first_inputs_of_the_stream() {
     // Constrained XML: slow enough per input that half a second ends the run.
     let timed = thicket(&[
         "generate",
-        "specs/xml.fan",
+        "specs/xml.bnf",
         "--seed",
         "3",
         "--time",
@@ -810,7 +810,7 @@ fn a_time_limit_writes_the_first_inputs_of_the_stream() {
     // The same inputs as asking for that many, whatever the thread count.
     let counted = thicket(&[
         "generate",
-        "specs/xml.fan",
+        "specs/xml.bnf",
         "--seed",
         "3",
         "-n",
@@ -821,7 +821,7 @@ fn a_time_limit_writes_the_first_inputs_of_the_stream() {
     // With a count the time does not allow: what was made, and a failure saying so.
     let capped = thicket(&[
         "generate",
-        "specs/xml.fan",
+        "specs/xml.bnf",
         "--seed",
         "3",
         "-n",
@@ -838,7 +838,7 @@ fn a_time_limit_writes_the_first_inputs_of_the_stream() {
         stderr(&capped)
     );
     for bad in ["0", "-1", "soon"] {
-        let refused = thicket(&["generate", "specs/xml.fan", &format!("--time={bad}")]);
+        let refused = thicket(&["generate", "specs/xml.bnf", &format!("--time={bad}")]);
         assert!(!refused.status.success());
         assert!(stderr(&refused).contains("seconds"), "{}", stderr(&refused));
     }
@@ -848,7 +848,7 @@ fn a_time_limit_writes_the_first_inputs_of_the_stream() {
     let kpath = |extra: &[&str]| {
         let mut args = vec![
             "generate",
-            "specs/scriptsizec.fan",
+            "specs/scriptsizec.bnf",
             "--strategy",
             "kpath",
             "-k",

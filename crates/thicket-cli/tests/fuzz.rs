@@ -828,7 +828,7 @@ fn fuzz_satisfies_the_specs_constraints_and_valid_only_repairs_mutants() {
     let target = dir.path().join("xml_target.py");
     std::fs::write(&target, XML_TARGET).unwrap();
     let target = format!("{}:target", target.display());
-    let spec = repo("specs/xml.fan");
+    let spec = repo("specs/xml.bnf");
     let run = |name: &str, execs: &str, extra: &[&str]| {
         fuzz_python(
             &spec,

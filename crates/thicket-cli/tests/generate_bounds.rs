@@ -20,7 +20,7 @@ fn time_limit_stops_the_solver_and_making_nothing_fails() {
     // solver looked at the time. The bound below is loose (a busy machine, a debug
     // build): what is checked is that the run ends near its limit, not after the
     // solver's whole budget.
-    let xml = repo("specs/xml.fan");
+    let xml = repo("specs/xml.bnf");
     let (out, took) = timed(&[
         "generate",
         &xml,
@@ -66,7 +66,7 @@ fn time_limit_stops_the_solver_and_making_nothing_fails() {
 #[test]
 fn constraints_that_cannot_hold_are_refused_before_any_search() {
     let json = repo("specs/json.fan");
-    let xml = repo("specs/xml.fan");
+    let xml = repo("specs/xml.bnf");
     let cases: &[(&str, &[&str])] = &[
         // A contradiction whatever the atom means.
         (
@@ -163,7 +163,7 @@ fn exact_column_counts_and_lengths_are_solved() {
     let csv_dir = dir.path().join("csv");
     let out = thicket(&[
         "generate",
-        &repo("specs/csv.fan"),
+        &repo("specs/csv.bnf"),
         "-n",
         "20",
         "--seed",

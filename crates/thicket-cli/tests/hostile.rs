@@ -813,12 +813,12 @@ fn thousands_of_xml_attributes_parse_in_linear_time_and_still_count_every_bracke
         "many.xml",
         format!("<root {}>text</root>", attributes(10_000)),
     );
-    let run = thicket(&["parse", "specs/xml.fan", &many, "--quiet"]);
+    let run = thicket(&["parse", "specs/xml.bnf", &many, "--quiet"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let four = write(dir.path(), "four.xml", format!("<r {}/>", attributes(4)));
     let run = thicket(&[
         "parse",
-        "specs/xml.fan",
+        "specs/xml.bnf",
         &four,
         "--count",
         "--format",
@@ -839,7 +839,7 @@ fn checking_an_element_of_thousands_of_children_does_not_overflow_the_stack() {
         "wide.xml",
         format!("<r>{}</r>", "<e a=\"1\">t</e>".repeat(20_000)),
     );
-    let run = thicket(&["check", "specs/xml.fan", &doc]);
+    let run = thicket(&["check", "specs/xml.bnf", &doc]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         String::from_utf8_lossy(&run.stdout).contains("wide.xml: valid"),

@@ -132,7 +132,7 @@ fn bad_catalog_names_file_line_and_column() {
     .unwrap();
     let out = thicket(&[
         "mine",
-        &common::repo("specs/csv.fan"),
+        &common::repo("specs/csv.bnf"),
         "--positive",
         dir.path().to_str().unwrap(),
         "--patterns",
@@ -160,7 +160,7 @@ fn a_pattern_with_an_isla_syntax_error_is_reported_where_it_is_written() {
     .unwrap();
     let out = thicket(&[
         "mine",
-        &common::repo("specs/csv.fan"),
+        &common::repo("specs/csv.bnf"),
         "--positive",
         samples.to_str().unwrap(),
         "--patterns",
@@ -174,7 +174,7 @@ fn a_pattern_with_an_isla_syntax_error_is_reported_where_it_is_written() {
 
 #[test]
 fn needs_samples_or_a_program() {
-    let out = thicket(&["mine", &common::repo("specs/csv.fan")]);
+    let out = thicket(&["mine", &common::repo("specs/csv.bnf")]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--positive"));
 }

@@ -104,7 +104,7 @@ fn grammars_v4_examples_parse() {
     assert_eq!(thicket(&args).status.code(), Some(0));
 
     let csv = v4.join("csv/examples/example1.csv");
-    let out = thicket(&["parse", "specs/csv.fan", "--quiet", csv.to_str().unwrap()]);
+    let out = thicket(&["parse", "specs/csv.bnf", "--quiet", csv.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
     // Each URL example is one URL (some files end in a line break, which is not part
@@ -129,12 +129,12 @@ fn rfc_4180_examples_parse() {
         "\"aaa\",\"b\"\"bb\",\"ccc\"\r\n",
     ] {
         let out = thicket_stdin(
-            &["parse", "specs/csv.fan", "--format", "sexp"],
+            &["parse", "specs/csv.bnf", "--format", "sexp"],
             example.as_bytes(),
         );
         assert_eq!(out.status.code(), Some(0), "{example:?}: {}", stderr(&out));
     }
-    let out = thicket_stdin(&["parse", "specs/csv.fan"], b"a,\"b\r\n");
+    let out = thicket_stdin(&["parse", "specs/csv.bnf"], b"a,\"b\r\n");
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -230,14 +230,14 @@ fn url_schemes_exclude_exactly_the_whatwg_special_ones() {
                 "specs/url.fan",
                 "--quiet",
                 "--start",
-                "alpha-scheme",
+                "alpha_scheme",
             ],
             special.as_bytes(),
         );
         assert_eq!(
             out.status.code(),
             Some(1),
-            "{special} is left to <special-uri>"
+            "{special} is left to <special_uri>"
         );
     }
 }

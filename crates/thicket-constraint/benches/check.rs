@@ -114,30 +114,30 @@ fn parse_and_check(bencher: Bencher, name: &str) {
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn csv_check(bencher: Bencher) {
-    check_trees(bencher, "csv.fan");
+    check_trees(bencher, "csv.bnf");
 }
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn csv_parse_baseline(bencher: Bencher) {
-    parse_only(bencher, "csv.fan");
+    parse_only(bencher, "csv.bnf");
 }
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn csv_parse_and_check(bencher: Bencher) {
-    parse_and_check(bencher, "csv.fan");
+    parse_and_check(bencher, "csv.bnf");
 }
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn xml_check(bencher: Bencher) {
-    check_trees(bencher, "xml.fan");
+    check_trees(bencher, "xml.bnf");
 }
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn xml_parse_baseline(bencher: Bencher) {
-    parse_only(bencher, "xml.fan");
+    parse_only(bencher, "xml.bnf");
 }
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn xml_parse_and_check(bencher: Bencher) {
-    parse_and_check(bencher, "xml.fan");
+    parse_and_check(bencher, "xml.bnf");
 }

@@ -345,11 +345,11 @@ impl<'g> Checker<'g> {
     /// A violation as text, e.g.
     ///
     /// ```text
-    /// violates xml.fan:31:7: forall <xml-tree> tree="<{<id> opid}...": (= opid clid)
+    /// violates xml.bnf:31:7: forall <xml-tree> tree="<{<id> opid}...": (= opid clid)
     ///   tree = <xml-tree> at 1:1 "<a>x</b>"
     ///   opid = <id> at 1:2 "a"
     ///   clid = <id> at 1:8 "b"
-    ///   (= opid clid) at xml.fan:32:3 is false: "a" = "b"
+    ///   (= opid clid) at xml.bnf:32:3 is false: "a" = "b"
     /// ```
     pub fn render(&self, violation: &Violation, tree: &DerivationTree) -> String {
         let c = &self.constraints[violation.constraint];

@@ -80,10 +80,10 @@ fn xml_tag_balance() {
         "<p q=\"1\">z</r>",
         "<a><b>t</b></A>",
     ];
-    assert_verdicts("xml.fan", balance, &valid, &invalid);
+    assert_verdicts("xml.bnf", balance, &valid, &invalid);
     // Listing 1, simplified syntax.
     let simplified = "<xml-tree>.<xml-open-tag>.<id> = <xml-tree>.<xml-close-tag>.<id>";
-    assert_verdicts("xml.fan", simplified, &valid, &invalid);
+    assert_verdicts("xml.bnf", simplified, &valid, &invalid);
 }
 
 #[test]
@@ -98,7 +98,7 @@ fn xml_namespace_prefixes_are_defined_in_an_enclosing_tag() {
       "xmlns:{<id-no-prefix> prefix_def}=\"<text>\"" in cont_attr:
       (not prefix_def = "xmlns" and prefix_use = prefix_def)))"#;
     assert_verdicts(
-        "xml.fan",
+        "xml.bnf",
         def_use,
         &[
             "<a b=\"c\">t</a>",
@@ -122,7 +122,7 @@ fn xml_attributes_are_not_duplicated() {
     forall <xml-attribute> attr_inner_2="{<id> id_2}=\"<text>\"" in attr_outer:
       (not same_position(attr_inner_1, attr_inner_2) implies not (= id_1 id_2))"#;
     assert_verdicts(
-        "xml.fan",
+        "xml.bnf",
         no_redef,
         &[
             "<a b=\"1\" c=\"2\">t</a>",
@@ -149,7 +149,7 @@ fn csv_rows_have_the_same_number_of_columns() {
     forall <csv-record> line in start:
       count(line, "<raw-field>", colno))"#;
     assert_verdicts(
-        "csv.fan",
+        "csv.bnf",
         columns,
         &[
             "a,b,c\n1,2,3\n",
@@ -167,7 +167,7 @@ fn csv_rows_have_the_same_number_of_columns() {
     let same = r#"exists int num: forall <csv-record> elem in start:
   (str.to.int(num) >= 1 and count(elem, "<raw-field>", num))"#;
     assert_verdicts(
-        "csv.fan",
+        "csv.bnf",
         same,
         &["a\nb\n", "a,b\n1,2\n3,4\n", "a,b,c,d,e,f\n1,2,3,4,5,6\n"],
         &["a\nb,c\n", "a,b\n1,2\n3\n", "a,b,c\n1,2,3\n\"1,2\",3\n"],
@@ -180,7 +180,7 @@ fn scriptsize_c_variables_are_declared_before_use() {
   exists <declaration> decl="int {<id> def_id}[ = <expr>];" in start:
     (level("GE", "<block>", decl, expr) and (before(decl, expr) and (= use_id def_id)))"#;
     assert_verdicts(
-        "scriptsizec.fan",
+        "scriptsizec.bnf",
         def_use,
         &[
             "{int a;a = 1;}",
@@ -198,7 +198,7 @@ fn scriptsize_c_variables_are_not_redefined() {
   forall <declaration> other_declaration="int {<id> other_def_id}[ = <expr>];" in start:
     (same_position(declaration, other_declaration) xor not (= def_id other_def_id))"#;
     assert_verdicts(
-        "scriptsizec.fan",
+        "scriptsizec.bnf",
         no_redef,
         &[
             "{int a;int b;}",
@@ -231,8 +231,8 @@ fn rest_title_underlines_are_long_enough() {
         "Long title\n-\n",
         "Ok\n==\n\nTitle two\n====\n",
     ];
-    assert_verdicts("rest.fan", core, &valid, &invalid);
-    assert_verdicts("rest.fan", simplified, &valid, &invalid);
+    assert_verdicts("rest.bnf", core, &valid, &invalid);
+    assert_verdicts("rest.bnf", simplified, &valid, &invalid);
     // ISLa's own form (LENGTH_UNDERLINE in rest.py), with its width predicates: the
     // lengths are read into int variables by binding.
     let isla = r#"forall <section-title> title="{<title-text> titletxt}\n{<underline> underline}" in start:
@@ -242,7 +242,7 @@ fn rest_title_underlines_are_long_enough() {
       ((<= (str.to.int title_length) (str.to.int underline_length)) and
       (ljust_crop(titletxt, title_length, " ") and
        extend_crop(underline, underline_length))))"#;
-    assert_verdicts("rest.fan", isla, &valid, &invalid);
+    assert_verdicts("rest.bnf", isla, &valid, &invalid);
 }
 
 #[test]
@@ -255,7 +255,7 @@ fn rest_references_are_defined_and_lists_numbered() {
    exists <labeled_paragraph> labeled_par_2=".. _{<id> def_id}:\n\n<paragraph>" in start:
      (= use_id def_id))"#;
     assert_verdicts(
-        "rest.fan",
+        "rest.bnf",
         def_link,
         &[
             ".. _a:\n\nsome text.\n\nsee a_ here.\n",
@@ -268,11 +268,11 @@ fn rest_references_are_defined_and_lists_numbered() {
             "b_ first.\n\n.. _a:\n\ntext.\n",
         ],
     );
-    // specs/rest.fan's own constraints, numbering included: each item after another
+    // specs/rest.bnf's own constraints, numbering included: each item after another
     // in a list is numbered one more, and an item followed by another is numbered
     // from 1 on.
     assert_spec_verdicts(
-        "rest.fan",
+        "rest.bnf",
         &[
             "1. one\n2. two\n3. three\n",
             "7. seven\n8. eight\n",
@@ -294,7 +294,7 @@ fn rest_labels_are_not_redefined() {
   forall <label> label_2=".. _{<id> id_2}:" in start:
     (same_position(label_1,label_2) or not (= id_1 id_2))"#;
     assert_verdicts(
-        "rest.fan",
+        "rest.bnf",
         no_redef,
         &[
             ".. _a:\n\nsome text.\n",
@@ -387,7 +387,7 @@ mod tar {
 
     #[test]
     fn checksums_and_sizes() {
-        let spec = spec("tar.fan");
+        let spec = spec("tar.bnf");
         let generator = Generator::new(&spec.grammar, GenConfig::default()).unwrap();
         for seed in 0..4 {
             let (tree, _) = generator.generate_tree(&mut Generator::rng_for(7, seed));

@@ -5,7 +5,7 @@ use thicket_constraint::Predicates;
 use thicket_grammar::{LoadOptions, Spec};
 
 fn xml() -> Spec {
-    let path = format!("{}/../../specs/xml.fan", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/../../specs/xml.bnf", env!("CARGO_MANIFEST_DIR"));
     thicket_grammar::load_spec_file(path.as_ref(), &LoadOptions::default()).unwrap()
 }
 

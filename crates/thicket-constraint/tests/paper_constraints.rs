@@ -12,7 +12,7 @@ const PRINTED: &[(&str, Option<&str>)] = &[
     // Listing 1 (the extraction's commas restored to dots).
     (
         "<xml-tree>.<xml-open-tag>.<id> = <xml-tree>.<xml-close-tag>.<id>",
-        Some("xml.fan"),
+        Some("xml.bnf"),
     ),
     // Listing 2, as printed and with the repository's leading space.
     (
@@ -23,7 +23,7 @@ const PRINTED: &[(&str, Option<&str>)] = &[
     (
         r#"forall <xml-tree> tree="<{<id> opid}[ <xml-attribute>]><inner-xml-tree></{<id> clid}>" in start:
   (= opid clid)"#,
-        Some("xml.fan"),
+        Some("xml.bnf"),
     ),
     // Listing 3 with its missing closing quotes.
     (
@@ -35,7 +35,7 @@ const PRINTED: &[(&str, Option<&str>)] = &[
     exists <xml-attribute>=
       "xmlns:{<id-no-prefix> prefix_def}=\"<text>\"" in cont_attr:
       (not prefix_def = "xmlns" and prefix_use = prefix_def)))"#,
-        Some("xml.fan"),
+        Some("xml.bnf"),
     ),
     // Targeted testing, §2.3.
     (
@@ -44,7 +44,7 @@ const PRINTED: &[(&str, Option<&str>)] = &[
     attr.<id> = "web:baseurl" and
   exists <xml-attribute> attr in attributes:
     attr.<id> = "web:query")"#,
-        Some("xml.fan"),
+        Some("xml.bnf"),
     ),
     (
         r#"forall <xml-attribute>="web:<id-no-prefix>={<text> text}":
@@ -54,7 +54,7 @@ const PRINTED: &[(&str, Option<&str>)] = &[
     (
         r#"forall <xml-attribute>="web:<id-no-prefix>=\"{<text> text}\"":
   str.len(text) <= 100"#,
-        Some("xml.fan"),
+        Some("xml.bnf"),
     ),
     (
         r#"forall <xml-attribute> attrs:
@@ -64,15 +64,15 @@ const PRINTED: &[(&str, Option<&str>)] = &[
         None,
     ),
     // The solver's running examples.
-    ("forall <id> id in start: str.len(id) = 3", Some("xml.fan")),
+    ("forall <id> id in start: str.len(id) = 3", Some("xml.bnf")),
     (
         "forall <id> id in start: (= (str.len id) 17)",
-        Some("xml.fan"),
+        Some("xml.bnf"),
     ),
     // reST title underline, simplified and Core.
     (
         "str.len(<section-title>.<underline>) >=\n  str.len(<section-title>.<title-text>)",
-        Some("rest.fan"),
+        Some("rest.bnf"),
     ),
     (
         r#"forall <section-title> title=
@@ -83,11 +83,11 @@ const PRINTED: &[(&str, Option<&str>)] = &[
     // TAR checksum, simplified and Core.
     (
         "tar_checksum(<header>, <header>.<checksum>)",
-        Some("tar.fan"),
+        Some("tar.bnf"),
     ),
     (
         "forall <header> header in start:\n  forall <checksum> checksum in header:\n    tar_checksum(header, checksum)",
-        Some("tar.fan"),
+        Some("tar.bnf"),
     ),
     // CSV columns.
     (
@@ -98,24 +98,24 @@ const PRINTED: &[(&str, Option<&str>)] = &[
     count(hline, "<raw-field>", colno) and
     forall <csv-record> line in start:
       count(line, "<raw-field>", colno))"#,
-        Some("csv.fan"),
+        Some("csv.bnf"),
     ),
     (
         r#"exists int num: forall <csv-record> elem in start: (str.to.int(num) >= 1 and count(elem, "<raw-field>", num))"#,
-        Some("csv.fan"),
+        Some("csv.bnf"),
     ),
     // Scriptsize-C def-use and no-redef.
     (
         r#"forall <expr> expr in start: forall <id> use_id in expr:
   exists <declaration> decl="int {<id> def_id}[ = <expr>];" in start:
     (level("GE", "<block>", decl, expr) and (before(decl, expr) and (= use_id def_id)))"#,
-        Some("scriptsizec.fan"),
+        Some("scriptsizec.bnf"),
     ),
     (
         r#"forall <declaration> declaration="int {<id> def_id}[ = <expr>];" in start:
   forall <declaration> other_declaration="int {<id> other_def_id}[ = <expr>];" in start:
     (same_position(declaration, other_declaration) xor not (= def_id other_def_id))"#,
-        Some("scriptsizec.fan"),
+        Some("scriptsizec.bnf"),
     ),
     // XML no-redef.
     (
@@ -123,14 +123,14 @@ const PRINTED: &[(&str, Option<&str>)] = &[
   forall <xml-attribute> attr_inner_1="{<id> id_1}=\"<text>\"" in attr_outer:
     forall <xml-attribute> attr_inner_2="{<id> id_2}=\"<text>\"" in attr_outer:
       (not same_position(attr_inner_1, attr_inner_2) implies not (= id_1 id_2))"#,
-        Some("xml.fan"),
+        Some("xml.bnf"),
     ),
     // reST no-redef and numbering.
     (
         r#"forall <label> label_1=".. _{<id> id_1}:" in start:
   forall <label> label_2=".. _{<id> id_2}:" in start:
     (same_position(label_1,label_2) or not (= id_1 id_2))"#,
-        Some("rest.fan"),
+        Some("rest.bnf"),
     ),
     (
         r#"forall <enumeration> e in start:
@@ -139,7 +139,7 @@ const PRINTED: &[(&str, Option<&str>)] = &[
       (not consecutive(item_1,item_2) or
         (consecutive(item_1,item_2) and
           ((= (str.to.int number_2) (+ (str.to.int number_1) 1)) and (> (str.to.int number_1) 0))))"#,
-        Some("rest.fan"),
+        Some("rest.bnf"),
     ),
     // Mined (appendix): DOT, ICMP, Racket.
     (

@@ -46,13 +46,13 @@ fn every_bundled_spec_gets_full_k_path_coverage_for_k_1_to_3() {
     for spec in [
         "expr.fan",
         "json.fan",
-        "csv.fan",
+        "csv.bnf",
         "url.fan",
-        "xml.fan",
+        "xml.bnf",
         "markdown.fan",
-        "scriptsizec.fan",
-        "rest.fan",
-        "tar.fan",
+        "scriptsizec.bnf",
+        "rest.bnf",
+        "tar.bnf",
     ] {
         for k in 1..=3 {
             let (inputs, covered, unfit) = check(spec, k);
@@ -63,7 +63,7 @@ fn every_bundled_spec_gets_full_k_path_coverage_for_k_1_to_3() {
 
 #[test]
 fn k_4_on_the_tribble_subjects() {
-    for spec in ["json.fan", "csv.fan", "url.fan"] {
+    for spec in ["json.fan", "csv.bnf", "url.fan"] {
         let (inputs, covered, unfit) = check(spec, 4);
         eprintln!("{spec} k=4: {inputs} inputs cover {covered} k-paths, {unfit} unfit");
     }

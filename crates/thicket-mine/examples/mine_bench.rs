@@ -1,4 +1,4 @@
-//! Mining speed: `cargo run --release -p thicket-mine --example mine_bench -- specs/xml.fan [N]`.
+//! Mining speed: `cargo run --release -p thicket-mine --example mine_bench -- specs/xml.bnf [N]`.
 //!
 //! Makes N inputs (default 100) that satisfy the spec's own constraints (the solver) and
 //! N generated without them that violate them, mines on one thread, and prints the
@@ -14,7 +14,7 @@ use thicket_solve::{Solver, SolverConfig};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let path = args.get(1).map_or("specs/xml.fan", String::as_str);
+    let path = args.get(1).map_or("specs/xml.bnf", String::as_str);
     let n: usize = args
         .get(2)
         .map_or(100, |s| s.parse().expect("N is a number"));

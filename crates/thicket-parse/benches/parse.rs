@@ -73,5 +73,5 @@ fn json_10mb(bencher: Bencher, tree: bool) {
 
 #[divan::bench(args = [false, true], sample_count = 5, sample_size = 1)]
 fn csv_1mb(bencher: Bencher, tree: bool) {
-    bench_parse(bencher, &spec("csv.fan"), &csv_document(1 << 20), tree);
+    bench_parse(bencher, &spec("csv.bnf"), &csv_document(1 << 20), tree);
 }

@@ -1,5 +1,5 @@
 //! Parses many small generated inputs (with trees): the per-parse cost that checking and
-//! fuzzing pay. `cargo run --release -p thicket-parse --example small_inputs -- specs/xml.fan 10000`
+//! fuzzing pay. `cargo run --release -p thicket-parse --example small_inputs -- specs/xml.bnf 10000`
 use thicket_gen::{GenConfig, Generator};
 use thicket_parse::{ParseConfig, Parser};
 

@@ -202,13 +202,13 @@ fn inputs_known_unambiguous_have_one_tree_by_counting_too() {
     for spec in [
         "expr.fan",
         "json.fan",
-        "csv.fan",
+        "csv.bnf",
         "url.fan",
-        "xml.fan",
+        "xml.bnf",
         "markdown.fan",
-        "scriptsizec.fan",
-        "rest.fan",
-        "tar.fan",
+        "scriptsizec.bnf",
+        "rest.bnf",
+        "tar.bnf",
     ] {
         let text = std::fs::read(format!("{specs}{spec}")).unwrap();
         let grammar = load_spec_text(spec, &text).unwrap();

@@ -54,13 +54,13 @@ macro_rules! round_trip_tests {
 round_trip_tests! {
     expr_round_trips: "expr.fan",
     json_round_trips: "json.fan",
-    csv_round_trips: "csv.fan",
+    csv_round_trips: "csv.bnf",
     url_round_trips: "url.fan",
-    xml_round_trips: "xml.fan",
+    xml_round_trips: "xml.bnf",
     markdown_round_trips: "markdown.fan",
-    scriptsizec_round_trips: "scriptsizec.fan",
-    rest_round_trips: "rest.fan",
-    tar_round_trips: "tar.fan",
+    scriptsizec_round_trips: "scriptsizec.bnf",
+    rest_round_trips: "rest.bnf",
+    tar_round_trips: "tar.bnf",
 }
 
 /// On an unambiguous grammar the parse tree is the generated one, node for node: every
@@ -77,7 +77,7 @@ fn unambiguous_grammars_give_back_the_generated_tree() {
     .unwrap();
     for (name, grammar) in [
         ("json.fan", bundled("json.fan")),
-        ("csv.fan", bundled("csv.fan")),
+        ("csv.bnf", bundled("csv.bnf")),
         ("chains", chains),
     ] {
         let generator = Generator::new(&grammar, GenConfig::default()).unwrap();

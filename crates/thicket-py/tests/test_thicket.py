@@ -13,7 +13,7 @@ import thicket
 
 SPECS = pathlib.Path(__file__).parent / "specs"
 JSON_SPEC = SPECS / "json.fan"
-XML_SPEC = SPECS / "xml.fan"
+XML_SPEC = SPECS / "xml.bnf"
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +170,7 @@ def test_check_explains_violations(xml_spec):
     assert len(violations) == 1
     v = violations[0]
     assert "opid" in v.constraint and "clid" in v.constraint
-    assert "xml.fan:41" in v.location
+    assert "xml.bnf:41" in v.location
     bound = {s["bind"]: s for s in v.steps if "bind" in s}
     assert bound["opid"]["text"] == "a" and bound["clid"]["text"] == "b"
     assert (bound["clid"]["line"], bound["clid"]["column"]) == (1, 7)

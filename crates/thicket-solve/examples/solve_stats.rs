@@ -1,7 +1,7 @@
 //! Solves N inputs of a spec with its constraints and prints valid inputs per second,
 //! mean size, distinct share, k-path coverage (k = 3) of the output set and the
 //! solver's effort, against plain generation in the same process (coverage is counted
-//! after the timing): `cargo run --release -p thicket-solve --example solve_stats -- specs/xml.fan 2000`.
+//! after the timing): `cargo run --release -p thicket-solve --example solve_stats -- specs/xml.bnf 2000`.
 //!
 //! Every solution is checked again with the exact checker after the timing.
 //! Rates are per second of this thread's CPU time (one core, whatever else the

@@ -150,8 +150,8 @@ mod tests {
     #[test]
     fn instantiated_skeletons_match_their_variant() {
         let spec = thicket_grammar::load_spec_bytes(
-            "xml.fan",
-            include_bytes!("../../../specs/xml.fan"),
+            "xml.bnf",
+            include_bytes!("../../../specs/xml.bnf"),
             &Default::default(),
         )
         .unwrap();

@@ -64,7 +64,7 @@ fn rust_csv(input: &[u8]) -> Result<Vec<Vec<String>>, csv::Error> {
 
 #[test]
 fn csv_records_have_the_header_s_column_count_in_rust_and_python_alike() {
-    let spec = load("csv.fan");
+    let spec = load("csv.bnf");
     let trees = solved_trees(&spec, 30, 1000);
     let inputs: Vec<&[u8]> = trees.iter().map(|tree| tree.bytes()).collect();
     let record = spec.grammar.symbol("csv-record").expect("<csv-record>");
@@ -106,7 +106,7 @@ fn csv_records_have_the_header_s_column_count_in_rust_and_python_alike() {
 
 #[test]
 fn tar_archives_have_right_checksums_and_sizes() {
-    let inputs = solutions(&load("tar.fan"), 30, 30);
+    let inputs = solutions(&load("tar.bnf"), 30, 30);
     for (i, input) in inputs.iter().enumerate() {
         let mut archive = tar::Archive::new(&input[..]);
         let entries = archive
@@ -125,7 +125,7 @@ fn tar_archives_have_right_checksums_and_sizes() {
 
 #[test]
 fn xml_documents_are_well_formed_with_namespaces() {
-    let inputs = solutions(&load("xml.fan"), 10, 300);
+    let inputs = solutions(&load("xml.bnf"), 10, 300);
     let Some(python) = python() else {
         eprintln!("python3 not found: only the exact checker judged the XML");
         return;
@@ -156,7 +156,7 @@ fn xml_documents_are_well_formed_with_namespaces() {
 
 #[test]
 fn scriptsize_c_programs_compile() {
-    let inputs = solutions(&load("scriptsizec.fan"), 10, 100);
+    let inputs = solutions(&load("scriptsizec.bnf"), 10, 100);
     let Some(cc) = ["cc", "gcc", "clang"]
         .into_iter()
         .find(|c| Command::new(c).arg("--version").output().is_ok())
@@ -192,11 +192,11 @@ fn scriptsize_c_programs_compile() {
 
 /// Solved reST documents (all four constraints) are what Docutils reads: no warning
 /// or error, every title and list item the tree holds (the judge of thicket-cli's
-/// bundled-spec tests, `judges/rest_docutils.py`), but for the known gaps of rest.fan's
+/// bundled-spec tests, `judges/rest_docutils.py`), but for the known gaps of rest.bnf's
 /// header in at most 2% of them.
 #[test]
 fn rest_documents_are_read_by_docutils() {
-    let spec = load("rest.fan");
+    let spec = load("rest.bnf");
     let inputs = solutions(&spec, 30, 300);
     assert!(distinct_share(&inputs) > 0.9);
     let parser = thicket_parse::Parser::new(&spec.grammar, Default::default()).unwrap();
@@ -222,7 +222,7 @@ fn rest_documents_are_read_by_docutils() {
     let Some(failures) = judges::rest_docutils(&manifest) else {
         return;
     };
-    // At most 2%: the gaps rest.fan's header names (letter enumerators, blank list
+    // At most 2%: the gaps rest.bnf's header names (letter enumerators, blank list
     // items, "::"), which ISLa's grammar and constraints have too.
     assert!(
         failures.len() * 50 <= inputs.len(),

@@ -38,7 +38,7 @@ fn solve(spec: &Spec, extra: &str, n: u64) -> Vec<Vec<u8>> {
 
 #[test]
 fn csv_records_of_exactly_seven_fields() {
-    let spec = load("csv.fan");
+    let spec = load("csv.bnf");
     let files = solve(
         &spec,
         "forall <csv-record> r: count(r, \"<raw-field>\", 7)",

@@ -440,7 +440,7 @@ fn the_bundled_specs_are_isla_and_fandango_style_blocks_are_fandango() {
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "fan") {
+        if path.extension().is_none_or(|e| e != "bnf") {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
