@@ -415,8 +415,16 @@ def main():
     include = sys.argv[3:] or None
     try:
         import coverage
-    except ImportError:
-        send({"error": "the Python package `coverage` is missing: pip install coverage"})
+    except ModuleNotFoundError as e:
+        if e.name == "coverage":
+            send({"error": "the Python package `coverage` is missing: pip install coverage"})
+        else:
+            send({"error": f"coverage.py cannot be imported: {e}"})
+        return
+    except (ImportError, MemoryError) as e:
+        # Present but not loadable: a memory limit too low for its C tracer, a broken
+        # install; saying "missing" would send the user to pip for nothing.
+        send({"error": f"coverage.py cannot be imported: {type(e).__name__}: {e}"})
         return
     os._exit = _exit_hook
     try:
