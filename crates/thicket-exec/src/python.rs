@@ -592,8 +592,16 @@ impl PythonExecutor {
                 reply.frame.as_deref().unwrap_or("?")
             )));
         }
-        if let Some(error) = reply.error {
+        if let Some(mut error) = reply.error {
             runner.finish(Duration::from_millis(500));
+            if let Some(mb) = self.limits.memory_mb
+                && error.starts_with("coverage.py cannot be imported")
+            {
+                error.push_str(&format!(
+                    " (the memory limit of {mb} MiB may be too low for Python and coverage.py: \
+                     try --memory 500 or more)"
+                ));
+            }
             return Err(ExecError::Python(error));
         }
         if reply.ready != Some(true) {

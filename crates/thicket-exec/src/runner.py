@@ -206,6 +206,21 @@ def analyse(path):
         return {}
 
 
+def packed_layout(collector):
+    """How the C tracer packs an arc into an int: (bits per line number, bit of the
+    first sign). coverage.py 7.0-7.3 pack 20-bit lines with signs at bits 40 and 41,
+    later versions 28-bit lines with signs at 56 and 57; which one is read off
+    coverage.py's own unpacking code (`Collector.flush_data`)."""
+    try:
+        import inspect
+
+        if "<< 40" in inspect.getsource(type(collector).flush_data):
+            return 20, 40
+    except Exception:  # noqa: BLE001 - source unavailable: the current layout
+        pass
+    return 28, 56
+
+
 class ArcReader:
     """One call's arcs, from the collector's memory if possible (see the top)."""
 
@@ -217,14 +232,21 @@ class ArcReader:
             cov.stop()
             collector = cov._collector
             self.data = collector.data
-            self.packed = bool(collector.core.packed_arcs)
+            # coverage.py 7.4 moved the flag into the tracer core; 7.0-7.3 keep it on
+            # the collector.
+            core = getattr(collector, "core", collector)
+            self.packed = bool(core.packed_arcs)
+            self.bits, self.sign = packed_layout(collector)
             self.fast = isinstance(self.data, dict)
         except Exception:  # a coverage.py without these internals
             self.fast = False
 
     def clear(self):
         if self.fast:
-            self.data.clear()
+            # Emptied in place, as coverage.py's own `_clear_data` does: before 7.4 the
+            # tracer keeps each file's set, and a removed key would orphan it.
+            for items in self.data.values():
+                items.clear()
         else:
             self.cov.erase()
 
@@ -236,16 +258,19 @@ class ArcReader:
                 out[path] = [list(a) for a in measured.arcs(path) or []]
             return out
         for path, items in self.data.items():
+            if not items:
+                continue
             if not self.packed:
                 out[path] = [list(a) for a in items]
                 continue
             arcs = []
+            mask, bits, sign = (1 << self.bits) - 1, self.bits, self.sign
             for p in items:
-                l1 = p & 0xFFFFFFF
-                l2 = (p >> 28) & 0xFFFFFFF
-                if p & (1 << 56):
+                l1 = p & mask
+                l2 = (p >> bits) & mask
+                if p & (1 << sign):
                     l1 = -l1
-                if p & (1 << 57):
+                if p & (1 << (sign + 1)):
                     l2 = -l2
                 arcs.append([l1, l2])
             out[path] = arcs
@@ -390,8 +415,16 @@ def main():
     include = sys.argv[3:] or None
     try:
         import coverage
-    except ImportError:
-        send({"error": "the Python package `coverage` is missing: pip install coverage"})
+    except ModuleNotFoundError as e:
+        if e.name == "coverage":
+            send({"error": "the Python package `coverage` is missing: pip install coverage"})
+        else:
+            send({"error": f"coverage.py cannot be imported: {e}"})
+        return
+    except (ImportError, MemoryError) as e:
+        # Present but not loadable: a memory limit too low for its C tracer, a broken
+        # install; saying "missing" would send the user to pip for nothing.
+        send({"error": f"coverage.py cannot be imported: {type(e).__name__}: {e}"})
         return
     os._exit = _exit_hook
     try:
