@@ -70,8 +70,15 @@ impl Regex {
 
     /// `a` or `b`.
     pub fn union(a: Regex, b: Regex) -> Regex {
+        Regex::union_all([a, b])
+    }
+
+    /// Any of `regexes` (none: the empty language). One sort for all of them: folding
+    /// [`Regex::union`] over a rule's hundred alternatives copies and sorts the growing
+    /// union at each step.
+    pub fn union_all(regexes: impl IntoIterator<Item = Regex>) -> Regex {
         let mut parts = Vec::new();
-        for r in [a, b] {
+        for r in regexes {
             match &*r.0 {
                 Node::Union(inner) => parts.extend(inner.iter().cloned()),
                 Node::None => {}
