@@ -534,9 +534,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                     // <statement>: forall <i> in <s>..<id>: ...` removes the use, not
                     // the statement around it).
                     let remove_first = self.remove_first && !nested_universal(&q.body, want);
-                    let fixed = (remove_first && self.eliminate(q, instance, ev))
+                    let fixed = (remove_first && self.eliminate(q, instance, ev, true))
                         || self.fix(&q.body, want, ev)
-                        || (!remove_first && self.eliminate(q, instance, ev));
+                        || (!remove_first && self.eliminate(q, instance, ev, false));
                     self.context.pop();
                     result &= fixed;
                 }
@@ -1122,12 +1122,15 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     /// that it may no longer match); otherwise by regenerating a node on the way from
     /// the quantifier's domain down to the instance with a generator that avoids the
     /// quantifier's rule, so the instance disappears (an undeclared variable in an
-    /// expression becomes a number).
+    /// expression becomes a number). `strict`: only by edits that do remove it (not
+    /// the last resort of regenerating any node between, which may just rename a
+    /// bound subtree, as a fix that is not sticking would).
     fn eliminate(
         &mut self,
         q: &Quantifier,
         instance: &[(VarId, NodeId)],
         ev: &Evaluator<'_, '_>,
+        strict: bool,
     ) -> bool {
         let Some(&(_, top)) = instance.first() else {
             return false;
@@ -1175,7 +1178,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 }
             }
             let order: Vec<NodeId> = order.into_iter().map(|(n, _)| n).collect();
-            if order.into_iter().any(|n| self.regenerate(n)) {
+            if !strict && order.into_iter().any(|n| self.regenerate(n)) {
                 return true;
             }
         }
