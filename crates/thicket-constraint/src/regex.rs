@@ -416,6 +416,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_union_of_many_is_the_union_of_each() {
+        let parts: Vec<Regex> = ["b", "a", "ab", "a"]
+            .iter()
+            .map(|s| Regex::literal(s))
+            .chain([Regex::none(), Regex::range('x', 'z')])
+            .collect();
+        let all = Regex::union_all(parts.clone());
+        assert_eq!(all, parts.into_iter().fold(Regex::none(), Regex::union));
+        for (text, member) in [
+            ("a", true),
+            ("ab", true),
+            ("y", true),
+            ("ba", false),
+            ("", false),
+        ] {
+            assert_eq!(all.is_match(text), member, "{text:?}");
+        }
+        assert_eq!(Regex::union_all(Vec::new()).is_empty(10), Some(true));
+        assert!(Regex::union_all([Regex::all(), Regex::literal("a")]).is_all());
+    }
+
+    #[test]
     fn emptiness_is_decided_through_intersections_and_complements() {
         let digits = Regex::star(Regex::range('0', '9'));
         let letters = Regex::concat(Regex::range('a', 'z'), Regex::star(Regex::range('a', 'z')));
