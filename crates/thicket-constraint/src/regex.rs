@@ -70,8 +70,15 @@ impl Regex {
 
     /// `a` or `b`.
     pub fn union(a: Regex, b: Regex) -> Regex {
+        Regex::union_all([a, b])
+    }
+
+    /// Any of `regexes` (none: the empty language). One sort for all of them: folding
+    /// [`Regex::union`] over a rule's hundred alternatives copies and sorts the growing
+    /// union at each step.
+    pub fn union_all(regexes: impl IntoIterator<Item = Regex>) -> Regex {
         let mut parts = Vec::new();
-        for r in [a, b] {
+        for r in regexes {
             match &*r.0 {
                 Node::Union(inner) => parts.extend(inner.iter().cloned()),
                 Node::None => {}
@@ -407,6 +414,28 @@ fn pick_char(lo: char, hi: char, below: &mut dyn FnMut(u32) -> u32) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_union_of_many_is_the_union_of_each() {
+        let parts: Vec<Regex> = ["b", "a", "ab", "a"]
+            .iter()
+            .map(|s| Regex::literal(s))
+            .chain([Regex::none(), Regex::range('x', 'z')])
+            .collect();
+        let all = Regex::union_all(parts.clone());
+        assert_eq!(all, parts.into_iter().fold(Regex::none(), Regex::union));
+        for (text, member) in [
+            ("a", true),
+            ("ab", true),
+            ("y", true),
+            ("ba", false),
+            ("", false),
+        ] {
+            assert_eq!(all.is_match(text), member, "{text:?}");
+        }
+        assert_eq!(Regex::union_all(Vec::new()).is_empty(10), Some(true));
+        assert!(Regex::union_all([Regex::all(), Regex::literal("a")]).is_all());
+    }
 
     #[test]
     fn emptiness_is_decided_through_intersections_and_complements() {

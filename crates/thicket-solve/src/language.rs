@@ -94,7 +94,7 @@ impl Converter<'_> {
                 return None;
             }
         }
-        let union = |parts: Vec<Regex>| parts.into_iter().fold(Regex::none(), Regex::union);
+        let union = Regex::union_all;
         let star = |parts: Vec<Regex>| {
             if parts.is_empty() {
                 Regex::literal("")
@@ -116,9 +116,11 @@ impl Converter<'_> {
 
     fn expr(&mut self, e: ExprId) -> Option<Regex> {
         match self.grammar.expr(e) {
-            Expr::Alt(alts) => alts.iter().try_fold(Regex::none(), |acc, &a| {
-                Some(Regex::union(acc, self.expr(a)?))
-            }),
+            Expr::Alt(alts) => Some(Regex::union_all(
+                alts.iter()
+                    .map(|&a| self.expr(a))
+                    .collect::<Option<Vec<_>>>()?,
+            )),
             Expr::Seq(items) => self.seq(items),
             Expr::Repeat(rep) => {
                 let item = self.expr(rep.item)?;
@@ -163,22 +165,20 @@ fn hir(h: &Hir) -> Option<Regex> {
         HirKind::Empty => Some(Regex::literal("")),
         HirKind::Look(_) => None,
         HirKind::Literal(lit) => Some(Regex::literal(&input_string(&lit.0))),
-        HirKind::Class(Class::Unicode(c)) => Some(
-            c.ranges()
-                .iter()
-                .map(|r| Regex::range(r.start(), r.end()))
-                .fold(Regex::none(), Regex::union),
-        ),
-        HirKind::Class(Class::Bytes(c)) => Some(
-            c.ranges()
-                .iter()
-                .map(|r| Regex::range(char::from(r.start()), char::from(r.end())))
-                .fold(Regex::none(), Regex::union),
-        ),
+        HirKind::Class(Class::Unicode(c)) => Some(Regex::union_all(
+            c.ranges().iter().map(|r| Regex::range(r.start(), r.end())),
+        )),
+        HirKind::Class(Class::Bytes(c)) => {
+            Some(Regex::union_all(c.ranges().iter().map(|r| {
+                Regex::range(char::from(r.start()), char::from(r.end()))
+            })))
+        }
         HirKind::Repetition(rep) => Some(repeat(hir(&rep.sub)?, rep.min, rep.max)),
         HirKind::Capture(c) => hir(&c.sub),
         HirKind::Concat(items) => all(items, Regex::concat, Regex::literal("")),
-        HirKind::Alternation(items) => all(items, Regex::union, Regex::none()),
+        HirKind::Alternation(items) => Some(Regex::union_all(
+            items.iter().map(hir).collect::<Option<Vec<_>>>()?,
+        )),
     }
 }
 

@@ -37,6 +37,11 @@ pub(crate) fn repair<R: Rng + ?Sized>(
     // hold, carried from round to round for the subtrees no edit changed (one cache
     // for all constraints: ISLa's XML constraints repeat their patterns).
     let mut cache = SubtreeCache::default();
+    // Per constraint, the rounds it was found violated in: once that reaches
+    // [`STUCK_ROUNDS`], its fixes are not sticking (they undo each other, or another
+    // constraint's undo them, the two taking turns), and failing instances of its
+    // universals are removed rather than fixed.
+    let mut stuck = vec![0u32; constraints.len()];
     for round in 0..solver.config.max_rounds.max(1) {
         if round > 0 && solver.past_deadline() {
             break;
@@ -65,6 +70,7 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                 cache = ev.take_cache();
                 continue;
             }
+            stuck[i] += 1;
             all_held.set(false);
             violated.push(i);
             if ev.exhausted() {
@@ -84,6 +90,7 @@ pub(crate) fn repair<R: Rng + ?Sized>(
                 hosts: HashMap::new(),
                 witnesses: Vec::new(),
                 recent: &recent,
+                remove_first: stuck[i] >= STUCK_ROUNDS,
             };
             planner.fix(&c.formula, true, &mut ev);
             cache = ev.take_cache();
@@ -112,6 +119,15 @@ pub(crate) fn repair<R: Rng + ?Sized>(
     }
     Err(violated)
 }
+
+/// Rounds a constraint may be found violated in, in one tree's repair, before the
+/// planner removes its universals' failing instances instead of fixing them. A fix
+/// that holds takes a round or two (a copy, then the copy's own consequences); one
+/// that is undone again and again (a label that needs a twin with the same name that
+/// is a different tree, which no tree has; declarations that must precede every use
+/// when each inserted declaration brings uses of its own) never converges, and
+/// removing the instance (the label, the use) is what makes the tree valid.
+const STUCK_ROUNDS: u32 = 3;
 
 /// What a subtree is replaced by.
 enum Replacement {
@@ -368,6 +384,9 @@ struct Planner<'a, 's, 'g, 't, R: ?Sized> {
     /// side written there rather than undo that repair (balance copying a close tag's
     /// old name back over the open tag the namespace constraint just renamed).
     recent: &'a [(usize, usize)],
+    /// Whether the constraint was violated in [`STUCK_ROUNDS`] rounds: a failing
+    /// instance of a universal is removed first, fixed only where it cannot be.
+    remove_first: bool,
 }
 
 impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
@@ -511,7 +530,13 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 bind(ev, instance);
                 if ev.holds(&q.body) != want {
                     self.context.push(instance[0].1);
-                    let fixed = self.fix(&q.body, want, ev) || self.eliminate(q, instance, ev);
+                    // Removal goes to the innermost universal (`forall <s> in
+                    // <statement>: forall <i> in <s>..<id>: ...` removes the use, not
+                    // the statement around it).
+                    let remove_first = self.remove_first && !nested_universal(&q.body, want);
+                    let fixed = (remove_first && self.eliminate(q, instance, ev, true))
+                        || self.fix(&q.body, want, ev)
+                        || (!remove_first && self.eliminate(q, instance, ev, false));
                     self.context.pop();
                     result &= fixed;
                 }
@@ -1097,12 +1122,15 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     /// that it may no longer match); otherwise by regenerating a node on the way from
     /// the quantifier's domain down to the instance with a generator that avoids the
     /// quantifier's rule, so the instance disappears (an undeclared variable in an
-    /// expression becomes a number).
+    /// expression becomes a number). `strict`: only by edits that do remove it (not
+    /// the last resort of regenerating any node between, which may just rename a
+    /// bound subtree, as a fix that is not sticking would).
     fn eliminate(
         &mut self,
         q: &Quantifier,
         instance: &[(VarId, NodeId)],
         ev: &Evaluator<'_, '_>,
+        strict: bool,
     ) -> bool {
         let Some(&(_, top)) = instance.first() else {
             return false;
@@ -1150,7 +1178,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 }
             }
             let order: Vec<NodeId> = order.into_iter().map(|(n, _)| n).collect();
-            if order.into_iter().any(|n| self.regenerate(n)) {
+            if !strict && order.into_iter().any(|n| self.regenerate(n)) {
                 return true;
             }
         }
@@ -1172,7 +1200,10 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
                 (n, above)
             })
             .filter(|&(n, _)| n.index() >= domain.index() && n != tree.root() && rule_node(n))
-            .filter(|&(n, above)| avoider.can_avoid(tree.expr(n), above))
+            // Past the depth limit too (an insertion above pushed the instance down):
+            // there the avoider closes off along its shallowest choices, which avoid
+            // the rule wherever some choice does.
+            .filter(|&(n, _)| avoider.can_avoid(tree.expr(n), 0))
             .collect();
         // The deepest: it removes the least.
         let Some(&(n, above)) = candidates.last() else {
@@ -1490,6 +1521,16 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             target_at: production.target_at?,
             tree: production.sink.finish(),
         })
+    }
+}
+
+/// Whether `f`, made to take the value `want`, is itself a universal over instances
+/// (a `forall` made true or an `exists` made false), under negations.
+fn nested_universal(f: &Formula, want: bool) -> bool {
+    match f {
+        Formula::Quantifier(q) => q.universal == want,
+        Formula::Not(inner) => nested_universal(inner, !want),
+        _ => false,
     }
 }
 

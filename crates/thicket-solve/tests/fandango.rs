@@ -9,6 +9,11 @@ use thicket_solve::{Solver, SolverConfig};
 
 /// `n` solutions of a spec whose `where` blocks are Fandango constraints.
 fn solutions(grammar: &str, constraints: &str, n: u64) -> Vec<String> {
+    solutions_within(grammar, constraints, n, SolverConfig::default())
+}
+
+/// Like [`solutions`], under the solver limits `config`.
+fn solutions_within(grammar: &str, constraints: &str, n: u64, config: SolverConfig) -> Vec<String> {
     let spec =
         thicket_grammar::load_spec_bytes("case.fan", grammar.as_bytes(), &Default::default())
             .unwrap_or_else(|e| panic!("{}", e.render()));
@@ -25,8 +30,7 @@ fn solutions(grammar: &str, constraints: &str, n: u64) -> Vec<String> {
             c.constraint
         })
         .collect();
-    let solver =
-        Solver::new(&spec.grammar, constraints, SolverConfig::default()).expect("solvable");
+    let solver = Solver::new(&spec.grammar, constraints, config).expect("solvable");
     (0..n)
         .map(|i| {
             let (tree, _) = solver
@@ -100,5 +104,80 @@ fn numbers_and_lengths() {
         let age: u64 = age.parse().unwrap();
         assert!((21..30).contains(&age), "{doc:?}");
         assert!(name.len() <= line.len(), "{doc:?}");
+    }
+}
+
+/// One tree per input and a few rounds: what the solver must find within them is a
+/// deletion, not a fix.
+fn one_tree_few_rounds() -> SolverConfig {
+    SolverConfig {
+        max_attempts: 1,
+        max_rounds: 10,
+        ..SolverConfig::default()
+    }
+}
+
+#[test]
+fn a_construct_no_input_may_hold_is_removed() {
+    // A label needs another label with its name that is a different tree; a label's
+    // text is its name, so no input may hold one (reStructuredText's rule against
+    // redefined link targets, read as Fandango reads it). Copying names between labels
+    // never ends; only removing every label does.
+    let grammar = r#"<start> ::= <item>+
+<item> ::= <label> "\n" | <text> "\n"
+<label> ::= ".. _" <id> ":"
+<text> ::= <letter>+
+<letter> ::= "t" | "u"
+<id> ::= "a" | "b"
+"#;
+    let constraints = "where forall <l1> in <label>:\n    exists <l2> in <label>:\n        str(<l1>.<id>) == str(<l2>.<id>) and <l1> != <l2>\n";
+    let docs = solutions_within(grammar, constraints, 30, one_tree_few_rounds());
+    for doc in &docs {
+        assert!(!doc.contains(".. _"), "{doc:?}");
+    }
+    // The rest of each input is kept: inputs still differ.
+    let distinct: std::collections::HashSet<&String> = docs.iter().collect();
+    assert!(distinct.len() > 20, "{docs:?}");
+}
+
+#[test]
+fn uses_that_cannot_all_be_declared_are_removed() {
+    // Every use needs a declaration before it whose name is the name of every
+    // identifier of the program (the free `<id>` ranges over the whole input), and no
+    // two declarations may share a name unless they are the same text: inserted
+    // declarations bring initialisers with uses of their own, and renaming one
+    // identifier breaks the others. Removing uses (a use becomes a number) ends it.
+    let grammar = r#"<start> ::= <stmts>
+<stmts> ::= <stmt> <stmts> | <stmt>
+<stmt> ::= <decl> | <expr> ";" | "{" <stmts> "}"
+<decl> ::= "int " <id> "=" <expr> ";"
+<expr> ::= <term> | <term> "+" <expr>
+<term> ::= <id> | <num> | "(" <expr> ")"
+<num> ::= "1" | "2" | "3"
+<id> ::= "a" | "b" | "c" | "d"
+"#;
+    let constraints = r#"where forall <use_id> in <stmt>..<expr>..<id>:
+    exists <dec> in <decl>:
+        str(<dec>.<id>) == str(<id>) and is_before(<start>, <dec>, <use_id>)
+where forall <d1> in <decl>:
+    forall <d2> in <decl>:
+        not(str(<d1>.<id>) == str(<d2>.<id>)) or <d1> == <d2>
+"#;
+    for doc in solutions_within(grammar, constraints, 30, one_tree_few_rounds()) {
+        // An independent reading: declarations `int x=` and all identifiers.
+        let ids: Vec<(usize, char)> = doc
+            .char_indices()
+            .filter(|(_, c)| ('a'..='d').contains(c))
+            .collect();
+        let decls: Vec<usize> = doc.match_indices("int ").map(|(i, _)| i + 4).collect();
+        for &(at, id) in &ids {
+            if decls.contains(&at) {
+                continue;
+            }
+            // A use: some declaration before it names it, and every identifier of
+            // the program has that name.
+            assert!(decls.iter().any(|&d| d < at), "{doc:?}");
+            assert!(ids.iter().all(|&(_, other)| other == id), "{doc:?}");
+        }
     }
 }
