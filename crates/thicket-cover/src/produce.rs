@@ -295,7 +295,10 @@ impl Producer for SteeredTo<'_, '_> {
 
     fn tree(&self, rng: &mut GenRng) -> Result<Fresh, Self::Miss> {
         Ok(
-            match self.steering.tree(self.generator, self.graph, self.path, rng) {
+            match self
+                .steering
+                .tree(self.generator, self.graph, self.path, rng)
+            {
                 Some(tree) => Fresh {
                     tree,
                     stats: GenStats::default(),

@@ -363,7 +363,14 @@ mod tests {
             assert_eq!(a.index, i as u64);
         }
         // With trees, the same bytes.
-        let with_trees = all(&generator, StreamConfig { trees: true, ..config }, 7);
+        let with_trees = all(
+            &generator,
+            StreamConfig {
+                trees: true,
+                ..config
+            },
+            7,
+        );
         for (a, b) in one.iter().zip(&with_trees) {
             assert_eq!(Some(a.bytes.as_slice()), b.tree.as_ref().map(|t| t.bytes()));
         }
