@@ -1,6 +1,7 @@
 //! `thicket generate`: depth-bounded random generation to stdout or to files.
 
 use crate::exit;
+use crate::shared::{remove_partial_files_on_interrupt, seed_or_draw, write_atomically};
 use crate::spec::{SolveArgs, SpecArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -20,18 +21,6 @@ use thicket_tree::DerivationTree;
 
 /// Inputs generated per parallel batch; output order never depends on it.
 const BATCH: u64 = 2048;
-
-/// The seed given, or one drawn from the clock and printed, so that any run can be
-/// repeated with `--seed`.
-pub fn seed_or_draw(seed: Option<u64>) -> u64 {
-    seed.unwrap_or_else(|| {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        eprintln!("thicket: using --seed {seed}");
-        seed
-    })
-}
 
 /// The limits of generation, shared by every subcommand that generates.
 #[derive(Args, Debug, Clone, Copy)]
@@ -132,7 +121,7 @@ pub struct GenerateArgs {
     /// dozen per thread, so a run can exceed the time by one batch (with --strategy kpath
     /// or kpath-random, by one input: no input is begun after it, and the paths covered
     /// so far are reported).
-    #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_budget)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::shared::parse_budget)]
     time: Option<std::time::Duration>,
 
     /// Seed of all random choices [default: drawn at random and printed on stderr].
@@ -753,48 +742,6 @@ impl<W: Write> OutputSink<W> {
 /// Percent of characters drawn from negated sets and `.` of ANTLR grammars that are
 /// printable ASCII (the rest any member of the set).
 const ANTLR_PRINTABLE_PERCENT: u8 = 95;
-
-/// Temporary files [`write_atomically`] is writing now: removed by the handler
-/// [`remove_partial_files_on_interrupt`] installs.
-static IN_FLIGHT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-/// On Ctrl-C or SIGTERM, removes the temporary files being written and exits with
-/// 130, so that an interrupted `-o` run leaves only whole inputs behind. For commands
-/// that have no stop handler of their own.
-pub(crate) fn remove_partial_files_on_interrupt() {
-    // A second handler (another command's) is refused by ctrlc; then that one rules.
-    let _ = ctrlc::set_handler(|| {
-        let files = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
-        for file in files.iter() {
-            let _ = std::fs::remove_file(file);
-        }
-        std::process::exit(130);
-    });
-}
-
-/// Writes `dir/name` whole or not at all: into a hidden temporary file first (removed
-/// again if writing fails, e.g. on a full disk, or the run is interrupted), then
-/// renamed over `name`.
-pub(crate) fn write_atomically(
-    dir: &std::path::Path,
-    name: &str,
-    bytes: &[u8],
-) -> anyhow::Result<()> {
-    let path = dir.join(name);
-    let temp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let in_flight = || IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
-    in_flight().push(temp.clone());
-    let written = std::fs::File::create(&temp).and_then(|mut file| {
-        file.write_all(bytes)?;
-        file.flush()
-    });
-    let result = written.and_then(|()| std::fs::rename(&temp, &path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    in_flight().retain(|t| t != &temp);
-    result.map_err(|e| anyhow::Error::new(e).context(format!("cannot write {}", path.display())))
-}
 
 /// `--target MODEL:LOCATION`: inputs aimed at a code location (see thicket-codeine).
 fn run_targeted<W: Write>(

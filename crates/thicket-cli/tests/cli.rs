@@ -873,3 +873,23 @@ fn a_time_limit_writes_the_first_inputs_of_the_stream() {
     let counted = kpath(&["-n", &written.to_string()]);
     assert_eq!(timed.stdout, counted.stdout);
 }
+
+#[test]
+fn generate_time_takes_a_duration_with_a_unit_as_fuzz_does() {
+    let counted = thicket(&["generate", "specs/json.fan", "--seed", "1", "-n", "3"]);
+    assert!(counted.status.success(), "{}", stderr(&counted));
+    for time in ["15m", "2h", "90s", "90", "1.5"] {
+        let timed = thicket(&[
+            "generate",
+            "specs/json.fan",
+            "--seed",
+            "1",
+            "-n",
+            "3",
+            "--time",
+            time,
+        ]);
+        assert!(timed.status.success(), "--time {time}: {}", stderr(&timed));
+        assert_eq!(timed.stdout, counted.stdout, "--time {time}");
+    }
+}
