@@ -131,18 +131,28 @@ pub struct GenerateArgs {
     /// A goal: prefer inputs where the Fandango expression EXPR is small (as a spec's
     /// `minimizing EXPR`, after the spec's own goals). Each input is the best of a few
     /// valid candidates. Repeatable.
-    #[arg(long = "minimize", visible_alias = "min", value_name = "EXPR")]
+    #[arg(
+        long = "minimize",
+        visible_alias = "min",
+        value_name = "EXPR",
+        conflicts_with = "no_constraints"
+    )]
     minimize: Vec<String>,
 
     /// A goal: prefer inputs where EXPR is large (as `maximizing EXPR`); see --minimize.
-    #[arg(long = "maximize", visible_alias = "max", value_name = "EXPR")]
+    #[arg(
+        long = "maximize",
+        visible_alias = "max",
+        value_name = "EXPR",
+        conflicts_with = "no_constraints"
+    )]
     maximize: Vec<String>,
 
     /// For ANTLR grammars (.g4): the probability of hidden text (whitespace, comments)
     /// before each token, between 0 and 1 [default: 0.05]. Raise it to fuzz a lexer;
     /// tokens the lexer would merge are separated by a space or line break whatever it
     /// is. Characters of negated sets and `.` are printable ASCII 95 times in 100.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", value_parser = parse_probability)]
     hidden_probability: Option<f64>,
 
     #[command(flatten)]
@@ -346,6 +356,14 @@ impl Generated {
     }
 }
 
+/// `--hidden-probability`: a number between 0 and 1.
+fn parse_probability(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("`{text}` is not a probability between 0 and 1")),
+    }
+}
+
 /// `--suffix`: a file name ending, so no path separators (nor `..`).
 fn parse_suffix(suffix: &str) -> Result<String, String> {
     if suffix.contains(['/', '\\', '\0']) || suffix == ".." {
@@ -378,10 +396,6 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         ("--maximize", false, &args.maximize),
     ] {
         for (i, text) in goals.iter().enumerate() {
-            if args.solve.no_constraints {
-                eprintln!("error: {flag} ranks valid inputs; --no-constraints ignores goals");
-                return Ok(exit::USAGE);
-            }
             if let Err(e) = loaded.add_goal(&format!("<{flag} {}>", i + 1), text, minimize) {
                 return Ok(crate::spec::report(&e));
             }
@@ -401,10 +415,8 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     if let Some(p) = args.hidden_probability {
-        if !(0.0..=1.0).contains(&p) || antlr.is_none() {
-            eprintln!(
-                "error: --hidden-probability takes a probability between 0 and 1, for .g4 specs"
-            );
+        if antlr.is_none() {
+            eprintln!("error: --hidden-probability is for .g4 specs");
             return Ok(exit::USAGE);
         }
         if let Some(a) = &mut antlr {

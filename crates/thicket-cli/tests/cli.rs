@@ -893,3 +893,24 @@ fn generate_time_takes_a_duration_with_a_unit_as_fuzz_does() {
         assert_eq!(timed.stdout, counted.stdout, "--time {time}");
     }
 }
+
+#[test]
+fn generate_refuses_option_combinations_before_loading_the_spec() {
+    for args in [
+        &["--minimize", "len(str(<start>))", "--no-constraints"][..],
+        &["--maximize", "len(str(<start>))", "--no-constraints"][..],
+        &["--hidden-probability", "1.5"][..],
+        &["--hidden-probability", "soon"][..],
+    ] {
+        let mut all = vec!["generate", "specs/json.fan", "-n", "1"];
+        all.extend_from_slice(args);
+        let refused = thicket(&all);
+        assert_eq!(
+            refused.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&refused)
+        );
+        assert!(refused.stdout.is_empty(), "{args:?}");
+    }
+}
