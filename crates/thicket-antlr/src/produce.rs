@@ -99,3 +99,38 @@ impl Producer for AntlrProducer<'_> {
         Ok(stats)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thicket_gen::GenConfig;
+
+    /// Identifiers and keywords share their characters: generated identifiers are
+    /// often keywords, and adjacent words merge unless separated.
+    const G4: &str = "grammar T;\n\
+        start : stmt+ EOF ;\n\
+        stmt : 'if' ID | ID '=' ID ;\n\
+        ID : [a-z]+ ;\n\
+        WS : [ \\t]+ -> skip ;\n";
+
+    #[test]
+    fn inputs_are_accepted_spelled_by_their_trees_and_a_function_of_the_stream() {
+        let antlr = crate::load_g4_texts(&[("T.g4".into(), G4.as_bytes().to_vec())], None)
+            .unwrap_or_else(|e| panic!("{}", e.render()));
+        let generator = Generator::new(&antlr.spec.grammar, GenConfig::default()).unwrap();
+        let producer = AntlrProducer::new(&generator, &antlr);
+        let checker = antlr.checker();
+        let mut accepted = 0;
+        for index in 0..100 {
+            let mut bytes = Vec::new();
+            let _ = producer.bytes(&mut Generator::rng_for(1, index), &mut bytes);
+            let mut again = Vec::new();
+            let _ = producer.bytes(&mut Generator::rng_for(1, index), &mut again);
+            assert_eq!(bytes, again, "stream {index}");
+            let Ok(fresh) = producer.tree(&mut Generator::rng_for(1, index));
+            assert_eq!(fresh.tree.bytes(), bytes.as_slice(), "stream {index}");
+            accepted += usize::from(checker.accepts(&bytes).is_ok());
+        }
+        assert_eq!(accepted, 100);
+    }
+}
