@@ -110,10 +110,12 @@ pub mod chars;
 pub mod leftrec;
 pub mod lexer;
 pub mod nfa;
+mod produce;
 pub mod syntax;
 pub mod translate;
 
 pub use lexer::{LexError, Lexer, Token};
+pub use produce::AntlrProducer;
 
 use std::path::Path;
 use std::sync::Arc;

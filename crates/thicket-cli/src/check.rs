@@ -2,7 +2,8 @@
 
 use crate::exit;
 use crate::inputs::InputArgs;
-use crate::parse::{batches, excerpt, parser_for, worker_pool};
+use crate::parse::excerpt;
+use crate::shared::{batches, parser_for, worker_pool};
 use crate::spec::{ConstraintArgs, SpecArgs};
 use clap::Args;
 use rayon::prelude::*;

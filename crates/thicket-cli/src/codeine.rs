@@ -162,7 +162,7 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::FAILURE);
     }
-    let pool = crate::parse::worker_pool(args.jobs)?;
+    let pool = crate::shared::worker_pool(args.jobs)?;
     let kinds = args.locations;
     let keep = |name: &str| match kinds {
         LocationKinds::All => true,

@@ -79,7 +79,7 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let grammar = &spec.grammar;
-    let parser = match crate::parse::parser_for(&spec, ParseConfig::default()) {
+    let parser = match crate::shared::parser_for(&spec, ParseConfig::default()) {
         Ok(parser) => parser,
         Err(code) => return Ok(code),
     };
@@ -98,7 +98,7 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
     // only); merged in input order for the curve. An error says whether the input could
     // not be read (`true`) or was rejected.
     let mut per_input: Vec<Result<Coverage, (bool, String)>> = Vec::with_capacity(inputs.len());
-    for batch in crate::parse::batches(&inputs) {
+    for batch in crate::shared::batches(&inputs) {
         per_input.extend(pool.install(|| {
             batch
                 .par_iter()

@@ -66,7 +66,7 @@ pub struct FuzzArgs {
     name: Option<String>,
 
     /// Time between two imports from --sync-dir: `30s`, `5m`.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "30s")]
+    #[arg(long, value_name = "DURATION", value_parser = crate::shared::parse_duration, default_value = "30s")]
     sync_every: Duration,
 
     /// Run N campaigns in parallel, each its own process with its own target process
@@ -88,7 +88,7 @@ pub struct FuzzArgs {
     /// Stop after this long: `90`, `90s`, `15m`, `2h`, `500ms`. No run starts after
     /// it; the run under way ends first (within --timeout, and a candidate hang's
     /// confirmation within twice that more).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::shared::parse_duration)]
     time: Option<Duration>,
 
     /// Generate without feedback (no mutation of kept inputs): the random baseline;
@@ -339,7 +339,7 @@ fn seed_trees(
         max_input_size: crate::inputs::DEFAULT_MAX_INPUT_SIZE,
     }
     .collect_or_report(false)?;
-    let parser = crate::parse::parser_for(spec, Default::default())?;
+    let parser = crate::shared::parser_for(spec, Default::default())?;
     let mut trees = Vec::new();
     for input in &inputs {
         match input.read(crate::inputs::DEFAULT_MAX_INPUT_SIZE) {
@@ -411,56 +411,6 @@ impl FuzzArgs {
         }
     }
 }
-
-/// Reads `90` (seconds), `1.5`, `90s`, `15m`, `2h`, `500ms`: every `--time`, `--timeout`
-/// and other duration of the command line.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| {
-        format!("`{text}` is not a duration: a number of seconds, or 90s, 15m, 2h, 500ms")
-    })?;
-    let seconds = match unit {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => {
-            return Err(format!(
-                "unknown unit `{unit}` in `{text}`: use ms, s, m or h"
-            ));
-        }
-    };
-    if seconds.is_nan() || seconds < 0.0 {
-        return Err(format!(
-            "`{text}` is not a duration (a number of seconds, or 90s, 15m, 2h)"
-        ));
-    }
-    if seconds > MAX_DURATION_SECONDS {
-        return Err(format!(
-            "`{text}` is longer than the longest duration accepted, 100 years"
-        ));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
-
-/// [`parse_duration`] for a time budget, which must be more than zero.
-pub fn parse_budget(text: &str) -> Result<Duration, String> {
-    let duration = parse_duration(text)?;
-    if duration.is_zero() {
-        return Err(format!(
-            "`{text}` is not a positive duration (a number of seconds, or 90s, 15m, 2h)"
-        ));
-    }
-    Ok(duration)
-}
-
-/// The longest duration [`parse_duration`] accepts, in seconds: 100 years, so that a
-/// deadline `now + duration` never overflows the clock.
-const MAX_DURATION_SECONDS: f64 = 100.0 * 365.25 * 24.0 * 3600.0;
 
 /// Runs `thicket fuzz`.
 pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
@@ -824,7 +774,7 @@ fn minimize_crashes(
             // Fails like a crash minimised before (its location differed in the campaign).
             continue;
         }
-        crate::generate::write_atomically(&into, &name, &reduced.bytes)?;
+        crate::shared::write_atomically(&into, &name, &reduced.bytes)?;
         eprintln!(
             "thicket: minimized/{name}: {} -> {} bytes, `{}`",
             input.len(),
@@ -853,7 +803,7 @@ fn status_bar() -> indicatif::ProgressBar {
 /// stats.json, else a drawn one (printed).
 pub fn campaign_seed(seed: Option<u64>, resume: bool, out: &std::path::Path) -> u64 {
     seed.or_else(|| resume.then(|| read_stats(out)?["seed"].as_u64()).flatten())
-        .unwrap_or_else(|| crate::generate::seed_or_draw(None))
+        .unwrap_or_else(|| crate::shared::seed_or_draw(None))
 }
 
 /// A campaign's stats.json in `out`, if it is there and readable.

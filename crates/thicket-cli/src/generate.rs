@@ -1,6 +1,7 @@
 //! `thicket generate`: depth-bounded random generation to stdout or to files.
 
 use crate::exit;
+use crate::shared::{remove_partial_files_on_interrupt, seed_or_draw, write_atomically};
 use crate::spec::{SolveArgs, SpecArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -10,27 +11,16 @@ use std::hash::{Hash, Hasher};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
-use thicket_fandango::GeneratorRefusal;
-use thicket_gen::{ChoicePolicy, GenConfig, GenStats, Generator};
+use thicket_fandango::{
+    GeneratorRefusal, InputStream, Made, SpecProducer, SpecSolver, Stop, StreamConfig,
+};
+use thicket_gen::{ChoicePolicy, GenConfig, GenStats, Generator, Producer};
 use thicket_grammar::Grammar;
 use thicket_grammar::diag::escape_invisible;
-use thicket_parse::Parser;
 use thicket_tree::DerivationTree;
 
 /// Inputs generated per parallel batch; output order never depends on it.
 const BATCH: u64 = 2048;
-
-/// The seed given, or one drawn from the clock and printed, so that any run can be
-/// repeated with `--seed`.
-pub fn seed_or_draw(seed: Option<u64>) -> u64 {
-    seed.unwrap_or_else(|| {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        eprintln!("thicket: using --seed {seed}");
-        seed
-    })
-}
 
 /// The limits of generation, shared by every subcommand that generates.
 #[derive(Args, Debug, Clone, Copy)]
@@ -131,7 +121,7 @@ pub struct GenerateArgs {
     /// dozen per thread, so a run can exceed the time by one batch (with --strategy kpath
     /// or kpath-random, by one input: no input is begun after it, and the paths covered
     /// so far are reported).
-    #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_budget)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::shared::parse_budget)]
     time: Option<std::time::Duration>,
 
     /// Seed of all random choices [default: drawn at random and printed on stderr].
@@ -141,18 +131,28 @@ pub struct GenerateArgs {
     /// A goal: prefer inputs where the Fandango expression EXPR is small (as a spec's
     /// `minimizing EXPR`, after the spec's own goals). Each input is the best of a few
     /// valid candidates. Repeatable.
-    #[arg(long = "minimize", visible_alias = "min", value_name = "EXPR")]
+    #[arg(
+        long = "minimize",
+        visible_alias = "min",
+        value_name = "EXPR",
+        conflicts_with = "no_constraints"
+    )]
     minimize: Vec<String>,
 
     /// A goal: prefer inputs where EXPR is large (as `maximizing EXPR`); see --minimize.
-    #[arg(long = "maximize", visible_alias = "max", value_name = "EXPR")]
+    #[arg(
+        long = "maximize",
+        visible_alias = "max",
+        value_name = "EXPR",
+        conflicts_with = "no_constraints"
+    )]
     maximize: Vec<String>,
 
     /// For ANTLR grammars (.g4): the probability of hidden text (whitespace, comments)
     /// before each token, between 0 and 1 [default: 0.05]. Raise it to fuzz a lexer;
     /// tokens the lexer would merge are separated by a space or line break whatever it
     /// is. Characters of negated sets and `.` are printable ASCII 95 times in 100.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", value_parser = parse_probability)]
     hidden_probability: Option<f64>,
 
     #[command(flatten)]
@@ -287,6 +287,8 @@ struct Generated {
     stats: GenStats,
     /// The input's tree, kept for `--stats` where the producer made one anyway.
     tree: Option<DerivationTree>,
+    /// The input's random stream.
+    index: u64,
 }
 
 impl Generated {
@@ -300,6 +302,7 @@ impl Generated {
             output,
             stats,
             tree: None,
+            index: 0,
         }
     }
 
@@ -307,6 +310,26 @@ impl Generated {
     fn raw(input: Vec<u8>, stats: GenStats) -> Generated {
         let mut item = Generated::new(Vec::new(), &input, stats);
         item.output = input;
+        item
+    }
+
+    /// An input of the seed's stream: as it is, or (`json`) as a JSON line with its
+    /// tree; the tree kept with `keep_tree`.
+    fn from_made(
+        made: Made,
+        seed: u64,
+        grammar: &Grammar,
+        json: bool,
+        keep_tree: bool,
+    ) -> Generated {
+        let mut item = match &made.tree {
+            Some(tree) if json => {
+                Generated::from_tree(tree, made.index, seed, grammar, true, made.stats)
+            }
+            _ => Generated::raw(made.bytes, made.stats),
+        };
+        item.index = made.index;
+        item.tree = made.tree.filter(|_| keep_tree);
         item
     }
 
@@ -330,6 +353,14 @@ impl Generated {
         } else {
             Generated::raw(tree.bytes().to_vec(), stats)
         }
+    }
+}
+
+/// `--hidden-probability`: a number between 0 and 1.
+fn parse_probability(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("`{text}` is not a probability between 0 and 1")),
     }
 }
 
@@ -365,10 +396,6 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         ("--maximize", false, &args.maximize),
     ] {
         for (i, text) in goals.iter().enumerate() {
-            if args.solve.no_constraints {
-                eprintln!("error: {flag} ranks valid inputs; --no-constraints ignores goals");
-                return Ok(exit::USAGE);
-            }
             if let Err(e) = loaded.add_goal(&format!("<{flag} {}>", i + 1), text, minimize) {
                 return Ok(crate::spec::report(&e));
             }
@@ -382,31 +409,20 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let goals = !args.solve.no_constraints && !loaded.goals.is_empty();
     let spec = &loaded.spec;
     // An ANTLR grammar's inputs are separated where its lexer would merge tokens and
-    // checked by its exact reading (see `antlr_input`).
+    // checked by its exact reading (see `thicket_antlr::AntlrProducer`).
     let mut antlr = match args.spec.antlr(false) {
         Ok(antlr) => antlr,
         Err(code) => return Ok(code),
     };
     if let Some(p) = args.hidden_probability {
-        if !(0.0..=1.0).contains(&p) || antlr.is_none() {
-            eprintln!(
-                "error: --hidden-probability takes a probability between 0 and 1, for .g4 specs"
-            );
+        if antlr.is_none() {
+            eprintln!("error: --hidden-probability is for .g4 specs");
             return Ok(exit::USAGE);
         }
         if let Some(a) = &mut antlr {
             a.set_hidden_probability(p);
         }
     }
-    // How often hidden text comes before a token, as weights of the byte grammar.
-    let antlr_weights = antlr
-        .as_ref()
-        .and_then(|a| thicket_gen::Weights::from_spec(&a.spec.grammar));
-    let antlr = antlr.as_ref().map(|a| {
-        let parser = Parser::new(&a.spec.grammar, thicket_parse::ParseConfig::default())
-            .expect("the grammar compiled for the exact reading compiles again");
-        (a, a.checker(), parser)
-    });
     let config = if args.probabilities.is_some() {
         args.limits.config_or(0)
     } else {
@@ -558,141 +574,55 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     sink.width = digits(goal.saturating_sub(1)).clamp(6, 9);
     let progress = progress_bar(goal, solver.is_some());
     let mut summary = Summary::new(args.stats, &spec.grammar);
-    // `drawn` counts random streams used (input i of the seed is stream i); `written`
-    // counts inputs kept. They differ only with --unique, which skips repeats.
-    let mut drawn: u64 = 0;
-    let mut written: u64 = 0;
-    let max_draws = if args.unique {
-        goal.saturating_mul(args.max_draws_factor)
-    } else {
-        goal
+    let stream = StreamConfig {
+        seed,
+        count: (goal != u64::MAX).then_some(goal),
+        unique: args.unique.then_some(args.max_draws_factor),
+        deadline,
+        // JSON lines show the tree; --stats counts the k-paths of the solver's trees
+        // (plain trees are made again from their streams, outside the timing).
+        trees: json || (args.stats && solver.is_some()),
     };
-    let mut kept_hashes: HashSet<u64> = HashSet::new();
-    let mut unsolved_count = 0u64;
-    let mut first_unsolved: Option<thicket_solve::Unsolved> = None;
-    // Without --unique a stream that finds no solution is skipped, and the next one
-    // drawn; a budget of draws keeps unsatisfiable-in-practice constraints finite.
-    let max_draws = if solver.is_some() && !args.unique {
-        thicket_fandango::solver_draw_budget(goal)
-    } else {
-        max_draws
-    };
-    let past = |deadline: Option<Instant>| deadline.is_some_and(|d| Instant::now() >= d);
-    // Set when a solve ran into the deadline: the inputs after it are not written, so
-    // that those written are still the first of the stream.
-    let mut cut_at_deadline = false;
-    while written < goal && drawn < max_draws && !cut_at_deadline && !past(deadline) {
-        let wanted = goal - written;
-        // With --unique some draws are skipped, so draw at least a small batch.
-        let batch_len = if args.unique {
-            wanted.clamp(64, BATCH)
-        } else {
-            wanted.min(BATCH)
-        };
-        // Against a deadline, small batches: 32 inputs per thread.
-        let batch_len = match deadline {
-            Some(_) => batch_len.min(32 * pool.current_num_threads() as u64),
-            None => batch_len,
-        };
-        let end = (drawn + batch_len).min(max_draws);
-        let batch: Vec<Result<Generated, thicket_solve::Unsolved>> = pool.install(|| {
-            (drawn..end)
-                .into_par_iter()
-                .map(|index| {
-                    let mut rng = Generator::rng_for(seed, index);
-                    if let Some(solver) = &solver {
-                        let (tree, _) = if goals {
-                            loaded.solve(solver, &mut rng)?
-                        } else {
-                            solver.solve(&mut rng)?
-                        };
-                        let mut item = Generated::from_tree(
-                            &tree,
-                            index,
-                            seed,
-                            &spec.grammar,
-                            json,
-                            GenStats::default(),
-                        );
-                        item.tree = args.stats.then_some(tree);
-                        return Ok(item);
-                    }
-                    if let Some((antlr, checker, parser)) = &antlr {
-                        return Ok(antlr_input(
-                            &generator,
-                            antlr,
-                            checker,
-                            parser,
-                            antlr_weights.as_ref(),
-                            seed,
-                            index,
-                            json,
-                        ));
-                    }
-                    if let Some(weights) = &weights {
-                        return Ok(if json {
-                            let (tree, stats) = generator.generate_tree_weighted(&mut rng, weights);
-                            Generated::from_tree(&tree, index, seed, &spec.grammar, true, stats)
-                        } else {
-                            let mut bytes = Vec::new();
-                            let stats =
-                                generator.generate_bytes_weighted(&mut rng, &mut bytes, weights);
-                            Generated::raw(bytes, stats)
-                        });
-                    }
-                    Ok(if json {
-                        let (tree, stats) = generator.generate_tree(&mut rng);
-                        Generated::from_tree(&tree, index, seed, &spec.grammar, true, stats)
-                    } else {
-                        let mut bytes = Vec::new();
-                        let stats = generator.generate_bytes(&mut rng, &mut bytes);
-                        Generated::raw(bytes, stats)
-                    })
-                })
-                .collect()
-        });
-        let first = drawn;
-        drawn = end;
-        for (index, item) in (first..).zip(&batch) {
-            if written == goal {
-                break;
-            }
-            let item = match item {
-                Ok(item) => item,
-                Err(unsolved) if unsolved.deadline_passed => {
-                    cut_at_deadline = true;
-                    break;
-                }
-                Err(unsolved) => {
-                    unsolved_count += 1;
-                    first_unsolved.get_or_insert_with(|| unsolved.clone());
-                    continue;
-                }
-            };
-            if args.unique && !kept_hashes.insert(item.input_hash) {
-                continue;
-            }
-            summary.add(item);
-            // The tree again from the input's own stream (the same input: byte and tree
-            // generation make the same choices), outside the throughput's timing.
-            if antlr.is_none() {
-                summary.add_paths(item.tree.as_ref(), || {
-                    let mut rng = Generator::rng_for(seed, index);
-                    match &weights {
-                        Some(weights) => generator.generate_tree_weighted(&mut rng, weights).0,
-                        None => generator.generate_tree(&mut rng).0,
-                    }
-                });
-            }
-            sink.write(written, item)?;
-            written += 1;
-            progress.inc(1);
+    let spec_solver = solver.as_ref().map(|solver| SpecSolver {
+        solver,
+        goals: goals.then_some(&loaded),
+    });
+    let state = match &antlr {
+        Some(antlr) => {
+            let producer = thicket_antlr::AntlrProducer::new(&generator, antlr);
+            write_stream(
+                &producer,
+                stream,
+                &pool,
+                json,
+                &mut sink,
+                &mut summary,
+                &progress,
+                false,
+            )?
         }
-    }
+        None => {
+            let producer = SpecProducer::choose(&generator, spec_solver, weights.as_ref());
+            write_stream(
+                &producer,
+                stream,
+                &pool,
+                json,
+                &mut sink,
+                &mut summary,
+                &progress,
+                true,
+            )?
+        }
+    };
+    let drawn = state.drawn();
+    let (unsolved_count, first_unsolved) = state.misses();
+    let stopped = state.stopped();
+    let written = state.made();
     summary.draws = drawn;
     sink.out.flush()?;
     progress.finish_and_clear();
-    if let Some(unsolved) = &first_unsolved {
+    if let Some(unsolved) = first_unsolved {
         eprintln!(
             "warning: {unsolved_count} of {drawn} random streams gave no valid input: {unsolved}"
         );
@@ -723,7 +653,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                 }
             )
         })
-    } else if written < goal && (cut_at_deadline || past(deadline)) {
+    } else if written < goal && stopped == Some(Stop::Deadline) {
         // Without -n, as many as the time allowed is what was asked for, unless none.
         let why = if solver.is_some() && written == 0 {
             "; no input satisfied the constraints before then"
@@ -825,105 +755,6 @@ impl<W: Write> OutputSink<W> {
 /// printable ASCII (the rest any member of the set).
 const ANTLR_PRINTABLE_PERCENT: u8 = 95;
 
-/// Temporary files [`write_atomically`] is writing now: removed by the handler
-/// [`remove_partial_files_on_interrupt`] installs.
-static IN_FLIGHT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-/// On Ctrl-C or SIGTERM, removes the temporary files being written and exits with
-/// 130, so that an interrupted `-o` run leaves only whole inputs behind. For commands
-/// that have no stop handler of their own.
-pub(crate) fn remove_partial_files_on_interrupt() {
-    // A second handler (another command's) is refused by ctrlc; then that one rules.
-    let _ = ctrlc::set_handler(|| {
-        let files = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
-        for file in files.iter() {
-            let _ = std::fs::remove_file(file);
-        }
-        std::process::exit(130);
-    });
-}
-
-/// Writes `dir/name` whole or not at all: into a hidden temporary file first (removed
-/// again if writing fails, e.g. on a full disk, or the run is interrupted), then
-/// renamed over `name`.
-pub(crate) fn write_atomically(
-    dir: &std::path::Path,
-    name: &str,
-    bytes: &[u8],
-) -> anyhow::Result<()> {
-    let path = dir.join(name);
-    let temp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let in_flight = || IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
-    in_flight().push(temp.clone());
-    let written = std::fs::File::create(&temp).and_then(|mut file| {
-        file.write_all(bytes)?;
-        file.flush()
-    });
-    let result = written.and_then(|()| std::fs::rename(&temp, &path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    in_flight().retain(|t| t != &temp);
-    result.map_err(|e| anyhow::Error::new(e).context(format!("cannot write {}", path.display())))
-}
-
-/// Draws an input of an ANTLR grammar: generated from the byte grammar, its tokens
-/// that the lexer reads as another type (an identifier generated as a keyword)
-/// generated again (up to 8 rounds), separated where the lexer would merge tokens, and
-/// kept if the exact reading (lexer, then parser rules) accepts it; otherwise drawn
-/// again (up to 16 times, each draw from `seed` and `index`), the last draw kept if
-/// none is accepted. With `json` its tree is the byte grammar's parse of the
-/// separated text, whose first derivation `antlr.spec.grammar`'s parser picks.
-#[allow(clippy::too_many_arguments)]
-fn antlr_input(
-    generator: &Generator<'_>,
-    antlr: &thicket_antlr::AntlrSpec,
-    checker: &thicket_antlr::Checker<'_>,
-    parser: &Parser<'_>,
-    weights: Option<&thicket_gen::Weights>,
-    seed: u64,
-    index: u64,
-    json: bool,
-) -> Generated {
-    const DRAWS: u64 = 16;
-    const RESPELLS: usize = 8;
-    let mut last = None;
-    for draw in 0..DRAWS {
-        // Draw 0 is the plain input `index` of `seed`; later draws use other seeds.
-        let draw_seed = seed.wrapping_add(draw.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let mut rng = Generator::rng_for(draw_seed, index);
-        let (tree, stats) = match weights {
-            Some(weights) => generator.generate_tree_weighted(&mut rng, weights),
-            None => generator.generate_tree(&mut rng),
-        };
-        // A token generated as text another lexer rule wins (an identifier `if`) is
-        // generated again from the same stream, rather than the whole input.
-        let tree = antlr.respell(tree, RESPELLS, &mut |expr, builder| {
-            generator.expand(expr, 0, &mut rng, builder);
-        });
-        let bytes = antlr
-            .separate(&tree)
-            .unwrap_or_else(|| tree.bytes().to_vec());
-        let accepted = checker.accepts(&bytes).is_ok();
-        last = Some((bytes, stats));
-        if accepted {
-            break;
-        }
-    }
-    let (bytes, stats) = last.expect("at least one draw");
-    if json && let Ok(result) = parser.parse(&bytes) {
-        return Generated::from_tree(
-            &result.tree(),
-            index,
-            seed,
-            &antlr.spec.grammar,
-            true,
-            stats,
-        );
-    }
-    Generated::raw(bytes, stats)
-}
-
 /// `--target MODEL:LOCATION`: inputs aimed at a code location (see thicket-codeine).
 fn run_targeted<W: Write>(
     args: &GenerateArgs,
@@ -972,7 +803,7 @@ fn run_targeted<W: Write>(
             GenStats::default(),
         );
         summary.add(&item);
-        summary.add_paths(Some(tree), || unreachable!("the tree is given"));
+        summary.add_paths(Some(tree), || None);
         sink.write(n as u64, &item)?;
     }
     sink.out.flush()?;
@@ -1060,7 +891,7 @@ fn run_kpath<W: Write>(
             GenStats::default(),
         );
         summary.add(&item);
-        summary.add_paths(Some(tree), || unreachable!("the tree is given"));
+        summary.add_paths(Some(tree), || None);
         sink.write(n as u64, &item)?;
     }
     sink.out.flush()?;
@@ -1134,6 +965,54 @@ fn run_kpath<W: Write>(
     Ok(exit::OK)
 }
 
+/// Writes the inputs of `producer`'s stream as they are made (each batch in `pool`),
+/// counting them in `summary` (their k-paths too with `count_paths`); returns the
+/// stream's state at its end.
+#[allow(clippy::too_many_arguments)]
+fn write_stream<P: Producer, W: Write>(
+    producer: &P,
+    config: StreamConfig,
+    pool: &rayon::ThreadPool,
+    json: bool,
+    sink: &mut OutputSink<W>,
+    summary: &mut Summary,
+    progress: &indicatif::ProgressBar,
+    count_paths: bool,
+) -> anyhow::Result<InputStream> {
+    let mut stream = InputStream::new(config);
+    // Against a deadline, small batches: 32 inputs per thread.
+    let streams = match config.deadline {
+        Some(_) => BATCH.min(32 * pool.current_num_threads() as u64),
+        None => BATCH,
+    };
+    let (seed, grammar) = (config.seed, producer.grammar());
+    let keep_trees = summary.paths.is_some();
+    while stream.stopped().is_none() {
+        let first = stream.made();
+        let batch: Vec<Generated> = pool.install(|| {
+            stream
+                .next_batch(producer, streams)
+                .into_par_iter()
+                .map(|made| Generated::from_made(made, seed, grammar, json, keep_trees))
+                .collect()
+        });
+        for (n, item) in (first..).zip(&batch) {
+            summary.add(item);
+            if count_paths {
+                // The tree again from the input's own stream (the same input: byte and
+                // tree generation make the same choices), outside the throughput's timing.
+                summary.add_paths(item.tree.as_ref(), || {
+                    let mut rng = Generator::rng_for(seed, item.index);
+                    producer.tree(&mut rng).ok().map(|fresh| fresh.tree)
+                });
+            }
+            sink.write(n, item)?;
+            progress.inc(1);
+        }
+    }
+    Ok(stream)
+}
+
 /// Throughput and diversity figures for `--stats`.
 #[derive(Default)]
 struct Summary {
@@ -1171,14 +1050,21 @@ impl Summary {
 
     /// Counts the k-paths of an input's tree (`tree`, or what `make` builds) if
     /// `--stats` asks for them.
-    fn add_paths(&mut self, tree: Option<&DerivationTree>, make: impl FnOnce() -> DerivationTree) {
+    fn add_paths(
+        &mut self,
+        tree: Option<&DerivationTree>,
+        make: impl FnOnce() -> Option<DerivationTree>,
+    ) {
         let Some((graph, coverage, counted)) = &mut self.paths else {
             return;
         };
         let started = Instant::now();
         match tree {
             Some(tree) => coverage.add_tree(graph, tree),
-            None => coverage.add_tree(graph, &make()),
+            None => match make() {
+                Some(tree) => coverage.add_tree(graph, &tree),
+                None => return,
+            },
         };
         *counted += 1;
         self.counting += started.elapsed();

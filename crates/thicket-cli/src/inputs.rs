@@ -40,7 +40,7 @@ pub struct Input {
 impl Input {
     /// How the input is named in messages (`<stdin>` for `-`).
     pub fn name(&self) -> String {
-        crate::parse::display_name(&self.path)
+        crate::shared::display_name(&self.path)
     }
 
     fn ok(path: PathBuf) -> Input {

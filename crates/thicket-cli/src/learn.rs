@@ -55,7 +55,7 @@ pub fn run(args: LearnArgs) -> anyhow::Result<u8> {
         Ok(inputs) => inputs,
         Err(code) => return Ok(code),
     };
-    let parser = match crate::parse::parser_for(&spec, Default::default()) {
+    let parser = match crate::shared::parser_for(&spec, Default::default()) {
         Ok(parser) => parser,
         Err(code) => return Ok(code),
     };

@@ -18,6 +18,7 @@ mod minimize;
 mod parallel;
 mod parse;
 mod plot;
+mod shared;
 mod solve_tokens;
 mod spec;
 mod target;

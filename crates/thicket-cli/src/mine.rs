@@ -2,7 +2,7 @@
 
 use crate::exit;
 use crate::inputs::InputArgs;
-use crate::parse::{parser_for, worker_pool};
+use crate::shared::{parser_for, worker_pool};
 use crate::spec::SpecArgs;
 use crate::target::TargetArgs;
 use anyhow::Context;
@@ -103,7 +103,7 @@ pub struct MineArgs {
 
     /// Stop instantiating and evaluating after this long (e.g. 30s, 5m) and rank what
     /// was evaluated.
-    #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::shared::parse_duration)]
     time: Option<Duration>,
 
     /// Quantifier instances one check of one candidate may visit (past it, the

@@ -48,7 +48,7 @@ pub struct MinimizeArgs {
     max_runs: u64,
 
     /// Stop after this long (e.g. 30s, 5m) and write what was found.
-    #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::shared::parse_duration)]
     time: Option<Duration>,
 
     /// Seed of the choices among equally small derivations.
@@ -109,7 +109,7 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         .file_name()
         .with_context(|| format!("-o {}: not a file name", output.display()))?
         .to_string_lossy();
-    crate::generate::write_atomically(dir, &name, &reduced.bytes)?;
+    crate::shared::write_atomically(dir, &name, &reduced.bytes)?;
     eprintln!(
         "thicket: {} -> {} bytes{} in {} runs ({} repeated candidates skipped), {:.1} s; \
          still fails with `{}`; written to {}",

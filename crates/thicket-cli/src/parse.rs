@@ -1,9 +1,9 @@
 //! `thicket parse`: inputs to derivation trees, or just a validity verdict.
 
 use crate::exit;
-use crate::inputs::{Input, InputArgs};
+use crate::inputs::InputArgs;
+use crate::shared::{batches, parser_for, worker_pool};
 use crate::spec::SpecArgs;
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use std::io::Write;
@@ -96,31 +96,6 @@ enum Outcome {
 /// larger ones are parsed when their turn comes to be printed, and their tree streamed
 /// to stdout as it is read (memory: the chart's only).
 const RENDER_IN_MEMORY: usize = 64 << 10;
-
-/// Inputs parsed in parallel at once: at most this many, and (by their file sizes) at
-/// most `BATCH_BYTES` of them, so that many or large inputs are never all held.
-const BATCH_INPUTS: usize = 256;
-const BATCH_BYTES: u64 = 64 << 20;
-
-/// Splits inputs into batches of at most `BATCH_INPUTS` and about `BATCH_BYTES`.
-pub fn batches(inputs: &[Input]) -> Vec<&[Input]> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut bytes = 0u64;
-    for (i, input) in inputs.iter().enumerate() {
-        let size = input.size_hint();
-        if i > start && (i - start >= BATCH_INPUTS || bytes + size > BATCH_BYTES) {
-            out.push(&inputs[start..i]);
-            start = i;
-            bytes = 0;
-        }
-        bytes += size;
-    }
-    if start < inputs.len() {
-        out.push(&inputs[start..]);
-    }
-    out
-}
 
 impl Outcome {
     /// The outcome of an input the parser did not accept.
@@ -503,36 +478,6 @@ fn render(tree: &thicket_tree::DerivationTree, grammar: &Grammar, format: TreeFo
 }
 
 use thicket_tree::{Renderer, Rendering};
-
-/// A parser for the spec's grammar, or the exit code after reporting why not. Unlike a
-/// library's default, a large input gets helper threads when it is parsed alone.
-pub fn parser_for(spec: &thicket_grammar::Spec, config: ParseConfig) -> Result<Parser<'_>, u8> {
-    let config = ParseConfig {
-        threads: true,
-        ..config
-    };
-    Parser::new(&spec.grammar, config).map_err(|e| {
-        eprintln!("error: {}: {e}", spec.source.name());
-        exit::FAILURE
-    })
-}
-
-/// A pool of `jobs` worker threads (0 or none: one per core).
-pub fn worker_pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")
-}
-
-/// How an input is named in messages (`<stdin>` for `-`).
-pub fn display_name(path: &std::path::Path) -> String {
-    if path.as_os_str() == "-" {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
-    }
-}
 
 pub fn json_str(s: &str) -> String {
     serde_json::to_string(s).expect("strings serialize")

@@ -873,3 +873,44 @@ fn a_time_limit_writes_the_first_inputs_of_the_stream() {
     let counted = kpath(&["-n", &written.to_string()]);
     assert_eq!(timed.stdout, counted.stdout);
 }
+
+#[test]
+fn generate_time_takes_a_duration_with_a_unit_as_fuzz_does() {
+    let counted = thicket(&["generate", "specs/json.fan", "--seed", "1", "-n", "3"]);
+    assert!(counted.status.success(), "{}", stderr(&counted));
+    for time in ["15m", "2h", "90s", "90", "1.5"] {
+        let timed = thicket(&[
+            "generate",
+            "specs/json.fan",
+            "--seed",
+            "1",
+            "-n",
+            "3",
+            "--time",
+            time,
+        ]);
+        assert!(timed.status.success(), "--time {time}: {}", stderr(&timed));
+        assert_eq!(timed.stdout, counted.stdout, "--time {time}");
+    }
+}
+
+#[test]
+fn generate_refuses_option_combinations_before_loading_the_spec() {
+    for args in [
+        &["--minimize", "len(str(<start>))", "--no-constraints"][..],
+        &["--maximize", "len(str(<start>))", "--no-constraints"][..],
+        &["--hidden-probability", "1.5"][..],
+        &["--hidden-probability", "soon"][..],
+    ] {
+        let mut all = vec!["generate", "specs/json.fan", "-n", "1"];
+        all.extend_from_slice(args);
+        let refused = thicket(&all);
+        assert_eq!(
+            refused.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&refused)
+        );
+        assert!(refused.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -12,8 +12,8 @@
 
 use crate::model::PathConstraint;
 use rustc_hash::FxHashSet;
-use thicket_cover::{KPathGraph, PathSteering, for_each_tree_path};
-use thicket_gen::Generator;
+use thicket_cover::{KPathGraph, PathSteering, SteeredTo, for_each_tree_path};
+use thicket_gen::{Fresh, Generator, Producer};
 use thicket_tree::DerivationTree;
 
 /// What targeted generation did.
@@ -87,13 +87,17 @@ pub fn generate_targeted(
         for t in 0..tries {
             let mut rng = Generator::rng_for(seed, ((i as u64) << 16) | u64::from(t));
             stats.candidates += 1;
-            let tree = match required.get(t as usize % required.len().max(1)) {
-                Some(path) => match steering.tree(generator, graph, path, &mut rng) {
-                    Some(tree) => tree,
-                    None => generator.generate_tree(&mut rng).0,
-                },
-                None => generator.generate_tree(&mut rng).0,
+            let fresh = match required.get(t as usize % required.len().max(1)) {
+                Some(path) => SteeredTo {
+                    steering: &steering,
+                    generator,
+                    graph,
+                    path,
+                }
+                .tree(&mut rng),
+                None => generator.tree(&mut rng),
             };
+            let Ok(Fresh { tree, .. }) = fresh;
             let v = violations(graph, features, constraint, &tree, k);
             if best.as_ref().is_none_or(|(b, _)| v < *b) {
                 best = Some((v, tree));

@@ -25,7 +25,7 @@ use crate::{KPathGraph, for_each_tree_path};
 use rustc_hash::FxHashSet;
 use std::collections::VecDeque;
 use std::time::Instant;
-use thicket_gen::{GenRng, Generator, below};
+use thicket_gen::{Fresh, GenRng, GenStats, Generator, Producer, below};
 use thicket_grammar::{Expr, ExprId, Grammar};
 use thicket_tree::{DerivationTree, TreeBuilder, TreeSink};
 
@@ -270,6 +270,45 @@ fn produce(
         lost,
         dropped,
         timed_out,
+    }
+}
+
+/// Trees steered to contain `path` (see [`PathSteering::tree`]), as a [`Producer`]:
+/// where no tree reaches the path, a plain tree from the same stream.
+pub struct SteeredTo<'a, 'g> {
+    /// The routes.
+    pub steering: &'a PathSteering<'g>,
+    /// The generator that closes everything else off.
+    pub generator: &'a Generator<'g>,
+    /// The k-path graph `path` is a walk of.
+    pub graph: &'a KPathGraph,
+    /// The path every tree should contain: symbolic nodes, outermost first.
+    pub path: &'a [u32],
+}
+
+impl Producer for SteeredTo<'_, '_> {
+    type Miss = std::convert::Infallible;
+
+    fn grammar(&self) -> &Grammar {
+        self.generator.grammar()
+    }
+
+    fn tree(&self, rng: &mut GenRng) -> Result<Fresh, Self::Miss> {
+        Ok(
+            match self
+                .steering
+                .tree(self.generator, self.graph, self.path, rng)
+            {
+                Some(tree) => Fresh {
+                    tree,
+                    stats: GenStats::default(),
+                },
+                None => {
+                    let (tree, stats) = self.generator.generate_tree(rng);
+                    Fresh { tree, stats }
+                }
+            },
+        )
     }
 }
 

@@ -19,6 +19,10 @@
 
 #![warn(missing_docs)]
 
+pub mod stream;
+
+pub use stream::{InputStream, Made, SpecProducer, SpecSolver, Stop, StreamConfig};
+
 use std::sync::{Arc, OnceLock};
 use thicket_constraint::host::{Host, HostArg, HostError, HostExpr, SharedHost};
 use thicket_constraint::{Constraint, Predicates, SoftGoal, SpecConstraint};

@@ -60,10 +60,12 @@
 
 mod language;
 pub mod prob;
+mod produce;
 mod regex_gen;
 
 pub use language::DistinctInputs;
 pub use prob::{Counts, Weights};
+pub use produce::{Fresh, Miss, Producer, Weighted};
 pub use regex_gen::{RegexSampleError, RegexSampler};
 
 use rand::{Rng, SeedableRng};

@@ -11,7 +11,7 @@
 //!
 //! Each queue entry AFL++ hands over is parsed into a derivation tree (cached by its
 //! bytes), mutated with the campaign's own stack of tree mutations
-//! ([`thicket_fuzz::mutate::stack`]: regenerate a subtree, splice a subtree of the
+//! ([`thicket_mutate::stack`]: regenerate a subtree, splice a subtree of the
 //! entry AFL++ offers for splicing, recursion, repetition, a terminal's byte) and
 //! written back. An entry outside the grammar (AFL++'s own havoc made it) cannot be
 //! mutated through a tree: a fresh input is generated instead, and counted.
@@ -167,7 +167,7 @@ impl GrammarMutator {
     pub fn crossover(&mut self, a: &[u8], b: &[u8], max_size: usize) -> &[u8] {
         if let (Some(tree), Some(donor)) = (self.tree_of(a), self.tree_of(b))
             && let Some(child) =
-                thicket_fuzz::mutate::splice(&self.generator, &tree, &donor, &mut self.rng)
+                thicket_mutate::splice(&self.generator, &tree, &donor, &mut self.rng)
             && child.bytes().len() <= max_size
         {
             self.stats.calls += 1;
@@ -210,7 +210,7 @@ impl GrammarMutator {
             Some(tree) => {
                 let budget = (input.len() * 4).max(4096).min(max_size);
                 let donors: Vec<&DerivationTree> = donor.iter().collect();
-                let (mutant, applied) = thicket_fuzz::mutate::stack(
+                let (mutant, applied) = thicket_mutate::stack(
                     &self.generator,
                     tree,
                     &donors,

@@ -7,10 +7,11 @@ use crate::tree::{Tree, TreeData};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
-use thicket_fandango::{GeneratorRefusal, LoadedSpec};
+use thicket_fandango::{
+    GeneratorRefusal, InputStream, LoadedSpec, Made, SpecProducer, SpecSolver, Stop, StreamConfig,
+};
 use thicket_gen::{ChoicePolicy, GenConfig, Generator, Weights};
 use thicket_solve::{Solver, SolverConfig};
 use thicket_tree::DerivationTree;
@@ -69,8 +70,21 @@ pub struct Makers<'g> {
     generator: Generator<'g>,
     /// Present when constraints, goals or `:=` generators are in force.
     solver: Option<Solver<'g>>,
+    /// Whether the spec's goals rank the solver's solutions.
+    goals: bool,
     /// A fuzzingbook grammar's `prob` options, for plain generation.
     weights: Option<Weights>,
+}
+
+impl<'g> Makers<'g> {
+    /// The producer `thicket generate` uses for the same spec and options.
+    fn producer<'a>(&'a self, loaded: &'a LoadedSpec) -> SpecProducer<'a, 'g> {
+        let solver = self.solver.as_ref().map(|solver| SpecSolver {
+            solver,
+            goals: self.goals.then_some(loaded),
+        });
+        SpecProducer::choose(&self.generator, solver, self.weights.as_ref())
+    }
 }
 
 self_cell::self_cell!(
@@ -81,14 +95,6 @@ self_cell::self_cell!(
         dependent: Makers,
     }
 );
-
-/// One input made, before Python sees it.
-struct Made {
-    index: u64,
-    bytes: Vec<u8>,
-    /// The tree, when the maker built one anyway (the solver does).
-    tree: Option<DerivationTree>,
-}
 
 impl Engine {
     /// The makers `thicket generate` builds for `loaded` with `config`; `constraints`
@@ -128,6 +134,7 @@ impl Engine {
             Ok(Makers {
                 generator,
                 solver,
+                goals,
                 weights,
             })
         })
@@ -137,33 +144,10 @@ impl Engine {
         self.with_dependent(|_, makers| makers.solver.is_some())
     }
 
-    /// Input `index` of `seed`, or why the solver found none in that stream.
-    fn make(&self, seed: u64, index: u64) -> Result<Made, String> {
-        self.with_dependent(|loaded, makers| {
-            let mut rng = Generator::rng_for(seed, index);
-            if let Some(solver) = &makers.solver {
-                let (tree, _) = loaded
-                    .solve(solver, &mut rng)
-                    .map_err(|unsolved| unsolved.to_string())?;
-                return Ok(Made {
-                    index,
-                    bytes: tree.bytes().to_vec(),
-                    tree: Some(tree),
-                });
-            }
-            let mut bytes = Vec::new();
-            match &makers.weights {
-                Some(weights) => makers
-                    .generator
-                    .generate_bytes_weighted(&mut rng, &mut bytes, weights),
-                None => makers.generator.generate_bytes(&mut rng, &mut bytes),
-            };
-            Ok(Made {
-                index,
-                bytes,
-                tree: None,
-            })
-        })
+    /// The next inputs of `stream` (see [`InputStream::next_batch`]); the solver's
+    /// come with their trees.
+    fn next_batch(&self, stream: &mut InputStream, streams: u64) -> Vec<Made> {
+        self.with_dependent(|loaded, makers| stream.next_batch(&makers.producer(loaded), streams))
     }
 
     /// The tree of plain input `index` of `seed`: generated again from its stream
@@ -171,96 +155,71 @@ impl Engine {
     fn regenerate(&self, seed: u64, index: u64) -> TreeData {
         self.with_dependent(|loaded, makers| {
             let mut rng = Generator::rng_for(seed, index);
-            let tree = match &makers.weights {
-                Some(weights) => makers.generator.generate_tree_weighted(&mut rng, weights).0,
-                None => makers.generator.generate_tree(&mut rng).0,
+            let tree = match makers.producer(loaded) {
+                SpecProducer::Weighted(p) => {
+                    p.generator.generate_tree_weighted(&mut rng, p.weights).0
+                }
+                // The solver's inputs keep their trees; plain ones are made again.
+                _ => makers.generator.generate_tree(&mut rng).0,
             };
             TreeData::new(&tree, &loaded.spec.grammar)
         })
     }
 }
 
-/// The inputs of one seed, made a batch at a time.
+/// The inputs of one seed, made a batch at a time by the stream `thicket generate`
+/// drives ([`InputStream`]), so that they are its inputs.
 pub struct Stream {
     engine: Arc<Engine>,
-    seed: u64,
-    /// How many inputs to make; `None`: without end.
-    count: Option<u64>,
-    /// Random streams used (input `i` of the seed is stream `i`).
-    drawn: u64,
-    /// Inputs made.
-    written: u64,
-    /// Streams without a solution, and the first one's reason.
-    unsolved: u64,
-    first_unsolved: Option<String>,
+    state: InputStream,
 }
 
 impl Stream {
     pub fn new(engine: Arc<Engine>, seed: u64, count: Option<u64>) -> Stream {
+        let config = StreamConfig {
+            // The solver's trees are kept: making them again would mean solving again.
+            trees: engine.solving(),
+            ..StreamConfig::new(seed, count)
+        };
         Stream {
             engine,
-            seed,
-            count,
-            drawn: 0,
-            written: 0,
-            unsolved: 0,
-            first_unsolved: None,
-        }
-    }
-
-    /// Whether the solver has failed on too many streams to go on: as in `thicket
-    /// generate`, at most four draws per input asked for (and 64 more); without a
-    /// count, three failures per input made (and 64 more).
-    fn exhausted(&self) -> bool {
-        match self.count {
-            Some(count) => self.drawn >= thicket_fandango::solver_draw_budget(count),
-            None => self.unsolved > self.written.saturating_mul(3).saturating_add(64),
+            state: InputStream::new(config),
         }
     }
 
     /// The next inputs (at most `size`), `None` when the count is reached; raises
-    /// `GenerateError` when the constraints cannot be satisfied, and
-    /// `KeyboardInterrupt` (between batches) on Ctrl-C.
+    /// `GenerateError` when the constraints cannot be satisfied within the draw budget
+    /// ([`thicket_fandango::Stop::Budget`]), and `KeyboardInterrupt` (between batches)
+    /// on Ctrl-C.
     pub fn next_batch(&mut self, py: Python<'_>, size: u64) -> PyResult<Option<Vec<Input>>> {
         loop {
-            let wanted = match self.count {
-                Some(count) if self.written >= count => return Ok(None),
-                Some(count) => (count - self.written).min(size),
-                None => size,
-            };
-            py.check_signals()?;
-            if self.engine.solving() && self.exhausted() {
-                let asked = self
-                    .count
-                    .map_or(String::new(), |count| format!(" of {count}"));
-                return Err(GenerateError::new_err(format!(
-                    "only {}{asked} inputs satisfy the constraints within the solver's budget \
-                     ({} of {} random streams gave none: {})",
-                    self.written,
-                    self.unsolved,
-                    self.drawn,
-                    self.first_unsolved.as_deref().unwrap_or("no solution")
-                )));
-            }
-            let (engine, seed, from) = (self.engine.clone(), self.seed, self.drawn);
-            let made: Vec<Result<Made, String>> = py.detach(|| {
-                (from..from + wanted)
-                    .into_par_iter()
-                    .map(|index| engine.make(seed, index))
-                    .collect()
-            });
-            self.drawn += wanted;
-            let mut out = Vec::new();
-            for item in made {
-                match item {
-                    Ok(made) => out.push(Input::new(made, &self.engine, seed)),
-                    Err(why) => {
-                        self.unsolved += 1;
-                        self.first_unsolved.get_or_insert(why);
-                    }
+            match self.state.stopped() {
+                Some(Stop::Budget) => {
+                    let asked = self
+                        .state
+                        .config()
+                        .count
+                        .map_or(String::new(), |count| format!(" of {count}"));
+                    let (misses, first) = self.state.misses();
+                    return Err(GenerateError::new_err(format!(
+                        "only {}{asked} inputs satisfy the constraints within the solver's budget \
+                         ({misses} of {} random streams gave none: {})",
+                        self.state.made(),
+                        self.state.drawn(),
+                        first.unwrap_or("no solution")
+                    )));
                 }
+                Some(_) => return Ok(None),
+                None => {}
             }
-            self.written += out.len() as u64;
+            py.check_signals()?;
+            let (engine, state) = (&self.engine, &mut self.state);
+            let made = py.detach(|| engine.next_batch(state, size));
+            let seed = self.state.config().seed;
+            let out: Vec<Input> = made
+                .into_iter()
+                .map(|made| Input::new(made, &self.engine, seed))
+                .collect();
             if !out.is_empty() {
                 return Ok(Some(out));
             }

@@ -166,6 +166,30 @@ pub struct Unsolved {
     pub deadline_passed: bool,
 }
 
+impl thicket_gen::Miss for Unsolved {
+    fn deadline_passed(&self) -> bool {
+        self.deadline_passed
+    }
+}
+
+/// A solver is a producer of valid trees: each stream gives a tree that satisfies every
+/// constraint, or [`Unsolved`].
+impl thicket_gen::Producer for Solver<'_> {
+    type Miss = Unsolved;
+
+    fn grammar(&self) -> &Grammar {
+        self.grammar
+    }
+
+    fn tree(&self, rng: &mut GenRng) -> Result<thicket_gen::Fresh, Unsolved> {
+        let (tree, _) = self.solve(rng)?;
+        Ok(thicket_gen::Fresh {
+            tree,
+            stats: thicket_gen::GenStats::default(),
+        })
+    }
+}
+
 impl std::fmt::Display for Unsolved {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if let Some(e) = &self.source_error {

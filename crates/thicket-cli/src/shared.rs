@@ -1,0 +1,165 @@
+//! Helpers the subcommands share: durations on the command line, seeds, files written
+//! whole, the parser and worker threads of commands that read inputs.
+
+use crate::exit;
+use crate::inputs::Input;
+use anyhow::Context;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+use thicket_parse::{ParseConfig, Parser};
+
+/// Reads `90` (seconds), `1.5`, `90s`, `15m`, `2h`, `500ms`: every `--time`, `--timeout`
+/// and other duration of the command line.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| {
+        format!("`{text}` is not a duration: a number of seconds, or 90s, 15m, 2h, 500ms")
+    })?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => {
+            return Err(format!(
+                "unknown unit `{unit}` in `{text}`: use ms, s, m or h"
+            ));
+        }
+    };
+    if seconds.is_nan() || seconds < 0.0 {
+        return Err(format!(
+            "`{text}` is not a duration (a number of seconds, or 90s, 15m, 2h)"
+        ));
+    }
+    if seconds > MAX_DURATION_SECONDS {
+        return Err(format!(
+            "`{text}` is longer than the longest duration accepted, 100 years"
+        ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// [`parse_duration`] for a time budget, which must be more than zero.
+pub fn parse_budget(text: &str) -> Result<Duration, String> {
+    let duration = parse_duration(text)?;
+    if duration.is_zero() {
+        return Err(format!(
+            "`{text}` is not a positive duration (a number of seconds, or 90s, 15m, 2h)"
+        ));
+    }
+    Ok(duration)
+}
+
+/// The longest duration [`parse_duration`] accepts, in seconds: 100 years, so that a
+/// deadline `now + duration` never overflows the clock.
+const MAX_DURATION_SECONDS: f64 = 100.0 * 365.25 * 24.0 * 3600.0;
+
+/// The seed given, or one drawn from the clock and printed, so that any run can be
+/// repeated with `--seed`.
+pub fn seed_or_draw(seed: Option<u64>) -> u64 {
+    seed.unwrap_or_else(|| {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        eprintln!("thicket: using --seed {seed}");
+        seed
+    })
+}
+
+/// Inputs parsed in parallel at once: at most this many, and (by their file sizes) at
+/// most `BATCH_BYTES` of them, so that many or large inputs are never all held.
+const BATCH_INPUTS: usize = 256;
+const BATCH_BYTES: u64 = 64 << 20;
+
+/// Splits inputs into batches of at most `BATCH_INPUTS` and about `BATCH_BYTES`.
+pub fn batches(inputs: &[Input]) -> Vec<&[Input]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut bytes = 0u64;
+    for (i, input) in inputs.iter().enumerate() {
+        let size = input.size_hint();
+        if i > start && (i - start >= BATCH_INPUTS || bytes + size > BATCH_BYTES) {
+            out.push(&inputs[start..i]);
+            start = i;
+            bytes = 0;
+        }
+        bytes += size;
+    }
+    if start < inputs.len() {
+        out.push(&inputs[start..]);
+    }
+    out
+}
+
+/// A parser for the spec's grammar, or the exit code after reporting why not. Unlike a
+/// library's default, a large input gets helper threads when it is parsed alone.
+pub fn parser_for(spec: &thicket_grammar::Spec, config: ParseConfig) -> Result<Parser<'_>, u8> {
+    let config = ParseConfig {
+        threads: true,
+        ..config
+    };
+    Parser::new(&spec.grammar, config).map_err(|e| {
+        eprintln!("error: {}: {e}", spec.source.name());
+        exit::FAILURE
+    })
+}
+
+/// A pool of `jobs` worker threads (0 or none: one per core).
+pub fn worker_pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")
+}
+
+/// How an input is named in messages (`<stdin>` for `-`).
+pub fn display_name(path: &std::path::Path) -> String {
+    if path.as_os_str() == "-" {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Temporary files [`write_atomically`] is writing now: removed by the handler
+/// [`remove_partial_files_on_interrupt`] installs.
+static IN_FLIGHT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// On Ctrl-C or SIGTERM, removes the temporary files being written and exits with
+/// 130, so that an interrupted `-o` run leaves only whole inputs behind. For commands
+/// that have no stop handler of their own.
+pub fn remove_partial_files_on_interrupt() {
+    // A second handler (another command's) is refused by ctrlc; then that one rules.
+    let _ = ctrlc::set_handler(|| {
+        let files = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+        for file in files.iter() {
+            let _ = std::fs::remove_file(file);
+        }
+        std::process::exit(130);
+    });
+}
+
+/// Writes `dir/name` whole or not at all: into a hidden temporary file first (removed
+/// again if writing fails, e.g. on a full disk, or the run is interrupted), then
+/// renamed over `name`.
+pub fn write_atomically(dir: &std::path::Path, name: &str, bytes: &[u8]) -> anyhow::Result<()> {
+    let path = dir.join(name);
+    let temp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let in_flight = || IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+    in_flight().push(temp.clone());
+    let written = std::fs::File::create(&temp).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.flush()
+    });
+    let result = written.and_then(|()| std::fs::rename(&temp, &path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    in_flight().retain(|t| t != &temp);
+    result.map_err(|e| anyhow::Error::new(e).context(format!("cannot write {}", path.display())))
+}
