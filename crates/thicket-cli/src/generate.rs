@@ -398,14 +398,10 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             a.set_hidden_probability(p);
         }
     }
-    // How often hidden text comes before a token, as weights of the byte grammar.
-    let antlr_weights = antlr
-        .as_ref()
-        .and_then(|a| thicket_gen::Weights::from_spec(&a.spec.grammar));
     let antlr = antlr.as_ref().map(|a| {
         let parser = Parser::new(&a.spec.grammar, thicket_parse::ParseConfig::default())
             .expect("the grammar compiled for the exact reading compiles again");
-        (a, a.checker(), parser)
+        (a, thicket_antlr::generate::InputMaker::new(a), parser)
     });
     let config = if args.probabilities.is_some() {
         args.limits.config_or(0)
@@ -416,7 +412,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Ok(mut generator) => {
             if antlr.is_some() {
                 // Text of negated sets and `.` looks like text: printable ASCII mostly.
-                generator.set_printable_ascii_share(ANTLR_PRINTABLE_PERCENT);
+                generator.set_printable_ascii_share(thicket_antlr::generate::PRINTABLE_PERCENT);
             }
             generator
         }
@@ -617,16 +613,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
                         item.tree = args.stats.then_some(tree);
                         return Ok(item);
                     }
-                    if let Some((antlr, checker, parser)) = &antlr {
+                    if let Some((antlr, maker, parser)) = &antlr {
                         return Ok(antlr_input(
-                            &generator,
-                            antlr,
-                            checker,
-                            parser,
-                            antlr_weights.as_ref(),
-                            seed,
-                            index,
-                            json,
+                            &generator, antlr, maker, parser, seed, index, json,
                         ));
                     }
                     if let Some(weights) = &weights {
@@ -821,10 +810,6 @@ impl<W: Write> OutputSink<W> {
     }
 }
 
-/// Percent of characters drawn from negated sets and `.` of ANTLR grammars that are
-/// printable ASCII (the rest any member of the set).
-const ANTLR_PRINTABLE_PERCENT: u8 = 95;
-
 /// Temporary files [`write_atomically`] is writing now: removed by the handler
 /// [`remove_partial_files_on_interrupt`] installs.
 static IN_FLIGHT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
@@ -867,61 +852,31 @@ pub(crate) fn write_atomically(
     result.map_err(|e| anyhow::Error::new(e).context(format!("cannot write {}", path.display())))
 }
 
-/// Draws an input of an ANTLR grammar: generated from the byte grammar, its tokens
-/// that the lexer reads as another type (an identifier generated as a keyword)
-/// generated again (up to 8 rounds), separated where the lexer would merge tokens, and
-/// kept if the exact reading (lexer, then parser rules) accepts it; otherwise drawn
-/// again (up to 16 times, each draw from `seed` and `index`), the last draw kept if
-/// none is accepted. With `json` its tree is the byte grammar's parse of the
-/// separated text, whose first derivation `antlr.spec.grammar`'s parser picks.
-#[allow(clippy::too_many_arguments)]
+/// Input `index` of `seed` of an ANTLR grammar, drawn by `maker` (see
+/// [`thicket_antlr::generate::InputMaker::input`]). With `json` its tree is the byte
+/// grammar's parse of the separated text, whose first derivation `antlr.spec.grammar`'s
+/// parser picks.
 fn antlr_input(
     generator: &Generator<'_>,
     antlr: &thicket_antlr::AntlrSpec,
-    checker: &thicket_antlr::Checker<'_>,
+    maker: &thicket_antlr::generate::InputMaker<'_>,
     parser: &Parser<'_>,
-    weights: Option<&thicket_gen::Weights>,
     seed: u64,
     index: u64,
     json: bool,
 ) -> Generated {
-    const DRAWS: u64 = 16;
-    const RESPELLS: usize = 8;
-    let mut last = None;
-    for draw in 0..DRAWS {
-        // Draw 0 is the plain input `index` of `seed`; later draws use other seeds.
-        let draw_seed = seed.wrapping_add(draw.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let mut rng = Generator::rng_for(draw_seed, index);
-        let (tree, stats) = match weights {
-            Some(weights) => generator.generate_tree_weighted(&mut rng, weights),
-            None => generator.generate_tree(&mut rng),
-        };
-        // A token generated as text another lexer rule wins (an identifier `if`) is
-        // generated again from the same stream, rather than the whole input.
-        let tree = antlr.respell(tree, RESPELLS, &mut |expr, builder| {
-            generator.expand(expr, 0, &mut rng, builder);
-        });
-        let bytes = antlr
-            .separate(&tree)
-            .unwrap_or_else(|| tree.bytes().to_vec());
-        let accepted = checker.accepts(&bytes).is_ok();
-        last = Some((bytes, stats));
-        if accepted {
-            break;
-        }
-    }
-    let (bytes, stats) = last.expect("at least one draw");
-    if json && let Ok(result) = parser.parse(&bytes) {
+    let drawn = maker.input(generator, seed, index);
+    if json && let Ok(result) = parser.parse(&drawn.bytes) {
         return Generated::from_tree(
             &result.tree(),
             index,
             seed,
             &antlr.spec.grammar,
             true,
-            stats,
+            drawn.stats,
         );
     }
-    Generated::raw(bytes, stats)
+    Generated::raw(drawn.bytes, drawn.stats)
 }
 
 /// `--target MODEL:LOCATION`: inputs aimed at a code location (see thicket-codeine).

@@ -27,8 +27,8 @@ mod produce;
 
 pub use pattern::PatternRenderer;
 pub use produce::{
-    FINISH_TRIES, Finish, KPathProduction, PathSteering, cover_k_paths, cover_k_paths_with,
-    k_path_stream, k_path_stream_with,
+    FINISH_TRIES, Finish, KPathProduction, PathSteering, Stop, cover_k_paths, cover_k_paths_until,
+    cover_k_paths_with, k_path_stream, k_path_stream_until, k_path_stream_with,
 };
 
 use rustc_hash::FxHashSet;

@@ -2,8 +2,8 @@
 //! stream of inputs `thicket generate --seed S` writes (input `i` from the random
 //! stream `(S, i)`; under constraints, streams the solver cannot satisfy are skipped).
 
-use crate::GenerateError;
 use crate::tree::{Tree, TreeData};
+use crate::{AntlrCell, GenerateError};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -71,6 +71,8 @@ pub struct Makers<'g> {
     solver: Option<Solver<'g>>,
     /// A fuzzingbook grammar's `prob` options, for plain generation.
     weights: Option<Weights>,
+    /// An ANTLR grammar's input maker: plain inputs are drawn by it.
+    antlr: Option<Arc<AntlrCell>>,
 }
 
 self_cell::self_cell!(
@@ -97,15 +99,19 @@ impl Engine {
         loaded: Arc<LoadedSpec>,
         config: GenConfig,
         constraints: bool,
+        antlr: Option<Arc<AntlrCell>>,
     ) -> Result<Engine, BuildError> {
         loaded.generable().map_err(BuildError::Refused)?;
         Engine::try_new(loaded, |loaded| {
             let grammar = &loaded.spec.grammar;
-            let generator =
+            let mut generator =
                 thicket_fandango::generator(&loaded.spec, config).map_err(|e| match e {
                     GeneratorRefusal::Limits(why) => BuildError::Refused(why),
                     GeneratorRefusal::Spec { errors, .. } => BuildError::Spec(errors),
                 })?;
+            if antlr.is_some() {
+                generator.set_printable_ascii_share(thicket_antlr::generate::PRINTABLE_PERCENT);
+            }
             let core = if constraints {
                 loaded.core_constraints()
             } else {
@@ -124,13 +130,24 @@ impl Engine {
                 goals,
             )
             .map_err(|e| BuildError::Refused(e.to_string()))?;
-            let weights = Weights::from_spec(grammar).filter(|_| solver.is_none());
+            let weights =
+                Weights::from_spec(grammar).filter(|_| solver.is_none() && antlr.is_none());
             Ok(Makers {
                 generator,
                 solver,
                 weights,
+                antlr,
             })
         })
+    }
+
+    /// Runs `f` with the spec, its generator and (under constraints) its solver: for
+    /// makers of inputs other than a seed's stream.
+    pub fn with_makers<T>(
+        &self,
+        f: impl FnOnce(&LoadedSpec, &Generator<'_>, Option<&Solver<'_>>) -> T,
+    ) -> T {
+        self.with_dependent(|loaded, makers| f(loaded, &makers.generator, makers.solver.as_ref()))
     }
 
     fn solving(&self) -> bool {
@@ -149,6 +166,18 @@ impl Engine {
                     index,
                     bytes: tree.bytes().to_vec(),
                     tree: Some(tree),
+                });
+            }
+            if let Some(antlr) = &makers.antlr {
+                let drawn =
+                    antlr.with_dependent(|_, maker| maker.input(&makers.generator, seed, index));
+                // The tree, unless separating tokens changed the text (then it is
+                // parsed again when asked for).
+                let tree = (drawn.tree.bytes() == drawn.bytes.as_slice()).then_some(drawn.tree);
+                return Ok(Made {
+                    index,
+                    bytes: drawn.bytes,
+                    tree,
                 });
             }
             let mut bytes = Vec::new();
@@ -170,6 +199,17 @@ impl Engine {
     /// (byte and tree generation make the same choices).
     fn regenerate(&self, seed: u64, index: u64) -> TreeData {
         self.with_dependent(|loaded, makers| {
+            let grammar = &loaded.spec.grammar;
+            if let Some(antlr) = &makers.antlr {
+                // Drawn again; its separated text parsed by the byte grammar (whose
+                // first derivation is the one `thicket generate --format json` shows).
+                let drawn =
+                    antlr.with_dependent(|_, maker| maker.input(&makers.generator, seed, index));
+                let parsed = thicket_parse::Parser::new(grammar, Default::default())
+                    .ok()
+                    .and_then(|parser| parser.parse(&drawn.bytes).ok().map(|r| r.tree()));
+                return TreeData::new(parsed.as_ref().unwrap_or(&drawn.tree), grammar);
+            }
             let mut rng = Generator::rng_for(seed, index);
             let tree = match &makers.weights {
                 Some(weights) => makers.generator.generate_tree_weighted(&mut rng, weights).0,
@@ -281,6 +321,23 @@ pub struct Input {
 }
 
 impl Input {
+    /// An input made as a tree other than from a seed's stream (by k-path production):
+    /// `index` is its place among the call's inputs.
+    pub fn from_tree(tree: DerivationTree, engine: &Arc<Engine>, seed: u64, index: u64) -> Input {
+        let bytes = tree.bytes().to_vec();
+        let made = Made {
+            index,
+            bytes,
+            tree: Some(tree),
+        };
+        Input::new(made, engine, seed)
+    }
+
+    /// The input's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
     fn new(made: Made, engine: &Arc<Engine>, seed: u64) -> Input {
         Input {
             bytes: made.bytes,
