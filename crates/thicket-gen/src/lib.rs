@@ -55,6 +55,11 @@
 //!   `next_u32() * n` (Lemire's multiply, without the rejection step): its bias is below
 //!   `n / 2^32`, far under anything a test campaign can observe, and it is cheap, which
 //!   matters because generation makes one choice every few bytes.
+//! - **Other choice sources** ([`choices`]): the choices can come from elsewhere, e.g. a
+//!   property-based tester's data ([`Generator::generate_into_from`]); such a source may
+//!   ask for options simplest first and repetitions item by item, so that shrinking its
+//!   choices shrinks the input. Seeded generation goes through the same code with
+//!   [`Random`], unchanged.
 
 #![warn(missing_docs)]
 
@@ -1537,5 +1542,49 @@ mod tests {
         let generator = Generator::new(&g, c).unwrap();
         let (tree, _) = generator.generate_tree_from(&mut Zeros);
         assert_eq!(tree.bytes(), b"0");
+    }
+
+    /// A source that takes every optional item and records its spans.
+    #[derive(Default)]
+    struct Greedy {
+        spans: Vec<(u64, bool)>,
+    }
+
+    impl ChoiceSource for Greedy {
+        const SIMPLEST_FIRST: bool = true;
+        const ITEM_BY_ITEM: bool = true;
+        fn choose(&mut self, n: u32) -> u32 {
+            n - 1
+        }
+        fn bits(&mut self) -> u64 {
+            0
+        }
+        fn span_start(&mut self, label: u64) {
+            self.spans.push((label, true));
+        }
+        fn span_end(&mut self) {
+            self.spans.push((0, false));
+        }
+    }
+
+    #[test]
+    fn item_by_item_repetitions_take_one_choice_per_item_and_nest_list_tails() {
+        let (g, c) = generator(
+            "<start> ::= <e> (\",\" <e>)*\n<e> ::= \"x\"",
+            GenConfig::default(),
+        );
+        let generator = Generator::new(&g, c).unwrap();
+        let mut greedy = Greedy::default();
+        let (tree, _) = generator.generate_tree_from(&mut greedy);
+        // The first item, then every optional one up to the cap of 5.
+        assert_eq!(tree.bytes(), b"x,x,x,x,x,x");
+        // A span from the first item on, and one from each optional item on, nested,
+        // all of one label: any of them can stand for the one around it.
+        let starts: Vec<u64> = greedy.spans.iter().filter(|s| s.1).map(|s| s.0).collect();
+        assert_eq!(starts.len(), 6);
+        assert!(starts.iter().all(|&l| l == starts[0]));
+        // Each stays open to the end of the list.
+        let ends: Vec<bool> = greedy.spans.iter().map(|s| s.1).collect();
+        assert_eq!(ends, [[true; 6], [false; 6]].concat());
     }
 }

@@ -1,7 +1,7 @@
 """thicket: grammar-based test generation from Python.
 
-Load a spec (a Fandango ``.fan`` file, an ISLa ``.bnf`` grammar or a JSON grammar
-dictionary), generate inputs from it (satisfying its
+Load a spec (a Fandango ``.fan`` file, an ISLa ``.bnf`` grammar, a JSON grammar
+dictionary or an ANTLR ``.g4`` grammar), generate inputs from it (satisfying its
 constraints; at random or covering its k-paths), parse inputs into derivation trees,
 check inputs against the constraints and measure their k-path coverage. The work is done
 by the same Rust library as the ``thicket`` command, with the GIL released; Ctrl-C
@@ -186,15 +186,26 @@ class Spec:
     """A spec, compiled: grammar, constraints, goals and generators."""
 
     def __init__(self, text: str, format: str = "fan", *, start: Optional[str] = None) -> None:
-        """A spec from its text. ``format`` is ``"fan"`` (Fandango), ``"bnf"`` (ISLa) or
-        ``"json"`` (a grammar dictionary). ``start`` picks another start rule (the spec's constraints, which are about
+        """A spec from its text. ``format`` is ``"fan"`` (Fandango), ``"bnf"`` (ISLa),
+        ``"json"`` (a grammar dictionary) or ``"g4"`` (a combined ANTLR grammar).
+        ``start`` picks another start rule (the spec's constraints, which are about
         whole inputs, then do not apply).
 
         Raises ``SpecError`` with the diagnostics ``thicket`` prints.
         """
     @staticmethod
-    def load(path: Union[str, PathLike], *, start: Optional[str] = None) -> "Spec":
-        """A spec from a file: ``.fan``, ``.bnf``, or ``.json``. Raises ``SpecError``."""
+    def load(
+        path: Union[str, PathLike],
+        *,
+        start: Optional[str] = None,
+        lexer: Optional[Union[str, PathLike]] = None,
+    ) -> "Spec":
+        """A spec from a file: ``.fan``, ``.bnf``, ``.json`` or an ANTLR ``.g4`` grammar
+        (combined, or a parser grammar whose lexer grammar is ``lexer`` or the
+        ``tokenVocab`` file beside it; ``start`` defaults to its first parser rule).
+        ANTLR inputs are generated and read as ``thicket`` does: separated where the
+        lexer would merge tokens, and decided by the exact reading (the lexer, then the
+        parser rules) before the byte grammar's tree is built. Raises ``SpecError``."""
     @property
     def name(self) -> str:
         """The name the spec was read under (its path, or ``<text>.fan``)."""
