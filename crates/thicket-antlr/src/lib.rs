@@ -107,6 +107,7 @@
 #![warn(missing_docs)]
 
 pub mod chars;
+pub mod generate;
 pub mod leftrec;
 pub mod lexer;
 pub mod nfa;

@@ -432,7 +432,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Ok(mut generator) => {
             if antlr.is_some() {
                 // Text of negated sets and `.` looks like text: printable ASCII mostly.
-                generator.set_printable_ascii_share(ANTLR_PRINTABLE_PERCENT);
+                generator.set_printable_ascii_share(thicket_antlr::generate::PRINTABLE_PERCENT);
             }
             generator
         }
@@ -589,7 +589,8 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     });
     let state = match &antlr {
         Some(antlr) => {
-            let producer = thicket_antlr::AntlrProducer::new(&generator, antlr);
+            let maker = thicket_antlr::generate::InputMaker::new(antlr);
+            let producer = thicket_antlr::AntlrProducer::new(&generator, &maker);
             write_stream(
                 &producer,
                 stream,
@@ -750,10 +751,6 @@ impl<W: Write> OutputSink<W> {
         Ok(())
     }
 }
-
-/// Percent of characters drawn from negated sets and `.` of ANTLR grammars that are
-/// printable ASCII (the rest any member of the set).
-const ANTLR_PRINTABLE_PERCENT: u8 = 95;
 
 /// `--target MODEL:LOCATION`: inputs aimed at a code location (see thicket-codeine).
 fn run_targeted<W: Write>(

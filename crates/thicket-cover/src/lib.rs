@@ -27,8 +27,9 @@ mod produce;
 
 pub use pattern::PatternRenderer;
 pub use produce::{
-    FINISH_TRIES, Finish, KPathProduction, PathSteering, SteeredTo, cover_k_paths,
-    cover_k_paths_with, k_path_stream, k_path_stream_with,
+    FINISH_TRIES, Finish, KPathProduction, PathSteering, SteeredTo, Stop, cover_k_paths,
+    cover_k_paths_until, cover_k_paths_with, k_path_stream, k_path_stream_until,
+    k_path_stream_with,
 };
 
 use rustc_hash::FxHashSet;

@@ -48,6 +48,28 @@ pub struct KPathProduction {
     pub dropped: usize,
     /// Whether the deadline stopped the production before its agenda or limit did.
     pub timed_out: bool,
+    /// Whether the caller's [`Stop::interrupted`] stopped it.
+    pub interrupted: bool,
+}
+
+/// When production stops before its agenda or limit: at a deadline, or when the caller
+/// says so (a user's Ctrl-C); both are looked at before each input is begun.
+#[derive(Clone, Copy)]
+pub struct Stop<'a> {
+    /// No input is begun after it.
+    pub deadline: Option<Instant>,
+    /// Asked before each input; `true` stops the production.
+    pub interrupted: &'a dyn Fn() -> bool,
+}
+
+impl Stop<'_> {
+    /// At `deadline` only.
+    pub fn at(deadline: Option<Instant>) -> Stop<'static> {
+        Stop {
+            deadline,
+            interrupted: &|| false,
+        }
+    }
 }
 
 /// What becomes of each steered input before its paths are counted: the identity for
@@ -87,7 +109,29 @@ pub fn cover_k_paths_with(
     deadline: Option<Instant>,
     finish: &mut Finish<'_>,
 ) -> KPathProduction {
-    produce(generator, graph, k, seed, limit, false, deadline, finish)
+    produce(
+        generator,
+        graph,
+        k,
+        seed,
+        limit,
+        false,
+        Stop::at(deadline),
+        finish,
+    )
+}
+
+/// [`cover_k_paths_with`], stopped as `stop` says.
+pub fn cover_k_paths_until(
+    generator: &Generator<'_>,
+    graph: &KPathGraph,
+    k: usize,
+    seed: u64,
+    limit: usize,
+    stop: Stop<'_>,
+    finish: &mut Finish<'_>,
+) -> KPathProduction {
+    produce(generator, graph, k, seed, limit, false, stop, finish)
 }
 
 /// A stream of `count` inputs whose k-path diversity grows as fast as possible
@@ -118,7 +162,29 @@ pub fn k_path_stream_with(
     deadline: Option<Instant>,
     finish: &mut Finish<'_>,
 ) -> KPathProduction {
-    produce(generator, graph, k, seed, count, true, deadline, finish)
+    produce(
+        generator,
+        graph,
+        k,
+        seed,
+        count,
+        true,
+        Stop::at(deadline),
+        finish,
+    )
+}
+
+/// [`k_path_stream_with`], stopped as `stop` says.
+pub fn k_path_stream_until(
+    generator: &Generator<'_>,
+    graph: &KPathGraph,
+    k: usize,
+    seed: u64,
+    count: usize,
+    stop: Stop<'_>,
+    finish: &mut Finish<'_>,
+) -> KPathProduction {
+    produce(generator, graph, k, seed, count, true, stop, finish)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -129,7 +195,7 @@ fn produce(
     seed: u64,
     limit: usize,
     cycle: bool,
-    deadline: Option<Instant>,
+    stop: Stop<'_>,
     finish: &mut Finish<'_>,
 ) -> KPathProduction {
     let grammar = generator.grammar();
@@ -164,9 +230,14 @@ fn produce(
     let mut lost: Vec<Box<[u32]>> = Vec::new();
     let mut dropped = 0;
     let mut timed_out = false;
+    let mut interrupted = false;
     while trees.len() < limit && !targets.is_empty() {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if stop.deadline.is_some_and(|d| Instant::now() >= d) {
             timed_out = true;
+            break;
+        }
+        if (stop.interrupted)() {
+            interrupted = true;
             break;
         }
         if position == targets.len() {
@@ -270,6 +341,7 @@ fn produce(
         lost,
         dropped,
         timed_out,
+        interrupted,
     }
 }
 

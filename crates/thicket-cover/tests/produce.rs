@@ -235,3 +235,30 @@ fn paths_a_finishing_step_loses_are_retried_then_reported() {
     // Each lost path was steered to FINISH_TRIES times.
     assert!(made.dropped >= made.lost.len() * thicket_cover::FINISH_TRIES as usize / 2);
 }
+
+#[test]
+fn a_caller_can_stop_production_before_any_input() {
+    let grammar = grammar("../../specs", "json.fan");
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let graph = KPathGraph::new(&grammar);
+    let asked = std::cell::Cell::new(0);
+    let interrupted = || {
+        asked.set(asked.get() + 1);
+        asked.get() > 3
+    };
+    let stop = thicket_cover::Stop {
+        deadline: None,
+        interrupted: &interrupted,
+    };
+    for stream in [false, true] {
+        asked.set(0);
+        let finish = &mut |tree, _| Some(tree);
+        let made = if stream {
+            thicket_cover::k_path_stream_until(&generator, &graph, 3, 1, 100, stop, finish)
+        } else {
+            thicket_cover::cover_k_paths_until(&generator, &graph, 3, 1, usize::MAX, stop, finish)
+        };
+        assert!(made.interrupted && !made.timed_out);
+        assert!(made.trees.len() <= 3, "{} inputs", made.trees.len());
+    }
+}

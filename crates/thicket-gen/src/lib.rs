@@ -55,14 +55,21 @@
 //!   `next_u32() * n` (Lemire's multiply, without the rejection step): its bias is below
 //!   `n / 2^32`, far under anything a test campaign can observe, and it is cheap, which
 //!   matters because generation makes one choice every few bytes.
+//! - **Other choice sources** ([`choices`]): the choices can come from elsewhere, e.g. a
+//!   property-based tester's data ([`Generator::generate_into_from`]); such a source may
+//!   ask for options simplest first and repetitions item by item, so that shrinking its
+//!   choices shrinks the input. Seeded generation goes through the same code with
+//!   [`Random`], unchanged.
 
 #![warn(missing_docs)]
 
+pub mod choices;
 mod language;
 pub mod prob;
 mod produce;
 mod regex_gen;
 
+pub use choices::{ChoiceSource, Random};
 pub use language::DistinctInputs;
 pub use prob::{Counts, Weights};
 pub use produce::{Fresh, Miss, Producer, Weighted};
@@ -280,8 +287,8 @@ pub fn below<R: Rng + ?Sized>(rng: &mut R, n: u32) -> u32 {
 
 /// An index drawn in proportion to `weights`; `None` if they are all zero (or not
 /// finite), so the caller falls back to a uniform draw.
-fn weighted<R: Rng + ?Sized>(
-    rng: &mut R,
+fn weighted<C: ChoiceSource>(
+    choices: &mut C,
     weights: impl Iterator<Item = f64> + Clone,
 ) -> Option<usize> {
     let total: f64 = weights.clone().sum();
@@ -289,7 +296,7 @@ fn weighted<R: Rng + ?Sized>(
         return None;
     }
     // 53 random bits as a fraction of the total.
-    let mut x = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+    let mut x = (choices.bits() >> 11) as f64 / (1u64 << 53) as f64 * total;
     let mut last = None;
     for (i, w) in weights.enumerate() {
         if w > 0.0 {
@@ -322,7 +329,27 @@ enum Task {
         depth: u32,
         left: u32,
     },
+    /// Up to `left` optional repetitions of `op` (item by item: a choice before each),
+    /// within spans of `label`, `spans` of which are open.
+    More {
+        op: u32,
+        depth: u32,
+        left: u32,
+        label: u64,
+        spans: u32,
+    },
+    /// A span begins (see [`ChoiceSource::span_start`]).
+    SpanStart {
+        label: u64,
+    },
+    /// The innermost span ends.
+    SpanEnd,
     Close,
+}
+
+/// The label of the spans of the repetition `op` (spread over 64 bits).
+fn span_label(op: u32) -> u64 {
+    splitmix64(u64::from(op) ^ 0x5EA1_5EA1) >> 1
 }
 
 /// What an input may still take beyond the minimal completion of what is chosen so far.
@@ -644,6 +671,31 @@ impl<'g> Generator<'g> {
         self.expand(self.grammar.root(), 0, rng, sink)
     }
 
+    /// Generates one input as a derivation tree, its choices from `choices` (see
+    /// [`choices`]); with [`Random`] of an rng, the tree [`Generator::generate_tree`]
+    /// makes from it.
+    pub fn generate_tree_from<C: ChoiceSource>(
+        &self,
+        choices: &mut C,
+    ) -> (DerivationTree, GenStats) {
+        let mut builder = TreeBuilder::new();
+        let stats = self.generate_into_from(choices, &mut builder);
+        (builder.finish(), stats)
+    }
+
+    /// Generates one input into `sink`, its choices from `choices`. Choices and sink
+    /// events come in preorder: an alternation's or repetition's choice just before
+    /// its node is opened, a regex terminal's just before the terminal.
+    pub fn generate_into_from<C: ChoiceSource, S: TreeSink>(
+        &self,
+        choices: &mut C,
+        sink: &mut S,
+    ) -> GenStats {
+        let start = self.grammar.root();
+        let room = self.room_for(start);
+        self.expand_within::<false, _, _>(start, 0, choices, sink, room, None)
+    }
+
     /// Makes character classes that hold printable ASCII and other characters (negated
     /// sets, any character) draw printable ASCII `percent` percent of the time (see
     /// [`RegexSampler::set_printable_ascii_share`]); 0, the default, draws uniformly.
@@ -690,7 +742,7 @@ impl<'g> Generator<'g> {
         assert!(self.fits(weights), "weights made for another grammar");
         let start = self.grammar.root();
         let room = self.room_for(start);
-        self.expand_within::<true, _, _>(start, 0, rng, sink, room, Some(weights))
+        self.expand_within::<true, _, _>(start, 0, &mut Random(rng), sink, room, Some(weights))
     }
 
     fn room_for(&self, start: ExprId) -> Room {
@@ -717,7 +769,7 @@ impl<'g> Generator<'g> {
         sink: &mut S,
     ) -> GenStats {
         let room = self.room_for(start);
-        self.expand_within::<false, _, _>(start, depth, rng, sink, room, None)
+        self.expand_within::<false, _, _>(start, depth, &mut Random(rng), sink, room, None)
     }
 
     /// Emits a smallest subtree of `start`: every alternation takes an alternative of
@@ -731,7 +783,8 @@ impl<'g> Generator<'g> {
         sink: &mut S,
     ) {
         // With no room beyond the minimal completion, every choice is a least one.
-        self.expand_within::<false, _, _>(start, 0, rng, sink, Room { bytes: 0, steps: 0 }, None);
+        let room = Room { bytes: 0, steps: 0 };
+        self.expand_within::<false, _, _>(start, 0, &mut Random(rng), sink, room, None);
     }
 
     /// [`Generator::expand`] with `room` beyond the minimal completion of `start`,
@@ -739,11 +792,11 @@ impl<'g> Generator<'g> {
     ///
     /// `WEIGHTED` is a constant so that the unweighted path compiles without a trace
     /// of the weights (the generation benchmark runs at the same speed as before).
-    fn expand_within<const WEIGHTED: bool, R: Rng + ?Sized, S: TreeSink>(
+    fn expand_within<const WEIGHTED: bool, C: ChoiceSource, S: TreeSink>(
         &self,
         start: ExprId,
         depth: u32,
-        rng: &mut R,
+        rng: &mut C,
         sink: &mut S,
         mut room: Room,
         weights: Option<&Weights>,
@@ -757,7 +810,7 @@ impl<'g> Generator<'g> {
         // Sized choices: grow while the room left is above `grow_until`.
         let grow_until = match self.config.policy {
             ChoicePolicy::Sized { bytes } if self.recursive => {
-                let target = u64::from(below(rng, bytes.saturating_mul(2).saturating_add(1)));
+                let target = u64::from(rng.choose(bytes.saturating_mul(2).saturating_add(1)));
                 Some(room.bytes.saturating_sub(target))
             }
             _ => None,
@@ -768,6 +821,36 @@ impl<'g> Generator<'g> {
                 match stack.pop() {
                     None => break,
                     Some(Task::Close) => sink.close(),
+                    Some(Task::SpanStart { label }) => rng.span_start(label),
+                    Some(Task::SpanEnd) => rng.span_end(),
+                    Some(Task::More {
+                        op,
+                        depth,
+                        left,
+                        label,
+                        spans,
+                    }) => {
+                        let extra = self.one_more(op, &room).filter(|_| left > 0);
+                        if let Some((len, steps)) = extra.filter(|_| !stats.budget_exhausted)
+                            && rng.choose(2) == 1
+                        {
+                            room.bytes -= len;
+                            room.steps -= steps;
+                            rng.span_start(label);
+                            stack.push(Task::More {
+                                op,
+                                depth,
+                                left: left - 1,
+                                label,
+                                spans: spans + 1,
+                            });
+                            current = Some((op, depth));
+                        } else {
+                            for _ in 0..spans {
+                                rng.span_end();
+                            }
+                        }
+                    }
                     Some(Task::Expand { op, depth }) => current = Some((op, depth)),
                     Some(Task::Repeat { op, depth, left }) => {
                         if left > 1 {
@@ -793,7 +876,7 @@ impl<'g> Generator<'g> {
                 Op::Regex { index } => {
                     let regex = &self.regexes[index as usize];
                     sink.terminal_with(expr(), &mut scratch, |out| {
-                        regex.sample_within(rng, out, &mut room.bytes)
+                        regex.sample_from(rng, out, &mut room.bytes)
                     });
                 }
                 Op::Ref { body } => {
@@ -801,6 +884,34 @@ impl<'g> Generator<'g> {
                     stats.budget_exhausted |= stats.rule_expansions >= self.config.max_nodes;
                     open(sink, &mut stack, expr());
                     current = Some((body, depth + 1));
+                }
+                Op::Seq { start, len } if C::ITEM_BY_ITEM => {
+                    open(sink, &mut stack, expr());
+                    let items = &self.children[start as usize..(start + len) as usize];
+                    // An item just before a repetition (`<e> ("," <e>)*`) begins a span
+                    // of the repetition's label that ends after the repetition.
+                    let mut tasks = Vec::with_capacity(items.len() + 2);
+                    let mut i = 0;
+                    while i < items.len() {
+                        let (item, next) = (items[i], items.get(i + 1).copied());
+                        let repeats = |op: u32| matches!(self.ops[op as usize], Op::Repeat { .. });
+                        match next {
+                            Some(next) if repeats(next) && !repeats(item) => {
+                                tasks.push(Task::SpanStart {
+                                    label: span_label(next),
+                                });
+                                tasks.push(Task::Expand { op: item, depth });
+                                tasks.push(Task::Expand { op: next, depth });
+                                tasks.push(Task::SpanEnd);
+                                i += 2;
+                            }
+                            _ => {
+                                tasks.push(Task::Expand { op: item, depth });
+                                i += 1;
+                            }
+                        }
+                    }
+                    stack.extend(tasks.into_iter().rev());
                 }
                 Op::Seq { start, len } => {
                     open(sink, &mut stack, expr());
@@ -844,6 +955,35 @@ impl<'g> Generator<'g> {
                     let item_fits = depth.saturating_add(item_depth) <= max_depth;
                     // Past a sized target, recursion stops.
                     let grown = recursive && grow_until.is_some_and(|floor| room.bytes <= floor);
+                    if C::ITEM_BY_ITEM && !WEIGHTED {
+                        // The minimum now, then one choice per optional item.
+                        let optional = if !item_fits || stats.budget_exhausted || grown {
+                            0
+                        } else {
+                            max - min
+                        };
+                        open(sink, &mut stack, expr());
+                        if optional > 0 {
+                            stack.push(Task::More {
+                                op: item,
+                                depth,
+                                left: optional,
+                                label: span_label(op),
+                                spans: 0,
+                            });
+                        }
+                        if min > 1 {
+                            stack.push(Task::Repeat {
+                                op: item,
+                                depth,
+                                left: min - 1,
+                            });
+                        }
+                        if min > 0 {
+                            current = Some((item, depth));
+                        }
+                        continue;
+                    }
                     let mut count = if !item_fits || stats.budget_exhausted || grown {
                         min
                     } else if let Some(weights) = weights.filter(|_| WEIGHTED) {
@@ -851,10 +991,10 @@ impl<'g> Generator<'g> {
                         let options = row.get(min as usize..row.len().min(max as usize + 1));
                         match options.and_then(|o| weighted(rng, o.iter().copied())) {
                             Some(i) => min + i as u32,
-                            None => min + below(rng, max - min + 1),
+                            None => min + rng.choose(max - min + 1),
                         }
                     } else {
-                        min + below(rng, max - min + 1)
+                        min + rng.choose(max - min + 1)
                     };
                     if count > min {
                         // Extra repetitions only as far as the room allows.
@@ -895,11 +1035,11 @@ impl<'g> Generator<'g> {
     /// the room left (then the budget counts as spent).
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn choose<R: Rng + ?Sized>(
+    fn choose<C: ChoiceSource>(
         &self,
         op: u32,
         depth: u32,
-        rng: &mut R,
+        rng: &mut C,
         stats: &mut GenStats,
         room: &mut Room,
         grow_until: Option<u64>,
@@ -944,7 +1084,12 @@ impl<'g> Generator<'g> {
             let drawn = weights.and_then(|w| {
                 weighted(rng, options.iter().map(|&o| w.alternative(self.expr_id(o))))
             });
-            options[drawn.unwrap_or_else(|| below(rng, n) as usize)]
+            let k = match drawn {
+                Some(k) => k,
+                None if C::SIMPLEST_FIRST => self.simplest(options, rng.choose(n) as usize),
+                None => rng.choose(n) as usize,
+            };
+            options[k]
         };
         let (len, steps) = self.extra(op, chosen);
         if len > room.bytes || steps > room.steps {
@@ -993,10 +1138,10 @@ impl<'g> Generator<'g> {
     /// Emits `op` at once if it is a terminal, or (for sinks without structure) a
     /// reference to a rule whose body is a terminal; says whether it did.
     #[inline]
-    fn emit_terminal<R: Rng + ?Sized, S: TreeSink>(
+    fn emit_terminal<C: ChoiceSource, S: TreeSink>(
         &self,
         op: u32,
-        rng: &mut R,
+        rng: &mut C,
         sink: &mut S,
         scratch: &mut Vec<u8>,
         stats: &mut GenStats,
@@ -1027,7 +1172,7 @@ impl<'g> Generator<'g> {
             Op::Regex { index } => {
                 let regex = &self.regexes[index as usize];
                 sink.terminal_with(self.expr_id(target), scratch, |out| {
-                    regex.sample_within(rng, out, room_bytes)
+                    regex.sample_from(rng, out, room_bytes)
                 });
                 true
             }
@@ -1038,6 +1183,23 @@ impl<'g> Generator<'g> {
     /// The grammar expression an op was compiled from (ops are indexed like expressions).
     fn expr_id(&self, op: u32) -> ExprId {
         ExprId::from_index(op as usize)
+    }
+
+    /// What one more repetition of `item` adds to the minimal completion (bytes,
+    /// steps), if the room left holds it.
+    fn one_more(&self, item: u32, room: &Room) -> Option<(u64, u64)> {
+        let item = self.expr_id(item);
+        let len = self.analysis.expr_min_len(item);
+        let steps = self.analysis.expr_min_steps(item).saturating_add(1);
+        (len <= room.bytes && steps <= room.steps).then_some((len, steps))
+    }
+
+    /// The position in `options` (alternatives sorted by minimal depth) of the `k`-th
+    /// simplest: by minimal length, ties by minimal depth.
+    fn simplest(&self, options: &[u32], k: usize) -> usize {
+        choices::kth_simplest(options.len(), k, |i| {
+            self.analysis.expr_min_len(self.expr_id(options[i]))
+        })
     }
 
     /// The fitting alternative with the shortest minimal output (ties: shallowest).
@@ -1341,5 +1503,90 @@ mod tests {
                 assert!(out.len() <= 150 + 4 * 30, "{spec}: {} bytes", out.len());
             }
         }
+    }
+
+    /// A source that always makes choice 0.
+    struct Zeros;
+
+    impl ChoiceSource for Zeros {
+        const SIMPLEST_FIRST: bool = true;
+        fn choose(&mut self, _: u32) -> u32 {
+            0
+        }
+        fn bits(&mut self) -> u64 {
+            0
+        }
+    }
+
+    #[test]
+    fn a_random_choice_source_makes_the_seeded_inputs() {
+        let (g, c) = generator(
+            "<start> ::= <v>\n<v> ::= \"[\" <v>* \"]\" | r\"-?[0-9]{1,3}\" | \"true\"",
+            GenConfig::default(),
+        );
+        let generator = Generator::new(&g, c).unwrap();
+        for index in 0..50 {
+            let (seeded, _) = generator.generate_tree(&mut Generator::rng_for(3, index));
+            let mut rng = Generator::rng_for(3, index);
+            let (from, _) = generator.generate_tree_from(&mut Random(&mut rng));
+            assert_eq!(seeded.bytes(), from.bytes());
+        }
+    }
+
+    #[test]
+    fn choice_zero_of_a_simplest_first_source_is_the_smallest_input() {
+        // By minimal depth "true" and the number come first; by length the number does,
+        // and its shortest match: one digit, the class's first member.
+        let (g, c) = generator(
+            "<start> ::= <v>\n<v> ::= \"true\" | r\"-?[0-9]{1,3}|x\" | \"[\" <v>* \"]\"",
+            GenConfig::default(),
+        );
+        let generator = Generator::new(&g, c).unwrap();
+        let (tree, _) = generator.generate_tree_from(&mut Zeros);
+        assert_eq!(tree.bytes(), b"0");
+    }
+
+    /// A source that takes every optional item and records its spans.
+    #[derive(Default)]
+    struct Greedy {
+        spans: Vec<(u64, bool)>,
+    }
+
+    impl ChoiceSource for Greedy {
+        const SIMPLEST_FIRST: bool = true;
+        const ITEM_BY_ITEM: bool = true;
+        fn choose(&mut self, n: u32) -> u32 {
+            n - 1
+        }
+        fn bits(&mut self) -> u64 {
+            0
+        }
+        fn span_start(&mut self, label: u64) {
+            self.spans.push((label, true));
+        }
+        fn span_end(&mut self) {
+            self.spans.push((0, false));
+        }
+    }
+
+    #[test]
+    fn item_by_item_repetitions_take_one_choice_per_item_and_nest_list_tails() {
+        let (g, c) = generator(
+            "<start> ::= <e> (\",\" <e>)*\n<e> ::= \"x\"",
+            GenConfig::default(),
+        );
+        let generator = Generator::new(&g, c).unwrap();
+        let mut greedy = Greedy::default();
+        let (tree, _) = generator.generate_tree_from(&mut greedy);
+        // The first item, then every optional one up to the cap of 5.
+        assert_eq!(tree.bytes(), b"x,x,x,x,x,x");
+        // A span from the first item on, and one from each optional item on, nested,
+        // all of one label: any of them can stand for the one around it.
+        let starts: Vec<u64> = greedy.spans.iter().filter(|s| s.1).map(|s| s.0).collect();
+        assert_eq!(starts.len(), 6);
+        assert!(starts.iter().all(|&l| l == starts[0]));
+        // Each stays open to the end of the list.
+        let ends: Vec<bool> = greedy.spans.iter().map(|s| s.1).collect();
+        assert_eq!(ends, [[true; 6], [false; 6]].concat());
     }
 }

@@ -11,7 +11,7 @@
 //! and the mandatory repetitions (`a{1000}{1000}{1000}` is a billion of them) are known
 //! when compiling, so the generator refuses such a regex before sampling.
 
-use crate::below;
+use crate::choices::{ChoiceSource, Random, kth_simplest};
 use rand::Rng;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
@@ -91,13 +91,35 @@ impl RegexSampler {
     /// Appends one random match to `out`, of any length the repetition cap allows.
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut Vec<u8>) {
         let mut budget = u64::MAX;
-        sample(&self.node, rng, out, &mut budget, self.ascii_percent);
+        sample(
+            &self.node,
+            &mut Random(rng),
+            out,
+            &mut budget,
+            self.ascii_percent,
+        );
     }
 
     /// Appends one random match to `out` of at most `min_len() + *budget` bytes, taking
     /// what it uses beyond the minimum from `budget`.
     pub fn sample_within<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut Vec<u8>, budget: &mut u64) {
-        sample(&self.node, rng, out, budget, self.ascii_percent);
+        sample(
+            &self.node,
+            &mut Random(rng),
+            out,
+            budget,
+            self.ascii_percent,
+        );
+    }
+
+    /// [`RegexSampler::sample_within`] with its choices from `choices`.
+    pub fn sample_from<C: ChoiceSource>(
+        &self,
+        choices: &mut C,
+        out: &mut Vec<u8>,
+        budget: &mut u64,
+    ) {
+        sample(&self.node, choices, out, budget, self.ascii_percent);
     }
 
     /// Makes a class that holds printable ASCII characters (space to `~`) and others
@@ -245,16 +267,16 @@ fn split_surrogates(start: u32, end: u32) -> impl Iterator<Item = (u32, u32)> {
 
 /// Appends a random match of `node`; what it takes beyond the node's minimal match comes
 /// out of `budget`, and choices that would overrun it take the smallest option.
-fn sample<R: Rng + ?Sized>(
+fn sample<C: ChoiceSource>(
     node: &Node,
-    rng: &mut R,
+    rng: &mut C,
     out: &mut Vec<u8>,
     budget: &mut u64,
     ascii_percent: u8,
 ) {
     match node {
         Node::Literal(bytes) => out.extend_from_slice(bytes),
-        Node::Bytes(members) => out.push(members[below(rng, members.len() as u32) as usize]),
+        Node::Bytes(members) => out.push(members[rng.choose(members.len() as u32) as usize]),
         Node::Class {
             ranges,
             before,
@@ -262,12 +284,12 @@ fn sample<R: Rng + ?Sized>(
             unicode,
             ascii,
         } => {
-            if ascii_percent > 0 && !ascii.is_empty() && below(rng, 100) < u32::from(ascii_percent)
+            if ascii_percent > 0 && !ascii.is_empty() && rng.choose(100) < u32::from(ascii_percent)
             {
-                out.push(ascii[below(rng, ascii.len() as u32) as usize]);
+                out.push(ascii[rng.choose(ascii.len() as u32) as usize]);
                 return;
             }
-            let index = below(rng, *total);
+            let index = rng.choose(*total);
             let range = before.partition_point(|&b| b <= index) - 1;
             let mut value = ranges[range].0 + (index - before[range]);
             if *unicode {
@@ -290,7 +312,7 @@ fn sample<R: Rng + ?Sized>(
             max,
             item_len,
         } => {
-            let mut count = min + below(rng, max - min + 1);
+            let mut count = min + rng.choose(max - min + 1);
             let extra = u64::from(count - min);
             if *item_len > 0 && extra.saturating_mul(*item_len) > *budget {
                 count = min + (*budget / item_len) as u32;
@@ -307,7 +329,10 @@ fn sample<R: Rng + ?Sized>(
         }
         Node::Alt(alts, lens) => {
             let shortest = lens.iter().copied().min().unwrap_or(0);
-            let mut chosen = below(rng, alts.len() as u32) as usize;
+            let mut chosen = rng.choose(alts.len() as u32) as usize;
+            if C::SIMPLEST_FIRST {
+                chosen = kth_simplest(alts.len(), chosen, |i| lens[i]);
+            }
             if lens[chosen] - shortest > *budget {
                 chosen = lens.iter().position(|&l| l == shortest).unwrap_or(0);
             }

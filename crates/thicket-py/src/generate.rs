@@ -2,8 +2,8 @@
 //! stream of inputs `thicket generate --seed S` writes (input `i` from the random
 //! stream `(S, i)`; under constraints, streams the solver cannot satisfy are skipped).
 
-use crate::GenerateError;
 use crate::tree::{Tree, TreeData};
+use crate::{AntlrCell, GenerateError};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -74,6 +74,8 @@ pub struct Makers<'g> {
     goals: bool,
     /// A fuzzingbook grammar's `prob` options, for plain generation.
     weights: Option<Weights>,
+    /// An ANTLR grammar's input maker: plain inputs are drawn by it.
+    antlr: Option<Arc<AntlrCell>>,
 }
 
 impl<'g> Makers<'g> {
@@ -103,15 +105,19 @@ impl Engine {
         loaded: Arc<LoadedSpec>,
         config: GenConfig,
         constraints: bool,
+        antlr: Option<Arc<AntlrCell>>,
     ) -> Result<Engine, BuildError> {
         loaded.generable().map_err(BuildError::Refused)?;
         Engine::try_new(loaded, |loaded| {
             let grammar = &loaded.spec.grammar;
-            let generator =
+            let mut generator =
                 thicket_fandango::generator(&loaded.spec, config).map_err(|e| match e {
                     GeneratorRefusal::Limits(why) => BuildError::Refused(why),
                     GeneratorRefusal::Spec { errors, .. } => BuildError::Spec(errors),
                 })?;
+            if antlr.is_some() {
+                generator.set_printable_ascii_share(thicket_antlr::generate::PRINTABLE_PERCENT);
+            }
             let core = if constraints {
                 loaded.core_constraints()
             } else {
@@ -130,14 +136,25 @@ impl Engine {
                 goals,
             )
             .map_err(|e| BuildError::Refused(e.to_string()))?;
-            let weights = Weights::from_spec(grammar).filter(|_| solver.is_none());
+            let weights =
+                Weights::from_spec(grammar).filter(|_| solver.is_none() && antlr.is_none());
             Ok(Makers {
                 generator,
                 solver,
                 goals,
                 weights,
+                antlr,
             })
         })
+    }
+
+    /// Runs `f` with the spec, its generator and (under constraints) its solver: for
+    /// makers of inputs other than a seed's stream.
+    pub fn with_makers<T>(
+        &self,
+        f: impl FnOnce(&LoadedSpec, &Generator<'_>, Option<&Solver<'_>>) -> T,
+    ) -> T {
+        self.with_dependent(|loaded, makers| f(loaded, &makers.generator, makers.solver.as_ref()))
     }
 
     fn solving(&self) -> bool {
@@ -147,13 +164,30 @@ impl Engine {
     /// The next inputs of `stream` (see [`InputStream::next_batch`]); the solver's
     /// come with their trees.
     fn next_batch(&self, stream: &mut InputStream, streams: u64) -> Vec<Made> {
-        self.with_dependent(|loaded, makers| stream.next_batch(&makers.producer(loaded), streams))
+        self.with_dependent(|loaded, makers| match &makers.antlr {
+            Some(antlr) => antlr.with_dependent(|_, maker| {
+                let producer = thicket_antlr::AntlrProducer::new(&makers.generator, maker);
+                stream.next_batch(&producer, streams)
+            }),
+            None => stream.next_batch(&makers.producer(loaded), streams),
+        })
     }
 
     /// The tree of plain input `index` of `seed`: generated again from its stream
     /// (byte and tree generation make the same choices).
     fn regenerate(&self, seed: u64, index: u64) -> TreeData {
         self.with_dependent(|loaded, makers| {
+            let grammar = &loaded.spec.grammar;
+            if let Some(antlr) = &makers.antlr {
+                // Drawn again; its separated text parsed by the byte grammar (whose
+                // first derivation is the one `thicket generate --format json` shows).
+                let drawn =
+                    antlr.with_dependent(|_, maker| maker.input(&makers.generator, seed, index));
+                let parsed = thicket_parse::Parser::new(grammar, Default::default())
+                    .ok()
+                    .and_then(|parser| parser.parse(&drawn.bytes).ok().map(|r| r.tree()));
+                return TreeData::new(parsed.as_ref().unwrap_or(&drawn.tree), grammar);
+            }
             let mut rng = Generator::rng_for(seed, index);
             let tree = match makers.producer(loaded) {
                 SpecProducer::Weighted(p) => {
@@ -240,6 +274,24 @@ pub struct Input {
 }
 
 impl Input {
+    /// An input made as a tree other than from a seed's stream (by k-path production):
+    /// `index` is its place among the call's inputs.
+    pub fn from_tree(tree: DerivationTree, engine: &Arc<Engine>, seed: u64, index: u64) -> Input {
+        let bytes = tree.bytes().to_vec();
+        let made = Made {
+            index,
+            bytes,
+            tree: Some(tree),
+            stats: Default::default(),
+        };
+        Input::new(made, engine, seed)
+    }
+
+    /// The input's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
     fn new(made: Made, engine: &Arc<Engine>, seed: u64) -> Input {
         Input {
             bytes: made.bytes,

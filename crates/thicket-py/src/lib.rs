@@ -6,9 +6,12 @@
 //! `thicket-constraint`'s explaining checker. Input `i` of seed `s` is the same as
 //! `thicket generate --seed s` writes. Work that takes time runs with the GIL released.
 //!
-//! The Python-facing documentation is the type stub `thicket.pyi` beside this crate.
+//! The Python-facing documentation is the type stub `python/thicket/__init__.pyi`; the
+//! package `python/thicket` re-exports this module and adds its pure-Python parts.
 
+mod choices;
 mod generate;
+mod kpath;
 mod tree;
 
 use pyo3::create_exception;
@@ -17,6 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
+use thicket_antlr::generate::InputMaker;
 use thicket_fandango::LoadedSpec;
 use thicket_grammar::{LoadOptions, SpecError as RustSpecError};
 use thicket_parse::{ParseConfig, ParseError as RustParseError, Parser};
@@ -45,6 +49,15 @@ create_exception!(
 );
 
 self_cell::self_cell!(
+    /// An ANTLR grammar's exact reading and input maker, which borrow the grammar.
+    pub struct AntlrCell {
+        owner: thicket_antlr::AntlrSpec,
+        #[not_covariant]
+        dependent: InputMaker,
+    }
+);
+
+self_cell::self_cell!(
     /// A spec's parser, which borrows the spec's grammar.
     struct ParserCell {
         owner: Arc<LoadedSpec>,
@@ -62,46 +75,68 @@ struct Spec {
     constraints_apply: bool,
     /// Built when first needed: compiling the parser costs time parsing does not.
     parser: OnceLock<Result<Arc<ParserCell>, String>>,
+    /// An ANTLR grammar's exact reading, which its inputs are generated for and
+    /// checked by (as `thicket` does).
+    antlr: Option<Arc<AntlrCell>>,
 }
 
 /// The names a spec text is reported under, by its format.
-const FORMATS: [&str; 3] = ["fan", "bnf", "json"];
+const FORMATS: [&str; 4] = ["fan", "bnf", "json", "g4"];
 
 #[pymethods]
 impl Spec {
-    /// A spec from its text; `format` is "fan", "bnf" or "json".
+    /// A spec from its text; `format` is "fan", "bnf", "json" or "g4".
     #[new]
     #[pyo3(signature = (text, format = "fan", *, start = None))]
     fn new(py: Python<'_>, text: &str, format: &str, start: Option<&str>) -> PyResult<Spec> {
         if !FORMATS.contains(&format) {
             return Err(PyValueError::new_err(format!(
-                "format {format:?}: thicket reads \"fan\", \"bnf\" and \"json\" specs"
+                "format {format:?}: thicket reads \"fan\", \"bnf\", \"json\" and \"g4\" specs"
             )));
         }
         let name = format!("<text>.{format}");
+        if format == "g4" {
+            let files = [(name, text.as_bytes().to_vec())];
+            let read = py.detach(|| thicket_antlr::load_g4_texts(&files, start.map(bare)));
+            return Spec::compile_antlr(py, read, start);
+        }
         let options = load_options(start);
         let loaded =
             py.detach(|| thicket_grammar::load_spec_bytes(&name, text.as_bytes(), &options));
-        Spec::compile(py, loaded, start)
+        Spec::compile(py, loaded, start, None)
     }
 
-    /// A spec from a file: `.fan`, `.bnf` or a `.json` grammar dictionary.
+    /// A spec from a file: `.fan`, `.bnf`, a `.json` grammar dictionary or an ANTLR
+    /// `.g4` grammar (with its `lexer` grammar, or the `tokenVocab` one beside it).
     #[staticmethod]
-    #[pyo3(signature = (path, *, start = None))]
-    fn load(py: Python<'_>, path: PathBuf, start: Option<&str>) -> PyResult<Spec> {
-        if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("g4"))
-        {
-            return Err(PyValueError::new_err(format!(
-                "{}: ANTLR grammars are read by the `thicket` command; the Python module reads \
-                 .fan, .bnf and .json specs",
-                path.display()
-            )));
+    #[pyo3(signature = (path, *, start = None, lexer = None))]
+    fn load(
+        py: Python<'_>,
+        path: PathBuf,
+        start: Option<&str>,
+        lexer: Option<PathBuf>,
+    ) -> PyResult<Spec> {
+        if thicket_antlr::is_g4(&path) {
+            let mut paths = vec![path.clone()];
+            paths.extend(lexer.or_else(|| thicket_antlr::lexer_beside(&path)));
+            let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
+            let read = py.detach(|| {
+                thicket_antlr::load_g4_files(
+                    &paths,
+                    start.map(bare),
+                    thicket_grammar::MAX_SPEC_BYTES,
+                )
+            });
+            return Spec::compile_antlr(py, read, start);
+        }
+        if lexer.is_some() {
+            return Err(PyValueError::new_err(
+                "lexer is the lexer grammar of an ANTLR parser grammar (.g4 specs)",
+            ));
         }
         let options = load_options(start);
         let loaded = py.detach(|| thicket_grammar::load_spec_file(&path, &options));
-        Spec::compile(py, loaded, start)
+        Spec::compile(py, loaded, start, None)
     }
 
     /// The name the spec was read under (its path, or `<text>.fan`).
@@ -124,14 +159,17 @@ impl Spec {
     }
 
     /// `n` inputs (see the stub for the arguments).
-    #[pyo3(signature = (n = 10, *, seed = None, max_depth = None, max_repetitions = None,
-                        target_size = None, constraints = true))]
+    #[pyo3(signature = (n = None, *, seed = None, strategy = "random", k = None,
+                        max_depth = None, max_repetitions = None, target_size = None,
+                        constraints = true))]
     #[allow(clippy::too_many_arguments)]
     fn generate(
         &self,
         py: Python<'_>,
-        n: u64,
+        n: Option<u64>,
         seed: Option<u64>,
+        strategy: &str,
+        k: Option<u8>,
         max_depth: Option<u32>,
         max_repetitions: Option<u32>,
         target_size: Option<u32>,
@@ -142,6 +180,37 @@ impl Spec {
             max_repetitions,
             target_size,
         };
+        let production = match strategy {
+            "random" if k.is_some() => {
+                return Err(PyValueError::new_err(
+                    "k is the k-path length of strategy=\"kpath\" or \"kpath-random\"; \
+                     random generation has none",
+                ));
+            }
+            "random" => None,
+            "kpath" => Some(kpath::Production::Cover),
+            "kpath-random" | "kpath_random" => Some(kpath::Production::Stream),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "strategy {other:?}: thicket generates by \"random\", \"kpath\" or \
+                     \"kpath-random\""
+                )));
+            }
+        };
+        if let Some(production) = production {
+            let k = kpath::check_k(k.unwrap_or(2))?;
+            let seed = seed.unwrap_or_else(draw_seed);
+            let engine = self.engine(py, limits, constraints)?;
+            // `n` caps Algorithm 1 (which stops when the paths are covered) and counts
+            // the stream's inputs.
+            let limit = match (production, n) {
+                (_, Some(n)) => usize::try_from(n).unwrap_or(usize::MAX),
+                (kpath::Production::Cover, None) => usize::MAX,
+                (kpath::Production::Stream, None) => 10,
+            };
+            return kpath::produce(py, &engine, production, k, seed, limit);
+        }
+        let n = n.unwrap_or(10);
         let mut stream = self.stream(py, Some(n), seed, limits, constraints)?;
         let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0).min(1 << 20));
         while let Some(batch) = stream.next_batch(py, generate::BATCH)? {
@@ -173,11 +242,44 @@ impl Spec {
         Ok(generate::InputIter::new(stream))
     }
 
+    /// A maker of inputs whose choices come from Python (see the stub).
+    #[pyo3(signature = (*, max_depth = None, max_repetitions = None, target_size = None,
+                        constraints = true))]
+    fn choice_maker(
+        &self,
+        py: Python<'_>,
+        max_depth: Option<u32>,
+        max_repetitions: Option<u32>,
+        target_size: Option<u32>,
+        constraints: bool,
+    ) -> PyResult<choices::ChoiceMaker> {
+        let limits = generate::Limits {
+            max_depth,
+            max_repetitions,
+            target_size,
+        };
+        let engine = self.engine(py, limits, constraints)?;
+        Ok(choices::ChoiceMaker::new(engine))
+    }
+
+    /// The k-path coverage of `inputs` for k-paths up to `k` (see the stub).
+    #[pyo3(signature = (inputs, k = 3))]
+    fn cover(&self, py: Python<'_>, inputs: &Bound<'_, PyAny>, k: u8) -> PyResult<kpath::Coverage> {
+        let k = kpath::check_k(k)?;
+        let inputs = inputs
+            .try_iter()?
+            .map(|item| input_bytes(&item?))
+            .collect::<PyResult<Vec<_>>>()?;
+        let parser = self.parser()?;
+        kpath::cover(py, &self.loaded, &parser, inputs, k)
+    }
+
     /// The derivation tree of `data` (bytes or str), or `ParseError`.
     fn parse(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<tree::Tree> {
         let bytes = input_bytes(data)?;
         let parser = self.parser()?;
         let parsed = py.detach(|| {
+            self.antlr_accepts(&bytes)?;
             parser.with_dependent(|owner, parser| {
                 parser
                     .parse(&bytes)
@@ -201,6 +303,7 @@ impl Spec {
             Vec::new()
         };
         let checked = py.detach(|| {
+            self.antlr_accepts(&bytes)?;
             parser.with_dependent(|owner, parser| {
                 let tree = parser.parse(&bytes)?.tree();
                 let checker = thicket_constraint::Checker::new(&owner.spec.grammar, constraints);
@@ -256,6 +359,7 @@ impl Spec {
         py: Python<'_>,
         loaded: Result<thicket_grammar::Spec, RustSpecError>,
         start: Option<&str>,
+        antlr: Option<Arc<AntlrCell>>,
     ) -> PyResult<Spec> {
         let spec = loaded.map_err(|e| spec_error(py, &e))?;
         let constraints_apply = start.is_none_or(|s| bare(s) == thicket_grammar::DEFAULT_START);
@@ -270,7 +374,31 @@ impl Spec {
             loaded: Arc::new(loaded),
             constraints_apply,
             parser: OnceLock::new(),
+            antlr,
         })
+    }
+
+    /// Compiles a read ANTLR grammar: its byte grammar as any spec, its exact reading
+    /// beside it.
+    fn compile_antlr(
+        py: Python<'_>,
+        read: Result<thicket_antlr::AntlrSpec, RustSpecError>,
+        start: Option<&str>,
+    ) -> PyResult<Spec> {
+        let antlr = read.map_err(|e| spec_error(py, &e))?;
+        let spec = antlr.spec.clone();
+        let cell = py.detach(|| AntlrCell::new(antlr, |a| InputMaker::new(a)));
+        Spec::compile(py, Ok(spec), start, Some(Arc::new(cell)))
+    }
+
+    /// Whether the exact reading of an ANTLR grammar (if this is one) accepts `bytes`.
+    fn antlr_accepts(&self, bytes: &[u8]) -> Result<(), RustParseError> {
+        match &self.antlr {
+            Some(antlr) => antlr
+                .with_dependent(|_, maker| maker.checker().accepts(bytes))
+                .map_err(|r| RustParseError::Rejected(Box::new(r))),
+            None => Ok(()),
+        }
     }
 
     fn parser(&self) -> PyResult<Arc<ParserCell>> {
@@ -292,16 +420,27 @@ impl Spec {
         limits: generate::Limits,
         constraints: bool,
     ) -> PyResult<generate::Stream> {
-        let loaded = self.loaded.clone();
-        let constraints = constraints && self.constraints_apply;
-        let engine = py
-            .detach(|| generate::Engine::build(loaded, limits.config(), constraints))
-            .map_err(|e| e.into_py_err(py))?;
+        let engine = self.engine(py, limits, constraints)?;
         Ok(generate::Stream::new(
-            Arc::new(engine),
+            engine,
             seed.unwrap_or_else(draw_seed),
             count,
         ))
+    }
+
+    /// The generator and solver `thicket generate` builds for these limits.
+    fn engine(
+        &self,
+        py: Python<'_>,
+        limits: generate::Limits,
+        constraints: bool,
+    ) -> PyResult<Arc<generate::Engine>> {
+        let loaded = self.loaded.clone();
+        let constraints = constraints && self.constraints_apply;
+        let antlr = self.antlr.clone();
+        py.detach(|| generate::Engine::build(loaded, limits.config(), constraints, antlr))
+            .map(Arc::new)
+            .map_err(|e| e.into_py_err(py))
     }
 }
 
@@ -352,13 +491,21 @@ fn load_options(start: Option<&str>) -> LoadOptions {
     }
 }
 
-/// The bytes of an input given as `bytes`, `bytearray` or `str` (UTF-8).
+/// The bytes of an input given as `bytes`, `bytearray` or `str` (UTF-8), or as an
+/// object `bytes()` converts (a generated `Input`, a `Tree`).
 fn input_bytes(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     if let Ok(text) = data.cast::<PyString>() {
         return Ok(text.to_cow()?.as_bytes().to_vec());
     }
     if let Ok(bytes) = data.cast::<PyBytes>() {
         return Ok(bytes.as_bytes().to_vec());
+    }
+    if let Ok(input) = data.cast::<generate::Input>() {
+        return Ok(input.get().bytes().to_vec());
+    }
+    if data.hasattr("__bytes__")? {
+        let bytes = data.call_method0("__bytes__")?;
+        return Ok(bytes.cast::<PyBytes>()?.as_bytes().to_vec());
     }
     data.extract::<Vec<u8>>()
 }
@@ -425,10 +572,15 @@ fn spec_error(py: Python<'_>, error: &RustSpecError) -> PyErr {
 
 /// A parser's refusal as `thicket.ParseError`, located in the input.
 fn parse_error(py: Python<'_>, error: &RustParseError) -> PyErr {
-    let err = ParseError::new_err(error.to_string());
+    parse_error_titled(py, error, error.to_string())
+}
+
+/// [`parse_error`] with `message` as its text (naming which input it is about).
+fn parse_error_titled(py: Python<'_>, error: &RustParseError, message: String) -> PyErr {
+    let err = ParseError::new_err(message.clone());
     let set = || -> PyResult<()> {
         let value = err.value(py);
-        value.setattr("message", error.to_string())?;
+        value.setattr("message", message)?;
         match error {
             RustParseError::Rejected(r) => {
                 value.setattr("offset", r.offset)?;
@@ -456,9 +608,9 @@ fn parse_error(py: Python<'_>, error: &RustParseError) -> PyErr {
     }
 }
 
-/// The module `thicket`.
+/// The native module `thicket._thicket`, which the package `thicket` re-exports.
 #[pymodule]
-#[pyo3(name = "thicket")]
+#[pyo3(name = "_thicket")]
 fn thicket_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<Spec>()?;
@@ -466,6 +618,8 @@ fn thicket_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<generate::InputIter>()?;
     m.add_class::<tree::Tree>()?;
     m.add_class::<Violation>()?;
+    m.add_class::<choices::ChoiceMaker>()?;
+    m.add_class::<kpath::Coverage>()?;
     m.add("SpecError", py.get_type::<SpecError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
     m.add("GenerateError", py.get_type::<GenerateError>())?;

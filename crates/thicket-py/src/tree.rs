@@ -2,7 +2,7 @@
 //! nodes (groups, alternatives, repetitions) flattened away as in
 //! [`DerivationTree::walk_symbolic`], each node knowing its span of the input.
 
-use pyo3::exceptions::PyIndexError;
+use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::sync::Arc;
@@ -69,6 +69,77 @@ impl TreeData {
             nodes,
         }
     }
+}
+
+impl TreeData {
+    /// Appends the nodes below `id` (not itself) to `out`.
+    fn subtree(&self, id: u32, out: &mut Vec<u32>) {
+        let mut stack: Vec<u32> = self.nodes[id as usize].children.clone();
+        while let Some(id) = stack.pop() {
+            out.push(id);
+            stack.extend(&self.nodes[id as usize].children);
+        }
+    }
+}
+
+/// How a selector step reaches its nodes from the previous step's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Axis {
+    /// `.<b>`: children.
+    Child,
+    /// `..<b>`: descendants.
+    Descendant,
+    /// A leading `<a>`: the node itself and its descendants.
+    SelfOrDescendant,
+}
+
+/// One step of a selector: an axis and the rule it picks (`<name>`).
+struct Step {
+    axis: Axis,
+    symbol: String,
+}
+
+/// The steps of a selector such as `<a>.<b>..<c>` (or `..<c>`), or what is wrong with it,
+/// with its column.
+fn parse_selector(selector: &str) -> Result<Vec<Step>, String> {
+    let bytes = selector.as_bytes();
+    let mut steps = Vec::new();
+    let mut at = 0;
+    let error = |at: usize, what: &str| {
+        format!(
+            "selector {selector:?}, column {}: expected {what}",
+            selector[..at].chars().count() + 1
+        )
+    };
+    while at < bytes.len() || steps.is_empty() {
+        let axis = if bytes[at..].starts_with(b"..") {
+            at += 2;
+            Axis::Descendant
+        } else if bytes[at..].starts_with(b".") {
+            at += 1;
+            Axis::Child
+        } else if steps.is_empty() {
+            Axis::SelfOrDescendant
+        } else {
+            return Err(error(at, "`.` or `..` before the next `<name>`"));
+        };
+        if !bytes[at..].starts_with(b"<") {
+            return Err(error(at, "`<name>`"));
+        }
+        let Some(len) = selector[at..].find('>') else {
+            return Err(error(at, "`>` closing the name"));
+        };
+        let name = &selector[at + 1..at + len];
+        if name.is_empty() || name.contains(['<', '.', ' ']) {
+            return Err(error(at + 1, "a rule name"));
+        }
+        steps.push(Step {
+            axis,
+            symbol: format!("<{name}>"),
+        });
+        at += len + 1;
+    }
+    Ok(steps)
 }
 
 /// A node of a derivation tree (see the stub).
@@ -154,6 +225,36 @@ impl Tree {
             stack.extend(node.children.iter().rev());
         }
         out
+    }
+
+    /// The nodes a Fandango-style selector picks (see the stub): `<a>.<b>` for the
+    /// `<b>` children of `<a>` nodes, `<a>..<b>` for their `<b>` descendants; a
+    /// selector starting with `<a>` begins at this node and its descendants, one
+    /// starting with `.` or `..` below this node. In preorder, each node once.
+    fn select(&self, selector: &str) -> PyResult<Vec<Tree>> {
+        let steps = parse_selector(selector).map_err(PyValueError::new_err)?;
+        let mut current: Vec<u32> = vec![self.node];
+        for (i, step) in steps.iter().enumerate() {
+            let mut next: Vec<u32> = Vec::new();
+            for &id in &current {
+                // The first step of a selector that starts with a name also looks at
+                // the node itself.
+                if i == 0 && step.axis == Axis::SelfOrDescendant {
+                    next.push(id);
+                }
+                match step.axis {
+                    Axis::Child => next.extend(&self.data.nodes[id as usize].children),
+                    Axis::Descendant | Axis::SelfOrDescendant => self.data.subtree(id, &mut next),
+                }
+            }
+            let wanted = Some(step.symbol.as_str());
+            next.retain(|&id| self.data.nodes[id as usize].symbol.as_deref() == wanted);
+            // Node ids are preorder positions.
+            next.sort_unstable();
+            next.dedup();
+            current = next;
+        }
+        Ok(current.into_iter().map(|id| self.at(id)).collect())
     }
 
     fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {

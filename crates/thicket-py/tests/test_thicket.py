@@ -1,8 +1,10 @@
 """The Python module's behaviour, judged by Python's own parsers where there is one."""
 
+import _thread
 import json
 import os
 import pathlib
+import re
 import subprocess
 import threading
 import xml.etree.ElementTree as ElementTree
@@ -228,3 +230,165 @@ def test_specs_in_every_text_format():
 def test_another_start_rule():
     spec = thicket.Spec('<start> ::= <d> <d>\n<d> ::= "1" | "2"\n', start="<d>")
     assert {i.text for i in spec.generate(20, seed=1)} == {"1", "2"}
+
+
+# k-paths
+
+
+def test_kpath_generation_covers_every_k_path(json_spec):
+    inputs = json_spec.generate(strategy="kpath", k=2, seed=4)
+    assert inputs
+    for inp in inputs:
+        json.loads(inp.text)
+        assert inp.tree.symbol == "<start>"
+    coverage = json_spec.cover(inputs, k=2)
+    assert coverage.covered(2) == coverage.total(2) > 0
+    assert coverage.covered(1) == coverage.total(1)
+    assert coverage.fraction() == 1.0 and coverage.missing() == []
+    # The same inputs as the command line's for the same seed.
+    again = json_spec.generate(strategy="kpath", k=2, seed=4)
+    assert [bytes(i) for i in again] == [bytes(i) for i in inputs]
+
+
+def test_kpath_random_makes_n_inputs_and_caps_apply(json_spec, xml_spec):
+    assert len(json_spec.generate(7, strategy="kpath-random", k=3, seed=1)) == 7
+    assert len(json_spec.generate(3, strategy="kpath", k=3, seed=1)) == 3
+    # Under constraints each steered input is repaired into a valid one.
+    for inp in xml_spec.generate(5, strategy="kpath-random", seed=2):
+        assert xml_spec.check(bytes(inp)) == []
+
+
+def test_kpath_inputs_are_those_of_the_command_line(json_spec):
+    thicket_bin = os.environ.get("THICKET_BIN")
+    if not thicket_bin:
+        pytest.skip("set THICKET_BIN to the `thicket` binary to compare with it")
+    out = subprocess.run(
+        [thicket_bin, "generate", str(JSON_SPEC), "--strategy", "kpath", "-k", "2",
+         "--seed", "9", "-0"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    from_cli = out.split(b"\0")[:-1]
+    assert from_cli == [bytes(i) for i in json_spec.generate(strategy="kpath", k=2, seed=9)]
+
+
+def test_bad_strategies_and_lengths_are_value_errors(json_spec):
+    with pytest.raises(ValueError, match="strategy"):
+        json_spec.generate(strategy="grammarinator")
+    with pytest.raises(ValueError, match="k=9"):
+        json_spec.generate(strategy="kpath", k=9)
+    with pytest.raises(ValueError, match="k"):
+        json_spec.generate(5, k=2)
+    with pytest.raises(ValueError, match="k=0"):
+        json_spec.cover([b"1"], k=0)
+
+
+def test_cover_measures_and_lists_missing_paths(json_spec):
+    coverage = json_spec.cover([b"1", "true", json_spec.generate(1, seed=1)[0]], k=3)
+    assert coverage.inputs == 3 and coverage.k == 3
+    assert 0 < coverage.covered(1) <= coverage.total(1)
+    assert coverage.covered(3) < coverage.total(3)
+    missing = coverage.missing(3, limit=5)
+    assert len(missing) == 5 and all("<" in m for m in missing)
+    assert "3-paths" in repr(coverage)
+    smaller = json_spec.cover([b"1"], k=3)
+    assert smaller.covered(3) < coverage.covered(3)
+
+
+def test_cover_of_an_input_outside_the_language_names_it(json_spec):
+    with pytest.raises(thicket.ParseError) as info:
+        json_spec.cover([b"1", b"[1,", b"2"], k=2)
+    assert info.value.index == 1
+    assert "input 1" in str(info.value)
+    assert info.value.offset == 3
+
+
+# Selectors
+
+
+def test_selectors_pick_children_and_descendants(json_spec):
+    tree = json_spec.parse(b'{"a": [1, {"b": -2}], "c": 3}')
+    members = tree.select("<object>.<member>")
+    assert [m.select(".<string>")[0].text for m in members] == ['"a"', '"b"', '"c"']
+    # `<object>` nodes nest: each member once, in input order.
+    assert [n.text for n in tree.select("<object>..<number>")] == ["1", "-2", "3"]
+    assert [n.text for n in tree.select("<array>..<number>")] == ["1", "-2"]
+    assert [n.text for n in tree.select("<start>.<element>..<int>")] == ["1", "2", "3"]
+    assert [n.text for n in tree.select("..<number>")] == ["1", "-2", "3"]
+    assert tree.select(".<element>")[0].symbol == "<element>"
+    assert tree.select("<array>.<number>") == []
+    assert tree.select("<nope>") == []
+    for bad in ["", "<a", "<a><b>", "a.<b>", "<a>...", "<a>.", "<>"]:
+        with pytest.raises(ValueError, match="selector"):
+            tree.select(bad)
+
+
+# Interruption
+
+
+def interrupted(call):
+    """Runs `call` with a Ctrl-C (SIGINT) arriving a moment after it starts; whether it
+    ended by `KeyboardInterrupt`."""
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    try:
+        call()
+    except KeyboardInterrupt:
+        return True
+    finally:
+        timer.cancel()
+        timer.join()
+    return False
+
+
+def test_ctrl_c_stops_long_calls(json_spec):
+    # Each call would take minutes; they end at the interrupt instead.
+    assert interrupted(lambda: json_spec.generate(50_000_000, seed=1))
+    assert interrupted(lambda: json_spec.generate(10**8, strategy="kpath-random", seed=1))
+    assert interrupted(lambda: json_spec.cover([b"[1, 2, 3]"] * 5_000_000, k=3))
+    # The module is still usable afterwards.
+    assert len(json_spec.generate(3, seed=1)) == 3
+
+
+# ANTLR grammars
+
+
+def test_g4_inputs_are_separated_and_read_by_the_exact_lexer():
+    spec = thicket.Spec.load(SPECS / "Items.g4")
+    inputs = spec.generate(100, seed=3)
+    for inp in inputs:
+        tree = spec.parse(bytes(inp))
+        # Every item is one token: items side by side were separated.
+        tokens = re.findall(rb"[a-z]+|[0-9]+", bytes(inp))
+        assert len(tree.select("<items>.<item>")) == len(tokens)
+        assert bytes(inp.tree) == bytes(inp)
+    assert any(re.search(rb"[a-z] [a-z]", bytes(i)) for i in inputs)
+    assert spec.is_valid(b"ab 12 if")
+    # Rejected by the exact reading (its lexer), which says where.
+    with pytest.raises(thicket.ParseError) as info:
+        spec.parse(b"ab !")
+    assert info.value.offset == 3
+
+
+def test_g4_inputs_are_those_of_the_command_line():
+    thicket_bin = os.environ.get("THICKET_BIN")
+    if not thicket_bin:
+        pytest.skip("set THICKET_BIN to the `thicket` binary to compare with it")
+    path = SPECS / "Items.g4"
+    out = subprocess.run(
+        [thicket_bin, "generate", str(path), "-n", "30", "--seed", "5", "-0"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    spec = thicket.Spec.load(path)
+    assert out.split(b"\0")[:-1] == [bytes(i) for i in spec.generate(30, seed=5)]
+
+
+def test_g4_text_and_its_errors():
+    spec = thicket.Spec("grammar G;\nstart : 'a' B ;\nB : 'b' ;\n", format="g4")
+    assert {bytes(i) for i in spec.generate(10, seed=1)} == {b"ab"}
+    with pytest.raises(thicket.SpecError) as info:
+        thicket.Spec("grammar G;\nstart : 'a' C ;\n", format="g4")
+    assert info.value.line == 2
+    with pytest.raises(ValueError, match="lexer"):
+        thicket.Spec.load(JSON_SPEC, lexer=SPECS / "Items.g4")

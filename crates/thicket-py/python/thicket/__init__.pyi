@@ -1,9 +1,12 @@
 """thicket: grammar-based test generation from Python.
 
-Load a spec (a Fandango ``.fan`` file, an ISLa ``.bnf`` grammar or a JSON grammar
-dictionary), generate inputs from it (satisfying its constraints), parse inputs into
-derivation trees, and check inputs against the constraints. The work is done by the same
-Rust library as the ``thicket`` command, with the GIL released::
+Load a spec (a Fandango ``.fan`` file, an ISLa ``.bnf`` grammar, a JSON grammar
+dictionary or an ANTLR ``.g4`` grammar), generate inputs from it (satisfying its
+constraints; at random or covering its k-paths), parse inputs into derivation trees,
+check inputs against the constraints and measure their k-path coverage. The work is done
+by the same Rust library as the ``thicket`` command, with the GIL released; Ctrl-C
+(``KeyboardInterrupt``) stops a long call. ``thicket.hypothesis.from_spec`` is a
+Hypothesis strategy for a spec's inputs::
 
     import thicket
     spec = thicket.Spec.load("specs/json.fan")
@@ -12,7 +15,7 @@ Rust library as the ``thicket`` command, with the GIL released::
 """
 
 from os import PathLike
-from typing import Any, Iterator, List, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Union
 
 __version__: str
 
@@ -84,6 +87,16 @@ class Tree:
     def descendants(self, symbol: Optional[str] = None) -> List["Tree"]:
         """The nodes below this one in preorder; only those of rule ``symbol``
         (``"<name>"`` or ``"name"``) if given: Fandango's ``<a>..<b>``."""
+    def select(self, selector: str) -> List["Tree"]:
+        """The nodes a Fandango-style selector picks, in preorder, each once.
+
+        ``<a>.<b>`` picks the ``<b>`` children of ``<a>`` nodes, ``<a>..<b>`` their
+        ``<b>`` descendants, and steps chain (``<a>.<b>..<c>``). A selector that starts
+        with ``<a>`` starts at this node and every node below it (as Fandango's
+        ``<a>.<b>`` in a constraint speaks of every ``<a>``); one that starts with
+        ``.`` or ``..`` starts below this node (``tree.select(".<b>")`` is this node's
+        ``<b>`` children). Raises ``ValueError`` (with the column) for a malformed
+        selector."""
     def __bytes__(self) -> bytes: ...
     def __len__(self) -> int: ...
     def __getitem__(self, index: int) -> "Tree": ...
@@ -113,6 +126,48 @@ class InputIter(Iterator[Input]):
     def __iter__(self) -> "InputIter": ...
     def __next__(self) -> Input: ...
 
+class Coverage:
+    """The k-path coverage of a set of inputs, as ``thicket cover`` reports it: for each
+    length ``l`` from 1 to ``k``, how many of the grammar's ``l``-paths (chains of ``l``
+    symbols, each inside the rule before it) the inputs' derivation trees contain."""
+
+    @property
+    def k(self) -> int:
+        """The longest path length measured."""
+    @property
+    def inputs(self) -> int:
+        """How many inputs were measured."""
+    def covered(self, k: Optional[int] = None) -> int:
+        """The ``k``-paths covered (``k`` defaults to the longest measured)."""
+    def total(self, k: Optional[int] = None) -> int:
+        """The ``k``-paths of the grammar."""
+    def fraction(self, k: Optional[int] = None) -> float:
+        """``covered(k) / total(k)`` (0.0 for a grammar without ``k``-paths)."""
+    def missing(self, k: Optional[int] = None, limit: int = 50) -> List[str]:
+        """Up to ``limit`` ``k``-paths the inputs miss, as ``thicket cover --missing``
+        lists them."""
+
+class ChoiceMaker:
+    """Makes inputs of a spec whose every choice comes from Python (see
+    ``Spec.choice_maker``): what ``thicket.hypothesis`` draws from."""
+
+    def make(
+        self,
+        choose: Callable[[int], int],
+        bits: Callable[[], int],
+        start: Optional[Callable[[int], object]] = None,
+        stop: Optional[Callable[[], object]] = None,
+    ) -> Optional[Tree]:
+        """The tree of one input. ``choose(n)`` returns a number in ``range(n)`` for each
+        choice, options simplest first (0: an alternative of least length, no further
+        repetition, a class's first character); a repetition asks ``choose(2)`` before
+        each optional item (1: one more). Under constraints, ``bits()`` (a number in
+        ``range(2**64)``) seeds the solver's repairs. ``start(label)`` and ``stop()``,
+        if given, bracket each rule's subtree and each rest of a list (spans whose
+        ``label`` says which ones can stand for one another). An exception raised by a
+        hook ends the input and is raised again. ``None`` if the solver cannot make the
+        tree satisfy the constraints."""
+
 class Violation:
     """A constraint an input violates, and why."""
 
@@ -131,15 +186,26 @@ class Spec:
     """A spec, compiled: grammar, constraints, goals and generators."""
 
     def __init__(self, text: str, format: str = "fan", *, start: Optional[str] = None) -> None:
-        """A spec from its text. ``format`` is ``"fan"`` (Fandango), ``"bnf"`` (ISLa) or
-        ``"json"`` (a grammar dictionary). ``start`` picks another start rule (the
-        spec's constraints, which are about whole inputs, then do not apply).
+        """A spec from its text. ``format`` is ``"fan"`` (Fandango), ``"bnf"`` (ISLa),
+        ``"json"`` (a grammar dictionary) or ``"g4"`` (a combined ANTLR grammar).
+        ``start`` picks another start rule (the spec's constraints, which are about
+        whole inputs, then do not apply).
 
         Raises ``SpecError`` with the diagnostics ``thicket`` prints.
         """
     @staticmethod
-    def load(path: Union[str, PathLike], *, start: Optional[str] = None) -> "Spec":
-        """A spec from a file: ``.fan``, ``.bnf``, or ``.json``. Raises ``SpecError``."""
+    def load(
+        path: Union[str, PathLike],
+        *,
+        start: Optional[str] = None,
+        lexer: Optional[Union[str, PathLike]] = None,
+    ) -> "Spec":
+        """A spec from a file: ``.fan``, ``.bnf``, ``.json`` or an ANTLR ``.g4`` grammar
+        (combined, or a parser grammar whose lexer grammar is ``lexer`` or the
+        ``tokenVocab`` file beside it; ``start`` defaults to its first parser rule).
+        ANTLR inputs are generated and read as ``thicket`` does: separated where the
+        lexer would merge tokens, and decided by the exact reading (the lexer, then the
+        parser rules) before the byte grammar's tree is built. Raises ``SpecError``."""
     @property
     def name(self) -> str:
         """The name the spec was read under (its path, or ``<text>.fan``)."""
@@ -148,22 +214,31 @@ class Spec:
         """The spec's constraints in force, as written."""
     def generate(
         self,
-        n: int = 10,
+        n: Optional[int] = None,
         *,
         seed: Optional[int] = None,
+        strategy: str = "random",
+        k: Optional[int] = None,
         max_depth: Optional[int] = None,
         max_repetitions: Optional[int] = None,
         target_size: Optional[int] = None,
         constraints: bool = True,
     ) -> List[Input]:
-        """``n`` inputs, each satisfying the spec's constraints (unless
-        ``constraints=False``).
+        """Inputs, each satisfying the spec's constraints (unless ``constraints=False``).
+
+        ``strategy="random"`` (the default) makes ``n`` inputs (10 if ``None``) by
+        depth-bounded random generation; ``"kpath"`` makes inputs until every k-path
+        of the grammar (``k``: 2 if ``None``, at most 8) that fits the depth limit is
+        covered, ``n`` a cap if given; ``"kpath-random"`` makes ``n`` inputs (10 if
+        ``None``), each steered to a k-path not covered yet, round after round.
 
         Every choice flows from ``seed`` (drawn from the clock if ``None``): the inputs
-        are those ``thicket generate SPEC -n N --seed SEED`` writes with the same limits
-        (``--max-depth``, ``--max-repetitions``, ``--target-size``; ``constraints=False``
-        is ``--no-constraints``). Raises ``GenerateError`` if the grammar does not fit the
-        limits or the constraints cannot be satisfied; ``KeyboardInterrupt`` stops it.
+        are those ``thicket generate SPEC -n N --seed SEED`` writes with the same
+        strategy (``--strategy``, ``-k``) and limits (``--max-depth``,
+        ``--max-repetitions``, ``--target-size``; ``constraints=False`` is
+        ``--no-constraints``). Raises ``GenerateError`` if the grammar does not fit the
+        limits or the constraints cannot be satisfied, ``ValueError`` for an unknown
+        strategy or a ``k`` out of range; ``KeyboardInterrupt`` stops it.
         """
     def generate_iter(
         self,
@@ -180,6 +255,23 @@ class Spec:
     def parse(self, data: Union[bytes, bytearray, str]) -> Tree:
         """The derivation tree of ``data`` (``str`` is read as UTF-8). Ambiguous inputs
         get the derivation the parser finds first. Raises ``ParseError``."""
+    def cover(self, inputs: Iterable[Union[bytes, bytearray, str, Input, Tree]], k: int = 3) -> Coverage:
+        """The k-path coverage of ``inputs`` for paths of length 1 to ``k`` (at most 8),
+        as ``thicket cover -k K`` measures it (each input parsed, in parallel). Raises
+        ``ParseError`` for the first input not in the language (its ``index`` attribute
+        says which, its message too)."""
+    def choice_maker(
+        self,
+        *,
+        max_depth: Optional[int] = None,
+        max_repetitions: Optional[int] = None,
+        target_size: Optional[int] = None,
+        constraints: bool = True,
+    ) -> ChoiceMaker:
+        """A maker of inputs whose choices come from Python, with the limits of
+        ``generate`` (``target_size=0``: every choice uniform). For property-based
+        testers; ``thicket.hypothesis.from_spec`` is built on it. Raises
+        ``GenerateError`` as ``generate`` does."""
     def check(self, data: Union[bytes, bytearray, str]) -> List[Violation]:
         """The constraints ``data`` violates, explained (empty if it is valid). Raises
         ``ParseError`` if ``data`` is not in the language."""
