@@ -319,18 +319,34 @@ impl Generated {
         json: bool,
         stats: GenStats,
     ) -> Generated {
+        Generated::from_tree_input(tree, tree.bytes(), index, seed, grammar, json, stats)
+    }
+
+    /// Like [`Generated::from_tree`], the tree standing for `input` (its bits packed).
+    fn from_tree_input(
+        tree: &DerivationTree,
+        input: &[u8],
+        index: u64,
+        seed: u64,
+        grammar: &Grammar,
+        json: bool,
+        stats: GenStats,
+    ) -> Generated {
         if json {
-            let line = json_line(
-                index,
-                seed,
-                tree.bytes(),
-                &tree.to_fuzzingbook_json(grammar),
-            );
-            Generated::new(line.into_bytes(), tree.bytes(), stats)
+            let line = json_line(index, seed, input, &tree.to_fuzzingbook_json(grammar));
+            Generated::new(line.into_bytes(), input, stats)
         } else {
-            Generated::raw(tree.bytes().to_vec(), stats)
+            Generated::raw(input.to_vec(), stats)
         }
     }
+}
+
+/// Why a random stream gave no input.
+enum Skipped {
+    /// The solver found no valid tree.
+    Unsolved(thicket_solve::Unsolved),
+    /// The tree's bits do not pack into whole bytes.
+    LooseBits(thicket_fandango::LooseBits),
 }
 
 /// `--suffix`: a file name ending, so no path separators (nor `..`).
@@ -378,7 +394,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         eprintln!("error: {why}");
         return Ok(exit::FAILURE);
     }
-    let generators = loaded.generators.clone();
+    let solver_parts = loaded.solver_parts();
     let goals = !args.solve.no_constraints && !loaded.goals.is_empty();
     let spec = &loaded.spec;
     // An ANTLR grammar's inputs are separated where its lexer would merge tokens and
@@ -437,11 +453,16 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         generation: config,
         ..Default::default()
     };
-    let solver =
-        match SolveArgs::solver(&spec.grammar, constraints, solver_config, generators, goals) {
-            Ok(solver) => solver.map(|s| s.with_deadline(deadline)),
-            Err(code) => return Ok(code),
-        };
+    let solver = match SolveArgs::solver(
+        &spec.grammar,
+        constraints,
+        solver_config,
+        solver_parts,
+        goals,
+    ) {
+        Ok(solver) => solver.map(|s| s.with_deadline(deadline)),
+        Err(code) => return Ok(code),
+    };
     let weights = match &args.probabilities {
         Some(path) => {
             if args.strategy != Strategy::Random || solver.is_some() || antlr.is_some() {
@@ -502,6 +523,14 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         framing,
         json,
     };
+    if loaded.bits.is_some() && (args.target.is_some() || args.strategy != Strategy::Random) {
+        eprintln!(
+            "error: {} has bit fields; --target and --strategy kpath do not pack bits into \
+             bytes yet (use the default random strategy)",
+            spec.source.name()
+        );
+        return Ok(exit::USAGE);
+    }
     if let Some(target) = &args.target {
         return run_targeted(&args, target, &generator, &spec.grammar, seed, &mut sink);
     }
@@ -570,9 +599,12 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let mut kept_hashes: HashSet<u64> = HashSet::new();
     let mut unsolved_count = 0u64;
     let mut first_unsolved: Option<thicket_solve::Unsolved> = None;
-    // Without --unique a stream that finds no solution is skipped, and the next one
-    // drawn; a budget of draws keeps unsatisfiable-in-practice constraints finite.
-    let max_draws = if solver.is_some() && !args.unique {
+    let mut loose_count = 0u64;
+    let mut first_loose: Option<thicket_fandango::LooseBits> = None;
+    // Without --unique a stream that finds no solution (or whose bits do not fill whole
+    // bytes) is skipped, and the next one drawn; a budget of draws keeps
+    // unsatisfiable-in-practice constraints finite.
+    let max_draws = if (solver.is_some() || loaded.bits.is_some()) && !args.unique {
         thicket_fandango::solver_draw_budget(goal)
     } else {
         max_draws
@@ -595,24 +627,32 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             None => batch_len,
         };
         let end = (drawn + batch_len).min(max_draws);
-        let batch: Vec<Result<Generated, thicket_solve::Unsolved>> = pool.install(|| {
+        let batch: Vec<Result<Generated, Skipped>> = pool.install(|| {
             (drawn..end)
                 .into_par_iter()
                 .map(|index| {
                     let mut rng = Generator::rng_for(seed, index);
-                    if let Some(solver) = &solver {
-                        let (tree, _) = if goals {
-                            loaded.solve(solver, &mut rng)?
-                        } else {
-                            solver.solve(&mut rng)?
+                    if solver.is_some() || loaded.bits.is_some() {
+                        let (tree, stats) = match &solver {
+                            Some(solver) if goals => (
+                                loaded.solve(solver, &mut rng).map_err(Skipped::Unsolved)?.0,
+                                GenStats::default(),
+                            ),
+                            Some(solver) => (
+                                solver.solve(&mut rng).map_err(Skipped::Unsolved)?.0,
+                                GenStats::default(),
+                            ),
+                            None => generator.generate_tree(&mut rng),
                         };
-                        let mut item = Generated::from_tree(
+                        let input = loaded.input_bytes(&tree).map_err(Skipped::LooseBits)?;
+                        let mut item = Generated::from_tree_input(
                             &tree,
+                            &input,
                             index,
                             seed,
                             &spec.grammar,
                             json,
-                            GenStats::default(),
+                            stats,
                         );
                         item.tree = args.stats.then_some(tree);
                         return Ok(item);
@@ -659,13 +699,18 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             }
             let item = match item {
                 Ok(item) => item,
-                Err(unsolved) if unsolved.deadline_passed => {
+                Err(Skipped::Unsolved(unsolved)) if unsolved.deadline_passed => {
                     cut_at_deadline = true;
                     break;
                 }
-                Err(unsolved) => {
+                Err(Skipped::Unsolved(unsolved)) => {
                     unsolved_count += 1;
                     first_unsolved.get_or_insert_with(|| unsolved.clone());
+                    continue;
+                }
+                Err(Skipped::LooseBits(loose)) => {
+                    loose_count += 1;
+                    first_loose.get_or_insert_with(|| loose.clone());
                     continue;
                 }
             };
@@ -695,6 +740,12 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     if let Some(unsolved) = &first_unsolved {
         eprintln!(
             "warning: {unsolved_count} of {drawn} random streams gave no valid input: {unsolved}"
+        );
+    }
+    if let Some(loose) = &first_loose {
+        eprintln!(
+            "warning: {loose_count} of {drawn} random streams gave a tree that is no input: \
+             {loose}"
         );
     }
     if summary.budget_exhausted > 0 {

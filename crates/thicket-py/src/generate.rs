@@ -120,7 +120,7 @@ impl Engine {
                 grammar,
                 core,
                 solver_config,
-                loaded.generators.clone(),
+                loaded.solver_parts(),
                 goals,
             )
             .map_err(|e| BuildError::Refused(e.to_string()))?;
