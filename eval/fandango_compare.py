@@ -44,6 +44,10 @@ Progress goes to stderr. Every subprocess runs under a time limit; a failure or 
 becomes a table row, not a crash. Fandango runs with PYTHONHASHSEED=0, so given the seeds
 both sides generate the same inputs on every run (timings aside).
 
+thicket runs the specs' Python in Fandango's interpreter (the one with faker and dateutil)
+unless $THICKET_PYTHON names another. validity --fandango-from validity.json takes Fandango's
+half of each row from an earlier run instead of running `fandango fuzz` again.
+
 THICKET=path or --thicket path selects the thicket binary (default: target/release/thicket
 under CARGO_TARGET_DIR or the repository; build it with `cargo build --release -p
 thicket-cli`). --no-thicket runs the Fandango half alone. thicket is given the spec's folder
@@ -638,7 +642,16 @@ def validity_row(args, ctx, spec):
     work = fresh_dir(os.path.join(args.out, "validity", spec_slug(spec)))
     n, seed = args.count, args.seed
 
-    # (a) Fandango generates.
+    # (a) Fandango generates (or, with --fandango-from, what an earlier run recorded).
+    earlier = args.fandango_rows.get(spec)
+    if earlier is not None and "fandango_generates" in earlier:
+        for key in ("fandango_generated", "fandango_seconds", "fandango_generates",
+                    "fandango_error", "fandango_self_accepted",
+                    "fandango_self_first_rejection", "fandango_self_error"):
+            if key in earlier:
+                row[key] = earlier[key]
+        log(f"  fandango: {row['fandango_generated']}/{n} (from --fandango-from)")
+        return thicket_half(args, ctx, spec, row, work)
     r, files, cmd = fandango_fuzz(fandango, repo, spec, n, seed,
                                   os.path.join(work, "fandango"), args.fandango_timeout)
     save_log(os.path.join(work, "fandango-fuzz.log"), cmd, r)
@@ -662,6 +675,13 @@ def validity_row(args, ctx, spec):
         log(f"  fandango parse of Fandango's own: {row.get('fandango_self_accepted')}"
             f"/{len(files)}")
 
+    return thicket_half(args, ctx, spec, row, work)
+
+
+def thicket_half(args, ctx, spec, row, work):
+    """(b)-(d) of a validity row: thicket lints and generates, Fandango judges."""
+    repo, fandango, thicket = ctx["repo"], ctx["fandango"], ctx["thicket"]
+    n, seed = args.count, args.seed
     if thicket is None:
         return row
     # (b) thicket lint.
@@ -1022,6 +1042,10 @@ def parse_args(argv):
     v.add_argument("--seed", type=int, default=1, help="seed of both tools (default: 1)")
     v.add_argument("--no-self-check", action="store_true",
                    help="do not judge Fandango's own outputs with `fandango parse`")
+    v.add_argument("--fandango-from", metavar="JSON",
+                   help="take Fandango's half of each spec's row (does it generate, does it "
+                        "accept its own) from this validity.json of an earlier run instead "
+                        "of running `fandango fuzz` again")
     s = sub.add_parser("speed", parents=[common],
                        help="valid inputs per second, thicket against Fandango")
     s.add_argument("-n", "--count", type=int, default=None,
@@ -1030,6 +1054,10 @@ def parse_args(argv):
     s.add_argument("--seeds", type=seed_list, default=[1, 2, 3],
                    metavar="S,S,...", help="seeds, one repetition each (default: 1,2,3)")
     args = parser.parse_args(argv)
+    args.fandango_rows = {}
+    if getattr(args, "fandango_from", None):
+        with open(args.fandango_from, encoding="utf-8") as f:
+            args.fandango_rows = {row["spec"]: row for row in json.load(f)["rows"]}
     args.fandango_repo = os.path.abspath(args.fandango_repo)
     args.out = os.path.abspath(args.out)
     return args
@@ -1047,6 +1075,11 @@ def main(argv):
     thicket = find_thicket(args)
     commit = run(["git", "-C", args.fandango_repo, "rev-parse", "--short", "HEAD"], timeout=60)
     py, has_docutils = judge_python(fandango)
+    # thicket runs the specs' Python in the interpreter that has what Fandango's has
+    # (faker, dateutil), unless $THICKET_PYTHON names another.
+    fandango_python = os.path.join(os.path.dirname(fandango), "python3")
+    if os.path.isfile(fandango_python) and not os.environ.get("THICKET_PYTHON"):
+        os.environ["THICKET_PYTHON"] = fandango_python
     ctx = {
         "repo": args.fandango_repo,
         "fandango": fandango,

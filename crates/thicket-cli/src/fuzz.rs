@@ -492,7 +492,13 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
     };
     let solver_config = thicket_fuzz::solver_config(config);
-    let solver = match SolveArgs::solver(&spec.grammar, constraints, solver_config, None, false) {
+    let solver = match SolveArgs::solver(
+        &spec.grammar,
+        constraints,
+        solver_config,
+        thicket_fandango::SolverParts::default(),
+        false,
+    ) {
         Ok(solver) => solver,
         Err(code) => return Ok(code),
     };

@@ -323,9 +323,16 @@ impl Generated {
         keep_tree: bool,
     ) -> Generated {
         let mut item = match &made.tree {
-            Some(tree) if json => {
-                Generated::from_tree(tree, made.index, seed, grammar, true, made.stats)
-            }
+            // The input is the stream's bytes: the tree's text, or its bits packed.
+            Some(tree) if json => Generated::from_tree_input(
+                tree,
+                &made.bytes,
+                made.index,
+                seed,
+                grammar,
+                true,
+                made.stats,
+            ),
             _ => Generated::raw(made.bytes, made.stats),
         };
         item.index = made.index;
@@ -342,16 +349,24 @@ impl Generated {
         json: bool,
         stats: GenStats,
     ) -> Generated {
+        Generated::from_tree_input(tree, tree.bytes(), index, seed, grammar, json, stats)
+    }
+
+    /// Like [`Generated::from_tree`], the tree standing for `input` (its bits packed).
+    fn from_tree_input(
+        tree: &DerivationTree,
+        input: &[u8],
+        index: u64,
+        seed: u64,
+        grammar: &Grammar,
+        json: bool,
+        stats: GenStats,
+    ) -> Generated {
         if json {
-            let line = json_line(
-                index,
-                seed,
-                tree.bytes(),
-                &tree.to_fuzzingbook_json(grammar),
-            );
-            Generated::new(line.into_bytes(), tree.bytes(), stats)
+            let line = json_line(index, seed, input, &tree.to_fuzzingbook_json(grammar));
+            Generated::new(line.into_bytes(), input, stats)
         } else {
-            Generated::raw(tree.bytes().to_vec(), stats)
+            Generated::raw(input.to_vec(), stats)
         }
     }
 }
@@ -405,7 +420,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         eprintln!("error: {why}");
         return Ok(exit::FAILURE);
     }
-    let generators = loaded.generators.clone();
+    let solver_parts = loaded.solver_parts();
     let goals = !args.solve.no_constraints && !loaded.goals.is_empty();
     let spec = &loaded.spec;
     // An ANTLR grammar's inputs are separated where its lexer would merge tokens and
@@ -453,11 +468,16 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         generation: config,
         ..Default::default()
     };
-    let solver =
-        match SolveArgs::solver(&spec.grammar, constraints, solver_config, generators, goals) {
-            Ok(solver) => solver.map(|s| s.with_deadline(deadline)),
-            Err(code) => return Ok(code),
-        };
+    let solver = match SolveArgs::solver(
+        &spec.grammar,
+        constraints,
+        solver_config,
+        solver_parts,
+        goals,
+    ) {
+        Ok(solver) => solver.map(|s| s.with_deadline(deadline)),
+        Err(code) => return Ok(code),
+    };
     let weights = match &args.probabilities {
         Some(path) => {
             if args.strategy != Strategy::Random || solver.is_some() || antlr.is_some() {
@@ -518,6 +538,14 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         framing,
         json,
     };
+    if loaded.bits.is_some() && (args.target.is_some() || args.strategy != Strategy::Random) {
+        eprintln!(
+            "error: {} has bit fields; --target and --strategy kpath do not pack bits into \
+             bytes yet (use the default random strategy)",
+            spec.source.name()
+        );
+        return Ok(exit::USAGE);
+    }
     if let Some(target) = &args.target {
         return run_targeted(&args, target, &generator, &spec.grammar, seed, &mut sink);
     }
@@ -591,6 +619,28 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Some(antlr) => {
             let maker = thicket_antlr::generate::InputMaker::new(antlr);
             let producer = thicket_antlr::AntlrProducer::new(&generator, &maker);
+            write_stream(
+                &producer,
+                stream,
+                &pool,
+                json,
+                &mut sink,
+                &mut summary,
+                &progress,
+                false,
+            )?
+        }
+        None if loaded.bits.is_some() => {
+            // Bits are packed from the tree: every stream makes one.
+            let inner = SpecProducer::choose(&generator, spec_solver, None);
+            let producer = thicket_fandango::BitPacked {
+                inner,
+                spec: &loaded,
+            };
+            let stream = StreamConfig {
+                trees: true,
+                ..stream
+            };
             write_stream(
                 &producer,
                 stream,

@@ -228,18 +228,18 @@ impl SolveArgs {
         Ok((loaded, constraints))
     }
 
-    /// A solver for `constraints` with the limits `config`, taking the subtrees of the
-    /// `generators`' rules from them (`None` if there are neither and no `goals` rank
-    /// its solutions), or the reason it cannot be built (unsatisfiable, unsupported)
-    /// printed and exit code 3.
+    /// A solver for `constraints` with the limits `config`, taking the subtrees of
+    /// generated rules and computed counts from `parts` (`None` if there are neither
+    /// and no `goals` rank its solutions), or the reason it cannot be built
+    /// (unsatisfiable, unsupported) printed and exit code 3.
     pub fn solver<'g>(
         grammar: &'g Grammar,
         constraints: Vec<Constraint>,
         config: SolverConfig,
-        generators: Option<std::sync::Arc<thicket_fandango::PythonGenerators>>,
+        parts: thicket_fandango::SolverParts,
         goals: bool,
     ) -> Result<Option<Solver<'g>>, u8> {
-        thicket_fandango::solver(grammar, constraints, config, generators, goals).map_err(|e| {
+        thicket_fandango::solver(grammar, constraints, config, parts, goals).map_err(|e| {
             eprintln!("error: {}", escape_invisible(&e.to_string()));
             exit::BAD_SPEC
         })

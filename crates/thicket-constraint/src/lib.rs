@@ -161,6 +161,7 @@ pub fn spec_constraints(
             .collect());
     }
     let compiler = fandango::Compiler::new(&spec.grammar, host)
+        .with_bits(&spec.fandango.bit_terminals)
         .with_spec_python(spec.fandango.python.iter().map(|b| b.text()));
     let facts = resolve::GrammarFacts::new(&spec.grammar);
     fan_blocks

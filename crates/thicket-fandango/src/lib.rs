@@ -13,15 +13,25 @@
 //! runs without an interpreter; one that needs it on a machine without one gets an
 //! error naming what needs Python and what to install.
 //!
+//! Bits (`0`/`1`) are one-byte terminals in thicket's trees; the input a tree stands
+//! for packs them into bytes as Fandango does ([`LoadedSpec::input_bytes`], [`bits`]).
+//! Repetition counts computed from other fields (`<byte>{f(<len>)}`) are made to hold
+//! by the solver ([`counts`]).
+//!
 //! What is read but not generated yet is refused by [`LoadedSpec::generable`] with the
-//! reason: protocol specs (parties; Fandango's `talk`), bit fields, and repetition
-//! counts computed by Python (`<byte>{f(<len>)}`).
+//! reason: protocol specs (parties; Fandango's `talk`).
 
 #![warn(missing_docs)]
 
+pub mod bits;
+pub mod counts;
 pub mod stream;
 
-pub use stream::{InputStream, Made, SpecProducer, SpecSolver, Stop, StreamConfig};
+pub use bits::{BitLayout, LooseBits};
+pub use counts::ComputedCounts;
+pub use stream::{
+    BitPacked, InputStream, Made, PackMiss, SpecProducer, SpecSolver, Stop, StreamConfig,
+};
 
 use std::sync::{Arc, OnceLock};
 use thicket_constraint::host::{Host, HostArg, HostError, HostExpr, SharedHost};
@@ -31,7 +41,7 @@ use thicket_grammar::fandango::{ConstraintKind, FanBlock};
 use thicket_grammar::{Diagnostic, Expr, Grammar, Spec, SpecError, SymbolId};
 use thicket_python::{CodeBlock, PyValue, PythonConfig, PythonHost};
 use thicket_solve::sources::{SourceCall, SubtreeSource};
-use thicket_solve::{SolveError, SolveStats, Solver, SolverConfig, Unsolved};
+use thicket_solve::{SolveError, SolveStats, Solver, SolverConfig, TreeFixup, Unsolved};
 use thicket_tree::DerivationTree;
 
 /// How to compile a spec.
@@ -57,7 +67,29 @@ pub struct LoadedSpec {
     pub goals: Vec<SoftGoal>,
     /// Fandango's `:=` generators, as a source of subtrees for the solver.
     pub generators: Option<Arc<PythonGenerators>>,
+    /// Repetition counts computed from other fields of the input, for the solver.
+    pub counts: Option<Arc<ComputedCounts>>,
+    /// Which terminals are bits, if any.
+    pub bits: Option<BitLayout>,
     host: Arc<LazyHost>,
+}
+
+/// What a solver takes from a spec besides its constraints: the subtrees of its
+/// generated rules, and the counts of its computed repetitions.
+#[derive(Clone, Default)]
+pub struct SolverParts {
+    /// Fandango's `:=` generators.
+    pub generators: Option<Arc<PythonGenerators>>,
+    /// Repetition counts computed from the input.
+    pub counts: Option<Arc<ComputedCounts>>,
+}
+
+impl SolverParts {
+    /// Whether there is anything: a spec without either needs a solver only for its
+    /// constraints or goals.
+    pub fn is_empty(&self) -> bool {
+        self.generators.is_none() && self.counts.is_none()
+    }
 }
 
 impl LoadedSpec {
@@ -78,6 +110,28 @@ impl LoadedSpec {
             .map(|h| h.as_ref())
     }
 
+    /// What a solver over this spec takes besides the constraints.
+    pub fn solver_parts(&self) -> SolverParts {
+        SolverParts {
+            generators: self.generators.clone(),
+            counts: self.counts.clone(),
+        }
+    }
+
+    /// The input `tree` stands for: its text, or with bits, the bytes they pack into
+    /// (as Fandango writes it); an error where bits do not fill whole bytes.
+    pub fn input_bytes<'t>(
+        &self,
+        tree: &'t DerivationTree,
+    ) -> Result<std::borrow::Cow<'t, [u8]>, LooseBits> {
+        match &self.bits {
+            None => Ok(std::borrow::Cow::Borrowed(tree.bytes())),
+            Some(layout) => layout
+                .pack(tree, &self.spec.grammar)
+                .map(std::borrow::Cow::Owned),
+        }
+    }
+
     /// Whether inputs can be generated from the spec; otherwise why not. Parsing and
     /// checking work for every spec that loads.
     pub fn generable(&self) -> Result<(), String> {
@@ -89,25 +143,6 @@ impl LoadedSpec {
                  is not supported yet",
                 self.spec.source.name(),
                 parts.parties.join(", ")
-            ));
-        }
-        if parts.uses_bits {
-            return Err(format!(
-                "{} has bit fields (`0`/`1` terminals): thicket reads them, but generating \
-                 the bytes Fandango packs bits into is not supported yet",
-                self.spec.source.name()
-            ));
-        }
-        if let Some(repeat) = parts.computed_repeats.first() {
-            let block = repeat.min.as_ref().or(repeat.max.as_ref());
-            let at = block.map_or(String::new(), |b| {
-                format!(" ({}:{})", b.source.name(), b.line_col())
-            });
-            return Err(format!(
-                "{} has repetition counts computed in Python from the input{at}: thicket \
-                 reads them, but generating inputs whose counts follow them is not \
-                 supported yet (counts that name no nonterminal are computed once)",
-                self.spec.source.name()
             ));
         }
         Ok(())
@@ -160,6 +195,7 @@ impl LoadedSpec {
     /// A compiler of Fandango constraints over this spec, told its Python code.
     fn compiler(&self, host: Option<SharedHost>) -> thicket_constraint::fandango::Compiler<'_> {
         thicket_constraint::fandango::Compiler::new(&self.spec.grammar, host)
+            .with_bits(&self.spec.fandango.bit_terminals)
             .with_spec_python(self.spec.fandango.python.iter().map(|b| b.text()))
     }
 
@@ -225,6 +261,7 @@ impl LoadedSpec {
     /// native, or a generator.
     pub fn needs_python(&self) -> bool {
         self.generators.is_some()
+            || self.counts.is_some()
             || self.constraints.iter().any(|c| !c.host_exprs.is_empty())
             || self.goals.iter().any(|g| !g.native)
     }
@@ -288,23 +325,28 @@ pub fn solver_draw_budget(n: u64) -> u64 {
 }
 
 /// The solver for `constraints` with the limits `config`, taking the subtrees of the
-/// `generators`' rules from them; `None` if there is nothing to solve (no constraints,
-/// no generators, and no goals to rank solutions by: `goals` false).
+/// generated rules from `parts`' generators and making its computed counts hold; `None`
+/// if there is nothing to solve (no constraints, nothing in `parts`, and no goals to
+/// rank solutions by: `goals` false).
 pub fn solver<'g>(
     grammar: &'g Grammar,
     constraints: Vec<Constraint>,
     config: SolverConfig,
-    generators: Option<Arc<PythonGenerators>>,
+    parts: SolverParts,
     goals: bool,
 ) -> Result<Option<Solver<'g>>, SolveError> {
-    if constraints.is_empty() && generators.is_none() && !goals {
+    if constraints.is_empty() && parts.is_empty() && !goals {
         return Ok(None);
     }
-    let solver = Solver::new(grammar, constraints, config)?;
-    Ok(Some(match generators {
-        Some(g) => solver.with_source(g),
-        None => solver,
-    }))
+    let mut solver = Solver::new(grammar, constraints, config)?;
+    if let Some(g) = parts.generators {
+        solver = solver.with_source(g);
+    }
+    if let Some(counts) = parts.counts {
+        let fixup: Arc<dyn TreeFixup> = counts;
+        solver = solver.with_fixup(fixup);
+    }
+    Ok(Some(solver))
 }
 
 /// Orders goal scores: the first goal decides, later ones break ties.
@@ -349,6 +391,19 @@ pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecErro
     let blocks: Vec<CodeBlock> = spec.fandango.python.iter().map(code_block).collect();
     let mut config = options.python.clone();
     config.needed_for = format!("the Python of {}", spec.source.name());
+    let bits = BitLayout::new(&spec.grammar, &spec.fandango.bit_terminals);
+    if let Some(layout) = &bits {
+        // Python sees a bit as Fandango's `0`/`1` value, not as a character.
+        config.terminal_kinds = (0..spec.grammar.expr_count())
+            .map(|i| {
+                if layout.is_bit(thicket_grammar::ExprId::from_index(i)) {
+                    thicket_python::TerminalKind::Bit
+                } else {
+                    thicket_python::TerminalKind::Auto
+                }
+            })
+            .collect();
+    }
     let host = Arc::new(LazyHost {
         blocks,
         config,
@@ -357,6 +412,8 @@ pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecErro
     if !options.no_python {
         constant_repeat_bounds(&mut spec, &host)?;
     }
+    let counts = ComputedCounts::new(&spec.grammar, &spec.fandango.computed_repeats, host.clone())?
+        .map(Arc::new);
     let parts = &spec.fandango;
     let shared: SharedHost = host.clone();
     let (constraints, goals) = if options.without_constraints {
@@ -376,6 +433,7 @@ pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecErro
             Vec::new()
         } else {
             let compiler = thicket_constraint::fandango::Compiler::new(&spec.grammar, Some(shared))
+                .with_bits(&parts.bit_terminals)
                 .with_spec_python(parts.python.iter().map(|b| b.text()));
             goal_blocks
                 .iter()
@@ -400,6 +458,8 @@ pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecErro
         constraints,
         goals,
         generators,
+        counts,
+        bits,
         host,
     };
     if loaded.needs_python()

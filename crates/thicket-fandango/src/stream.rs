@@ -209,9 +209,10 @@ fn make<P: Producer>(producer: &P, seed: u64, index: u64, tree: bool) -> Result<
     let mut rng = Generator::rng_for(seed, index);
     if tree {
         let Fresh { tree, stats } = producer.tree(&mut rng)?;
+        let bytes = producer.input(&tree)?.into_owned();
         return Ok(Made {
             index,
-            bytes: tree.bytes().to_vec(),
+            bytes,
             tree: Some(tree),
             stats,
         });
@@ -443,5 +444,58 @@ mod tests {
         assert!(misses > 0);
         assert_eq!(first, Some("odd stream"));
         assert!(stream.drawn() >= stream.made() + misses);
+    }
+}
+
+/// A producer whose trees hold Fandango bit fields: each input is its tree's bits
+/// packed into bytes as Fandango packs them ([`LoadedSpec::input_bytes`]); a tree whose
+/// bits fill no whole byte is no input, and its stream is skipped.
+pub struct BitPacked<'a, P> {
+    /// The producer of the trees.
+    pub inner: P,
+    /// The spec whose bit layout packs them.
+    pub spec: &'a LoadedSpec,
+}
+
+/// Why a [`BitPacked`] stream gives no input.
+#[derive(Debug)]
+pub enum PackMiss<M> {
+    /// The inner producer's reason.
+    Inner(M),
+    /// The tree's bits fill no whole byte.
+    LooseBits(crate::LooseBits),
+}
+
+impl<M: std::fmt::Display> std::fmt::Display for PackMiss<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PackMiss::Inner(miss) => miss.fmt(f),
+            PackMiss::LooseBits(loose) => write!(f, "a tree that is no input: {loose}"),
+        }
+    }
+}
+
+impl<M: Miss> Miss for PackMiss<M> {
+    fn deadline_passed(&self) -> bool {
+        matches!(self, PackMiss::Inner(miss) if miss.deadline_passed())
+    }
+}
+
+impl<P: Producer> Producer for BitPacked<'_, P> {
+    type Miss = PackMiss<P::Miss>;
+
+    fn grammar(&self) -> &Grammar {
+        self.inner.grammar()
+    }
+
+    fn tree(&self, rng: &mut GenRng) -> Result<Fresh, Self::Miss> {
+        self.inner.tree(rng).map_err(PackMiss::Inner)
+    }
+
+    fn input<'t>(
+        &self,
+        tree: &'t DerivationTree,
+    ) -> Result<std::borrow::Cow<'t, [u8]>, Self::Miss> {
+        self.spec.input_bytes(tree).map_err(PackMiss::LooseBits)
     }
 }

@@ -53,8 +53,18 @@ pub trait Producer: Sync {
     /// bytes straight into `out`).
     fn bytes(&self, rng: &mut GenRng, out: &mut Vec<u8>) -> Result<GenStats, Self::Miss> {
         let fresh = self.tree(rng)?;
-        out.extend_from_slice(fresh.tree.bytes());
+        out.extend_from_slice(&self.input(&fresh.tree)?);
         Ok(fresh.stats)
+    }
+
+    /// The input a tree of this producer stands for: its text, unless the producer
+    /// encodes trees otherwise (Fandango's bit fields, packed into bytes); or why the
+    /// tree stands for no input.
+    fn input<'t>(
+        &self,
+        tree: &'t DerivationTree,
+    ) -> Result<std::borrow::Cow<'t, [u8]>, Self::Miss> {
+        Ok(std::borrow::Cow::Borrowed(tree.bytes()))
     }
 }
 

@@ -8,7 +8,8 @@
 //! - in a text pattern, `\w` is what Python's is (`str.isalnum()` or `_`: a letter or a
 //!   number of any kind, `[\p{L}\p{N}_]`; Rust's `\w` leaves out numbers such as `³`
 //!   and takes in marks) and `\s` takes in the separators 0x1C-0x1F as Python's does
-//!   (`str.isspace()`); `\W` and `\S` are their complements;
+//!   (`str.isspace()`); `\W`, `\S` and `\D` are their complements; `\w` and `\d`
+//!   leave out the letters and digits that Python 3.11's Unicode tables (14.0) lack;
 //! - octal escapes (`\0`, `\012`) become `\x{..}`; `\b` in a class is a backspace;
 //! - a `{` that does not start a repetition is a literal `{` (Python's reading), and
 //!   `{,n}` is `{0,n}`;
@@ -24,8 +25,26 @@
 //! Everything else passes through unchanged, so a pattern in Rust syntax that Python
 //! would not accept (`\x{7F}`, `(?i-u:...)`, `\p{L}`) keeps its Rust meaning.
 //!
-//! The Unicode tables of Python and of the `regex` crate may be of different Unicode
-//! versions; characters new in one version can differ.
+//! The Unicode tables of Python and of the `regex` crate are of different Unicode
+//! versions: `\w` and `\d` leave out what is newer than Python 3.11's, the oldest
+//! Python Fandango runs on (so a newer Python, which knows more, accepts all of it);
+//! other classes (`\p{L}`, case folding) follow the `regex` crate's tables.
+
+/// The letters and numbers of the `regex` crate's Unicode tables that Python 3.11 (the
+/// oldest Python Fandango runs on; Unicode 14.0) does not know: Python's `\w` and `\d`
+/// do not match them, so thicket's leave them out (and generates no character that
+/// some Python Fandango runs on would reject).
+const NEWER_THAN_PYTHON: &str = concat!(
+    r"[\x{1C89}-\x{1C8A}\x{A7CB}-\x{A7CD}\x{A7DA}-\x{A7DC}\x{105C0}-\x{105F3}",
+    r"\x{10D40}-\x{10D65}\x{10D6F}-\x{10D85}\x{10EC2}-\x{10EC4}\x{1123F}-\x{11240}\x{11380}-\x{11389}",
+    r"\x{1138B}\x{1138E}\x{11390}-\x{113B5}\x{113B7}\x{113D1}\x{113D3}\x{116D0}-\x{116E3}",
+    r"\x{11BC0}-\x{11BE0}\x{11BF0}-\x{11BF9}\x{11F02}\x{11F04}-\x{11F10}\x{11F12}-\x{11F33}",
+    r"\x{11F50}-\x{11F59}\x{1342F}\x{13441}-\x{13446}\x{13460}-\x{143FA}\x{16100}-\x{1611D}",
+    r"\x{16130}-\x{16139}\x{16D40}-\x{16D6C}\x{16D70}-\x{16D79}\x{18CFF}\x{1B132}\x{1B155}",
+    r"\x{1CCF0}-\x{1CCF9}\x{1D2C0}-\x{1D2D3}\x{1DF25}-\x{1DF2A}\x{1E030}-\x{1E06D}\x{1E4D0}-\x{1E4EB}",
+    r"\x{1E4F0}-\x{1E4F9}\x{1E5D0}-\x{1E5ED}\x{1E5F0}-\x{1E5FA}\x{2B739}\x{2EBF0}-\x{2EE5D}",
+    r"\x{31350}-\x{323AF}]",
+);
 
 /// A pattern in Rust syntax and where each of its bytes came from.
 #[derive(Clone, Debug)]
@@ -205,14 +224,17 @@ impl Translator<'_> {
             '<' | '>' => next.to_string(),
             // Python's Unicode classes (see the module documentation); inside a class,
             // a complement is a nested class.
-            'w' | 'W' | 's' | 'S' if !self.over_bytes => {
-                let items = if next.eq_ignore_ascii_case(&'w') {
-                    r"\p{L}\p{N}_"
-                } else {
-                    r"\s\x1C-\x1F"
+            'w' | 'W' | 's' | 'S' | 'd' | 'D' if !self.over_bytes => {
+                let items = match next.to_ascii_lowercase() {
+                    'w' => format!(r"\p{{L}}\p{{N}}_--{NEWER_THAN_PYTHON}"),
+                    'd' => format!(r"\p{{Nd}}--{NEWER_THAN_PYTHON}"),
+                    _ => r"\s\x1C-\x1F".to_string(),
                 };
+                // A set difference is a class of its own (inside a class, nested).
+                let nested = items.contains("--");
                 match (next.is_ascii_lowercase(), in_class) {
-                    (true, true) => items.to_string(),
+                    (true, true) if nested => format!("[{items}]"),
+                    (true, true) => items,
                     (true, false) => format!("[{items}]"),
                     (false, _) => format!("[^{items}]"),
                 }
@@ -462,11 +484,38 @@ mod tests {
         assert_eq!(rust(r"ab\$", false), r"ab\$");
         assert_eq!(rust(r"a(?#note)b", false), "ab");
         assert_eq!(rust(r"\<a[\<\>]", false), "<a[<>]");
+        let w = format!(r"\p{{L}}\p{{N}}_--{NEWER_THAN_PYTHON}");
         assert_eq!(
             rust(r"\w[\w-]\S[\W]", false),
-            r"[\p{L}\p{N}_][\p{L}\p{N}_-][^\s\x1C-\x1F][[^\p{L}\p{N}_]]"
+            format!(r"[{w}][[{w}]-][^\s\x1C-\x1F][[^{w}]]")
+        );
+        assert_eq!(
+            rust(r"\d", false),
+            format!(r"[\p{{Nd}}--{NEWER_THAN_PYTHON}]")
         );
         assert_eq!(rust(r"\w\s", true), r"(?-u:\w\s)");
+    }
+
+    #[test]
+    fn word_and_digit_classes_leave_out_what_python_3_11_lacks() {
+        use regex_syntax::hir::{Class, HirKind};
+        let matches = |pattern: &str, c: char| {
+            let hir = regex_syntax::parse(&rust(pattern, false)).unwrap();
+            match hir.kind() {
+                HirKind::Class(Class::Unicode(class)) => {
+                    class.iter().any(|r| r.start() <= c && c <= r.end())
+                }
+                other => panic!("{pattern}: {other:?}"),
+            }
+        };
+        for c in ['a', 'é', '³', '_', '٣'] {
+            assert!(matches(r"\w", c) && !matches(r"\W", c), "{c}");
+        }
+        // A Kirat Rai digit (Unicode 16): Python 3.11 reads it as no word character.
+        let newer = '\u{16131}';
+        assert!(!matches(r"\w", newer) && matches(r"\W", newer));
+        assert!(matches(r"\d", '٣') && !matches(r"\d", newer) && matches(r"\D", newer));
+        assert!(matches(r"[\w-]", '-') && matches(r"[\w-]", 'x') && !matches(r"[\w-]", newer));
     }
 
     #[test]

@@ -292,7 +292,7 @@ fn the_standard_library_is_there_when_reached_and_can_be_redefined() {
 fn python_literals_and_regexes_read_as_python_reads_them() {
     let spec = load(concat!(
         "<start> ::= '''tri\nple''' \"\\f\\v\\101\\x41\" b'\\xff' u'\\u00e9' <re>\n",
-        "<re> ::= r'(?i)ab[\\<\\>]' | rb'[\\x80-\\xff]{2}' | R\"\\d+\" | r'^(?!no$)[a-z]+$'\n",
+        "<re> ::= r'(?i)ab[\\<\\>]' | rb'[\\x80-\\xff]{2}' | R\"[0-9]+\" | r'^(?!no$)[a-z]+$'\n",
         "<warn> ::= '\\q'\n",
     ));
     let grammar = &spec.grammar;
@@ -302,7 +302,7 @@ fn python_literals_and_regexes_read_as_python_reads_them() {
     );
     assert_eq!(
         body(grammar, "re"),
-        "r\"(?i)ab[<>]\" | r\"(?-u:[\\x80-\\xff]{2})\" | r\"\\d+\" | r\"[a-z]+\""
+        "r\"(?i)ab[<>]\" | r\"(?-u:[\\x80-\\xff]{2})\" | r\"[0-9]+\" | r\"[a-z]+\""
     );
     let codes: Vec<&str> = spec.fandango.warnings.iter().map(|w| w.code).collect();
     assert_eq!(codes, vec!["regex-lookaround", "invalid-escape"]);

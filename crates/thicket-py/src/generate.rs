@@ -132,7 +132,7 @@ impl Engine {
                 grammar,
                 core,
                 solver_config,
-                loaded.generators.clone(),
+                loaded.solver_parts(),
                 goals,
             )
             .map_err(|e| BuildError::Refused(e.to_string()))?;
@@ -169,6 +169,14 @@ impl Engine {
                 let producer = thicket_antlr::AntlrProducer::new(&makers.generator, maker);
                 stream.next_batch(&producer, streams)
             }),
+            // Fandango bit fields: the input is the tree's bits packed into bytes.
+            None if loaded.bits.is_some() => {
+                let producer = thicket_fandango::BitPacked {
+                    inner: makers.producer(loaded),
+                    spec: loaded,
+                };
+                stream.next_batch(&producer, streams)
+            }
             None => stream.next_batch(&makers.producer(loaded), streams),
         })
     }

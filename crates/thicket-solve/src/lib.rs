@@ -161,6 +161,9 @@ pub struct Unsolved {
     /// Why no tree could even be started: a generator ([`sources::SubtreeSource`])
     /// failed. Then `violated` is empty and no further attempt is made.
     pub source_error: Option<sources::SourceError>,
+    /// Why a started tree could not be rewritten by the solver's [`TreeFixup`]. Then
+    /// `violated` is empty and no further attempt is made.
+    pub fixup_error: Option<String>,
     /// Whether the search stopped at the solver's deadline ([`Solver::with_deadline`])
     /// rather than at the end of its budget.
     pub deadline_passed: bool,
@@ -190,10 +193,37 @@ impl thicket_gen::Producer for Solver<'_> {
     }
 }
 
+/// A rewrite of every tree the solver starts from, for a property that neither the
+/// grammar nor the constraints express (Fandango's repetition counts computed from
+/// other fields of the input, `<byte>{f(<len>)}`). It is applied after the
+/// [`sources::SubtreeSource`] and before the repairs; a repaired tree is returned only
+/// if the property still holds (else the rewrite and the repairs run again, a few
+/// times, before the tree is given up).
+pub trait TreeFixup: Send + Sync {
+    /// `tree` rewritten so that the property holds, drawing what it adds from `seed`;
+    /// an error says why it cannot be (then solving stops with that reason).
+    fn fix(
+        &self,
+        solver: &Solver<'_>,
+        tree: DerivationTree,
+        seed: u64,
+    ) -> Result<DerivationTree, String>;
+
+    /// Whether the property holds of `tree`.
+    fn holds(&self, solver: &Solver<'_>, tree: &DerivationTree) -> bool;
+}
+
+/// How often a tree is rewritten by the [`TreeFixup`] and repaired again when the
+/// repairs undid the rewrite, before the tree is given up.
+const FIXUP_ROUNDS: usize = 3;
+
 impl std::fmt::Display for Unsolved {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if let Some(e) = &self.source_error {
             return write!(f, "{e}");
+        }
+        if let Some(e) = &self.fixup_error {
+            return f.write_str(e);
         }
         let violated = if self.violated.is_empty() {
             String::new()
@@ -267,6 +297,8 @@ pub struct Solver<'g> {
     /// Where some rules' subtrees come from instead of the generator (Fandango's
     /// `:=` generators).
     source: Option<Arc<dyn sources::SubtreeSource>>,
+    /// A rewrite of each started tree (see [`TreeFixup`]).
+    fixup: Option<Arc<dyn TreeFixup>>,
     /// The rules' languages as Z3 regexes (the `z3` feature).
     #[cfg(feature = "z3")]
     smt: crate::z3::Smt,
@@ -291,6 +323,7 @@ impl<'g> Solver<'g> {
             .collect();
         let mut solver = Solver {
             source: None,
+            fixup: None,
             deadline: None,
             scopes,
             skeletons: pattern::Skeletons::new(),
@@ -325,6 +358,13 @@ impl<'g> Solver<'g> {
     /// from (see [`sources`]).
     pub fn with_source(mut self, source: Arc<dyn sources::SubtreeSource>) -> Solver<'g> {
         self.source = Some(source);
+        self
+    }
+
+    /// Rewrites every tree the solver starts from with `fixup`, after the source's
+    /// subtrees are in and before the repairs (see [`TreeFixup`]).
+    pub fn with_fixup(mut self, fixup: Arc<dyn TreeFixup>) -> Solver<'g> {
+        self.fixup = Some(fixup);
         self
     }
 
@@ -396,6 +436,7 @@ impl<'g> Solver<'g> {
                     violated,
                     attempts: stats.attempts,
                     source_error: None,
+                    fixup_error: None,
                     deadline_passed: true,
                 });
             }
@@ -409,20 +450,50 @@ impl<'g> Solver<'g> {
                             violated: Vec::new(),
                             attempts: stats.attempts,
                             source_error: Some(e),
+                            fixup_error: None,
                             deadline_passed: false,
                         });
                     }
                 };
             }
-            match repair::repair(self, tree, rng, &mut stats) {
-                Ok(tree) => return Ok((tree, stats)),
-                Err(left) => violated = left,
+            let Some(fixup) = &self.fixup else {
+                match repair::repair(self, tree, rng, &mut stats) {
+                    Ok(tree) => return Ok((tree, stats)),
+                    Err(left) => violated = left,
+                }
+                continue;
+            };
+            for _ in 0..FIXUP_ROUNDS {
+                tree = match fixup.fix(self, tree, rng.next_u64()) {
+                    Ok(tree) => tree,
+                    Err(e) => {
+                        return Err(Unsolved {
+                            violated: Vec::new(),
+                            attempts: stats.attempts,
+                            source_error: None,
+                            fixup_error: Some(e),
+                            deadline_passed: false,
+                        });
+                    }
+                };
+                match repair::repair(self, tree, rng, &mut stats) {
+                    Ok(repaired) if fixup.holds(self, &repaired) => return Ok((repaired, stats)),
+                    Ok(repaired) => {
+                        violated = Vec::new();
+                        tree = repaired;
+                    }
+                    Err(left) => {
+                        violated = left;
+                        break;
+                    }
+                }
             }
         }
         Err(Unsolved {
             violated,
             attempts: stats.attempts,
             source_error: None,
+            fixup_error: None,
             deadline_passed: self.past_deadline(),
         })
     }
@@ -439,6 +510,7 @@ impl<'g> Solver<'g> {
             violated,
             attempts: 1,
             source_error: None,
+            fixup_error: None,
             deadline_passed: self.past_deadline(),
         })
     }

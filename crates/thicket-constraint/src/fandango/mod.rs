@@ -167,6 +167,14 @@ impl<'g> Compiler<'g> {
         }
     }
 
+    /// The same compiler, told which terminals of the grammar are bits (Fandango's `0`
+    /// and `1`): a tree that can hold them is evaluated in Python, where its value is
+    /// what its bits pack into rather than its text.
+    pub fn with_bits(mut self, bit_terminals: &[thicket_grammar::ExprId]) -> Self {
+        self.facts.set_bits(self.grammar, bit_terminals);
+        self
+    }
+
     /// The same compiler, told the spec's Python code: a function the code defines
     /// (`def is_before(...)`, `len = ...`, `from m import str`) is called in Python even
     /// where a built-in of that name would be translated natively.

@@ -78,6 +78,9 @@ pub(crate) struct SymbolFacts {
     class: Vec<NumClass>,
     nonempty: Vec<bool>,
     empty: Vec<Emptiness>,
+    /// Per symbol: whether its subtrees can hold bits (Fandango's `0`/`1`), whose
+    /// value is not their text but the bytes or the integer they pack into.
+    bits: Vec<bool>,
 }
 
 impl SymbolFacts {
@@ -146,7 +149,52 @@ impl SymbolFacts {
             class,
             nonempty,
             empty,
+            bits: vec![false; n],
         }
+    }
+
+    /// Records which terminals of `grammar` are bits, and so which symbols hold them.
+    pub(crate) fn set_bits(
+        &mut self,
+        grammar: &Grammar,
+        bit_terminals: &[thicket_grammar::ExprId],
+    ) {
+        fn holds(
+            grammar: &Grammar,
+            expr: thicket_grammar::ExprId,
+            bit_terminals: &[thicket_grammar::ExprId],
+            bits: &[bool],
+        ) -> bool {
+            match grammar.expr(expr) {
+                GExpr::Literal(_) | GExpr::Regex(_) => bit_terminals.contains(&expr),
+                GExpr::Ref(s) => bits[s.index()],
+                other => other
+                    .children()
+                    .iter()
+                    .any(|&c| holds(grammar, c, bit_terminals, bits)),
+            }
+        }
+        self.bits = vec![false; grammar.rules().len()];
+        if bit_terminals.is_empty() {
+            return;
+        }
+        loop {
+            let mut changed = false;
+            for (s, rule) in grammar.rules().iter().enumerate() {
+                if !self.bits[s] && holds(grammar, rule.body, bit_terminals, &self.bits) {
+                    self.bits[s] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// Whether a tree of `symbol` can hold bits.
+    fn holds_bits(&self, symbol: SymbolId) -> bool {
+        self.bits.get(symbol.index()).copied().unwrap_or(false)
     }
 
     fn info(&self, symbol: SymbolId) -> StrInfo {
@@ -1131,9 +1179,20 @@ impl<'a> Translator<'a> {
                     assign: (op == CmpOp::Eq)
                         .then(|| assignment(&texts, &names, &sources))
                         .flatten()
-                        .map(|(target, value)| Assignment {
-                            target,
-                            value: expr(value),
+                        .map(|(target, param, value)| {
+                            let holds_bits = match self.vars[args[target].index()].ty {
+                                VarType::Tree(s) => self.facts.holds_bits(s),
+                                VarType::Int => false,
+                            };
+                            let value = if holds_bits {
+                                bits_of(&value, &names[param])
+                            } else {
+                                value
+                            };
+                            Assignment {
+                                target,
+                                value: expr(value),
+                            }
                         }),
                 },
             ),
@@ -1198,7 +1257,7 @@ impl<'a> Translator<'a> {
                     return not_native("selecting children by index (`[...]`) on a tree", span);
                 }
                 let (var, symbol) = ps[i].bound.expect("bound");
-                Ok(Native::plain(Val::Tree(var, symbol)))
+                self.tree_value(var, symbol, span)
             }
             ExprKind::Length(_) => {
                 let i = self.placeholder_at(ps, span).expect("collected");
@@ -1235,7 +1294,7 @@ impl<'a> Translator<'a> {
             ExprKind::Star(_) => not_native("a list of trees (`*...`) used as a value", span),
             ExprKind::DoubleStar(_) => not_native("`**`", span),
             ExprKind::Name(n) => match self.lookup_identifier(n) {
-                Some(s) => Ok(Native::plain(Val::Tree(s.var, s.symbol))),
+                Some(s) => self.tree_value(s.var, s.symbol, span),
                 None => not_native(format!("`{n}` is a name of the spec's Python code"), span),
             },
             ExprKind::Int(Some(i)) => Ok(Native::plain(Val::Int(int(*i)))),
@@ -1897,6 +1956,18 @@ impl<'a> Translator<'a> {
 
     // --- value conversions ----------------------------------------------------------
 
+    /// A bound tree as a native value: its text, unless it can hold bits.
+    fn tree_value(&self, var: VarId, symbol: SymbolId, span: Span) -> Result<Native, NotNative> {
+        if self.facts.holds_bits(symbol) {
+            return not_native(
+                "a tree that holds bits (`0`/`1`): its value is the bytes or the integer \
+                 its bits pack into",
+                span,
+            );
+        }
+        Ok(Native::plain(Val::Tree(var, symbol)))
+    }
+
     fn to_str(&self, v: &Val, span: Span) -> Result<(Term, StrInfo), NotNative> {
         Ok(match v {
             Val::Str(t, i) => (t.clone(), *i),
@@ -2483,11 +2554,26 @@ impl Translator<'_> {
 /// For an equality whose one side is `str(P)` or `P` (P a parameter standing for one
 /// bound tree) and whose other side does not mention P: P's tree argument and the other
 /// side, so that a repair can write the value into P's tree.
+/// The Python source of `value` written as the text a tree of bits (the parameter
+/// `target`) has in thicket: one `0`/`1` per bit, as many as the tree has now, for an
+/// integer; eight per byte for bytes. A target that holds more than bits keeps the
+/// value as it is.
+fn bits_of(value: &str, target: &str) -> String {
+    format!(
+        "(lambda v, t: (v if not all(c in '01' for c in t.to_bits()) or len(t.to_bits()) == 0 \
+         else ''.join(format(b, '08b') for b in v) if isinstance(v, bytes) \
+         else format(int(v), '0%db' % len(t.to_bits()))))(({value}), {target})"
+    )
+}
+
+/// For `<x> == value` (or `str(<x>) == value`, either way round) with `value` not
+/// mentioning `<x>`: the tree argument that takes the value, its parameter's index,
+/// and the value's source.
 fn assignment(
     texts: &[String],
     names: &[String],
     sources: &[ParamSource],
-) -> Option<(usize, String)> {
+) -> Option<(usize, usize, String)> {
     let param_of = |text: &str| {
         let inner = text
             .trim()
@@ -2507,7 +2593,7 @@ fn assignment(
             && !mentions(&texts[other], &names[j])
             && let ParamSource::Tree(target) = sources[j]
         {
-            return Some((target, texts[other].clone()));
+            return Some((target, j, texts[other].clone()));
         }
     }
     None
