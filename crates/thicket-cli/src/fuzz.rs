@@ -759,15 +759,7 @@ fn minimize_crashes(
         let input =
             std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
         let what = path.display().to_string();
-        let reduced = crate::minimize::reduce(
-            grammar,
-            judge,
-            &input,
-            &what,
-            limits,
-            seed,
-            false,
-        )?;
+        let reduced = crate::minimize::reduce(grammar, judge, &input, &what, limits, seed, false)?;
         let Some(reduced) = reduced else {
             eprintln!("note: {what} does not fail any more (flaky): not minimised");
             continue;

@@ -245,7 +245,10 @@ mod tests {
 
     #[test]
     fn a_candidate_hang_that_ends_when_run_again_is_dismissed() {
-        let mut j = judge(vec![Some(ended(Status::Timeout)), Some(ended(Status::Exited(0)))]);
+        let mut j = judge(vec![
+            Some(ended(Status::Timeout)),
+            Some(ended(Status::Exited(0))),
+        ]);
         let v = j.run(b"x").unwrap().unwrap();
         assert_eq!(v.outcome.status, Status::Exited(0));
         assert!(v.failure.is_none() && v.counts_for_coverage());
@@ -257,7 +260,10 @@ mod tests {
 
     #[test]
     fn a_confirmed_hang_is_a_failure_whose_coverage_does_not_count() {
-        let mut j = judge(vec![Some(ended(Status::Timeout)), Some(ended(Status::Timeout))]);
+        let mut j = judge(vec![
+            Some(ended(Status::Timeout)),
+            Some(ended(Status::Timeout)),
+        ]);
         let v = j.run(b"x").unwrap().unwrap();
         assert!(v.is_hang() && !v.counts_for_coverage());
         assert!(matches!(j.coverage(&v), Trace::None));

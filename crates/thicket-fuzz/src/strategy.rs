@@ -624,8 +624,7 @@ impl<'g> Evolution<'g> {
                     }
                     .map(|t| (t, "flip"))
                 };
-                let swap =
-                    |rng: &mut GenRng| mutate::swap(grammar, tree, rng).map(|t| (t, "swap"));
+                let swap = |rng: &mut GenRng| mutate::swap(grammar, tree, rng).map(|t| (t, "swap"));
                 let mutant = if below(rng, 2) == 0 {
                     flip(rng).or_else(|| swap(rng))
                 } else {
@@ -836,12 +835,7 @@ mod tests {
                 .windows(5)
                 .filter(|w| *w == b"alpha")
                 .count() as u64;
-            let words = candidate
-                .input
-                .bytes()
-                .split(|&b| b == b' ')
-                .count()
-                .max(1) as u64;
+            let words = candidate.input.bytes().split(|&b| b == b' ').count().max(1) as u64;
             // New code in proportion to the share of alphas.
             fdloop.observe(&report(&candidate.input, 20 * alphas / words, None));
         }

@@ -329,9 +329,9 @@ impl<'g> Campaign<'g> {
     /// Runs `bytes` through the judge: `Ok(None)` after a tolerated executor error,
     /// `Err` when the judge gives up on the target.
     fn execute(&mut self, bytes: &[u8]) -> Result<Option<Verdict>, FuzzError> {
-        self.judge.run(bytes).map_err(|e| {
-            FuzzError::Campaign(format!("the target cannot be run any more: {e}"))
-        })
+        self.judge
+            .run(bytes)
+            .map_err(|e| FuzzError::Campaign(format!("the target cannot be run any more: {e}")))
     }
 
     /// Adds the coverage of the last run, if the judge's rule counts it.

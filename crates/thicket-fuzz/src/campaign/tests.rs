@@ -239,5 +239,8 @@ fn own_time_per_execution_is_reported() {
     let stats = run(&generator, config(100), &dir.path().join("out"), None);
     assert!(stats.own_us_per_exec > 0.0, "{stats:?}");
     // The scripted target reports 10 us a run.
-    assert!((stats.target_time_s - 100.0 * 10e-6).abs() < 1e-9, "{stats:?}");
+    assert!(
+        (stats.target_time_s - 100.0 * 10e-6).abs() < 1e-9,
+        "{stats:?}"
+    );
 }
