@@ -456,12 +456,19 @@ fn coverage_guided(ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
         Vec::new()
     };
     if !parents.is_empty() && below(rng, 1000) < ctx.config.mutate_per_mille {
-        // The smaller of two kept trees drawn at random (a tournament, as AFL favours
-        // small inputs): mutants keep growing where growth pays (recursion,
-        // repetition), yet a campaign does not drift to ever larger inputs that cost
-        // the target and the mutations more time.
-        let a = parents[below(rng, parents.len() as u32) as usize];
-        let b = parents[below(rng, parents.len() as u32) as usize];
+        // Nine times in ten a favoured input (the smallest kept one for some code
+        // feature, as AFL favours them), then the smaller of two drawn at random (a
+        // tournament): mutants keep growing where growth pays (recursion, repetition),
+        // yet a campaign does not drift to ever larger inputs that cost the target and
+        // the mutations more time.
+        let favoured: Vec<&Entry> = parents.iter().copied().filter(|e| e.favoured).collect();
+        let pool = if !favoured.is_empty() && below(rng, 10) < 9 {
+            &favoured
+        } else {
+            &parents
+        };
+        let a = pool[below(rng, pool.len() as u32) as usize];
+        let b = pool[below(rng, pool.len() as u32) as usize];
         let size = |e: &Entry| e.tree.as_ref().map_or(0, DerivationTree::len);
         let parent = if size(b) < size(a) { b } else { a };
         // Recursive mutation may grow a tree past the generation depth, up to four

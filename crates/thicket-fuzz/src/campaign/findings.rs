@@ -69,7 +69,9 @@ impl Campaign<'_> {
         self.corpus.push(Entry {
             id,
             tree: input.tree().cloned(),
+            favoured: false,
         });
+        self.rate_last_entry(input.bytes().len());
         self.stats.last_find_exec = self.stats.execs;
         Ok(())
     }

@@ -28,10 +28,49 @@ use thicket_tree::DerivationTree;
 /// Rounds in a row without a valid input after which a campaign gives up.
 const MAX_CONSECUTIVE_UNSOLVED: u32 = 1000;
 
-/// A kept input: its queue id and its tree, if it has one.
+/// A kept input: its queue id, its tree if it has one, and whether it is favoured (the
+/// smallest kept input reaching some code feature).
 pub(crate) struct Entry {
     pub(crate) id: usize,
     pub(crate) tree: Option<DerivationTree>,
+    pub(crate) favoured: bool,
+}
+
+/// AFL's favoured set: for each code feature, the smallest kept input that reaches it.
+/// Mutating mostly these keeps the inputs a campaign works on small for the coverage
+/// they hold, which makes both the mutations and the target's runs cheaper.
+#[derive(Default)]
+struct Favoured {
+    /// Per feature: the corpus index and size of the smallest entry reaching it.
+    top: rustc_hash::FxHashMap<u64, (usize, usize)>,
+}
+
+impl Favoured {
+    /// Rates entry `index` of `size` bytes on the features of `trace`; returns whether
+    /// it became the smallest for any.
+    fn rate(&mut self, index: usize, size: usize, trace: &thicket_exec::Trace<'_>) -> bool {
+        let mut changed = false;
+        trace.for_each_feature(|f| {
+            let best = self.top.entry(f).or_insert((index, usize::MAX));
+            if size < best.1 {
+                *best = (index, size);
+                changed = true;
+            }
+        });
+        changed
+    }
+
+    /// Marks the favoured entries of `corpus`.
+    fn mark(&self, corpus: &mut [Entry]) {
+        for entry in corpus.iter_mut() {
+            entry.favoured = false;
+        }
+        for &(index, _) in self.top.values() {
+            if let Some(entry) = corpus.get_mut(index) {
+                entry.favoured = true;
+            }
+        }
+    }
 }
 
 /// What [`Campaign::account`] booked of a run.
@@ -73,6 +112,8 @@ pub struct Campaign<'g> {
     text: bool,
     /// When other instances' entries were last imported (with [`FuzzConfig::sync`]).
     last_sync: Option<Instant>,
+    /// The smallest kept input per code feature.
+    favoured: Favoured,
     /// Parses inputs not made here (a resumed queue, other instances' entries) into
     /// trees; made at the first such input.
     parser: Option<thicket_parse::Parser<'g>>,
@@ -136,6 +177,7 @@ impl<'g> Campaign<'g> {
             text,
             last_sync: None,
             parser: None,
+            favoured: Favoured::default(),
             strategy: Box::new(strategy::CoverageGuided),
             features: Default::default(),
             input_bytes: 0,
@@ -332,6 +374,16 @@ impl<'g> Campaign<'g> {
         self.judge
             .run(bytes)
             .map_err(|e| FuzzError::Campaign(format!("the target cannot be run any more: {e}")))
+    }
+
+    /// Adds the last run's input, just pushed as the corpus's last entry, to the
+    /// favoured set.
+    fn rate_last_entry(&mut self, size: usize) {
+        let index = self.corpus.len() - 1;
+        let trace = self.judge.trace();
+        if self.favoured.rate(index, size, &trace) {
+            self.favoured.mark(&mut self.corpus);
+        }
     }
 
     /// Adds the coverage of the last run, if the judge's rule counts it.

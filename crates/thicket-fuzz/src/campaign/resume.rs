@@ -86,14 +86,19 @@ impl Campaign<'_> {
             let bytes = std::fs::read(&path)
                 .map_err(|e| FuzzError::Io(format!("cannot read {}", path.display()), e))?;
             let tree = self.tree_of(&bytes)?;
-            if let Some(verdict) = self.execute(&bytes)? {
-                self.cover(&verdict);
+            let verdict = self.execute(&bytes)?;
+            if let Some(verdict) = &verdict {
+                self.cover(verdict);
             }
             self.queue_bytes += bytes.len() as u64;
             self.corpus.push(Entry {
                 id: id_of(&name).unwrap_or(self.corpus.len()),
                 tree,
+                favoured: false,
             });
+            if verdict.is_some_and(|v| v.counts_for_coverage()) {
+                self.rate_last_entry(bytes.len());
+            }
         }
         for folder in ["crashes", "hangs"] {
             for (name, path) in self.out.list(folder)? {

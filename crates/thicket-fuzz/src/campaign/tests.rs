@@ -244,3 +244,28 @@ fn own_time_per_execution_is_reported() {
         "{stats:?}"
     );
 }
+
+#[test]
+fn the_smallest_input_per_feature_is_favoured() {
+    let entry = |id| Entry {
+        id,
+        tree: None,
+        favoured: false,
+    };
+    let mut corpus = vec![entry(0), entry(1), entry(2)];
+    let mut favoured = Favoured::default();
+    // Entry 0 (10 bytes) reaches edges 1 and 2; entry 1 (5 bytes) edge 2; entry 2 (20
+    // bytes) edges 1 and 2: nothing smaller.
+    assert!(favoured.rate(0, 10, &Trace::Edges(&[0, 1, 1, 0])));
+    assert!(favoured.rate(1, 5, &Trace::Edges(&[0, 0, 1, 0])));
+    assert!(!favoured.rate(2, 20, &Trace::Edges(&[0, 1, 1, 0])));
+    favoured.mark(&mut corpus);
+    let marks: Vec<bool> = corpus.iter().map(|e| e.favoured).collect();
+    assert_eq!(marks, [true, true, false]);
+    // A smaller input for edge 1 takes entry 0's place.
+    corpus.push(entry(3));
+    assert!(favoured.rate(3, 2, &Trace::Edges(&[0, 1, 0, 0])));
+    favoured.mark(&mut corpus);
+    let marks: Vec<bool> = corpus.iter().map(|e| e.favoured).collect();
+    assert_eq!(marks, [false, true, false, true]);
+}
