@@ -16,7 +16,7 @@ use std::time::Instant;
 use thicket_codeine::cart::Node;
 use thicket_codeine::{CoverageMatrix, FeatureTable, LearnConfig, Model, grammar_fingerprint};
 use thicket_cover::{KPathGraph, PatternRenderer};
-use thicket_exec::{Executor, Location};
+use thicket_exec::{Judge, Location};
 
 /// Which named locations to learn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -112,29 +112,32 @@ fn read_inputs(args: &InputArgs) -> Result<(Vec<String>, Vec<Vec<u8>>), u8> {
     Ok((names, texts))
 }
 
-/// Runs every input and records the named locations each covers.
+/// Runs every input through the judge and records the named locations each covers
+/// (by the judge's rule: none for a crash or a hang). Every input needs its row, so an
+/// executor error is an error here.
 pub fn coverage_matrix(
-    executor: &mut dyn Executor,
+    judge: Judge,
     names: &[String],
     texts: &[Vec<u8>],
     keep: impl Fn(&Location) -> bool,
 ) -> anyhow::Result<CoverageMatrix> {
+    let mut judge = judge.with_tolerance(1);
     let mut matrix = CoverageMatrix {
-        executor: executor.describe(),
+        executor: judge.executor().describe(),
         ..Default::default()
     };
     let mut index = FxHashMap::default();
     let mut covered: Vec<Location> = Vec::new();
     for (name, text) in names.iter().zip(texts) {
-        executor
-            .run(text)
-            .with_context(|| format!("running {name}"))?;
+        let Some(verdict) = judge.run(text).with_context(|| format!("running {name}"))? else {
+            anyhow::bail!("running {name}: the executor failed");
+        };
         covered.clear();
-        if !executor.covered_locations(&mut covered) {
+        if !judge.covered_locations(&verdict, &mut covered) {
             anyhow::bail!(
                 "{} names no code locations (edges cannot be named): use --python, or a \
                  target whose executor reports functions or lines",
-                executor.describe()
+                judge.executor().describe()
             );
         }
         matrix.push(
@@ -208,11 +211,11 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
             m
         }
         None => {
-            let mut executor = match args.target.executor_or_report(None) {
-                Ok(e) => e,
+            let judge = match args.target.executor_or_report(None) {
+                Ok(e) => Judge::new(e, args.target.classifier()?),
                 Err(code) => return Ok(code),
             };
-            let m = coverage_matrix(executor.as_mut(), &names, &texts, |_| true)?;
+            let m = coverage_matrix(judge, &names, &texts, |_| true)?;
             if let Some(path) = &args.matrix {
                 m.save(path).map_err(|e| anyhow::anyhow!(e))?;
             }
@@ -503,13 +506,11 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
         }
         Some(m)
     } else if args.target.python.is_some() || !args.target.command.is_empty() {
-        let mut executor = match args.target.executor_or_report(None) {
-            Ok(e) => e,
+        let judge = match args.target.executor_or_report(None) {
+            Ok(e) => Judge::new(e, args.target.classifier()?),
             Err(code) => return Ok(code),
         };
-        Some(coverage_matrix(executor.as_mut(), &names, &texts, |_| {
-            true
-        })?)
+        Some(coverage_matrix(judge, &names, &texts, |_| true)?)
     } else {
         None
     };

@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use thicket_exec::{CoverageKind, CoverageSet, FailureKind, Status};
+use thicket_exec::{CoverageKind, CoverageSet, FailureKind, Judge};
 
 /// Arguments of `thicket coverage`.
 #[derive(Args, Debug)]
@@ -65,8 +65,8 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let classifier = args.target.classifier()?;
-    let mut executor = match args.target.executor_or_report(None) {
-        Ok(executor) => executor,
+    let mut judge = match args.target.executor_or_report(None) {
+        Ok(executor) => Judge::new(executor, classifier),
         Err(code) => return Ok(code),
     };
     let parser = thicket_parse::Parser::new(&spec.grammar, Default::default())
@@ -87,6 +87,8 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
     let mut hangs = 0;
     let mut failing = 0;
     let mut unreadable = 0;
+    let mut not_run = 0;
+    let mut uncounted = 0;
     // Per failure key: its kind, runs, the first input showing it.
     let mut failures: BTreeMap<String, (FailureKind, u64, String)> = BTreeMap::new();
     for (index, file) in files.iter().enumerate() {
@@ -99,11 +101,14 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             }
         };
         in_language += usize::from(parser.recognize(&bytes).is_ok());
-        let outcome = executor.run(&bytes)?;
-        if outcome.status != Status::Timeout {
-            set.add(&executor.trace());
-        }
-        if let Some(f) = classifier.classify(&outcome) {
+        let Some(verdict) = judge.run(&bytes)? else {
+            eprintln!("error: {}: the executor failed (not run)", file.name());
+            not_run += 1;
+            continue;
+        };
+        set.add(&judge.coverage(&verdict));
+        uncounted += usize::from(!verdict.counts_for_coverage());
+        if let Some(f) = &verdict.failure {
             if f.is_hang() {
                 hangs += 1;
             } else {
@@ -115,7 +120,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                 .1 += 1;
         }
         if let Some(g) = &mut growth {
-            let (coverage, branches) = match executor.trace() {
+            let (coverage, branches) = match judge.trace() {
                 thicket_exec::Trace::Python(_) => (set.lines(), set.branches()),
                 thicket_exec::Trace::Java(_) => (set.lines(), set.methods()),
                 _ => (set.edges(), 0),
@@ -130,42 +135,44 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
     if let Some(mut g) = growth {
         g.flush()?;
     }
-    let summary = set.summary(executor.map_size());
+    let summary = set.summary(judge.executor().map_size());
     let rejection = thicket_exec::likely_rejection(
         failures.values().map(|(kind, n, _)| (kind, *n)),
-        executor.target_package().as_deref(),
+        judge.executor().target_package().as_deref(),
     );
-    if executor.held_output_runs() > 0 {
-        let runs = (files.len() - unreadable) as u64;
+    if judge.executor().held_output_runs() > 0 {
+        let runs = (files.len() - unreadable - not_run) as u64;
         eprintln!(
             "warning: {}",
-            crate::fuzz::held_output_warning(executor.held_output_runs(), runs)
+            crate::fuzz::held_output_warning(judge.executor().held_output_runs(), runs)
         );
     }
     if summary.kind == CoverageKind::Java && summary.methods == Some(0) && !files.is_empty() {
         eprintln!(
             "warning: no execution reported any coverage: no class that the include patterns \
              match ran ({}); set --java-includes to the code under test",
-            executor.describe()
+            judge.executor().describe()
         );
     }
     if summary.kind == CoverageKind::Python && summary.lines == Some(0) && !files.is_empty() {
         eprintln!(
             "warning: no execution reported any coverage: nothing that the include patterns \
              match ran ({}); set --python-include to the code under test",
-            executor.describe()
+            judge.executor().describe()
         );
     }
     match args.format {
         ReportFormat::Json => {
             let report = serde_json::json!({
-                "executor": executor.describe(),
+                "executor": judge.executor().describe(),
                 "inputs": files.len(),
                 "unreadable": unreadable,
+                "not_run": not_run,
+                "runs_coverage_not_counted": uncounted,
                 "in_language": in_language,
                 "failing_runs": failing,
                 "hangs": hangs,
-                "held_output_runs": executor.held_output_runs(),
+                "held_output_runs": judge.executor().held_output_runs(),
                 "failures": failures.iter().map(|(k, (kind, n, f))| {
                     let mut failure = serde_json::json!({"key": k, "count": n, "first": f});
                     if let (Some(o), serde_json::Value::Object(kind)) =
@@ -181,7 +188,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             println!("{}", serde_json::to_string_pretty(&report)?);
         }
         ReportFormat::Text => {
-            println!("{}", executor.describe());
+            println!("{}", judge.executor().describe());
             println!(
                 "{} inputs ({in_language} in the grammar's language{}), {failing} failing, {hangs} hanging",
                 files.len(),
@@ -252,7 +259,13 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    Ok(if unreadable > 0 {
+    if uncounted > 0 {
+        eprintln!(
+            "note: the coverage of {uncounted} crashing or hanging runs is not counted (that \
+             of exceptions and pattern matches is), as in a campaign"
+        );
+    }
+    Ok(if unreadable + not_run > 0 {
         exit::FAILURE
     } else {
         exit::OK

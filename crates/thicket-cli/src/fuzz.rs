@@ -218,28 +218,17 @@ pub struct FuzzArgs {
     target: TargetArgs,
 }
 
-/// A `--strategy`: one of the campaign's strategies, or a whitebox search (which
-/// drives the campaign itself, see `thicket_fuzz::whitebox`).
+/// A `--strategy`: one of the campaign's strategies, or a whitebox search (a strategy
+/// of the same loop, see `thicket_fuzz::whitebox`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StrategyArg {
     /// A strategy of the campaign's loop.
     Campaign(thicket_fuzz::strategy::StrategyKind),
     /// A generational search over token-level path conditions, or its baselines.
-    Whitebox(thicket_fuzz::whitebox::Strategy),
+    Whitebox(Search),
 }
 
-/// The whitebox strategies' names.
-const WHITEBOX_STRATEGIES: [(&str, thicket_fuzz::whitebox::Strategy); 3] = [
-    ("whitebox", thicket_fuzz::whitebox::Strategy::Whitebox),
-    (
-        "whitebox-nogrammar",
-        thicket_fuzz::whitebox::Strategy::WhiteboxNoGrammar,
-    ),
-    (
-        "blackbox-tokens",
-        thicket_fuzz::whitebox::Strategy::BlackboxTokens,
-    ),
-];
+use thicket_fuzz::whitebox::Search;
 
 /// A `--strategy` name.
 fn strategy_name(text: &str) -> Result<StrategyArg, String> {
@@ -247,13 +236,13 @@ fn strategy_name(text: &str) -> Result<StrategyArg, String> {
     if let Some(kind) = StrategyKind::from_name(text) {
         return Ok(StrategyArg::Campaign(kind));
     }
-    if let Some((_, w)) = WHITEBOX_STRATEGIES.iter().find(|(n, _)| *n == text) {
+    if let Some((_, w)) = Search::ALL.iter().find(|(n, _)| *n == text) {
         return Ok(StrategyArg::Whitebox(*w));
     }
     let names: Vec<&str> = StrategyKind::ALL
         .iter()
         .map(|(n, _)| *n)
-        .chain(WHITEBOX_STRATEGIES.iter().map(|(n, _)| *n))
+        .chain(Search::ALL.iter().map(|(n, _)| *n))
         .collect();
     Err(format!(
         "unknown strategy `{text}`; one of {}",
@@ -395,10 +384,7 @@ impl FuzzArgs {
                 .iter()
                 .find(|(_, k)| *k == kind)
                 .map_or("coverage", |(n, _)| n),
-            StrategyArg::Whitebox(w) => WHITEBOX_STRATEGIES
-                .iter()
-                .find(|(_, x)| *x == w)
-                .map_or("whitebox", |(n, _)| n),
+            StrategyArg::Whitebox(w) => w.op(),
         }
     }
 
@@ -441,7 +427,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
     }
     use thicket_fuzz::strategy::StrategyKind;
-    // The whitebox searches drive the coverage campaign (its output, stats, budgets).
+    // The whitebox searches run in the coverage campaign's loop (its output, stats,
+    // budgets); the options of the other strategies do not apply.
     let kind = match args.strategy {
         StrategyArg::Campaign(kind) => kind,
         StrategyArg::Whitebox(_) => StrategyKind::Coverage,
@@ -517,13 +504,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             }
         );
     }
-    if matches!(
-        args.strategy,
-        StrategyArg::Whitebox(
-            thicket_fuzz::whitebox::Strategy::Whitebox
-                | thicket_fuzz::whitebox::Strategy::WhiteboxNoGrammar
-        )
-    ) && args.target.tokenizer.is_none()
+    if matches!(args.strategy, StrategyArg::Whitebox(w) if w.needs_token_trace())
+        && args.target.tokenizer.is_none()
     {
         eprintln!(
             "error: --strategy whitebox needs the target's token comparisons: give --python \
@@ -574,13 +556,10 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     if let Some(dir) = &args.sync_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let mut campaign = match Campaign::new(
-        &generator,
-        executor,
-        classifier,
-        fuzz_config,
-        &args.out_dir(),
-    ) {
+    // Borrowed by a whitebox search, so made before the campaign.
+    let tokens;
+    let judge = thicket_exec::Judge::new(executor, classifier);
+    let mut campaign = match Campaign::new(&generator, judge, fuzz_config, &args.out_dir()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
@@ -590,8 +569,36 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     if let Some(solver) = &solver {
         campaign = campaign.with_solver(solver);
     }
-    if kind != StrategyKind::Coverage {
-        let strategy = thicket_fuzz::strategy::make_strategy(kind, &generator, &seeds, fdloop);
+    let strategy: Option<Box<dyn thicket_fuzz::strategy::Strategy + '_>> = match args.strategy {
+        StrategyArg::Whitebox(search) => {
+            tokens = match crate::solve_tokens::tokens_of(&spec.grammar, &args.tokens) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(exit::USAGE);
+                }
+            };
+            let config = thicket_fuzz::whitebox::WhiteboxConfig {
+                search,
+                seeds: args.seed_count,
+                seed_tokens: args.seed_tokens,
+                stages: args.stage.clone(),
+                max_conditions: args.max_conditions,
+            };
+            match thicket_fuzz::whitebox::WhiteboxSearch::new(&generator, &tokens, config, seed) {
+                Ok(search) => Some(Box::new(search)),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(exit::FAILURE);
+                }
+            }
+        }
+        StrategyArg::Campaign(StrategyKind::Coverage) => None,
+        StrategyArg::Campaign(kind) => Some(thicket_fuzz::strategy::make_strategy(
+            kind, &generator, &seeds, fdloop,
+        )),
+    };
+    if let Some(strategy) = strategy {
         campaign = match campaign.with_strategy(strategy) {
             Ok(c) => c,
             Err(e) => {
@@ -610,10 +617,6 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         );
     }
     let stop = Arc::new(AtomicBool::new(false));
-    let whitebox = match args.strategy {
-        StrategyArg::Whitebox(w) => Some(w),
-        StrategyArg::Campaign(_) => None,
-    };
     {
         let stop = Arc::clone(&stop);
         ctrlc::set_handler(move || {
@@ -626,58 +629,6 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             }
         })
         .context("cannot install the Ctrl-C handler")?;
-    }
-    if let Some(strategy) = whitebox {
-        let tokens = match crate::solve_tokens::tokens_of(&spec.grammar, &args.tokens) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit::USAGE);
-            }
-        };
-        let config = thicket_fuzz::whitebox::WhiteboxConfig {
-            strategy,
-            seeds: args.seed_count,
-            seed_tokens: args.seed_tokens,
-            stages: args.stage.clone(),
-            max_conditions: args.max_conditions,
-        };
-        return match thicket_fuzz::whitebox::run(&mut campaign, &generator, &tokens, &config, &stop)
-        {
-            Ok((stats, ws)) => {
-                if args.json_stats {
-                    println!(
-                        "{}",
-                        serde_json::to_string(&stats).expect("stats serialize")
-                    );
-                }
-                print_summary(&stats, &args.out_dir(), stop.load(Ordering::SeqCst));
-                eprintln!(
-                    "thicket: {:?}: {} inputs ({} seeds, {} children), {} queries, {:.1}% UNSAT, \
-                     {} duplicates; solver {:.3} ms per call, {:.1}% of the time",
-                    ws.strategy,
-                    ws.inputs_run,
-                    ws.seeds,
-                    ws.children,
-                    ws.queries,
-                    ws.unsat_pct,
-                    ws.duplicates,
-                    ws.solver_ms_per_call,
-                    ws.solver_time_pct
-                );
-                for st in &ws.stages {
-                    eprintln!(
-                        "thicket: stage {}: reach {:.1}%, {} lines",
-                        st.stage.name, st.reach_pct, st.covered_lines
-                    );
-                }
-                Ok(exit::OK)
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                Ok(exit::FAILURE)
-            }
-        };
     }
     let bar = status_bar();
     let json = args.json_stats;
@@ -708,10 +659,15 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         );
     }
     print_summary(&stats, &args.out_dir(), stop.load(Ordering::SeqCst));
+    if let StrategyArg::Whitebox(_) = args.strategy {
+        for line in thicket_fuzz::whitebox::summary_lines(&stats.strategy_stats) {
+            eprintln!("thicket: {line}");
+        }
+    }
     if args.minimize && !stop.load(Ordering::SeqCst) {
-        // The campaign's executor goes first: one target process at a time.
-        drop(campaign);
-        minimize_crashes(&args, &spec.grammar, seed)?;
+        // The campaign's judge minimises: the same target process and rules.
+        let mut judge = campaign.into_judge();
+        minimize_crashes(&args, &spec.grammar, &mut judge, seed)?;
     }
     Ok(exit::OK)
 }
@@ -721,6 +677,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
 fn minimize_crashes(
     args: &FuzzArgs,
     grammar: &thicket_grammar::Grammar,
+    judge: &mut thicket_exec::Judge,
     seed: u64,
 ) -> anyhow::Result<()> {
     let crashes = args.out_dir().join("crashes");
@@ -734,8 +691,6 @@ fn minimize_crashes(
         return Ok(());
     }
     names.sort();
-    let classifier = args.target.classifier()?;
-    let (mut executor, _) = args.target.executor(None)?;
     let into = args.out_dir().join("minimized");
     std::fs::create_dir_all(&into).with_context(|| format!("cannot create {}", into.display()))?;
     let mut done = std::collections::HashSet::new();
@@ -760,16 +715,7 @@ fn minimize_crashes(
         let input =
             std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
         let what = path.display().to_string();
-        let reduced = crate::minimize::reduce(
-            grammar,
-            &mut *executor,
-            &classifier,
-            &input,
-            &what,
-            limits,
-            seed,
-            false,
-        )?;
+        let reduced = crate::minimize::reduce(grammar, judge, &input, &what, limits, seed, false)?;
         let Some(reduced) = reduced else {
             eprintln!("note: {what} does not fail any more (flaky): not minimised");
             continue;
@@ -850,6 +796,10 @@ fn status_line(stats: &Stats) -> String {
     if stats.restarts > 0 {
         line.push_str(&format!(" | restarts {}", stats.restarts));
     }
+    line.push_str(&format!(
+        " | own {:.0} us/exec | mean input {:.0} B (queue {:.0} B)",
+        stats.own_us_per_exec, stats.mean_input_size, stats.mean_queue_input_size
+    ));
     line
 }
 

@@ -10,7 +10,7 @@ use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
-use thicket_exec::{Classifier, Executor, Status};
+use thicket_exec::{Judge, Status};
 use thicket_gen::{GenConfig, Generator};
 use thicket_mine::{Catalog, MineConfig, Scored};
 use thicket_parse::ParseConfig;
@@ -150,16 +150,14 @@ pub struct MineArgs {
     target: TargetArgs,
 }
 
-/// A program's verdict on an input: it exited 0 and nothing counts as a failure.
-fn accepted(
-    executor: &mut dyn Executor,
-    classifier: &Classifier,
-    input: &[u8],
-) -> anyhow::Result<bool> {
-    let outcome = executor.run(input)?;
-    Ok(outcome.status == Status::Exited(0)
-        && outcome.exception.is_none()
-        && classifier.classify(&outcome).is_none())
+/// A program's verdict on an input: it exited 0 and nothing counts as a failure (a
+/// run the executor could not make is not accepted).
+fn accepted(judge: &mut Judge, input: &[u8]) -> anyhow::Result<bool> {
+    Ok(judge.run(input)?.is_some_and(|v| {
+        v.outcome.status == Status::Exited(0)
+            && v.outcome.exception.is_none()
+            && v.failure.is_none()
+    }))
 }
 
 /// Runs `thicket mine`.
@@ -269,16 +267,16 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
         Ok(t) => t,
         Err(code) => return Ok(code),
     };
-    let mut executor = if has_target {
+    let classifier = args.target.classifier()?;
+    let mut judge = if has_target {
         match args.target.executor_or_report(args.time) {
-            Ok(e) => Some(e),
+            Ok(e) => Some(Judge::new(e, classifier)),
             Err(code) => return Ok(code),
         }
     } else {
         None
     };
-    let classifier = args.target.classifier()?;
-    if let Some(executor) = executor.as_mut() {
+    if let Some(judge) = judge.as_mut() {
         let generator = Generator::new(grammar, GenConfig::default())
             .map_err(|e| anyhow::anyhow!("cannot generate from {}: {e}", spec.source.name()))?;
         let (n_gen, n_mut) = (args.generate.unwrap_or(100), args.mutate.unwrap_or(100));
@@ -295,7 +293,7 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
                     None => continue,
                 }
             };
-            if accepted(executor.as_mut(), &classifier, tree.bytes())? {
+            if accepted(judge, tree.bytes())? {
                 labelled.0 += 1;
                 positives.push(tree);
             } else {
@@ -347,7 +345,7 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
     });
     // Validation by the program: inputs that satisfy each result must be accepted.
     let mut validation: Vec<Option<(usize, usize)>> = vec![None; mined.results.len()];
-    if let Some(executor) = executor.as_mut()
+    if let Some(judge) = judge.as_mut()
         && args.validate > 0
     {
         for (i, r) in mined.results.iter().enumerate() {
@@ -367,7 +365,7 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             let (mut made, mut ok) = (0, 0);
             for tree in solver.solutions(args.seed).take(args.validate).flatten() {
                 made += 1;
-                ok += usize::from(accepted(executor.as_mut(), &classifier, tree.bytes())?);
+                ok += usize::from(accepted(judge, tree.bytes())?);
             }
             validation[i] = Some((ok, made));
         }

@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use thicket_exec::{Classifier, Executor};
+use thicket_exec::Judge;
 use thicket_fuzz::minimize::{MinimizeLimits, Minimizer};
 use thicket_gen::{GenConfig, Generator};
 
@@ -73,8 +73,8 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         PathBuf::from(name)
     });
     let classifier = args.target.classifier()?;
-    let mut executor = match args.target.executor_or_report(args.time) {
-        Ok(executor) => executor,
+    let mut judge = match args.target.executor_or_report(args.time) {
+        Ok(executor) => Judge::new(executor, classifier),
         Err(code) => return Ok(code),
     };
     let started = Instant::now();
@@ -85,8 +85,7 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
     let what = args.failing.display().to_string();
     let Some(reduced) = reduce(
         &spec.grammar,
-        &mut *executor,
-        &classifier,
+        &mut judge,
         &input,
         &what,
         limits,
@@ -97,7 +96,7 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         eprintln!(
             "error: {what} does not fail ({}): nothing to minimize (a failure is a crash, a \
              sanitizer report, an uncaught exception, a --failure-pattern match or a hang)",
-            executor.describe()
+            judge.executor().describe()
         );
         return Ok(exit::FAILURE);
     };
@@ -147,21 +146,20 @@ pub struct Reduced {
     pub stats: thicket_fuzz::minimize::MinimizeStats,
 }
 
-/// Minimises `input` (named `what` in messages) against the target: through its
+/// Minimises `input` (named `what` in messages) against the target, each candidate
+/// run and judged by `judge` (hangs confirmed, executor errors tolerated): through its
 /// derivation tree if it parses (then bytes too with `bytes`), else by its bytes.
 /// `None` if the input does not fail; progress goes to stderr every second.
-#[allow(clippy::too_many_arguments)]
 pub fn reduce(
     grammar: &thicket_grammar::Grammar,
-    executor: &mut dyn Executor,
-    classifier: &Classifier,
+    judge: &mut Judge,
     input: &[u8],
     what: &str,
     limits: MinimizeLimits,
     seed: u64,
     bytes: bool,
 ) -> anyhow::Result<Option<Reduced>> {
-    let Some(key) = failure_key(executor, classifier, input)? else {
+    let Some(key) = failure_key(judge, input)? else {
         return Ok(None);
     };
     eprintln!(
@@ -176,7 +174,7 @@ pub fn reduce(
     let mut smallest = input.len();
     let mut last_report = Instant::now();
     let test = |candidate: &[u8]| -> anyhow::Result<bool> {
-        let same = failure_key(executor, classifier, candidate)?.as_deref() == Some(&key);
+        let same = failure_key(judge, candidate)?.as_deref() == Some(&key);
         if same {
             smallest = smallest.min(candidate.len());
         }
@@ -213,12 +211,11 @@ pub fn reduce(
     }))
 }
 
-/// How `input` makes the target fail (kind and location), if it does.
-fn failure_key(
-    executor: &mut dyn Executor,
-    classifier: &Classifier,
-    input: &[u8],
-) -> anyhow::Result<Option<String>> {
-    let outcome = executor.run(input)?;
-    Ok(classifier.classify(&outcome).map(|f| f.key()))
+/// How `input` makes the target fail (kind and location), if it does (a run the
+/// executor could not make does not fail).
+fn failure_key(judge: &mut Judge, input: &[u8]) -> anyhow::Result<Option<String>> {
+    Ok(judge
+        .run(input)?
+        .and_then(|verdict| verdict.failure)
+        .map(|f| f.key()))
 }

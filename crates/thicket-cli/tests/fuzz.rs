@@ -911,3 +911,39 @@ fn fuzz_refuses_constraints_as_generate_does() {
         assert!(!out.exists(), "nothing was started");
     }
 }
+
+/// `thicket coverage` counts coverage by the campaign's rule: a crashing run's edges do
+/// not count (they are a finding of their own), so a crash adds nothing to the report
+/// and says so.
+#[test]
+fn coverage_of_crashing_runs_is_not_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(target) = afl_target(dir.path(), "crash") else {
+        return;
+    };
+    let spec = dir.path().join("s.fan");
+    std::fs::write(&spec, "<start> ::= r\"[A-Z]+\"\n").unwrap();
+    let inputs = dir.path().join("inputs");
+    std::fs::create_dir(&inputs).unwrap();
+    std::fs::write(inputs.join("a"), "HELLO").unwrap();
+    let report = |files: &[&str]| {
+        let mut args = vec!["coverage", spec.to_str().unwrap()];
+        args.extend_from_slice(files);
+        args.extend_from_slice(&["--format", "json", "--", &target, "@@"]);
+        let o = thicket(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        (report, text(&o.stderr))
+    };
+    let plain = inputs.join("a");
+    let (alone, _) = report(&[plain.to_str().unwrap()]);
+    std::fs::write(inputs.join("b"), "CRASH").unwrap();
+    let (both, stderr) = report(&[inputs.to_str().unwrap()]);
+    assert_eq!(both["failing_runs"], 1, "{both}");
+    assert_eq!(both["runs_coverage_not_counted"], 1, "{both}");
+    assert_eq!(
+        both["coverage"]["edges"], alone["coverage"]["edges"],
+        "{both}"
+    );
+    assert!(stderr.contains("is not counted"), "{stderr}");
+}

@@ -498,7 +498,11 @@ impl ForkserverExecutor {
         let io = |e| ExecError::Io("cannot write the input file".into(), e);
         self.input_file.write_all_at(input, 0).map_err(io)?;
         self.input_file.set_len(input.len() as u64).map_err(io)?;
-        self.input_file.seek(SeekFrom::Start(0)).map_err(io)?;
+        // Only a target reading stdin shares this file's offset; one given the path
+        // opens a file description of its own.
+        if self.target.mode == InputMode::Stdin {
+            self.input_file.seek(SeekFrom::Start(0)).map_err(io)?;
+        }
         Ok(())
     }
 

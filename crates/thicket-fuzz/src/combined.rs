@@ -80,6 +80,7 @@ pub fn combine(workers: &[(String, Stats)]) -> Option<Combined> {
     };
     let mut failures: BTreeMap<String, FailureRecord> = BTreeMap::new();
     let mut input_bytes = 0.0;
+    let (mut own_us, mut queue_bytes, mut queue_entries) = (0.0, 0.0, 0);
     let mut best = &first.coverage;
     for (name, s) in workers {
         totals.execs += s.execs;
@@ -105,6 +106,9 @@ pub fn combine(workers: &[(String, Stats)]) -> Option<Combined> {
         totals.code_features = totals.code_features.max(s.code_features);
         totals.target_time_s += s.target_time_s;
         input_bytes += s.mean_input_size * s.execs as f64;
+        own_us += s.own_us_per_exec * s.execs as f64;
+        queue_bytes += s.mean_queue_input_size * s.queue as f64;
+        queue_entries += s.queue;
         if s.coverage.amount() > best.amount() {
             best = &s.coverage;
         }
@@ -124,6 +128,8 @@ pub fn combine(workers: &[(String, Stats)]) -> Option<Combined> {
         }
     }
     totals.mean_input_size = input_bytes / totals.execs.max(1) as f64;
+    totals.own_us_per_exec = own_us / totals.execs.max(1) as f64;
+    totals.mean_queue_input_size = queue_bytes / queue_entries.max(1) as f64;
     totals.coverage = best.clone();
     totals.failures = failures.into_values().collect();
     totals.distinct_failures = totals

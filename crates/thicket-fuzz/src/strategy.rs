@@ -42,9 +42,12 @@
 //! third (ties broken by order), then the same grammar mutation as FdLoop (the original
 //! perturbs probabilities at random; a uniform reset is one such perturbation).
 
-use crate::Entry;
+use crate::campaign::Entry;
+use crate::mutate;
 use serde_json::{Value, json};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use thicket_exec::{Novelty, TokenTrace, Trace};
 use thicket_gen::prob::{Counts, DEFAULT_SMOOTHING, Weights};
 use thicket_gen::{GenRng, Generator, below};
 use thicket_grammar::{Expr, Grammar};
@@ -61,6 +64,8 @@ pub struct Ctx<'a, 'g> {
     /// Whether the target takes text (mutations keep inputs UTF-8).
     pub text: bool,
     pub(crate) corpus: &'a [Entry],
+    pub(crate) stop: &'a AtomicBool,
+    pub(crate) deadline: Option<Instant>,
 }
 
 impl Ctx<'_, '_> {
@@ -70,29 +75,99 @@ impl Ctx<'_, '_> {
             .iter()
             .filter_map(|e| e.tree.as_ref().map(|t| (e.id, t)))
     }
+
+    /// Whether the campaign is stopping (interrupted, or out of time): a strategy that
+    /// searches long for its next input (a solver's queries) gives up then, returning
+    /// `None`.
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
 }
 
-/// An input to run: its tree, the name of the operation that made it (as in saved
-/// inputs' names) and the queue id of its parent.
+/// An input of a campaign: a derivation tree (the input is its text), or bytes made
+/// without one (tokens put together, a peer's entry outside the grammar).
+#[derive(Clone, Debug)]
+pub enum Input {
+    /// A derivation tree of the grammar.
+    Tree(DerivationTree),
+    /// Bytes without a tree.
+    Bytes(Vec<u8>),
+}
+
+impl Input {
+    /// The bytes to run.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Input::Tree(tree) => tree.bytes(),
+            Input::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// The tree, if the input has one.
+    pub fn tree(&self) -> Option<&DerivationTree> {
+        match self {
+            Input::Tree(tree) => Some(tree),
+            Input::Bytes(_) => None,
+        }
+    }
+}
+
+/// An input to run, the name of the operation that made it (as in saved inputs' names)
+/// and the queue id of its parent.
 pub struct Candidate {
     /// The input.
-    pub tree: DerivationTree,
+    pub input: Input,
     /// `gen`, `regen+splice`, `flip`, `swap`, ...
     pub op: String,
     /// The kept input it was made from.
     pub parent: Option<usize>,
 }
 
+impl Candidate {
+    /// A tree made by `op`.
+    pub fn tree(tree: DerivationTree, op: impl Into<String>, parent: Option<usize>) -> Candidate {
+        Candidate {
+            input: Input::Tree(tree),
+            op: op.into(),
+            parent,
+        }
+    }
+
+    /// Bytes made by `op`, without a tree.
+    pub fn bytes(bytes: Vec<u8>, op: impl Into<String>, parent: Option<usize>) -> Candidate {
+        Candidate {
+            input: Input::Bytes(bytes),
+            op: op.into(),
+            parent,
+        }
+    }
+}
+
 /// What one run showed, for [`Strategy::observe`].
 pub struct RunReport<'a> {
     /// The input run.
-    pub tree: &'a DerivationTree,
+    pub input: &'a Input,
+    /// The operation that made it.
+    pub op: &'a str,
+    /// The run's coverage, whether or not it counts (see `counts_for_coverage`).
+    pub trace: Trace<'a>,
+    /// The run's token-level path condition, for executors that hook the target's
+    /// tokenizer.
+    pub token_trace: Option<&'a TokenTrace>,
+    /// Whether the run's coverage counts (`thicket_exec::Verdict::counts_for_coverage`:
+    /// not for crashes and hangs).
+    pub counts_for_coverage: bool,
+    /// What the run reached that no earlier run of the campaign had (empty when its
+    /// coverage does not count).
+    pub novelty: Novelty,
     /// Code features (see `thicket_exec::Trace::for_each_feature`) this run reached
-    /// first in the campaign (0 for runs whose coverage does not count: crashes, hangs).
+    /// first in the campaign (0 for runs whose coverage does not count: crashes, hangs),
+    /// when features are counted ([`Strategy::wants_features`]).
     pub new_code: u64,
-    /// Code features the run reached.
+    /// Code features the run reached, when features are counted.
     pub code_features: u64,
-    /// Input features of the tree ([`input_features`]).
+    /// Input features of the tree ([`input_features`]), when features are counted (0
+    /// for an input without a tree).
     pub input_features: u64,
     /// Code features reached so far by the campaign, this run included.
     pub covered: u64,
@@ -142,6 +217,12 @@ pub trait Strategy {
     /// Figures of the strategy for `stats.json` (`null`: none).
     fn summary(&self) -> Value {
         Value::Null
+    }
+
+    /// Files the strategy writes into the output folder whenever the campaign writes
+    /// its final figures (name relative to the folder, contents).
+    fn session_files(&mut self) -> Vec<(String, Vec<u8>)> {
+        Vec::new()
     }
 }
 
@@ -362,8 +443,70 @@ impl Strategy for CoverageGuided {
     }
 
     fn next(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
-        crate::produce_coverage_guided(ctx, rng)
+        coverage_guided(ctx, rng)
     }
+}
+
+/// The coverage-guided strategy's input of a round: fresh, or a mutant of a kept tree;
+/// `None` if it could not be made valid (see `Campaign::with_solver`).
+fn coverage_guided(ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
+    let parents: Vec<&Entry> = if ctx.config.feedback {
+        ctx.corpus.iter().filter(|e| e.tree.is_some()).collect()
+    } else {
+        Vec::new()
+    };
+    if !parents.is_empty() && below(rng, 1000) < ctx.config.mutate_per_mille {
+        // Nine times in ten a favoured input (the smallest kept one for some code
+        // feature, as AFL favours them), then the smaller of two drawn at random (a
+        // tournament): mutants keep growing where growth pays (recursion, repetition),
+        // yet a campaign does not drift to ever larger inputs that cost the target and
+        // the mutations more time.
+        let favoured: Vec<&Entry> = parents.iter().copied().filter(|e| e.favoured).collect();
+        let pool = if !favoured.is_empty() && below(rng, 10) < 9 {
+            &favoured
+        } else {
+            &parents
+        };
+        let a = pool[below(rng, pool.len() as u32) as usize];
+        let b = pool[below(rng, pool.len() as u32) as usize];
+        let size = |e: &Entry| e.tree.as_ref().map_or(0, DerivationTree::len);
+        let parent = if size(b) < size(a) { b } else { a };
+        // Recursive mutation may grow a tree past the generation depth, up to four
+        // times its parent's size (at least 4 KiB).
+        let budget = (parent.tree.as_ref().map_or(0, |t| t.bytes().len()) * 4).max(4096);
+        // A donor other than the parent itself needs a second kept tree.
+        let donors: Vec<&DerivationTree> = if parents.len() > 1 {
+            parents.iter().filter_map(|e| e.tree.as_ref()).collect()
+        } else {
+            Vec::new()
+        };
+        let (mut tree, applied) = mutate::stack(
+            ctx.generator,
+            parent.tree.clone().expect("filtered"),
+            &donors,
+            budget,
+            ctx.config.valid_only,
+            ctx.text,
+            rng,
+        );
+        let mut op = applied.name();
+        if let Some(solver) = ctx.solver
+            && ctx.config.valid_only
+            && !applied.is_empty()
+        {
+            let before = tree.bytes().to_vec();
+            tree = solver.repair(tree, rng).ok()?;
+            if tree.bytes() != before {
+                op.push_str("+fix");
+            }
+        }
+        return Some(Candidate::tree(tree, op, Some(parent.id)));
+    }
+    let tree = match ctx.solver {
+        Some(solver) => solver.solve(rng).ok()?.0,
+        None => ctx.generator.generate_tree(rng).0,
+    };
+    Some(Candidate::tree(tree, "gen", None))
 }
 
 /// Generation without feedback: uniform (`random`) or by fixed weights.
@@ -382,11 +525,7 @@ impl Strategy for Sampling {
             Some(w) => ctx.generator.generate_tree_weighted(rng, w).0,
             None => ctx.generator.generate_tree(rng).0,
         };
-        Some(Candidate {
-            tree,
-            op: "gen".into(),
-            parent: None,
-        })
+        Some(Candidate::tree(tree, "gen", None))
     }
 }
 
@@ -442,8 +581,6 @@ struct Evolution<'g> {
     pending: Vec<Candidate>,
     /// Inputs of this generation run so far, with their fitness.
     scored: Vec<(f64, DerivationTree)>,
-    /// The input `next` gave last, until its report arrives.
-    running: Option<DerivationTree>,
     generation: u64,
     line: Option<String>,
     best_fitness: f64,
@@ -469,7 +606,6 @@ impl<'g> Evolution<'g> {
             weights,
             pending: Vec::new(),
             scored: Vec::new(),
-            running: None,
             generation: 0,
             line: None,
             best_fitness: 0.0,
@@ -489,33 +625,24 @@ impl<'g> Evolution<'g> {
             for tree in &fresh {
                 let flip = |rng: &mut GenRng| {
                     if ctx.text {
-                        crate::mutate::mutate_leaf_text(grammar, tree, rng)
+                        mutate::mutate_leaf_text(grammar, tree, rng)
                     } else {
-                        crate::mutate::mutate_leaf(grammar, tree, rng)
+                        mutate::mutate_leaf(grammar, tree, rng)
                     }
                     .map(|t| (t, "flip"))
                 };
-                let swap =
-                    |rng: &mut GenRng| crate::mutate::swap(grammar, tree, rng).map(|t| (t, "swap"));
+                let swap = |rng: &mut GenRng| mutate::swap(grammar, tree, rng).map(|t| (t, "swap"));
                 let mutant = if below(rng, 2) == 0 {
                     flip(rng).or_else(|| swap(rng))
                 } else {
                     swap(rng).or_else(|| flip(rng))
                 };
                 let (tree, op) = mutant.unwrap_or_else(|| (tree.clone(), "copy"));
-                batch.push(Candidate {
-                    tree,
-                    op: op.into(),
-                    parent: None,
-                });
+                batch.push(Candidate::tree(tree, op, None));
             }
         }
         for tree in fresh.into_iter().rev() {
-            batch.push(Candidate {
-                tree,
-                op: "gen".into(),
-                parent: None,
-            });
+            batch.push(Candidate::tree(tree, "gen", None));
         }
         // Popped from the end: fresh inputs first, then their mutants.
         self.pending = batch;
@@ -568,13 +695,11 @@ impl Strategy for Evolution<'_> {
             self.word = rand::Rng::next_u64(rng);
             self.populate(ctx, rng);
         }
-        let candidate = self.pending.pop()?;
-        self.running = Some(candidate.tree.clone());
-        Some(candidate)
+        self.pending.pop()
     }
 
     fn observe(&mut self, report: &RunReport<'_>) {
-        let Some(tree) = self.running.take() else {
+        let Some(tree) = report.input.tree().cloned() else {
             return;
         };
         let score = match self.kind {
@@ -616,5 +741,187 @@ impl Strategy for Evolution<'_> {
                 "exceptions": self.config.weights.exceptions,
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thicket_gen::GenConfig;
+    use thicket_grammar::load_spec_text;
+
+    const WORDS: &str = "<start> ::= <word> (\" \" <word>)*\n\
+        <word> ::= \"alpha\" | \"beta\" | \"gamma\" | \"delta\"\n";
+
+    fn report<'a>(input: &'a Input, new_code: u64, failure: Option<&'a str>) -> RunReport<'a> {
+        RunReport {
+            input,
+            op: "gen",
+            trace: Trace::None,
+            token_trace: None,
+            counts_for_coverage: true,
+            novelty: Novelty::default(),
+            new_code,
+            code_features: 10,
+            input_features: 10,
+            covered: 20,
+            failure,
+            new_failure: failure.is_some(),
+            duration: Duration::from_millis(10),
+            timeout: Duration::from_millis(100),
+        }
+    }
+
+    #[test]
+    fn fitness_weighs_each_goal() {
+        let input = Input::Bytes(b"x".to_vec());
+        let plain = report(&input, 0, None);
+        let covering = report(&input, 10, None);
+        let failing = report(&input, 0, Some("crash @ ?"));
+        let multi = FitnessWeights::multi();
+        // New code: C / C_known = 10 / 20.
+        let gain = fitness(&multi, &covering, DEFAULT_MAPPINGS_MAX)
+            - fitness(&multi, &plain, DEFAULT_MAPPINGS_MAX);
+        assert!((gain - 0.5).abs() < 1e-9, "{gain}");
+        // A new failure: 0.1 E + 0.9 U = 1.
+        let gain = fitness(&multi, &failing, DEFAULT_MAPPINGS_MAX)
+            - fitness(&multi, &plain, DEFAULT_MAPPINGS_MAX);
+        assert!((gain - 1.0).abs() < 1e-9, "{gain}");
+        // Run time 10 ms of 100 ms; mappings 100 of M_max 100 saturate at 1.
+        let t = fitness(&FitnessWeights::single(Goal::Runtime), &plain, 1e12);
+        assert!((t - (10.0 * 0.1 + 1.0 * (100.0f64 / 1e12).tanh() / 1f64.tanh())).abs() < 1e-6);
+        let m = fitness(&FitnessWeights::ignore(Goal::Runtime), &plain, 100.0);
+        assert!((m - 1.0).abs() < 1e-9, "{m}");
+        // Ignoring a goal drops its term.
+        let ignored = fitness(
+            &FitnessWeights::ignore(Goal::Coverage),
+            &covering,
+            DEFAULT_MAPPINGS_MAX,
+        );
+        let unrewarded = fitness(
+            &FitnessWeights::ignore(Goal::Coverage),
+            &plain,
+            DEFAULT_MAPPINGS_MAX,
+        );
+        assert_eq!(ignored, unrewarded);
+    }
+
+    /// Runs `generations` of FdLoop whose reports reward inputs with `alpha` in them;
+    /// returns the strategy.
+    fn evolve_towards_alpha<'g>(generator: &'g Generator<'g>, generations: u64) -> Evolution<'g> {
+        let config = FdLoopConfig {
+            population: 4,
+            mutate_grammar: false,
+            ..FdLoopConfig::default()
+        };
+        let mut fdloop = Evolution::new(
+            generator.grammar(),
+            Weights::uniform(generator.grammar()),
+            Evolve::FdLoop,
+            config,
+        );
+        let fuzz = crate::FuzzConfig::default();
+        let stop = AtomicBool::new(false);
+        let ctx = Ctx {
+            generator,
+            solver: None,
+            config: &fuzz,
+            text: true,
+            corpus: &[],
+            stop: &stop,
+            deadline: None,
+        };
+        let mut round = 0;
+        while fdloop.generation < generations {
+            let mut rng = Generator::rng_for(3, round);
+            round += 1;
+            let candidate = fdloop.next(&ctx, &mut rng).expect("always an input");
+            let alphas = candidate
+                .input
+                .bytes()
+                .windows(5)
+                .filter(|w| *w == b"alpha")
+                .count() as u64;
+            let words = candidate.input.bytes().split(|&b| b == b' ').count().max(1) as u64;
+            // New code in proportion to the share of alphas.
+            fdloop.observe(&report(&candidate.input, 20 * alphas / words, None));
+        }
+        fdloop
+    }
+
+    #[test]
+    fn fdloop_relearns_from_its_fittest_input_each_generation() {
+        let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let mut fdloop = evolve_towards_alpha(&generator, 6);
+        assert_eq!(fdloop.summary()["generations"], 6);
+        let line = fdloop.take_generation_line().unwrap();
+        // generation,runs,best_fitness,mean_fitness,best_size: 2n runs a generation.
+        assert!(line.starts_with("5,8,"), "{line}");
+        assert!(fdloop.best_fitness > 0.0);
+        // The probabilities now favour the rewarded word over uniform choice.
+        let share = |weights: Option<&Weights>| {
+            let mut alphas = 0;
+            let mut words = 0;
+            for i in 0..300 {
+                let mut rng = Generator::rng_for(11, i);
+                let tree = match weights {
+                    Some(w) => generator.generate_tree_weighted(&mut rng, w).0,
+                    None => generator.generate_tree(&mut rng).0,
+                };
+                let text = String::from_utf8_lossy(tree.bytes()).into_owned();
+                alphas += text.matches("alpha").count();
+                words += text.split(' ').count();
+            }
+            alphas as f64 / words as f64
+        };
+        let learned = share(Some(&fdloop.weights));
+        let uniform = share(None);
+        assert!(learned > uniform + 0.1, "{learned} vs {uniform}");
+    }
+
+    #[test]
+    fn fdloop_stops_after_its_generations_and_mutates_copies() {
+        let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let mut fdloop = Evolution::new(
+            &grammar,
+            Weights::uniform(&grammar),
+            Evolve::FdLoop,
+            FdLoopConfig {
+                population: 3,
+                generations: Some(1),
+                ..FdLoopConfig::default()
+            },
+        );
+        let fuzz = crate::FuzzConfig::default();
+        let stop = AtomicBool::new(false);
+        let ctx = Ctx {
+            generator: &generator,
+            solver: None,
+            config: &fuzz,
+            text: true,
+            corpus: &[],
+            stop: &stop,
+            deadline: None,
+        };
+        let mut ops = Vec::new();
+        let mut round = 0;
+        while !fdloop.finished() {
+            let mut rng = Generator::rng_for(5, round);
+            round += 1;
+            let candidate = fdloop.next(&ctx, &mut rng).unwrap();
+            ops.push(candidate.op.clone());
+            fdloop.observe(&report(&candidate.input, 0, None));
+        }
+        // n fresh inputs first, then a mutated copy of each.
+        assert_eq!(ops.len(), 6);
+        assert!(ops[..3].iter().all(|op| op == "gen"), "{ops:?}");
+        assert!(
+            ops[3..]
+                .iter()
+                .all(|op| ["flip", "swap", "copy"].contains(&op.as_str())),
+            "{ops:?}"
+        );
     }
 }

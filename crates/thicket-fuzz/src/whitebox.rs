@@ -1,8 +1,9 @@
 //! Grammar-based whitebox fuzzing (Godefroid, Kiezun, Levin, PLDI'08) and the two
-//! strategies it is compared with, run as a [`Campaign`] (same output folder, figures
-//! and budgets as `thicket fuzz`).
+//! strategies it is compared with, each a campaign strategy ([`WhiteboxSearch`]): the
+//! campaign runs and books its inputs (same output folder, figures and budgets as
+//! `thicket fuzz`), and each run's report carries the token trace the search feeds on.
 //!
-//! - [`Strategy::Whitebox`]: the generational search (the paper's Algorithm 1). Each
+//! - [`Search::Whitebox`]: the generational search (the paper's Algorithm 1). Each
 //!   input's run records its token-level path condition (an executor with a tokenizer
 //!   hook: [`thicket_exec::TokenTrace`], the comparisons the target made on its tokens'
 //!   values, in order). For every condition `c_i` from the input's bound on, the search
@@ -11,11 +12,11 @@
 //!   de-tokenized, run at once (failures saved as by `thicket fuzz`) and queued with
 //!   bound `i + 1` (so `c_i` is not flipped back). The queue is ordered by the new
 //!   lines and branches an input covered, then by age. UNSAT answers are counted.
-//! - [`Strategy::WhiteboxNoGrammar`]: the same search without the grammar: a child is
+//! - [`Search::WhiteboxNoGrammar`]: the same search without the grammar: a child is
 //!   the parent's tokens with each constrained position changed to a value that
 //!   satisfies its conditions (the grammar's tokens are the alphabet), truncated where
 //!   only the end of input does.
-//! - [`Strategy::BlackboxTokens`]: random inputs of the grammar with as many tokens as
+//! - [`Search::BlackboxTokens`]: random inputs of the grammar with as many tokens as
 //!   the seeds (drawn until one has a count in the seed range).
 //!
 //! Conditions are on token values (`token_i == "("` was true or false). A value that is
@@ -25,14 +26,14 @@
 //! and a query asked before is not asked again (counted as a duplicate). When the queue
 //! runs dry, the search draws another seed.
 
-use crate::{Campaign, FuzzError, Stats};
+use crate::FuzzError;
+use crate::strategy::{Candidate, Ctx, RunReport};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use thicket_exec::{TokenCond, TokenTrace, Trace};
-use thicket_gen::Generator;
+use thicket_gen::{GenRng, Generator};
 use thicket_grammar::{Expr, Grammar, Tokens};
 use thicket_solve::tokens::{TokenSet, TokenSolveStats, TokenSolver};
 use thicket_tree::{ByteSink, DerivationTree, NodeId};
@@ -40,7 +41,7 @@ use thicket_tree::{ByteSink, DerivationTree, NodeId};
 /// Which search to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Strategy {
+pub enum Search {
     /// Grammar-based whitebox: path conditions solved within the grammar.
     Whitebox,
     /// Whitebox over tokens without the grammar.
@@ -50,13 +51,27 @@ pub enum Strategy {
     BlackboxTokens,
 }
 
-impl Strategy {
-    fn op(self) -> &'static str {
+impl Search {
+    /// Every search, with its name (`--strategy NAME`).
+    pub const ALL: [(&'static str, Search); 3] = [
+        ("whitebox", Search::Whitebox),
+        ("whitebox-nogrammar", Search::WhiteboxNoGrammar),
+        ("blackbox-tokens", Search::BlackboxTokens),
+    ];
+
+    /// Its name, also the operation of the inputs it makes.
+    pub fn op(self) -> &'static str {
         match self {
-            Strategy::Whitebox => "whitebox",
-            Strategy::WhiteboxNoGrammar => "whitebox-nogrammar",
-            Strategy::BlackboxTokens => "blackbox-tokens",
+            Search::Whitebox => "whitebox",
+            Search::WhiteboxNoGrammar => "whitebox-nogrammar",
+            Search::BlackboxTokens => "blackbox-tokens",
         }
+    }
+
+    /// Whether it needs the target's token comparisons (an executor with a tokenizer
+    /// hook).
+    pub fn needs_token_trace(self) -> bool {
+        self != Search::BlackboxTokens
     }
 }
 
@@ -131,7 +146,7 @@ fn glob_match(glob: &str, text: &str) -> bool {
 #[derive(Clone, Debug)]
 pub struct WhiteboxConfig {
     /// The search.
-    pub strategy: Strategy,
+    pub search: Search,
     /// Seeds generated from the grammar at the start (the paper: 50).
     pub seeds: usize,
     /// Token counts of seeds and blackbox inputs, inclusive (the paper: 15 to 20).
@@ -162,7 +177,7 @@ pub struct StageStats {
 #[derive(Clone, Debug, Serialize)]
 pub struct WhiteboxStats {
     /// The search.
-    pub strategy: Strategy,
+    pub strategy: Search,
     /// Seeds run (the first ones, and those drawn when the queue ran dry).
     pub seeds: u64,
     /// Inputs run in all.
@@ -297,7 +312,7 @@ impl<'g> Kinds<'g> {
             .collect()
     }
 
-    fn sample(&self, kind: u32, rng: &mut thicket_gen::GenRng) -> String {
+    fn sample(&self, kind: u32, rng: &mut GenRng) -> String {
         let k = &self.tokens.kinds()[kind as usize];
         if let Some(lit) = &k.literal {
             return String::from_utf8_lossy(lit).into_owned();
@@ -343,7 +358,7 @@ impl<'g> Kinds<'g> {
         kind: u32,
         pos: Option<&Pos>,
         parent: Option<&str>,
-        rng: &mut thicket_gen::GenRng,
+        rng: &mut GenRng,
     ) -> String {
         let ok = |v: &str| pos.is_none_or(|p| !p.forbidden.contains(v));
         if let Some(v) = pos.and_then(|p| p.required.as_deref())
@@ -388,68 +403,137 @@ fn token_texts(input: &[u8], trace: &TokenTrace) -> Vec<String> {
         .collect()
 }
 
-/// Runs a whitebox campaign until its budget is spent or `stop` is set.
-pub fn run(
-    campaign: &mut Campaign<'_>,
-    generator: &Generator<'_>,
-    tokens: &Tokens,
-    config: &WhiteboxConfig,
-    stop: &AtomicBool,
-) -> Result<(Stats, WhiteboxStats), FuzzError> {
-    let grammar = generator.grammar();
-    let parser = thicket_parse::Parser::new(grammar, thicket_parse::ParseConfig::default())
-        .map_err(|e| FuzzError::Campaign(format!("cannot compile the grammar: {e}")))?;
-    let mut kinds = Kinds {
-        grammar,
-        tokens,
-        generator,
-        parser,
-        matchers: HashMap::new(),
-        cache: HashMap::new(),
-    };
-    let mut solver = TokenSolver::new(tokens.grammar(), tokens.kinds().len());
-    let seed = campaign.config.seed;
-    let started = Instant::now();
-    campaign.start_session();
-    let mut ws = WhiteboxStats {
-        strategy: config.strategy,
-        seeds: 0,
-        inputs_run: 0,
-        traced_runs: 0,
-        conditions: 0,
-        queries: 0,
-        unsat: 0,
-        unsat_pct: 0.0,
-        duplicates: 0,
-        children: 0,
-        solver: TokenSolveStats::default(),
-        solver_ms_per_call: 0.0,
-        solver_time_pct: 0.0,
-        elapsed_s: 0.0,
-        token_kinds: tokens.kinds().len(),
-        stages: config
-            .stages
-            .iter()
-            .map(|s| StageStats {
-                stage: s.clone(),
-                reach_runs: 0,
-                reach_pct: 0.0,
-                covered: BTreeMap::new(),
-                covered_lines: 0,
-            })
-            .collect(),
-    };
-    let (lo, hi) = config.seed_tokens;
-    // Stream `i` of the seed generator: a tree with a token count in the range (the
-    // closest of 200 draws otherwise).
-    let mut draws = 0u64;
-    let draw = |draws: &mut u64| -> Vec<u8> {
+/// The node being expanded: its distinct conditions, its token texts, and the next
+/// condition to negate.
+struct Expansion {
+    conds: Vec<TokenCond>,
+    parent_texts: Vec<String>,
+    next: usize,
+}
+
+/// A whitebox search (or its baseline) as a campaign [`Strategy`](crate::strategy::Strategy):
+/// the campaign runs and books each input it gives; its report's token trace and
+/// novelty feed the search.
+pub struct WhiteboxSearch<'g> {
+    config: WhiteboxConfig,
+    generator: &'g Generator<'g>,
+    tokens: &'g Tokens,
+    kinds: Kinds<'g>,
+    solver: TokenSolver,
+    seed: u64,
+    /// Seed streams drawn so far.
+    draws: u64,
+    /// Values of tokens are drawn from one stream of their own.
+    rng: GenRng,
+    queue: BinaryHeap<(u32, Reverse<u64>)>,
+    nodes: HashMap<u64, Node>,
+    next_id: u64,
+    /// Queries asked before.
+    seen: HashSet<Vec<Pos>>,
+    /// Seeds still to run before the queue is searched.
+    seeding: usize,
+    expanding: Option<Expansion>,
+    /// The bound of the seed or child given last, until its report arrives.
+    running: Option<usize>,
+    stats: WhiteboxStats,
+    started: Option<Instant>,
+}
+
+impl<'g> WhiteboxSearch<'g> {
+    /// A search over `tokens` of `generator`'s grammar; its random choices flow from
+    /// `seed` (the campaign's).
+    pub fn new(
+        generator: &'g Generator<'g>,
+        tokens: &'g Tokens,
+        config: WhiteboxConfig,
+        seed: u64,
+    ) -> Result<WhiteboxSearch<'g>, FuzzError> {
+        let grammar = generator.grammar();
+        let parser = thicket_parse::Parser::new(grammar, thicket_parse::ParseConfig::default())
+            .map_err(|e| FuzzError::Campaign(format!("cannot compile the grammar: {e}")))?;
+        let kinds = Kinds {
+            grammar,
+            tokens,
+            generator,
+            parser,
+            matchers: HashMap::new(),
+            cache: HashMap::new(),
+        };
+        let stats = WhiteboxStats {
+            strategy: config.search,
+            seeds: 0,
+            inputs_run: 0,
+            traced_runs: 0,
+            conditions: 0,
+            queries: 0,
+            unsat: 0,
+            unsat_pct: 0.0,
+            duplicates: 0,
+            children: 0,
+            solver: TokenSolveStats::default(),
+            solver_ms_per_call: 0.0,
+            solver_time_pct: 0.0,
+            elapsed_s: 0.0,
+            token_kinds: tokens.kinds().len(),
+            stages: config
+                .stages
+                .iter()
+                .map(|s| StageStats {
+                    stage: s.clone(),
+                    reach_runs: 0,
+                    reach_pct: 0.0,
+                    covered: BTreeMap::new(),
+                    covered_lines: 0,
+                })
+                .collect(),
+        };
+        Ok(WhiteboxSearch {
+            solver: TokenSolver::new(tokens.grammar(), tokens.kinds().len()),
+            seeding: config.seeds,
+            config,
+            generator,
+            tokens,
+            kinds,
+            seed,
+            draws: 0,
+            rng: Generator::rng_for(seed ^ 0xB17E_B0C5, 0),
+            queue: BinaryHeap::new(),
+            nodes: HashMap::new(),
+            next_id: 0,
+            seen: HashSet::new(),
+            expanding: None,
+            running: None,
+            stats,
+            started: None,
+        })
+    }
+
+    /// The figures so far (final once the campaign has run).
+    pub fn stats(&self) -> WhiteboxStats {
+        let mut ws = self.stats.clone();
+        ws.elapsed_s = self.started.map_or(0.0, |t| t.elapsed().as_secs_f64());
+        ws.solver = self.solver.stats().clone();
+        ws.unsat_pct = 100.0 * ws.unsat as f64 / ws.queries.max(1) as f64;
+        let solved = ws.solver.calls - ws.solver.cache_hits;
+        ws.solver_ms_per_call = ws.solver.time.as_secs_f64() * 1000.0 / solved.max(1) as f64;
+        ws.solver_time_pct = 100.0 * ws.solver.time.as_secs_f64() / ws.elapsed_s.max(1e-9);
+        for st in &mut ws.stages {
+            st.reach_pct = 100.0 * st.reach_runs as f64 / ws.inputs_run.max(1) as f64;
+            st.covered_lines = st.covered.values().map(BTreeSet::len).sum();
+        }
+        ws
+    }
+
+    /// Stream `i` of the seed generator: a tree with a token count in the range (the
+    /// closest of 200 draws otherwise).
+    fn draw(&mut self) -> Vec<u8> {
+        let (lo, hi) = self.config.seed_tokens;
         let mut best: Option<(usize, Vec<u8>)> = None;
         for _ in 0..200 {
-            let mut rng = Generator::rng_for(seed ^ 0x5EED_70CE, *draws);
-            *draws += 1;
-            let (tree, _) = generator.generate_tree(&mut rng);
-            let n = tree_tokens(&tree, tokens).len();
+            let mut rng = Generator::rng_for(self.seed ^ 0x5EED_70CE, self.draws);
+            self.draws += 1;
+            let (tree, _) = self.generator.generate_tree(&mut rng);
+            let n = tree_tokens(&tree, self.tokens).len();
             let miss = if n < lo { lo - n } else { n.saturating_sub(hi) };
             if best.as_ref().is_none_or(|(m, _)| miss < *m) {
                 best = Some((miss, tree.bytes().to_vec()));
@@ -459,26 +543,132 @@ pub fn run(
             }
         }
         best.expect("200 draws").1
-    };
-    let mut queue: BinaryHeap<(u32, Reverse<u64>)> = BinaryHeap::new();
-    let mut nodes: HashMap<u64, Node> = HashMap::new();
-    let mut next_id = 0u64;
-    let mut seen: HashSet<Vec<Pos>> = HashSet::new();
-    let mut rng = Generator::rng_for(seed ^ 0xB17E_B0C5, 0);
-    let mut seeds_left = config.seeds;
-    let done = |c: &Campaign<'_>| stop.load(Ordering::Relaxed) || c.spent();
-    // Runs one input and books its figures; the novelty score, and the trace.
-    let execute = |campaign: &mut Campaign<'_>,
-                   ws: &mut WhiteboxStats,
-                   bytes: &[u8],
-                   op: &str|
-     -> Result<Option<(u32, Option<TokenTrace>)>, FuzzError> {
-        let Some(ran) = campaign.run_input(bytes, op, None)? else {
-            return Ok(None);
-        };
-        ws.inputs_run += 1;
-        if let Trace::Python(t) = campaign.executor().trace() {
-            for st in &mut ws.stages {
+    }
+
+    /// The next child of the node being expanded: the next condition negated, solved
+    /// and put into tokens; `None` when its conditions are done (or the campaign stops).
+    fn next_child(&mut self, ctx: &Ctx<'_, '_>) -> Option<Candidate> {
+        let exp = self.expanding.as_mut()?;
+        while exp.next < exp.conds.len() {
+            if ctx.stopping() {
+                return None;
+            }
+            let i = exp.next;
+            exp.next += 1;
+            let query = exp.conds[..i]
+                .iter()
+                .map(|c| (c, c.equal))
+                .chain(std::iter::once((&exp.conds[i], !exp.conds[i].equal)));
+            let Some(pos) = positions(query) else {
+                self.stats.queries += 1;
+                self.stats.unsat += 1;
+                continue;
+            };
+            if !self.seen.insert(pos.clone()) {
+                self.stats.duplicates += 1;
+                continue;
+            }
+            self.stats.queries += 1;
+            let kinds = &mut self.kinds;
+            let rng = &mut self.rng;
+            let child: Option<Vec<String>> = match self.config.search {
+                Search::Whitebox => {
+                    let sets: Vec<TokenSet> = pos.iter().map(|p| kinds.set_of(p)).collect();
+                    self.solver.solve(&sets).map(|witness| {
+                        witness
+                            .iter()
+                            .enumerate()
+                            .map(|(j, &k)| {
+                                kinds.value(
+                                    k,
+                                    pos.get(j),
+                                    exp.parent_texts.get(j).map(String::as_str),
+                                    rng,
+                                )
+                            })
+                            .collect()
+                    })
+                }
+                Search::WhiteboxNoGrammar => no_grammar_child(kinds, &pos, &exp.parent_texts, rng),
+                Search::BlackboxTokens => None,
+            };
+            let Some(child) = child else {
+                self.stats.unsat += 1;
+                continue;
+            };
+            self.stats.children += 1;
+            self.running = Some(i + 1);
+            return Some(Candidate::bytes(
+                Tokens::detokenize(&child),
+                self.config.search.op(),
+                None,
+            ));
+        }
+        None
+    }
+}
+
+impl crate::strategy::Strategy for WhiteboxSearch<'_> {
+    fn name(&self) -> &'static str {
+        self.config.search.op()
+    }
+
+    fn wants_features(&self) -> bool {
+        false
+    }
+
+    fn next(&mut self, ctx: &Ctx<'_, '_>, _rng: &mut GenRng) -> Option<Candidate> {
+        self.started.get_or_insert_with(Instant::now);
+        // An input given last and not reported ran into an executor error: dropped.
+        self.running = None;
+        if self.config.search == Search::BlackboxTokens {
+            return Some(Candidate::bytes(self.draw(), self.config.search.op(), None));
+        }
+        loop {
+            if ctx.stopping() {
+                return None;
+            }
+            if let Some(child) = self.next_child(ctx) {
+                return Some(child);
+            }
+            self.expanding = None;
+            if self.seeding > 0 || self.queue.is_empty() {
+                // The first seeds, then one more whenever the queue is empty; seeds
+                // wait until all are run (their scores decide the order).
+                self.seeding = self.seeding.saturating_sub(1);
+                self.stats.seeds += 1;
+                self.running = Some(0);
+                return Some(Candidate::bytes(self.draw(), "seed", None));
+            }
+            let Some((_, Reverse(id))) = self.queue.pop() else {
+                continue;
+            };
+            let Some(node) = self.nodes.remove(&id) else {
+                continue;
+            };
+            let Some(trace) = &node.trace else { continue };
+            // The path condition: distinct conditions, first occurrence first.
+            let mut distinct = HashSet::new();
+            let conds: Vec<TokenCond> = trace
+                .conds
+                .iter()
+                .filter(|c| distinct.insert(*c))
+                .take(self.config.max_conditions)
+                .cloned()
+                .collect();
+            self.stats.conditions += conds.len() as u64;
+            self.expanding = Some(Expansion {
+                parent_texts: token_texts(&node.bytes, trace),
+                conds,
+                next: node.bound,
+            });
+        }
+    }
+
+    fn observe(&mut self, report: &RunReport<'_>) {
+        self.stats.inputs_run += 1;
+        if let Trace::Python(t) = report.trace {
+            for st in &mut self.stats.stages {
                 let mut reached = false;
                 for f in &t.files {
                     for &l in &f.lines {
@@ -491,138 +681,68 @@ pub fn run(
                 st.reach_runs += u64::from(reached);
             }
         }
-        let trace = campaign.executor().token_trace().cloned();
-        ws.traced_runs += u64::from(trace.is_some());
-        let score = ran.novelty.new_lines + ran.novelty.new_branches + ran.novelty.new_edges;
-        Ok(Some((score, trace)))
-    };
-    loop {
-        if done(campaign) {
-            break;
-        }
-        if config.strategy == Strategy::BlackboxTokens {
-            let bytes = draw(&mut draws);
-            execute(campaign, &mut ws, &bytes, config.strategy.op())?;
-            continue;
-        }
-        let Some((_, Reverse(id))) = queue.pop() else {
-            // The first seeds, then one more whenever the queue is empty.
-            loop {
-                let bytes = draw(&mut draws);
-                seeds_left = seeds_left.saturating_sub(1);
-                ws.seeds += 1;
-                if let Some((score, trace)) = execute(campaign, &mut ws, &bytes, "seed")? {
-                    let id = next_id;
-                    next_id += 1;
-                    nodes.insert(
-                        id,
-                        Node {
-                            bytes,
-                            trace,
-                            bound: 0,
-                        },
-                    );
-                    // Seeds wait until all are run (their scores decide the order).
-                    queue.push((score, Reverse(id)));
-                }
-                if seeds_left == 0 || done(campaign) {
-                    break;
-                }
-            }
-            continue;
+        let trace = report.token_trace.cloned();
+        self.stats.traced_runs += u64::from(trace.is_some());
+        let Some(bound) = self.running.take() else {
+            return;
         };
-        let Some(node) = nodes.remove(&id) else {
-            continue;
-        };
-        let Some(trace) = &node.trace else { continue };
-        // The path condition: distinct conditions, first occurrence first.
-        let mut distinct = HashSet::new();
-        let conds: Vec<&TokenCond> = trace
-            .conds
-            .iter()
-            .filter(|c| distinct.insert(*c))
-            .take(config.max_conditions)
-            .collect();
-        ws.conditions += conds.len() as u64;
-        let parent_texts = token_texts(&node.bytes, trace);
-        for i in node.bound..conds.len() {
-            if done(campaign) {
-                break;
-            }
-            let query = conds[..i]
-                .iter()
-                .map(|c| (*c, c.equal))
-                .chain(std::iter::once((conds[i], !conds[i].equal)));
-            let Some(pos) = positions(query) else {
-                ws.queries += 1;
-                ws.unsat += 1;
-                continue;
-            };
-            if !seen.insert(pos.clone()) {
-                ws.duplicates += 1;
-                continue;
-            }
-            ws.queries += 1;
-            let child: Option<Vec<String>> = match config.strategy {
-                Strategy::Whitebox => {
-                    let sets: Vec<TokenSet> = pos.iter().map(|p| kinds.set_of(p)).collect();
-                    solver.solve(&sets).map(|witness| {
-                        witness
-                            .iter()
-                            .enumerate()
-                            .map(|(j, &k)| {
-                                kinds.value(
-                                    k,
-                                    pos.get(j),
-                                    parent_texts.get(j).map(String::as_str),
-                                    &mut rng,
-                                )
-                            })
-                            .collect()
-                    })
-                }
-                Strategy::WhiteboxNoGrammar => {
-                    no_grammar_child(&mut kinds, &pos, &parent_texts, &mut rng)
-                }
-                Strategy::BlackboxTokens => unreachable!("no search"),
-            };
-            let Some(child) = child else {
-                ws.unsat += 1;
-                continue;
-            };
-            let bytes = Tokens::detokenize(&child);
-            ws.children += 1;
-            if let Some((score, trace)) = execute(campaign, &mut ws, &bytes, config.strategy.op())?
-            {
-                let cid = next_id;
-                next_id += 1;
-                nodes.insert(
-                    cid,
-                    Node {
-                        bytes,
-                        trace,
-                        bound: i + 1,
-                    },
-                );
-                queue.push((score, Reverse(cid)));
-            }
+        let novelty = &report.novelty;
+        let score = novelty.new_lines + novelty.new_branches + novelty.new_edges;
+        let id = self.next_id;
+        self.next_id += 1;
+        self.nodes.insert(
+            id,
+            Node {
+                bytes: report.input.bytes().to_vec(),
+                trace,
+                bound,
+            },
+        );
+        self.queue.push((score, Reverse(id)));
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let mut ws = self.stats();
+        // The covered lines go to whitebox.json only.
+        for st in &mut ws.stages {
+            st.covered.clear();
         }
+        serde_json::to_value(&ws).expect("stats serialize")
     }
-    let stats = campaign.finish_session()?;
-    ws.elapsed_s = started.elapsed().as_secs_f64();
-    ws.solver = solver.stats().clone();
-    ws.unsat_pct = 100.0 * ws.unsat as f64 / ws.queries.max(1) as f64;
-    let solved = ws.solver.calls - ws.solver.cache_hits;
-    ws.solver_ms_per_call = ws.solver.time.as_secs_f64() * 1000.0 / solved.max(1) as f64;
-    ws.solver_time_pct = 100.0 * ws.solver.time.as_secs_f64() / ws.elapsed_s.max(1e-9);
-    for st in &mut ws.stages {
-        st.reach_pct = 100.0 * st.reach_runs as f64 / ws.inputs_run.max(1) as f64;
-        st.covered_lines = st.covered.values().map(BTreeSet::len).sum();
+
+    fn session_files(&mut self) -> Vec<(String, Vec<u8>)> {
+        let mut json = serde_json::to_string_pretty(&self.stats()).expect("stats serialize");
+        json.push('\n');
+        vec![("whitebox.json".to_string(), json.into_bytes())]
     }
-    let mut json = serde_json::to_string_pretty(&ws).expect("stats serialize");
-    json.push('\n');
-    campaign.write_file("whitebox.json", json.as_bytes())?;
-    Ok((stats, ws))
+}
+
+/// The lines `thicket fuzz` prints after a whitebox campaign, from the figures its
+/// strategy put into `stats.json` ([`WhiteboxSearch`]'s summary).
+pub fn summary_lines(summary: &serde_json::Value) -> Vec<String> {
+    let num = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0);
+    let mut lines = vec![format!(
+        "{}: {} inputs ({} seeds, {} children), {} queries, {:.1}% UNSAT, {} duplicates; \
+         solver {:.3} ms per call, {:.1}% of the time",
+        summary["strategy"].as_str().unwrap_or("whitebox"),
+        num(&summary["inputs_run"]),
+        num(&summary["seeds"]),
+        num(&summary["children"]),
+        num(&summary["queries"]),
+        num(&summary["unsat_pct"]),
+        num(&summary["duplicates"]),
+        num(&summary["solver_ms_per_call"]),
+        num(&summary["solver_time_pct"]),
+    )];
+    for st in summary["stages"].as_array().into_iter().flatten() {
+        lines.push(format!(
+            "stage {}: reach {:.1}%, {} lines",
+            st["name"].as_str().unwrap_or("?"),
+            num(&st["reach_pct"]),
+            num(&st["covered_lines"]),
+        ));
+    }
+    lines
 }
 
 /// Whitebox without the grammar: the parent's tokens, each constrained position given
@@ -632,7 +752,7 @@ fn no_grammar_child(
     kinds: &mut Kinds<'_>,
     pos: &[Pos],
     parent: &[String],
-    rng: &mut thicket_gen::GenRng,
+    rng: &mut GenRng,
 ) -> Option<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
     let n = pos.len().max(parent.len());

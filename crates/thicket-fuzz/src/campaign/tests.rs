@@ -1,0 +1,271 @@
+//! The campaign's loop and bookkeeping on a scripted target (no process, no Python).
+
+use super::*;
+use crate::strategy::{Ctx, RunReport, Strategy};
+use std::path::Path;
+use thicket_exec::{Classifier, ExecError, Executor, Outcome, Status, Trace};
+use thicket_gen::{GenConfig, GenRng};
+use thicket_grammar::load_spec_text;
+
+const WORDS: &str = "<start> ::= <word> (\" \" <word>)*\n\
+    <word> ::= \"alpha\" | \"beta\" | \"gamma\" | \"delta\" | \"boom\"\n";
+
+const MAP: usize = 256;
+
+/// A target whose edges are the input's byte pairs, which crashes on `boom`.
+struct Bigrams {
+    map: Vec<u8>,
+    timeout: Duration,
+}
+
+fn edges_of(input: &[u8]) -> Vec<usize> {
+    input
+        .windows(2)
+        .map(|w| (usize::from(w[0]) * 31 + usize::from(w[1])) % MAP)
+        .collect()
+}
+
+impl Executor for Bigrams {
+    fn run(&mut self, input: &[u8]) -> Result<Outcome, ExecError> {
+        self.map.iter_mut().for_each(|b| *b = 0);
+        for e in edges_of(input) {
+            self.map[e] = 1;
+        }
+        let boom = input.windows(4).any(|w| w == b"boom");
+        let status = if boom {
+            Status::Signaled(11)
+        } else {
+            Status::Exited(0)
+        };
+        Ok(Outcome::new(status, Duration::from_micros(10)))
+    }
+    fn trace(&self) -> Trace<'_> {
+        Trace::Edges(&self.map)
+    }
+    fn describe(&self) -> String {
+        "bigrams".into()
+    }
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+    fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+}
+
+fn judge() -> Judge {
+    let executor = Bigrams {
+        map: vec![0; MAP],
+        timeout: Duration::from_millis(100),
+    };
+    Judge::new(Box::new(executor), Classifier::default())
+}
+
+fn config(execs: u64) -> FuzzConfig {
+    FuzzConfig {
+        seed: 7,
+        max_execs: Some(execs),
+        ..FuzzConfig::default()
+    }
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().starts_with("id:"))
+                .map(|e| {
+                    let bytes = std::fs::read(e.path()).unwrap();
+                    (e.file_name().to_string_lossy().into_owned(), bytes)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+fn run(
+    generator: &Generator<'_>,
+    config: FuzzConfig,
+    out: &Path,
+    strategy: Option<Box<dyn Strategy + '_>>,
+) -> Stats {
+    let mut campaign = Campaign::new(generator, judge(), config, out).unwrap();
+    if let Some(s) = strategy {
+        campaign = campaign.with_strategy(s).unwrap();
+    }
+    campaign.run(&AtomicBool::new(false), |_| {}).unwrap()
+}
+
+#[test]
+fn kept_inputs_hold_the_campaigns_coverage_and_crashes_add_none() {
+    let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let stats = run(&generator, config(300), &out, None);
+    assert_eq!(stats.execs, 300);
+    let queue = files(&out.join("queue"));
+    assert_eq!(queue.len(), stats.queue);
+    assert!(stats.queue > 3, "{stats:?}");
+    // The union of the kept inputs' edges is the campaign's coverage, and no kept
+    // input crashes: a crash's coverage does not count.
+    let mut union = std::collections::BTreeSet::new();
+    for (_, bytes) in &queue {
+        assert!(!bytes.windows(4).any(|w| w == b"boom"));
+        union.extend(edges_of(bytes));
+    }
+    assert_eq!(Some(union.len()), stats.coverage.edges);
+    // A signal without a location is saved once per new code it reaches.
+    assert!(stats.crash_files >= 1 && stats.failing_runs >= stats.crash_files as u64);
+    assert!(!files(&out.join("crashes")).is_empty());
+    assert!(stats.mean_queue_input_size > 0.0);
+    let written: Stats = crate::combined::read_stats(&out).unwrap();
+    assert_eq!(written.execs, 300);
+    assert_eq!(written.queue, stats.queue);
+}
+
+#[test]
+fn the_same_seed_makes_the_same_campaign() {
+    let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let contents = |name: &str| {
+        let out = dir.path().join(name);
+        run(&generator, config(200), &out, None);
+        files(&out.join("queue"))
+            .into_iter()
+            .map(|(_, bytes)| bytes)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(contents("a"), contents("b"));
+}
+
+#[test]
+fn a_resumed_campaign_rebuilds_its_coverage_and_counts_on() {
+    let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let first = run(&generator, config(150), &out, None);
+    let resumed = Campaign::new(
+        &generator,
+        judge(),
+        FuzzConfig {
+            resume: true,
+            ..config(300)
+        },
+        &out,
+    )
+    .unwrap();
+    // Before any new round: the kept inputs, run again, reach the same coverage.
+    assert_eq!(resumed.stats().coverage.edges, first.coverage.edges);
+    assert_eq!(resumed.stats().queue, first.queue);
+    assert_eq!(resumed.stats().execs, 150);
+    let mut resumed = resumed;
+    let second = resumed.run(&AtomicBool::new(false), |_| {}).unwrap();
+    assert_eq!(second.execs, 300);
+    assert!(second.coverage.edges >= first.coverage.edges);
+}
+
+/// A strategy giving bytes without trees, a fixed number of times.
+struct Scripted {
+    left: Vec<&'static [u8]>,
+    reports: Vec<(String, bool, usize)>,
+}
+
+impl Strategy for Scripted {
+    fn name(&self) -> &'static str {
+        "scripted"
+    }
+    fn next(&mut self, _ctx: &Ctx<'_, '_>, _rng: &mut GenRng) -> Option<Candidate> {
+        let bytes = self.left.pop()?;
+        Some(Candidate::bytes(bytes.to_vec(), "script", None))
+    }
+    fn observe(&mut self, report: &RunReport<'_>) {
+        let mut edges = 0;
+        report.trace.for_each_feature(|_| edges += 1);
+        self.reports.push((
+            String::from_utf8_lossy(report.input.bytes()).into_owned(),
+            report.counts_for_coverage,
+            edges,
+        ));
+    }
+    fn finished(&self) -> bool {
+        self.left.is_empty()
+    }
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({ "reports": self.reports.len() })
+    }
+    fn session_files(&mut self) -> Vec<(String, Vec<u8>)> {
+        vec![("scripted.txt".into(), b"done\n".to_vec())]
+    }
+}
+
+#[test]
+fn a_strategy_sees_each_runs_trace_and_verdict_and_writes_its_files() {
+    let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut campaign = Campaign::new(&generator, judge(), config(100), &out)
+        .unwrap()
+        .with_strategy(Box::new(Scripted {
+            left: vec![b"boom", b"alpha beta", b"ab"],
+            reports: Vec::new(),
+        }))
+        .unwrap();
+    let stats = campaign.run(&AtomicBool::new(false), |_| {}).unwrap();
+    // The strategy finished after three inputs, well within the budget.
+    assert_eq!(stats.execs, 3);
+    assert_eq!(stats.strategy, "scripted");
+    assert_eq!(stats.strategy_stats["reports"], 3);
+    assert_eq!(stats.ops["script"].runs, 3);
+    // Inputs without trees are kept and saved like the others.
+    assert_eq!(stats.queue, 2);
+    assert_eq!(stats.crash_files, 1);
+    assert_eq!(
+        std::fs::read(out.join("scripted.txt")).unwrap(),
+        b"done\n".to_vec()
+    );
+}
+
+#[test]
+fn own_time_per_execution_is_reported() {
+    let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let stats = run(&generator, config(100), &dir.path().join("out"), None);
+    assert!(stats.own_us_per_exec > 0.0, "{stats:?}");
+    // The scripted target reports 10 us a run.
+    assert!(
+        (stats.target_time_s - 100.0 * 10e-6).abs() < 1e-9,
+        "{stats:?}"
+    );
+}
+
+#[test]
+fn the_smallest_input_per_feature_is_favoured() {
+    let entry = |id| Entry {
+        id,
+        tree: None,
+        favoured: false,
+    };
+    let mut corpus = vec![entry(0), entry(1), entry(2)];
+    let mut favoured = Favoured::default();
+    // Entry 0 (10 bytes) reaches edges 1 and 2; entry 1 (5 bytes) edge 2; entry 2 (20
+    // bytes) edges 1 and 2: nothing smaller.
+    assert!(favoured.rate(0, 10, &Trace::Edges(&[0, 1, 1, 0])));
+    assert!(favoured.rate(1, 5, &Trace::Edges(&[0, 0, 1, 0])));
+    assert!(!favoured.rate(2, 20, &Trace::Edges(&[0, 1, 1, 0])));
+    favoured.mark(&mut corpus);
+    let marks: Vec<bool> = corpus.iter().map(|e| e.favoured).collect();
+    assert_eq!(marks, [true, true, false]);
+    // A smaller input for edge 1 takes entry 0's place.
+    corpus.push(entry(3));
+    assert!(favoured.rate(3, 2, &Trace::Edges(&[0, 1, 0, 0])));
+    favoured.mark(&mut corpus);
+    let marks: Vec<bool> = corpus.iter().map(|e| e.favoured).collect();
+    assert_eq!(marks, [false, true, false, true]);
+}
