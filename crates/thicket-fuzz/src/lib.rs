@@ -43,7 +43,7 @@ use thicket_exec::ExecError;
 /// The solver limits of a campaign: a campaign spends little on any one input, so a
 /// tree gets 8 repair rounds (the solver's default is 32) and a check visits at most
 /// 100,000 quantifier instances (default 2,000,000; over the budget counts as violated).
-/// A mutant not repaired within that is dropped and the next round drawn; on xml.fan a
+/// A mutant not repaired within that is dropped and the next round drawn; on xml.bnf a
 /// mutant that duplicates attributes took up to 17 s to give up with the defaults.
 pub fn solver_config(generation: thicket_gen::GenConfig) -> thicket_solve::SolverConfig {
     thicket_solve::SolverConfig {

@@ -35,7 +35,7 @@ fn choose<R: Rng + ?Sized, T: Copy>(rng: &mut R, items: &[T]) -> Option<T> {
 /// its repetition) uniformly among those present, then one of its nodes uniformly.
 /// Chosen uniformly over nodes, mutations land on the groups with the most nodes: 70 % of
 /// the rule nodes of kept JSON inputs are characters, digits and whitespace, so members,
-/// elements and values, the structure, rarely change; on xml.fan an attribute's name
+/// elements and values, the structure, rarely change; on xml.bnf an attribute's name
 /// rarely gets spliced (docs/fuzz-eval.md). `None` if `nodes` is empty.
 fn choose_grouped<R: Rng + ?Sized, K: PartialEq>(
     rng: &mut R,

@@ -32,7 +32,7 @@ def json_spec():
 
 @pytest.fixture(scope="module")
 def xml_spec():
-    return thicket.Spec.load(SPECS / "xml.fan")
+    return thicket.Spec.load(SPECS / "xml.bnf")
 
 
 class PlantedBug(Exception):
