@@ -6,10 +6,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
+/// Where the targets are built: under cargo's target directory, not the system's temp
+/// folder (a static is never dropped, so a temporary folder would be left behind), and
+/// kept between runs; each binary is rebuilt when its source is newer.
 fn build_dir() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().expect("temp dir"))
-        .path()
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("thicket-exec-c-targets");
+        std::fs::create_dir_all(&dir).expect("build folder");
+        dir
+    })
 }
 
 /// Whether a compiler is on PATH.
@@ -46,15 +52,19 @@ fn compile(compiler: &str, name: &str, out_name: &str) -> PathBuf {
     static LOCK: Mutex<()> = Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let out = build_dir().join(out_name);
-    if out.exists() {
-        return out;
-    }
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/targets")
         .join(format!("{name}.c"));
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if modified(&out).is_some_and(|built| modified(&src).is_some_and(|s| s <= built)) {
+        return out;
+    }
+    // Built under a name of this process's, then renamed: another test binary may be
+    // building the same target.
+    let partial = build_dir().join(format!("{out_name}.{}", std::process::id()));
     let output = Command::new(compiler)
         .args(["-O1", "-o"])
-        .arg(&out)
+        .arg(&partial)
         .arg(&src)
         .env("AFL_QUIET", "1")
         .output()
@@ -65,6 +75,7 @@ fn compile(compiler: &str, name: &str, out_name: &str) -> PathBuf {
         src.display(),
         String::from_utf8_lossy(&output.stderr)
     );
+    std::fs::rename(&partial, &out).expect("rename the built target");
     out
 }
 
