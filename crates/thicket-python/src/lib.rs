@@ -375,6 +375,10 @@ const KEPT_RESULTS: usize = 1 << 14;
 /// Python processes that ran the spec's code blocks (see the crate docs).
 pub struct PythonHost {
     config: PythonConfig,
+    /// The configuration later processes start with: the interpreter the first one
+    /// reported as its executable, so that a launcher in front of it (a pyenv shim
+    /// runs a shell script or two, costing more than Python's own start) runs once.
+    respawn: PythonConfig,
     init: Vec<u8>,
     max_processes: usize,
     spawner: Spawner,
@@ -467,9 +471,14 @@ impl PythonHost {
         })?;
         let first = Process::start(&config, &init, &spawner)?;
         let python_version = first.version().to_string();
+        let mut respawn = config.clone();
+        if let Some(executable) = first.executable().filter(|p| p.is_file()) {
+            respawn.python = executable.to_path_buf();
+        }
         Ok(PythonHost {
             seed: AtomicU64::new(config.seed),
             config,
+            respawn,
             init,
             max_processes,
             spawner,
@@ -655,7 +664,7 @@ impl PythonHost {
                     host: self,
                     process: None,
                 };
-                let process = Process::start(&self.config, &self.init, &self.spawner)
+                let process = Process::start(&self.respawn, &self.init, &self.spawner)
                     .map_err(|e| error(format!("cannot start another Python process: {e}")))?;
                 self.started.fetch_add(1, Ordering::Relaxed);
                 lease.process = Some(process);

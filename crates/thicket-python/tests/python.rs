@@ -956,3 +956,55 @@ fn a_constraint_asked_again_on_the_same_tree_is_not_run_again() {
         Ok(PyValue::Str("abc,abcd,abc".into()))
     );
 }
+
+#[test]
+fn a_launcher_in_front_of_python_runs_once() {
+    if !have_python() {
+        return;
+    }
+    // A launcher (as pyenv's shims are) that notes each start, then runs Python.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts");
+    let launcher = dir.path().join("python-launcher");
+    let python = PythonConfig::default().python;
+    std::fs::write(
+        &launcher,
+        format!(
+            "#!/bin/sh\necho start >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            python.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = PythonConfig {
+        python: launcher,
+        call_timeout: Duration::from_millis(300),
+        max_processes: 1,
+        ..PythonConfig::default()
+    };
+    let host = host_with(
+        vec![CodeBlock::new(
+            "spec.fan",
+            1,
+            "def spin():\n    while True:\n        pass\n",
+        )],
+        config,
+    );
+    let g = grammar(PAIRS);
+    let tree = parse(&g, "a=1");
+    let key = [HostArg::Tree(nodes(&g, &tree, "key")[0])];
+    // A call that times out ends its process; the next call starts another.
+    assert!(
+        host.eval_bool(&expr("spin()", &["k"]), &tree, &g, &key)
+            .is_err()
+    );
+    assert_eq!(
+        host.eval_bool(&expr("k == 'a'", &["k"]), &tree, &g, &key),
+        Ok(true)
+    );
+    assert_eq!(host.processes_started(), 2);
+    let starts = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(starts.lines().count(), 1, "{starts}");
+}
