@@ -44,6 +44,8 @@ Progress goes to stderr. Every subprocess runs under a time limit; a failure or 
 becomes a table row, not a crash. Fandango runs with PYTHONHASHSEED=0, so given the seeds
 both sides generate the same inputs on every run (timings aside).
 
+thicket runs the specs' Python in Fandango's own interpreter (the python3 beside the
+`fandango` executable; $THICKET_PYTHON, if set, wins), so both sides run the same Python.
 THICKET=path or --thicket path selects the thicket binary (default: target/release/thicket
 under CARGO_TARGET_DIR or the repository; build it with `cargo build --release -p
 thicket-cli`). --no-thicket runs the Fandango half alone. thicket is given the spec's folder
@@ -570,6 +572,18 @@ def fandango_fuzz(fandango, repo, spec, count, seed, out_dir, timeout):
     return r, list_files(out_dir), cmd
 
 
+# The interpreter thicket runs a spec's Python in: Fandango's own (set by main), so that
+# both sides run the same Python; $THICKET_PYTHON, if set, wins.
+THICKET_PYTHON = None
+
+
+def thicket_env():
+    env = dict(os.environ)
+    if THICKET_PYTHON and "THICKET_PYTHON" not in env:
+        env["THICKET_PYTHON"] = THICKET_PYTHON
+    return env
+
+
 def thicket_generate(thicket, include, repo, spec, count, seed, out_dir, timeout, stats=False):
     if os.path.isdir(out_dir):
         shutil.rmtree(out_dir)
@@ -579,7 +593,7 @@ def thicket_generate(thicket, include, repo, spec, count, seed, out_dir, timeout
         cmd += ["-I", os.path.join(repo, os.path.dirname(spec))]
     if stats:
         cmd.append("--stats")
-    r = run(cmd, timeout=timeout, cwd=spec_cwd(repo, spec))
+    r = run(cmd, timeout=timeout, cwd=spec_cwd(repo, spec), env=thicket_env())
     return r, list_files(out_dir), cmd
 
 
@@ -1044,6 +1058,11 @@ def main(argv):
                  "(git clone https://github.com/fandango-fuzzer/fandango)")
     os.makedirs(args.out, exist_ok=True)
     fandango, version = setup_fandango(args)
+    global THICKET_PYTHON
+    beside = os.path.join(os.path.dirname(fandango), "python3")
+    if os.path.isfile(beside):
+        THICKET_PYTHON = beside
+        log(f"thicket's Python: {beside} (Fandango's)")
     thicket = find_thicket(args)
     commit = run(["git", "-C", args.fandango_repo, "rev-parse", "--short", "HEAD"], timeout=60)
     py, has_docutils = judge_python(fandango)
