@@ -574,6 +574,18 @@ def fandango_fuzz(fandango, repo, spec, count, seed, out_dir, timeout):
     return r, list_files(out_dir), cmd
 
 
+# The interpreter thicket runs a spec's Python in: Fandango's own (set by main), so that
+# both sides run the same Python; $THICKET_PYTHON, if set, wins.
+THICKET_PYTHON = None
+
+
+def thicket_env():
+    env = dict(os.environ)
+    if THICKET_PYTHON and "THICKET_PYTHON" not in env:
+        env["THICKET_PYTHON"] = THICKET_PYTHON
+    return env
+
+
 def thicket_generate(thicket, include, repo, spec, count, seed, out_dir, timeout, stats=False):
     if os.path.isdir(out_dir):
         shutil.rmtree(out_dir)
@@ -583,7 +595,7 @@ def thicket_generate(thicket, include, repo, spec, count, seed, out_dir, timeout
         cmd += ["-I", os.path.join(repo, os.path.dirname(spec))]
     if stats:
         cmd.append("--stats")
-    r = run(cmd, timeout=timeout, cwd=spec_cwd(repo, spec))
+    r = run(cmd, timeout=timeout, cwd=spec_cwd(repo, spec), env=thicket_env())
     return r, list_files(out_dir), cmd
 
 
@@ -1072,14 +1084,14 @@ def main(argv):
                  "(git clone https://github.com/fandango-fuzzer/fandango)")
     os.makedirs(args.out, exist_ok=True)
     fandango, version = setup_fandango(args)
+    global THICKET_PYTHON
+    beside = os.path.join(os.path.dirname(fandango), "python3")
+    if os.path.isfile(beside):
+        THICKET_PYTHON = beside
+        log(f"thicket's Python: {beside} (Fandango's)")
     thicket = find_thicket(args)
     commit = run(["git", "-C", args.fandango_repo, "rev-parse", "--short", "HEAD"], timeout=60)
     py, has_docutils = judge_python(fandango)
-    # thicket runs the specs' Python in the interpreter that has what Fandango's has
-    # (faker, dateutil), unless $THICKET_PYTHON names another.
-    fandango_python = os.path.join(os.path.dirname(fandango), "python3")
-    if os.path.isfile(fandango_python) and not os.environ.get("THICKET_PYTHON"):
-        os.environ["THICKET_PYTHON"] = fandango_python
     ctx = {
         "repo": args.fandango_repo,
         "fandango": fandango,

@@ -99,6 +99,8 @@ pub enum Func {
     StrReplaceRe,
     StrReplaceReAll,
     StrToInt,
+    /// Python's `int(s, base)`: see [`python_int`].
+    StrToIntBase,
     StrFromInt,
     StrInRe,
     StrToRe,
@@ -170,6 +172,7 @@ pub const FUNCTIONS: &[(&str, Func)] = &[
     ("str.replace_re_all", Func::StrReplaceReAll),
     ("str.to_int", Func::StrToInt),
     ("str.to.int", Func::StrToInt),
+    ("str.to_int_base", Func::StrToIntBase),
     ("str.from_int", Func::StrFromInt),
     ("int.to.str", Func::StrFromInt),
     ("str.in_re", Func::StrInRe),
@@ -225,6 +228,7 @@ impl Func {
             Func::Ite => ManySame, // checked specially
             Func::StrLen | Func::StrToInt | Func::StrToCode => Fixed(&[Str]),
             Func::StrIsDigit => Fixed(&[Str]),
+            Func::StrToIntBase => Fixed(&[Str, Int]),
             Func::StrConcat => Many(Str),
             Func::StrAt => Fixed(&[Str, Int]),
             Func::StrSubstr => Fixed(&[Str, Int, Int]),
@@ -281,6 +285,7 @@ impl Func {
             | Func::StrLen
             | Func::StrIndexOf
             | Func::StrToInt
+            | Func::StrToIntBase
             | Func::StrToCode => Sort::Int,
             Func::StrConcat
             | Func::StrAt
@@ -539,6 +544,90 @@ fn index_of(s: &str, t: &str, from: i128) -> i128 {
     }
 }
 
+/// What Python's `int(s, base)` gives for a well-formed literal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PythonInt {
+    /// The value.
+    Value(i128),
+    /// A value beyond 128 bits (Python has it; thicket's integers do not).
+    Overflow,
+}
+
+/// Whether Python's `int()` strips `c` around a literal (its whitespace, without the
+/// separators `\x1c`..`\x1f` that `str.isspace()` also counts).
+pub fn is_python_int_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t'..='\r'
+            | ' '
+            | '\u{85}'
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+    )
+}
+
+/// Python's `int(s, base)` for `base` in 2..=36: surrounding whitespace, one sign, the
+/// base's prefix (`0b`, `0o`, `0x`, each with an optional `_` after it) and single
+/// underscores between digits; `None` where Python raises `ValueError` (or the base is
+/// out of range). Digits are ASCII only: Python also reads other Unicode decimal
+/// digits, which this treats as malformed.
+pub fn python_int(s: &str, base: u32) -> Option<PythonInt> {
+    if !(2..=36).contains(&base) {
+        return None;
+    }
+    let body = s.trim_matches(is_python_int_space);
+    let (negative, body) = match body.as_bytes().first() {
+        Some(b'-') => (true, &body[1..]),
+        Some(b'+') => (false, &body[1..]),
+        _ => (false, body),
+    };
+    let prefix = match base {
+        2 => Some(['b', 'B']),
+        8 => Some(['o', 'O']),
+        16 => Some(['x', 'X']),
+        _ => None,
+    };
+    let body = match prefix {
+        Some(marks) if body.starts_with('0') && body[1..].starts_with(marks) => {
+            let rest = &body[2..];
+            rest.strip_prefix('_').unwrap_or(rest)
+        }
+        _ => body,
+    };
+    let mut value: Option<i128> = Some(0);
+    let mut digits = 0usize;
+    let mut after_underscore = false;
+    for c in body.chars() {
+        if c == '_' {
+            if digits == 0 || after_underscore {
+                return None;
+            }
+            after_underscore = true;
+            continue;
+        }
+        let d = c.to_digit(base)?;
+        after_underscore = false;
+        digits += 1;
+        value = value
+            .and_then(|v| v.checked_mul(i128::from(base)))
+            .and_then(|v| v.checked_add(i128::from(d)));
+    }
+    if digits == 0 || after_underscore {
+        return None;
+    }
+    Some(match value {
+        Some(v) if negative => PythonInt::Value(-v),
+        Some(v) => PythonInt::Value(v),
+        None => PythonInt::Overflow,
+    })
+}
+
 fn apply(func: Func, indices: &[u32], v: &[Value]) -> Result<Value, EvalError> {
     use Value::*;
     let int = |i: Option<i128>| i.map(Int).ok_or(EvalError::Overflow);
@@ -611,6 +700,14 @@ fn apply(func: Func, indices: &[u32], v: &[Value]) -> Result<Value, EvalError> {
                     .parse::<i128>()
                     .ok()
                     .or_else(|| s.chars().all(|c| c == '0').then_some(0)))?
+            }
+        }
+        Func::StrToIntBase => {
+            let base = u32::try_from(as_int(&v[1])).unwrap_or(0);
+            match python_int(as_str(&v[0]), base) {
+                Some(PythonInt::Value(i)) => Int(i),
+                Some(PythonInt::Overflow) => return Err(EvalError::Overflow),
+                None => Int(-1),
             }
         }
         Func::StrFromInt => {
@@ -711,6 +808,46 @@ mod tests {
     }
     fn ev(t: Term) -> Value {
         eval(&t, &|_| None).unwrap()
+    }
+
+    #[test]
+    fn int_with_a_base_reads_what_python_reads() {
+        let value = |text: &str, base: u32| match python_int(text, base) {
+            Some(PythonInt::Value(i)) => Some(i),
+            _ => None,
+        };
+        // Each as Python 3 answers `int(text, base)`.
+        assert_eq!(value("00000000123 ", 8), Some(83));
+        assert_eq!(value(" \t-17\n", 8), Some(-15));
+        assert_eq!(value("+0o1_7", 8), Some(15));
+        assert_eq!(value("0o_7", 8), Some(7));
+        assert_eq!(value("0x_fF", 16), Some(255));
+        assert_eq!(value("0b101", 2), Some(5));
+        assert_eq!(value("zz", 36), Some(1295));
+        assert_eq!(value("1__0", 8), None);
+        assert_eq!(value("_10", 8), None);
+        assert_eq!(value("10_", 8), None);
+        assert_eq!(value("8", 8), None);
+        assert_eq!(value("0o", 8), None);
+        assert_eq!(value("", 8), None);
+        assert_eq!(value("  ", 8), None);
+        assert_eq!(value("1 2", 8), None);
+        assert_eq!(value("12\0", 8), None);
+        assert_eq!(value("\u{a0}5\u{3000}", 8), Some(5));
+        assert_eq!(value("\u{1c}5", 8), None);
+        assert_eq!(value("- 5", 8), None);
+        assert_eq!(value("0_7", 8), Some(7));
+        assert_eq!(value("0b1", 12), Some(133));
+        assert_eq!(value("7", 1), None);
+        assert_eq!(python_int(&"7".repeat(60), 8), Some(PythonInt::Overflow));
+        assert_eq!(
+            ev(app(Func::StrToIntBase, vec![s("0o17"), i(8)])),
+            Value::Int(15)
+        );
+        assert_eq!(
+            ev(app(Func::StrToIntBase, vec![s("9"), i(8)])),
+            Value::Int(-1)
+        );
     }
 
     #[test]

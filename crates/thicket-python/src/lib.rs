@@ -339,6 +339,7 @@ impl Mode {
 }
 
 /// One binding's result from the runner.
+#[derive(Clone)]
 enum Reply {
     Value(PyValue),
     Raised { what: String, at: String },
@@ -353,16 +354,38 @@ struct Pool {
     live: usize,
 }
 
+/// What a request's results depend on when it seeds nothing: the expression, how its
+/// value is judged, the trees and the bindings. The spec's Python is taken to be a
+/// function of them, as Fandango takes it, so a request asked again (the solver checks
+/// a tree, then repairs it from the same values) is answered without a round trip.
+#[derive(PartialEq, Eq, Hash)]
+struct ResultKey {
+    expr: u32,
+    mode: u8,
+    trees: Vec<TreeKey>,
+    count: usize,
+    bindings: Vec<u8>,
+}
+
+/// The most results kept; past it the memory starts afresh (a run moves on to other
+/// trees, so old entries are rarely asked again).
+const KEPT_RESULTS: usize = 1 << 14;
+
 /// Evaluates Python expressions of a Fandango spec over derivation trees, in a pool of
 /// Python processes that ran the spec's code blocks (see the crate docs).
 pub struct PythonHost {
     config: PythonConfig,
+    /// The configuration later processes start with: the interpreter the first one
+    /// reported as its executable, so that a launcher in front of it (a pyenv shim
+    /// runs a shell script or two, costing more than Python's own start) runs once.
+    respawn: PythonConfig,
     init: Vec<u8>,
     max_processes: usize,
     spawner: Spawner,
     pool: Mutex<Pool>,
     available: Condvar,
     exprs: Mutex<FxHashMap<HostExpr, u32>>,
+    results: Mutex<FxHashMap<ResultKey, Vec<Reply>>>,
     seed: AtomicU64,
     started: AtomicU64,
     python_version: String,
@@ -448,9 +471,14 @@ impl PythonHost {
         })?;
         let first = Process::start(&config, &init, &spawner)?;
         let python_version = first.version().to_string();
+        let mut respawn = config.clone();
+        if let Some(executable) = first.executable().filter(|p| p.is_file()) {
+            respawn.python = executable.to_path_buf();
+        }
         Ok(PythonHost {
             seed: AtomicU64::new(config.seed),
             config,
+            respawn,
             init,
             max_processes,
             spawner,
@@ -460,6 +488,7 @@ impl PythonHost {
             }),
             available: Condvar::new(),
             exprs: Mutex::new(FxHashMap::default()),
+            results: Mutex::new(FxHashMap::default()),
             started: AtomicU64::new(1),
             python_version,
         })
@@ -635,7 +664,7 @@ impl PythonHost {
                     host: self,
                     process: None,
                 };
-                let process = Process::start(&self.config, &self.init, &self.spawner)
+                let process = Process::start(&self.respawn, &self.init, &self.spawner)
                     .map_err(|e| error(format!("cannot start another Python process: {e}")))?;
                 self.started.fetch_add(1, Ordering::Relaxed);
                 lease.process = Some(process);
@@ -680,6 +709,49 @@ impl PythonHost {
         seed: u64,
     ) -> Result<Vec<Reply>, HostError> {
         let id = self.expr_id(expr);
+        // A generator is seeded per call: its results are not kept.
+        let key = (mode != Mode::Generate).then(|| ResultKey {
+            expr: id,
+            mode: mode as u8,
+            trees: trees.iter().map(|(t, _)| t.key).collect(),
+            count,
+            bindings: bindings.to_vec(),
+        });
+        if let Some(key) = &key
+            && let Some(replies) = self.lock_results().get(key)
+        {
+            return Ok(replies.clone());
+        }
+        let replies = self.ask(id, mode, expr, trees, bindings, count, seed)?;
+        // A call cut short is asked again next time.
+        if let Some(key) = key
+            && !replies.iter().any(|r| matches!(r, Reply::TimedOut { .. }))
+        {
+            let mut results = self.lock_results();
+            if results.len() >= KEPT_RESULTS {
+                results.clear();
+            }
+            results.insert(key, replies.clone());
+        }
+        Ok(replies)
+    }
+
+    fn lock_results(&self) -> std::sync::MutexGuard<'_, FxHashMap<ResultKey, Vec<Reply>>> {
+        self.results.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sends one request to a process and reads its replies.
+    #[allow(clippy::too_many_arguments)]
+    fn ask(
+        &self,
+        id: u32,
+        mode: Mode,
+        expr: &HostExpr,
+        trees: &[(FlatTree, &[u8])],
+        bindings: &[u8],
+        count: usize,
+        seed: u64,
+    ) -> Result<Vec<Reply>, HostError> {
         let mut lease = self.acquire(trees.first().map(|(t, _)| t.key))?;
         let process = lease.process.as_mut().expect("a leased process");
         let define = !process.is_defined(id);

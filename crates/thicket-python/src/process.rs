@@ -82,6 +82,8 @@ pub(crate) struct Process {
     clock: u64,
     /// The interpreter's version, from its greeting.
     version: String,
+    /// The interpreter's executable, from its greeting.
+    executable: Option<std::path::PathBuf>,
 }
 
 impl Process {
@@ -161,6 +163,7 @@ impl Process {
             slots: vec![None; config.tree_slots.max(4)],
             clock: 0,
             version: String::new(),
+            executable: None,
         };
 
         let python = config.python.display();
@@ -221,7 +224,18 @@ impl Process {
             .and_then(|v| v.as_str())
             .unwrap_or("")
             .to_string();
+        process.executable = reply
+            .get("executable")
+            .and_then(|v| v.as_str())
+            .filter(|p| !p.is_empty())
+            .map(std::path::PathBuf::from);
         Ok(process)
+    }
+
+    /// The interpreter's own executable (`sys.executable`), if it named one: what a
+    /// launcher such as a pyenv shim or a wrapper script started in the end.
+    pub(crate) fn executable(&self) -> Option<&std::path::Path> {
+        self.executable.as_deref()
     }
 
     /// The interpreter's version (`3.11.7`).

@@ -1431,7 +1431,7 @@ def main():
     if report is not None:
         send(json.dumps(report).encode())
         return
-    send(json.dumps({"ok": True, "python": sys.version.split()[0]}).encode())
+    send(json.dumps({"ok": True, "python": sys.version.split()[0], "executable": sys.executable or ""}).encode())
     while True:
         msg = read_message()
         if msg[0] == 1:

@@ -500,8 +500,9 @@ fn a_call_that_never_ends_times_out_and_the_next_one_works() {
         err.message.contains("did not finish within 300 ms"),
         "{err}"
     );
+    // (Another expression: the one above is answered from the kept results.)
     assert_eq!(
-        host.eval_bool(&expr("k == 'a'", &["k"]), &tree, &g, &key),
+        host.eval_bool(&expr("k != 'b'", &["k"]), &tree, &g, &key),
         Ok(true)
     );
     assert_eq!(host.processes_started(), 3);
@@ -916,4 +917,94 @@ fn a_start_that_never_ends_times_out() {
         err.to_string().contains("did not finish within 500 ms"),
         "{err}"
     );
+}
+
+#[test]
+fn a_constraint_asked_again_on_the_same_tree_is_not_run_again() {
+    if !have_python() {
+        return;
+    }
+    let host = host(vec![CodeBlock::new(
+        "spec.fan",
+        1,
+        "calls = []\ndef seen(k):\n    calls.append(str(k))\n    return len(str(k)) < 4\n",
+    )]);
+    let g = grammar(PAIRS);
+    let tree = parse(&g, "abc=1,abcd=2");
+    let keys = nodes(&g, &tree, "key");
+    let e = expr("seen(k)", &["k"]);
+    for _ in 0..3 {
+        assert_eq!(
+            host.eval_bool(&e, &tree, &g, &[HostArg::Tree(keys[0])]),
+            Ok(true)
+        );
+        assert_eq!(
+            host.eval_bool(&e, &tree, &g, &[HostArg::Tree(keys[1])]),
+            Ok(false)
+        );
+    }
+    // Another tree, and another binding, are new requests.
+    let other = parse(&g, "abc=1,abcd=3");
+    let other_keys = nodes(&g, &other, "key");
+    assert_eq!(
+        host.eval_bool(&e, &other, &g, &[HostArg::Tree(other_keys[0])]),
+        Ok(true)
+    );
+    assert_eq!(host.eval_constant("len(calls)"), Ok(PyValue::Int(3)));
+    assert_eq!(
+        host.eval_constant("','.join(calls)"),
+        Ok(PyValue::Str("abc,abcd,abc".into()))
+    );
+}
+
+#[test]
+fn a_launcher_in_front_of_python_runs_once() {
+    if !have_python() {
+        return;
+    }
+    // A launcher (as pyenv's shims are) that notes each start, then runs Python.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts");
+    let launcher = dir.path().join("python-launcher");
+    let python = PythonConfig::default().python;
+    std::fs::write(
+        &launcher,
+        format!(
+            "#!/bin/sh\necho start >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            python.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = PythonConfig {
+        python: launcher,
+        call_timeout: Duration::from_millis(300),
+        max_processes: 1,
+        ..PythonConfig::default()
+    };
+    let host = host_with(
+        vec![CodeBlock::new(
+            "spec.fan",
+            1,
+            "def spin():\n    while True:\n        pass\n",
+        )],
+        config,
+    );
+    let g = grammar(PAIRS);
+    let tree = parse(&g, "a=1");
+    let key = [HostArg::Tree(nodes(&g, &tree, "key")[0])];
+    // A call that times out ends its process; the next call starts another.
+    assert!(
+        host.eval_bool(&expr("spin()", &["k"]), &tree, &g, &key)
+            .is_err()
+    );
+    assert_eq!(
+        host.eval_bool(&expr("k == 'a'", &["k"]), &tree, &g, &key),
+        Ok(true)
+    );
+    assert_eq!(host.processes_started(), 2);
+    let starts = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(starts.lines().count(), 1, "{starts}");
 }

@@ -660,6 +660,7 @@ fn may_fail(term: &Term) -> bool {
             matches!(
                 f,
                 Func::StrToInt
+                    | Func::StrToIntBase
                     | Func::Add
                     | Func::Sub
                     | Func::Mul

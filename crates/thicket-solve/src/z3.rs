@@ -355,6 +355,8 @@ fn smt_text(term: &Term, value: &dyn Fn(VarId) -> Option<String>, out: &mut Stri
         Term::Const(Value::Int(i)) => write!(out, "{i}").unwrap(),
         Term::Const(Value::Str(s)) => out.push_str(&literal(s)),
         Term::Const(Value::Re(_)) => return None,
+        // Python's `int(s, base)` has no SMT-LIB form.
+        Term::App(Func::StrToIntBase, ..) => return None,
         Term::App(Func::StrIsDigit, _, args) => {
             // Not in every libz3 (4.8.12 answers "unknown").
             out.push_str("(str.in_re ");

@@ -35,9 +35,11 @@
 //!   (`.<b>` is [`Domain::Children`], `..<b>` and a free `<a>` [`Domain::Within`]);
 //! - `|SEL|` and `len(*SEL)`, as `exists int n: selection_count(base, n) and ...`
 //!   ([`SelectionCount`]);
-//! - `str(x)`, `int(x)` where `x`'s texts consist of ASCII digits (and `+`/`-`): the
-//!   grammar decides, since Python's `int()` also takes spaces, `_` and Unicode
-//!   digits; an empty text makes `int()` raise, which is modelled;
+//! - `str(x)`, `int(x)` and `int(s, base)` (a literal base from 2 to 36) where the
+//!   texts are ASCII (the grammar decides): Python's rules for surrounding whitespace,
+//!   a sign, the base's prefix and `_` between digits are Core's `str.to_int_base`,
+//!   and a text Python's `int()` rejects raises, which is modelled; non-ASCII texts go
+//!   to Python, which also reads Unicode digits;
 //! - `len(str(..))`, string literals (bytes literals when ASCII), integer literals
 //!   (hex, octal, binary), `True`/`False`, f-strings without conversions and specs;
 //! - comparisons of strings, integers, trees (`tree == tree` is text equality when
@@ -63,7 +65,7 @@
 //!
 //! Host ([`HostPredicate`], a Python expression over the bound trees, evaluated by a
 //! [`Host`](crate::host::Host)): everything else — calls of the spec's functions and
-//! of modules, `int(s, base)`, floats, `/`, bit operations, `len()` and truth values of
+//! of modules, `int()` of non-ASCII text or with a computed base, floats, `/`, bit operations, `len()` and truth values of
 //! trees, indexing trees (`<a>[0]`, applied in Python to the bound `<a>`), methods
 //! other than the above, `is`, `None`, lambdas, comprehensions over anything but
 //! `*SEL`. An expression atom `A and B` splits into its conjuncts, each native or

@@ -117,14 +117,13 @@ fn python_goes_to_the_host_with_the_construct_named() {
     let spec = spec(WORDS);
     for (text, reason) in [
         ("is_valid(str(<word>))", "a call of `is_valid`"),
-        ("int(str(<digits>), 8) > 3", "`int()` with a base"),
+        (
+            "int(str(<digits>), len(str(<word>))) > 3",
+            "`int()` with a base other than a number",
+        ),
         ("len(<word>) == 2", "`len()` of a tree"),
         ("<word>[0] == \"a\"", "selecting children by index"),
         ("str(<word>).upper() == \"A\"", "the method `upper`"),
-        (
-            "int(<word>) > 3",
-            "`int()` of text that may hold more than digits",
-        ),
         ("<word>", "the truth value of a tree"),
         ("int(<digits>) / 2 > 1", "the operator `/`"),
     ] {
@@ -269,6 +268,58 @@ fn exceptions_count_as_fandango_counts_them() {
     // `int()` of a tree without terminals is 0.
     let c = compile(&spec, "int(<digits>) == 0", None).unwrap();
     assert!(holds(&spec, &c, "a,b0"));
+}
+
+const SIZES: &str = r#"<start> ::= <entry>+
+<entry> ::= <size> ";"
+<size> ::= <pad> <ch>+ <pad>
+<pad> ::= "" | " "
+<ch> ::= "0" | "1" | "2" | "4" | "5" | "7" | "9" | "_" | "o" | "-"
+"#;
+
+#[test]
+fn int_with_a_base_is_native_and_reads_as_python_reads() {
+    let spec = spec(SIZES);
+    let text =
+        "forall <e> in <entry>: int(str(<e>.<size>), 8) >= 10 and int(str(<e>.<size>), 8) <= 100";
+    let c = compile(&spec, text, None).unwrap_or_else(|e| panic!("{}", e.render()));
+    assert!(c.native);
+    // Given a host, it is still not asked.
+    let h = host(|_, _, _| Ok(false));
+    let with_host = compile(&spec, text, Some(h.clone())).unwrap();
+    assert!(with_host.host_exprs.is_empty());
+    // Python 3: int(" 12 ", 8) == 10, int("0o_17", 8) == 15, int("144", 8) == 100,
+    // int("1_0", 8) == 8, int("145", 8) == 101, int("-12", 8) == -10.
+    for (input, expected) in [
+        (" 12 ;", true),
+        ("0o_17;", true),
+        ("144;", true),
+        ("12;1_0;", false),
+        ("145;", false),
+        ("-12;", false),
+        ("12;144;0o17 ;", true),
+    ] {
+        assert_eq!(holds(&spec, &with_host, input), expected, "{input:?}");
+    }
+    // A malformed literal raises ValueError: the comparison is skipped, as Fandango
+    // skips it, and `not` of one that raises is false.
+    for input in ["19;", "1__2;", "0o;", "_12;"] {
+        assert!(holds(&spec, &with_host, input), "{input:?}");
+    }
+    let negated = compile(&spec, "not int(str(<size>), 8) < 5", None).unwrap();
+    assert!(!holds(&spec, &negated, "19;"));
+    assert!(holds(&spec, &negated, "5;"));
+    assert!(h.calls.lock().unwrap().is_empty());
+}
+
+#[test]
+fn int_of_text_with_non_ascii_characters_goes_to_python() {
+    // Python's `int()` reads Unicode digits ("\u0663" is 3), which thicket does not.
+    let spec = spec("<start> ::= <d>+\n<d> ::= \"1\" | \"\u{663}\"\n");
+    for text in ["int(str(<start>), 8) > 1", "int(str(<start>)) > 1"] {
+        let e = compile(&spec, text, None).unwrap_err();
+        assert!(e.render().contains("non-ASCII"), "{}", e.render());
+    }
 }
 
 #[test]

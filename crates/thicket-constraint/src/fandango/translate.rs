@@ -43,15 +43,25 @@ fn not_native<T>(reason: impl Into<String>, span: Span) -> Result<T, NotNative> 
     })
 }
 
-/// What the characters of a symbol's texts can be, for `int()`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What the characters of a symbol's texts can be, for `int()`; each class holds the
+/// ones before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum NumClass {
     /// ASCII digits only.
     Digits,
     /// ASCII digits, `+` and `-`.
     Signed,
+    /// ASCII characters (where Python's `int()` reads no Unicode digit).
+    Ascii,
     /// Anything else.
     Other,
+}
+
+impl NumClass {
+    /// The class of texts joined from texts of both classes.
+    fn join(self, other: NumClass) -> NumClass {
+        self.max(other)
+    }
 }
 
 /// What a string term is known to hold.
@@ -123,6 +133,8 @@ impl SymbolFacts {
                     NumClass::Digits
                 } else if only(&|b: u8| b.is_ascii_digit() || b == b'+' || b == b'-') {
                     NumClass::Signed
+                } else if only(&|b: u8| b.is_ascii()) {
+                    NumClass::Ascii
                 } else {
                     NumClass::Other
                 }
@@ -1460,11 +1472,7 @@ impl<'a> Translator<'a> {
                         (Val::Str(x, i), Val::Str(y, j)) => Val::Str(
                             app(Func::Ite, vec![ct, x, y]),
                             StrInfo {
-                                class: if i.class == j.class {
-                                    i.class
-                                } else {
-                                    NumClass::Other
-                                },
+                                class: i.class.join(j.class),
                                 nonempty: i.nonempty && j.nonempty,
                             },
                         ),
@@ -1651,11 +1659,7 @@ impl<'a> Translator<'a> {
                 Val::Str(
                     app(Func::StrConcat, vec![p, q]),
                     StrInfo {
-                        class: if i.class == j.class {
-                            i.class
-                        } else {
-                            NumClass::Other
-                        },
+                        class: i.class.join(j.class),
                         nonempty: i.nonempty || j.nonempty,
                     },
                 )
@@ -1709,16 +1713,38 @@ impl<'a> Translator<'a> {
                             raises: or_opt(n.raises, r),
                         })
                     }
-                    ("int", [x, _base]) => {
+                    ("int", [x, base]) => {
                         let n = self.native(x, false, ps, counts)?;
-                        match n.val {
+                        let base = match self.native(base, false, ps, counts)?.val {
+                            Val::Int(Term::Const(Value::Int(b))) if (2..=36).contains(&b) => {
+                                b as u32
+                            }
+                            _ => {
+                                return not_native(
+                                    "`int()` with a base other than a number from 2 to 36",
+                                    span,
+                                );
+                            }
+                        };
+                        match &n.val {
                             // `int(tree, base)` raises TypeError: a tree is no string.
                             Val::Tree(..) => Ok(Native {
                                 val: Val::Int(int(0)),
                                 raises: Some(constant(true, span)),
                             }),
+                            Val::Str(t, info) if info.class != NumClass::Other => {
+                                let (value, malformed) = int_with_base(t, base, span);
+                                Ok(Native {
+                                    val: Val::Int(value),
+                                    raises: or_opt(n.raises, Some(malformed)),
+                                })
+                            }
+                            Val::Str(..) => not_native(
+                                "`int()` with a base of text that may hold non-ASCII characters (Python reads Unicode digits)",
+                                span,
+                            ),
                             _ => {
-                                not_native("`int()` with a base (SMT-LIB reads decimal only)", span)
+                                not_native("`int()` with a base of a value that is no string", span)
                             }
                         }
                     }
@@ -2106,8 +2132,12 @@ impl<'a> Translator<'a> {
                     Some(Formula::Smt(app(Func::Not, vec![well_formed]), span)),
                 ))
             }
+            NumClass::Ascii => {
+                let (value, malformed) = int_with_base(&t, 10, span);
+                Ok((value, Some(malformed)))
+            }
             NumClass::Other => not_native(
-                "`int()` of text that may hold more than digits and a sign (Python's rules for spaces, `_` and Unicode digits)",
+                "`int()` of text that may hold non-ASCII characters (Python reads Unicode digits)",
                 span,
             ),
         }
@@ -2274,6 +2304,96 @@ impl<'a> Translator<'a> {
     }
 }
 
+/// Python's `int(t, base)` of ASCII text `t`: its value, and when it raises (the text is
+/// no integer literal in that base, as [`crate::smt::python_int`] reads them).
+fn int_with_base(t: &Term, base: u32, span: Span) -> (Term, Formula) {
+    let re = |s: &str| app(Func::StrToRe, vec![string(s)]);
+    let range = |a: char, b: char| {
+        app(
+            Func::ReRange,
+            vec![string(&a.to_string()), string(&b.to_string())],
+        )
+    };
+    let union = |mut parts: Vec<Term>| {
+        if parts.len() == 1 {
+            parts.pop().expect("one")
+        } else {
+            app(Func::ReUnion, parts)
+        }
+    };
+    let digit_count = base.min(10);
+    let mut digit_parts = vec![range(
+        '0',
+        char::from_digit(digit_count - 1, 10).expect("a digit"),
+    )];
+    if base > 10 {
+        let last = (b'a' + (base - 11) as u8) as char;
+        digit_parts.push(range('a', last));
+        digit_parts.push(range('A', last.to_ascii_uppercase()));
+    }
+    let digit = union(digit_parts);
+    let space = app(
+        Func::ReStar,
+        vec![union(vec![
+            range('\t', '\r'),
+            re(" "),
+            re("\u{85}"),
+            re("\u{a0}"),
+            re("\u{1680}"),
+            range('\u{2000}', '\u{200a}'),
+            re("\u{2028}"),
+            re("\u{2029}"),
+            re("\u{202f}"),
+            re("\u{205f}"),
+            re("\u{3000}"),
+        ])],
+    );
+    let sign = app(Func::ReOpt, vec![union(vec![re("+"), re("-")])]);
+    let digits = app(
+        Func::ReConcat,
+        vec![
+            digit.clone(),
+            app(
+                Func::ReStar,
+                vec![app(
+                    Func::ReConcat,
+                    vec![app(Func::ReOpt, vec![re("_")]), digit],
+                )],
+            ),
+        ],
+    );
+    let mut body = vec![space.clone(), sign];
+    let mark = match base {
+        2 => Some('b'),
+        8 => Some('o'),
+        16 => Some('x'),
+        _ => None,
+    };
+    if let Some(mark) = mark {
+        body.push(app(
+            Func::ReOpt,
+            vec![app(
+                Func::ReConcat,
+                vec![
+                    re("0"),
+                    union(vec![
+                        re(&mark.to_string()),
+                        re(&mark.to_ascii_uppercase().to_string()),
+                    ]),
+                    app(Func::ReOpt, vec![re("_")]),
+                ],
+            )],
+        ));
+    }
+    body.push(digits);
+    body.push(space);
+    let well_formed = app(Func::StrInRe, vec![t.clone(), app(Func::ReConcat, body)]);
+    (
+        app(Func::StrToIntBase, vec![t.clone(), int(i128::from(base))]),
+        Formula::Smt(app(Func::Not, vec![well_formed]), span),
+    )
+}
+
 fn literal_info(t: &str) -> StrInfo {
     StrInfo {
         class: if t.bytes().all(|b| b.is_ascii_digit()) {
@@ -2283,6 +2403,8 @@ fn literal_info(t: &str) -> StrInfo {
             .all(|b| b.is_ascii_digit() || b == b'+' || b == b'-')
         {
             NumClass::Signed
+        } else if t.is_ascii() {
+            NumClass::Ascii
         } else {
             NumClass::Other
         },
