@@ -885,21 +885,8 @@ fn run_kpath<W: Write>(
     // paths count (a tree the repairs cannot save is replaced by a fresh solution), and
     // a path the repair lost is steered to again: the paths covered are those of the
     // valid outputs.
-    let finish = &mut |tree: DerivationTree, n: u64| {
-        let Some(solver) = solver else {
-            return Some(tree);
-        };
-        let mut rng = Generator::rng_for(seed ^ 0x5eed_501e, n);
-        let mut first = Some(tree);
-        solver
-            .solve_from(&mut rng, |s, r| {
-                first
-                    .take()
-                    .unwrap_or_else(|| s.generator().generate_tree(r).0)
-            })
-            .ok()
-            .map(|(tree, _)| tree)
-    };
+    let finish =
+        &mut |tree: DerivationTree, n: u64| thicket_fandango::kpath_finish(solver, seed, tree, n);
     // No input is begun after --time; those made are written.
     let made = if args.strategy == Strategy::KpathRandom {
         let count = args

@@ -317,6 +317,24 @@ pub fn generator(spec: &Spec, config: GenConfig) -> Result<Generator<'_>, Genera
     })
 }
 
+/// The k-path production's finish step under a spec's constraints: tree `n` of the
+/// production of `seed` repaired into a valid one (a fresh solution where the repairs
+/// cannot save it), from a random stream of its own; without a solver, the tree as it
+/// is. `thicket generate --strategy kpath` and the Python module share it, so that both
+/// give the same inputs.
+pub fn kpath_finish(
+    solver: Option<&Solver<'_>>,
+    seed: u64,
+    tree: DerivationTree,
+    n: u64,
+) -> Option<DerivationTree> {
+    let Some(solver) = solver else {
+        return Some(tree);
+    };
+    let mut rng = Generator::rng_for(seed ^ 0x5eed_501e, n);
+    solver.make_valid(tree, &mut rng).ok().map(|(tree, _)| tree)
+}
+
 /// Random streams a run may draw under a solver to make `n` inputs: a stream whose
 /// constraints the solver cannot satisfy is skipped and the next one drawn, and this
 /// keeps constraints that are unsatisfiable in practice from drawing forever.

@@ -208,14 +208,7 @@ impl ChoiceMaker {
                     // trees from the drawn seed are, as `thicket generate` would.
                     let solved = py.detach(|| {
                         let mut rng = Generator::rng_for(seed, 0);
-                        let mut first = Some(tree);
-                        solver
-                            .solve_from(&mut rng, |s, r| {
-                                first
-                                    .take()
-                                    .unwrap_or_else(|| s.generator().generate_tree(r).0)
-                            })
-                            .map(|(tree, _)| tree)
+                        solver.make_valid(tree, &mut rng).map(|(tree, _)| tree)
                     });
                     match solved {
                         Ok(tree) => tree,

@@ -11,7 +11,6 @@ use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
 use thicket_cover::{Coverage as PathCoverage, KPathGraph, Stop};
 use thicket_fandango::LoadedSpec;
-use thicket_gen::Generator;
 use thicket_parse::Parser;
 
 /// Which k-path production.
@@ -62,21 +61,7 @@ pub fn produce(
     let made = py.detach(|| {
         engine.with_makers(|loaded, generator, solver| {
             let graph = KPathGraph::new(&loaded.spec.grammar);
-            let finish = &mut |tree, n| {
-                let Some(solver) = solver else {
-                    return Some(tree);
-                };
-                let mut rng = Generator::rng_for(seed ^ 0x5eed_501e, n);
-                let mut first = Some(tree);
-                solver
-                    .solve_from(&mut rng, |s, r| {
-                        first
-                            .take()
-                            .unwrap_or_else(|| s.generator().generate_tree(r).0)
-                    })
-                    .ok()
-                    .map(|(tree, _)| tree)
-            };
+            let finish = &mut |tree, n| thicket_fandango::kpath_finish(solver, seed, tree, n);
             let stop = Stop {
                 deadline: None,
                 interrupted: &interrupted,

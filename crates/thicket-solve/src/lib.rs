@@ -422,6 +422,21 @@ impl<'g> Solver<'g> {
         self.solve_from(rng, |solver, rng| solver.generator.generate_tree(rng).0)
     }
 
+    /// `tree` made valid: repaired, and if the repairs cannot save it, fresh trees
+    /// from `rng` are, as in [`Solver::solve`].
+    pub fn make_valid<R: Rng + ?Sized>(
+        &self,
+        tree: DerivationTree,
+        rng: &mut R,
+    ) -> Result<(DerivationTree, SolveStats), Unsolved> {
+        let mut first = Some(tree);
+        self.solve_from(rng, |solver, rng| {
+            first
+                .take()
+                .unwrap_or_else(|| solver.generator.generate_tree(rng).0)
+        })
+    }
+
     /// Like [`Solver::solve`], each attempt starting from the tree `start` makes.
     pub fn solve_from<R: Rng + ?Sized>(
         &self,
