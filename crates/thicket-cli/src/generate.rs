@@ -615,55 +615,31 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         solver,
         goals: goals.then_some(&loaded),
     });
+    let mut out = StreamOutput {
+        pool: &pool,
+        json,
+        sink: &mut sink,
+        summary: &mut summary,
+        progress: &progress,
+    };
+    // ANTLR inputs and packed bits are not their trees' text: no k-paths counted.
     let state = match &antlr {
         Some(antlr) => {
             let maker = thicket_antlr::generate::InputMaker::new(antlr);
             let producer = thicket_antlr::AntlrProducer::new(&generator, &maker);
-            write_stream(
-                &producer,
-                stream,
-                &pool,
-                json,
-                &mut sink,
-                &mut summary,
-                &progress,
-                false,
-            )?
+            out.write(&producer, stream, false)?
         }
         None if loaded.bits.is_some() => {
-            // Bits are packed from the tree: every stream makes one.
             let inner = SpecProducer::choose(&generator, spec_solver, None);
             let producer = thicket_fandango::BitPacked {
                 inner,
                 spec: &loaded,
             };
-            let stream = StreamConfig {
-                trees: true,
-                ..stream
-            };
-            write_stream(
-                &producer,
-                stream,
-                &pool,
-                json,
-                &mut sink,
-                &mut summary,
-                &progress,
-                false,
-            )?
+            out.write(&producer, stream, false)?
         }
         None => {
             let producer = SpecProducer::choose(&generator, spec_solver, weights.as_ref());
-            write_stream(
-                &producer,
-                stream,
-                &pool,
-                json,
-                &mut sink,
-                &mut summary,
-                &progress,
-                true,
-            )?
+            out.write(&producer, stream, true)?
         }
     };
     let drawn = state.drawn();
@@ -999,52 +975,59 @@ fn run_kpath<W: Write>(
     Ok(exit::OK)
 }
 
-/// Writes the inputs of `producer`'s stream as they are made (each batch in `pool`),
-/// counting them in `summary` (their k-paths too with `count_paths`); returns the
-/// stream's state at its end.
-#[allow(clippy::too_many_arguments)]
-fn write_stream<P: Producer, W: Write>(
-    producer: &P,
-    config: StreamConfig,
-    pool: &rayon::ThreadPool,
+/// Where a stream's inputs go: written as they are made (each batch in `pool`) and
+/// counted in `summary`.
+struct StreamOutput<'a, W: Write> {
+    pool: &'a rayon::ThreadPool,
     json: bool,
-    sink: &mut OutputSink<W>,
-    summary: &mut Summary,
-    progress: &indicatif::ProgressBar,
-    count_paths: bool,
-) -> anyhow::Result<InputStream> {
-    let mut stream = InputStream::new(config);
-    // Against a deadline, small batches: 32 inputs per thread.
-    let streams = match config.deadline {
-        Some(_) => BATCH.min(32 * pool.current_num_threads() as u64),
-        None => BATCH,
-    };
-    let (seed, grammar) = (config.seed, producer.grammar());
-    let keep_trees = summary.paths.is_some();
-    while stream.stopped().is_none() {
-        let first = stream.made();
-        let batch: Vec<Generated> = pool.install(|| {
-            stream
-                .next_batch(producer, streams)
-                .into_par_iter()
-                .map(|made| Generated::from_made(made, seed, grammar, json, keep_trees))
-                .collect()
-        });
-        for (n, item) in (first..).zip(&batch) {
-            summary.add(item);
-            if count_paths {
-                // The tree again from the input's own stream (the same input: byte and
-                // tree generation make the same choices), outside the throughput's timing.
-                summary.add_paths(item.tree.as_ref(), || {
-                    let mut rng = Generator::rng_for(seed, item.index);
-                    producer.tree(&mut rng).ok().map(|fresh| fresh.tree)
-                });
+    sink: &'a mut OutputSink<W>,
+    summary: &'a mut Summary,
+    progress: &'a indicatif::ProgressBar,
+}
+
+impl<W: Write> StreamOutput<'_, W> {
+    /// Writes the inputs of `producer`'s stream (their k-paths counted too with
+    /// `count_paths`); returns the stream's state at its end.
+    fn write<P: Producer>(
+        &mut self,
+        producer: &P,
+        config: StreamConfig,
+        count_paths: bool,
+    ) -> anyhow::Result<InputStream> {
+        let mut stream = InputStream::new(config);
+        // Against a deadline, small batches: 32 inputs per thread.
+        let streams = match config.deadline {
+            Some(_) => BATCH.min(32 * self.pool.current_num_threads() as u64),
+            None => BATCH,
+        };
+        let (seed, grammar, json) = (config.seed, producer.grammar(), self.json);
+        let keep_trees = self.summary.paths.is_some();
+        while stream.stopped().is_none() {
+            let first = stream.made();
+            let batch: Vec<Generated> = self.pool.install(|| {
+                stream
+                    .next_batch(producer, streams)
+                    .into_par_iter()
+                    .map(|made| Generated::from_made(made, seed, grammar, json, keep_trees))
+                    .collect()
+            });
+            for (n, item) in (first..).zip(&batch) {
+                self.summary.add(item);
+                if count_paths {
+                    // The tree again from the input's own stream (the same input: byte
+                    // and tree generation make the same choices), outside the
+                    // throughput's timing.
+                    self.summary.add_paths(item.tree.as_ref(), || {
+                        let mut rng = Generator::rng_for(seed, item.index);
+                        producer.tree(&mut rng).ok().map(|fresh| fresh.tree)
+                    });
+                }
+                self.sink.write(n, item)?;
+                self.progress.inc(1);
             }
-            sink.write(n, item)?;
-            progress.inc(1);
         }
+        Ok(stream)
     }
-    Ok(stream)
 }
 
 /// Throughput and diversity figures for `--stats`.
