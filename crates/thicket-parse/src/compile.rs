@@ -135,39 +135,13 @@ impl<'g> Parser<'g> {
         if !self.scans_tokens {
             return None;
         }
-        let n = self.ops.len();
-        let mut parser = Parser {
-            grammar: self.grammar,
-            config: ParseConfig {
-                threads: false,
-                keep_bytes: 0,
-                ..self.config
-            },
-            ops: self.ops.clone(),
-            children: self.children.clone(),
-            empty_depth: self.empty_depth.clone(),
-            empty_choice: self.empty_choice.clone(),
-            regexes: Arc::clone(&self.regexes),
-            owner: self.owner.clone(),
-            regular: vec![false; n],
-            lengths: Vec::new(),
-            tokens: (0..n).map(|_| OnceLock::new()).collect(),
-            lengths_by_first_byte: (0..n).map(|_| OnceLock::new()).collect(),
-            first: self.first.clone(),
-            literals: self.literals.clone(),
-            literal_bytes: self.literal_bytes.clone(),
-            follow: self.follow.clone(),
-            follow_end: self.follow_end.clone(),
-            root: self.root,
-            ref_nodes: self.ref_nodes.clone(),
-            spares: Default::default(),
-            per_byte: Default::default(),
-            running: Default::default(),
-            scans_tokens: false,
-            chart_decides: OnceLock::new(),
-            restricts: self.restricts,
-            exhaustive: None,
-        };
+        let mut parser = self.derived(
+            self.ops.clone(),
+            vec![false; self.ops.len()],
+            Vec::new(),
+            false,
+            self.restricts,
+        );
         parser.compute_lengths();
         Some(parser)
     }
@@ -182,48 +156,66 @@ impl<'g> Parser<'g> {
     /// The same parser with its operands unrestricted (its DFAs built anew, on first
     /// use: only counting needs them).
     fn unrestricted(&self) -> Parser<'g> {
-        {
-            let n = self.ops.len();
-            let ops = self
-                .ops
-                .iter()
-                .map(|&op| match op {
-                    Op::Operand { body } => Op::Ref { body },
-                    op => op,
-                })
-                .collect();
-            Parser {
-                grammar: self.grammar,
-                config: ParseConfig {
-                    threads: false,
-                    keep_bytes: 0,
-                    ..self.config
-                },
-                ops,
-                children: self.children.clone(),
-                empty_depth: self.empty_depth.clone(),
-                empty_choice: self.empty_choice.clone(),
-                regexes: Arc::clone(&self.regexes),
-                owner: self.owner.clone(),
-                regular: self.regular.clone(),
-                lengths: self.lengths.clone(),
-                tokens: (0..n).map(|_| OnceLock::new()).collect(),
-                lengths_by_first_byte: (0..n).map(|_| OnceLock::new()).collect(),
-                first: self.first.clone(),
-                literals: self.literals.clone(),
-                literal_bytes: self.literal_bytes.clone(),
-                follow: self.follow.clone(),
-                follow_end: self.follow_end.clone(),
-                root: self.root,
-                ref_nodes: self.ref_nodes.clone(),
-                spares: Default::default(),
-                per_byte: Default::default(),
-                running: Default::default(),
-                scans_tokens: self.scans_tokens,
-                chart_decides: OnceLock::new(),
-                restricts: false,
-                exhaustive: None,
-            }
+        let ops = self
+            .ops
+            .iter()
+            .map(|&op| match op {
+                Op::Operand { body } => Op::Ref { body },
+                op => op,
+            })
+            .collect();
+        self.derived(
+            ops,
+            self.regular.clone(),
+            self.lengths.clone(),
+            self.scans_tokens,
+            false,
+        )
+    }
+
+    /// A parser for another use of this one's compiled grammar: its tables and regex
+    /// DFAs shared or copied, the given ops and per-rule facts, fresh caches, one
+    /// thread and no kept bytes.
+    fn derived(
+        &self,
+        ops: Vec<Op>,
+        regular: Vec<bool>,
+        lengths: Vec<(u32, u32)>,
+        scans_tokens: bool,
+        restricts: bool,
+    ) -> Parser<'g> {
+        let n = ops.len();
+        Parser {
+            grammar: self.grammar,
+            config: ParseConfig {
+                threads: false,
+                keep_bytes: 0,
+                ..self.config
+            },
+            ops,
+            children: self.children.clone(),
+            empty_depth: self.empty_depth.clone(),
+            empty_choice: self.empty_choice.clone(),
+            regexes: Arc::clone(&self.regexes),
+            owner: self.owner.clone(),
+            regular,
+            lengths,
+            tokens: (0..n).map(|_| OnceLock::new()).collect(),
+            lengths_by_first_byte: (0..n).map(|_| OnceLock::new()).collect(),
+            first: self.first.clone(),
+            literals: self.literals.clone(),
+            literal_bytes: self.literal_bytes.clone(),
+            follow: self.follow.clone(),
+            follow_end: self.follow_end.clone(),
+            root: self.root,
+            ref_nodes: self.ref_nodes.clone(),
+            spares: Default::default(),
+            per_byte: Default::default(),
+            running: Default::default(),
+            scans_tokens,
+            chart_decides: OnceLock::new(),
+            restricts,
+            exhaustive: None,
         }
     }
 
