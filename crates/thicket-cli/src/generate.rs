@@ -6,11 +6,11 @@ use crate::spec::{SolveArgs, SpecArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
-use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
+use thicket_cover::GenSummary;
 use thicket_fandango::{
     GeneratorRefusal, InputStream, Made, SpecProducer, SpecSolver, Stop, StreamConfig,
 };
@@ -371,8 +371,8 @@ impl Generated {
     }
 }
 
-/// `--hidden-probability`: a number between 0 and 1.
-fn parse_probability(text: &str) -> Result<f64, String> {
+/// A probability (`--hidden-probability`, `fuzz --mutate-share`): between 0 and 1.
+pub fn parse_probability(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
         _ => Err(format!("`{text}` is not a probability between 0 and 1")),
@@ -601,7 +601,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let goal = language.map_or(count, |found| found.count);
     sink.width = digits(goal.saturating_sub(1)).clamp(6, 9);
     let progress = progress_bar(goal, solver.is_some());
-    let mut summary = Summary::new(args.stats, &spec.grammar);
+    let mut summary = GenSummary::new(&spec.grammar, args.stats);
     let stream = StreamConfig {
         seed,
         count: (goal != u64::MAX).then_some(goal),
@@ -646,7 +646,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let (unsolved_count, first_unsolved) = state.misses();
     let stopped = state.stopped();
     let written = state.made();
-    summary.draws = drawn;
+    summary.set_draws(drawn);
     sink.out.flush()?;
     progress.finish_and_clear();
     if let Some(unsolved) = first_unsolved {
@@ -654,14 +654,17 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             "warning: {unsolved_count} of {drawn} random streams gave no valid input: {unsolved}"
         );
     }
-    if summary.budget_exhausted > 0 {
+    if summary.budget_exhausted() > 0 {
         eprintln!(
             "warning: {} of {} inputs reached --max-nodes {} or --max-size {} and were closed off along the shortest derivations",
-            summary.budget_exhausted, written, config.max_nodes, config.max_size
+            summary.budget_exhausted(),
+            written,
+            config.max_nodes,
+            config.max_size
         );
     }
     if args.stats {
-        summary.print(started.elapsed().as_secs_f64());
+        eprintln!("thicket: {}", summary.line(started.elapsed()));
     }
     let seconds = started.elapsed().as_secs_f64();
     let asked = args.count.is_some();
@@ -815,7 +818,7 @@ fn run_targeted<W: Write>(
         args.tries,
     );
     sink.width = digits(trees.len().saturating_sub(1) as u64).max(6);
-    let mut summary = Summary::new(args.stats, grammar);
+    let mut summary = GenSummary::new(grammar, args.stats);
     for (n, tree) in trees.iter().enumerate() {
         let item = Generated::from_tree(
             tree,
@@ -825,7 +828,7 @@ fn run_targeted<W: Write>(
             sink.json,
             GenStats::default(),
         );
-        summary.add(&item);
+        summary.add(item.input_len, item.input_hash, &item.stats);
         summary.add_paths(Some(tree), || None);
         sink.write(n as u64, &item)?;
     }
@@ -890,7 +893,7 @@ fn run_kpath<W: Write>(
     };
     let unsolved = made.dropped;
     sink.width = digits(made.trees.len().saturating_sub(1) as u64).max(6);
-    let mut summary = Summary::new(args.stats, grammar);
+    let mut summary = GenSummary::new(grammar, args.stats);
     for (n, tree) in made.trees.iter().enumerate() {
         let item = Generated::from_tree(
             tree,
@@ -900,7 +903,7 @@ fn run_kpath<W: Write>(
             sink.json,
             GenStats::default(),
         );
-        summary.add(&item);
+        summary.add(item.input_len, item.input_hash, &item.stats);
         summary.add_paths(Some(tree), || None);
         sink.write(n as u64, &item)?;
     }
@@ -945,7 +948,7 @@ fn run_kpath<W: Write>(
         );
     }
     if args.stats {
-        summary.print(started.elapsed().as_secs_f64());
+        eprintln!("thicket: {}", summary.line(started.elapsed()));
     }
     // -n is a count with kpath-random, a cap with kpath; no input at all is a failure
     // either way.
@@ -981,7 +984,7 @@ struct StreamOutput<'a, W: Write> {
     pool: &'a rayon::ThreadPool,
     json: bool,
     sink: &'a mut OutputSink<W>,
-    summary: &'a mut Summary,
+    summary: &'a mut GenSummary,
     progress: &'a indicatif::ProgressBar,
 }
 
@@ -1001,7 +1004,7 @@ impl<W: Write> StreamOutput<'_, W> {
             None => BATCH,
         };
         let (seed, grammar, json) = (config.seed, producer.grammar(), self.json);
-        let keep_trees = self.summary.paths.is_some();
+        let keep_trees = self.summary.counts_paths();
         while stream.stopped().is_none() {
             let first = stream.made();
             let batch: Vec<Generated> = self.pool.install(|| {
@@ -1012,7 +1015,8 @@ impl<W: Write> StreamOutput<'_, W> {
                     .collect()
             });
             for (n, item) in (first..).zip(&batch) {
-                self.summary.add(item);
+                self.summary
+                    .add(item.input_len, item.input_hash, &item.stats);
                 if count_paths {
                     // The tree again from the input's own stream (the same input: byte
                     // and tree generation make the same choices), outside the
@@ -1027,107 +1031,6 @@ impl<W: Write> StreamOutput<'_, W> {
             }
         }
         Ok(stream)
-    }
-}
-
-/// Throughput and diversity figures for `--stats`.
-#[derive(Default)]
-struct Summary {
-    /// Whether to remember input hashes for the distinct share (only for --stats: the
-    /// set grows with every input).
-    track_distinct: bool,
-    /// Random streams used (more than `inputs` with --unique).
-    draws: u64,
-    inputs: u64,
-    bytes: u64,
-    distinct: HashSet<u64>,
-    budget_exhausted: u64,
-    /// With --stats: the k-paths (k up to [`STATS_K`]) the inputs cover, and how many
-    /// inputs were counted (all but those without a tree: ANTLR inputs).
-    paths: Option<(thicket_cover::KPathGraph, thicket_cover::Coverage, u64)>,
-    /// Time spent counting paths, left out of the throughput.
-    counting: std::time::Duration,
-}
-
-/// The path length `--stats` reports the coverage of.
-const STATS_K: usize = 3;
-
-impl Summary {
-    /// A summary that counts (`stats`) or does not count anything beyond the inputs.
-    fn new(stats: bool, grammar: &Grammar) -> Summary {
-        Summary {
-            track_distinct: stats,
-            paths: stats.then(|| {
-                let graph = thicket_cover::KPathGraph::new(grammar);
-                (graph, thicket_cover::Coverage::new(STATS_K), 0)
-            }),
-            ..Summary::default()
-        }
-    }
-
-    /// Counts the k-paths of an input's tree (`tree`, or what `make` builds) if
-    /// `--stats` asks for them.
-    fn add_paths(
-        &mut self,
-        tree: Option<&DerivationTree>,
-        make: impl FnOnce() -> Option<DerivationTree>,
-    ) {
-        let Some((graph, coverage, counted)) = &mut self.paths else {
-            return;
-        };
-        let started = Instant::now();
-        match tree {
-            Some(tree) => coverage.add_tree(graph, tree),
-            None => match make() {
-                Some(tree) => coverage.add_tree(graph, &tree),
-                None => return,
-            },
-        };
-        *counted += 1;
-        self.counting += started.elapsed();
-    }
-
-    fn add(&mut self, item: &Generated) {
-        self.inputs += 1;
-        self.bytes += item.input_len as u64;
-        self.budget_exhausted += u64::from(item.stats.budget_exhausted);
-        if self.track_distinct {
-            self.distinct.insert(item.input_hash);
-        }
-    }
-
-    fn print(&self, seconds: f64) {
-        // Counting paths is not making inputs.
-        let seconds = (seconds - self.counting.as_secs_f64()).max(1e-9);
-        let draws = if self.draws > self.inputs {
-            format!(" ({} draws)", self.draws)
-        } else {
-            String::new()
-        };
-        let paths = match &self.paths {
-            Some((graph, coverage, counted)) if *counted > 0 => {
-                let partly = if *counted < self.inputs {
-                    format!(" (of the {counted} inputs with a tree)")
-                } else {
-                    String::new()
-                };
-                format!(
-                    "; {} of {} {STATS_K}-paths covered{partly}",
-                    coverage.covered(STATS_K),
-                    graph.count(STATS_K)
-                )
-            }
-            _ => String::new(),
-        };
-        eprintln!(
-            "thicket: {} inputs{draws} in {:.3} s: {:.0} inputs/s, {:.2} MB/s; mean size {:.1} bytes; {:.1}% distinct{paths}",
-            self.inputs,
-            seconds,
-            self.inputs as f64 / seconds,
-            self.bytes as f64 / seconds / 1e6,
-            self.bytes as f64 / self.inputs.max(1) as f64,
-            100.0 * self.distinct.len() as f64 / self.inputs.max(1) as f64,
-        );
     }
 }
 

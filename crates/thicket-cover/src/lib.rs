@@ -24,6 +24,7 @@
 
 mod pattern;
 mod produce;
+mod summary;
 
 pub use pattern::PatternRenderer;
 pub use produce::{
@@ -31,6 +32,7 @@ pub use produce::{
     cover_k_paths_until, cover_k_paths_with, k_path_stream, k_path_stream_until,
     k_path_stream_with,
 };
+pub use summary::{GenSummary, SUMMARY_K};
 
 use rustc_hash::FxHashSet;
 use thicket_grammar::{Expr, ExprId, Grammar};
