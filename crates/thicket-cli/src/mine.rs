@@ -14,7 +14,6 @@ use thicket_exec::{Judge, Status};
 use thicket_gen::{GenConfig, Generator};
 use thicket_mine::{Catalog, MineConfig, Scored};
 use thicket_parse::ParseConfig;
-use thicket_solve::{Solver, SolverConfig};
 use thicket_tree::DerivationTree;
 
 /// Arguments of `thicket mine`.
@@ -279,34 +278,18 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
     if let Some(judge) = judge.as_mut() {
         let generator = Generator::new(grammar, GenConfig::default())
             .map_err(|e| anyhow::anyhow!("cannot generate from {}: {e}", spec.source.name()))?;
-        let (n_gen, n_mut) = (args.generate.unwrap_or(100), args.mutate.unwrap_or(100));
-        let mut labelled = (0, 0);
-        let originals = positives.clone();
-        for i in 0..n_gen + n_mut {
-            let mut rng = Generator::rng_for(args.seed, i as u64);
-            let tree = if i < n_gen || originals.is_empty() {
-                generator.generate_tree(&mut rng).0
-            } else {
-                let parent = &originals[(i - n_gen) % originals.len()];
-                match thicket_fuzz::mutate::regenerate(&generator, parent, &mut rng) {
-                    Some(t) => t,
-                    None => continue,
-                }
-            };
-            if accepted(judge, tree.bytes())? {
-                labelled.0 += 1;
-                positives.push(tree);
-            } else {
-                labelled.1 += 1;
-                negatives.push(tree);
-            }
-        }
+        let asked = (args.generate.unwrap_or(100), args.mutate.unwrap_or(100));
+        let labelled = thicket_mine::program::label(
+            &generator,
+            &mut positives,
+            &mut negatives,
+            asked,
+            args.seed,
+            &mut |input| accepted(judge, input),
+        )?;
         eprintln!(
             "labelled by the program: {} generated and {} mutated inputs: {} accepted, {} rejected",
-            n_gen,
-            n_mut.min(if originals.is_empty() { 0 } else { n_mut }),
-            labelled.0,
-            labelled.1
+            labelled.generated, labelled.mutated, labelled.accepted, labelled.rejected
         );
     }
     if positives.is_empty() {
@@ -344,46 +327,23 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
         )
     });
     // Validation by the program: inputs that satisfy each result must be accepted.
-    let mut validation: Vec<Option<(usize, usize)>> = vec![None; mined.results.len()];
+    let mut validation = vec![None; mined.results.len()];
     if let Some(judge) = judge.as_mut()
         && args.validate > 0
     {
-        for (i, r) in mined.results.iter().enumerate() {
-            let Ok(c) = thicket_mine::compile(grammar, "mined", &r.text) else {
-                continue;
-            };
-            let solver = match Solver::new(grammar, vec![c], SolverConfig::default()) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!(
-                        "note: result {} not validated: the solver cannot make inputs for it: {e}",
-                        i + 1
-                    );
-                    continue;
-                }
-            };
-            let (mut made, mut ok) = (0, 0);
-            for tree in solver.solutions(args.seed).take(args.validate).flatten() {
-                made += 1;
-                ok += usize::from(accepted(judge, tree.bytes())?);
-            }
-            validation[i] = Some((ok, made));
-        }
         let before = mined.results.len();
-        let mut kept = Vec::new();
-        let mut kept_validation = Vec::new();
-        for (r, v) in mined.results.drain(..).zip(validation) {
-            if v.is_none_or(|(ok, made)| ok == made) {
-                kept.push(r);
-                kept_validation.push(v);
-            }
-        }
+        validation = thicket_mine::program::validate(
+            grammar,
+            &mut mined,
+            args.validate,
+            args.seed,
+            &mut |input| accepted(judge, input),
+            &mut |line| eprintln!("note: {line}"),
+        )?;
         eprintln!(
             "validate: {} of {before} results had every solved input accepted by the program",
-            kept.len()
+            mined.results.len()
         );
-        mined.results = kept;
-        validation = kept_validation;
     }
     if let Some(path) = &args.output {
         let best = mined
@@ -409,7 +369,7 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
                     "recall": r.recall(), "specificity": r.specificity(),
                     "precision": r.precision(), "accuracy": r.accuracy(),
                     "meets_specificity": r.specificity() + 1e-12 >= config.min_specificity,
-                    "validated": v.map(|(ok, made)| serde_json::json!({"accepted": ok, "solved": made})),
+                    "validated": v.map(|v| serde_json::json!({"accepted": v.accepted, "solved": v.solved})),
                 })
             })
             .collect();
@@ -438,8 +398,11 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             } else {
                 String::new()
             };
-            let valid = v.map_or(String::new(), |(ok, made)| {
-                format!("; program accepted {ok}/{made} solved inputs")
+            let valid = v.map_or(String::new(), |v| {
+                format!(
+                    "; program accepted {}/{} solved inputs",
+                    v.accepted, v.solved
+                )
             });
             writeln!(
                 out,

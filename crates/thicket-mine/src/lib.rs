@@ -6,9 +6,8 @@
 //! evaluating every instance with the exact checker ([`thicket_constraint::Checker`]),
 //! and combining the instances into disjunctions and conjunctions ranked by recall (the
 //! share of positive samples that satisfy a constraint) and specificity (the share of
-//! negative samples it rejects). `thicket mine` drives it; labelling samples with a
-//! program and validating results with the solver happen there, since they need the
-//! executors and the solver.
+//! negative samples it rejects). With a program ([`program`]), samples are labelled by
+//! whether it accepts them and results validated by running inputs solved for them.
 //!
 //! The steps ([`mine`]):
 //! 1. **Learning set**: the positives that together cover the most k-paths, greedily,
@@ -37,6 +36,7 @@
 
 pub mod catalog;
 mod instantiate;
+pub mod program;
 
 pub use catalog::{Catalog, CatalogError, Kind, Pattern};
 
