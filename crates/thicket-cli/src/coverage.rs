@@ -5,10 +5,9 @@ use crate::spec::SpecArgs;
 use crate::target::TargetArgs;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use thicket_exec::{CoverageKind, CoverageSet, FailureKind, Judge};
+use thicket_exec::{CoverageKind, FailureKind, Judge, Tally};
 
 /// Arguments of `thicket coverage`.
 #[derive(Args, Debug)]
@@ -82,15 +81,10 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         }
         None => None,
     };
-    let mut set = CoverageSet::new();
+    let mut tally = Tally::default();
     let mut in_language = 0;
-    let mut hangs = 0;
-    let mut failing = 0;
     let mut unreadable = 0;
     let mut not_run = 0;
-    let mut uncounted = 0;
-    // Per failure key: its kind, runs, the first input showing it.
-    let mut failures: BTreeMap<String, (FailureKind, u64, String)> = BTreeMap::new();
     for (index, file) in files.iter().enumerate() {
         let bytes = match file.read(args.inputs.max_input_size) {
             Ok(bytes) => bytes,
@@ -106,25 +100,9 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             not_run += 1;
             continue;
         };
-        set.add(&judge.coverage(&verdict));
-        uncounted += usize::from(!verdict.counts_for_coverage());
-        if let Some(f) = &verdict.failure {
-            if f.is_hang() {
-                hangs += 1;
-            } else {
-                failing += 1;
-            }
-            failures
-                .entry(f.key())
-                .or_insert_with(|| (f.kind.clone(), 0, file.name()))
-                .1 += 1;
-        }
+        tally.add(&judge, &verdict, || file.name());
         if let Some(g) = &mut growth {
-            let (coverage, branches) = match judge.trace() {
-                thicket_exec::Trace::Python(_) => (set.lines(), set.branches()),
-                thicket_exec::Trace::Java(_) => (set.lines(), set.methods()),
-                _ => (set.edges(), 0),
-            };
+            let (coverage, branches) = tally.figures(&judge);
             writeln!(
                 g,
                 "{index},{},{coverage},{branches}",
@@ -135,11 +113,15 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
     if let Some(mut g) = growth {
         g.flush()?;
     }
+    let Tally {
+        coverage: ref set,
+        uncounted,
+        failing,
+        hangs,
+        ref failures,
+    } = tally;
     let summary = set.summary(judge.executor().map_size());
-    let rejection = thicket_exec::likely_rejection(
-        failures.values().map(|(kind, n, _)| (kind, *n)),
-        judge.executor().target_package().as_deref(),
-    );
+    let rejection = tally.likely_rejection(&judge);
     if judge.executor().held_output_runs() > 0 {
         let runs = (files.len() - unreadable - not_run) as u64;
         eprintln!(

@@ -197,6 +197,61 @@ impl Judge {
     }
 }
 
+/// What a set of judged runs covered and how they failed (`thicket coverage`): the
+/// union of the coverage that counts by the judge's rule, and each distinct failure.
+#[derive(Default)]
+pub struct Tally {
+    /// The union of the coverage of the runs whose coverage counts.
+    pub coverage: crate::CoverageSet,
+    /// Runs whose coverage did not count (crashes, hangs).
+    pub uncounted: usize,
+    /// Failing runs, hangs excepted.
+    pub failing: usize,
+    /// Runs confirmed as hangs.
+    pub hangs: usize,
+    /// Per failure key ([`Failure::key`]): its kind, its runs and the name of the first
+    /// input that showed it.
+    pub failures: std::collections::BTreeMap<String, (FailureKind, u64, String)>,
+}
+
+impl Tally {
+    /// Adds the last run of `judge`, judged `verdict`, of the input called `name`.
+    pub fn add(&mut self, judge: &Judge, verdict: &Verdict, name: impl FnOnce() -> String) {
+        self.coverage.add(&judge.coverage(verdict));
+        self.uncounted += usize::from(!verdict.counts_for_coverage());
+        if let Some(f) = &verdict.failure {
+            if f.is_hang() {
+                self.hangs += 1;
+            } else {
+                self.failing += 1;
+            }
+            self.failures
+                .entry(f.key())
+                .or_insert_with(|| (f.kind.clone(), 0, name()))
+                .1 += 1;
+        }
+    }
+
+    /// The coverage so far as two figures in the units of `judge`'s trace: edges (and
+    /// 0), Python lines and branches, or Java lines and methods.
+    pub fn figures(&self, judge: &Judge) -> (usize, usize) {
+        match judge.trace() {
+            Trace::Python(_) => (self.coverage.lines(), self.coverage.branches()),
+            Trace::Java(_) => (self.coverage.lines(), self.coverage.methods()),
+            _ => (self.coverage.edges(), 0),
+        }
+    }
+
+    /// The failures that are likely how the target rejects invalid input (see
+    /// [`crate::likely_rejection`]).
+    pub fn likely_rejection(&self, judge: &Judge) -> Option<crate::LikelyRejection> {
+        crate::likely_rejection(
+            self.failures.values().map(|(kind, n, _)| (kind, *n)),
+            judge.executor().target_package().as_deref(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,5 +355,34 @@ mod tests {
         assert!(j.run(b"x").unwrap().is_none());
         assert!(j.run(b"x").is_err());
         assert_eq!(j.counts().executor_errors, 4);
+    }
+
+    #[test]
+    fn a_tally_counts_the_coverage_that_counts_and_each_failure_once() {
+        let mut j = judge(vec![
+            Some(ended(Status::Exited(0))),
+            Some(ended(Status::Signaled(11))),
+            Some(ended(Status::Signaled(11))),
+            Some(ended(Status::Timeout)),
+            Some(ended(Status::Timeout)),
+        ]);
+        let mut tally = Tally::default();
+        for name in ["ok", "crash-1", "crash-2", "hang"] {
+            let verdict = j.run(name.as_bytes()).unwrap().unwrap();
+            tally.add(&j, &verdict, || name.to_string());
+        }
+        // The passing run's two edges count; the crashes' and the hang's do not.
+        assert_eq!(tally.figures(&j), (2, 0));
+        assert_eq!((tally.failing, tally.hangs, tally.uncounted), (2, 1, 3));
+        // One key for both crashes (no location), the first input named.
+        assert_eq!(tally.failures.len(), 2);
+        let crash = tally
+            .failures
+            .values()
+            .find(|(k, ..)| *k != FailureKind::Hang);
+        assert_eq!(
+            crash.map(|(_, n, first)| (*n, first.as_str())),
+            Some((2, "crash-1"))
+        );
     }
 }

@@ -45,7 +45,7 @@ pub use command::{InputMode, Target};
 pub use coverage::{CoverageKind, CoverageSet, CoverageSummary, Novelty};
 pub use forkserver::{ForkserverExecutor, Handshake};
 pub use java::{JavaExecutor, JavaTarget, JavaTrace};
-pub use judge::{Judge, JudgeCounts, Verdict};
+pub use judge::{Judge, JudgeCounts, Tally, Verdict};
 pub use outcome::{Exception, Outcome, Status, Tail};
 pub use plain::PlainExecutor;
 pub use python::{PyToken, PyTrace, PythonExecutor, PythonTarget, TokenCond, TokenTrace};
