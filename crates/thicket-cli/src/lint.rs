@@ -4,7 +4,7 @@ use crate::exit;
 use crate::spec::{LoadError, SpecArgs, spec_error_code};
 use clap::{Args, ValueEnum};
 use thicket_grammar::diag::render_diagnostics;
-use thicket_grammar::{Analysis, Expr, Grammar, UNBOUNDED, lint};
+use thicket_grammar::{Analysis, Expr, lint};
 
 /// Arguments of `thicket lint`.
 #[derive(Args, Debug)]
@@ -38,76 +38,6 @@ enum LintFormat {
     Json,
 }
 
-struct RuleSummary {
-    name: String,
-    alternatives: usize,
-    min_depth: Option<u32>,
-    min_length: Option<u64>,
-    reachable: bool,
-}
-
-/// What lint says about a Fandango spec's parts: what is read but not run yet, and
-/// which constraints run natively and which call Python.
-fn fandango_notes(loaded: &thicket_fandango::LoadedSpec) -> Vec<String> {
-    let fan = &loaded.spec.fandango;
-    let mut notes = Vec::new();
-    if let Err(why) = loaded.generable() {
-        notes.push(why);
-    }
-    let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-    let python = loaded
-        .constraints
-        .iter()
-        .filter(|c| !c.host_exprs.is_empty())
-        .count();
-    let goals_python = loaded.goals.iter().filter(|g| !g.native).count();
-    if !loaded.constraints.is_empty() || !loaded.goals.is_empty() {
-        notes.push(format!(
-            "{} solved natively, {} calling Python; {}",
-            count(loaded.constraints.len() - python, "constraint"),
-            python,
-            count(loaded.goals.len(), "goal")
-                + &if goals_python > 0 {
-                    format!(" ({goals_python} in Python)")
-                } else {
-                    String::new()
-                }
-        ));
-    }
-    for c in &loaded.constraints {
-        for host in &c.host_exprs {
-            notes.push(format!(
-                "{}: in Python: {}",
-                c.constraint.location(),
-                host.reason
-            ));
-        }
-    }
-    if loaded.needs_python() || !fan.python.is_empty() {
-        let mut parts = Vec::new();
-        if !fan.python.is_empty() {
-            parts.push(count(fan.python.len(), "Python block"));
-        }
-        if !fan.generators.is_empty() {
-            parts.push(count(fan.generators.len(), "generator"));
-        }
-        notes.push(format!(
-            "{}: {}",
-            if loaded.needs_python() {
-                "runs in Python (python3 on PATH, or $THICKET_PYTHON)"
-            } else {
-                "its Python is never called"
-            },
-            if parts.is_empty() {
-                "the constraints above".to_string()
-            } else {
-                parts.join(", ")
-            }
-        ));
-    }
-    notes
-}
-
 /// Runs `thicket lint`.
 pub fn run(args: LintArgs) -> anyhow::Result<u8> {
     // Compiled as every command compiles them, without running any Python.
@@ -123,7 +53,7 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
         Err(error) => return Ok(error.report()),
     };
     let constraints = loaded.constraints.len();
-    let notes = fandango_notes(&loaded);
+    let notes = loaded.notes();
     let spec = &loaded.spec;
     let grammar = &spec.grammar;
     let analysis = Analysis::new(grammar);
@@ -131,14 +61,17 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
     diagnostics.extend(spec.fandango.warnings.iter().cloned());
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = diagnostics.len() - errors;
-    let rules = summarize(grammar, &analysis);
+    let rules: Vec<_> = grammar
+        .symbols()
+        .map(|s| analysis.rule_summary(grammar, s))
+        .collect();
     let terminals = grammar
         .expr_ids()
         .filter(|&e| matches!(grammar.expr(e), Expr::Literal(_) | Expr::Regex(_)))
         .count();
     let alternatives: usize = rules.iter().map(|r| r.alternatives).sum();
-    let min_depth = rule_depth(&analysis, grammar.start());
-    let min_length = rule_length(&analysis, grammar.start());
+    let start = analysis.rule_summary(grammar, grammar.start());
+    let (min_depth, min_length) = (start.min_depth, start.min_length);
     let failed = errors > 0 || (args.deny_warnings && warnings > 0);
     match args.format {
         LintFormat::Json => {
@@ -240,33 +173,4 @@ fn unloadable_json(error: &thicket_grammar::SpecError) -> serde_json::Value {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-fn rule_depth(analysis: &Analysis, symbol: thicket_grammar::SymbolId) -> Option<u32> {
-    Some(analysis.rule_min_depth(symbol)).filter(|&d| d != UNBOUNDED)
-}
-
-fn rule_length(analysis: &Analysis, symbol: thicket_grammar::SymbolId) -> Option<u64> {
-    analysis
-        .is_productive(symbol)
-        .then(|| analysis.rule_min_len(symbol))
-}
-
-fn summarize(grammar: &Grammar, analysis: &Analysis) -> Vec<RuleSummary> {
-    grammar
-        .symbols()
-        .map(|s| {
-            let rule = grammar.rule(s);
-            RuleSummary {
-                name: rule.name.clone(),
-                alternatives: match grammar.expr(rule.body) {
-                    Expr::Alt(alts) => alts.len(),
-                    _ => 1,
-                },
-                min_depth: rule_depth(analysis, s),
-                min_length: rule_length(analysis, s),
-                reachable: analysis.is_reachable(s),
-            }
-        })
-        .collect()
 }

@@ -265,6 +265,69 @@ impl LoadedSpec {
             || self.constraints.iter().any(|c| !c.host_exprs.is_empty())
             || self.goals.iter().any(|g| !g.native)
     }
+
+    /// What `thicket lint` says about the spec's Fandango parts, a line each: what is
+    /// read but not generated yet, which constraints run natively and which call Python
+    /// (and why), and whether the spec's Python runs at all.
+    pub fn notes(&self) -> Vec<String> {
+        let fan = &self.spec.fandango;
+        let mut notes = Vec::new();
+        if let Err(why) = self.generable() {
+            notes.push(why);
+        }
+        let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let python = self
+            .constraints
+            .iter()
+            .filter(|c| !c.host_exprs.is_empty())
+            .count();
+        let goals_python = self.goals.iter().filter(|g| !g.native).count();
+        if !self.constraints.is_empty() || !self.goals.is_empty() {
+            notes.push(format!(
+                "{} solved natively, {} calling Python; {}",
+                count(self.constraints.len() - python, "constraint"),
+                python,
+                count(self.goals.len(), "goal")
+                    + &if goals_python > 0 {
+                        format!(" ({goals_python} in Python)")
+                    } else {
+                        String::new()
+                    }
+            ));
+        }
+        for c in &self.constraints {
+            for host in &c.host_exprs {
+                notes.push(format!(
+                    "{}: in Python: {}",
+                    c.constraint.location(),
+                    host.reason
+                ));
+            }
+        }
+        if self.needs_python() || !fan.python.is_empty() {
+            let mut parts = Vec::new();
+            if !fan.python.is_empty() {
+                parts.push(count(fan.python.len(), "Python block"));
+            }
+            if !fan.generators.is_empty() {
+                parts.push(count(fan.generators.len(), "generator"));
+            }
+            notes.push(format!(
+                "{}: {}",
+                if self.needs_python() {
+                    "runs in Python (python3 on PATH, or $THICKET_PYTHON)"
+                } else {
+                    "its Python is never called"
+                },
+                if parts.is_empty() {
+                    "the constraints above".to_string()
+                } else {
+                    parts.join(", ")
+                }
+            ));
+        }
+        notes
+    }
 }
 
 /// Valid candidates drawn per input of a spec with `minimizing` / `maximizing` goals

@@ -237,3 +237,36 @@ fn constant_repetition_counts_are_computed_once() {
     let loaded = load(dependent, &Options::default()).unwrap();
     assert!(loaded.generable().is_ok() && loaded.counts.is_some());
 }
+
+/// `thicket lint`'s notes: which constraints are native and which call Python (and
+/// why), and whether the spec's Python runs. Compiling starts no Python.
+#[test]
+fn notes_tell_native_constraints_from_python_ones() {
+    let loaded = load(RECORD, &Options::default()).unwrap();
+    let notes = loaded.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n == "0 constraints solved natively, 1 calling Python; 0 goals"),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains(": in Python: ")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("runs in Python") && n.ends_with("1 Python block, 1 generator")),
+        "{notes:?}"
+    );
+    let native = load(
+        "<start> ::= <digit>+\nwhere len(str(<start>)) == 3\n",
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        native.notes(),
+        vec!["1 constraint solved natively, 0 calling Python; 0 goals".to_string()]
+    );
+}

@@ -202,6 +202,36 @@ impl Analysis {
     pub fn grammar_min_depth(&self, grammar: &Grammar) -> u32 {
         self.rule_min_depth(grammar.start())
     }
+
+    /// What `thicket lint` tells of a rule of `grammar` (this analysis' grammar).
+    pub fn rule_summary(&self, grammar: &Grammar, id: SymbolId) -> RuleSummary {
+        let rule = grammar.rule(id);
+        RuleSummary {
+            name: rule.name.clone(),
+            alternatives: match grammar.expr(rule.body) {
+                Expr::Alt(alts) => alts.len(),
+                _ => 1,
+            },
+            min_depth: self.is_productive(id).then(|| self.rule_min_depth(id)),
+            min_length: self.is_productive(id).then(|| self.rule_min_len(id)),
+            reachable: self.is_reachable(id),
+        }
+    }
+}
+
+/// A rule's shape and static facts ([`Analysis::rule_summary`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleSummary {
+    /// The rule's name, without angle brackets.
+    pub name: String,
+    /// Alternatives of its body (1 if the body is not an alternation).
+    pub alternatives: usize,
+    /// Least depth of its trees; `None` if it derives no finite string.
+    pub min_depth: Option<u32>,
+    /// Least length of its strings; `None` if it derives no finite string.
+    pub min_length: Option<u64>,
+    /// Whether the start rule reaches it.
+    pub reachable: bool,
 }
 
 fn reachable_rules(grammar: &Grammar) -> Vec<bool> {
@@ -600,5 +630,35 @@ mod tests {
         assert_eq!(diags.len(), 1);
         assert!(!diags[0].is_error());
         assert_eq!(diags[0].code, "unreachable");
+    }
+
+    #[test]
+    fn rule_summaries_tell_shape_depth_length_and_reach() {
+        let g = crate::load_spec_text(
+            "t.bnf",
+            b"<start> ::= <a> | \"xy\"\n<a> ::= \"z\" <a> | \"q\"\n<loop> ::= <loop>\n",
+        )
+        .unwrap();
+        let analysis = Analysis::new(&g);
+        let summary = |name: &str| {
+            let id = g.symbols().find(|&s| g.rule(s).name == name).unwrap();
+            analysis.rule_summary(&g, id)
+        };
+        assert_eq!(
+            summary("start"),
+            RuleSummary {
+                name: "start".into(),
+                alternatives: 2,
+                min_depth: Some(1),
+                min_length: Some(1),
+                reachable: true,
+            }
+        );
+        let unproductive = summary("loop");
+        assert_eq!(
+            (unproductive.min_depth, unproductive.min_length),
+            (None, None)
+        );
+        assert!(!unproductive.reachable);
     }
 }

@@ -30,7 +30,7 @@ pub mod source;
 pub mod suggest;
 pub mod tokens;
 
-pub use analysis::{Analysis, UNBOUNDED, lint};
+pub use analysis::{Analysis, RuleSummary, UNBOUNDED, lint};
 pub use diag::{Diagnostic, Severity, SpecError};
 pub use fandango::{
     ComputedRepeat, ConstraintKind, FanBlock, FanConstraint, FanGenerator, FanParts, PartyRef,
