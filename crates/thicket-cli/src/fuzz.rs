@@ -665,76 +665,27 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
     }
     if args.minimize && !stop.load(Ordering::SeqCst) {
-        // The campaign's judge minimises: the same target process and rules.
-        let mut judge = campaign.into_judge();
-        minimize_crashes(&args, &spec.grammar, &mut judge, seed)?;
+        use thicket_fuzz::minimize::CrashEvent;
+        let result = campaign.minimize_crashes(args.minimize_runs, &mut |event| match event {
+            CrashEvent::Reduce { path, len, event } => {
+                crate::minimize::print_event(&path.display().to_string(), len, event)
+            }
+            CrashEvent::Flaky { path } => eprintln!(
+                "note: {} does not fail any more (flaky): not minimised",
+                path.display()
+            ),
+            CrashEvent::Minimized {
+                name,
+                from,
+                to,
+                key,
+            } => {
+                eprintln!("thicket: minimized/{name}: {from} -> {to} bytes, `{key}`")
+            }
+        });
+        result?;
     }
     Ok(exit::OK)
-}
-
-/// `--minimize`: each saved crash whose failure was not minimised yet, into
-/// OUT/minimized/.
-fn minimize_crashes(
-    args: &FuzzArgs,
-    grammar: &thicket_grammar::Grammar,
-    judge: &mut thicket_exec::Judge,
-    seed: u64,
-) -> anyhow::Result<()> {
-    let crashes = args.out_dir().join("crashes");
-    let mut names: Vec<String> = std::fs::read_dir(&crashes)
-        .with_context(|| format!("cannot read {}", crashes.display()))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| name.starts_with("id:"))
-        .collect();
-    if names.is_empty() {
-        return Ok(());
-    }
-    names.sort();
-    let into = args.out_dir().join("minimized");
-    std::fs::create_dir_all(&into).with_context(|| format!("cannot create {}", into.display()))?;
-    let mut done = std::collections::HashSet::new();
-    let limits = thicket_fuzz::minimize::MinimizeLimits {
-        max_runs: args.minimize_runs,
-        deadline: None,
-    };
-    for name in names {
-        // The campaign recorded each crash's failure: one minimisation per failure.
-        let meta = args
-            .out_dir()
-            .join("meta/crashes")
-            .join(format!("{name}.json"));
-        let key = std::fs::read_to_string(&meta)
-            .ok()
-            .and_then(|t| thicket_fuzz::output::read_meta(&t))
-            .and_then(|m| m["key"].as_str().map(str::to_string));
-        if key.as_ref().is_some_and(|k| done.contains(k)) {
-            continue;
-        }
-        let path = crashes.join(&name);
-        let input =
-            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        let what = path.display().to_string();
-        let reduced = crate::minimize::reduce(grammar, judge, &input, &what, limits, seed, false)?;
-        let Some(reduced) = reduced else {
-            eprintln!("note: {what} does not fail any more (flaky): not minimised");
-            continue;
-        };
-        let fresh = done.insert(reduced.key.clone());
-        done.extend(key);
-        if !fresh {
-            // Fails like a crash minimised before (its location differed in the campaign).
-            continue;
-        }
-        crate::shared::write_atomically(&into, &name, &reduced.bytes)?;
-        eprintln!(
-            "thicket: minimized/{name}: {} -> {} bytes, `{}`",
-            input.len(),
-            reduced.bytes.len(),
-            reduced.key
-        );
-    }
-    Ok(())
 }
 
 fn status_bar() -> indicatif::ProgressBar {

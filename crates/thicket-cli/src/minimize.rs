@@ -8,8 +8,7 @@ use clap::Args;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use thicket_exec::Judge;
-use thicket_fuzz::minimize::{MinimizeLimits, Minimizer};
-use thicket_gen::{GenConfig, Generator};
+use thicket_fuzz::minimize::{MinimizeLimits, ReduceEvent, Reduced};
 
 /// Arguments of `thicket minimize`.
 #[derive(Args, Debug)]
@@ -134,22 +133,8 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-/// A failing input made smaller.
-pub struct Reduced {
-    /// The smallest input found that fails the same way.
-    pub bytes: Vec<u8>,
-    /// How it fails (kind and location).
-    pub key: String,
-    /// Whether it is in the grammar (the tree passes only; no byte pass ran).
-    pub in_grammar: bool,
-    /// What the minimisation did.
-    pub stats: thicket_fuzz::minimize::MinimizeStats,
-}
-
-/// Minimises `input` (named `what` in messages) against the target, each candidate
-/// run and judged by `judge` (hangs confirmed, executor errors tolerated): through its
-/// derivation tree if it parses (then bytes too with `bytes`), else by its bytes.
-/// `None` if the input does not fail; progress goes to stderr every second.
+/// Minimises `input` (named `what` in messages) with [`thicket_fuzz::minimize::reduce`],
+/// its start and progress on stderr.
 pub fn reduce(
     grammar: &thicket_grammar::Grammar,
     judge: &mut Judge,
@@ -159,63 +144,29 @@ pub fn reduce(
     seed: u64,
     bytes: bool,
 ) -> anyhow::Result<Option<Reduced>> {
-    let Some(key) = failure_key(judge, input)? else {
-        return Ok(None);
-    };
-    eprintln!(
-        "thicket: {what} ({} bytes) fails with `{key}`; minimizing",
-        input.len()
-    );
-    let generator =
-        Generator::new(grammar, GenConfig::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let parser =
-        thicket_parse::Parser::new(grammar, Default::default()).map_err(|e| anyhow::anyhow!(e))?;
-    let started = Instant::now();
-    let mut smallest = input.len();
-    let mut last_report = Instant::now();
-    let test = |candidate: &[u8]| -> anyhow::Result<bool> {
-        let same = failure_key(judge, candidate)?.as_deref() == Some(&key);
-        if same {
-            smallest = smallest.min(candidate.len());
-        }
-        if last_report.elapsed() >= Duration::from_secs(1) {
-            last_report = Instant::now();
-            eprintln!(
-                "thicket: {:.0} s: smallest so far {smallest} bytes",
-                started.elapsed().as_secs_f64()
-            );
-        }
-        Ok(same)
-    };
-    let mut minimizer = Minimizer::new(&generator, Some(&parser), test, limits, seed);
-    let (bytes, in_grammar) = match parser.parse(input) {
-        Ok(parsed) => {
-            let tree = minimizer.minimize_tree(parsed.tree())?;
-            if bytes {
-                (minimizer.minimize_bytes(tree.bytes())?, false)
-            } else {
-                (tree.bytes().to_vec(), true)
-            }
-        }
-        Err(e) => {
-            eprintln!("note: {what} is not in the grammar ({e}): reducing its bytes");
-            (minimizer.minimize_bytes(input)?, false)
-        }
-    };
-    let stats = minimizer.stats().clone();
-    Ok(Some(Reduced {
+    let mut events = |event: ReduceEvent<'_>| print_event(what, input.len(), event);
+    Ok(thicket_fuzz::minimize::reduce(
+        grammar,
+        judge,
+        input,
+        limits,
+        seed,
         bytes,
-        key,
-        in_grammar,
-        stats,
-    }))
+        &mut events,
+    )?)
 }
 
-/// How `input` makes the target fail (kind and location), if it does (a run the
-/// executor could not make does not fail).
-fn failure_key(judge: &mut Judge, input: &[u8]) -> anyhow::Result<Option<String>> {
-    Ok(judge
-        .run(input)?
-        .and_then(|verdict| verdict.failure)
-        .map(|f| f.key()))
+/// Prints what minimising `what` (`len` bytes) reports.
+pub fn print_event(what: &str, len: usize, event: ReduceEvent<'_>) {
+    match event {
+        ReduceEvent::Fails { key } => {
+            eprintln!("thicket: {what} ({len} bytes) fails with `{key}`; minimizing")
+        }
+        ReduceEvent::OutsideGrammar { error } => {
+            eprintln!("note: {what} is not in the grammar ({error}): reducing its bytes")
+        }
+        ReduceEvent::Progress { seconds, smallest } => {
+            eprintln!("thicket: {seconds:.0} s: smallest so far {smallest} bytes")
+        }
+    }
 }

@@ -428,6 +428,151 @@ where
     }
 }
 
+/// A failing input made smaller by [`reduce`].
+#[derive(Clone, Debug)]
+pub struct Reduced {
+    /// The smallest input found that fails the same way.
+    pub bytes: Vec<u8>,
+    /// How it fails ([`Failure::key`](thicket_exec::Failure::key): kind and location).
+    pub key: String,
+    /// Whether it is in the grammar (the tree passes only; no byte pass ran).
+    pub in_grammar: bool,
+    /// What the minimisation did.
+    pub stats: MinimizeStats,
+}
+
+/// What [`reduce`] reports while it works, for a caller that shows progress.
+#[derive(Debug)]
+pub enum ReduceEvent<'a> {
+    /// The input fails with this key; minimisation starts.
+    Fails {
+        /// The failure's key.
+        key: &'a str,
+    },
+    /// The input does not parse: only its bytes are reduced.
+    OutsideGrammar {
+        /// Why it does not parse.
+        error: &'a thicket_parse::ParseError,
+    },
+    /// A second has passed since the last progress event.
+    Progress {
+        /// Seconds since minimisation started.
+        seconds: f64,
+        /// The smallest failing input so far, in bytes.
+        smallest: usize,
+    },
+}
+
+/// What [`Campaign::minimize_crashes`](crate::Campaign::minimize_crashes) reports.
+#[derive(Debug)]
+pub enum CrashEvent<'a> {
+    /// An event of the minimisation of the saved crash at `path` (`len` bytes).
+    Reduce {
+        /// The crash's file.
+        path: &'a std::path::Path,
+        /// Its size.
+        len: usize,
+        /// What its minimisation reports.
+        event: ReduceEvent<'a>,
+    },
+    /// The saved crash at `path` does not fail any more (a flaky failure).
+    Flaky {
+        /// The crash's file.
+        path: &'a std::path::Path,
+    },
+    /// A crash minimised into `minimized/NAME`.
+    Minimized {
+        /// The file's name, the crash's.
+        name: &'a str,
+        /// The crash's size.
+        from: usize,
+        /// The minimised input's size.
+        to: usize,
+        /// How it fails.
+        key: &'a str,
+    },
+}
+
+/// Minimises `input` against the target, each candidate run and judged by `judge`
+/// (hangs confirmed, executor errors tolerated), keeping candidates that fail with the
+/// input's own [`Failure::key`](thicket_exec::Failure::key): through its derivation tree
+/// if it parses (then bytes too with `bytes`), else by its bytes. `None` if the input
+/// does not fail; `events` hears of the start and of progress every second.
+pub fn reduce(
+    grammar: &Grammar,
+    judge: &mut thicket_exec::Judge,
+    input: &[u8],
+    limits: MinimizeLimits,
+    seed: u64,
+    bytes: bool,
+    events: &mut dyn FnMut(ReduceEvent<'_>),
+) -> Result<Option<Reduced>, crate::FuzzError> {
+    let Some(key) = failure_key(judge, input)? else {
+        return Ok(None);
+    };
+    events(ReduceEvent::Fails { key: &key });
+    let generator = Generator::new(grammar, thicket_gen::GenConfig::default())
+        .map_err(|e| crate::FuzzError::Campaign(e.to_string()))?;
+    let parser = Parser::new(grammar, Default::default())
+        .map_err(|e| crate::FuzzError::Campaign(e.to_string()))?;
+    // Read before the minimiser borrows `events`: the tree, or why there is none.
+    let tree = match parser.parse(input) {
+        Ok(parsed) => Some(parsed.tree()),
+        Err(error) => {
+            events(ReduceEvent::OutsideGrammar { error: &error });
+            None
+        }
+    };
+    let started = Instant::now();
+    let mut smallest = input.len();
+    let mut last_report = Instant::now();
+    let test = |candidate: &[u8]| -> Result<bool, crate::FuzzError> {
+        let same = failure_key(judge, candidate)?.as_deref() == Some(&key);
+        if same {
+            smallest = smallest.min(candidate.len());
+        }
+        if last_report.elapsed() >= std::time::Duration::from_secs(1) {
+            last_report = Instant::now();
+            events(ReduceEvent::Progress {
+                seconds: started.elapsed().as_secs_f64(),
+                smallest,
+            });
+        }
+        Ok(same)
+    };
+    let mut minimizer = Minimizer::new(&generator, Some(&parser), test, limits, seed);
+    let (reduced, in_grammar) = match tree {
+        Some(tree) => {
+            let tree = minimizer.minimize_tree(tree)?;
+            if bytes {
+                (minimizer.minimize_bytes(tree.bytes())?, false)
+            } else {
+                (tree.bytes().to_vec(), true)
+            }
+        }
+        None => (minimizer.minimize_bytes(input)?, false),
+    };
+    let stats = minimizer.stats().clone();
+    Ok(Some(Reduced {
+        bytes: reduced,
+        key,
+        in_grammar,
+        stats,
+    }))
+}
+
+/// How `input` makes the target fail (kind and location), if it does (a run the
+/// executor could not make does not fail).
+fn failure_key(
+    judge: &mut thicket_exec::Judge,
+    input: &[u8],
+) -> Result<Option<String>, thicket_exec::ExecError> {
+    Ok(judge
+        .run(input)?
+        .and_then(|verdict| verdict.failure)
+        .map(|f| f.key()))
+}
+
 /// What identifies a candidate among those tried (a 64-bit hash: a collision skips one
 /// candidate, nothing worse).
 fn candidate_key(bytes: &[u8]) -> u64 {
@@ -536,5 +681,76 @@ mod tests {
             1,
         );
         assert_eq!(minimizer.minimize_bytes(b"abcdef"), Err("target gone"));
+    }
+
+    /// A target that crashes when its input holds `77`.
+    struct CrashesOn77;
+
+    impl thicket_exec::Executor for CrashesOn77 {
+        fn run(&mut self, input: &[u8]) -> Result<thicket_exec::Outcome, thicket_exec::ExecError> {
+            let status = if input.windows(2).any(|w| w == b"77") {
+                thicket_exec::Status::Signaled(11)
+            } else {
+                thicket_exec::Status::Exited(0)
+            };
+            Ok(thicket_exec::Outcome::new(
+                status,
+                std::time::Duration::from_micros(10),
+            ))
+        }
+        fn trace(&self) -> thicket_exec::Trace<'_> {
+            thicket_exec::Trace::None
+        }
+        fn describe(&self) -> String {
+            "crashes on 77".into()
+        }
+        fn timeout(&self) -> std::time::Duration {
+            std::time::Duration::from_secs(1)
+        }
+        fn set_timeout(&mut self, _: std::time::Duration) {}
+    }
+
+    #[test]
+    fn reduce_keeps_the_failure_and_the_grammar_and_says_when_it_leaves_it() {
+        let grammar = load_spec_text("t.fan", LISTS.as_bytes()).unwrap();
+        let mut judge =
+            thicket_exec::Judge::new(Box::new(CrashesOn77), thicket_exec::Classifier::default());
+        let mut events = Vec::new();
+        let mut note = |e: ReduceEvent<'_>| events.push(format!("{e:?}"));
+        let limits = MinimizeLimits::default();
+        let reduced = reduce(
+            &grammar,
+            &mut judge,
+            b"[1,[2,377],[4]]",
+            limits,
+            1,
+            false,
+            &mut note,
+        )
+        .unwrap()
+        .expect("fails");
+        assert_eq!(reduced.bytes, b"77");
+        assert!(reduced.in_grammar);
+        assert!(events[0].starts_with("Fails"), "{events:?}");
+        // Outside the grammar: bytes only, said before the work starts.
+        let mut events = Vec::new();
+        let mut note = |e: ReduceEvent<'_>| events.push(format!("{e:?}"));
+        let reduced = reduce(
+            &grammar,
+            &mut judge,
+            b"[1,, 77]]",
+            limits,
+            1,
+            false,
+            &mut note,
+        )
+        .unwrap()
+        .expect("fails");
+        assert_eq!(reduced.bytes, b"77");
+        assert!(!reduced.in_grammar);
+        assert!(events[1].starts_with("OutsideGrammar"), "{events:?}");
+        // An input that does not fail is not minimised.
+        let passes = reduce(&grammar, &mut judge, b"[1]", limits, 1, false, &mut |_| {});
+        assert!(passes.unwrap().is_none());
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{Campaign, Entry};
 use crate::FuzzError;
+use crate::minimize::{CrashEvent, MinimizeLimits, reduce};
 use crate::output::file_safe;
 use crate::stats::FailureRecord;
 use crate::strategy::Input;
@@ -235,4 +236,79 @@ impl Campaign<'_> {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Campaign<'_> {
+    /// Minimises one saved crash per distinct failure (kind and location) into
+    /// `minimized/` under the crash's name, with at most `max_runs` runs each, through
+    /// the campaign's own judge (the same target process and rules) and seed; `events`
+    /// hears of each crash.
+    pub fn minimize_crashes(
+        &mut self,
+        max_runs: u64,
+        events: &mut dyn FnMut(CrashEvent<'_>),
+    ) -> Result<(), FuzzError> {
+        let crashes = self.out.list("crashes")?;
+        if crashes.is_empty() {
+            return Ok(());
+        }
+        let root = self.out.root().to_path_buf();
+        let into = root.join("minimized");
+        std::fs::create_dir_all(&into)
+            .map_err(|e| FuzzError::Io(format!("cannot create {}", into.display()), e))?;
+        let limits = MinimizeLimits {
+            max_runs,
+            deadline: None,
+        };
+        let mut done = std::collections::HashSet::new();
+        for (name, path) in crashes {
+            // The campaign recorded each crash's failure: one minimisation per failure.
+            let meta = root.join("meta/crashes").join(format!("{name}.json"));
+            let key = std::fs::read_to_string(&meta)
+                .ok()
+                .and_then(|t| crate::output::read_meta(&t))
+                .and_then(|m| m["key"].as_str().map(str::to_string));
+            if key.as_ref().is_some_and(|k| done.contains(k)) {
+                continue;
+            }
+            let input = std::fs::read(&path)
+                .map_err(|e| FuzzError::Io(format!("cannot read {}", path.display()), e))?;
+            let len = input.len();
+            let reduced = reduce(
+                self.grammar,
+                &mut self.judge,
+                &input,
+                limits,
+                self.config.seed,
+                false,
+                &mut |event| {
+                    events(CrashEvent::Reduce {
+                        path: &path,
+                        len,
+                        event,
+                    })
+                },
+            )?;
+            let Some(reduced) = reduced else {
+                events(CrashEvent::Flaky { path: &path });
+                continue;
+            };
+            let fresh = done.insert(reduced.key.clone());
+            done.extend(key);
+            if !fresh {
+                // Fails like a crash minimised before (its location differed in the
+                // campaign).
+                continue;
+            }
+            self.out
+                .write(&format!("minimized/{name}"), &reduced.bytes)?;
+            events(CrashEvent::Minimized {
+                name: &name,
+                from: len,
+                to: reduced.bytes.len(),
+                key: &reduced.key,
+            });
+        }
+        Ok(())
+    }
 }

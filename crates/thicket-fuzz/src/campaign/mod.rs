@@ -237,11 +237,6 @@ impl<'g> Campaign<'g> {
         &self.judge
     }
 
-    /// Gives the judge back (to minimise the findings with the same target process).
-    pub fn into_judge(self) -> Judge {
-        self.judge
-    }
-
     /// Runs until the budget is spent, the strategy is done or `stop` is set; calls
     /// `progress` about four times a second. Returns the final figures (also in
     /// `stats.json`).

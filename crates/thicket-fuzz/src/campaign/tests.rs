@@ -269,3 +269,28 @@ fn the_smallest_input_per_feature_is_favoured() {
     let marks: Vec<bool> = corpus.iter().map(|e| e.favoured).collect();
     assert_eq!(marks, [false, true, false, true]);
 }
+
+#[test]
+fn crashes_are_minimised_once_per_failure_into_minimized() {
+    let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut campaign = Campaign::new(&generator, judge(), config(300), &out).unwrap();
+    let stats = campaign.run(&AtomicBool::new(false), |_| {}).unwrap();
+    assert!(stats.crash_files >= 1, "{stats:?}");
+    let mut minimized = Vec::new();
+    campaign
+        .minimize_crashes(500, &mut |event| {
+            if let crate::minimize::CrashEvent::Minimized { name, to, .. } = event {
+                minimized.push((name.to_string(), to));
+            }
+        })
+        .unwrap();
+    // One failure (a signal without a location): one minimised crash, the word alone.
+    assert_eq!(minimized.len(), 1, "{minimized:?}");
+    let written = files(&out.join("minimized"));
+    assert_eq!(written.len(), 1);
+    assert_eq!(written[0].0, minimized[0].0);
+    assert_eq!(written[0].1, b"boom");
+}
