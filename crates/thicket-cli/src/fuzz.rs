@@ -313,14 +313,7 @@ fn seed_trees(
     seed: u64,
 ) -> Result<Vec<thicket_tree::DerivationTree>, u8> {
     if paths.is_empty() {
-        // A stream apart from the campaign's rounds.
-        return Ok((0..100)
-            .map(|i| {
-                generator
-                    .generate_tree(&mut Generator::rng_for(seed ^ 0x5EED_5EED_5EED_5EED, i))
-                    .0
-            })
-            .collect());
+        return Ok(thicket_fuzz::strategy::generated_seeds(generator, seed));
     }
     let inputs = crate::inputs::InputArgs {
         inputs: paths.to_vec(),

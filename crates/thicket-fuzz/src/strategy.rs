@@ -49,7 +49,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use thicket_exec::{Novelty, TokenTrace, Trace};
 use thicket_gen::prob::{Counts, DEFAULT_SMOOTHING, Weights};
-use thicket_gen::{GenRng, Generator, below};
+use thicket_gen::{Fresh, GenRng, Generator, Producer, Weighted, below};
 use thicket_grammar::{Expr, Grammar};
 use thicket_tree::{DerivationTree, NodeId};
 
@@ -68,7 +68,7 @@ pub struct Ctx<'a, 'g> {
     pub(crate) deadline: Option<Instant>,
 }
 
-impl Ctx<'_, '_> {
+impl<'g> Ctx<'_, 'g> {
     /// The kept inputs that have trees, with their queue ids.
     pub fn kept(&self) -> impl Iterator<Item = (usize, &DerivationTree)> {
         self.corpus
@@ -76,11 +76,72 @@ impl Ctx<'_, '_> {
             .filter_map(|e| e.tree.as_ref().map(|t| (e.id, t)))
     }
 
+    /// The campaign's producer of fresh trees: the constraint solver if the campaign has
+    /// one, else the generator, its choices by `weights` where a strategy has them.
+    pub fn producer<'w>(&self, weights: Option<&'w Weights>) -> FreshTrees<'w, 'g> {
+        match (self.solver, weights) {
+            (Some(solver), _) => FreshTrees::Solved(solver),
+            (None, Some(weights)) => FreshTrees::Weighted(Weighted {
+                generator: self.generator,
+                weights,
+            }),
+            (None, None) => FreshTrees::Plain(self.generator),
+        }
+    }
+
+    /// A fresh tree from `rng` by [`Ctx::producer`], the one way a strategy makes a
+    /// fresh input; `None` if the solver found no valid tree in this stream.
+    pub fn fresh(&self, rng: &mut GenRng, weights: Option<&Weights>) -> Option<DerivationTree> {
+        self.producer(weights)
+            .tree(rng)
+            .ok()
+            .map(|fresh| fresh.tree)
+    }
+
     /// Whether the campaign is stopping (interrupted, or out of time): a strategy that
     /// searches long for its next input (a solver's queries) gives up then, returning
     /// `None`.
     pub fn stopping(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// The producers a campaign makes fresh trees with (see [`Ctx::producer`]).
+#[derive(Clone, Copy)]
+pub enum FreshTrees<'w, 'g> {
+    /// Plain generation.
+    Plain(&'g Generator<'g>),
+    /// Generation by weights (probabilistic strategies).
+    Weighted(Weighted<'w, 'g>),
+    /// Valid trees of the campaign's constraints.
+    Solved(&'g thicket_solve::Solver<'g>),
+}
+
+impl Producer for FreshTrees<'_, '_> {
+    type Miss = thicket_solve::Unsolved;
+
+    fn grammar(&self) -> &Grammar {
+        match self {
+            FreshTrees::Plain(generator) => generator.grammar(),
+            FreshTrees::Weighted(weighted) => weighted.generator.grammar(),
+            FreshTrees::Solved(solver) => Producer::grammar(*solver),
+        }
+    }
+
+    fn tree(&self, rng: &mut GenRng) -> Result<Fresh, Self::Miss> {
+        match self {
+            FreshTrees::Plain(generator) => Ok(infallible(generator.tree(rng))),
+            FreshTrees::Weighted(weighted) => Ok(infallible(weighted.tree(rng))),
+            FreshTrees::Solved(solver) => solver.tree(rng),
+        }
+    }
+}
+
+/// The tree of a producer that cannot miss.
+fn infallible(fresh: Result<Fresh, std::convert::Infallible>) -> Fresh {
+    match fresh {
+        Ok(fresh) => fresh,
+        Err(never) => match never {},
     }
 }
 
@@ -385,6 +446,21 @@ pub fn input_features(grammar: &Grammar, tree: &DerivationTree) -> u64 {
     seen.len() as u64
 }
 
+/// Seeds generated are this many.
+pub const GENERATED_SEEDS: u64 = 100;
+
+/// The trees learning strategies learn from when the user gives none:
+/// [`GENERATED_SEEDS`] fresh trees of `producer`, from streams of `seed` apart from the
+/// campaign's rounds (streams that give no tree are skipped).
+pub fn generated_seeds<P: Producer>(producer: &P, seed: u64) -> Vec<DerivationTree> {
+    (0..GENERATED_SEEDS)
+        .filter_map(|i| {
+            let mut rng = Generator::rng_for(seed ^ 0x5EED_5EED_5EED_5EED, i);
+            producer.tree(&mut rng).ok().map(|fresh| fresh.tree)
+        })
+        .collect()
+}
+
 /// Makes the strategy `kind`; `seeds` are the trees learning strategies learn from.
 pub fn make_strategy<'g>(
     kind: StrategyKind,
@@ -502,11 +578,7 @@ fn coverage_guided(ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
         }
         return Some(Candidate::tree(tree, op, Some(parent.id)));
     }
-    let tree = match ctx.solver {
-        Some(solver) => solver.solve(rng).ok()?.0,
-        None => ctx.generator.generate_tree(rng).0,
-    };
-    Some(Candidate::tree(tree, "gen", None))
+    Some(Candidate::tree(ctx.fresh(rng, None)?, "gen", None))
 }
 
 /// Generation without feedback: uniform (`random`) or by fixed weights.
@@ -521,11 +593,11 @@ impl Strategy for Sampling {
     }
 
     fn next(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
-        let tree = match &self.weights {
-            Some(w) => ctx.generator.generate_tree_weighted(rng, w).0,
-            None => ctx.generator.generate_tree(rng).0,
-        };
-        Some(Candidate::tree(tree, "gen", None))
+        Some(Candidate::tree(
+            ctx.fresh(rng, self.weights.as_ref())?,
+            "gen",
+            None,
+        ))
     }
 }
 
@@ -617,8 +689,9 @@ impl<'g> Evolution<'g> {
     fn populate(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) {
         let grammar = ctx.generator.grammar();
         let n = self.config.population.max(1);
+        // A stream the solver finds nothing in leaves the generation one input short.
         let fresh: Vec<DerivationTree> = (0..n)
-            .map(|_| ctx.generator.generate_tree_weighted(rng, &self.weights).0)
+            .filter_map(|_| ctx.fresh(rng, Some(&self.weights)))
             .collect();
         let mut batch = Vec::new();
         if self.kind == Evolve::FdLoop && self.config.mutate_inputs {

@@ -416,7 +416,6 @@ struct Expansion {
 /// novelty feed the search.
 pub struct WhiteboxSearch<'g> {
     config: WhiteboxConfig,
-    generator: &'g Generator<'g>,
     tokens: &'g Tokens,
     kinds: Kinds<'g>,
     solver: TokenSolver,
@@ -491,7 +490,6 @@ impl<'g> WhiteboxSearch<'g> {
             solver: TokenSolver::new(tokens.grammar(), tokens.kinds().len()),
             seeding: config.seeds,
             config,
-            generator,
             tokens,
             kinds,
             seed,
@@ -524,15 +522,18 @@ impl<'g> WhiteboxSearch<'g> {
         ws
     }
 
-    /// Stream `i` of the seed generator: a tree with a token count in the range (the
-    /// closest of 200 draws otherwise).
-    fn draw(&mut self) -> Vec<u8> {
+    /// Stream `i` of the seed generator: a fresh tree of the campaign's producer with a
+    /// token count in the range (the closest of 200 draws otherwise); `None` if no
+    /// stream gave a tree (the solver found none).
+    fn draw(&mut self, ctx: &Ctx<'_, '_>) -> Option<Vec<u8>> {
         let (lo, hi) = self.config.seed_tokens;
         let mut best: Option<(usize, Vec<u8>)> = None;
         for _ in 0..200 {
             let mut rng = Generator::rng_for(self.seed ^ 0x5EED_70CE, self.draws);
             self.draws += 1;
-            let (tree, _) = self.generator.generate_tree(&mut rng);
+            let Some(tree) = ctx.fresh(&mut rng, None) else {
+                continue;
+            };
             let n = tree_tokens(&tree, self.tokens).len();
             let miss = if n < lo { lo - n } else { n.saturating_sub(hi) };
             if best.as_ref().is_none_or(|(m, _)| miss < *m) {
@@ -542,7 +543,7 @@ impl<'g> WhiteboxSearch<'g> {
                 break;
             }
         }
-        best.expect("200 draws").1
+        best.map(|(_, bytes)| bytes)
     }
 
     /// The next child of the node being expanded: the next condition negated, solved
@@ -622,7 +623,8 @@ impl crate::strategy::Strategy for WhiteboxSearch<'_> {
         // An input given last and not reported ran into an executor error: dropped.
         self.running = None;
         if self.config.search == Search::BlackboxTokens {
-            return Some(Candidate::bytes(self.draw(), self.config.search.op(), None));
+            let op = self.config.search.op();
+            return Some(Candidate::bytes(self.draw(ctx)?, op, None));
         }
         loop {
             if ctx.stopping() {
@@ -635,10 +637,11 @@ impl crate::strategy::Strategy for WhiteboxSearch<'_> {
             if self.seeding > 0 || self.queue.is_empty() {
                 // The first seeds, then one more whenever the queue is empty; seeds
                 // wait until all are run (their scores decide the order).
+                let seed = self.draw(ctx)?;
                 self.seeding = self.seeding.saturating_sub(1);
                 self.stats.seeds += 1;
                 self.running = Some(0);
-                return Some(Candidate::bytes(self.draw(), "seed", None));
+                return Some(Candidate::bytes(seed, "seed", None));
             }
             let Some((_, Reverse(id))) = self.queue.pop() else {
                 continue;
