@@ -96,16 +96,17 @@ pub struct FuzzArgs {
     #[arg(long)]
     no_feedback: bool,
 
-    /// Share of rounds that mutate a kept input instead of generating a fresh one
-    /// [default: 0.8].
-    #[arg(long, value_name = "P")]
+    /// Share of rounds that mutate a kept input instead of generating a fresh one,
+    /// between 0 and 1 [default: 0.8].
+    #[arg(long, value_name = "P", conflicts_with = "no_feedback",
+          value_parser = crate::generate::parse_probability)]
     mutate_share: Option<f64>,
 
     /// Run only valid inputs: in the grammar's language (no mutation changes a
     /// terminal's bytes; by default a fifth of mutations do, to reach error handling)
     /// and satisfying the constraints (the spec's `where` blocks, -c, --constraint):
     /// each mutant is repaired by the solver, and one it cannot repair is not run.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "no_feedback")]
     valid_only: bool,
 
     /// Continue the campaign in OUT (its seed unless --seed is given, which must be the
@@ -252,41 +253,12 @@ fn strategy_name(text: &str) -> Result<StrategyArg, String> {
 
 /// FdLoop's settings from the command line, or a usage error.
 fn fdloop_config(args: &FuzzArgs) -> Result<thicket_fuzz::strategy::FdLoopConfig, String> {
-    use thicket_fuzz::strategy::{FdLoopConfig, FitnessWeights, Goal};
-    let weights = if let Some(text) = &args.fitness_weights {
-        let w: Vec<f64> = text
-            .split(',')
-            .map(|p| p.trim().parse::<f64>())
-            .collect::<Result<_, _>>()
-            .map_err(|e| format!("--fitness-weights `{text}`: {e}"))?;
-        if w.len() != 4 || w.iter().any(|x| !x.is_finite() || *x < 0.0) {
-            return Err(format!(
-                "--fitness-weights `{text}`: expected four numbers >= 0:                  MAPPINGS,COVERAGE,RUNTIME,EXCEPTIONS"
-            ));
+    use thicket_fuzz::strategy::{FdLoopConfig, FitnessWeights};
+    let weights = match &args.fitness_weights {
+        Some(text) => {
+            FitnessWeights::parse(text).map_err(|e| format!("--fitness-weights `{text}`: {e}"))?
         }
-        FitnessWeights {
-            mappings: w[0],
-            coverage: w[1],
-            runtime: w[2],
-            exceptions: w[3],
-        }
-    } else if args.goal == "multi" {
-        if args.ignore_goal {
-            return Err("--ignore-goal needs a goal to ignore (--goal coverage, ...)".into());
-        }
-        FitnessWeights::multi()
-    } else {
-        let goal = Goal::from_name(&args.goal).ok_or_else(|| {
-            format!(
-                "unknown --goal `{}`: one of mappings, coverage, runtime, exceptions, multi",
-                args.goal
-            )
-        })?;
-        if args.ignore_goal {
-            FitnessWeights::ignore(goal)
-        } else {
-            FitnessWeights::single(goal)
-        }
+        None => FitnessWeights::for_goal(&args.goal, args.ignore_goal)?,
     };
     if !(args.mappings_max.is_finite() && args.mappings_max >= 1.0) {
         return Err("--mappings-max must be a number >= 1".into());
@@ -400,25 +372,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
+    // --mutate-share and --valid-only conflict with --no-feedback (clap says so).
     let mutate_share = args.mutate_share.unwrap_or(0.8);
-    if !(0.0..=1.0).contains(&mutate_share) {
-        eprintln!("error: --mutate-share must be between 0 and 1");
-        return Ok(exit::USAGE);
-    }
-    if args.no_feedback {
-        for (given, option) in [
-            (args.mutate_share.is_some(), "--mutate-share"),
-            (args.valid_only, "--valid-only"),
-        ] {
-            if given {
-                eprintln!(
-                    "error: {option} has no effect with --no-feedback (which only generates, \
-                     mutating nothing): drop one of them"
-                );
-                return Ok(exit::USAGE);
-            }
-        }
-    }
     use thicket_fuzz::strategy::StrategyKind;
     // The whitebox searches run in the coverage campaign's loop (its output, stats,
     // budgets); the options of the other strategies do not apply.

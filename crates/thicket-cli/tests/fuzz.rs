@@ -559,11 +559,15 @@ fn options_that_do_nothing_are_usage_errors() {
         (&["--memory", "0", "--", "cat"][..], "--memory 0"),
         (
             &["--no-feedback", "--mutate-share", "0.5", "--", "cat"][..],
-            "--mutate-share has no effect with --no-feedback",
+            "'--mutate-share <P>' cannot be used with '--no-feedback'",
         ),
         (
             &["--no-feedback", "--valid-only", "--", "cat"][..],
-            "--valid-only has no effect",
+            "'--valid-only' cannot be used with '--no-feedback'",
+        ),
+        (
+            &["--mutate-share", "1.5", "--", "cat"][..],
+            "not a probability between 0 and 1",
         ),
     ] {
         let o = run(extra);

@@ -392,6 +392,46 @@ impl FitnessWeights {
         FitnessWeights::multi().with(goal, 0.0)
     }
 
+    /// Weights written `MAPPINGS,COVERAGE,RUNTIME,EXCEPTIONS` (four numbers >= 0), or
+    /// what is wrong with `text`.
+    pub fn parse(text: &str) -> Result<FitnessWeights, String> {
+        let w: Vec<f64> = text
+            .split(',')
+            .map(|p| p.trim().parse::<f64>())
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        if w.len() != 4 || w.iter().any(|x| !x.is_finite() || *x < 0.0) {
+            return Err("expected four numbers >= 0: MAPPINGS,COVERAGE,RUNTIME,EXCEPTIONS".into());
+        }
+        Ok(FitnessWeights {
+            mappings: w[0],
+            coverage: w[1],
+            runtime: w[2],
+            exceptions: w[3],
+        })
+    }
+
+    /// The weights of a goal named `name` (`multi`, or a [`Goal`]'s name), or with
+    /// `ignore` of every goal but it; or what is wrong with the names.
+    pub fn for_goal(name: &str, ignore: bool) -> Result<FitnessWeights, String> {
+        if name == "multi" {
+            if ignore {
+                return Err("--ignore-goal needs a goal to ignore (--goal coverage, ...)".into());
+            }
+            return Ok(FitnessWeights::multi());
+        }
+        let goal = Goal::from_name(name).ok_or_else(|| {
+            format!(
+                "unknown --goal `{name}`: one of mappings, coverage, runtime, exceptions, multi"
+            )
+        })?;
+        Ok(if ignore {
+            FitnessWeights::ignore(goal)
+        } else {
+            FitnessWeights::single(goal)
+        })
+    }
+
     fn with(mut self, goal: Goal, w: f64) -> FitnessWeights {
         *match goal {
             Goal::Mappings => &mut self.mappings,
@@ -996,5 +1036,33 @@ mod tests {
                 .all(|op| ["flip", "swap", "copy"].contains(&op.as_str())),
             "{ops:?}"
         );
+    }
+
+    #[test]
+    fn fitness_weights_from_text_and_goal_names() {
+        let w = FitnessWeights::parse("1, 2,0,3.5").unwrap();
+        assert_eq!(
+            (w.mappings, w.coverage, w.runtime, w.exceptions),
+            (1.0, 2.0, 0.0, 3.5)
+        );
+        assert!(FitnessWeights::parse("1,2,3").is_err());
+        assert!(FitnessWeights::parse("1,2,3,-1").is_err());
+        assert!(FitnessWeights::parse("1,2,x,4").is_err());
+        assert_eq!(
+            FitnessWeights::for_goal("multi", false),
+            Ok(FitnessWeights::multi())
+        );
+        assert!(FitnessWeights::for_goal("multi", true).is_err());
+        assert_eq!(
+            FitnessWeights::for_goal("runtime", true),
+            Ok(FitnessWeights::ignore(Goal::Runtime))
+        );
+        assert_eq!(
+            FitnessWeights::for_goal("coverage", false)
+                .unwrap()
+                .coverage,
+            10.0
+        );
+        assert!(FitnessWeights::for_goal("speed", false).is_err());
     }
 }
