@@ -488,7 +488,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         mutate_per_mille: (mutate_share * 1000.0).round() as u32,
         resume: args.resume,
         valid_only: args.valid_only,
-        spec_id: spec_id(&args.spec.spec, spec.source.text()),
+        spec_id: thicket_fuzz::spec_id(&args.spec.spec, spec.source.text()),
         target_id: args.target.identity(),
         sync: args
             .sync_dir
@@ -649,33 +649,11 @@ fn status_bar() -> indicatif::ProgressBar {
     bar
 }
 
-/// The seed recorded in `OUT/stats.json`, for `--resume` without `--seed`.
 /// The seed of a campaign in `out`: `--seed`, else with `--resume` the one in its
 /// stats.json, else a drawn one (printed).
 pub fn campaign_seed(seed: Option<u64>, resume: bool, out: &std::path::Path) -> u64 {
-    seed.or_else(|| resume.then(|| read_stats(out)?["seed"].as_u64()).flatten())
+    seed.or_else(|| resume.then(|| thicket_fuzz::recorded_seed(out)).flatten())
         .unwrap_or_else(|| crate::shared::seed_or_draw(None))
-}
-
-/// A campaign's stats.json in `out`, if it is there and readable.
-pub fn read_stats(out: &std::path::Path) -> Option<serde_json::Value> {
-    let text = std::fs::read_to_string(out.join("stats.json")).ok()?;
-    serde_json::from_str(&text).ok()
-}
-
-/// The spec as a campaign records it: its path and a hash of its text (FNV-1a), so that
-/// `--resume` notices another spec, or the same file changed.
-fn spec_id(path: &std::path::Path, text: &str) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in text.as_bytes() {
-        hash = (hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-    }
-    let name = path
-        .canonicalize()
-        .unwrap_or_else(|_| path.to_path_buf())
-        .display()
-        .to_string();
-    format!("{name} (text {hash:016x})")
 }
 
 fn status_line(stats: &Stats) -> String {

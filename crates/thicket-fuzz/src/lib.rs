@@ -123,3 +123,26 @@ impl Default for FuzzConfig {
         }
     }
 }
+
+/// A spec's identity as a campaign records it ([`FuzzConfig::spec_id`]): its path and a
+/// hash of its text (FNV-1a), so that `--resume` notices another spec, or the same file
+/// changed.
+pub fn spec_id(path: &std::path::Path, text: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in text.as_bytes() {
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    let name = path
+        .canonicalize()
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string();
+    format!("{name} (text {hash:016x})")
+}
+
+/// The seed recorded in a campaign's `stats.json` in `out`, if it is there and holds one
+/// (for `--resume` without `--seed`).
+pub fn recorded_seed(out: &std::path::Path) -> Option<u64> {
+    let text = std::fs::read_to_string(out.join("stats.json")).ok()?;
+    serde_json::from_str::<serde_json::Value>(&text).ok()?["seed"].as_u64()
+}
