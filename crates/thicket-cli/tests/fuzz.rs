@@ -559,11 +559,11 @@ fn options_that_do_nothing_are_usage_errors() {
         (&["--memory", "0", "--", "cat"][..], "--memory 0"),
         (
             &["--no-feedback", "--mutate-share", "0.5", "--", "cat"][..],
-            "'--mutate-share <P>' cannot be used with '--no-feedback'",
+            "'--no-feedback' cannot be used with '--mutate-share <P>'",
         ),
         (
             &["--no-feedback", "--valid-only", "--", "cat"][..],
-            "'--valid-only' cannot be used with '--no-feedback'",
+            "'--no-feedback' cannot be used with '--valid-only'",
         ),
         (
             &["--mutate-share", "1.5", "--", "cat"][..],
