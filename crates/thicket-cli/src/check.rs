@@ -2,7 +2,6 @@
 
 use crate::exit;
 use crate::inputs::InputArgs;
-use crate::parse::excerpt;
 use crate::shared::{batches, parser_for, worker_pool};
 use crate::spec::{ConstraintArgs, SpecArgs};
 use clap::Args;
@@ -161,7 +160,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                             }
                         }
                         Err(ParseError::Rejected(r)) => Verdict::NotInLanguage(
-                            format!("not in the language: {r}\n{}", excerpt(&text, &r)),
+                            format!("not in the language: {r}\n{}", r.excerpt(&text)),
                             // The same error object as `thicket parse --format json`.
                             serde_json::json!({
                                 "message": r.to_string(),

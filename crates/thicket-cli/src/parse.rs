@@ -101,7 +101,7 @@ impl Outcome {
     /// The outcome of an input the parser did not accept.
     fn failed(text: &[u8], error: ParseError) -> Outcome {
         match error {
-            ParseError::Rejected(r) => Outcome::Rejected(excerpt(text, &r), r),
+            ParseError::Rejected(r) => Outcome::Rejected(r.excerpt(text), r),
             e @ ParseError::TooComplex { .. } => Outcome::TooComplex(e.to_string()),
             e @ ParseError::OutOfMemory { .. } => Outcome::OutOfMemory(e.to_string()),
         }
@@ -152,7 +152,7 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                         Err(e) => return Outcome::Unreadable(e),
                     };
                     if let Some(Err(r)) = checker.as_ref().map(|c| c.accepts(&text)) {
-                        return Outcome::Rejected(excerpt(&text, &r), Box::new(r));
+                        return Outcome::Rejected(r.excerpt(&text), Box::new(r));
                     }
                     parse_one(&parser, grammar, &args, text)
                 })
@@ -481,32 +481,4 @@ use thicket_tree::{Renderer, Rendering};
 
 pub fn json_str(s: &str) -> String {
     serde_json::to_string(s).expect("strings serialize")
-}
-
-/// The offending line with a caret under the error position.
-pub fn excerpt(text: &[u8], r: &Rejection) -> String {
-    let line_start = text[..r.offset]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    let line_end = text[r.offset..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(text.len(), |p| r.offset + p);
-    // Keep long lines readable: at most 60 bytes either side of the error.
-    let from = line_start.max(r.offset.saturating_sub(60));
-    let to = line_end.min(r.offset + 60);
-    let shown: String = String::from_utf8_lossy(&text[from..to])
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let before = String::from_utf8_lossy(&text[from..r.offset])
-        .chars()
-        .count();
-    let gutter = r.line.to_string();
-    format!(
-        "{pad} |\n{gutter} | {shown}\n{pad} | {}^",
-        " ".repeat(before),
-        pad = " ".repeat(gutter.len())
-    )
 }

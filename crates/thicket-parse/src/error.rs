@@ -123,6 +123,58 @@ impl Rejection {
             rules,
         }
     }
+
+    /// The line of `text` (the rejected input) where the rejection is, with a caret
+    /// under its position, behind a gutter with the line number: at most 60 bytes
+    /// either side of the position, control characters shown as spaces.
+    pub fn excerpt(&self, text: &[u8]) -> String {
+        let offset = self.offset.min(text.len());
+        let line_start = text[..offset]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let line_end = text[offset..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(text.len(), |p| offset + p);
+        let from = line_start.max(offset.saturating_sub(60));
+        let to = line_end.min(offset + 60);
+        let shown: String = String::from_utf8_lossy(&text[from..to])
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        let before = String::from_utf8_lossy(&text[from..offset]).chars().count();
+        let gutter = self.line.to_string();
+        format!(
+            "{pad} |\n{gutter} | {shown}\n{pad} | {}^",
+            " ".repeat(before),
+            pad = " ".repeat(gutter.len())
+        )
+    }
+}
+
+#[cfg(test)]
+mod excerpt_tests {
+    use super::Rejection;
+
+    #[test]
+    fn an_excerpt_shows_the_line_with_a_caret_under_the_position() {
+        let text = b"[1,\n [2, x],\n 3]";
+        let r = Rejection::at(text, 9, vec![], vec![]);
+        assert_eq!(
+            r.excerpt(text),
+            format!("  |\n2 |  [2, x],\n  | {}^", " ".repeat(5))
+        );
+        // A long line is cut to 60 bytes either side; the end of input is a position.
+        let long = [b'a'; 200];
+        let r = Rejection::at(&long, 200, vec![], vec![]);
+        let excerpt = r.excerpt(&long);
+        assert_eq!(
+            excerpt.lines().nth(1).unwrap(),
+            format!("1 | {}", "a".repeat(60))
+        );
+        assert!(excerpt.ends_with(&format!("{}^", " ".repeat(60))));
+    }
 }
 
 impl Parser<'_> {
