@@ -156,16 +156,7 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
     };
     let missing: Vec<Vec<String>> = if args.missing {
         (1..=max_k)
-            .map(|k| {
-                let mut list = Vec::new();
-                graph.for_each_path(k, |p| {
-                    if !total.contains(p) {
-                        list.push(graph.display(grammar, p));
-                    }
-                    list.len() < args.missing_limit
-                });
-                list
-            })
+            .map(|k| total.missing(&graph, grammar, k, args.missing_limit))
             .collect()
     } else {
         Vec::new()

@@ -254,6 +254,27 @@ impl Coverage {
             .get(path.len().wrapping_sub(1))
             .is_some_and(|set| set.contains(path))
     }
+
+    /// The first `limit` k-paths of `graph` (in its order) not covered, displayed.
+    pub fn missing(
+        &self,
+        graph: &KPathGraph,
+        grammar: &Grammar,
+        k: usize,
+        limit: usize,
+    ) -> Vec<String> {
+        let mut list = Vec::new();
+        if limit == 0 {
+            return list;
+        }
+        graph.for_each_path(k, |path| {
+            if !self.contains(path) {
+                list.push(graph.display(grammar, path));
+            }
+            list.len() < limit
+        });
+        list
+    }
 }
 
 /// Calls `visit` with every distinct-position k'-path (1 <= k' <= max_k) of a tree: for
@@ -291,6 +312,22 @@ mod tests {
 
     /// Fig. 1 of the k-path paper.
     const EXPR: &str = include_str!("../../../specs/expr.fan");
+
+    #[test]
+    fn missing_paths_are_those_no_tree_covers_up_to_the_limit() {
+        let grammar = load_spec_text("t.bnf", b"<start> ::= \"a\" | \"b\" | \"c\"\n").unwrap();
+        let graph = KPathGraph::new(&grammar);
+        let mut coverage = Coverage::new(1);
+        assert_eq!(coverage.missing(&graph, &grammar, 1, 10).len(), 3);
+        assert_eq!(coverage.missing(&graph, &grammar, 1, 2).len(), 2);
+        assert!(coverage.missing(&graph, &grammar, 1, 0).is_empty());
+        let generator = thicket_gen::Generator::new(&grammar, Default::default()).unwrap();
+        for i in 0..50 {
+            let (tree, _) = generator.generate_tree(&mut thicket_gen::Generator::rng_for(1, i));
+            coverage.add_tree(&graph, &tree);
+        }
+        assert!(coverage.missing(&graph, &grammar, 1, 10).is_empty());
+    }
 
     #[test]
     fn the_papers_expression_grammar_has_the_published_counts() {
