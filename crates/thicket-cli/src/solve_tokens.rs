@@ -48,19 +48,8 @@ pub struct SolveTokensArgs {
 
 /// The tokens of a spec: `--tokens` rules, or the default.
 pub fn tokens_of(grammar: &thicket_grammar::Grammar, rules: &[String]) -> Result<Tokens, String> {
-    if rules.is_empty() {
-        return Ok(Tokens::new(grammar));
-    }
-    let mut ids = Vec::new();
-    for r in rules {
-        let name = r.trim().trim_start_matches('<').trim_end_matches('>');
-        ids.push(
-            grammar
-                .symbol(name)
-                .ok_or_else(|| format!("--tokens: the spec has no rule <{name}>"))?,
-        );
-    }
-    Ok(Tokens::with_token_rules(grammar, &ids))
+    Tokens::with_rule_names(grammar, rules)
+        .map_err(|rule| format!("--tokens: the spec has no rule {rule}"))
 }
 
 /// Reads one SET.

@@ -119,6 +119,28 @@ impl Tokens {
         Tokens::build(grammar, Some(rules))
     }
 
+    /// The tokens when the rules named in `names` (`<name>` or `name`) are the token
+    /// rules, the default tokens when `names` is empty; or the name of a rule the
+    /// grammar lacks.
+    pub fn with_rule_names<S: AsRef<str>>(
+        grammar: &Grammar,
+        names: &[S],
+    ) -> Result<Tokens, String> {
+        if names.is_empty() {
+            return Ok(Tokens::new(grammar));
+        }
+        let mut ids = Vec::new();
+        for name in names {
+            let name = name
+                .as_ref()
+                .trim()
+                .trim_start_matches('<')
+                .trim_end_matches('>');
+            ids.push(grammar.symbol(name).ok_or_else(|| format!("<{name}>"))?);
+        }
+        Ok(Tokens::with_token_rules(grammar, &ids))
+    }
+
     fn build(grammar: &Grammar, explicit: Option<&[SymbolId]>) -> Tokens {
         let n = grammar.rules().len();
         let reach = Reach::new(grammar);
@@ -535,5 +557,34 @@ mod tests {
         assert_eq!(t.kinds().len(), 3);
         let explicit = Tokens::with_token_rules(&g, &[g.symbol("decl").unwrap()]);
         assert_eq!(explicit.kinds().len(), 1);
+    }
+
+    #[test]
+    fn token_rules_by_name_with_or_without_brackets() {
+        let g = crate::load_spec_text(
+            "t.bnf",
+            b"<start> ::= <word> (\" \" <word>)*\n<word> ::= <letter>+\n<letter> ::= r\"[a-z]\"\n",
+        )
+        .unwrap();
+        let word = g.symbol("word").unwrap();
+        let by_name = Tokens::with_rule_names(&g, &["<word>"]).unwrap();
+        let by_id = Tokens::with_token_rules(&g, &[word]);
+        assert_eq!(by_name.kinds().len(), by_id.kinds().len());
+        assert_eq!(
+            Tokens::with_rule_names(&g, &[" word "])
+                .unwrap()
+                .kinds()
+                .len(),
+            by_id.kinds().len()
+        );
+        let none: [&str; 0] = [];
+        assert_eq!(
+            Tokens::with_rule_names(&g, &none).unwrap().kinds().len(),
+            Tokens::new(&g).kinds().len()
+        );
+        assert_eq!(
+            Tokens::with_rule_names(&g, &["<nope>"]).err(),
+            Some("<nope>".to_string())
+        );
     }
 }
