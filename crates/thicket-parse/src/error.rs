@@ -153,30 +153,6 @@ impl Rejection {
     }
 }
 
-#[cfg(test)]
-mod excerpt_tests {
-    use super::Rejection;
-
-    #[test]
-    fn an_excerpt_shows_the_line_with_a_caret_under_the_position() {
-        let text = b"[1,\n [2, x],\n 3]";
-        let r = Rejection::at(text, 9, vec![], vec![]);
-        assert_eq!(
-            r.excerpt(text),
-            format!("  |\n2 |  [2, x],\n  | {}^", " ".repeat(5))
-        );
-        // A long line is cut to 60 bytes either side; the end of input is a position.
-        let long = [b'a'; 200];
-        let r = Rejection::at(&long, 200, vec![], vec![]);
-        let excerpt = r.excerpt(&long);
-        assert_eq!(
-            excerpt.lines().nth(1).unwrap(),
-            format!("1 | {}", "a".repeat(60))
-        );
-        assert!(excerpt.ends_with(&format!("{}^", " ".repeat(60))));
-    }
-}
-
 impl Parser<'_> {
     /// Why `text` was rejected, `at` being the furthest position any item reached. With
     /// `inside_tokens`, a token expected there whose DFA reads on into the input before
@@ -331,4 +307,28 @@ impl Parser<'_> {
 
 pub(crate) fn symbol(index: u32) -> SymbolId {
     SymbolId::from_index(index as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rejection;
+
+    #[test]
+    fn an_excerpt_shows_the_line_with_a_caret_under_the_position() {
+        let text = b"[1,\n [2, x],\n 3]";
+        let r = Rejection::at(text, 9, vec![], vec![]);
+        assert_eq!(
+            r.excerpt(text),
+            format!("  |\n2 |  [2, x],\n  | {}^", " ".repeat(5))
+        );
+        // A long line is cut to 60 bytes either side; the end of input is a position.
+        let long = [b'a'; 200];
+        let r = Rejection::at(&long, 200, vec![], vec![]);
+        let excerpt = r.excerpt(&long);
+        assert_eq!(
+            excerpt.lines().nth(1).unwrap(),
+            format!("1 | {}", "a".repeat(60))
+        );
+        assert!(excerpt.ends_with(&format!("{}^", " ".repeat(60))));
+    }
 }
