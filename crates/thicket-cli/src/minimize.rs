@@ -8,8 +8,7 @@ use clap::Args;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use thicket_exec::Judge;
-use thicket_fuzz::minimize::{MinimizeLimits, Minimizer};
-use thicket_gen::{GenConfig, Generator};
+use thicket_fuzz::minimize::{MinimizeLimits, failure_key, reduce_failure};
 
 /// Arguments of `thicket minimize`.
 #[derive(Args, Debug)]
@@ -134,7 +133,7 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-/// A failing input made smaller.
+/// A failing input made smaller, and how it fails.
 pub struct Reduced {
     /// The smallest input found that fails the same way.
     pub bytes: Vec<u8>,
@@ -146,10 +145,9 @@ pub struct Reduced {
     pub stats: thicket_fuzz::minimize::MinimizeStats,
 }
 
-/// Minimises `input` (named `what` in messages) against the target, each candidate
-/// run and judged by `judge` (hangs confirmed, executor errors tolerated): through its
-/// derivation tree if it parses (then bytes too with `bytes`), else by its bytes.
-/// `None` if the input does not fail; progress goes to stderr every second.
+/// Minimises `input` (named `what` in messages) against the target with
+/// [`thicket_fuzz::minimize::reduce_failure`]; `None` if the input does not fail;
+/// progress goes to stderr every second.
 pub fn reduce(
     grammar: &thicket_grammar::Grammar,
     judge: &mut Judge,
@@ -166,18 +164,11 @@ pub fn reduce(
         "thicket: {what} ({} bytes) fails with `{key}`; minimizing",
         input.len()
     );
-    let generator =
-        Generator::new(grammar, GenConfig::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let parser =
-        thicket_parse::Parser::new(grammar, Default::default()).map_err(|e| anyhow::anyhow!(e))?;
     let started = Instant::now();
     let mut smallest = input.len();
     let mut last_report = Instant::now();
-    let test = |candidate: &[u8]| -> anyhow::Result<bool> {
-        let same = failure_key(judge, candidate)?.as_deref() == Some(&key);
-        if same {
-            smallest = smallest.min(candidate.len());
-        }
+    let progress = |size: usize| {
+        smallest = smallest.min(size);
         if last_report.elapsed() >= Duration::from_secs(1) {
             last_report = Instant::now();
             eprintln!(
@@ -185,37 +176,15 @@ pub fn reduce(
                 started.elapsed().as_secs_f64()
             );
         }
-        Ok(same)
     };
-    let mut minimizer = Minimizer::new(&generator, Some(&parser), test, limits, seed);
-    let (bytes, in_grammar) = match parser.parse(input) {
-        Ok(parsed) => {
-            let tree = minimizer.minimize_tree(parsed.tree())?;
-            if bytes {
-                (minimizer.minimize_bytes(tree.bytes())?, false)
-            } else {
-                (tree.bytes().to_vec(), true)
-            }
-        }
-        Err(e) => {
-            eprintln!("note: {what} is not in the grammar ({e}): reducing its bytes");
-            (minimizer.minimize_bytes(input)?, false)
-        }
-    };
-    let stats = minimizer.stats().clone();
+    let reduced = reduce_failure(grammar, judge, input, &key, limits, seed, bytes, progress)?;
+    if let Some(why) = &reduced.outside_grammar {
+        eprintln!("note: {what} is not in the grammar ({why}): its bytes were reduced");
+    }
     Ok(Some(Reduced {
-        bytes,
+        bytes: reduced.bytes,
         key,
-        in_grammar,
-        stats,
+        in_grammar: reduced.in_grammar,
+        stats: reduced.stats,
     }))
-}
-
-/// How `input` makes the target fail (kind and location), if it does (a run the
-/// executor could not make does not fail).
-fn failure_key(judge: &mut Judge, input: &[u8]) -> anyhow::Result<Option<String>> {
-    Ok(judge
-        .run(input)?
-        .and_then(|verdict| verdict.failure)
-        .map(|f| f.key()))
 }

@@ -26,12 +26,14 @@
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
 use std::time::Instant;
-use thicket_gen::{GenRng, Generator};
+use thicket_gen::{GenConfig, GenRng, Generator};
 use thicket_grammar::{Expr, Grammar, SymbolId};
 use thicket_parse::Parser;
 use thicket_tree::{DerivationTree, NodeId, TreeSink};
 
+use crate::FuzzError;
 use crate::mutate::rule_of;
+use thicket_exec::{ExecError, Judge};
 
 /// Bounds of one minimisation.
 #[derive(Clone, Copy, Debug)]
@@ -426,6 +428,77 @@ where
         }
         Ok(input)
     }
+}
+
+/// A failing input made smaller by [`reduce_failure`].
+#[derive(Clone, Debug)]
+pub struct Reduced {
+    /// The smallest input found that fails the same way.
+    pub bytes: Vec<u8>,
+    /// Whether it is in the grammar (the tree passes only; no byte pass ran).
+    pub in_grammar: bool,
+    /// Why the input was not reduced through a tree: the parser's refusal, when the
+    /// input was outside the grammar (its bytes were reduced instead).
+    pub outside_grammar: Option<String>,
+    /// What the minimisation did.
+    pub stats: MinimizeStats,
+}
+
+/// How `input` makes the judge's target fail (the failure's key: kind and location),
+/// if it does; a run the executor could not make does not fail.
+pub fn failure_key(judge: &mut Judge, input: &[u8]) -> Result<Option<String>, ExecError> {
+    Ok(judge
+        .run(input)?
+        .and_then(|verdict| verdict.failure)
+        .map(|f| f.key()))
+}
+
+/// Minimises `input`, which fails with `key` (see [`failure_key`]), against the target:
+/// each candidate is run and judged by `judge` (hangs confirmed, executor errors
+/// tolerated) and kept if it fails with the same key. Through its derivation tree if it
+/// parses (then its bytes too with `bytes`), else by its bytes. `smaller` is told the
+/// size of each smaller failing candidate, for progress reports. The minimisation stage
+/// of `thicket fuzz --minimize`, `thicket minimize` and the Python module's fuzzing.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_failure(
+    grammar: &Grammar,
+    judge: &mut Judge,
+    input: &[u8],
+    key: &str,
+    limits: MinimizeLimits,
+    seed: u64,
+    bytes: bool,
+    mut smaller: impl FnMut(usize),
+) -> Result<Reduced, FuzzError> {
+    let generator = Generator::new(grammar, GenConfig::default())
+        .map_err(|e| FuzzError::Campaign(e.to_string()))?;
+    let parser =
+        Parser::new(grammar, Default::default()).map_err(|e| FuzzError::Campaign(e.to_string()))?;
+    let test = |candidate: &[u8]| -> Result<bool, ExecError> {
+        let same = failure_key(judge, candidate)?.as_deref() == Some(key);
+        if same {
+            smaller(candidate.len());
+        }
+        Ok(same)
+    };
+    let mut minimizer = Minimizer::new(&generator, Some(&parser), test, limits, seed);
+    let (reduced, in_grammar, outside_grammar) = match parser.parse(input) {
+        Ok(parsed) => {
+            let tree = minimizer.minimize_tree(parsed.tree())?;
+            if bytes {
+                (minimizer.minimize_bytes(tree.bytes())?, false, None)
+            } else {
+                (tree.bytes().to_vec(), true, None)
+            }
+        }
+        Err(e) => (minimizer.minimize_bytes(input)?, false, Some(e.to_string())),
+    };
+    Ok(Reduced {
+        bytes: reduced,
+        in_grammar,
+        outside_grammar,
+        stats: minimizer.stats().clone(),
+    })
 }
 
 /// What identifies a candidate among those tried (a 64-bit hash: a collision skips one
