@@ -191,14 +191,18 @@ impl InProcess {
         let result = self.target.bind(py).call1((argument,));
         let hung = self.watchdog.disarm();
         let time = started.elapsed();
-        if hung && let Err(error) = self.settle.bind(py).call0() {
-            if !error.is_instance_of::<TargetTimeout>(py) {
-                return Err(self.interrupted(error));
-            }
-        }
+        // A pending timeout is delivered before any more of our Python code runs.
+        let unsettled = if hung {
+            self.settle.bind(py).call0().err()
+        } else {
+            None
+        };
         let absorbed = collector
             .call_method0(intern!(py, "end"))
             .and_then(|hits| self.absorb(py, &hits));
+        if let Some(error) = unsettled.filter(|e| !e.is_instance_of::<TargetTimeout>(py)) {
+            return Err(self.interrupted(error));
+        }
         if let Err(error) = absorbed {
             return Err(self.interrupted(error));
         }

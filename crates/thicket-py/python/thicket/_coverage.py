@@ -4,12 +4,15 @@
 Two backends, chosen by the interpreter:
 
 - Python 3.12 and newer: ``sys.monitoring``. A code object is looked at once, at its
-  first start; one of the measured files gets LINE and branch events locally. A line's
-  event is disabled after it fires (``DISABLE``), and every call starts by re-enabling
-  them (``restart_events``), so a line costs one callback per call however often it
-  runs. Branches are ``BRANCH_LEFT`` / ``BRANCH_RIGHT`` (3.14, each disabled after it
-  fires) or ``BRANCH`` (3.12, 3.13: not disabled, since one instruction reports both
-  directions).
+  first start; one of the measured files gets LINE and branch events locally
+  (``BRANCH_LEFT`` / ``BRANCH_RIGHT`` on 3.14, ``BRANCH`` before). Each event is a
+  callback. Once a call has fired many more events than it reached lines and branches
+  (a target that loops), the collector switches for good to firing each once per call:
+  a line's event (and on 3.14 a branch direction's) is disabled when it fires
+  (``DISABLE``) and every call starts by re-enabling them (``restart_events``, which
+  costs re-instrumenting the code that runs, more than a few callbacks: hence not from
+  the start). ``BRANCH`` on 3.12 and 3.13 is never disabled: one instruction reports
+  both directions.
 - Older Pythons: ``sys.settrace`` during the call only, a local tracer on the measured
   code objects that records each line with the line before it in the same frame.
 
@@ -93,6 +96,9 @@ class Collector:
         self.codes = {}  # code object -> its index, or -1 when not measured
         self.table = []  # per index: the code object
         self.hits = set()
+        self.seen = []  # sys.monitoring: every event of the call, in order
+        self.once = False  # sys.monitoring: events disabled once they fire (see _monitor)
+        self.previous = None  # a tracer set before the call (a debugger's), put back after
         self.monitoring = sys.version_info >= (3, 12) and hasattr(sys, "monitoring")
         self.tool = None
         if self.monitoring:
@@ -143,10 +149,14 @@ class Collector:
         events = monitoring.events
         disable = monitoring.DISABLE
         codes = self.codes
-        hits = self.hits
+        seen = self.seen
         register = self._register
         local = events.LINE
         left = getattr(events, "BRANCH_LEFT", None)
+        if left is not None:
+            local |= left | events.BRANCH_RIGHT
+        else:
+            local |= events.BRANCH
 
         def start(code, offset):
             if code not in codes and register(code) >= 0:
@@ -154,26 +164,40 @@ class Collector:
             return disable
 
         def line(code, number):
-            hits.add(codes[code] << 42 | number & _MASK)
-            return disable
+            seen.append(codes[code] << 42 | number & _MASK)
 
         def branch(code, source, destination):
-            hits.add(_BRANCH | codes[code] << 42 | (source >> 1 & _MASK) << 21 | destination >> 1 & _MASK)
+            seen.append(_BRANCH | codes[code] << 42 | (source >> 1 & _MASK) << 21 | destination >> 1 & _MASK)
+
+        def line_once(code, number):
+            line(code, number)
+            return disable
 
         def branch_once(code, source, destination):
             branch(code, source, destination)
             return disable
 
+        def once():
+            """From now on each line (and 3.14 branch direction) reports once per
+            call: disabled when it fires, re-enabled before each call."""
+            self.once = True
+            monitoring.register_callback(self.tool, events.LINE, line_once)
+            if left is not None:
+                monitoring.register_callback(self.tool, left, branch_once)
+                monitoring.register_callback(self.tool, events.BRANCH_RIGHT, branch_once)
+
+        self.switch_to_once = once
         monitoring.register_callback(self.tool, events.PY_START, start)
         monitoring.register_callback(self.tool, events.LINE, line)
         if left is not None:
-            local |= left | events.BRANCH_RIGHT
-            monitoring.register_callback(self.tool, left, branch_once)
-            monitoring.register_callback(self.tool, events.BRANCH_RIGHT, branch_once)
+            monitoring.register_callback(self.tool, left, branch)
+            monitoring.register_callback(self.tool, events.BRANCH_RIGHT, branch)
         else:
-            local |= events.BRANCH
             monitoring.register_callback(self.tool, events.BRANCH, branch)
         monitoring.set_events(self.tool, events.PY_START)
+        # Starts disabled by an earlier collector under the same tool id would hide
+        # their code objects from this one.
+        monitoring.restart_events()
 
     # -- sys.settrace --
 
@@ -204,15 +228,27 @@ class Collector:
         """Starts collecting (the executor calls the target next)."""
         self.hits.clear()
         if self.monitoring:
-            sys.monitoring.restart_events()
+            self.seen.clear()
+            if self.once:
+                sys.monitoring.restart_events()
         else:
+            self.previous = sys.gettrace()
             sys.settrace(self._call)
 
     def end(self):
         """Stops collecting; returns what the call reached (the set is reused)."""
         if not self.monitoring:
-            sys.settrace(None)
-        return self.hits
+            sys.settrace(self.previous)
+            self.previous = None
+            return self.hits
+        hits = self.hits
+        hits.update(self.seen)
+        # A call that ran its lines many times over (loops) is cheaper with each event
+        # disabled once it fired, and all re-enabled before the next call; a call that
+        # runs each line about once is cheaper without (re-enabling costs).
+        if not self.once and len(self.seen) > 4 * len(hits) + 256:
+            self.switch_to_once()
+        return hits
 
     def close(self):
         """Stops measuring for good (frees the sys.monitoring tool id)."""
@@ -221,12 +257,14 @@ class Collector:
             monitoring.set_events(self.tool, 0)
             for code in self.table:
                 monitoring.set_local_events(self.tool, code, 0)
-            for event in (monitoring.events.PY_START, monitoring.events.LINE):
+            events = monitoring.events
+            names = ("PY_START", "LINE", "BRANCH", "BRANCH_LEFT", "BRANCH_RIGHT")
+            for event in {getattr(events, name) for name in names if hasattr(events, name)}:
                 monitoring.register_callback(self.tool, event, None)
             monitoring.free_tool_id(self.tool)
             self.tool = None
-        elif not self.monitoring:
-            sys.settrace(None)
+        elif not self.monitoring and sys.gettrace() == self._call:
+            sys.settrace(self.previous)
 
     def describe(self):
         """The backend, for the executor's description."""
