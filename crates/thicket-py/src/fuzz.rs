@@ -52,6 +52,9 @@ struct CodeInfo {
     offset_lines: Vec<u32>,
 }
 
+/// One run's lines, branches and code objects (by index) in one file.
+type FileHits = (Vec<u32>, Vec<(i32, i32)>, Vec<usize>);
+
 /// Why the last run stopped the campaign: Ctrl-C (the `KeyboardInterrupt` to raise
 /// once the campaign has stopped), or the collector failing.
 type Interrupt = Arc<Mutex<Option<PyErr>>>;
@@ -92,8 +95,7 @@ impl InProcess {
 
     /// Reads the collector's keys of one run into [`InProcess::trace`].
     fn absorb(&mut self, py: Python<'_>, hits: &Bound<'_, PyAny>) -> PyResult<()> {
-        let mut per_file: FxHashMap<usize, (Vec<u32>, Vec<(i32, i32)>, Vec<usize>)> =
-            FxHashMap::default();
+        let mut per_file: FxHashMap<usize, FileHits> = FxHashMap::default();
         for key in hits.try_iter()? {
             let key: u64 = key?.extract()?;
             let code = ((key >> (2 * FIELD_BITS)) & FIELD) as usize;
