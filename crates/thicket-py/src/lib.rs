@@ -10,6 +10,7 @@
 //! package `python/thicket` re-exports this module and adds its pure-Python parts.
 
 mod choices;
+mod fuzz;
 mod generate;
 mod kpath;
 mod tree;
@@ -46,6 +47,14 @@ create_exception!(
     PyException,
     "Inputs cannot be made: the generator refuses the limits, or the constraints are \
      unsatisfiable (or not satisfied within the solver's budget)."
+);
+
+create_exception!(
+    thicket,
+    TargetTimeout,
+    pyo3::exceptions::PyBaseException,
+    "Raised inside a target `thicket.fuzz` runs when a call outlives its `timeout` (a \
+     `BaseException`, so that `except Exception` in the target does not swallow it)."
 );
 
 self_cell::self_cell!(
@@ -608,6 +617,72 @@ fn parse_error_titled(py: Python<'_>, error: &RustParseError, message: String) -
     }
 }
 
+/// Fuzzes `target`, a Python callable, in this interpreter (see the stub).
+#[pyfunction]
+#[pyo3(signature = (spec, target, *, execs = None, time = None, seed = None, expected = None,
+                    timeout = 1.0, include = None, text = true, strategy = "coverage",
+                    minimize = true, out = None, max_depth = None, max_repetitions = None,
+                    target_size = None, constraints = true, valid_only = false))]
+#[pyo3(name = "fuzz")]
+#[allow(clippy::too_many_arguments)]
+fn fuzz_target(
+    py: Python<'_>,
+    spec: &Spec,
+    target: &Bound<'_, PyAny>,
+    execs: Option<u64>,
+    time: Option<f64>,
+    seed: Option<u64>,
+    expected: Option<&Bound<'_, PyAny>>,
+    timeout: f64,
+    include: Option<Vec<String>>,
+    text: bool,
+    strategy: &str,
+    minimize: bool,
+    out: Option<PathBuf>,
+    max_depth: Option<u32>,
+    max_repetitions: Option<u32>,
+    target_size: Option<u32>,
+    constraints: bool,
+    valid_only: bool,
+) -> PyResult<fuzz::FuzzResult> {
+    let strategy = thicket_fuzz::strategy::StrategyKind::from_name(strategy).ok_or_else(|| {
+        let names: Vec<&str> = thicket_fuzz::strategy::StrategyKind::ALL
+            .iter()
+            .map(|(name, _)| *name)
+            .collect();
+        PyValueError::new_err(format!(
+            "strategy {strategy:?}: thicket fuzzes by {}",
+            names.join(", ")
+        ))
+    })?;
+    let time = time.map(|t| fuzz::seconds("time", t)).transpose()?;
+    // Without a budget a call would only end by Ctrl-C.
+    let execs = match (execs, time) {
+        (None, None) => Some(fuzz::DEFAULT_EXECS),
+        (execs, _) => execs,
+    };
+    let settings = fuzz::Settings {
+        execs,
+        time,
+        seed,
+        timeout: fuzz::seconds("timeout", timeout)?,
+        include,
+        text,
+        strategy,
+        minimize,
+        out,
+        limits: generate::Limits {
+            max_depth,
+            max_repetitions,
+            target_size,
+        },
+        constraints,
+        valid_only,
+    };
+    let expected = fuzz::expected_classes(py, expected)?;
+    fuzz::run(py, spec, target, expected, settings)
+}
+
 /// The native module `thicket._thicket`, which the package `thicket` re-exports.
 #[pymodule]
 #[pyo3(name = "_thicket")]
@@ -620,6 +695,10 @@ fn thicket_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Violation>()?;
     m.add_class::<choices::ChoiceMaker>()?;
     m.add_class::<kpath::Coverage>()?;
+    m.add_class::<fuzz::FuzzResult>()?;
+    m.add_class::<fuzz::Finding>()?;
+    m.add_function(wrap_pyfunction!(fuzz_target, m)?)?;
+    m.add("TargetTimeout", py.get_type::<TargetTimeout>())?;
     m.add("SpecError", py.get_type::<SpecError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
     m.add("GenerateError", py.get_type::<GenerateError>())?;

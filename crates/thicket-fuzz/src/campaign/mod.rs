@@ -237,6 +237,12 @@ impl<'g> Campaign<'g> {
         &self.judge
     }
 
+    /// Gives the judge back, to run the findings again with the same target (the Python
+    /// module minimises each finding and reruns it for its exception).
+    pub fn into_judge(self) -> Judge {
+        self.judge
+    }
+
     /// Runs until the budget is spent, the strategy is done or `stop` is set; calls
     /// `progress` about four times a second. Returns the final figures (also in
     /// `stats.json`).

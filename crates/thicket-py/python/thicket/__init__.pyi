@@ -54,6 +54,11 @@ class ParseError(Exception):
     found: Optional[bytes]
     """The byte found at ``offset``; ``None`` at the end of the input."""
 
+class TargetTimeout(BaseException):
+    """Raised inside a target ``fuzz`` runs when a call outlives its ``timeout``. A
+    ``BaseException``, so that ``except Exception`` in the target does not swallow it; a
+    target that catches it anyway gets it again each ``timeout``."""
+
 class GenerateError(Exception):
     """Inputs cannot be made: the limits are too small for the grammar, or the
     constraints are unsatisfiable (or not satisfied within the solver's budget)."""
@@ -277,3 +282,118 @@ class Spec:
         ``ParseError`` if ``data`` is not in the language."""
     def is_valid(self, data: Union[bytes, bytearray, str]) -> bool:
         """Whether ``data`` is in the language and satisfies every constraint."""
+
+class Finding:
+    """A distinct failure ``fuzz`` found: an uncaught exception (one per exception class
+    and innermost frame) or a hang."""
+
+    kind: str
+    """``"exception"`` or ``"hang"``."""
+    type: Optional[str]
+    """The exception's class, qualified by its module unless built in
+    (``"json.decoder.JSONDecodeError"``, ``"IndexError"``); ``None`` for a hang."""
+    message: str
+    """The exception's message (for a hang: the time limit it exceeded)."""
+    location: Optional[str]
+    """The innermost frame, ``"file:line in function"``; ``None`` for a hang."""
+    traceback: Optional[str]
+    """The traceback Python prints for ``input``; ``None`` for a hang."""
+    exception: Optional[BaseException]
+    """The exception ``input`` raised, with its ``__traceback__``."""
+    input: bytes
+    """The smallest input found that fails the same way (same class, same frame):
+    the campaign's minimisation through the input's derivation tree, so it is still
+    in the grammar. Hangs are not minimised (each try would cost a timeout)."""
+    original: bytes
+    """The input as the campaign first found it."""
+    count: int
+    """How many runs failed this way."""
+
+class FuzzResult:
+    """What ``fuzz`` returns."""
+
+    findings: List[Finding]
+    """The distinct failures, in the order of their keys (kind, then location)."""
+    corpus: List[bytes]
+    """The inputs kept for reaching new lines or branches, in the order they were kept."""
+    stats: dict
+    """The campaign's figures, as ``thicket fuzz`` writes them to ``stats.json``
+    (``execs``, ``execs_per_sec``, ``coverage``, ``failures``, ``ops``, ...)."""
+    execs: int
+    """Executions of the target (minimisation's runs not counted)."""
+    execs_per_sec: float
+    """Executions per second of the campaign."""
+    lines: int
+    """Lines of the measured files that the inputs ran."""
+    branches: int
+    """Branches of the measured files that the inputs took."""
+    seed: int
+    """The campaign's seed (drawn from the clock if none was given)."""
+
+def fuzz(
+    spec: Spec,
+    target: Callable[[Any], Any],
+    *,
+    execs: Optional[int] = None,
+    time: Optional[float] = None,
+    seed: Optional[int] = None,
+    expected: Union[type, Iterable[type], None] = None,
+    timeout: float = 1.0,
+    include: Optional[List[str]] = None,
+    text: bool = True,
+    strategy: str = "coverage",
+    minimize: bool = True,
+    out: Union[str, "PathLike[str]", None] = None,
+    max_depth: Optional[int] = None,
+    max_repetitions: Optional[int] = None,
+    target_size: Optional[int] = None,
+    constraints: bool = True,
+    valid_only: bool = False,
+) -> FuzzResult:
+    """Fuzzes ``target`` with inputs of ``spec``, in this interpreter, on the campaign
+    loop of ``thicket fuzz``: each round generates an input (satisfying the spec's
+    constraints) or mutates a kept one through its derivation tree, calls
+    ``target(input)``, keeps the input if it ran lines or took branches no earlier input
+    did, and records exceptions as findings::
+
+        result = thicket.fuzz(spec, json.loads, execs=20_000, seed=1,
+                              expected=(ValueError,))
+        for finding in result.findings:
+            print(finding.type, finding.location, finding.input)
+
+    The budget is ``execs`` executions and/or ``time`` seconds (neither: 10,000
+    executions). ``seed`` makes a campaign repeatable: with the same seed, spec, target
+    and ``execs`` it makes the same inputs (hangs aside, which depend on the clock).
+    The target gets ``str`` (``text=True``: the input as UTF-8, invalid bytes replaced)
+    or ``bytes``.
+
+    Coverage: lines and branches of the files matching ``include`` (``fnmatch``
+    patterns of absolute paths), by default the target's own package (the folder of
+    its top-level package, or its module's file), as ``thicket fuzz --python`` measures;
+    thicket's own files never. It is measured with ``sys.monitoring`` on Python 3.12 and
+    newer, with ``sys.settrace`` on older ones, only during the target's calls.
+
+    An uncaught exception is a finding unless it is an instance of ``expected`` (a class
+    or a tuple of classes). Findings are told apart by class and innermost frame; each
+    is minimised (``minimize=False``: not) and its input run once more for the
+    ``exception`` and ``traceback``. A call that runs longer than ``timeout`` seconds
+    gets ``TargetTimeout`` raised inside it, from a watchdog thread, at its next Python
+    bytecode; a run that times out twice (the second time with twice the limit) is a
+    hang. Code blocked in C (``time.sleep``, a C extension's loop) is stopped only when
+    it returns to Python.
+
+    ``strategy`` is one of ``thicket fuzz --strategy``'s campaign strategies
+    (``"coverage"``, ``"random"``, ``"probabilistic"``, ``"inverse"``, ``"evogfuzz"``,
+    ``"fdloop"``; the learning ones start from uniform probabilities). ``valid_only``
+    keeps mutants in the grammar (and repairs them to satisfy the constraints);
+    ``max_depth``, ``max_repetitions``, ``target_size`` and ``constraints`` are those
+    of ``Spec.generate``. ``out``: a folder (new or empty) to keep the campaign's files
+    in, in ``thicket fuzz -o``'s layout; by default a temporary one, removed.
+
+    The campaign runs with the GIL released, taking it for each call of the target;
+    Ctrl-C stops it and raises ``KeyboardInterrupt``. Raises ``TypeError`` for a target
+    that is not callable or an ``expected`` that is not exception classes,
+    ``ValueError`` for a budget or strategy that makes no sense, ``GenerateError`` when
+    no input can be made, ``RuntimeError`` when the campaign cannot go on (e.g. ``out``
+    already holds a campaign).
+    """
