@@ -150,3 +150,96 @@ fn a_packed_input_is_rejected_at_its_byte_and_its_bit_fields_checked() {
     assert!(report.contains("invalid"), "{report}");
     assert!(report.contains("<brightness> == 9"), "{report}");
 }
+
+#[test]
+fn fuzzing_runs_bit_fields_packed_and_resumes_from_packed_inputs() {
+    let temp = tempfile::tempdir().unwrap();
+    let spec = temp.path().join("flags.fan");
+    std::fs::write(
+        &spec,
+        "<start> ::= b'<' <flags> b'>'\n<flags> ::= 1 0 <bit>{6}\n",
+    )
+    .unwrap();
+    let spec = spec.to_str().unwrap();
+    let runs = temp.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    let out = temp.path().join("out");
+    // The target keeps each input it is given.
+    let fuzz = |extra: &[&str]| {
+        let mut args = vec!["fuzz", spec, "-o", out.to_str().unwrap(), "--seed", "1"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&[
+            "--",
+            "sh",
+            "-c",
+            "cat > \"$0/run.$$\"",
+            runs.to_str().unwrap(),
+        ]);
+        thicket(&args)
+    };
+    let o = fuzz(&["--no-feedback", "--execs", "30"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let ran: Vec<Vec<u8>> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(ran.len() > 10, "{} runs kept", ran.len());
+    for input in &ran {
+        let [b'<', byte, b'>'] = input[..] else {
+            panic!("not one packed byte between < and >: {input:?}")
+        };
+        assert_eq!(byte >> 6, 0b10, "{byte:08b}");
+    }
+    // With coverage feedback (a Python target branching on the bits), inputs are kept
+    // packed, and a resumed campaign reads them back.
+    if !common::have_coverage("the Python fuzzing test with bit fields") {
+        return;
+    }
+    let target = temp.path().join("flags_target.py");
+    std::fs::write(
+        &target,
+        "def target(data):\n    flags = ord(data[1]) if isinstance(data, str) else data[1]\n    if flags & 1:\n        a = 1\n    if flags & 2:\n        b = 2\n    if flags & 4:\n        c = 3\n",
+    )
+    .unwrap();
+    let target = format!("{}:target", target.display());
+    let out = temp.path().join("covered");
+    let python = |extra: &[&str]| {
+        let mut args = vec![
+            "fuzz",
+            spec,
+            "-o",
+            out.to_str().unwrap(),
+            "--seed",
+            "1",
+            "--python",
+            &target,
+            "--python-include",
+            "*flags_target.py",
+        ];
+        args.extend_from_slice(extra);
+        thicket(&args)
+    };
+    let o = python(&["--execs", "40"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let queue = out.join("queue");
+    let mut generated = 0;
+    for entry in std::fs::read_dir(&queue).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.to_string_lossy().contains("op:gen") {
+            continue;
+        }
+        let input = std::fs::read(&path).unwrap();
+        assert!(
+            matches!(input[..], [b'<', byte, b'>'] if byte >> 6 == 0b10),
+            "{}: {input:?}",
+            path.display()
+        );
+        generated += 1;
+    }
+    assert!(generated > 0, "no generated input kept");
+    let o = python(&["--resume", "--execs", "80"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
+    assert!(stats["execs"].as_u64().unwrap() >= 80, "{stats}");
+}
