@@ -133,7 +133,11 @@ fn a_packed_input_is_rejected_at_its_byte_and_its_bit_fields_checked() {
     // Its k-paths are those of its tree.
     let out = thicket(&["cover", spec, &good, "-k", "1"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("(0 rejected)"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("(0 rejected)"),
+        "{}",
+        text(&out.stdout)
+    );
     // The fixed bits read 0 0 here: rejected at the flags byte, with the bit expected.
     let wrong_bits = input("wrong_bits", b"F\x92!");
     let out = thicket(&["parse", spec, &wrong_bits]);
@@ -141,6 +145,7 @@ fn a_packed_input_is_rejected_at_its_byte_and_its_bit_fields_checked() {
     let err = text(&out.stderr);
     assert!(err.contains("1:2"), "{err}");
     assert!(err.contains("expected \"1\""), "{err}");
+    assert!(err.contains("at bit 1 of the byte"), "{err}");
     if !common::have("python3") {
         return;
     }

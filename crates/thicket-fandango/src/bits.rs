@@ -294,8 +294,17 @@ impl Unpacker<'_> {
                 let mut at = Rejection::at(input, r.offset / 8, expected, r.rules);
                 if !r.offset.is_multiple_of(8) {
                     // Reading failed inside the byte: the bits before are fine.
-                    at.expected
-                        .push(format!("(at bit {} of the byte)", r.offset % 8));
+                    let note = format!(
+                        "(at bit {} of the byte, the most significant being bit 0)",
+                        r.offset % 8
+                    );
+                    match at.expected.last_mut() {
+                        Some(last) => {
+                            last.push(' ');
+                            last.push_str(&note);
+                        }
+                        None => at.expected.push(note),
+                    }
                 }
                 ParseError::Rejected(Box::new(at))
             }
