@@ -2,7 +2,7 @@
 
 use crate::exit;
 use crate::inputs::InputArgs;
-use crate::shared::{batches, parser_for, worker_pool};
+use crate::shared::{batches, parser_for, unpacked_grammar, unpacker_for, worker_pool};
 use crate::spec::{ConstraintArgs, SpecArgs};
 use clap::Args;
 use rayon::prelude::*;
@@ -115,6 +115,18 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         Ok(parser) => parser,
         Err(code) => return Ok(code),
     };
+    // Inputs that pack bit fields into bytes are read one bit at a time.
+    let unpacked = match unpacked_grammar(&spec) {
+        Ok(unpacked) => unpacked,
+        Err(code) => return Ok(code),
+    };
+    let unpacker = match &unpacked {
+        Some(unpacked) => match unpacker_for(&spec, unpacked, ParseConfig::default()) {
+            Ok(unpacker) => Some(unpacker),
+            Err(code) => return Ok(code),
+        },
+        None => None,
+    };
     let checker = Checker::new(grammar, constraints).with_budget(args.max_steps);
     let inputs = match args.inputs.collect_or_report(true) {
         Ok(inputs) => inputs,
@@ -133,11 +145,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                         Ok(text) => text,
                         Err(e) => return Verdict::Unreadable(e),
                     };
-                    match parser.parse(&text) {
-                        Ok(result) => {
-                            let tree = result.tree();
-                            // The chart's memory is free again before checking needs its own.
-                            drop(result);
+                    let parsed = match &unpacker {
+                        Some(unpacker) => unpacker.parse(&text),
+                        // The chart's memory is free again before checking needs its own.
+                        None => parser.parse(&text).map(|result| result.tree()),
+                    };
+                    match parsed {
+                        Ok(tree) => {
                             if args.quiet {
                                 return if checker.check(&tree).is_empty() {
                                     Verdict::Valid

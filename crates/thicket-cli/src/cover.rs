@@ -83,6 +83,20 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         Ok(parser) => parser,
         Err(code) => return Ok(code),
     };
+    // Inputs that pack bit fields into bytes are read one bit at a time.
+    let unpacked = match crate::shared::unpacked_grammar(&spec) {
+        Ok(unpacked) => unpacked,
+        Err(code) => return Ok(code),
+    };
+    let unpacker = match &unpacked {
+        Some(unpacked) => {
+            match crate::shared::unpacker_for(&spec, unpacked, ParseConfig::default()) {
+                Ok(unpacker) => Some(unpacker),
+                Err(code) => return Ok(code),
+            }
+        }
+        None => None,
+    };
     let graph = KPathGraph::new(grammar);
     let max_k = usize::from(args.k);
     let totals: Vec<u128> = (1..=max_k).map(|k| graph.count(k)).collect();
@@ -106,12 +120,41 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
                     let text = input
                         .read(args.inputs.max_input_size)
                         .map_err(|e| (true, e))?;
-                    let parsed = parser.parse(&text).map_err(|e| match e {
+                    let failed = |e| match e {
                         // Not counted, as an input that cannot be read.
                         ParseError::OutOfMemory { .. } => (true, format!("{}: {e}", input.name())),
                         e => (false, e.to_string()),
-                    })?;
+                    };
                     let mut own = Coverage::new(max_k);
+                    if let Some(unpacker) = &unpacker {
+                        // The tree of the unpacked input has the spec's nodes, so its
+                        // paths are the packed input's.
+                        let all = args.all_parses;
+                        let paths = unpacker
+                            .with_parse(&text, |parsed| {
+                                (all && !parsed.known_unambiguous()).then(|| {
+                                    parsed.paths_in_any_parse(
+                                        |x| {
+                                            graph.is_node(thicket_grammar::ExprId::from_index(
+                                                x as usize,
+                                            ))
+                                        },
+                                        max_k,
+                                    )
+                                })
+                            })
+                            .map_err(failed)?;
+                        match paths {
+                            Some(paths) => {
+                                own.add_paths(paths);
+                            }
+                            None => {
+                                own.add_tree(&graph, &unpacker.parse(&text).map_err(failed)?);
+                            }
+                        }
+                        return Ok(own);
+                    }
+                    let parsed = parser.parse(&text).map_err(failed)?;
                     // An input the chart shows unambiguous has its paths in its one tree
                     // (`paths_in_any_parse` would read that tree too).
                     if args.all_parses && !parsed.known_unambiguous() {

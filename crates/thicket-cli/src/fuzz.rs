@@ -276,11 +276,33 @@ fn fdloop_config(args: &FuzzArgs) -> Result<thicket_fuzz::strategy::FdLoopConfig
     })
 }
 
+/// Fandango's bit fields in a campaign: a tree runs as its bits packed into bytes, and
+/// an input not made here (a seed, a resumed queue, another instance's entry) is read
+/// one bit at a time.
+struct PackedBits<'g> {
+    layout: &'g thicket_fandango::BitLayout,
+    grammar: &'g thicket_grammar::Grammar,
+    unpacker: thicket_fandango::Unpacker<'g>,
+}
+
+impl thicket_fuzz::strategy::Encoding for PackedBits<'_> {
+    fn encode(&self, tree: &thicket_tree::DerivationTree) -> Result<Vec<u8>, String> {
+        self.layout
+            .pack(tree, self.grammar)
+            .map_err(|loose| loose.to_string())
+    }
+
+    fn decode(&self, input: &[u8]) -> Option<thicket_tree::DerivationTree> {
+        self.unpacker.parse(input).ok()
+    }
+}
+
 /// Seed trees for the learning strategies: the inputs in `paths` that parse (others
 /// are reported and skipped), or 100 generated with `seed`.
 fn seed_trees(
     paths: &[PathBuf],
     spec: &thicket_grammar::Spec,
+    packed: Option<&PackedBits<'_>>,
     generator: &Generator,
     seed: u64,
 ) -> Result<Vec<thicket_tree::DerivationTree>, u8> {
@@ -297,8 +319,11 @@ fn seed_trees(
     let mut trees = Vec::new();
     for input in &inputs {
         match input.read(crate::inputs::DEFAULT_MAX_INPUT_SIZE) {
-            Ok(bytes) => match parser.parse(&bytes) {
-                Ok(result) => trees.push(result.tree()),
+            Ok(bytes) => match packed.map_or_else(
+                || parser.parse(&bytes).map(|result| result.tree()),
+                |packed| packed.unpacker.parse(&bytes),
+            ) {
+                Ok(tree) => trees.push(tree),
                 Err(e) => eprintln!("warning: seed {}:{e}; skipped", input.name()),
             },
             Err(e) => eprintln!("warning: seed {e}; skipped"),
@@ -471,9 +496,45 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Ok(executor) => executor,
         Err(code) => return Ok(code),
     };
+    // Fandango's bit fields: each tree runs as its bits packed into bytes, and inputs
+    // not made here are read one bit at a time.
+    let layout = thicket_fandango::BitLayout::new(&spec.grammar, &spec.fandango.bit_terminals);
+    let unpacked = match crate::shared::unpacked_grammar(&spec) {
+        Ok(unpacked) => unpacked,
+        Err(code) => return Ok(code),
+    };
+    let packed = match (&layout, &unpacked) {
+        (Some(layout), Some(unpacked)) => {
+            if matches!(args.strategy, StrategyArg::Whitebox(_)) {
+                eprintln!(
+                    "error: {} has bit fields; the whitebox searches put text tokens together \
+                     and do not pack bits (use --strategy coverage)",
+                    spec.source.name()
+                );
+                return Ok(exit::USAGE);
+            }
+            if args.minimize {
+                eprintln!(
+                    "error: {} has bit fields; --minimize shrinks inputs as text and does not \
+                     pack bits yet (minimise the saved crashes another way)",
+                    spec.source.name()
+                );
+                return Ok(exit::USAGE);
+            }
+            match crate::shared::unpacker_for(&spec, unpacked, Default::default()) {
+                Ok(unpacker) => Some(PackedBits {
+                    layout,
+                    grammar: &spec.grammar,
+                    unpacker,
+                }),
+                Err(code) => return Ok(code),
+            }
+        }
+        _ => None,
+    };
     let seed = campaign_seed(args.seed, args.resume, &args.out_dir());
     let seeds = if kind.learns() {
-        match seed_trees(&args.seeds, &spec, &generator, seed) {
+        match seed_trees(&args.seeds, &spec, packed.as_ref(), &generator, seed) {
             Ok(trees) => trees,
             Err(code) => return Ok(code),
         }
@@ -507,13 +568,17 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     // Borrowed by a whitebox search, so made before the campaign.
     let tokens;
     let judge = thicket_exec::Judge::new(executor, classifier);
-    let mut campaign = match Campaign::new(&generator, judge, fuzz_config, &args.out_dir()) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(exit::FAILURE);
-        }
-    };
+    let encoding = packed
+        .as_ref()
+        .map(|p| p as &dyn thicket_fuzz::strategy::Encoding);
+    let mut campaign =
+        match Campaign::with_encoding(&generator, judge, fuzz_config, &args.out_dir(), encoding) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(exit::FAILURE);
+            }
+        };
     if let Some(solver) = &solver {
         campaign = campaign.with_solver(solver);
     }
@@ -711,6 +776,13 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
             "thicket: {} of {} rounds made no input that satisfies the constraints within the \
              solver's budget, and ran nothing",
             stats.unsolved_rounds, stats.rounds
+        );
+    }
+    if stats.unencodable_rounds > 0 {
+        eprintln!(
+            "thicket: {} of {} rounds made a tree whose bit fields fill no whole byte (no \
+             input), and ran nothing",
+            stats.unencodable_rounds, stats.rounds
         );
     }
     if stats.coverage.kind == CoverageKind::Python

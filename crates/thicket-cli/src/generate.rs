@@ -340,19 +340,8 @@ impl Generated {
         item
     }
 
-    /// The input a tree spells: as it is, or (`json`) as a JSON line with the tree.
-    fn from_tree(
-        tree: &DerivationTree,
-        index: u64,
-        seed: u64,
-        grammar: &Grammar,
-        json: bool,
-        stats: GenStats,
-    ) -> Generated {
-        Generated::from_tree_input(tree, tree.bytes(), index, seed, grammar, json, stats)
-    }
-
-    /// Like [`Generated::from_tree`], the tree standing for `input` (its bits packed).
+    /// The input `input` a tree stands for (its text, or its bits packed): as it is, or
+    /// (`json`) as a JSON line with the tree.
     fn from_tree_input(
         tree: &DerivationTree,
         input: &[u8],
@@ -538,23 +527,15 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         framing,
         json,
     };
-    if loaded.bits.is_some() && (args.target.is_some() || args.strategy != Strategy::Random) {
-        eprintln!(
-            "error: {} has bit fields; --target and --strategy kpath do not pack bits into \
-             bytes yet (use the default random strategy)",
-            spec.source.name()
-        );
-        return Ok(exit::USAGE);
-    }
     if let Some(target) = &args.target {
-        return run_targeted(&args, target, &generator, &spec.grammar, seed, &mut sink);
+        return run_targeted(&args, target, &generator, &loaded, seed, &mut sink);
     }
     if args.strategy != Strategy::Random {
         return run_kpath(
             &args,
             &generator,
             solver.as_ref(),
-            &spec.grammar,
+            &loaded,
             seed,
             (started, deadline),
             &mut sink,
@@ -786,10 +767,11 @@ fn run_targeted<W: Write>(
     args: &GenerateArgs,
     target: &str,
     generator: &Generator<'_>,
-    grammar: &Grammar,
+    loaded: &thicket_fandango::LoadedSpec,
     seed: u64,
     sink: &mut OutputSink<W>,
 ) -> anyhow::Result<u8> {
+    let grammar = &loaded.spec.grammar;
     let Some((model_path, location)) = crate::codeine::split_target(target) else {
         eprintln!("error: --target {target}: expected MODEL:LOCATION with MODEL an existing file");
         return Ok(exit::USAGE);
@@ -817,11 +799,32 @@ fn run_targeted<W: Write>(
         count,
         args.tries,
     );
-    sink.width = digits(trees.len().saturating_sub(1) as u64).max(6);
+    // With bit fields, each tree's input is its bits packed into bytes; a tree whose
+    // bits fill no whole byte stands for no input.
+    let made = trees.len();
+    let mut loose = None;
+    let inputs: Vec<(&DerivationTree, Vec<u8>)> = trees
+        .iter()
+        .filter_map(|tree| match loaded.input_bytes(tree) {
+            Ok(input) => Some((tree, input.into_owned())),
+            Err(why) => {
+                loose.get_or_insert(why);
+                None
+            }
+        })
+        .collect();
+    if let Some(why) = loose {
+        eprintln!(
+            "warning: {} of {made} targeted trees are no input and were left out: {why}",
+            made - inputs.len()
+        );
+    }
+    sink.width = digits(inputs.len().saturating_sub(1) as u64).max(6);
     let mut summary = GenSummary::new(grammar, args.stats);
-    for (n, tree) in trees.iter().enumerate() {
-        let item = Generated::from_tree(
+    for (n, (tree, input)) in inputs.iter().enumerate() {
+        let item = Generated::from_tree_input(
             tree,
+            input,
             n as u64,
             seed,
             grammar,
@@ -852,11 +855,12 @@ fn run_kpath<W: Write>(
     args: &GenerateArgs,
     generator: &Generator<'_>,
     solver: Option<&thicket_solve::Solver<'_>>,
-    grammar: &Grammar,
+    loaded: &thicket_fandango::LoadedSpec,
     seed: u64,
     clock: (Instant, Option<Instant>),
     sink: &mut OutputSink<W>,
 ) -> anyhow::Result<u8> {
+    let grammar = &loaded.spec.grammar;
     let (started, deadline) = clock;
     let k = usize::from(args.k.unwrap_or(2));
     let graph = thicket_cover::KPathGraph::new(grammar);
@@ -864,8 +868,9 @@ fn run_kpath<W: Write>(
     // paths count (a tree the repairs cannot save is replaced by a fresh solution), and
     // a path the repair lost is steered to again: the paths covered are those of the
     // valid outputs.
-    let finish =
-        &mut |tree: DerivationTree, n: u64| thicket_fandango::kpath_finish(solver, seed, tree, n);
+    let finish = &mut |tree: DerivationTree, n: u64| {
+        thicket_fandango::kpath_finish(loaded, solver, seed, tree, n)
+    };
     // No input is begun after --time; those made are written.
     let made = if args.strategy == Strategy::KpathRandom {
         let count = args
@@ -895,8 +900,13 @@ fn run_kpath<W: Write>(
     sink.width = digits(made.trees.len().saturating_sub(1) as u64).max(6);
     let mut summary = GenSummary::new(grammar, args.stats);
     for (n, tree) in made.trees.iter().enumerate() {
-        let item = Generated::from_tree(
+        // Bit fields packed into bytes (kpath_finish kept only trees whose bits do).
+        let Ok(input) = loaded.input_bytes(tree) else {
+            continue;
+        };
+        let item = Generated::from_tree_input(
             tree,
+            &input,
             n as u64,
             seed,
             grammar,

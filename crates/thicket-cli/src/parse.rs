@@ -2,7 +2,7 @@
 
 use crate::exit;
 use crate::inputs::InputArgs;
-use crate::shared::{batches, parser_for, worker_pool};
+use crate::shared::{batches, parser_for, unpacked_grammar, unpacker_for, worker_pool};
 use crate::spec::SpecArgs;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
@@ -133,6 +133,18 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
         Ok(parser) => parser,
         Err(code) => return Ok(code),
     };
+    // Inputs that pack bit fields into bytes are read one bit at a time.
+    let unpacked = match unpacked_grammar(&spec) {
+        Ok(unpacked) => unpacked,
+        Err(code) => return Ok(code),
+    };
+    let unpacker = match &unpacked {
+        Some(unpacked) => match unpacker_for(&spec, unpacked, config) {
+            Ok(unpacker) => Some(unpacker),
+            Err(code) => return Ok(code),
+        },
+        None => None,
+    };
     let inputs = match args.inputs.collect_or_report(true) {
         Ok(inputs) => inputs,
         Err(code) => return Ok(code),
@@ -153,6 +165,9 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                     };
                     if let Some(Err(r)) = checker.as_ref().map(|c| c.accepts(&text)) {
                         return Outcome::Rejected(r.excerpt(&text), Box::new(r));
+                    }
+                    if let Some(unpacker) = &unpacker {
+                        return parse_packed(unpacker, grammar, &args, text);
                     }
                     parse_one(&parser, grammar, &args, text)
                 })
@@ -404,6 +419,69 @@ fn parse_one(parser: &Parser<'_>, grammar: &Grammar, args: &ParseArgs, text: Vec
         Ok(result) => counted(&result, grammar, args),
         Err(e) => Outcome::failed(&text, e),
     }
+}
+
+/// Parses one input that packs bit fields into bytes, and renders what is to be printed
+/// of it (in memory, whatever its size: such inputs are binary files of moderate size).
+fn parse_packed(
+    unpacker: &thicket_fandango::Unpacker<'_>,
+    grammar: &Grammar,
+    args: &ParseArgs,
+    text: Vec<u8>,
+) -> Outcome {
+    if !args.all && !args.count {
+        return match unpacker.parse(&text) {
+            Ok(tree) if args.quiet => {
+                drop(tree);
+                Outcome::Parsed(String::new(), None)
+            }
+            Ok(tree) => Outcome::Parsed(render(&tree, grammar, args.format), None),
+            Err(e) => Outcome::failed(&text, e),
+        };
+    }
+    // The trees over the unpacked input, each packed again (one whose bits do not fill
+    // whole bytes stands for no input and is left out).
+    let read = unpacker.with_parse(&text, |result| {
+        let count = result.count_trees();
+        let trees = if args.all {
+            result.trees(args.max_trees).map(|(trees, _)| trees)
+        } else {
+            Err(count)
+        };
+        (count, trees.unwrap_or_else(|_| vec![result.tree()]))
+    });
+    let (count, trees) = match read {
+        Ok(read) => read,
+        Err(e) => return Outcome::failed(&text, e),
+    };
+    let mut packed = Vec::new();
+    let mut first_error = None;
+    for tree in &trees {
+        match unpacker.repack(tree, &text) {
+            Ok(tree) => packed.push(tree),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if packed.is_empty() {
+        return match first_error {
+            Some(e) => Outcome::failed(&text, e),
+            None => Outcome::Parsed(String::new(), Some(count)),
+        };
+    }
+    if args.quiet {
+        return Outcome::Parsed(String::new(), Some(count));
+    }
+    let rendered = if args.all {
+        if args.max_trees == 0 {
+            packed.clear();
+        }
+        list_trees(&packed, count, grammar, args.format)
+    } else {
+        render(&packed[0], grammar, args.format)
+    };
+    Outcome::Parsed(rendered, Some(count))
 }
 
 /// What is printed of an accepted input, rendered in memory: its tree, or with `--all`

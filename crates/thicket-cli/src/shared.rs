@@ -109,6 +109,51 @@ pub fn parser_for(spec: &thicket_grammar::Spec, config: ParseConfig) -> Result<P
     })
 }
 
+/// The grammar that reads the spec's packed inputs (Fandango's bit fields, one bit per
+/// byte), if it has bit fields; or the exit code after reporting why they cannot be read.
+pub fn unpacked_grammar(
+    spec: &thicket_grammar::Spec,
+) -> Result<Option<thicket_fandango::UnpackedGrammar>, u8> {
+    let Some(layout) =
+        thicket_fandango::BitLayout::new(&spec.grammar, &spec.fandango.bit_terminals)
+    else {
+        return Ok(None);
+    };
+    layout
+        .unpacked_grammar(&spec.grammar)
+        .map(Some)
+        .map_err(|e| {
+            crate::spec::report(&thicket_grammar::SpecError {
+                source: spec.source.clone(),
+                diagnostics: vec![
+                    thicket_grammar::Diagnostic::error(
+                        "unpackable-terminal",
+                        format!("{e}, and the spec's inputs pack bits into bytes"),
+                        spec.grammar.expr_span(e.expr),
+                    )
+                    .with_note("a terminal beside bit fields is read one bit at a time"),
+                ],
+            })
+        })
+}
+
+/// A reader of packed inputs over `unpacked` (see [`parser_for`]), or the exit code
+/// after reporting why not.
+pub fn unpacker_for<'g>(
+    spec: &thicket_grammar::Spec,
+    unpacked: &'g thicket_fandango::UnpackedGrammar,
+    config: ParseConfig,
+) -> Result<thicket_fandango::Unpacker<'g>, u8> {
+    let config = ParseConfig {
+        threads: true,
+        ..config
+    };
+    unpacked.parser(config).map_err(|e| {
+        eprintln!("error: {}: {e}", spec.source.name());
+        exit::FAILURE
+    })
+}
+
 /// A pool of `jobs` worker threads (0 or none: one per core).
 pub fn worker_pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()

@@ -27,7 +27,7 @@ pub mod bits;
 pub mod counts;
 pub mod stream;
 
-pub use bits::{BitLayout, LooseBits};
+pub use bits::{BitLayout, LooseBits, NotUnpackable, UnpackedGrammar, Unpacker};
 pub use counts::ComputedCounts;
 pub use stream::{
     BitPacked, InputStream, Made, PackMiss, SpecProducer, SpecSolver, Stop, StreamConfig,
@@ -383,19 +383,25 @@ pub fn generator(spec: &Spec, config: GenConfig) -> Result<Generator<'_>, Genera
 /// The k-path production's finish step under a spec's constraints: tree `n` of the
 /// production of `seed` repaired into a valid one (a fresh solution where the repairs
 /// cannot save it), from a random stream of its own; without a solver, the tree as it
-/// is. `thicket generate --strategy kpath` and the Python module share it, so that both
+/// is. A tree whose bit fields do not fill whole bytes stands for no input (see
+/// [`LoadedSpec::input_bytes`]) and is dropped, so that its paths are steered to again.
+/// `thicket generate --strategy kpath` and the Python module share it, so that both
 /// give the same inputs.
 pub fn kpath_finish(
+    spec: &LoadedSpec,
     solver: Option<&Solver<'_>>,
     seed: u64,
     tree: DerivationTree,
     n: u64,
 ) -> Option<DerivationTree> {
-    let Some(solver) = solver else {
-        return Some(tree);
+    let tree = match solver {
+        None => tree,
+        Some(solver) => {
+            let mut rng = Generator::rng_for(seed ^ 0x5eed_501e, n);
+            solver.make_valid(tree, &mut rng).ok()?.0
+        }
     };
-    let mut rng = Generator::rng_for(seed ^ 0x5eed_501e, n);
-    solver.make_valid(tree, &mut rng).ok().map(|(tree, _)| tree)
+    spec.input_bytes(&tree).is_ok().then_some(tree)
 }
 
 /// Random streams a run may draw under a solver to make `n` inputs: a stream whose

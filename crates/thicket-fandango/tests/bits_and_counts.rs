@@ -297,3 +297,65 @@ fn a_count_that_fails_in_python_says_where_it_is() {
         "{err}"
     );
 }
+
+/// Bits between bytes of every kind: literals, byte regexes, UTF-8 text, bits or a byte
+/// (told apart by their fourth bit, so that each input has one tree), a tail of bits.
+const MIXED: &str = r#"<start> ::= <magic> <flags> <name> <word>{2} <tail>
+<magic> ::= b"\x89M"
+<flags> ::= <bit> 1 <bit>{6}
+<name> ::= r'[a-zé€]{1,3}' b"\x00"
+<word> ::= <bit>{3} 0 <bit>{4} | rb'[\x10-\x1f\xf0-\xff]'
+<tail> ::= (0 | 1){8} | b""
+"#;
+
+/// The trees of two parses are the same: node for node, the same grammar node and text.
+fn same_tree(a: &DerivationTree, b: &DerivationTree) -> bool {
+    a.len() == b.len()
+        && (0..a.len()).map(NodeId::from_index).all(|n| {
+            a.expr(n) == b.expr(n) && a.text(n) == b.text(n) && a.subtree_end(n) == b.subtree_end(n)
+        })
+}
+
+#[test]
+fn packed_inputs_read_back_into_the_trees_they_pack() {
+    let loaded = load(MIXED);
+    let layout = loaded.bits.clone().expect("the spec has bits");
+    let unpacked = layout.unpacked_grammar(&loaded.spec.grammar).unwrap();
+    let parser = unpacked.parser(Default::default()).unwrap();
+    let made = generate(&loaded, 60);
+    let mut distinct = std::collections::HashSet::new();
+    for (tree, input) in &made {
+        let read = parser
+            .parse(input)
+            .unwrap_or_else(|e| panic!("{input:02x?} rejected: {e}"));
+        assert!(same_tree(tree, &read), "{input:02x?}");
+        assert_eq!(loaded.input_bytes(&read).unwrap().as_ref(), &input[..]);
+        distinct.insert(input.clone());
+    }
+    assert!(distinct.len() > 30, "the inputs vary: {}", distinct.len());
+    // The fixed bit of <flags> (the second) is 0 here: rejected at that byte.
+    let mut wrong = made[0].1.clone();
+    wrong[2] &= 0b1011_1111;
+    let Err(thicket_parse::ParseError::Rejected(r)) = parser.parse(&wrong) else {
+        panic!("{wrong:02x?} accepted")
+    };
+    assert_eq!(r.offset, 2, "{r}");
+    assert!(
+        r.expected
+            .iter()
+            .any(|e| e.starts_with("\"1\" (at bit 1 of the byte")),
+        "{r}"
+    );
+    // A byte in the middle of a byte's bits is no input, as for Fandango.
+    let misaligned = load("<start> ::= <bit>{4} b\"a\" <bit>{4}\n");
+    let unpacked = misaligned
+        .bits
+        .clone()
+        .unwrap()
+        .unpacked_grammar(&misaligned.spec.grammar)
+        .unwrap();
+    let parser = unpacked.parser(Default::default()).unwrap();
+    // 0000, then 'a' (0110 0001), then 0000.
+    let err = parser.parse(&[0x06, 0x10]).unwrap_err();
+    assert!(err.to_string().contains("4 more bits"), "{err}");
+}

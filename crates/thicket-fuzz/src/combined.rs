@@ -86,6 +86,7 @@ pub fn combine(workers: &[(String, Stats)]) -> Option<Combined> {
         totals.execs += s.execs;
         totals.rounds += s.rounds;
         totals.unsolved_rounds += s.unsolved_rounds;
+        totals.unencodable_rounds += s.unencodable_rounds;
         totals.elapsed_s = totals.elapsed_s.max(s.elapsed_s);
         totals.execs_per_sec += s.execs_per_sec;
         totals.queue += s.queue.saturating_sub(s.imported as usize);

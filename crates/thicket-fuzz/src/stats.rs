@@ -49,6 +49,9 @@ pub struct Stats {
     /// within the solver's budget; with `valid_only`, a mutant the repairs could not
     /// fix), so nothing ran.
     pub unsolved_rounds: u64,
+    /// Rounds whose tree stands for no input under the campaign's encoding (Fandango's
+    /// bit fields that fill no whole byte), so nothing ran.
+    pub unencodable_rounds: u64,
     /// Seconds so far (including those before a resume).
     pub elapsed_s: f64,
     /// Executions per second in this session.

@@ -145,12 +145,20 @@ fn infallible(fresh: Result<Fresh, std::convert::Infallible>) -> Fresh {
     }
 }
 
-/// An input of a campaign: a derivation tree (the input is its text), or bytes made
-/// without one (tokens put together, a peer's entry outside the grammar).
+/// An input of a campaign: a derivation tree (the input is its text), a tree with the
+/// input it encodes (see [`Encoding`]), or bytes made without one (tokens put together,
+/// a peer's entry outside the grammar).
 #[derive(Clone, Debug)]
 pub enum Input {
     /// A derivation tree of the grammar.
     Tree(DerivationTree),
+    /// A derivation tree and the input it stands for, which is not its text.
+    Encoded {
+        /// The tree.
+        tree: DerivationTree,
+        /// Its input.
+        bytes: Vec<u8>,
+    },
     /// Bytes without a tree.
     Bytes(Vec<u8>),
 }
@@ -160,17 +168,28 @@ impl Input {
     pub fn bytes(&self) -> &[u8] {
         match self {
             Input::Tree(tree) => tree.bytes(),
-            Input::Bytes(bytes) => bytes,
+            Input::Encoded { bytes, .. } | Input::Bytes(bytes) => bytes,
         }
     }
 
     /// The tree, if the input has one.
     pub fn tree(&self) -> Option<&DerivationTree> {
         match self {
-            Input::Tree(tree) => Some(tree),
+            Input::Tree(tree) | Input::Encoded { tree, .. } => Some(tree),
             Input::Bytes(_) => None,
         }
     }
+}
+
+/// How a campaign's trees stand for inputs when an input is an encoding of its tree
+/// rather than its text (Fandango's bit fields, packed into bytes): trees are encoded
+/// before they run, and inputs not made here (a resumed queue, other instances'
+/// entries) decoded into trees.
+pub trait Encoding: Sync {
+    /// The input `tree` stands for, or why it stands for none.
+    fn encode(&self, tree: &DerivationTree) -> Result<Vec<u8>, String>;
+    /// The tree of `input`, `None` if it is not in the language.
+    fn decode(&self, input: &[u8]) -> Option<DerivationTree>;
 }
 
 /// An input to run, the name of the operation that made it (as in saved inputs' names)

@@ -276,6 +276,17 @@ impl Grammar {
         }
     }
 
+    /// Replaces the terminal `expr` (a literal or regex node; others are left alone) by
+    /// `regex`, keeping its id: for a grammar over another encoding of the same inputs
+    /// (Fandango's bit fields read one bit per byte) whose trees are the original
+    /// grammar's node for node.
+    pub fn set_terminal_regex(&mut self, expr: ExprId, regex: RegexTerminal) {
+        let kind = &mut self.exprs[expr.index()].kind;
+        if matches!(kind, Expr::Literal(_) | Expr::Regex(_)) {
+            *kind = Expr::Regex(Box::new(regex));
+        }
+    }
+
     /// Marks a rule as a *phrase*: a parser never compiles a reference to it into a
     /// token (a DFA), even when its language is regular, so the rules that use it are
     /// parsed by their parts. Its own body stays one token where it uses tokens only:

@@ -285,7 +285,12 @@ impl Input {
     /// An input made as a tree other than from a seed's stream (by k-path production):
     /// `index` is its place among the call's inputs.
     pub fn from_tree(tree: DerivationTree, engine: &Arc<Engine>, seed: u64, index: u64) -> Input {
-        let bytes = tree.bytes().to_vec();
+        // With bit fields, the tree's bits packed into bytes (a k-path tree is kept
+        // only if they fill whole bytes).
+        let bytes = engine
+            .borrow_owner()
+            .input_bytes(&tree)
+            .map_or_else(|_| tree.bytes().to_vec(), |input| input.into_owned());
         let made = Made {
             index,
             bytes,

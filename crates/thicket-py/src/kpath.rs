@@ -61,7 +61,8 @@ pub fn produce(
     let made = py.detach(|| {
         engine.with_makers(|loaded, generator, solver| {
             let graph = KPathGraph::new(&loaded.spec.grammar);
-            let finish = &mut |tree, n| thicket_fandango::kpath_finish(solver, seed, tree, n);
+            let finish =
+                &mut |tree, n| thicket_fandango::kpath_finish(loaded, solver, seed, tree, n);
             let stop = Stop {
                 deadline: None,
                 interrupted: &interrupted,

@@ -117,6 +117,8 @@ pub struct Campaign<'g> {
     /// Parses inputs not made here (a resumed queue, other instances' entries) into
     /// trees; made at the first such input.
     parser: Option<thicket_parse::Parser<'g>>,
+    /// How trees stand for inputs, when an input is not its tree's text.
+    encoding: Option<&'g dyn strategy::Encoding>,
     /// What to run next and what the feedback means.
     strategy: Box<dyn strategy::Strategy + 'g>,
     /// Code features reached so far (when features are counted).
@@ -139,6 +141,18 @@ impl<'g> Campaign<'g> {
         judge: Judge,
         config: FuzzConfig,
         out: &std::path::Path,
+    ) -> Result<Campaign<'g>, FuzzError> {
+        Campaign::with_encoding(generator, judge, config, out, None)
+    }
+
+    /// [`Campaign::new`] whose trees stand for the inputs `encoding` makes of them (a
+    /// resumed queue is decoded with it). A tree that stands for no input is not run.
+    pub fn with_encoding(
+        generator: &'g Generator<'g>,
+        judge: Judge,
+        config: FuzzConfig,
+        out: &std::path::Path,
+        encoding: Option<&'g dyn strategy::Encoding>,
     ) -> Result<Campaign<'g>, FuzzError> {
         let out = OutDir::open(out, config.resume)?;
         let stats = Stats {
@@ -177,6 +191,7 @@ impl<'g> Campaign<'g> {
             text,
             last_sync: None,
             parser: None,
+            encoding,
             favoured: Favoured::default(),
             strategy: Box::new(strategy::CoverageGuided),
             features: Default::default(),
@@ -325,11 +340,30 @@ impl<'g> Campaign<'g> {
 
     /// One round: run the candidate, book it, tell the strategy.
     fn round(&mut self, candidate: &Candidate) -> Result<(), FuzzError> {
-        let Some(verdict) = self.execute(candidate.input.bytes())? else {
+        let encoded;
+        let input = match (self.encoding, &candidate.input) {
+            (Some(encoding), Input::Tree(tree)) => match encoding.encode(tree) {
+                Ok(bytes) => {
+                    encoded = Input::Encoded {
+                        tree: tree.clone(),
+                        bytes,
+                    };
+                    &encoded
+                }
+                // Stands for no input (bits that fill no whole byte): nothing to run.
+                Err(_) => {
+                    self.stats.rounds += 1;
+                    self.stats.unencodable_rounds += 1;
+                    return Ok(());
+                }
+            },
+            (_, input) => input,
+        };
+        let Some(verdict) = self.execute(input.bytes())? else {
             return Ok(());
         };
-        self.input_bytes += candidate.input.bytes().len() as u64;
-        let booked = self.account(&candidate.input, &candidate.op, candidate.parent, &verdict)?;
+        self.input_bytes += input.bytes().len() as u64;
+        let booked = self.account(input, &candidate.op, candidate.parent, &verdict)?;
         let features = self.strategy.wants_features() || self.config.track_features;
         let (mut new_code, mut code_features) = (0, 0);
         let counts = verdict.counts_for_coverage();
@@ -342,13 +376,13 @@ impl<'g> Campaign<'g> {
                 }
             });
         }
-        let input_features = match candidate.input.tree() {
+        let input_features = match input.tree() {
             Some(tree) if features => strategy::input_features(self.grammar, tree),
             _ => 0,
         };
         self.stats.mappings += input_features * code_features;
         self.strategy.observe(&strategy::RunReport {
-            input: &candidate.input,
+            input,
             op: &candidate.op,
             trace: self.judge.trace(),
             token_trace: self.judge.token_trace(),
@@ -453,7 +487,11 @@ impl<'g> Campaign<'g> {
             match self.tree_of(&bytes)? {
                 Some(tree) => {
                     let op = format!("sync-{}", file_safe(&entry.peer));
-                    self.keep(&Input::Tree(tree), &op, None, novelty, &verdict.outcome)?;
+                    let input = match self.encoding {
+                        Some(_) => Input::Encoded { tree, bytes },
+                        None => Input::Tree(tree),
+                    };
+                    self.keep(&input, &op, None, novelty, &verdict.outcome)?;
                     self.stats.imported += 1;
                 }
                 None => self.stats.imported_outside_grammar += 1,
@@ -467,6 +505,9 @@ impl<'g> Campaign<'g> {
 
     /// The derivation tree of an input not made here, if it is in the grammar.
     fn tree_of(&mut self, bytes: &[u8]) -> Result<Option<DerivationTree>, FuzzError> {
+        if let Some(encoding) = self.encoding {
+            return Ok(encoding.decode(bytes));
+        }
         if self.parser.is_none() {
             let parser = thicket_parse::Parser::new(self.grammar, Default::default())
                 .map_err(|e| FuzzError::Campaign(e.to_string()))?;

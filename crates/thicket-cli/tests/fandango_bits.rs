@@ -1,0 +1,254 @@
+//! Fandango specs with bit fields, on Fandango's own specs (`data/fandango/`, EUPL):
+//! the inputs `thicket generate` writes (bits packed into bytes) and the inputs Fandango
+//! makes are read back by `thicket parse` and `thicket check`, one bit at a time.
+//! Fandango judges thicket's inputs (`fandango parse --validate`) and makes its own
+//! when it is installed (`fandango` on the `PATH`, or its path in `THICKET_FANDANGO`;
+//! with `THICKET_REQUIRE_FANDANGO=1` a missing Fandango fails the test).
+
+mod common;
+
+use common::{repo, text, thicket};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fandango() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("THICKET_FANDANGO") {
+        return Some(PathBuf::from(path));
+    }
+    let found = Command::new("fandango")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert_ne!(
+            std::env::var("THICKET_REQUIRE_FANDANGO").as_deref(),
+            Ok("1"),
+            "THICKET_REQUIRE_FANDANGO=1 but Fandango is not installed (set THICKET_FANDANGO)"
+        );
+        eprintln!("skipping the Fandango judge: `fandango` is not on the PATH");
+    }
+    found.then(|| PathBuf::from("fandango"))
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    files
+}
+
+/// `thicket parse` and `thicket check` accept every file of `dir` as an input of `spec`.
+fn thicket_accepts(spec: &str, dir: &Path, what: &str) {
+    let inputs = files(dir);
+    assert!(!inputs.is_empty(), "{spec}: no {what}");
+    for command in ["parse", "check"] {
+        let mut args = vec![command, spec, "--quiet"];
+        args.extend(inputs.iter().map(String::as_str));
+        let out = thicket(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{spec}: `thicket {command}` rejects {what}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn packed_inputs_of_fandangos_bit_specs_parse_and_check() {
+    let fandango = fandango();
+    let temp = tempfile::tempdir().unwrap();
+    for name in ["bits", "gif89a", "byte_alternative", "bitstream-a"] {
+        let spec = repo(&format!(
+            "crates/thicket-cli/tests/data/fandango/{name}.fan"
+        ));
+        let ours = temp.path().join(format!("{name}-thicket"));
+        let out = thicket(&[
+            "generate",
+            &spec,
+            "-n",
+            "20",
+            "--seed",
+            "1",
+            "-o",
+            ours.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        thicket_accepts(&spec, &ours, "thicket's inputs");
+        let Some(fandango) = &fandango else { continue };
+        let judged = Command::new(fandango)
+            .args(["parse", "-f", &spec, "--validate"])
+            .args(files(&ours))
+            .output()
+            .unwrap();
+        assert!(
+            judged.status.success(),
+            "{name}: Fandango rejects thicket's inputs: {}",
+            text(&judged.stderr)
+        );
+        let theirs = temp.path().join(format!("{name}-fandango"));
+        let made = Command::new(fandango)
+            .args(["fuzz", "-f", &spec, "-n", "10", "--random-seed", "1", "-d"])
+            .arg(&theirs)
+            .output()
+            .unwrap();
+        assert!(made.status.success(), "{name}: {}", text(&made.stderr));
+        thicket_accepts(&spec, &theirs, "Fandango's inputs");
+    }
+}
+
+/// Flags packed into one byte between two literals, with a constraint on a bit field.
+const FLAGS: &str = "<start> ::= b'F' <flags> b'!'\n\
+<flags> ::= <italic> 1 0 <brightness> <bit>\n\
+<italic> ::= <bit>\n\
+<brightness> ::= <bit>{4}\n\
+where <brightness> == 9\n";
+
+#[test]
+fn a_packed_input_is_rejected_at_its_byte_and_its_bit_fields_checked() {
+    let temp = tempfile::tempdir().unwrap();
+    let spec = temp.path().join("flags.fan");
+    std::fs::write(&spec, FLAGS).unwrap();
+    let spec = spec.to_str().unwrap();
+    let input = |name: &str, bytes: &[u8]| {
+        let path = temp.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    // 1 1 0 1001 0: italic, the fixed 1 0, brightness 9, a free bit.
+    let good = input("good", b"F\xd2!");
+    let out = thicket(&["parse", spec, &good, "--format", "sexp"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let tree = text(&out.stdout);
+    assert!(
+        tree.contains("(<brightness> (<bit> (<_bit> \"1\"))"),
+        "{tree}"
+    );
+    assert!(
+        !tree.contains("\\xd2"),
+        "bits are read one at a time: {tree}"
+    );
+    // Its k-paths are those of its tree.
+    let out = thicket(&["cover", spec, &good, "-k", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(0 rejected)"),
+        "{}",
+        text(&out.stdout)
+    );
+    // The fixed bits read 0 0 here: rejected at the flags byte, with the bit expected.
+    let wrong_bits = input("wrong_bits", b"F\x92!");
+    let out = thicket(&["parse", spec, &wrong_bits]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("1:2"), "{err}");
+    assert!(err.contains("expected \"1\""), "{err}");
+    assert!(err.contains("at bit 1 of the byte"), "{err}");
+    if !common::have("python3") {
+        return;
+    }
+    let out = thicket(&["check", spec, &good]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    // Brightness 3: in the language, but the constraint fails, and says on what.
+    let dim = input("dim", b"F\xc6!");
+    let out = thicket(&["check", spec, &dim]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(report.contains("invalid"), "{report}");
+    assert!(report.contains("<brightness> == 9"), "{report}");
+}
+
+#[test]
+fn fuzzing_runs_bit_fields_packed_and_resumes_from_packed_inputs() {
+    let temp = tempfile::tempdir().unwrap();
+    let spec = temp.path().join("flags.fan");
+    std::fs::write(
+        &spec,
+        "<start> ::= b'<' <flags> b'>'\n<flags> ::= 1 0 <bit>{6}\n",
+    )
+    .unwrap();
+    let spec = spec.to_str().unwrap();
+    let runs = temp.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    let out = temp.path().join("out");
+    // The target keeps each input it is given.
+    let fuzz = |extra: &[&str]| {
+        let mut args = vec!["fuzz", spec, "-o", out.to_str().unwrap(), "--seed", "1"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&[
+            "--",
+            "sh",
+            "-c",
+            "cat > \"$0/run.$$\"",
+            runs.to_str().unwrap(),
+        ]);
+        thicket(&args)
+    };
+    let o = fuzz(&["--no-feedback", "--execs", "30"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let ran: Vec<Vec<u8>> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(ran.len() > 10, "{} runs kept", ran.len());
+    for input in &ran {
+        let [b'<', byte, b'>'] = input[..] else {
+            panic!("not one packed byte between < and >: {input:?}")
+        };
+        assert_eq!(byte >> 6, 0b10, "{byte:08b}");
+    }
+    // With coverage feedback (a Python target branching on the bits), inputs are kept
+    // packed, and a resumed campaign reads them back.
+    if !common::have_coverage("the Python fuzzing test with bit fields") {
+        return;
+    }
+    let target = temp.path().join("flags_target.py");
+    std::fs::write(
+        &target,
+        "def target(data):\n    flags = ord(data[1]) if isinstance(data, str) else data[1]\n    if flags & 1:\n        a = 1\n    if flags & 2:\n        b = 2\n    if flags & 4:\n        c = 3\n",
+    )
+    .unwrap();
+    let target = format!("{}:target", target.display());
+    let out = temp.path().join("covered");
+    let python = |extra: &[&str]| {
+        let mut args = vec![
+            "fuzz",
+            spec,
+            "-o",
+            out.to_str().unwrap(),
+            "--seed",
+            "1",
+            "--python",
+            &target,
+            "--python-include",
+            "*flags_target.py",
+        ];
+        args.extend_from_slice(extra);
+        thicket(&args)
+    };
+    let o = python(&["--execs", "40"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let queue = out.join("queue");
+    let mut generated = 0;
+    for entry in std::fs::read_dir(&queue).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.to_string_lossy().contains("op:gen") {
+            continue;
+        }
+        let input = std::fs::read(&path).unwrap();
+        assert!(
+            matches!(input[..], [b'<', byte, b'>'] if byte >> 6 == 0b10),
+            "{}: {input:?}",
+            path.display()
+        );
+        generated += 1;
+    }
+    assert!(generated > 0, "no generated input kept");
+    let o = python(&["--resume", "--execs", "80"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
+    assert!(stats["execs"].as_u64().unwrap() >= 80, "{stats}");
+}
