@@ -23,10 +23,18 @@ pub enum Node {
     Leaf {
         /// Whether the leaf predicts "covered".
         covered: bool,
-        /// Training samples that reached the leaf.
+        /// Samples of the balanced sub-sample the tree was fitted on that reached the
+        /// leaf.
         support: u32,
         /// Of those, how many have the predicted class.
         correct: u32,
+        /// All training inputs (not only the sub-sample) that reached the leaf and
+        /// cover the location (0 in models written before this was recorded).
+        #[serde(default)]
+        inputs_covered: u32,
+        /// All training inputs that reached the leaf and do not cover the location.
+        #[serde(default)]
+        inputs_not_covered: u32,
     },
 }
 
@@ -66,16 +74,21 @@ impl Tree {
             covered: false,
             support: 0,
             correct: 0,
+            inputs_covered: 0,
+            inputs_not_covered: 0,
         });
         type Task = (usize, Vec<u32>, Vec<u32>, usize);
         let mut todo: Vec<Task> = vec![(0, samples.to_vec(), population.to_vec(), 0)];
         while let Some((at, here, everyone, depth)) = todo.pop() {
             let pos = here.iter().filter(|&&s| label[s as usize]).count() as u32;
             let n = here.len() as u32;
+            let everyone_pos = everyone.iter().filter(|&&s| label[s as usize]).count() as u32;
             let leaf = Node::Leaf {
                 covered: pos * 2 > n,
                 support: n,
                 correct: pos.max(n - pos),
+                inputs_covered: everyone_pos,
+                inputs_not_covered: everyone.len() as u32 - everyone_pos,
             };
             if depth >= max_depth || pos == 0 || pos == n {
                 tree.nodes[at] = leaf;
