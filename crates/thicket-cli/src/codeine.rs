@@ -40,7 +40,7 @@ per location that some but not all inputs cover (CART, classes balanced by sub-s
 Inputs the grammar rejects are left out of learning. Each tree is cross-validated \
 (--folds); locations with fewer than 20 covering inputs are listed with a warning.\n\n\
 With --focus LOCATION the program is used further for that location: while it has fewer \
-than --min-positives covering inputs, more inputs are drawn (random, then steered to the \
+than --min-positives (5) covering inputs, more inputs are drawn (random, then steered to the \
 k-paths its covering inputs share); then rounds of --batch inputs aimed at it by the \
 current tree are run and added with their coverage, and the tree is learned again, until a \
 round's hit rate reaches --goal or --execs executions (or --focus-time) are spent. The \
@@ -120,8 +120,9 @@ pub struct LearnArgs {
     #[arg(long, value_name = "N", default_value_t = 100, requires = "focus")]
     batch: usize,
 
-    /// With --focus: covering inputs needed before the first tree.
-    #[arg(long, value_name = "N", default_value_t = thicket_codeine::MIN_POSITIVES, requires = "focus")]
+    /// With --focus: covering inputs needed before the first tree (fewer than the 20
+    /// a tree needs to be trusted: the loop checks its trees by running their inputs).
+    #[arg(long, value_name = "N", default_value_t = thicket_codeine::refine::LOOP_MIN_POSITIVES, requires = "focus")]
     min_positives: u32,
 
     /// With --focus: trees the search builds per aimed input.

@@ -340,6 +340,35 @@ mod tests {
     }
 
     #[test]
+    fn leaves_count_all_training_inputs_by_class_not_only_the_sub_sample() {
+        // Feature 0 marks the 3 covering inputs and 2 of the 17 others; the tree is
+        // fitted on a balanced sub-sample of 6.
+        let rows: Vec<Vec<u32>> = (0..20u32)
+            .map(|i| if i < 5 { vec![0] } else { vec![] })
+            .collect();
+        let label: Vec<bool> = (0..20).map(|i| i < 3).collect();
+        let everyone: Vec<u32> = (0..20).collect();
+        let tree = Tree::fit(&rows, &label, &[0, 1, 2, 10, 11, 12], &everyone, 1, 5);
+        let covering: Vec<&Node> = tree
+            .leaves()
+            .into_iter()
+            .map(|(_, leaf)| leaf)
+            .filter(|leaf| matches!(leaf, Node::Leaf { covered: true, .. }))
+            .collect();
+        assert_eq!(
+            covering,
+            vec![&Node::Leaf {
+                covered: true,
+                support: 3,
+                correct: 3,
+                inputs_covered: 3,
+                inputs_not_covered: 2,
+            }],
+            "pure on the sub-sample, 3 of 5 on all inputs"
+        );
+    }
+
+    #[test]
     fn depth_limit_and_pure_nodes_stop_growth() {
         let rows: Vec<Vec<u32>> = (0..8u32).map(|i| vec![i]).collect();
         let label: Vec<bool> = (0..8).map(|i| i % 2 == 0).collect();

@@ -603,6 +603,82 @@ mod tests {
     }
 
     #[test]
+    fn cross_validation_shows_what_the_training_set_hides() {
+        // Every input has a feature of its own, and the labels are noise: a tree that
+        // memorises its inputs is right on all of them and predicts nothing.
+        let n = 200u32;
+        let rows: Vec<Vec<u32>> = (0..n).map(|i| vec![i]).collect();
+        let label: Vec<bool> = (0..n).map(|i| (i * 7919) % 13 < 4).collect();
+        let config = LearnConfig {
+            max_depth: 64,
+            ..LearnConfig::default()
+        };
+        let location = LocationModel::fit("f".into(), &rows, &label, n as usize, config, 1);
+        let v = location.validation.expect("cross-validated");
+        assert_eq!(v.folds, 5);
+        let total = v.true_positives + v.false_positives + v.true_negatives + v.false_negatives;
+        assert_eq!(total, n, "every input predicted once");
+        assert!(v.recall().unwrap() < 0.2, "{v:?}");
+        // One with a real signal: feature 0 is the class.
+        let rows: Vec<Vec<u32>> = (0..n)
+            .map(|i| if label[i as usize] { vec![0, i + 1] } else { vec![i + 1] })
+            .collect();
+        let location = LocationModel::fit("g".into(), &rows, &label, n as usize + 1, config, 1);
+        let v = location.validation.unwrap();
+        assert_eq!(v.accuracy(), Some(1.0), "{v:?}");
+        // Too few covering inputs for folds: not measured rather than made up.
+        let one: Vec<bool> = (0..n).map(|i| i == 0).collect();
+        let location = LocationModel::fit("h".into(), &rows, &one, n as usize + 1, config, 1);
+        assert_eq!(location.validation, None);
+        assert!(location.too_few_positives());
+    }
+
+    #[test]
+    fn an_adopted_location_is_renumbered_into_the_models_features() {
+        let leaf = |covered| Node::Leaf {
+            covered,
+            support: 1,
+            correct: 1,
+            inputs_covered: 1,
+            inputs_not_covered: 0,
+        };
+        let mut model = Model {
+            spec: "t.fan".into(),
+            grammar: 0,
+            k: 2,
+            executor: "test".into(),
+            features: vec![vec![1], vec![2, 3]],
+            skipped: 0,
+            locations: vec![],
+        };
+        let fitted = |name: &str, feature| LocationModel {
+            name: name.into(),
+            covered: 30,
+            inputs: 60,
+            tree: Tree {
+                nodes: vec![
+                    Node::Split {
+                        feature,
+                        absent: 1,
+                        present: 2,
+                    },
+                    leaf(false),
+                    leaf(true),
+                ],
+            },
+            validation: None,
+        };
+        // Its own features: [2, 3] (known to the model) and [4, 5, 6] (new).
+        let own = vec![vec![4, 5, 6], vec![2, 3]];
+        model.adopt(fitted("f", 1), &own);
+        assert_eq!(model.locations[0].tree.features().collect::<Vec<_>>(), vec![1]);
+        model.adopt(fitted("f", 0), &own);
+        assert_eq!(model.locations.len(), 1, "replaced, not added");
+        assert_eq!(model.features[2], vec![4, 5, 6]);
+        assert_eq!(model.locations[0].tree.features().collect::<Vec<_>>(), vec![2]);
+    }
+
+    #[test]
     fn balancing_keeps_the_smaller_class_and_as_many_others() {
         let label: Vec<bool> = (0..100).map(|i| i % 10 == 0).collect();
         let s = balanced(&label, 7, 3);

@@ -13,9 +13,11 @@
 //! inputs says what they share; the next one learns which of that does not matter).
 
 use crate::features::{FeatureTable, input_paths};
-use crate::model::{LearnConfig, LocationModel, MIN_POSITIVES, PathConstraint};
+use crate::model::{LearnConfig, LocationModel, PathConstraint};
+#[cfg(doc)]
+use crate::model::MIN_POSITIVES;
 use crate::run::{RunError, covered_names};
-use crate::target::generate_targeted;
+use crate::target::{generate_targeted, violations};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::Instant;
@@ -35,7 +37,10 @@ pub struct RefineConfig {
     pub deadline: Option<Instant>,
     /// Inputs per round.
     pub batch: usize,
-    /// Covering inputs needed before the first tree is learned.
+    /// Covering inputs needed before the first tree is learned. Fewer than
+    /// [`MIN_POSITIVES`] (the bar for trusting a tree) will do: the loop checks its
+    /// trees by running their aimed inputs, and the misses are the negatives a tree
+    /// learned from a handful of covering inputs lacks.
     pub min_positives: u32,
     /// Trees the search builds per aimed input (see [`crate::target`]).
     pub tries: u32,
@@ -57,7 +62,7 @@ impl Default for RefineConfig {
             max_executions: 5000,
             deadline: None,
             batch: 100,
-            min_positives: MIN_POSITIVES,
+            min_positives: LOOP_MIN_POSITIVES,
             tries: 100,
             max_k: 6,
             patience: 3,
@@ -249,6 +254,12 @@ pub struct Refiner<'a, 'g> {
     pub k: usize,
 }
 
+/// Default of [`RefineConfig::min_positives`].
+pub const LOOP_MIN_POSITIVES: u32 = 5;
+
+/// Times an aimed round draws its inputs again to replace ones already run.
+const DRAWS_FOR_NEW_INPUTS: u64 = 4;
+
 /// How much an aimed round's hit rate must beat the best so far to count as progress.
 pub const PLATEAU_MARGIN: f64 = 0.05;
 
@@ -282,6 +293,7 @@ impl Refiner<'_, '_> {
         };
         let mut round_no = 0u64;
         let mut k = self.k;
+        let mut seen: FxHashSet<Vec<u8>> = training.texts.iter().cloned().collect();
         let (mut best_rate, mut stalled) = (0.0f64, 0u32);
         while !out_of_budget(executions) {
             round_no += 1;
@@ -305,18 +317,41 @@ impl Refiner<'_, '_> {
                 .filter(|(c, _)| !c.is_empty());
             let (phase, texts, satisfied): (Phase, Vec<Vec<u8>>, u32) = match constraints {
                 Some((constraints, features)) => {
-                    let (trees, stats) = generate_targeted(
-                        self.aim_generator,
-                        self.graph,
-                        features,
-                        &constraints,
-                        k,
-                        seed ^ (round_no << 20),
-                        n,
-                        config.tries,
-                    );
-                    let texts = trees.iter().map(|t| t.bytes().to_vec()).collect();
-                    (Phase::Aimed, texts, stats.satisfied as u32)
+                    // Inputs run before are drawn again: they teach nothing new, and a
+                    // program that caches (urllib's `urlsplit` keeps the last 128
+                    // results) does not run the same code for them twice.
+                    let mut texts: Vec<Vec<u8>> = Vec::with_capacity(n);
+                    let mut satisfied = 0u32;
+                    let mut fresh: FxHashSet<Vec<u8>> = FxHashSet::default();
+                    for attempt in 0..DRAWS_FOR_NEW_INPUTS {
+                        let missing = n - texts.len();
+                        if missing == 0 {
+                            break;
+                        }
+                        let (trees, _) = generate_targeted(
+                            self.aim_generator,
+                            self.graph,
+                            features,
+                            &constraints,
+                            k,
+                            seed ^ (round_no << 20) ^ (attempt << 40),
+                            missing,
+                            config.tries,
+                        );
+                        for (i, tree) in trees.into_iter().enumerate() {
+                            let text = tree.bytes();
+                            if seen.contains(text) || fresh.contains(text) {
+                                continue;
+                            }
+                            let constraint = &constraints[i % constraints.len()];
+                            if violations(self.graph, features, constraint, &tree, k) == 0 {
+                                satisfied += 1;
+                            }
+                            fresh.insert(text.to_vec());
+                            texts.push(text.to_vec());
+                        }
+                    }
+                    (Phase::Aimed, texts, satisfied)
                 }
                 None => {
                     let targets = if positives == 0 {
@@ -368,6 +403,7 @@ impl Refiner<'_, '_> {
                 let covered = names.iter().any(|l| l == location);
                 hits += u32::from(covered);
                 let paths = input_paths(self.parser, self.graph, &text, k).ok();
+                seen.insert(text.clone());
                 added.push((text.clone(), covered));
                 training.push(text, paths, covered);
             }
@@ -380,7 +416,9 @@ impl Refiner<'_, '_> {
                 positives: training.positives(),
             };
             progress(&round);
-            let full = ran as usize >= batch;
+            // At least half a batch (a small language may not have a batch of new
+            // inputs left) for a round to count toward the goal.
+            let full = 2 * ran as usize >= batch;
             rounds.push(round);
             if phase == Phase::Aimed && full && f64::from(hits) >= config.goal * f64::from(ran) {
                 reached_goal = true;
