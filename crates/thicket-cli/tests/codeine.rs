@@ -20,7 +20,11 @@ fn ok(out: std::process::Output) -> String {
 
 /// How many inputs in `dir` reach the target function (eval/codeine_hits.py).
 fn hits(dir: &Path) -> (u32, u32) {
-    hits_of("eval/targets/expr_eval.py", "paren_subtraction_in_product", dir)
+    hits_of(
+        "eval/targets/expr_eval.py",
+        "paren_subtraction_in_product",
+        dir,
+    )
 }
 
 /// How many inputs in `dir` reach `function` of the evaluator `file`.
@@ -116,8 +120,7 @@ fn the_running_example_is_learned_explained_targeted_and_predicted() {
         ":paren_subtraction_in_product",
     ]));
     assert!(
-        text.contains("COVERED (training inputs here: ")
-            && text.contains(" covering, 0 not) if:"),
+        text.contains("COVERED (training inputs here: ") && text.contains(" covering, 0 not) if:"),
         "{text}"
     );
     assert!(

@@ -621,7 +621,13 @@ mod tests {
         assert!(v.recall().unwrap() < 0.2, "{v:?}");
         // One with a real signal: feature 0 is the class.
         let rows: Vec<Vec<u32>> = (0..n)
-            .map(|i| if label[i as usize] { vec![0, i + 1] } else { vec![i + 1] })
+            .map(|i| {
+                if label[i as usize] {
+                    vec![0, i + 1]
+                } else {
+                    vec![i + 1]
+                }
+            })
             .collect();
         let location = LocationModel::fit("g".into(), &rows, &label, n as usize + 1, config, 1);
         let v = location.validation.unwrap();
@@ -671,11 +677,17 @@ mod tests {
         // Its own features: [2, 3] (known to the model) and [4, 5, 6] (new).
         let own = vec![vec![4, 5, 6], vec![2, 3]];
         model.adopt(fitted("f", 1), &own);
-        assert_eq!(model.locations[0].tree.features().collect::<Vec<_>>(), vec![1]);
+        assert_eq!(
+            model.locations[0].tree.features().collect::<Vec<_>>(),
+            vec![1]
+        );
         model.adopt(fitted("f", 0), &own);
         assert_eq!(model.locations.len(), 1, "replaced, not added");
         assert_eq!(model.features[2], vec![4, 5, 6]);
-        assert_eq!(model.locations[0].tree.features().collect::<Vec<_>>(), vec![2]);
+        assert_eq!(
+            model.locations[0].tree.features().collect::<Vec<_>>(),
+            vec![2]
+        );
     }
 
     #[test]

@@ -13,9 +13,9 @@
 //! inputs says what they share; the next one learns which of that does not matter).
 
 use crate::features::{FeatureTable, input_paths};
-use crate::model::{LearnConfig, LocationModel, PathConstraint};
 #[cfg(doc)]
 use crate::model::MIN_POSITIVES;
+use crate::model::{LearnConfig, LocationModel, PathConstraint};
 use crate::run::{RunError, covered_names};
 use crate::target::{generate_targeted, violations};
 use rayon::prelude::*;
@@ -362,7 +362,7 @@ impl Refiner<'_, '_> {
                     let texts = (0..n)
                         .map(|i| {
                             let mut rng = Generator::rng_for(
-                                seed ^ 0x5EED_0F_6A7E,
+                                seed ^ 0x005E_ED0F_6A7E,
                                 (round_no << 32) | i as u64,
                             );
                             // Odd inputs random, even ones steered to the targets in

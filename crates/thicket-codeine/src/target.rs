@@ -453,7 +453,7 @@ mod tests {
             &generator,
             &graph,
             &features,
-            &[constraint.clone()],
+            std::slice::from_ref(&constraint),
             2,
             7,
             20,

@@ -53,7 +53,10 @@ impl Executor for Scripted {
 }
 
 fn rare(input: &[u8]) -> bool {
-    input.contains(&b'a') && input.contains(&b'b') && input.contains(&b'e') && !input.contains(&b'c')
+    input.contains(&b'a')
+        && input.contains(&b'b')
+        && input.contains(&b'e')
+        && !input.contains(&b'c')
 }
 
 /// The loop's result on `covers`, from 100 random training inputs (seed 3).
@@ -119,7 +122,12 @@ fn a_rare_location_is_gathered_for_then_aimed_at_until_the_goal() {
     assert!(refined.reached_goal, "{:#?}", refined.rounds);
     assert!(refined.executions <= 5000);
     // Too few covering inputs at first: inputs are drawn before the first tree.
-    assert_ne!(refined.rounds[0].phase, Phase::Aimed, "{:#?}", refined.rounds);
+    assert_ne!(
+        refined.rounds[0].phase,
+        Phase::Aimed,
+        "{:#?}",
+        refined.rounds
+    );
     let last = refined.rounds.last().unwrap();
     assert_eq!(last.phase, Phase::Aimed);
     assert!(last.hits * 10 >= last.inputs * 9, "{last:?}");
@@ -128,7 +136,10 @@ fn a_rare_location_is_gathered_for_then_aimed_at_until_the_goal() {
     assert!(refined.added.iter().all(|(text, hit)| rare(text) == *hit));
     let (location, _) = refined.location.expect("a tree at the end");
     assert!(location.covered >= thicket_codeine::MIN_POSITIVES);
-    assert!(location.validation.is_some(), "the final tree is cross-validated");
+    assert!(
+        location.validation.is_some(),
+        "the final tree is cross-validated"
+    );
     // The same seed, the same loop.
     let again = refine(rare, config);
     assert_eq!(again.rounds, refined.rounds);
