@@ -219,8 +219,9 @@ pub struct GenerateArgs {
     /// Aim the inputs at a code location (CODEINE): MODEL is a model from
     /// `thicket learn-coverage` on this spec, LOCATION a location it trained (or the end
     /// of its name). The location's tree's covering leaves become k-path constraints
-    /// (paths that must and must not occur; infeasible ones dropped), taken in turn, the
-    /// most precise on the training inputs first; each input is the result of a
+    /// (paths that must and must not occur; infeasible ones dropped), taken in turn, each
+    /// as often as the square of its leaf's precision on the training inputs relative
+    /// to the best leaf's; each input is the result of a
     /// best-first search over trees (steered to the required paths, then slots refilled
     /// where a condition is violated; up to --tries trees) for one that satisfies its
     /// constraint. -n inputs [default: 10].
@@ -810,7 +811,7 @@ fn run_targeted<W: Write>(
         generator,
         &graph,
         &model.features,
-        &constraints,
+        &thicket_codeine::aim_cycle(constraints.clone()),
         model.k,
         seed,
         count,

@@ -43,4 +43,4 @@ pub use model::{
 };
 pub use refine::{Phase, RefineConfig, Refined, Refiner, Round, TrainingSet};
 pub use run::{RunError, covered_names};
-pub use target::{TargetStats, Violated, generate_targeted, violated, violations};
+pub use target::{TargetStats, Violated, aim_cycle, generate_targeted, violated, violations};

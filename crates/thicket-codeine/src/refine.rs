@@ -15,9 +15,9 @@
 use crate::features::{FeatureTable, input_paths};
 #[cfg(doc)]
 use crate::model::MIN_POSITIVES;
-use crate::model::{LearnConfig, LocationModel, PathConstraint};
+use crate::model::{LearnConfig, LocationModel};
 use crate::run::{RunError, covered_names};
-use crate::target::{generate_targeted, violations};
+use crate::target::{aim_cycle, generate_targeted, violations};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::Instant;
@@ -221,8 +221,12 @@ impl Round {
 /// What the loop came to.
 #[derive(Clone, Debug)]
 pub struct Refined {
-    /// The tree learned from every input at the end (cross-validated), with the
-    /// feature paths it refers to; `None` if no input reached the location.
+    /// The tree whose round of aimed inputs hit most (the round that reached the goal,
+    /// if one did), cross-validated on the inputs it was learned from, with the feature
+    /// paths it refers to; without an aimed round, the tree learned from every input;
+    /// `None` if no input reached the location. Not a tree learned again after the
+    /// best round: learned from its own hits, a tree also learns what they happen to
+    /// share (small inputs, no brackets), and aims worse.
     pub location: Option<(LocationModel, Vec<Vec<u32>>)>,
     /// The rounds, in order.
     pub rounds: Vec<Round>,
@@ -232,7 +236,7 @@ pub struct Refined {
     pub reached_goal: bool,
     /// The inputs the loop ran and whether each reached the location.
     pub added: Vec<(Vec<u8>, bool)>,
-    /// The longest feature paths at the end.
+    /// The longest feature paths of [`Refined::location`].
     pub k: usize,
 }
 
@@ -295,25 +299,18 @@ impl Refiner<'_, '_> {
         let mut k = self.k;
         let mut seen: FxHashSet<Vec<u8>> = training.texts.iter().cloned().collect();
         let (mut best_rate, mut stalled) = (0.0f64, 0u32);
+        // The tree whose aimed round hit most, with its hit rate and path length.
+        let mut best_tree: Option<(f64, (LocationModel, Vec<Vec<u32>>), usize)> = None;
         while !out_of_budget(executions) {
             round_no += 1;
             let n = batch.min((config.max_executions - executions) as usize);
             let positives = training.positives();
             let learned = (positives >= config.min_positives)
-                .then(|| {
-                    training.learn(
-                        location,
-                        LearnConfig {
-                            folds: 0,
-                            ..config.learn
-                        },
-                        round_no,
-                    )
-                })
+                .then(|| training.learn(location, config.learn, round_no))
                 .flatten();
             let constraints = learned
                 .as_ref()
-                .map(|(l, features)| (by_precision(l.constraints(features)), features))
+                .map(|(l, features)| (aim_cycle(l.constraints(features)), features))
                 .filter(|(c, _)| !c.is_empty());
             let (phase, texts, satisfied): (Phase, Vec<Vec<u8>>, u32) = match constraints {
                 Some((constraints, features)) => {
@@ -419,6 +416,13 @@ impl Refiner<'_, '_> {
             // At least half a batch (a small language may not have a batch of new
             // inputs left) for a round to count toward the goal.
             let full = 2 * ran as usize >= batch;
+            if phase == Phase::Aimed && full {
+                let rate = f64::from(hits) / f64::from(ran.max(1));
+                if best_tree.as_ref().is_none_or(|(best, _, _)| rate > *best) {
+                    let tree = learned.clone().expect("aimed rounds have a tree");
+                    best_tree = Some((rate, tree, k));
+                }
+            }
             rounds.push(round);
             if phase == Phase::Aimed && full && f64::from(hits) >= config.goal * f64::from(ran) {
                 reached_goal = true;
@@ -438,7 +442,10 @@ impl Refiner<'_, '_> {
                 }
             }
         }
-        let location = training.learn(location, config.learn, 0);
+        let (location, k) = match best_tree {
+            Some((_, tree, k)) => (Some(tree), k),
+            None => (training.learn(location, config.learn, 0), k),
+        };
         Ok(Refined {
             location,
             rounds,
@@ -448,38 +455,4 @@ impl Refiner<'_, '_> {
             k,
         })
     }
-}
-
-/// Turns of the most precise constraint in a cycle of [`by_precision`].
-const TURNS: usize = 10;
-
-/// The constraints repeated in proportion to the square of their leaf's smoothed
-/// precision on the training inputs, relative to the best one's, in a cycle that
-/// [`generate_targeted`] goes through in turn. The training inputs include the aimed
-/// inputs of earlier rounds, so a leaf's precision is what aiming at it achieved: the
-/// loop spends its executions where they hit, and still tries the others now and then.
-fn by_precision(constraints: Vec<PathConstraint>) -> Vec<PathConstraint> {
-    let best = constraints
-        .iter()
-        .map(PathConstraint::smoothed_precision)
-        .fold(0.0, f64::max);
-    if best <= 0.0 {
-        return constraints;
-    }
-    let turns: Vec<usize> = constraints
-        .iter()
-        .map(|c| {
-            let w = c.smoothed_precision() / best;
-            (w * w * TURNS as f64).round() as usize
-        })
-        .collect();
-    let mut cycle = Vec::new();
-    for turn in 0..TURNS {
-        for (c, &t) in constraints.iter().zip(&turns) {
-            if t > turn {
-                cycle.push(c.clone());
-            }
-        }
-    }
-    cycle
 }

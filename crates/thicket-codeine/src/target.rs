@@ -395,6 +395,41 @@ pub fn generate_targeted(
     (out, stats)
 }
 
+/// Turns of the most precise constraint in a cycle of [`aim_cycle`].
+const TURNS: usize = 10;
+
+/// The constraints repeated in proportion to the square of their leaf's smoothed
+/// precision on the training inputs, relative to the best one's (in tenths, rounded:
+/// a leaf under 0.22 of the best's precision drops out), in a cycle that
+/// [`generate_targeted`] goes through in turn: inputs go where they hit. After
+/// refinement the training inputs include the aimed inputs of earlier rounds, so a
+/// leaf's precision is what aiming at it achieved.
+pub fn aim_cycle(constraints: Vec<PathConstraint>) -> Vec<PathConstraint> {
+    let best = constraints
+        .iter()
+        .map(PathConstraint::smoothed_precision)
+        .fold(0.0, f64::max);
+    if best <= 0.0 {
+        return constraints;
+    }
+    let turns: Vec<usize> = constraints
+        .iter()
+        .map(|c| {
+            let w = c.smoothed_precision() / best;
+            (w * w * TURNS as f64).round() as usize
+        })
+        .collect();
+    let mut cycle = Vec::new();
+    for turn in 0..TURNS {
+        for (c, &t) in constraints.iter().zip(&turns) {
+            if t > turn {
+                cycle.push(c.clone());
+            }
+        }
+    }
+    cycle
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -135,6 +135,12 @@ fn a_rare_location_is_gathered_for_then_aimed_at_until_the_goal() {
     assert_eq!(refined.added.len() as u64, refined.executions);
     assert!(refined.added.iter().all(|(text, hit)| rare(text) == *hit));
     let (location, _) = refined.location.expect("a tree at the end");
+    // The tree is the one that aimed the goal round (learned before its inputs ran),
+    // not one learned again from them.
+    assert_eq!(
+        u64::from(location.inputs),
+        100 + refined.executions - u64::from(last.inputs)
+    );
     assert!(location.covered >= thicket_codeine::MIN_POSITIVES);
     assert!(
         location.validation.is_some(),
