@@ -39,7 +39,7 @@ PY = os.path.join(REPO, "crates/thicket-exec/tests/targets/py")
 SUBJECTS = {
     "json": ("specs/json.fan", os.path.join(PY, "json_target.py") + ":target", ["*/json/*"]),
     "urllib": ("specs/url.fan", os.path.join(PY, "url_target.py") + ":target", ["*/urllib/*"]),
-    "toml": ("specs/toml.fan", "tomllib:loads", ["*/tomllib/*"]),
+    "toml": ("eval/grammars/toml.fan", "tomllib:loads", ["*/tomllib/*"]),
 }
 AIMED = 100
 
