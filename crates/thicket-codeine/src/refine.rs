@@ -11,6 +11,9 @@
 //! Each aimed round is learned from every input run so far: the aimed inputs that
 //! missed are the negatives the first tree lacked (a tree learned from four covering
 //! inputs says what they share; the next one learns which of that does not matter).
+//! When rounds stop improving, the feature paths grow by one ([`RefineConfig::max_k`]).
+//! The tree kept is the one whose round hit most: its hit rate was measured by running
+//! its inputs.
 
 use crate::features::{FeatureTable, input_paths};
 #[cfg(doc)]
