@@ -29,6 +29,9 @@ use thicket_exec::Judge;
 use thicket_gen::{Fresh, Generator, Producer};
 use thicket_parse::Parser;
 
+/// A location's tree and the feature paths (expression ids) its splits refer to.
+pub type LearnedTree = (LocationModel, Vec<Vec<u32>>);
+
 /// When the loop stops and how it learns.
 #[derive(Clone, Copy, Debug)]
 pub struct RefineConfig {
@@ -113,12 +116,7 @@ impl TrainingSet {
 
     /// The location's tree learned from the accepted inputs, and the feature paths it
     /// refers to; `None` if they do not have both classes.
-    pub fn learn(
-        &self,
-        name: &str,
-        config: LearnConfig,
-        salt: u64,
-    ) -> Option<(LocationModel, Vec<Vec<u32>>)> {
+    pub fn learn(&self, name: &str, config: LearnConfig, salt: u64) -> Option<LearnedTree> {
         let table = FeatureTable::from_path_sets(self.paths.clone());
         let (rows, label): (Vec<Vec<u32>>, Vec<bool>) = table
             .rows
@@ -230,7 +228,7 @@ pub struct Refined {
     /// `None` if no input reached the location. Not a tree learned again after the
     /// best round: learned from its own hits, a tree also learns what they happen to
     /// share (small inputs, no brackets), and aims worse.
-    pub location: Option<(LocationModel, Vec<Vec<u32>>)>,
+    pub location: Option<LearnedTree>,
     /// The rounds, in order.
     pub rounds: Vec<Round>,
     /// Executions spent.
@@ -303,7 +301,7 @@ impl Refiner<'_, '_> {
         let mut seen: FxHashSet<Vec<u8>> = training.texts.iter().cloned().collect();
         let (mut best_rate, mut stalled) = (0.0f64, 0u32);
         // The tree whose aimed round hit most, with its hit rate and path length.
-        let mut best_tree: Option<(f64, (LocationModel, Vec<Vec<u32>>), usize)> = None;
+        let mut best_tree: Option<(f64, LearnedTree, usize)> = None;
         while !out_of_budget(executions) {
             round_no += 1;
             let n = batch.min((config.max_executions - executions) as usize);
