@@ -16,7 +16,7 @@ use std::time::Instant;
 use thicket_codeine::cart::Node;
 use thicket_codeine::{CoverageMatrix, FeatureTable, LearnConfig, Model, grammar_fingerprint};
 use thicket_cover::{KPathGraph, PatternRenderer};
-use thicket_exec::{Judge, Location};
+use thicket_exec::Judge;
 
 /// Which named locations to learn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -37,9 +37,17 @@ recording which named code locations each covers (Python: functions and lines), 
 matrix if --matrix is given (--from-matrix reuses one instead of running anything), reads \
 each input's l-paths (l <= k) in any parse as its features, and learns one decision tree \
 per location that some but not all inputs cover (CART, classes balanced by sub-sampling). \
-Inputs the grammar rejects are left out of learning.\n\n\
+Inputs the grammar rejects are left out of learning. Each tree is cross-validated \
+(--folds); locations with fewer than 20 covering inputs are listed with a warning.\n\n\
+With --focus LOCATION the program is used further for that location: while it has fewer \
+than --min-positives (5) covering inputs, more inputs are drawn (random, then steered to the \
+k-paths its covering inputs share); then rounds of --batch inputs aimed at it by the \
+current tree are run and added with their coverage, and the tree is learned again, until a \
+round's hit rate reaches --goal or --execs executions (or --focus-time) are spent. The \
+model then holds the refined tree for LOCATION.\n\n\
 Examples:\n  thicket generate specs/expr.fan -n 1000 --seed 1 -o train/\n  \
 thicket learn-coverage specs/expr.fan train/ -o expr.model.json --python eval/targets/expr_eval.py:evaluate\n  \
+thicket learn-coverage specs/json.fan train/ -o json.model.json --python json:loads --focus 'line /usr/lib/python3.11/json/decoder.py:120' --execs 5000\n  \
 thicket learn-coverage specs/json.fan train/ -o json.model.json --matrix json.matrix.json --python json:loads --locations functions\n  \
 thicket learn-coverage specs/json.fan train/ -o json.model.json --from-matrix json.matrix.json -k 2"
 )]
@@ -84,6 +92,60 @@ pub struct LearnArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
 
+    /// Folds of the cross-validation that measures each tree on inputs it was not
+    /// fitted on (0: none).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    folds: u32,
+
+    /// Refine the tree of LOCATION (its full name, or the end of a name the inputs
+    /// cover) with the program: aimed inputs are run and learned from until --goal or
+    /// the budget.
+    #[arg(long, value_name = "LOCATION")]
+    focus: Option<String>,
+
+    /// With --focus: the share of a round's aimed inputs that must reach the location.
+    #[arg(long, value_name = "RATE", default_value_t = 0.9, requires = "focus")]
+    goal: f64,
+
+    /// With --focus: executions of the program to spend at most (the inputs given not
+    /// counted).
+    #[arg(long, value_name = "N", default_value_t = 5000, requires = "focus")]
+    execs: u64,
+
+    /// With --focus: no round is begun after this long (e.g. 10m).
+    #[arg(long, value_name = "DURATION", value_parser = crate::shared::parse_budget, requires = "focus")]
+    focus_time: Option<std::time::Duration>,
+
+    /// With --focus: inputs per round.
+    #[arg(long, value_name = "N", default_value_t = 100, requires = "focus")]
+    batch: usize,
+
+    /// With --focus: covering inputs needed before the first tree (fewer than the 20
+    /// a tree needs to be trusted: the loop checks its trees by running their inputs).
+    #[arg(long, value_name = "N", default_value_t = thicket_codeine::refine::LOOP_MIN_POSITIVES, requires = "focus")]
+    min_positives: u32,
+
+    /// With --focus: trees the search builds per aimed input.
+    #[arg(long, value_name = "N", default_value_t = 100, requires = "focus")]
+    tries: u32,
+
+    /// With --focus: the longest feature paths the loop may go to. When --patience
+    /// aimed rounds in a row gain nothing, the paths grow by one: a location may depend
+    /// on more context than -k paths hold.
+    #[arg(long, value_name = "K", default_value_t = 6, requires = "focus",
+          value_parser = clap::value_parser!(u8).range(1..=6))]
+    max_k: u8,
+
+    /// With --focus: aimed rounds without progress (5 points over the best hit rate)
+    /// before the paths grow.
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "focus")]
+    patience: u32,
+
+    /// With --focus: write the inputs the loop ran into DIR (`NNNNNN-hit` or
+    /// `NNNNNN-miss`).
+    #[arg(long, value_name = "DIR", requires = "focus")]
+    save_inputs: Option<PathBuf>,
+
     /// Worker threads [default: one per core].
     #[arg(short = 'j', long, value_name = "N")]
     jobs: Option<usize>,
@@ -112,41 +174,15 @@ fn read_inputs(args: &InputArgs) -> Result<(Vec<String>, Vec<Vec<u8>>), u8> {
     Ok((names, texts))
 }
 
-/// Runs every input through the judge and records the named locations each covers
-/// (by the judge's rule: none for a crash or a hang). Every input needs its row, so an
-/// executor error is an error here.
-pub fn coverage_matrix(
-    judge: Judge,
+/// Runs every input through the judge (see `thicket_codeine::run`).
+fn coverage_matrix(
+    mut judge: Judge,
     names: &[String],
     texts: &[Vec<u8>],
-    keep: impl Fn(&Location) -> bool,
 ) -> anyhow::Result<CoverageMatrix> {
-    let mut judge = judge.with_tolerance(1);
-    let mut matrix = CoverageMatrix {
-        executor: judge.executor().describe(),
-        ..Default::default()
-    };
-    let mut index = FxHashMap::default();
-    let mut covered: Vec<Location> = Vec::new();
-    for (name, text) in names.iter().zip(texts) {
-        let Some(verdict) = judge.run(text).with_context(|| format!("running {name}"))? else {
-            anyhow::bail!("running {name}: the executor failed");
-        };
-        covered.clear();
-        if !judge.covered_locations(&verdict, &mut covered) {
-            anyhow::bail!(
-                "{} names no code locations (edges cannot be named): use --python, or a \
-                 target whose executor reports functions or lines",
-                judge.executor().describe()
-            );
-        }
-        matrix.push(
-            name.clone(),
-            covered.iter().filter(|l| keep(l)).map(|l| l.to_string()),
-            &mut index,
-        );
-    }
-    Ok(matrix)
+    Ok(thicket_codeine::run::coverage_matrix(
+        &mut judge, names, texts,
+    )?)
 }
 
 /// Runs `thicket learn-coverage`.
@@ -184,8 +220,13 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     let graph = KPathGraph::new(&spec.grammar);
     let k = usize::from(args.k);
     let started = Instant::now();
-    let slices: Vec<&[u8]> = texts.iter().map(|t| &t[..]).collect();
-    let table = pool.install(|| FeatureTable::extract(&parser, &graph, &slices, k));
+    let per_input: Vec<Option<rustc_hash::FxHashSet<thicket_cover::KPath>>> = pool.install(|| {
+        texts
+            .par_iter()
+            .map(|t| thicket_codeine::input_paths(&parser, &graph, t, k).ok())
+            .collect()
+    });
+    let table = FeatureTable::from_path_sets(per_input.clone());
     let featured = started.elapsed();
     if table.rows.iter().all(Option::is_none) {
         eprintln!(
@@ -195,6 +236,22 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::FAILURE);
     }
+    if !(0.0..=1.0).contains(&args.goal) {
+        eprintln!(
+            "error: --goal {}: expected a share between 0 and 1",
+            args.goal
+        );
+        return Ok(exit::USAGE);
+    }
+    let needs_program = args.from_matrix.is_none() || args.focus.is_some();
+    let mut judge = if needs_program {
+        match args.target.executor_or_report(None) {
+            Ok(e) => Some(Judge::new(e, args.target.classifier()?)),
+            Err(code) => return Ok(code),
+        }
+    } else {
+        None
+    };
     let started = Instant::now();
     let mut matrix = match &args.from_matrix {
         Some(path) => {
@@ -211,11 +268,8 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
             m
         }
         None => {
-            let judge = match args.target.executor_or_report(None) {
-                Ok(e) => Judge::new(e, args.target.classifier()?),
-                Err(code) => return Ok(code),
-            };
-            let m = coverage_matrix(judge, &names, &texts, |_| true)?;
+            let judge = judge.as_mut().expect("made when no matrix is given");
+            let m = thicket_codeine::run::coverage_matrix(judge, &names, &texts)?;
             if let Some(path) = &args.matrix {
                 m.save(path).map_err(|e| anyhow::anyhow!(e))?;
             }
@@ -223,6 +277,24 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         }
     };
     let ran = started.elapsed();
+    // The focus location's column, before other kinds are dropped.
+    let focus = match &args.focus {
+        Some(name) => match focus_location(&matrix, name) {
+            Ok((name, column)) => {
+                let covered: Vec<bool> = matrix
+                    .covered
+                    .iter()
+                    .map(|row| column.is_some_and(|c| row.binary_search(&c).is_ok()))
+                    .collect();
+                Some((name, covered))
+            }
+            Err(e) => {
+                eprintln!("error: --focus: {e}");
+                return Ok(exit::USAGE);
+            }
+        },
+        None => None,
+    };
     // Keep only the kinds asked for (columns renumbered).
     let kept: Vec<usize> = (0..matrix.locations.len())
         .filter(|&c| keep(&matrix.locations[c]))
@@ -245,8 +317,9 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         max_depth: args.tree_depth,
         max_locations: args.max_locations,
         seed: args.seed,
+        folds: args.folds,
     };
-    let model = pool.install(|| {
+    let mut model = pool.install(|| {
         Model::learn(
             &table,
             &matrix,
@@ -256,6 +329,102 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         )
     });
     let learned = started.elapsed();
+    if let (Some((name, covered)), Some(judge)) = (focus, judge.as_mut()) {
+        let training = thicket_codeine::TrainingSet {
+            texts,
+            paths: per_input,
+            covered,
+        };
+        let generator = match thicket_gen::Generator::new(&spec.grammar, Default::default()) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("error: {}: {e}", spec.source.name());
+                return Ok(exit::FAILURE);
+            }
+        };
+        let aim_generator = thicket_gen::Generator::new(
+            &spec.grammar,
+            thicket_gen::GenConfig {
+                policy: thicket_gen::ChoicePolicy::Uniform,
+                ..Default::default()
+            },
+        )?;
+        let refiner = thicket_codeine::Refiner {
+            generator: &generator,
+            aim_generator: &aim_generator,
+            parser: &parser,
+            graph: &graph,
+            k,
+        };
+        let refine_config = thicket_codeine::RefineConfig {
+            goal: args.goal,
+            max_executions: args.execs,
+            deadline: args.focus_time.map(|t| Instant::now() + t),
+            batch: args.batch,
+            min_positives: args.min_positives,
+            tries: args.tries,
+            max_k: usize::from(args.max_k.max(args.k)),
+            patience: args.patience,
+            learn: config,
+        };
+        eprintln!(
+            "focus {name}: {} of {} inputs cover it",
+            training.positives(),
+            training.paths.len()
+        );
+        let refined = refiner.refine(judge, &name, training, refine_config, &mut |round| {
+            eprintln!(
+                "  {:>7?} round: {}/{} reached it ({:.1} %){}; {} executions, {} covering inputs",
+                round.phase,
+                round.hits,
+                round.inputs,
+                100.0 * round.hit_rate(),
+                if round.phase == thicket_codeine::Phase::Aimed {
+                    format!(", {} satisfied their leaf", round.satisfied)
+                } else {
+                    String::new()
+                },
+                round.executions,
+                round.positives
+            );
+        })?;
+        if let Some(dir) = &args.save_inputs {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            for (i, (text, hit)) in refined.added.iter().enumerate() {
+                let file = dir.join(format!("{i:06}-{}", if *hit { "hit" } else { "miss" }));
+                std::fs::write(&file, text)
+                    .with_context(|| format!("cannot write {}", file.display()))?;
+            }
+        }
+        eprintln!(
+            "focus {name}: {} after {} executions in {} rounds{}; paths up to k = {}",
+            if refined.reached_goal {
+                format!("goal {:.0} % reached", 100.0 * args.goal)
+            } else {
+                format!("goal {:.0} % NOT reached", 100.0 * args.goal)
+            },
+            refined.executions,
+            refined.rounds.len(),
+            refined
+                .rounds
+                .iter()
+                .rfind(|r| r.phase == thicket_codeine::Phase::Aimed)
+                .map(|r| format!(" (last aimed round: {}/{} reached it)", r.hits, r.inputs))
+                .unwrap_or_default(),
+            refined.k
+        );
+        match refined.location {
+            Some((location, features)) => {
+                model.k = model.k.max(refined.k);
+                model.adopt(location, &features);
+            }
+            None => eprintln!(
+                "warning: no input reached {name}: the model has no tree for it; give inputs \
+                 that reach it, or a larger --execs"
+            ),
+        }
+    }
     std::fs::write(&args.output, serde_json::to_vec(&model)?)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     let rejected = table.rows.iter().filter(|r| r.is_none()).count();
@@ -273,7 +442,65 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         learned.as_secs_f64(),
         args.output.display()
     );
+    warn_few_positives(&model);
     Ok(exit::OK)
+}
+
+/// The warning for trained locations with fewer covering inputs than
+/// [`thicket_codeine::MIN_POSITIVES`], and what to do about it.
+fn warn_few_positives(model: &Model) {
+    let few: Vec<&thicket_codeine::LocationModel> = model
+        .locations
+        .iter()
+        .filter(|l| l.too_few_positives())
+        .collect();
+    if few.is_empty() {
+        return;
+    }
+    eprintln!(
+        "warning: {} of {} trees learned from fewer than {} covering inputs (e.g. {}); such \
+         a tree describes what those inputs share, not the location: give more inputs that \
+         reach it, or refine one with --focus LOCATION and the program",
+        few.len(),
+        model.locations.len(),
+        thicket_codeine::MIN_POSITIVES,
+        few.iter()
+            .take(3)
+            .map(|l| format!("{} with {}", l.name, l.covered))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
+/// The focus location's full name and its column in `matrix` (`None`: no input covers
+/// it): an exact name, else the one location whose name ends with `name`, else a full
+/// name no input covered yet (`function FILE:NAME`, `line FILE:N`, `method ...`).
+fn focus_location(matrix: &CoverageMatrix, name: &str) -> Result<(String, Option<u32>), String> {
+    if let Some(c) = matrix.locations.iter().position(|l| l == name) {
+        return Ok((name.to_string(), Some(c as u32)));
+    }
+    let matches: Vec<usize> = (0..matrix.locations.len())
+        .filter(|&c| matrix.locations[c].ends_with(name))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok((matrix.locations[*one].clone(), Some(*one as u32))),
+        [] if ["function ", "method ", "line "]
+            .iter()
+            .any(|kind| name.starts_with(kind)) =>
+        {
+            Ok((name.to_string(), None))
+        }
+        [] => Err(format!(
+            "no input covers a location named `{name}` or ending with it; name it in full \
+             (`function FILE:NAME`, `line FILE:N`) to look for it"
+        )),
+        many => Err(format!(
+            "`{name}` is ambiguous: {} locations end with it (e.g. `{}`, `{}`)",
+            many.len(),
+            matrix.locations[many[0]],
+            matrix.locations[many[1]]
+        )),
+    }
 }
 
 /// Reads a model and the grammar it was learned on (`spec`, else the one it names),
@@ -322,8 +549,10 @@ pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_gr
 #[command(
     after_help = "Prints the decision tree learned for LOCATION (its full name, or \
 the end of one: `:paren_subtraction_in_product`) as conditions on grammar patterns (the \
-paper's §5.2 rendering of k-paths), with each leaf's prediction, support (training samples \
-reaching it) and accuracy on them.\n\n\
+paper's §5.2 rendering of k-paths), with each leaf's prediction and the training inputs \
+reaching it by class, and the tree's prediction quality on inputs it was not fitted on \
+(cross-validated accuracy, precision, recall). A location with fewer than 20 covering \
+inputs is flagged: its tree is not to be trusted.\n\n\
 Examples:\n  thicket explain expr.model.json paren_subtraction_in_product\n  \
 thicket explain json.model.json 'function /usr/lib/python3.11/json/decoder.py:py_scanstring' --json"
 )]
@@ -366,6 +595,22 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<u8> {
     };
     let leaves = location.tree.leaves();
     let constraints = location.constraints(&model.features);
+    let warning = location.too_few_positives().then(|| {
+        format!(
+            "only {} of {} training inputs cover this location (fewer than {}): the tree \
+             says what those inputs share, which need not be what reaches the location; give \
+             more inputs that reach it, or refine it with the program: thicket learn-coverage \
+             ... --focus '{}' --python ... (or -- PROGRAM)",
+            location.covered,
+            location.inputs,
+            thicket_codeine::MIN_POSITIVES,
+            location.name
+        )
+    });
+    let validation = location.validation.map(|v| {
+        let (accuracy, precision, recall) = (v.accuracy(), v.precision(), v.recall());
+        (v, accuracy, precision, recall)
+    });
     if args.json {
         let leaves: Vec<serde_json::Value> = leaves
             .iter()
@@ -374,6 +619,8 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<u8> {
                     covered,
                     support,
                     correct,
+                    inputs_covered,
+                    inputs_not_covered,
                 } = leaf
                 else {
                     unreachable!("leaves are leaves")
@@ -384,18 +631,32 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<u8> {
                         serde_json::json!({"present": present, "pattern": pattern, "path": path})
                     }).collect::<Vec<_>>(),
                     "covered": covered,
-                    "support": support,
-                    "accuracy": f64::from(*correct) / f64::from((*support).max(1)),
+                    "training_inputs": {"covered": inputs_covered, "not_covered": inputs_not_covered},
+                    "balanced_sample": {"support": support, "of_its_class": correct},
                 })
             })
             .collect();
-        let report = serde_json::json!({
+        let mut report = serde_json::json!({
             "location": location.name,
             "covered": location.covered,
             "inputs": location.inputs,
             "leaves": leaves,
             "feasible_constraints": constraints.len(),
+            "minimum_covering_inputs": thicket_codeine::MIN_POSITIVES,
         });
+        if let Some((v, accuracy, precision, recall)) = validation {
+            report["cross_validated"] = serde_json::json!({
+                "folds": v.folds,
+                "accuracy": accuracy,
+                "precision": precision,
+                "recall": recall,
+                "confusion": {"tp": v.true_positives, "fp": v.false_positives,
+                              "tn": v.true_negatives, "fn": v.false_negatives},
+            });
+        }
+        if let Some(w) = &warning {
+            report["warning"] = w.clone().into();
+        }
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(exit::OK);
     }
@@ -403,19 +664,37 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<u8> {
         "{}: covered by {} of {} training inputs",
         location.name, location.covered, location.inputs
     );
+    let share = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{x:.3}"));
+    match validation {
+        Some((v, accuracy, precision, recall)) => println!(
+            "predicting inputs it was not fitted on ({}-fold cross-validation): accuracy {}, \
+             precision {}, recall {}",
+            v.folds,
+            share(accuracy),
+            share(precision),
+            share(recall)
+        ),
+        None => println!(
+            "prediction quality not measured (no cross-validation: too few covering inputs, \
+             or a model learned with --folds 0)"
+        ),
+    }
+    if let Some(w) = &warning {
+        eprintln!("warning: {w}");
+    }
     for (conditions, leaf) in &leaves {
         let Node::Leaf {
             covered,
-            support,
-            correct,
+            inputs_covered,
+            inputs_not_covered,
+            ..
         } = leaf
         else {
             unreachable!("leaves are leaves")
         };
         println!(
-            "{} (support {support}, accuracy {:.3}) if:",
+            "{} (training inputs here: {inputs_covered} covering, {inputs_not_covered} not) if:",
             if *covered { "COVERED" } else { "not covered" },
-            f64::from(*correct) / f64::from((*support).max(1))
         );
         if conditions.is_empty() {
             println!("    (always)");
@@ -510,7 +789,7 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
             Ok(e) => Judge::new(e, args.target.classifier()?),
             Err(code) => return Ok(code),
         };
-        Some(coverage_matrix(judge, &names, &texts, |_| true)?)
+        Some(coverage_matrix(judge, &names, &texts)?)
     } else {
         None
     };

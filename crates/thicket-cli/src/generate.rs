@@ -219,13 +219,16 @@ pub struct GenerateArgs {
     /// Aim the inputs at a code location (CODEINE): MODEL is a model from
     /// `thicket learn-coverage` on this spec, LOCATION a location it trained (or the end
     /// of its name). The location's tree's covering leaves become k-path constraints
-    /// (paths that must and must not occur; infeasible ones dropped), taken in turn, best
-    /// supported first; each input is steered to a required path and drawn again (up to
-    /// --tries times) until it satisfies its constraint. -n inputs [default: 10].
+    /// (paths that must and must not occur; infeasible ones dropped), taken in turn, each
+    /// as often as the square of its leaf's precision on the training inputs relative
+    /// to the best leaf's; each input is the result of a
+    /// best-first search over trees (steered to the required paths, then slots refilled
+    /// where a condition is violated; up to --tries trees) for one that satisfies its
+    /// constraint. -n inputs [default: 10].
     #[arg(long, value_name = "MODEL:LOCATION", conflicts_with_all = ["strategy", "k", "time", "unique", "probabilities"])]
     target: Option<String>,
 
-    /// With --target: candidates per input before the best one is taken.
+    /// With --target: trees the search builds per input before the best one is taken.
     #[arg(long, value_name = "N", default_value_t = 100, requires = "target")]
     tries: u32,
 
@@ -793,7 +796,7 @@ fn run_targeted<W: Write>(
         generator,
         &graph,
         &model.features,
-        &constraints,
+        &thicket_codeine::aim_cycle(constraints.clone()),
         model.k,
         seed,
         count,
@@ -837,13 +840,14 @@ fn run_targeted<W: Write>(
     }
     sink.out.flush()?;
     eprintln!(
-        "thicket: {} inputs for {} constraint(s): {} satisfy theirs, {} do not (best of --tries {}); {} candidates",
+        "thicket: {} inputs for {} constraint(s): {} satisfy theirs, {} do not (best of --tries {}); {} candidates, {} inputs searched past their steered trees",
         trees.len(),
         constraints.len(),
         stats.satisfied,
         stats.unsatisfied,
         args.tries,
-        stats.candidates
+        stats.candidates,
+        stats.searched
     );
     Ok(exit::OK)
 }

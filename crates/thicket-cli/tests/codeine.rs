@@ -20,11 +20,20 @@ fn ok(out: std::process::Output) -> String {
 
 /// How many inputs in `dir` reach the target function (eval/codeine_hits.py).
 fn hits(dir: &Path) -> (u32, u32) {
+    hits_of(
+        "eval/targets/expr_eval.py",
+        "paren_subtraction_in_product",
+        dir,
+    )
+}
+
+/// How many inputs in `dir` reach `function` of the evaluator `file`.
+fn hits_of(file: &str, function: &str, dir: &Path) -> (u32, u32) {
     let out = Command::new("python3")
         .args([
             &repo("eval/codeine_hits.py"),
-            &format!("{}:evaluate", repo("eval/targets/expr_eval.py")),
-            "paren_subtraction_in_product",
+            &format!("{}:evaluate", repo(file)),
+            function,
             dir.to_str().unwrap(),
         ])
         .output()
@@ -103,6 +112,24 @@ fn the_running_example_is_learned_explained_targeted_and_predicted() {
         std::fs::read(d("model.json")).unwrap(),
         std::fs::read(d("again.json")).unwrap()
     );
+    // Leaves give their training inputs by class; the only accuracy shown is the
+    // cross-validated one, said to be on inputs the tree was not fitted on.
+    let text = ok(thicket(&[
+        "explain",
+        &d("model.json"),
+        ":paren_subtraction_in_product",
+    ]));
+    assert!(
+        text.contains("COVERED (training inputs here: ") && text.contains(" covering, 0 not) if:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("predicting inputs it was not fitted on (5-fold cross-validation): accuracy"),
+        "{text}"
+    );
+    assert_eq!(text.matches("accuracy").count(), 1, "{text}");
+    assert!(report["leaves"][0].get("accuracy").is_none(), "{explained}");
+    assert!(report["cross_validated"]["accuracy"].as_f64().unwrap() > 0.9);
     // Targeted generation against random generation, 100 inputs each.
     let target = format!("{}:paren_subtraction_in_product", d("model.json"));
     generate("5", "100", &d("targeted"), &["--target", &target]);
@@ -250,4 +277,96 @@ fn the_running_example_in_c_names_the_pattern_and_is_targeted() {
         })
         .count();
     assert!(hits >= 80, "targeted generation hit {hits} of 100");
+}
+
+/// A location random inputs reach about 1 % of the time (eval/targets/expr_rare.py:
+/// `a * (x - b)`): 300 training inputs hold 4 covering inputs, which the learning and
+/// `explain` flag; `--focus` runs aimed inputs and learns again until they hit.
+#[test]
+fn a_rare_location_is_flagged_and_refined_with_the_program() {
+    if !common::have_coverage("CODEINE tests") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = |p: &str| dir.path().join(p).display().to_string();
+    let spec = repo("specs/expr.fan");
+    let python = format!("{}:evaluate", repo("eval/targets/expr_rare.py"));
+    let generate = |seed: &str, n: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "generate", &spec, "-n", n, "--seed", seed, "-o", out, "--suffix", ".txt",
+        ];
+        args.extend_from_slice(extra);
+        ok(thicket(&args));
+    };
+    let train = d("train");
+    generate("11", "300", &train, &[]);
+    let learn = |model: &str, extra: &[&str]| {
+        let mut args = vec![
+            "learn-coverage",
+            &spec,
+            &train,
+            "-o",
+            model,
+            "--locations",
+            "functions",
+            "--python",
+            &python,
+        ];
+        args.extend_from_slice(extra);
+        let out = thicket(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let stderr = learn(&d("once.json"), &[]);
+    assert!(
+        stderr.contains("fewer than 20 covering inputs")
+            && stderr.contains("identifier_minus_in_product with 4")
+            && stderr.contains("--focus"),
+        "{stderr}"
+    );
+    let out = thicket(&["explain", &d("once.json"), ":identifier_minus_in_product"]);
+    assert!(out.status.success());
+    let warning = text(&out.stderr);
+    assert!(
+        warning.contains("only 4 of 300 training inputs cover this location")
+            && warning.contains("--focus"),
+        "{warning}"
+    );
+    let stderr = learn(
+        &d("refined.json"),
+        &[
+            "--focus",
+            ":identifier_minus_in_product",
+            "--execs",
+            "4000",
+            "--save-inputs",
+            &d("ran"),
+        ],
+    );
+    assert!(stderr.contains("Aimed round"), "{stderr}");
+    let ran = std::fs::read_dir(d("ran")).unwrap().count();
+    assert!(ran <= 4000, "{ran} inputs run");
+    // Aimed inputs of each model, run with the program.
+    let aim = |model: &str, out: &str| {
+        let target = format!("{model}:identifier_minus_in_product");
+        generate("5", "100", out, &["--target", &target]);
+        hits_of(
+            "eval/targets/expr_rare.py",
+            "identifier_minus_in_product",
+            Path::new(out),
+        )
+        .0
+    };
+    let once = aim(&d("once.json"), &d("aimed-once"));
+    let refined = aim(&d("refined.json"), &d("aimed-refined"));
+    assert!(
+        refined >= 50 && refined >= 2 * once,
+        "refined {refined} of 100, one-shot {once} of 100\n{stderr}"
+    );
+    let explained = ok(thicket(&[
+        "explain",
+        &d("refined.json"),
+        ":identifier_minus_in_product",
+    ]));
+    assert!(explained.contains("cross-validation"), "{explained}");
 }

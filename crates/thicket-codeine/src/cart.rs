@@ -23,10 +23,18 @@ pub enum Node {
     Leaf {
         /// Whether the leaf predicts "covered".
         covered: bool,
-        /// Training samples that reached the leaf.
+        /// Samples of the balanced sub-sample the tree was fitted on that reached the
+        /// leaf.
         support: u32,
         /// Of those, how many have the predicted class.
         correct: u32,
+        /// All training inputs (not only the sub-sample) that reached the leaf and
+        /// cover the location (0 in models written before this was recorded).
+        #[serde(default)]
+        inputs_covered: u32,
+        /// All training inputs that reached the leaf and do not cover the location.
+        #[serde(default)]
+        inputs_not_covered: u32,
     },
 }
 
@@ -66,16 +74,21 @@ impl Tree {
             covered: false,
             support: 0,
             correct: 0,
+            inputs_covered: 0,
+            inputs_not_covered: 0,
         });
         type Task = (usize, Vec<u32>, Vec<u32>, usize);
         let mut todo: Vec<Task> = vec![(0, samples.to_vec(), population.to_vec(), 0)];
         while let Some((at, here, everyone, depth)) = todo.pop() {
             let pos = here.iter().filter(|&&s| label[s as usize]).count() as u32;
             let n = here.len() as u32;
+            let everyone_pos = everyone.iter().filter(|&&s| label[s as usize]).count() as u32;
             let leaf = Node::Leaf {
                 covered: pos * 2 > n,
                 support: n,
                 correct: pos.max(n - pos),
+                inputs_covered: everyone_pos,
+                inputs_not_covered: everyone.len() as u32 - everyone_pos,
             };
             if depth >= max_depth || pos == 0 || pos == n {
                 tree.nodes[at] = leaf;
@@ -324,6 +337,35 @@ mod tests {
             .collect();
         assert_eq!(covering, vec![vec![(1, true), (2, false)]]);
         assert!(!tree.features().any(|f| f == 0), "noise is never asked");
+    }
+
+    #[test]
+    fn leaves_count_all_training_inputs_by_class_not_only_the_sub_sample() {
+        // Feature 0 marks the 3 covering inputs and 2 of the 17 others; the tree is
+        // fitted on a balanced sub-sample of 6.
+        let rows: Vec<Vec<u32>> = (0..20u32)
+            .map(|i| if i < 5 { vec![0] } else { vec![] })
+            .collect();
+        let label: Vec<bool> = (0..20).map(|i| i < 3).collect();
+        let everyone: Vec<u32> = (0..20).collect();
+        let tree = Tree::fit(&rows, &label, &[0, 1, 2, 10, 11, 12], &everyone, 1, 5);
+        let covering: Vec<&Node> = tree
+            .leaves()
+            .into_iter()
+            .map(|(_, leaf)| leaf)
+            .filter(|leaf| matches!(leaf, Node::Leaf { covered: true, .. }))
+            .collect();
+        assert_eq!(
+            covering,
+            vec![&Node::Leaf {
+                covered: true,
+                support: 3,
+                correct: 3,
+                inputs_covered: 3,
+                inputs_not_covered: 2,
+            }],
+            "pure on the sub-sample, 3 of 5 on all inputs"
+        );
     }
 
     #[test]

@@ -3,20 +3,27 @@
 //! CODEINE (Havrikov, Kampmann and Zeller, journal version of "Systematically Covering
 //! Input Structure", §5): learn which input structure reaches which code.
 //!
-//! 1. A test suite is run once; per input, the named code locations it covered
-//!    (`thicket_exec::Executor::covered_locations`: Python functions and lines, C
-//!    functions, Java methods) form a [`CoverageMatrix`].
+//! 1. A test suite is run once ([`run::coverage_matrix`]); per input, the named code
+//!    locations it covered (`thicket_exec::Judge::covered_locations`: Python functions
+//!    and lines, C functions, Java methods) form a [`CoverageMatrix`].
 //! 2. Each input's features are the l-paths (l <= k) present in any of its parses
 //!    ([`FeatureTable`]); features with one value on every input are dropped.
 //! 3. One CART decision tree per location ([`cart::Tree`], depth <= 5, classes
 //!    balanced by sub-sampling, locations never or always covered skipped), learned in
 //!    parallel over locations: the [`Model`].
 //!
+//! Each tree's prediction quality is measured by stratified cross-validation
+//! ([`Validation`]), never on the inputs it was fitted on; a location with fewer
+//! covering inputs than [`MIN_POSITIVES`] is not to be trusted.
+//!
 //! The model explains a location (its tree's conditions as grammar patterns,
 //! `thicket_cover::PatternRenderer`), turns the tree's covering leaves into path
 //! constraints ([`PathConstraint`], infeasible ones dropped) from which
 //! [`generate_targeted`] produces inputs aimed at the location without running the
-//! program, and predicts from an input alone which locations it will cover.
+//! program (a best-first search after the paper's Algorithm 3), and predicts from an
+//! input alone which locations it will cover. With the program at hand, [`Refiner`]
+//! closes the loop for one location: learn, aim, run, learn again
+//! ([`refine`]). Every run goes through `thicket_exec::Judge` ([`run`]).
 
 #![warn(missing_docs)]
 
@@ -24,9 +31,16 @@ pub mod cart;
 pub mod features;
 pub mod matrix;
 pub mod model;
+pub mod refine;
+pub mod run;
 pub mod target;
 
 pub use features::{FeatureTable, input_paths};
 pub use matrix::CoverageMatrix;
-pub use model::{LearnConfig, LocationModel, Model, PathConstraint, grammar_fingerprint};
-pub use target::{TargetStats, generate_targeted, violations};
+pub use model::{
+    LearnConfig, LocationModel, MIN_POSITIVES, Model, PathConstraint, Validation,
+    grammar_fingerprint,
+};
+pub use refine::{Phase, RefineConfig, Refined, Refiner, Round, TrainingSet};
+pub use run::{RunError, covered_names};
+pub use target::{TargetStats, Violated, aim_cycle, generate_targeted, violated, violations};

@@ -17,8 +17,11 @@ pub struct LearnConfig {
     /// At most this many locations get a tree (the paper's: 1000), the most balanced
     /// first.
     pub max_locations: usize,
-    /// Seeds the balancing sub-samples.
+    /// Seeds the balancing sub-samples and the cross-validation folds.
     pub seed: u64,
+    /// Folds of the cross-validation that measures each tree's prediction quality on
+    /// inputs it was not fitted on (0: none).
+    pub folds: u32,
 }
 
 impl Default for LearnConfig {
@@ -28,7 +31,61 @@ impl Default for LearnConfig {
             max_depth: 5,
             max_locations: 1000,
             seed: 0,
+            folds: 5,
         }
+    }
+}
+
+/// Below this many covering training inputs a location's tree is not to be trusted: a
+/// depth-5 tree separates a handful of examples by whatever they happen to share (four
+/// covering inputs gave a tree whose aimed inputs hit 1.5 % of the time), and each
+/// cross-validation fold holds too few of them to say how well it predicts.
+pub const MIN_POSITIVES: u32 = 20;
+
+/// How well a tree predicts inputs it was not fitted on: the confusion counts of a
+/// stratified k-fold cross-validation over the training inputs (each input predicted
+/// by the tree fitted, the same way, on the other folds).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Validation {
+    /// Folds (at most the number of covering inputs).
+    pub folds: u32,
+    /// Covering inputs predicted covered.
+    pub true_positives: u32,
+    /// Other inputs predicted covered.
+    pub false_positives: u32,
+    /// Other inputs predicted not covered.
+    pub true_negatives: u32,
+    /// Covering inputs predicted not covered.
+    pub false_negatives: u32,
+}
+
+impl Validation {
+    fn ratio(a: u32, b: u32) -> Option<f64> {
+        (b > 0).then(|| f64::from(a) / f64::from(b))
+    }
+
+    /// Share of inputs predicted right (`None` without inputs).
+    pub fn accuracy(&self) -> Option<f64> {
+        let right = self.true_positives + self.true_negatives;
+        Self::ratio(right, right + self.false_positives + self.false_negatives)
+    }
+
+    /// Share of inputs predicted covered that cover the location: what an aimed input's
+    /// chance looks like if the tree's covering leaves describe the location (`None` if
+    /// nothing was predicted covered).
+    pub fn precision(&self) -> Option<f64> {
+        Self::ratio(
+            self.true_positives,
+            self.true_positives + self.false_positives,
+        )
+    }
+
+    /// Share of covering inputs predicted covered (`None` without covering inputs).
+    pub fn recall(&self) -> Option<f64> {
+        Self::ratio(
+            self.true_positives,
+            self.true_positives + self.false_negatives,
+        )
     }
 }
 
@@ -43,6 +100,10 @@ pub struct LocationModel {
     pub inputs: u32,
     /// The tree, trained on a balanced sub-sample (`2 * min(covered, not covered)`).
     pub tree: Tree,
+    /// Its prediction quality on inputs it was not fitted on (`None`: not measured,
+    /// fewer than two covering inputs, or a model written before it was).
+    #[serde(default)]
+    pub validation: Option<Validation>,
 }
 
 /// A learned model.
@@ -152,7 +213,6 @@ impl Model {
         trainable.truncate(config.max_locations);
         trainable.sort_by(|&a, &b| matrix.locations[a].cmp(&matrix.locations[b]));
         let n_features = table.paths.len();
-        let everyone: Vec<u32> = (0..rows.len() as u32).collect();
         let locations: Vec<LocationModel> = trainable
             .par_iter()
             .map(|&c| {
@@ -160,20 +220,14 @@ impl Model {
                 for &j in &covered_by[c] {
                     label[j as usize] = true;
                 }
-                let samples = balanced(&label, config.seed, c as u64);
-                LocationModel {
-                    name: matrix.locations[c].clone(),
-                    covered: covered_by[c].len() as u32,
-                    inputs: n,
-                    tree: Tree::fit(
-                        &rows,
-                        &label,
-                        &samples,
-                        &everyone,
-                        n_features,
-                        config.max_depth,
-                    ),
-                }
+                LocationModel::fit(
+                    matrix.locations[c].clone(),
+                    &rows,
+                    &label,
+                    n_features,
+                    config,
+                    c as u64,
+                )
             })
             .collect();
         Model {
@@ -227,6 +281,34 @@ impl Model {
             .collect()
     }
 
+    /// Takes `location` (fitted over `features`, which may differ from this model's)
+    /// into the model, replacing the location of the same name: its tree's features
+    /// are renumbered into this model's, paths it lacks appended.
+    pub fn adopt(&mut self, mut location: LocationModel, features: &[Vec<u32>]) {
+        let mut ids: rustc_hash::FxHashMap<Vec<u32>, u32> = self
+            .features
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.clone(), i as u32))
+            .collect();
+        for node in &mut location.tree.nodes {
+            if let Node::Split { feature, .. } = node {
+                let path = &features[*feature as usize];
+                *feature = *ids.entry(path.clone()).or_insert_with(|| {
+                    self.features.push(path.clone());
+                    self.features.len() as u32 - 1
+                });
+            }
+        }
+        match self.locations.iter_mut().find(|l| l.name == location.name) {
+            Some(old) => *old = location,
+            None => {
+                self.locations.push(location);
+                self.locations.sort_by(|a, b| a.name.cmp(&b.name));
+            }
+        }
+    }
+
     /// The locations a row of features is predicted to cover (indices into
     /// `locations`).
     pub fn predict(&self, row: &[u32]) -> Vec<usize> {
@@ -234,6 +316,114 @@ impl Model {
             .filter(|&i| self.locations[i].tree.predict(row))
             .collect()
     }
+}
+
+impl LocationModel {
+    /// Fits a location's tree to `rows` (each input's sorted feature ids, features
+    /// below `n_features`) labelled `label` (covers the location or not), on a balanced
+    /// sub-sample drawn from the seed and `salt`, and cross-validates it
+    /// (`config.folds`).
+    pub fn fit(
+        name: String,
+        rows: &[Vec<u32>],
+        label: &[bool],
+        n_features: usize,
+        config: LearnConfig,
+        salt: u64,
+    ) -> LocationModel {
+        let everyone: Vec<u32> = (0..rows.len() as u32).collect();
+        let covered = label.iter().filter(|&&l| l).count() as u32;
+        let tree = fit_on(rows, label, &everyone, n_features, config, salt);
+        let validation = cross_validate(rows, label, n_features, config, salt);
+        LocationModel {
+            name,
+            covered,
+            inputs: rows.len() as u32,
+            tree,
+            validation,
+        }
+    }
+
+    /// Whether the location has fewer covering training inputs than [`MIN_POSITIVES`].
+    pub fn too_few_positives(&self) -> bool {
+        self.covered < MIN_POSITIVES
+    }
+}
+
+/// A tree fitted on the balanced sub-sample of `members` (indices into `rows`).
+fn fit_on(
+    rows: &[Vec<u32>],
+    label: &[bool],
+    members: &[u32],
+    n_features: usize,
+    config: LearnConfig,
+    salt: u64,
+) -> Tree {
+    let member_labels: Vec<bool> = members.iter().map(|&i| label[i as usize]).collect();
+    let samples: Vec<u32> = balanced(&member_labels, config.seed, salt)
+        .into_iter()
+        .map(|j| members[j as usize])
+        .collect();
+    Tree::fit(rows, label, &samples, members, n_features, config.max_depth)
+}
+
+/// Stratified k-fold cross-validation: the covering and the other inputs are each
+/// shuffled (from the seed) and dealt round-robin into `config.folds` folds (fewer if
+/// there are fewer covering inputs), so every fold holds its share of the rare class;
+/// each fold is predicted by a tree fitted on the others. `None` with fewer than two
+/// covering or two other inputs, or no folds asked for.
+fn cross_validate(
+    rows: &[Vec<u32>],
+    label: &[bool],
+    n_features: usize,
+    config: LearnConfig,
+    salt: u64,
+) -> Option<Validation> {
+    let (mut pos, mut neg): (Vec<u32>, Vec<u32>) =
+        (0..label.len() as u32).partition(|&i| label[i as usize]);
+    let folds = config.folds.min(pos.len() as u32).min(neg.len() as u32);
+    if folds < 2 {
+        return None;
+    }
+    let mut rng = Generator::rng_for(config.seed ^ 0xF01D_5EED, salt);
+    for class in [&mut pos, &mut neg] {
+        for i in (1..class.len()).rev() {
+            let j = below(&mut rng, i as u32 + 1) as usize;
+            class.swap(i, j);
+        }
+    }
+    let mut fold_of = vec![0u32; label.len()];
+    for class in [&pos, &neg] {
+        for (n, &i) in class.iter().enumerate() {
+            fold_of[i as usize] = n as u32 % folds;
+        }
+    }
+    let mut v = Validation {
+        folds,
+        ..Validation::default()
+    };
+    for fold in 0..folds {
+        let train: Vec<u32> = (0..label.len() as u32)
+            .filter(|&i| fold_of[i as usize] != fold)
+            .collect();
+        let tree = fit_on(
+            rows,
+            label,
+            &train,
+            n_features,
+            config,
+            salt.wrapping_add(u64::from(fold + 1) << 32),
+        );
+        for i in (0..label.len()).filter(|&i| fold_of[i] == fold) {
+            match (tree.predict(&rows[i]), label[i]) {
+                (true, true) => v.true_positives += 1,
+                (true, false) => v.false_positives += 1,
+                (false, false) => v.true_negatives += 1,
+                (false, true) => v.false_negatives += 1,
+            }
+        }
+    }
+    Some(v)
 }
 
 /// Balanced sub-sample: all of the smaller class and as many of the larger, drawn
@@ -264,27 +454,47 @@ pub struct PathConstraint {
     pub exists: Vec<u32>,
     /// Feature ids that must be absent.
     pub absent: Vec<u32>,
-    /// The leaf's training support.
+    /// The leaf's training support (on the balanced sub-sample).
     pub support: u32,
     /// The leaf's training samples of its class.
     pub correct: u32,
+    /// All training inputs reaching the leaf that cover the location.
+    #[serde(default)]
+    pub inputs_covered: u32,
+    /// All training inputs reaching the leaf that do not.
+    #[serde(default)]
+    pub inputs_not_covered: u32,
 }
 
 impl PathConstraint {
     /// From a leaf's conditions.
     pub fn from_conditions(conditions: &[Condition], leaf: &Node) -> PathConstraint {
-        let (support, correct) = match leaf {
+        let (support, correct, inputs_covered, inputs_not_covered) = match leaf {
             Node::Leaf {
-                support, correct, ..
-            } => (*support, *correct),
-            Node::Split { .. } => (0, 0),
+                support,
+                correct,
+                inputs_covered,
+                inputs_not_covered,
+                ..
+            } => (*support, *correct, *inputs_covered, *inputs_not_covered),
+            Node::Split { .. } => (0, 0, 0, 0),
         };
         PathConstraint {
             exists: conditions.iter().filter(|c| c.1).map(|c| c.0).collect(),
             absent: conditions.iter().filter(|c| !c.1).map(|c| c.0).collect(),
             support,
             correct,
+            inputs_covered,
+            inputs_not_covered,
         }
+    }
+
+    /// The share of training inputs reaching the leaf that cover the location, with
+    /// one of each class added (Laplace's rule), so that a leaf of two inputs does not
+    /// outrank one of two hundred.
+    pub fn smoothed_precision(&self) -> f64 {
+        f64::from(self.inputs_covered + 1)
+            / f64::from(self.inputs_covered + self.inputs_not_covered + 2)
     }
 
     /// The feasibility check of §5.3.2: infeasible if a required path contains a
@@ -301,7 +511,8 @@ impl PathConstraint {
 
 impl LocationModel {
     /// The constraints of the leaves that predict "covered", feasible ones only, the
-    /// best supported first (by correct samples, then support).
+    /// most precise on all training inputs first (smoothed, see
+    /// [`PathConstraint::smoothed_precision`]), then the best supported.
     pub fn constraints(&self, features: &[Vec<u32>]) -> Vec<PathConstraint> {
         let mut out: Vec<PathConstraint> = self
             .tree
@@ -311,7 +522,11 @@ impl LocationModel {
             .map(|(c, leaf)| PathConstraint::from_conditions(&c, leaf))
             .filter(|c| c.feasible(features))
             .collect();
-        out.sort_by_key(|c| std::cmp::Reverse((c.correct, c.support)));
+        out.sort_by(|a, b| {
+            b.smoothed_precision()
+                .total_cmp(&a.smoothed_precision())
+                .then_with(|| (b.correct, b.support).cmp(&(a.correct, a.support)))
+        });
         out
     }
 }
@@ -328,6 +543,8 @@ mod tests {
             absent,
             support: 1,
             correct: 1,
+            inputs_covered: 1,
+            inputs_not_covered: 0,
         };
         assert!(!c(vec![0], vec![1]).feasible(&features));
         assert!(!c(vec![0], vec![2]).feasible(&features));
@@ -352,6 +569,8 @@ mod tests {
             covered,
             support: 1,
             correct: 1,
+            inputs_covered: 1,
+            inputs_not_covered: 0,
         };
         let model = |features: Vec<Vec<u32>>, nodes: Vec<Node>| Model {
             spec: "t.fan".into(),
@@ -365,6 +584,7 @@ mod tests {
                 covered: 1,
                 inputs: 2,
                 tree: Tree { nodes },
+                validation: None,
             }],
         };
         let good = model(
@@ -380,6 +600,94 @@ mod tests {
         assert!(empty.validate(&grammar).is_err());
         let foreign = model(vec![vec![9999]], vec![leaf(true)]);
         assert!(foreign.validate(&grammar).unwrap_err().contains("9999"));
+    }
+
+    #[test]
+    fn cross_validation_shows_what_the_training_set_hides() {
+        // Every input has a feature of its own, and the labels are noise: a tree that
+        // memorises its inputs is right on all of them and predicts nothing.
+        let n = 200u32;
+        let rows: Vec<Vec<u32>> = (0..n).map(|i| vec![i]).collect();
+        let label: Vec<bool> = (0..n).map(|i| (i * 7919) % 13 < 4).collect();
+        let config = LearnConfig {
+            max_depth: 64,
+            ..LearnConfig::default()
+        };
+        let location = LocationModel::fit("f".into(), &rows, &label, n as usize, config, 1);
+        let v = location.validation.expect("cross-validated");
+        assert_eq!(v.folds, 5);
+        let total = v.true_positives + v.false_positives + v.true_negatives + v.false_negatives;
+        assert_eq!(total, n, "every input predicted once");
+        assert!(v.recall().unwrap() < 0.2, "{v:?}");
+        // One with a real signal: feature 0 is the class.
+        let rows: Vec<Vec<u32>> = (0..n)
+            .map(|i| {
+                if label[i as usize] {
+                    vec![0, i + 1]
+                } else {
+                    vec![i + 1]
+                }
+            })
+            .collect();
+        let location = LocationModel::fit("g".into(), &rows, &label, n as usize + 1, config, 1);
+        let v = location.validation.unwrap();
+        assert_eq!(v.accuracy(), Some(1.0), "{v:?}");
+        // Too few covering inputs for folds: not measured rather than made up.
+        let one: Vec<bool> = (0..n).map(|i| i == 0).collect();
+        let location = LocationModel::fit("h".into(), &rows, &one, n as usize + 1, config, 1);
+        assert_eq!(location.validation, None);
+        assert!(location.too_few_positives());
+    }
+
+    #[test]
+    fn an_adopted_location_is_renumbered_into_the_models_features() {
+        let leaf = |covered| Node::Leaf {
+            covered,
+            support: 1,
+            correct: 1,
+            inputs_covered: 1,
+            inputs_not_covered: 0,
+        };
+        let mut model = Model {
+            spec: "t.fan".into(),
+            grammar: 0,
+            k: 2,
+            executor: "test".into(),
+            features: vec![vec![1], vec![2, 3]],
+            skipped: 0,
+            locations: vec![],
+        };
+        let fitted = |name: &str, feature| LocationModel {
+            name: name.into(),
+            covered: 30,
+            inputs: 60,
+            tree: Tree {
+                nodes: vec![
+                    Node::Split {
+                        feature,
+                        absent: 1,
+                        present: 2,
+                    },
+                    leaf(false),
+                    leaf(true),
+                ],
+            },
+            validation: None,
+        };
+        // Its own features: [2, 3] (known to the model) and [4, 5, 6] (new).
+        let own = vec![vec![4, 5, 6], vec![2, 3]];
+        model.adopt(fitted("f", 1), &own);
+        assert_eq!(
+            model.locations[0].tree.features().collect::<Vec<_>>(),
+            vec![1]
+        );
+        model.adopt(fitted("f", 0), &own);
+        assert_eq!(model.locations.len(), 1, "replaced, not added");
+        assert_eq!(model.features[2], vec![4, 5, 6]);
+        assert_eq!(
+            model.locations[0].tree.features().collect::<Vec<_>>(),
+            vec![2]
+        );
     }
 
     #[test]

@@ -428,6 +428,122 @@ impl<'g> PathSteering<'g> {
     }
 }
 
+impl PathSteering<'_> {
+    /// Emits into `sink` a subtree for the symbolic node `at` (at `depth` rule
+    /// expansions from the root) that contains `path`: along a route in the graph from
+    /// `at` down to the path's first node, then the path, everything else closed off by
+    /// the generator. The route is a shortest one with up to [`MAX_DETOURS`] steps (their
+    /// number drawn from `rng`) to a random successor that still leads there, so that
+    /// a graft may nest the path deeper and leave sibling slots for other content. For
+    /// grafting a required path into a tree at a node of its own (CODEINE's search).
+    /// Returns `false`, emitting nothing, if `path` is no walk of the graph or cannot
+    /// be reached from `at`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn subtree(
+        &self,
+        generator: &Generator<'_>,
+        graph: &KPathGraph,
+        at: ExprId,
+        depth: u32,
+        path: &[u32],
+        rng: &mut GenRng,
+        sink: &mut TreeBuilder,
+    ) -> bool {
+        let Some(chain) = self.route_from(graph, at.index() as u32, path, Some(rng)) else {
+            return false;
+        };
+        self.steering.steer(generator, at, depth, &chain, rng, sink);
+        true
+    }
+
+    /// Whether `path` can be grafted below the symbolic node `at` (see
+    /// [`PathSteering::subtree`]).
+    pub fn reaches(&self, graph: &KPathGraph, at: ExprId, path: &[u32]) -> bool {
+        self.route_from(graph, at.index() as u32, path, None)
+            .is_some()
+    }
+
+    /// The chain from `from` to the end of `path`: a route to `path[0]` (shortest, with
+    /// random detours if `rng` is given), then the path.
+    fn route_from(
+        &self,
+        graph: &KPathGraph,
+        from: u32,
+        path: &[u32],
+        rng: Option<&mut GenRng>,
+    ) -> Option<Vec<u32>> {
+        let first = *path.first()?;
+        let walk = path
+            .iter()
+            .all(|&x| graph.is_node(ExprId::from_index(x as usize)))
+            && path
+                .windows(2)
+                .all(|w| graph.successors(w[0]).contains(&w[1]));
+        if !walk || !graph.is_node(ExprId::from_index(from as usize)) {
+            return None;
+        }
+        // Distances to `first` of the nodes reachable from `from`: breadth first from
+        // `from`, then backwards over the edges found.
+        let mut seen: rustc_hash::FxHashMap<u32, Vec<u32>> = rustc_hash::FxHashMap::default();
+        seen.insert(from, Vec::new());
+        let mut queue = VecDeque::from([from]);
+        while let Some(x) = queue.pop_front() {
+            for &s in graph.successors(x) {
+                if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(s) {
+                    e.insert(Vec::new());
+                    queue.push_back(s);
+                }
+                seen.get_mut(&s).expect("just inserted").push(x);
+            }
+        }
+        seen.get(&first)?;
+        let mut dist: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
+        dist.insert(first, 0);
+        let mut queue = VecDeque::from([first]);
+        while let Some(x) = queue.pop_front() {
+            let d = dist[&x];
+            for &p in &seen[&x] {
+                if let std::collections::hash_map::Entry::Vacant(e) = dist.entry(p) {
+                    e.insert(d + 1);
+                    queue.push_back(p);
+                }
+            }
+        }
+        let mut rng = rng;
+        let mut detours = match rng.as_mut() {
+            Some(rng) => below(*rng, MAX_DETOURS + 1),
+            None => 0,
+        };
+        let mut chain = vec![from];
+        let mut x = from;
+        while x != first {
+            let leads: Vec<u32> = graph
+                .successors(x)
+                .iter()
+                .copied()
+                .filter(|s| dist.contains_key(s))
+                .collect();
+            let shortest: Vec<u32> = leads
+                .iter()
+                .copied()
+                .filter(|s| dist[s] + 1 == dist[&x])
+                .collect();
+            let options = if detours > 0 { &leads } else { &shortest };
+            x = match rng.as_mut() {
+                Some(rng) => options[below(*rng, options.len() as u32) as usize],
+                None => shortest[0],
+            };
+            detours = detours.saturating_sub(1);
+            chain.push(x);
+        }
+        chain.extend_from_slice(&path[1..]);
+        Some(chain)
+    }
+}
+
+/// Random steps a graft's route may take before it heads straight for its path.
+pub const MAX_DETOURS: u32 = 3;
+
 /// Random candidates the stream weighs against each steered input.
 const STREAM_CANDIDATES: u64 = 3;
 

@@ -262,3 +262,65 @@ fn a_caller_can_stop_production_before_any_input() {
         assert!(made.trees.len() <= 3, "{} inputs", made.trees.len());
     }
 }
+
+/// A path grafted below a node of its own: the subtree is one of that node's
+/// expression, contains the path, and `reaches` says where grafting is impossible.
+#[test]
+fn a_path_is_grafted_below_a_node_that_leads_to_it() {
+    use thicket_cover::{PathSteering, for_each_tree_path};
+    use thicket_grammar::{Expr, ExprId};
+    use thicket_tree::TreeBuilder;
+    let grammar = grammar("../../specs", "expr.fan");
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let graph = KPathGraph::new(&grammar);
+    let steering = PathSteering::new(&grammar, &graph);
+    // Every reference to a rule, and every 2-path of the graph.
+    let refs: Vec<ExprId> = grammar
+        .expr_ids()
+        .filter(|&e| graph.is_node(e) && matches!(grammar.expr(e), Expr::Ref(_)))
+        .collect();
+    let mut grafted = 0;
+    for (i, &at) in refs.iter().enumerate() {
+        for &x in graph.nodes() {
+            for &y in graph.successors(x) {
+                let path = [x, y];
+                let mut rng = Generator::rng_for(3, (i as u64) << 32 | u64::from(x));
+                let mut sink = TreeBuilder::new();
+                let ok = steering.subtree(&generator, &graph, at, 1, &path, &mut rng, &mut sink);
+                assert_eq!(ok, steering.reaches(&graph, at, &path));
+                if !ok {
+                    continue;
+                }
+                let tree = sink.finish();
+                assert_eq!(tree.expr(tree.root()), at);
+                let mut found = false;
+                for_each_tree_path(&graph, &tree, 2, |p| found |= p == path);
+                assert!(found, "{path:?} below {at:?}");
+                grafted += 1;
+            }
+        }
+    }
+    assert!(grafted > 100, "{grafted}");
+    // `"x"` cannot be reached from below a digit.
+    let digit = refs
+        .iter()
+        .copied()
+        .find(|&e| {
+            grammar.display_expr(e).contains("DecDigit")
+                && !grammar.display_expr(e).contains("DecDigits")
+        })
+        .unwrap();
+    let x = graph
+        .nodes()
+        .iter()
+        .copied()
+        .find(|&n| grammar.display_expr(ExprId::from_index(n as usize)) == "\"x\"")
+        .unwrap();
+    let identifier = graph
+        .nodes()
+        .iter()
+        .copied()
+        .find(|&n| graph.successors(n).contains(&x))
+        .unwrap();
+    assert!(!steering.reaches(&graph, digit, &[identifier, x]));
+}

@@ -1,0 +1,459 @@
+//! The closed loop for one location, when the program is at hand: learn, generate
+//! inputs aimed at the location, run them, add them with their coverage to the
+//! training set, learn again; until a round of aimed inputs reaches the location as
+//! often as asked, or the budget of executions or time is spent.
+//!
+//! A location with fewer covering inputs than [`RefineConfig::min_positives`] gets
+//! none of its own first: inputs are drawn until it has enough, random ones while it has
+//! no covering input, then half random and half steered to the paths its covering
+//! inputs share and the others rarely have (the most telling first).
+//!
+//! Each aimed round is learned from every input run so far: the aimed inputs that
+//! missed are the negatives the first tree lacked (a tree learned from four covering
+//! inputs says what they share; the next one learns which of that does not matter).
+//! When rounds stop improving, the feature paths grow by one ([`RefineConfig::max_k`]).
+//! The tree kept is the one whose round hit most: its hit rate was measured by running
+//! its inputs.
+
+use crate::features::{FeatureTable, input_paths};
+#[cfg(doc)]
+use crate::model::MIN_POSITIVES;
+use crate::model::{LearnConfig, LocationModel};
+use crate::run::{RunError, covered_names};
+use crate::target::{aim_cycle, generate_targeted, violations};
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::time::Instant;
+use thicket_cover::{KPath, KPathGraph, PathSteering, SteeredTo};
+use thicket_exec::Judge;
+use thicket_gen::{Fresh, Generator, Producer};
+use thicket_parse::Parser;
+
+/// A location's tree and the feature paths (expression ids) its splits refer to.
+pub type LearnedTree = (LocationModel, Vec<Vec<u32>>);
+
+/// When the loop stops and how it learns.
+#[derive(Clone, Copy, Debug)]
+pub struct RefineConfig {
+    /// The share of a round's aimed inputs that must reach the location.
+    pub goal: f64,
+    /// Executions of the program the loop may spend (the training set's not counted).
+    pub max_executions: u64,
+    /// No round is begun after it.
+    pub deadline: Option<Instant>,
+    /// Inputs per round.
+    pub batch: usize,
+    /// Covering inputs needed before the first tree is learned. Fewer than
+    /// [`MIN_POSITIVES`] (the bar for trusting a tree) will do: the loop checks its
+    /// trees by running their aimed inputs, and the misses are the negatives a tree
+    /// learned from a handful of covering inputs lacks.
+    pub min_positives: u32,
+    /// Trees the search builds per aimed input (see [`crate::target`]).
+    pub tries: u32,
+    /// The longest feature paths the loop may go to: when [`RefineConfig::patience`]
+    /// aimed rounds in a row do not beat the best hit rate so far by
+    /// [`PLATEAU_MARGIN`], the paths grow by one (every input's read again), since a
+    /// location may depend on more context than the shorter paths hold.
+    pub max_k: usize,
+    /// Aimed rounds without progress before the paths grow.
+    pub patience: u32,
+    /// How trees are learned; its seed seeds every random choice of the loop.
+    pub learn: LearnConfig,
+}
+
+impl Default for RefineConfig {
+    fn default() -> RefineConfig {
+        RefineConfig {
+            goal: 0.9,
+            max_executions: 5000,
+            deadline: None,
+            batch: 100,
+            min_positives: LOOP_MIN_POSITIVES,
+            tries: 100,
+            max_k: 6,
+            patience: 3,
+            learn: LearnConfig::default(),
+        }
+    }
+}
+
+/// The inputs a location is learned from.
+#[derive(Clone, Debug, Default)]
+pub struct TrainingSet {
+    /// Each input.
+    pub texts: Vec<Vec<u8>>,
+    /// Each input's l-paths in any parse (`None`: the grammar rejects it).
+    pub paths: Vec<Option<FxHashSet<KPath>>>,
+    /// Whether each input covered the location.
+    pub covered: Vec<bool>,
+}
+
+impl TrainingSet {
+    /// Covering inputs the grammar accepts.
+    pub fn positives(&self) -> u32 {
+        self.paths
+            .iter()
+            .zip(&self.covered)
+            .filter(|(p, c)| p.is_some() && **c)
+            .count() as u32
+    }
+
+    /// Adds an input.
+    pub fn push(&mut self, text: Vec<u8>, paths: Option<FxHashSet<KPath>>, covered: bool) {
+        self.texts.push(text);
+        self.paths.push(paths);
+        self.covered.push(covered);
+    }
+
+    /// Reads every input's l-paths again, for `l <= k` (in parallel).
+    pub fn read_paths(&mut self, parser: &Parser<'_>, graph: &KPathGraph, k: usize) {
+        self.paths = self
+            .texts
+            .par_iter()
+            .map(|t| input_paths(parser, graph, t, k).ok())
+            .collect();
+    }
+
+    /// The location's tree learned from the accepted inputs, and the feature paths it
+    /// refers to; `None` if they do not have both classes.
+    pub fn learn(&self, name: &str, config: LearnConfig, salt: u64) -> Option<LearnedTree> {
+        let table = FeatureTable::from_path_sets(self.paths.clone());
+        let (rows, label): (Vec<Vec<u32>>, Vec<bool>) = table
+            .rows
+            .iter()
+            .zip(&self.covered)
+            .filter_map(|(r, &c)| r.clone().map(|r| (r, c)))
+            .unzip();
+        let positives = label.iter().filter(|&&l| l).count();
+        if positives == 0 || positives == label.len() {
+            return None;
+        }
+        let location = LocationModel::fit(
+            name.to_string(),
+            &rows,
+            &label,
+            table.paths.len(),
+            config,
+            salt,
+        );
+        Some((location, table.paths.iter().map(|p| p.to_vec()).collect()))
+    }
+
+    /// Up to `n` paths most telling of the location: present in at least half of the
+    /// covering inputs, the rarest among the others first (then the longest).
+    pub fn shared_paths(&self, n: usize) -> Vec<KPath> {
+        let mut counts: FxHashMap<&KPath, (u32, u32)> = FxHashMap::default();
+        let (mut pos, mut neg) = (0u32, 0u32);
+        for (paths, &c) in self.paths.iter().zip(&self.covered) {
+            let Some(paths) = paths else { continue };
+            if c {
+                pos += 1;
+            } else {
+                neg += 1;
+            }
+            for p in paths {
+                let e = counts.entry(p).or_default();
+                if c {
+                    e.0 += 1;
+                } else {
+                    e.1 += 1;
+                }
+            }
+        }
+        let mut shared: Vec<(&KPath, u32, u32)> = counts
+            .into_iter()
+            .filter(|&(_, (p, _))| p > 0 && 2 * p >= pos)
+            .map(|(path, (p, q))| (path, p, q))
+            .collect();
+        let neg = f64::from(neg.max(1));
+        let pos = f64::from(pos.max(1));
+        // Most telling: the largest gap between the shares among covering and other
+        // inputs; ties to the longer path, then by the path itself (deterministic).
+        shared.sort_by(|a, b| {
+            let gap = |x: &(&KPath, u32, u32)| f64::from(x.1) / pos - f64::from(x.2) / neg;
+            gap(b)
+                .total_cmp(&gap(a))
+                .then_with(|| b.0.len().cmp(&a.0.len()))
+                .then_with(|| a.0.cmp(b.0))
+        });
+        shared
+            .into_iter()
+            .take(n)
+            .map(|(p, _, _)| p.clone())
+            .collect()
+    }
+}
+
+/// How a round drew its inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Random inputs (no covering input yet).
+    Random,
+    /// Half random, half steered to the paths the covering inputs share.
+    Steered,
+    /// Aimed at the location by the current tree.
+    Aimed,
+}
+
+/// One round of the loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Round {
+    /// How its inputs were drawn.
+    pub phase: Phase,
+    /// Inputs run.
+    pub inputs: u32,
+    /// Of those, how many reached the location.
+    pub hits: u32,
+    /// Aimed rounds: inputs that satisfied their leaf's constraint.
+    pub satisfied: u32,
+    /// Executions spent so far, this round's included.
+    pub executions: u64,
+    /// Covering inputs in the training set after the round.
+    pub positives: u32,
+}
+
+impl Round {
+    /// The share of the round's inputs that reached the location.
+    pub fn hit_rate(&self) -> f64 {
+        f64::from(self.hits) / f64::from(self.inputs.max(1))
+    }
+}
+
+/// What the loop came to.
+#[derive(Clone, Debug)]
+pub struct Refined {
+    /// The tree whose round of aimed inputs hit most (the round that reached the goal,
+    /// if one did), cross-validated on the inputs it was learned from, with the feature
+    /// paths it refers to; without an aimed round, the tree learned from every input;
+    /// `None` if no input reached the location. Not a tree learned again after the
+    /// best round: learned from its own hits, a tree also learns what they happen to
+    /// share (small inputs, no brackets), and aims worse.
+    pub location: Option<LearnedTree>,
+    /// The rounds, in order.
+    pub rounds: Vec<Round>,
+    /// Executions spent.
+    pub executions: u64,
+    /// Whether a full round of aimed inputs reached the goal.
+    pub reached_goal: bool,
+    /// The inputs the loop ran and whether each reached the location.
+    pub added: Vec<(Vec<u8>, bool)>,
+    /// The longest feature paths of [`Refined::location`].
+    pub k: usize,
+}
+
+/// The loop's fixed parts: the grammar's generators and parser, its k-path graph, the
+/// feature length.
+pub struct Refiner<'a, 'g> {
+    /// Draws the random inputs (as the training inputs were drawn).
+    pub generator: &'a Generator<'g>,
+    /// Closes off the aimed inputs' trees around their required paths. The paper's
+    /// uniform choices (`thicket_gen::ChoicePolicy::Uniform`) keep them small, and so
+    /// their paths few: an aimed input that holds little beyond its leaf's conditions
+    /// tells the next tree which of them matter.
+    pub aim_generator: &'a Generator<'g>,
+    /// Reads each input's paths (in any parse, as learning does).
+    pub parser: &'a Parser<'g>,
+    /// The grammar's k-path graph.
+    pub graph: &'a KPathGraph,
+    /// Longest feature path at the start.
+    pub k: usize,
+}
+
+/// Default of [`RefineConfig::min_positives`].
+pub const LOOP_MIN_POSITIVES: u32 = 5;
+
+/// Times an aimed round draws its inputs again to replace ones already run.
+const DRAWS_FOR_NEW_INPUTS: u64 = 4;
+
+/// How much an aimed round's hit rate must beat the best so far to count as progress.
+pub const PLATEAU_MARGIN: f64 = 0.05;
+
+/// Paths the steered gathering aims at, the most telling first.
+const STEERING_TARGETS: usize = 8;
+
+impl Refiner<'_, '_> {
+    /// Refines the tree of `location` (its full name, as the executor names it),
+    /// starting from `training` (its inputs already run); every program run goes
+    /// through `judge`. `progress` sees each round as it ends.
+    pub fn refine(
+        &self,
+        judge: &mut Judge,
+        location: &str,
+        mut training: TrainingSet,
+        config: RefineConfig,
+        progress: &mut dyn FnMut(&Round),
+    ) -> Result<Refined, RunError> {
+        let steering = PathSteering::new(self.generator.grammar(), self.graph);
+        let seed = config.learn.seed;
+        let batch = config.batch.max(1);
+        let mut executions = 0u64;
+        let mut rounds: Vec<Round> = Vec::new();
+        let mut added: Vec<(Vec<u8>, bool)> = Vec::new();
+        let mut reached_goal = false;
+        let mut scratch = Vec::new();
+        let mut names = Vec::new();
+        let out_of_budget = |executions: u64| {
+            executions >= config.max_executions
+                || config.deadline.is_some_and(|d| Instant::now() >= d)
+        };
+        let mut round_no = 0u64;
+        let mut k = self.k;
+        let mut seen: FxHashSet<Vec<u8>> = training.texts.iter().cloned().collect();
+        let (mut best_rate, mut stalled) = (0.0f64, 0u32);
+        // The tree whose aimed round hit most, with its hit rate and path length.
+        let mut best_tree: Option<(f64, LearnedTree, usize)> = None;
+        while !out_of_budget(executions) {
+            round_no += 1;
+            let n = batch.min((config.max_executions - executions) as usize);
+            let positives = training.positives();
+            let learned = (positives >= config.min_positives)
+                .then(|| training.learn(location, config.learn, round_no))
+                .flatten();
+            let constraints = learned
+                .as_ref()
+                .map(|(l, features)| (aim_cycle(l.constraints(features)), features))
+                .filter(|(c, _)| !c.is_empty());
+            let (phase, texts, satisfied): (Phase, Vec<Vec<u8>>, u32) = match constraints {
+                Some((constraints, features)) => {
+                    // Inputs run before are drawn again: they teach nothing new, and a
+                    // program that caches (urllib's `urlsplit` keeps the last 128
+                    // results) does not run the same code for them twice.
+                    let mut texts: Vec<Vec<u8>> = Vec::with_capacity(n);
+                    let mut satisfied = 0u32;
+                    let mut fresh: FxHashSet<Vec<u8>> = FxHashSet::default();
+                    for attempt in 0..DRAWS_FOR_NEW_INPUTS {
+                        let missing = n - texts.len();
+                        if missing == 0 {
+                            break;
+                        }
+                        let (trees, _) = generate_targeted(
+                            self.aim_generator,
+                            self.graph,
+                            features,
+                            &constraints,
+                            k,
+                            seed ^ (round_no << 20) ^ (attempt << 40),
+                            missing,
+                            config.tries,
+                        );
+                        for (i, tree) in trees.into_iter().enumerate() {
+                            let text = tree.bytes();
+                            if seen.contains(text) || fresh.contains(text) {
+                                continue;
+                            }
+                            let constraint = &constraints[i % constraints.len()];
+                            if violations(self.graph, features, constraint, &tree, k) == 0 {
+                                satisfied += 1;
+                            }
+                            fresh.insert(text.to_vec());
+                            texts.push(text.to_vec());
+                        }
+                    }
+                    (Phase::Aimed, texts, satisfied)
+                }
+                None => {
+                    let targets = if positives == 0 {
+                        Vec::new()
+                    } else {
+                        training.shared_paths(STEERING_TARGETS)
+                    };
+                    let texts = (0..n)
+                        .map(|i| {
+                            let mut rng = Generator::rng_for(
+                                seed ^ 0x005E_ED0F_6A7E,
+                                (round_no << 32) | i as u64,
+                            );
+                            // Odd inputs random, even ones steered to the targets in
+                            // turn.
+                            let target = (i % 2 == 0 && !targets.is_empty())
+                                .then(|| &targets[(i / 2) % targets.len()]);
+                            let Ok(Fresh { tree, .. }) = match target {
+                                Some(path) => SteeredTo {
+                                    steering: &steering,
+                                    generator: self.generator,
+                                    graph: self.graph,
+                                    path,
+                                }
+                                .tree(&mut rng),
+                                None => self.generator.tree(&mut rng),
+                            };
+                            tree.bytes().to_vec()
+                        })
+                        .collect();
+                    let phase = if targets.is_empty() {
+                        Phase::Random
+                    } else {
+                        Phase::Steered
+                    };
+                    (phase, texts, 0)
+                }
+            };
+            let mut hits = 0u32;
+            let mut ran = 0u32;
+            for (i, text) in texts.into_iter().enumerate() {
+                executions += 1;
+                names.clear();
+                let name = format!("round {round_no} input {i}");
+                if !covered_names(judge, &name, &text, &mut scratch, &mut names)? {
+                    continue;
+                }
+                ran += 1;
+                let covered = names.iter().any(|l| l == location);
+                hits += u32::from(covered);
+                let paths = input_paths(self.parser, self.graph, &text, k).ok();
+                seen.insert(text.clone());
+                added.push((text.clone(), covered));
+                training.push(text, paths, covered);
+            }
+            let round = Round {
+                phase,
+                inputs: ran,
+                hits,
+                satisfied,
+                executions,
+                positives: training.positives(),
+            };
+            progress(&round);
+            // At least half a batch (a small language may not have a batch of new
+            // inputs left) for a round to count toward the goal.
+            let full = 2 * ran as usize >= batch;
+            if phase == Phase::Aimed && full {
+                let rate = f64::from(hits) / f64::from(ran.max(1));
+                if best_tree.as_ref().is_none_or(|(best, _, _)| rate > *best) {
+                    let tree = learned.clone().expect("aimed rounds have a tree");
+                    best_tree = Some((rate, tree, k));
+                }
+            }
+            rounds.push(round);
+            if phase == Phase::Aimed && full && f64::from(hits) >= config.goal * f64::from(ran) {
+                reached_goal = true;
+                break;
+            }
+            if phase == Phase::Aimed {
+                let rate = f64::from(hits) / f64::from(ran.max(1));
+                if rate > best_rate + PLATEAU_MARGIN {
+                    (best_rate, stalled) = (rate, 0);
+                } else {
+                    stalled += 1;
+                }
+                if stalled >= config.patience && k < config.max_k {
+                    k += 1;
+                    training.read_paths(self.parser, self.graph, k);
+                    (best_rate, stalled) = (0.0, 0);
+                }
+            }
+        }
+        let (location, k) = match best_tree {
+            Some((_, tree, k)) => (Some(tree), k),
+            None => (training.learn(location, config.learn, 0), k),
+        };
+        Ok(Refined {
+            location,
+            rounds,
+            executions,
+            reached_goal,
+            added,
+            k,
+        })
+    }
+}

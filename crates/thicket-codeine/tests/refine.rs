@@ -1,0 +1,170 @@
+//! The refinement loop against a program whose location depends on input structure:
+//! a scripted executor covers `f` when the input holds an `a`, a `b` and an `e` and no
+//! `c` (about 2 % of random inputs of the grammar below).
+
+use std::time::Duration;
+use thicket_codeine::{LearnConfig, Phase, RefineConfig, Refiner, TrainingSet, input_paths};
+use thicket_cover::KPathGraph;
+use thicket_exec::{
+    Classifier, ExecError, Executor, Judge, Location, LocationKind, Outcome, Status, Trace,
+};
+use thicket_gen::{ChoicePolicy, GenConfig, Generator};
+use thicket_parse::Parser;
+
+const SPEC: &[u8] = b"<start> ::= <node>\n\
+    <node> ::= <leaf> | \"(\" <node> \" \" <node> \")\"\n\
+    <leaf> ::= \"a\" | \"b\" | \"c\" | \"d\" | \"e\"";
+
+/// Covers `function t.py:f` when `covers` says so, `function t.py:main` always.
+struct Scripted {
+    covers: fn(&[u8]) -> bool,
+    last: bool,
+    runs: u64,
+}
+
+impl Executor for Scripted {
+    fn run(&mut self, input: &[u8]) -> Result<Outcome, ExecError> {
+        self.runs += 1;
+        self.last = (self.covers)(input);
+        Ok(Outcome::new(Status::Exited(0), Duration::from_millis(1)))
+    }
+    fn trace(&self) -> Trace<'_> {
+        Trace::None
+    }
+    fn covered_locations(&self, out: &mut Vec<Location>) -> bool {
+        let at = |name: &str| Location {
+            kind: LocationKind::Function,
+            file: "t.py".into(),
+            name: name.into(),
+        };
+        out.push(at("main"));
+        if self.last {
+            out.push(at("f"));
+        }
+        true
+    }
+    fn describe(&self) -> String {
+        "scripted".into()
+    }
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(1)
+    }
+    fn set_timeout(&mut self, _: Duration) {}
+}
+
+fn rare(input: &[u8]) -> bool {
+    input.contains(&b'a')
+        && input.contains(&b'b')
+        && input.contains(&b'e')
+        && !input.contains(&b'c')
+}
+
+/// The loop's result on `covers`, from 100 random training inputs (seed 3).
+fn refine(covers: fn(&[u8]) -> bool, config: RefineConfig) -> thicket_codeine::Refined {
+    let grammar = thicket_grammar::load_spec_text("t.fan", SPEC).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let aim_generator = Generator::new(
+        &grammar,
+        GenConfig {
+            policy: ChoicePolicy::Uniform,
+            ..GenConfig::default()
+        },
+    )
+    .unwrap();
+    let parser = Parser::new(&grammar, Default::default()).unwrap();
+    let graph = KPathGraph::new(&grammar);
+    let mut training = TrainingSet::default();
+    for i in 0..100 {
+        let (tree, _) = generator.generate_tree(&mut Generator::rng_for(3, i));
+        let text = tree.bytes().to_vec();
+        let paths = input_paths(&parser, &graph, &text, 2).ok();
+        let covered = covers(&text);
+        training.push(text, paths, covered);
+    }
+    let executor = Scripted {
+        covers,
+        last: false,
+        runs: 0,
+    };
+    let mut judge = Judge::new(Box::new(executor), Classifier::default());
+    let refiner = Refiner {
+        generator: &generator,
+        aim_generator: &aim_generator,
+        parser: &parser,
+        graph: &graph,
+        k: 2,
+    };
+    let refined = refiner
+        .refine(&mut judge, "function t.py:f", training, config, &mut |_| {})
+        .unwrap();
+    assert_eq!(
+        judge.counts().runs,
+        refined.executions,
+        "every execution goes through the judge"
+    );
+    refined
+}
+
+#[test]
+fn a_rare_location_is_gathered_for_then_aimed_at_until_the_goal() {
+    let config = RefineConfig {
+        goal: 0.9,
+        max_executions: 5000,
+        batch: 50,
+        learn: LearnConfig {
+            k: 2,
+            seed: 1,
+            ..LearnConfig::default()
+        },
+        ..RefineConfig::default()
+    };
+    let refined = refine(rare, config);
+    assert!(refined.reached_goal, "{:#?}", refined.rounds);
+    assert!(refined.executions <= 5000);
+    // Too few covering inputs at first: inputs are drawn before the first tree.
+    assert_ne!(
+        refined.rounds[0].phase,
+        Phase::Aimed,
+        "{:#?}",
+        refined.rounds
+    );
+    let last = refined.rounds.last().unwrap();
+    assert_eq!(last.phase, Phase::Aimed);
+    assert!(last.hits * 10 >= last.inputs * 9, "{last:?}");
+    // Every input the loop ran is reported, with whether it reached the location.
+    assert_eq!(refined.added.len() as u64, refined.executions);
+    assert!(refined.added.iter().all(|(text, hit)| rare(text) == *hit));
+    let (location, _) = refined.location.expect("a tree at the end");
+    // The tree is the one that aimed the goal round (learned before its inputs ran),
+    // not one learned again from them.
+    assert_eq!(
+        u64::from(location.inputs),
+        100 + refined.executions - u64::from(last.inputs)
+    );
+    assert!(location.covered >= thicket_codeine::MIN_POSITIVES);
+    assert!(
+        location.validation.is_some(),
+        "the final tree is cross-validated"
+    );
+    // The same seed, the same loop.
+    let again = refine(rare, config);
+    assert_eq!(again.rounds, refined.rounds);
+}
+
+#[test]
+fn a_location_nothing_reaches_spends_the_budget_and_says_so() {
+    let config = RefineConfig {
+        max_executions: 300,
+        batch: 100,
+        learn: LearnConfig {
+            k: 2,
+            ..LearnConfig::default()
+        },
+        ..RefineConfig::default()
+    };
+    let refined = refine(|text| text.starts_with(b"zz"), config);
+    assert!(!refined.reached_goal);
+    assert_eq!(refined.executions, 300);
+    assert!(refined.location.is_none());
+    assert!(refined.rounds.iter().all(|r| r.phase == Phase::Random));
+}
