@@ -570,52 +570,77 @@ impl<'f> Rules<'f> {
             }
             let ci = self.ci(rule);
             for (elem, commands) in &rule.alts {
-                let mut non_greedy = false;
-                let mut stack = vec![rule.name.as_str()];
-                let pattern = match self.regex_of(elem, ci, &mut stack, &mut non_greedy) {
-                    Ok(regex) => Pattern::Regex(regex),
-                    Err(NotRegex::Recursive) => {
-                        non_greedy = false;
-                        let mut procs = vec![Node::Seq(Vec::new())];
-                        let mut index = HashMap::new();
-                        match self.program_node(elem, ci, &mut procs, &mut index, &mut non_greedy) {
-                            Ok(body) => {
-                                procs[0] = body;
-                                Pattern::Recursive(Program { procs })
-                            }
-                            Err(d) => {
-                                errors.push((fi, d));
-                                continue;
-                            }
-                        }
-                    }
-                    Err(NotRegex::Error(d)) => {
+                let whole = match self.lexer_pattern(elem, ci, &rule.name) {
+                    Ok(whole) => whole,
+                    Err(d) => {
                         errors.push((fi, d));
                         continue;
                     }
                 };
-                out.push(LexRuleSpec {
-                    name: rule.name.clone(),
-                    token: commands
-                        .iter()
-                        .find_map(|c| match c {
-                            Command::Type(t) => Some(t.clone()),
-                            _ => None,
-                        })
-                        .unwrap_or_else(|| rule.name.clone()),
-                    mode: rule.mode.clone(),
-                    pattern,
-                    non_greedy,
-                    guarded: has_predicate(elem),
-                    commands: commands.clone(),
-                    at: (fi, rule.span),
-                });
+                // ANTLR stops at the first match only on the paths through a
+                // non-greedy loop: `'/*' .*? '*/' | '//' ~[\n]*` still takes the whole
+                // line comment. Each alternative of such a rule is matched apart, and
+                // the lexer takes the longest of their matches.
+                let pieces = alternatives_of(elem);
+                let patterns = if whole.1 && pieces.len() > 1 {
+                    let mut patterns = Vec::new();
+                    for piece in pieces {
+                        match self.lexer_pattern(piece, ci, &rule.name) {
+                            Ok(p) => patterns.push(p),
+                            Err(d) => errors.push((fi, d)),
+                        }
+                    }
+                    patterns
+                } else {
+                    vec![whole]
+                };
+                for (pattern, non_greedy) in patterns {
+                    out.push(LexRuleSpec {
+                        name: rule.name.clone(),
+                        token: commands
+                            .iter()
+                            .find_map(|c| match c {
+                                Command::Type(t) => Some(t.clone()),
+                                _ => None,
+                            })
+                            .unwrap_or_else(|| rule.name.clone()),
+                        mode: rule.mode.clone(),
+                        pattern,
+                        non_greedy,
+                        guarded: has_predicate(elem),
+                        commands: commands.clone(),
+                        at: (fi, rule.span),
+                    });
+                }
             }
         }
         if errors.is_empty() {
             Ok(out)
         } else {
             Err(errors)
+        }
+    }
+
+    /// What the exact lexer matches for `elem` (an alternative of lexer rule `rule`),
+    /// and whether it holds a non-greedy loop.
+    fn lexer_pattern(
+        &self,
+        elem: &Elem,
+        ci: bool,
+        rule: &'f str,
+    ) -> Result<(Pattern, bool), Diagnostic> {
+        let mut non_greedy = false;
+        let mut stack = vec![rule];
+        match self.regex_of(elem, ci, &mut stack, &mut non_greedy) {
+            Ok(regex) => Ok((Pattern::Regex(regex), non_greedy)),
+            Err(NotRegex::Recursive) => {
+                non_greedy = false;
+                let mut procs = vec![Node::Seq(Vec::new())];
+                let mut index = HashMap::new();
+                procs[0] = self.program_node(elem, ci, &mut procs, &mut index, &mut non_greedy)?;
+                Ok((Pattern::Recursive(Program { procs }), non_greedy))
+            }
+            Err(NotRegex::Error(d)) => Err(d),
         }
     }
 
@@ -1369,4 +1394,14 @@ fn ends_in_eof(rule: &RuleDef) -> bool {
         Elem::Seq(items) => matches!(items.last(), Some(Elem::Eof(_))),
         _ => false,
     })
+}
+
+/// The alternatives `elem` is a choice between, through groups: `(a | b)` and `a | b`
+/// give `a` and `b`; anything else is its one alternative.
+fn alternatives_of(elem: &Elem) -> Vec<&Elem> {
+    match elem {
+        Elem::Alt(items) => items.iter().flat_map(alternatives_of).collect(),
+        Elem::Seq(items) if items.len() == 1 => alternatives_of(&items[0]),
+        _ => vec![elem],
+    }
 }

@@ -196,6 +196,44 @@ const CASES: &[Case] = &[
         // Main's ID overrides the imported one; the import's WS is taken.
         inputs: &[("ab cd", true), ("AB", false)],
     },
+    Case {
+        feature: "non-greedy loop beside a greedy alternative (only its own path stops early)",
+        files: &[(
+            "NG.g4",
+            "grammar NG;\ns : (ID | COMMENT)+ EOF ;\nCOMMENT : ('/*' .*? '*/' | '//' ~[\\n]*) ;\nID : [a-z]+ ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[
+            ("// a. b\nx", true),
+            ("/* a */ b */", false),
+            ("a /* b */", true),
+            ("/* /* a */ */ c", false),
+            ("//", true),
+        ],
+    },
+    Case {
+        feature: "non-greedy recursive fragment beside a greedy alternative",
+        files: &[(
+            "NR.g4",
+            "grammar NR;\ns : (ID | COMMENT)+ EOF ;\nCOMMENT : (BLOCK | '//' ~[\\n]*) ;\nfragment BLOCK : '/*' (COMMENT | .)*? '*/' ;\nID : [a-z]+ ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[("// a. b\nx", true), ("/* a */ b */", false), ("//", true)],
+    },
+    Case {
+        feature: "a block with an empty prequel `( : ...)`",
+        files: &[(
+            "P.g4",
+            "grammar P;\ns : (: ID)+ EOF ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("a b", true), ("", false), ("a", true)],
+    },
+    Case {
+        feature: "comments in options",
+        files: &[(
+            "O.g4",
+            "grammar O;\noptions {\n    // superClass = Base;\n    caseInsensitive = true; /* ; */\n}\ns : A+ EOF ;\nA : 'a' ;\n",
+        )],
+        inputs: &[("aA", true), ("A", true), ("b", false)],
+    },
 ];
 
 fn load(case: &Case) -> thicket_antlr::AntlrSpec {
