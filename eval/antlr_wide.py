@@ -363,6 +363,38 @@ def evaluate(desc, args, tool):
     return record
 
 
+def recheck(path, args):
+    """ANTLR's verdict (predicates off) on the example inputs thicket did not parse,
+    written into each record as "failures_antlr": [[input, ANTLR accepts?], ...]."""
+    rows = [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
+    for r in rows:
+        failed = [f["input"] for f in r.get("examples_failures", [])]
+        if not failed or "failures_antlr" in r or r.get("antlr_error"):
+            continue
+        main, lexer = r["main"], r.get("lexer")
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            for g in set(r["files"]) | set(Path(main).parent.glob("*.g4")):
+                g = Path(g)
+                (tmp / g.name).write_text(strip_target_code(g.read_text(errors="replace")))
+            judged = [str(tmp / Path(g).name) for g in [main] + ([lexer] if lexer else [])]
+            cmd = [sys.executable, str(ORACLE), "--cache", str(tmp / "cache")]
+            if r.get("start"):
+                cmd += ["--start", r["start"]]
+            cmd += judged + ["--", *(str(args.repo / f) for f in failed)]
+            code, out, err, _ = run(cmd, args.judge_timeout)
+            verdicts = {}
+            for line in out.splitlines():
+                try:
+                    v = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                verdicts[os.path.relpath(v["input"], args.repo)] = v["ok"]
+            r["failures_antlr"] = [[f, verdicts.get(f)] for f in failed]
+            print(f"{r['grammar']}: {r['failures_antlr']}", file=sys.stderr, flush=True)
+    Path(path).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
 def table(path):
     rows = [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
     rows.sort(key=lambda r: r["grammar"])
@@ -431,6 +463,8 @@ def main():
     ap.add_argument("--repo", type=Path)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
+    ap.add_argument("--recheck", type=Path,
+                    help="ask ANTLR about the example inputs thicket did not parse (needs --repo)")
     ap.add_argument("--bin", type=Path, default=ROOT / "target" / "release")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("-n", type=int, default=200)
@@ -445,6 +479,10 @@ def main():
     args = ap.parse_args()
     if args.table:
         table(args.table)
+        return 0
+    if args.recheck:
+        args.repo = args.repo.resolve()
+        recheck(args.recheck, args)
         return 0
     if not args.repo or not args.out:
         ap.error("--repo and --out are needed (or --table)")

@@ -372,3 +372,45 @@ fn antlr_still_gives_the_recorded_verdicts() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Hidden text that changes the lexer's mode (a preprocessor line pushed by `#` and
+/// popped by its line end; a raw section entered by `mode(..)` and left by
+/// `mode(DEFAULT_MODE)`): the byte grammar every command uses reads it as ANTLR's lexer
+/// does, not only the exact reading. ANTLR's verdicts recorded.
+#[test]
+fn the_byte_grammar_follows_hidden_text_into_other_modes() {
+    let files = [
+        (
+            "DParser.g4".to_string(),
+            b"parser grammar DParser;\noptions { tokenVocab = DLexer; }\ns : ID+ EOF ;\n".to_vec(),
+        ),
+        (
+            "DLexer.g4".to_string(),
+            b"lexer grammar DLexer;\nID : [a-z]+ ;\nWS : [ \\n]+ -> skip ;\n\
+              HASH : '#' -> channel(HIDDEN), pushMode(DIR) ;\nLT : '<' -> skip, mode(RAW) ;\n\
+              mode DIR;\nWORD : [a-z0-9]+ -> channel(HIDDEN) ;\nSP : ' ' -> skip ;\n\
+              NL : '\\n' -> skip, popMode ;\n\
+              mode RAW;\nBODY : ~[>]+ -> skip ;\nGT : '>' -> skip, mode(DEFAULT_MODE) ;\n"
+                .to_vec(),
+        ),
+    ];
+    let spec =
+        thicket_antlr::load_g4_texts(&files, None).unwrap_or_else(|e| panic!("{}", e.render()));
+    let bytes = thicket_parse::Parser::new(&spec.spec.grammar, Default::default()).unwrap();
+    let check = spec.checker();
+    for (input, antlr) in [
+        ("a #if 1 x\nb", true),
+        ("#x\na", true),
+        ("a <anything # here> b", true),
+        ("a\n#x y\n", true),
+        ("#\n", false),
+    ] {
+        let exact = check.accepts(input.as_bytes()).is_ok();
+        let byte = bytes.recognize(input.as_bytes()).is_ok();
+        assert_eq!(
+            (exact, byte),
+            (antlr, antlr),
+            "{input:?}: exact, byte grammar"
+        );
+    }
+}
