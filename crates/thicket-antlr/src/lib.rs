@@ -709,6 +709,7 @@ impl Checker<'_> {
             // A token type the parser never names cannot be parsed: a code no rule has.
             codes.extend_from_slice(&translate::token_code(index.unwrap_or(0xFFFF)));
         }
+        codes.extend_from_slice(&translate::EOF_CODE);
         match self.parser.recognize(&codes) {
             Ok(()) => Ok(()),
             Err(ParseError::Rejected(r)) => {

@@ -83,6 +83,11 @@ pub fn token_code(index: usize) -> [u8; 2] {
     [(index >> 8) as u8, index as u8]
 }
 
+/// The code of the end of input in the token-level grammar: the checker ends every
+/// token stream with it, so that `EOF` in a parser rule matches only there (ANTLR's
+/// `statement (';' | EOF)` cannot end a statement in the middle of the input).
+pub const EOF_CODE: [u8; 2] = [0xFF, 0xFE];
+
 struct Rules<'f> {
     files: &'f [G4File],
     /// How many of `files` were given (the others are imported).
@@ -1439,7 +1444,7 @@ impl<'f> Rules<'f> {
     // ----- the token-level grammar -----
 
     /// The parser rules over token codes: each token type is two bytes
-    /// ([`token_code`]); hidden text and EOF are nothing.
+    /// ([`token_code`]), the end of input [`EOF_CODE`]; hidden text is nothing.
     fn token_grammar(&self, root: &str, start: &str) -> (SpecAst, Vec<String>) {
         let mut types: Vec<String> = self.visible_tokens();
         for t in &self.declared {
@@ -1462,10 +1467,27 @@ impl<'f> Rules<'f> {
             });
         }
         if root != start {
+            // A start rule without EOF: the end of input may still be matched inside
+            // it (by an `EOF` in a loop), else here.
+            let span = Span::new(0, 0);
+            let end = expr(AstExprKind::Literal(EOF_CODE.to_vec()), span);
             rules.push(AstRule {
                 name: root.to_string(),
-                name_span: Span::new(0, 0),
-                body: expr(AstExprKind::Ref(start.to_string()), Span::new(0, 0)),
+                name_span: span,
+                body: seq(
+                    vec![
+                        expr(AstExprKind::Ref(start.to_string()), span),
+                        expr(
+                            AstExprKind::Repeat {
+                                item: Box::new(end),
+                                min: 0,
+                                max: Some(1),
+                            },
+                            span,
+                        ),
+                    ],
+                    span,
+                ),
             });
         }
         (
@@ -1520,7 +1542,8 @@ impl<'f> Rules<'f> {
                     span,
                 )
             }
-            Elem::Eof(_) | Elem::Set(..) | Elem::Action(_) | Elem::Predicate(_) => {
+            Elem::Eof(_) => expr(AstExprKind::Literal(EOF_CODE.to_vec()), span),
+            Elem::Set(..) | Elem::Action(_) | Elem::Predicate(_) => {
                 expr(AstExprKind::Seq(Vec::new()), span)
             }
         }

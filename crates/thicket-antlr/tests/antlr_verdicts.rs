@@ -234,6 +234,29 @@ const CASES: &[Case] = &[
         )],
         inputs: &[("aA", true), ("A", true), ("b", false)],
     },
+    Case {
+        feature: "EOF inside a loop matches only at the end of input",
+        files: &[(
+            "E.g4",
+            "grammar E;\ns : (ID (';' | EOF))+ ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            ("a;b", true),
+            ("a b", false),
+            ("a;", true),
+            ("a;b;", true),
+            ("", false),
+            ("a", true),
+        ],
+    },
+    Case {
+        feature: "EOF ending the start rule",
+        files: &[(
+            "F.g4",
+            "grammar F;\ns : ID (';' ID)* EOF ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("a;b", true), ("a b", false), ("", false), ("a", true)],
+    },
 ];
 
 fn load(case: &Case) -> thicket_antlr::AntlrSpec {
