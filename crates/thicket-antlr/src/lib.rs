@@ -38,18 +38,25 @@
 //!    classes (`~` sets as negated classes over all of Unicode, `\p{..}` kept),
 //!    `.` as any character, case-insensitive literals and sets as `(?i:..)`
 //!    regexes. A token of a mode entered by a `more` rule is written after that rule
-//!    and the mode's own `more` rules (XML's `<?target ... ?>`). Non-greedy loops are
+//!    and the mode's own `more` rules (XML's `<?target ... ?>`). Hidden text that
+//!    enters another mode (a `#` that pushes a directive mode, popped by the line end)
+//!    is followed there: the hidden rules of that mode up to the one that returns.
+//!    Non-greedy loops are
 //!    read as loops, actions as the empty string, predicates as true (each reported,
 //!    see below). This grammar accepts every input ANTLR accepts (with the same split
 //!    into tokens), and more: it does not know that `if` is a keyword and not an
 //!    identifier, nor that `intx` is one identifier.
 //! 2. **The exact reading** ([`AntlrSpec::checker`]): a real ANTLR-style [`Lexer`]
 //!    (maximal munch over the lexer rules, rule order between equal lengths,
-//!    shortest match for rules with non-greedy loops, modes with `pushMode`,
+//!    shortest match on the paths through a non-greedy loop (each alternative of
+//!    such a rule is matched apart, and the longest of their matches wins), modes
+//!    with `pushMode`,
 //!    `popMode` and `mode`, `skip`, `more`, named and numbered channels, `type`)
 //!    turns the input into tokens, and the parser rules are parsed over the token
 //!    stream (thicket's own parser on a token-level grammar, each token type two
-//!    bytes). This decides membership the way ANTLR does. Regular lexer rules are
+//!    bytes, the stream ended by an end-of-input code that `EOF` matches, so that
+//!    `statement (';' | EOF)` ends a statement early only at the end). This decides
+//!    membership the way ANTLR does. Regular lexer rules are
 //!    DFAs; a rule that reaches itself through its fragments (nested long brackets,
 //!    balanced parentheses) is matched by an automaton with a stack of rule
 //!    invocations, as ANTLR's own lexer does ([`nfa`]).

@@ -746,7 +746,7 @@ impl Parser<'_> {
         if tok != Tok::Action(false) {
             return Err(self.expected_prev("`{` with a list of names"));
         }
-        let inner = &self.text[span.start as usize + 1..span.end as usize - 1];
+        let inner = blank_comments(&self.text[span.start as usize + 1..span.end as usize - 1]);
         let mut names = Vec::new();
         let mut offset = span.start as usize + 1;
         for part in inner.split(',') {

@@ -257,6 +257,20 @@ const CASES: &[Case] = &[
         )],
         inputs: &[("a;b", true), ("a b", false), ("", false), ("a", true)],
     },
+    Case {
+        feature: "comments in channels {}",
+        files: &[
+            (
+                "CParser.g4",
+                "parser grammar CParser;\noptions { tokenVocab = CLexer; }\ns : A+ EOF ;\n",
+            ),
+            (
+                "CLexer.g4",
+                "lexer grammar CLexer;\nchannels {\n    OFF // whitespace, comments\n}\nA : 'a' ;\nWS : ' ' -> channel(OFF) ;\n",
+            ),
+        ],
+        inputs: &[("a a", true), ("", false), (" ", false)],
+    },
 ];
 
 fn load(case: &Case) -> thicket_antlr::AntlrSpec {
