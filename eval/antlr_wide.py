@@ -447,6 +447,10 @@ def table(path):
         if r.get("examples_failures"):
             f = r["examples_failures"][0]
             notes.append(f"e.g. {f['input']}: {f['why'][:120]}")
+            verdicts = [v for _, v in r.get("failures_antlr", []) if v is not None]
+            if verdicts:
+                notes.append(f"ANTLR rejects {verdicts.count(False)} of the {len(verdicts)} "
+                             "examples thicket did not parse")
         if r.get("generate_error"):
             notes.append("generate: " + r["generate_error"].splitlines()[-1][:160])
         if r.get("judge_error") and r.get("judged", 0) < r.get("generated", 0):
