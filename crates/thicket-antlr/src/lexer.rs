@@ -83,6 +83,10 @@ pub struct Lexer {
     rules: Vec<Rule>,
     /// Mode names; index 0 is the default mode.
     modes: Vec<String>,
+    /// By mode, then by the next input byte: the rules of the mode that can match
+    /// starting with that byte, in priority order (grammars with a thousand keywords
+    /// try a handful at each position).
+    candidates: Vec<Vec<Vec<u32>>>,
 }
 
 /// Name of the default mode.
@@ -118,7 +122,38 @@ impl Lexer {
             };
             rules.push(Rule { spec, matcher });
         }
-        Ok(Lexer { rules, modes })
+        let candidates = modes
+            .iter()
+            .enumerate()
+            .map(|(mode, name)| {
+                let mut by_byte = vec![Vec::new(); 256];
+                for (i, rule) in rules.iter().enumerate() {
+                    let in_mode = match &rule.spec.mode {
+                        None => mode == 0,
+                        Some(m) => m == name,
+                    };
+                    if !in_mode {
+                        continue;
+                    }
+                    let first = match &rule.matcher {
+                        Matcher::Dfa(m) => m.first_bytes(),
+                        // The automaton with a stack: tried at every byte.
+                        Matcher::Stack(_) => [true; 256],
+                    };
+                    for (b, rules) in by_byte.iter_mut().enumerate() {
+                        if first[b] {
+                            rules.push(i as u32);
+                        }
+                    }
+                }
+                by_byte
+            })
+            .collect();
+        Ok(Lexer {
+            rules,
+            modes,
+            candidates,
+        })
     }
 
     fn mode_index(&self, name: &str) -> usize {
@@ -147,6 +182,15 @@ impl Lexer {
 
     /// The tokens the parser sees in `input` (skipped and hidden tokens dropped).
     pub fn tokens(&self, input: &[u8]) -> Result<Vec<Token>, LexError> {
+        match self.tokens_until_error(input) {
+            (tokens, None) => Ok(tokens),
+            (_, Some(error)) => Err(error),
+        }
+    }
+
+    /// The tokens the parser sees in `input` up to where no rule matches, and the
+    /// error there if there is one.
+    pub fn tokens_until_error(&self, input: &[u8]) -> (Vec<Token>, Option<LexError>) {
         let mut out = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
         let mut mode = 0;
@@ -154,14 +198,8 @@ impl Lexer {
         let mut token_start = None;
         while pos < input.len() {
             let mut best: Option<(usize, &Rule)> = None;
-            for rule in &self.rules {
-                let in_mode = match &rule.spec.mode {
-                    None => mode == 0,
-                    Some(m) => self.modes[mode] == *m,
-                };
-                if !in_mode {
-                    continue;
-                }
+            for &i in &self.candidates[mode][usize::from(input[pos])] {
+                let rule = &self.rules[i as usize];
                 // The longest match, or the shortest for a rule with a non-greedy loop.
                 let mut end = None;
                 rule.matcher.match_ends(input, pos, |e| {
@@ -181,10 +219,11 @@ impl Lexer {
                 }
             }
             let Some((end, rule)) = best else {
-                return Err(LexError {
+                let error = LexError {
                     offset: pos,
                     mode: self.modes[mode].clone(),
-                });
+                };
+                return (out, Some(error));
             };
             let start = token_start.take().unwrap_or(pos);
             let mut emit = true;
@@ -214,6 +253,6 @@ impl Lexer {
             }
             pos = end;
         }
-        Ok(out)
+        (out, None)
     }
 }

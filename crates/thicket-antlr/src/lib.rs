@@ -38,18 +38,25 @@
 //!    classes (`~` sets as negated classes over all of Unicode, `\p{..}` kept),
 //!    `.` as any character, case-insensitive literals and sets as `(?i:..)`
 //!    regexes. A token of a mode entered by a `more` rule is written after that rule
-//!    and the mode's own `more` rules (XML's `<?target ... ?>`). Non-greedy loops are
+//!    and the mode's own `more` rules (XML's `<?target ... ?>`). Hidden text that
+//!    enters another mode (a `#` that pushes a directive mode, popped by the line end)
+//!    is followed there: the hidden rules of that mode up to the one that returns.
+//!    Non-greedy loops are
 //!    read as loops, actions as the empty string, predicates as true (each reported,
 //!    see below). This grammar accepts every input ANTLR accepts (with the same split
 //!    into tokens), and more: it does not know that `if` is a keyword and not an
 //!    identifier, nor that `intx` is one identifier.
 //! 2. **The exact reading** ([`AntlrSpec::checker`]): a real ANTLR-style [`Lexer`]
 //!    (maximal munch over the lexer rules, rule order between equal lengths,
-//!    shortest match for rules with non-greedy loops, modes with `pushMode`,
+//!    shortest match on the paths through a non-greedy loop (each alternative of
+//!    such a rule is matched apart, and the longest of their matches wins), modes
+//!    with `pushMode`,
 //!    `popMode` and `mode`, `skip`, `more`, named and numbered channels, `type`)
 //!    turns the input into tokens, and the parser rules are parsed over the token
 //!    stream (thicket's own parser on a token-level grammar, each token type two
-//!    bytes). This decides membership the way ANTLR does. Regular lexer rules are
+//!    bytes, the stream ended by an end-of-input code that `EOF` matches, so that
+//!    `statement (';' | EOF)` ends a statement early only at the end). This decides
+//!    membership the way ANTLR does. Regular lexer rules are
 //!    DFAs; a rule that reaches itself through its fragments (nested long brackets,
 //!    balanced parentheses) is matched by an automaton with a stack of rule
 //!    invocations, as ANTLR's own lexer does ([`nfa`]).
@@ -118,8 +125,9 @@ pub mod translate;
 pub use lexer::{LexError, Lexer, Token};
 pub use produce::AntlrProducer;
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use syntax::GrammarKind;
 use thicket_grammar::grammar::quote_bytes;
 use thicket_grammar::{Diagnostic, Grammar, SourceFile, Span, Spec, SpecError};
@@ -165,6 +173,9 @@ pub struct AntlrSpec {
     token_types: Vec<String>,
     /// Warnings about target code, each with the file it is in.
     pub warnings: Vec<(Arc<SourceFile>, Diagnostic)>,
+    /// The shortest text of each hidden rule, by rule name ([`AntlrSpec::separate`]),
+    /// found once: it takes a parser of the whole byte grammar.
+    separators: OnceLock<HashMap<String, Option<Vec<u8>>>>,
 }
 
 /// Reads `.g4` files: one combined grammar, or a parser grammar and a lexer grammar in
@@ -428,6 +439,7 @@ pub fn load_g4_texts(
             .into_iter()
             .map(|(f, d)| (sources[f].clone(), d))
             .collect(),
+        separators: OnceLock::new(),
     };
     spec.set_hidden_probability(DEFAULT_HIDDEN_PROBABILITY);
     Ok(spec)
@@ -609,44 +621,79 @@ impl AntlrSpec {
             }
         }
         let mut input = tree.bytes().to_vec();
-        // How far the input has grown (or shrunk) before the gaps still to check.
-        let mut shift: isize = 0;
+        // Where each gap ends in `input` now (gaps grow or shrink as they are fixed).
+        let mut ends: Vec<usize> = gaps.iter().map(|(range, _)| range.end).collect();
+        let mut starts_at: Vec<usize> = gaps.iter().map(|(range, _)| range.start).collect();
         let mut next = 0;
+        // Each pass lexes once and fixes every misplaced boundary it sees (a fix can
+        // only make later boundaries more separate); the next pass checks again from
+        // the first fix. Lexing once per fix instead made long inputs quadratic.
         loop {
-            let starts: Vec<usize> = match self.lexer.tokens(&input) {
-                Ok(tokens) => tokens.iter().map(|t| t.start).collect(),
-                Err(e) => vec![e.offset],
-            };
-            let moved = |at: usize| (at as isize + shift) as usize;
-            // The first intended token start the lexer does not start a token at.
-            let bad = gaps.iter().enumerate().skip(next).find(|(_, (range, _))| {
-                let at = moved(range.end);
-                at < input.len() && starts.binary_search(&at).is_err()
-            });
-            let Some((i, (range, name))) = bad else {
+            let (tokens, error) = self.lexer.tokens_until_error(&input);
+            let starts: Vec<usize> = tokens.iter().map(|t| t.start).collect();
+            // Past a lexer error nothing can be told.
+            let limit = error.map_or(input.len(), |e| e.offset);
+            let bad: Vec<usize> = (next..gaps.len())
+                .filter(|&i| {
+                    let at = ends[i];
+                    at < input.len() && at < limit && starts.binary_search(&at).is_err()
+                })
+                .collect();
+            let Some(&first) = bad.first() else {
                 return Some(input);
             };
-            let sep = self.separator(name)?;
-            let (start, end) = (moved(range.start), moved(range.end));
-            if input[start..end] == sep[..] {
-                return None;
+            let mut fixed = None;
+            // Back to front, so that the offsets of the gaps still to fix hold.
+            for &i in bad.iter().rev() {
+                let sep = self.separator(&gaps[i].1)?;
+                let (start, end) = (starts_at[i], ends[i]);
+                if input[start..end] == *sep {
+                    if i == first {
+                        return None;
+                    }
+                    continue;
+                }
+                input.splice(start..end, sep.iter().copied());
+                let grown = sep.len() as isize - (end - start) as isize;
+                ends[i] = start + sep.len();
+                for j in i + 1..gaps.len() {
+                    starts_at[j] = (starts_at[j] as isize + grown) as usize;
+                    ends[j] = (ends[j] as isize + grown) as usize;
+                }
+                fixed = Some(i);
             }
-            input.splice(start..end, sep.iter().copied());
-            shift += sep.len() as isize - range.len() as isize;
-            next = i + 1;
+            match fixed {
+                Some(i) => next = i + 1,
+                None => return None,
+            }
         }
     }
 
     /// The shortest text a hidden rule (`_hidden` or `_hidden.MODE`) matches: tried
     /// among a space, newline and tab.
-    fn separator(&self, hidden_rule: &str) -> Option<Vec<u8>> {
-        let grammar = &self.spec.grammar;
-        let symbol = grammar.symbol(hidden_rule)?;
-        let parser = Parser::new(grammar, ParseConfig::default()).ok()?;
-        [&b" "[..], b"\n", b"\t", b"\r\n"]
-            .into_iter()
-            .find(|sep| parser.parse_as(symbol, sep).is_ok())
-            .map(|s| s.to_vec())
+    fn separator(&self, hidden_rule: &str) -> Option<&[u8]> {
+        self.separators
+            .get_or_init(|| {
+                let grammar = &self.spec.grammar;
+                let parser = Parser::new(grammar, ParseConfig::default()).ok();
+                grammar
+                    .rules()
+                    .iter()
+                    .filter(|rule| rule.name.starts_with(translate::HIDDEN))
+                    .map(|rule| {
+                        let symbol = grammar.symbol(&rule.name);
+                        let shortest = parser.as_ref().zip(symbol).and_then(|(parser, symbol)| {
+                            [&b" "[..], b"\n", b"\t", b"\r\n"]
+                                .into_iter()
+                                .find(|sep| parser.parse_as(symbol, sep).is_ok())
+                                .map(<[u8]>::to_vec)
+                        });
+                        (rule.name.clone(), shortest)
+                    })
+                    .collect()
+            })
+            .get(hidden_rule)?
+            .as_deref()
     }
 }
 
@@ -669,6 +716,7 @@ impl Checker<'_> {
             // A token type the parser never names cannot be parsed: a code no rule has.
             codes.extend_from_slice(&translate::token_code(index.unwrap_or(0xFFFF)));
         }
+        codes.extend_from_slice(&translate::EOF_CODE);
         match self.parser.recognize(&codes) {
             Ok(()) => Ok(()),
             Err(ParseError::Rejected(r)) => {

@@ -711,9 +711,9 @@ impl Parser<'_> {
             return Err(self.expected_prev("`{` with name = value; options"));
         }
         let base = span.start as usize + 1;
-        let inner = &self.text[base..span.end as usize - 1];
+        let inner = blank_comments(&self.text[base..span.end as usize - 1]);
         let mut options = Vec::new();
-        for (offset, part) in split_keep_offsets(inner, ';') {
+        for (offset, part) in split_keep_offsets(&inner, ';') {
             let at = base + offset + (part.len() - part.trim_start().len());
             let part = part.trim();
             if part.is_empty() {
@@ -746,7 +746,7 @@ impl Parser<'_> {
         if tok != Tok::Action(false) {
             return Err(self.expected_prev("`{` with a list of names"));
         }
-        let inner = &self.text[span.start as usize + 1..span.end as usize - 1];
+        let inner = blank_comments(&self.text[span.start as usize + 1..span.end as usize - 1]);
         let mut names = Vec::new();
         let mut offset = span.start as usize + 1;
         for part in inner.split(',') {
@@ -1016,10 +1016,13 @@ impl Parser<'_> {
                         open,
                     )));
                 }
-                // `( options {...} : ...)`
-                if self.is_ident("options") {
+                // `( options {...} : ...)`, and `( : ...)` (the prequel left empty).
+                let prequel = self.is_ident("options");
+                if prequel {
                     self.bump();
                     self.options()?;
+                }
+                if prequel || self.is(":") {
                     self.expect(":")?;
                 }
                 let inner = self.alternatives()?;
@@ -1205,6 +1208,48 @@ impl Parser<'_> {
             )),
         }
     }
+}
+
+/// `text` with its `//` and `/* */` comments (outside quotes) turned into spaces, so
+/// that offsets into it are offsets into `text`.
+fn blank_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let skip = if c == '\'' {
+            // A quoted value, its escapes included.
+            let mut end = 1;
+            let bytes = rest.as_bytes();
+            while end < bytes.len() && bytes[end] != b'\'' {
+                end += if bytes[end] == b'\\' { 2 } else { 1 };
+            }
+            let end = (end + 1).min(rest.len());
+            let end = (end..=rest.len())
+                .find(|&e| rest.is_char_boundary(e))
+                .unwrap_or(rest.len());
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+            continue;
+        } else if rest.starts_with("//") {
+            rest.find('\n').unwrap_or(rest.len())
+        } else if let Some(body) = rest.strip_prefix("/*") {
+            body.find("*/").map_or(rest.len(), |e| e + 4)
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        };
+        // A space for each byte of the comment, its line breaks kept.
+        for c in rest[..skip].chars() {
+            if c == '\n' {
+                out.push('\n');
+            } else {
+                out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+            }
+        }
+        rest = &rest[skip..];
+    }
+    out
 }
 
 /// The `sep`-separated parts of `text` with their byte offsets.

@@ -83,6 +83,11 @@ pub fn token_code(index: usize) -> [u8; 2] {
     [(index >> 8) as u8, index as u8]
 }
 
+/// The code of the end of input in the token-level grammar: the checker ends every
+/// token stream with it, so that `EOF` in a parser rule matches only there (ANTLR's
+/// `statement (';' | EOF)` cannot end a statement in the middle of the input).
+pub const EOF_CODE: [u8; 2] = [0xFF, 0xFE];
+
 struct Rules<'f> {
     files: &'f [G4File],
     /// How many of `files` were given (the others are imported).
@@ -570,52 +575,77 @@ impl<'f> Rules<'f> {
             }
             let ci = self.ci(rule);
             for (elem, commands) in &rule.alts {
-                let mut non_greedy = false;
-                let mut stack = vec![rule.name.as_str()];
-                let pattern = match self.regex_of(elem, ci, &mut stack, &mut non_greedy) {
-                    Ok(regex) => Pattern::Regex(regex),
-                    Err(NotRegex::Recursive) => {
-                        non_greedy = false;
-                        let mut procs = vec![Node::Seq(Vec::new())];
-                        let mut index = HashMap::new();
-                        match self.program_node(elem, ci, &mut procs, &mut index, &mut non_greedy) {
-                            Ok(body) => {
-                                procs[0] = body;
-                                Pattern::Recursive(Program { procs })
-                            }
-                            Err(d) => {
-                                errors.push((fi, d));
-                                continue;
-                            }
-                        }
-                    }
-                    Err(NotRegex::Error(d)) => {
+                let whole = match self.lexer_pattern(elem, ci, &rule.name) {
+                    Ok(whole) => whole,
+                    Err(d) => {
                         errors.push((fi, d));
                         continue;
                     }
                 };
-                out.push(LexRuleSpec {
-                    name: rule.name.clone(),
-                    token: commands
-                        .iter()
-                        .find_map(|c| match c {
-                            Command::Type(t) => Some(t.clone()),
-                            _ => None,
-                        })
-                        .unwrap_or_else(|| rule.name.clone()),
-                    mode: rule.mode.clone(),
-                    pattern,
-                    non_greedy,
-                    guarded: has_predicate(elem),
-                    commands: commands.clone(),
-                    at: (fi, rule.span),
-                });
+                // ANTLR stops at the first match only on the paths through a
+                // non-greedy loop: `'/*' .*? '*/' | '//' ~[\n]*` still takes the whole
+                // line comment. Each alternative of such a rule is matched apart, and
+                // the lexer takes the longest of their matches.
+                let pieces = alternatives_of(elem);
+                let patterns = if whole.1 && pieces.len() > 1 {
+                    let mut patterns = Vec::new();
+                    for piece in pieces {
+                        match self.lexer_pattern(piece, ci, &rule.name) {
+                            Ok(p) => patterns.push(p),
+                            Err(d) => errors.push((fi, d)),
+                        }
+                    }
+                    patterns
+                } else {
+                    vec![whole]
+                };
+                for (pattern, non_greedy) in patterns {
+                    out.push(LexRuleSpec {
+                        name: rule.name.clone(),
+                        token: commands
+                            .iter()
+                            .find_map(|c| match c {
+                                Command::Type(t) => Some(t.clone()),
+                                _ => None,
+                            })
+                            .unwrap_or_else(|| rule.name.clone()),
+                        mode: rule.mode.clone(),
+                        pattern,
+                        non_greedy,
+                        guarded: has_predicate(elem),
+                        commands: commands.clone(),
+                        at: (fi, rule.span),
+                    });
+                }
             }
         }
         if errors.is_empty() {
             Ok(out)
         } else {
             Err(errors)
+        }
+    }
+
+    /// What the exact lexer matches for `elem` (an alternative of lexer rule `rule`),
+    /// and whether it holds a non-greedy loop.
+    fn lexer_pattern(
+        &self,
+        elem: &Elem,
+        ci: bool,
+        rule: &'f str,
+    ) -> Result<(Pattern, bool), Diagnostic> {
+        let mut non_greedy = false;
+        let mut stack = vec![rule];
+        match self.regex_of(elem, ci, &mut stack, &mut non_greedy) {
+            Ok(regex) => Ok((Pattern::Regex(regex), non_greedy)),
+            Err(NotRegex::Recursive) => {
+                non_greedy = false;
+                let mut procs = vec![Node::Seq(Vec::new())];
+                let mut index = HashMap::new();
+                procs[0] = self.program_node(elem, ci, &mut procs, &mut index, &mut non_greedy)?;
+                Ok((Pattern::Recursive(Program { procs }), non_greedy))
+            }
+            Err(NotRegex::Error(d)) => Err(d),
         }
     }
 
@@ -890,6 +920,145 @@ impl<'f> Rules<'f> {
         (enter, inside)
     }
 
+    /// Hidden text that changes the lexer's mode (a preprocessor line: `#` pushes a
+    /// directive mode whose hidden tokens run to a line end that pops it) as ANTLR
+    /// lexes it: for each hidden rule of a mode that enters another mode, the rule
+    /// (named in the result, keyed by mode and rule) of the hidden text that follows in
+    /// the mode entered until the lexer is back (its `popMode`, or a `mode(..)` back).
+    /// Rules with several mode commands are not followed, and an entry whose way back
+    /// cannot be made of hidden rules stays as it was: its one token.
+    #[allow(clippy::type_complexity)]
+    fn excursions(
+        &self,
+        hidden: &BTreeMap<Option<String>, Vec<&'f str>>,
+        used_lexer: &mut BTreeSet<&'f str>,
+    ) -> (BTreeMap<(Option<String>, &'f str), String>, Vec<AstRule>) {
+        type Key = (Option<String>, ExcursionEnd);
+        /// A symbol of a production: a hidden rule, or another excursion.
+        #[derive(Clone)]
+        enum Sym<'f> {
+            Token(&'f str),
+            Rest(Key),
+        }
+        let rule_of = |name: &str| self.lexer.get(name).map(|&(_, r)| r);
+        let mut productions: BTreeMap<Key, Vec<Vec<Sym<'f>>>> = BTreeMap::new();
+        let mut entry_keys: Vec<((Option<String>, &'f str), Key)> = Vec::new();
+        let mut todo: Vec<Key> = Vec::new();
+        for (mode, names) in hidden {
+            for &n in names {
+                let key = match rule_of(n).map(mode_move) {
+                    Some(ModeMove::Push(k)) => (k, ExcursionEnd::Pop),
+                    Some(ModeMove::Switch(k)) if k != *mode => {
+                        (k, ExcursionEnd::SwitchTo(mode.clone()))
+                    }
+                    _ => continue,
+                };
+                entry_keys.push(((mode.clone(), n), key.clone()));
+                todo.push(key);
+            }
+        }
+        while let Some(key) = todo.pop() {
+            if productions.contains_key(&key) {
+                continue;
+            }
+            let (mode, end) = &key;
+            let mut prods = Vec::new();
+            let need = |k: Key, todo: &mut Vec<Key>| {
+                todo.push(k.clone());
+                Sym::Rest(k)
+            };
+            for &n in hidden.get(mode).map(Vec::as_slice).unwrap_or_default() {
+                let Some(rule) = rule_of(n) else { continue };
+                let token = Sym::Token(n);
+                match (mode_move(rule), end) {
+                    (ModeMove::Stay, _) => prods.push(vec![token, need(key.clone(), &mut todo)]),
+                    (ModeMove::Pop, ExcursionEnd::Pop) => prods.push(vec![token]),
+                    (ModeMove::Switch(k), ExcursionEnd::SwitchTo(back)) if k == *back => {
+                        prods.push(vec![token])
+                    }
+                    (ModeMove::Switch(k), _) => {
+                        prods.push(vec![token, need((k, end.clone()), &mut todo)])
+                    }
+                    (ModeMove::Push(k), _) => prods.push(vec![
+                        token,
+                        need((k, ExcursionEnd::Pop), &mut todo),
+                        need(key.clone(), &mut todo),
+                    ]),
+                    _ => {}
+                }
+            }
+            productions.insert(key, prods);
+        }
+        // Only excursions that can end (a finite text returns to the mode).
+        let mut ends: BTreeSet<Key> = BTreeSet::new();
+        loop {
+            let before = ends.len();
+            for (key, prods) in &productions {
+                if !ends.contains(key)
+                    && prods.iter().any(|p| {
+                        p.iter().all(|s| {
+                            matches!(s, Sym::Token(_))
+                                || matches!(s, Sym::Rest(k) if ends.contains(k))
+                        })
+                    })
+                {
+                    ends.insert(key.clone());
+                }
+            }
+            if ends.len() == before {
+                break;
+            }
+        }
+        let name = |(mode, end): &Key| {
+            let mode = mode.as_deref().unwrap_or(crate::lexer::DEFAULT_MODE);
+            match end {
+                ExcursionEnd::Pop => format!("_mode.{mode}.pop"),
+                ExcursionEnd::SwitchTo(back) => format!(
+                    "_mode.{mode}.to.{}",
+                    back.as_deref().unwrap_or(crate::lexer::DEFAULT_MODE)
+                ),
+            }
+        };
+        let span = Span::new(0, 0);
+        let mut rules = Vec::new();
+        for (key, prods) in &productions {
+            if !ends.contains(key) {
+                continue;
+            }
+            let alts = prods
+                .iter()
+                .filter(|p| {
+                    p.iter()
+                        .all(|s| !matches!(s, Sym::Rest(k) if !ends.contains(k)))
+                })
+                .map(|p| {
+                    let items = p
+                        .iter()
+                        .map(|s| match s {
+                            Sym::Token(n) => {
+                                used_lexer.insert(n);
+                                expr(AstExprKind::Ref(n.to_string()), span)
+                            }
+                            Sym::Rest(k) => expr(AstExprKind::Ref(name(k)), span),
+                        })
+                        .collect();
+                    seq(items, span)
+                })
+                .collect();
+            rules.push(AstRule {
+                name: name(key),
+                name_span: span,
+                body: alt(alts, span),
+            });
+        }
+        let entries = entry_keys
+            .into_iter()
+            .filter(|(_, key)| ends.contains(key))
+            .map(|(at, key)| (at, name(&key)))
+            .collect();
+        (entries, rules)
+    }
+
     fn hidden_name(mode: &Option<String>) -> String {
         match mode {
             None => HIDDEN.to_string(),
@@ -932,6 +1101,8 @@ impl<'f> Rules<'f> {
             });
             INPUT.to_string()
         };
+        let (entries, excursion_rules) = self.excursions(&hidden, &mut used_lexer);
+        rules.extend(excursion_rules);
         for mode in &used_hidden {
             let names = &hidden[mode];
             for n in names {
@@ -941,7 +1112,16 @@ impl<'f> Rules<'f> {
             let choice = alt(
                 names
                     .iter()
-                    .map(|n| expr(AstExprKind::Ref(n.to_string()), span))
+                    .map(|n| {
+                        let token = expr(AstExprKind::Ref(n.to_string()), span);
+                        match entries.get(&(mode.clone(), *n)) {
+                            Some(rest) => seq(
+                                vec![token, expr(AstExprKind::Ref(rest.clone()), span)],
+                                span,
+                            ),
+                            None => token,
+                        }
+                    })
                     .collect(),
                 span,
             );
@@ -1264,7 +1444,7 @@ impl<'f> Rules<'f> {
     // ----- the token-level grammar -----
 
     /// The parser rules over token codes: each token type is two bytes
-    /// ([`token_code`]); hidden text and EOF are nothing.
+    /// ([`token_code`]), the end of input [`EOF_CODE`]; hidden text is nothing.
     fn token_grammar(&self, root: &str, start: &str) -> (SpecAst, Vec<String>) {
         let mut types: Vec<String> = self.visible_tokens();
         for t in &self.declared {
@@ -1287,10 +1467,27 @@ impl<'f> Rules<'f> {
             });
         }
         if root != start {
+            // A start rule without EOF: the end of input may still be matched inside
+            // it (by an `EOF` in a loop), else here.
+            let span = Span::new(0, 0);
+            let end = expr(AstExprKind::Literal(EOF_CODE.to_vec()), span);
             rules.push(AstRule {
                 name: root.to_string(),
-                name_span: Span::new(0, 0),
-                body: expr(AstExprKind::Ref(start.to_string()), Span::new(0, 0)),
+                name_span: span,
+                body: seq(
+                    vec![
+                        expr(AstExprKind::Ref(start.to_string()), span),
+                        expr(
+                            AstExprKind::Repeat {
+                                item: Box::new(end),
+                                min: 0,
+                                max: Some(1),
+                            },
+                            span,
+                        ),
+                    ],
+                    span,
+                ),
             });
         }
         (
@@ -1345,7 +1542,8 @@ impl<'f> Rules<'f> {
                     span,
                 )
             }
-            Elem::Eof(_) | Elem::Set(..) | Elem::Action(_) | Elem::Predicate(_) => {
+            Elem::Eof(_) => expr(AstExprKind::Literal(EOF_CODE.to_vec()), span),
+            Elem::Set(..) | Elem::Action(_) | Elem::Predicate(_) => {
                 expr(AstExprKind::Seq(Vec::new()), span)
             }
         }
@@ -1369,4 +1567,71 @@ fn ends_in_eof(rule: &RuleDef) -> bool {
         Elem::Seq(items) => matches!(items.last(), Some(Elem::Eof(_))),
         _ => false,
     })
+}
+
+/// The alternatives `elem` is a choice between, through groups: `(a | b)` and `a | b`
+/// give `a` and `b`; anything else is its one alternative.
+fn alternatives_of(elem: &Elem) -> Vec<&Elem> {
+    match elem {
+        Elem::Alt(items) => items.iter().flat_map(alternatives_of).collect(),
+        Elem::Seq(items) if items.len() == 1 => alternatives_of(&items[0]),
+        _ => vec![elem],
+    }
+}
+
+/// How a hidden lexer rule moves the lexer between modes (`None`: the default mode).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ModeMove {
+    /// No mode command.
+    Stay,
+    /// `pushMode(X)`.
+    Push(Option<String>),
+    /// `popMode`.
+    Pop,
+    /// `mode(X)`.
+    Switch(Option<String>),
+    /// Several mode commands, or alternatives that differ: not followed in the byte
+    /// grammar.
+    Other,
+}
+
+/// How hidden text entered by a mode command ends: the `popMode` of the frame it
+/// pushed, or a `mode(X)` back to the mode it left.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum ExcursionEnd {
+    Pop,
+    SwitchTo(Option<String>),
+}
+
+/// The mode named in a command (`DEFAULT_MODE` is the default mode).
+fn mode_named(name: &str) -> Option<String> {
+    (name != crate::lexer::DEFAULT_MODE).then(|| name.to_string())
+}
+
+/// How `rule` moves the lexer between modes.
+fn mode_move(rule: &RuleDef) -> ModeMove {
+    let mut moves = rule.alts.iter().map(|(_, commands)| {
+        let modes: Vec<&Command> = commands
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c,
+                    Command::PushMode(_) | Command::PopMode | Command::Mode(_)
+                )
+            })
+            .collect();
+        match modes.as_slice() {
+            [] => ModeMove::Stay,
+            [Command::PushMode(x)] => ModeMove::Push(mode_named(x)),
+            [Command::PopMode] => ModeMove::Pop,
+            [Command::Mode(x)] => ModeMove::Switch(mode_named(x)),
+            _ => ModeMove::Other,
+        }
+    });
+    let first = moves.next().unwrap_or(ModeMove::Stay);
+    if moves.all(|m| m == first) {
+        first
+    } else {
+        ModeMove::Other
+    }
 }

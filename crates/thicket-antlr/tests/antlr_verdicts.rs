@@ -196,6 +196,81 @@ const CASES: &[Case] = &[
         // Main's ID overrides the imported one; the import's WS is taken.
         inputs: &[("ab cd", true), ("AB", false)],
     },
+    Case {
+        feature: "non-greedy loop beside a greedy alternative (only its own path stops early)",
+        files: &[(
+            "NG.g4",
+            "grammar NG;\ns : (ID | COMMENT)+ EOF ;\nCOMMENT : ('/*' .*? '*/' | '//' ~[\\n]*) ;\nID : [a-z]+ ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[
+            ("// a. b\nx", true),
+            ("/* a */ b */", false),
+            ("a /* b */", true),
+            ("/* /* a */ */ c", false),
+            ("//", true),
+        ],
+    },
+    Case {
+        feature: "non-greedy recursive fragment beside a greedy alternative",
+        files: &[(
+            "NR.g4",
+            "grammar NR;\ns : (ID | COMMENT)+ EOF ;\nCOMMENT : (BLOCK | '//' ~[\\n]*) ;\nfragment BLOCK : '/*' (COMMENT | .)*? '*/' ;\nID : [a-z]+ ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[("// a. b\nx", true), ("/* a */ b */", false), ("//", true)],
+    },
+    Case {
+        feature: "a block with an empty prequel `( : ...)`",
+        files: &[(
+            "P.g4",
+            "grammar P;\ns : (: ID)+ EOF ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("a b", true), ("", false), ("a", true)],
+    },
+    Case {
+        feature: "comments in options",
+        files: &[(
+            "O.g4",
+            "grammar O;\noptions {\n    // superClass = Base;\n    caseInsensitive = true; /* ; */\n}\ns : A+ EOF ;\nA : 'a' ;\n",
+        )],
+        inputs: &[("aA", true), ("A", true), ("b", false)],
+    },
+    Case {
+        feature: "EOF inside a loop matches only at the end of input",
+        files: &[(
+            "E.g4",
+            "grammar E;\ns : (ID (';' | EOF))+ ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            ("a;b", true),
+            ("a b", false),
+            ("a;", true),
+            ("a;b;", true),
+            ("", false),
+            ("a", true),
+        ],
+    },
+    Case {
+        feature: "EOF ending the start rule",
+        files: &[(
+            "F.g4",
+            "grammar F;\ns : ID (';' ID)* EOF ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("a;b", true), ("a b", false), ("", false), ("a", true)],
+    },
+    Case {
+        feature: "comments in channels {}",
+        files: &[
+            (
+                "CParser.g4",
+                "parser grammar CParser;\noptions { tokenVocab = CLexer; }\ns : A+ EOF ;\n",
+            ),
+            (
+                "CLexer.g4",
+                "lexer grammar CLexer;\nchannels {\n    OFF // whitespace, comments\n}\nA : 'a' ;\nWS : ' ' -> channel(OFF) ;\n",
+            ),
+        ],
+        inputs: &[("a a", true), ("", false), (" ", false)],
+    },
 ];
 
 fn load(case: &Case) -> thicket_antlr::AntlrSpec {
@@ -333,4 +408,46 @@ fn antlr_still_gives_the_recorded_verdicts() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Hidden text that changes the lexer's mode (a preprocessor line pushed by `#` and
+/// popped by its line end; a raw section entered by `mode(..)` and left by
+/// `mode(DEFAULT_MODE)`): the byte grammar every command uses reads it as ANTLR's lexer
+/// does, not only the exact reading. ANTLR's verdicts recorded.
+#[test]
+fn the_byte_grammar_follows_hidden_text_into_other_modes() {
+    let files = [
+        (
+            "DParser.g4".to_string(),
+            b"parser grammar DParser;\noptions { tokenVocab = DLexer; }\ns : ID+ EOF ;\n".to_vec(),
+        ),
+        (
+            "DLexer.g4".to_string(),
+            b"lexer grammar DLexer;\nID : [a-z]+ ;\nWS : [ \\n]+ -> skip ;\n\
+              HASH : '#' -> channel(HIDDEN), pushMode(DIR) ;\nLT : '<' -> skip, mode(RAW) ;\n\
+              mode DIR;\nWORD : [a-z0-9]+ -> channel(HIDDEN) ;\nSP : ' ' -> skip ;\n\
+              NL : '\\n' -> skip, popMode ;\n\
+              mode RAW;\nBODY : ~[>]+ -> skip ;\nGT : '>' -> skip, mode(DEFAULT_MODE) ;\n"
+                .to_vec(),
+        ),
+    ];
+    let spec =
+        thicket_antlr::load_g4_texts(&files, None).unwrap_or_else(|e| panic!("{}", e.render()));
+    let bytes = thicket_parse::Parser::new(&spec.spec.grammar, Default::default()).unwrap();
+    let check = spec.checker();
+    for (input, antlr) in [
+        ("a #if 1 x\nb", true),
+        ("#x\na", true),
+        ("a <anything # here> b", true),
+        ("a\n#x y\n", true),
+        ("#\n", false),
+    ] {
+        let exact = check.accepts(input.as_bytes()).is_ok();
+        let byte = bytes.recognize(input.as_bytes()).is_ok();
+        assert_eq!(
+            (exact, byte),
+            (antlr, antlr),
+            "{input:?}: exact, byte grammar"
+        );
+    }
 }

@@ -170,6 +170,18 @@ impl RegexMatcher {
         }
     }
 
+    /// For each byte, whether some match starts with it (a match of the empty string
+    /// starts with no byte).
+    pub fn first_bytes(&self) -> [bool; 256] {
+        let mut first = [false; 256];
+        for (b, can) in first.iter_mut().enumerate() {
+            *can = !self
+                .dfa
+                .is_dead_state(self.dfa.next_state(self.start, b as u8));
+        }
+        first
+    }
+
     /// For each byte, the length of every match that starts with it, if they all have
     /// the same length (at most `MAX_FORCED_LENGTH`); 0 where they do not, or where no
     /// match starts with the byte. (A UTF-8 character: its lead byte tells its length.)
