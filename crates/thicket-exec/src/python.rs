@@ -150,6 +150,25 @@ pub struct PyTrace {
     pub files: Vec<PyFileTrace>,
 }
 
+impl PyTrace {
+    /// Appends the named locations this run covered (functions and lines per file), as
+    /// every Python executor reports them through `Executor::covered_locations`.
+    pub fn covered_locations(&self, out: &mut Vec<Location>) {
+        for file in &self.files {
+            out.extend(file.functions.iter().map(|f| Location {
+                kind: LocationKind::Function,
+                file: file.path.clone(),
+                name: f.clone(),
+            }));
+            out.extend(file.lines.iter().map(|l| Location {
+                kind: LocationKind::Line,
+                file: file.path.clone(),
+                name: l.to_string(),
+            }));
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct Reply {
     error: Option<String>,
@@ -869,18 +888,7 @@ impl Executor for PythonExecutor {
     }
 
     fn covered_locations(&self, out: &mut Vec<Location>) -> bool {
-        for file in &self.trace.files {
-            out.extend(file.functions.iter().map(|f| Location {
-                kind: LocationKind::Function,
-                file: file.path.clone(),
-                name: f.clone(),
-            }));
-            out.extend(file.lines.iter().map(|l| Location {
-                kind: LocationKind::Line,
-                file: file.path.clone(),
-                name: l.to_string(),
-            }));
-        }
+        self.trace.covered_locations(out);
         true
     }
 

@@ -22,9 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use thicket_exec::python::PyFileTrace;
-use thicket_exec::{
-    ExecError, Executor, Judge, Location, LocationKind, Outcome, PyTrace, Status, Trace,
-};
+use thicket_exec::{ExecError, Executor, Judge, Location, Outcome, PyTrace, Status, Trace};
 use thicket_fuzz::minimize::{MinimizeLimits, reduce};
 use thicket_fuzz::{Campaign, FuzzConfig};
 
@@ -265,18 +263,7 @@ impl Executor for InProcess {
     }
 
     fn covered_locations(&self, out: &mut Vec<Location>) -> bool {
-        for file in &self.trace.files {
-            out.extend(file.functions.iter().map(|f| Location {
-                kind: LocationKind::Function,
-                file: file.path.clone(),
-                name: f.clone(),
-            }));
-            out.extend(file.lines.iter().map(|l| Location {
-                kind: LocationKind::Line,
-                file: file.path.clone(),
-                name: l.to_string(),
-            }));
-        }
+        self.trace.covered_locations(out);
         true
     }
 
