@@ -279,7 +279,7 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     let ran = started.elapsed();
     // The focus location's column, before other kinds are dropped.
     let focus = match &args.focus {
-        Some(name) => match focus_location(&matrix, name) {
+        Some(name) => match matrix.find_location(name) {
             Ok((name, column)) => {
                 let covered: Vec<bool> = matrix
                     .covered
@@ -470,37 +470,6 @@ fn warn_few_positives(model: &Model) {
             .collect::<Vec<_>>()
             .join(", ")
     );
-}
-
-/// The focus location's full name and its column in `matrix` (`None`: no input covers
-/// it): an exact name, else the one location whose name ends with `name`, else a full
-/// name no input covered yet (`function FILE:NAME`, `line FILE:N`, `method ...`).
-fn focus_location(matrix: &CoverageMatrix, name: &str) -> Result<(String, Option<u32>), String> {
-    if let Some(c) = matrix.locations.iter().position(|l| l == name) {
-        return Ok((name.to_string(), Some(c as u32)));
-    }
-    let matches: Vec<usize> = (0..matrix.locations.len())
-        .filter(|&c| matrix.locations[c].ends_with(name))
-        .collect();
-    match matches.as_slice() {
-        [one] => Ok((matrix.locations[*one].clone(), Some(*one as u32))),
-        [] if ["function ", "method ", "line "]
-            .iter()
-            .any(|kind| name.starts_with(kind)) =>
-        {
-            Ok((name.to_string(), None))
-        }
-        [] => Err(format!(
-            "no input covers a location named `{name}` or ending with it; name it in full \
-             (`function FILE:NAME`, `line FILE:N`) to look for it"
-        )),
-        many => Err(format!(
-            "`{name}` is ambiguous: {} locations end with it (e.g. `{}`, `{}`)",
-            many.len(),
-            matrix.locations[many[0]],
-            matrix.locations[many[1]]
-        )),
-    }
 }
 
 /// Reads a model and the grammar it was learned on (`spec`, else the one it names),

@@ -18,6 +18,37 @@ pub struct CoverageMatrix {
 }
 
 impl CoverageMatrix {
+    /// A location's full name and its column (`None`: no input covers it), for a name a
+    /// user gives: an exact name, else the one location whose name ends with `name`, else
+    /// a full name no input covered yet (`function FILE:NAME`, `line FILE:N`, `method ...`).
+    pub fn find_location(&self, name: &str) -> Result<(String, Option<u32>), String> {
+        if let Some(c) = self.locations.iter().position(|l| l == name) {
+            return Ok((name.to_string(), Some(c as u32)));
+        }
+        let matches: Vec<usize> = (0..self.locations.len())
+            .filter(|&c| self.locations[c].ends_with(name))
+            .collect();
+        match matches.as_slice() {
+            [one] => Ok((self.locations[*one].clone(), Some(*one as u32))),
+            [] if ["function ", "method ", "line "]
+                .iter()
+                .any(|kind| name.starts_with(kind)) =>
+            {
+                Ok((name.to_string(), None))
+            }
+            [] => Err(format!(
+                "no input covers a location named `{name}` or ending with it; name it in full \
+                 (`function FILE:NAME`, `line FILE:N`) to look for it"
+            )),
+            many => Err(format!(
+                "`{name}` is ambiguous: {} locations end with it (e.g. `{}`, `{}`)",
+                many.len(),
+                self.locations[many[0]],
+                self.locations[many[1]]
+            )),
+        }
+    }
+
     /// Reads a matrix written by [`CoverageMatrix::save`].
     pub fn load(path: &Path) -> Result<CoverageMatrix, String> {
         let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -72,5 +103,34 @@ impl CoverageMatrix {
         row.dedup();
         self.inputs.push(input);
         self.covered.push(row);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CoverageMatrix;
+
+    #[test]
+    fn a_location_is_found_by_its_name_or_the_one_name_ending_with_it() {
+        let matrix = CoverageMatrix {
+            locations: vec![
+                "function /a/p.py:parse".to_string(),
+                "line /a/p.py:12".to_string(),
+                "line /b/q.py:12".to_string(),
+            ],
+            ..CoverageMatrix::default()
+        };
+        let found = |name| matrix.find_location(name);
+        assert_eq!(
+            found("line /b/q.py:12"),
+            Ok(("line /b/q.py:12".into(), Some(2)))
+        );
+        assert_eq!(
+            found("p.py:parse"),
+            Ok(("function /a/p.py:parse".into(), Some(0)))
+        );
+        assert!(found(".py:12").unwrap_err().contains("ambiguous"));
+        assert_eq!(found("line /c/r.py:3"), Ok(("line /c/r.py:3".into(), None)));
+        assert!(found("nowhere").is_err());
     }
 }
