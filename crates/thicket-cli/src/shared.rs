@@ -114,27 +114,7 @@ pub fn parser_for(spec: &thicket_grammar::Spec, config: ParseConfig) -> Result<P
 pub fn unpacked_grammar(
     spec: &thicket_grammar::Spec,
 ) -> Result<Option<thicket_fandango::UnpackedGrammar>, u8> {
-    let Some(layout) =
-        thicket_fandango::BitLayout::new(&spec.grammar, &spec.fandango.bit_terminals)
-    else {
-        return Ok(None);
-    };
-    layout
-        .unpacked_grammar(&spec.grammar)
-        .map(Some)
-        .map_err(|e| {
-            crate::spec::report(&thicket_grammar::SpecError {
-                source: spec.source.clone(),
-                diagnostics: vec![
-                    thicket_grammar::Diagnostic::error(
-                        "unpackable-terminal",
-                        format!("{e}, and the spec's inputs pack bits into bytes"),
-                        spec.grammar.expr_span(e.expr),
-                    )
-                    .with_note("a terminal beside bit fields is read one bit at a time"),
-                ],
-            })
-        })
+    thicket_fandango::unpacked_grammar(spec).map_err(|e| crate::spec::report(&e))
 }
 
 /// A reader of packed inputs over `unpacked` (see [`parser_for`]), or the exit code

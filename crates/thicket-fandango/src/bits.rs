@@ -147,6 +147,31 @@ impl std::fmt::Display for NotUnpackable {
     }
 }
 
+/// The grammar that reads `spec`'s packed inputs one bit at a time; `None` when the spec
+/// has no bit fields (its inputs are read as they are). A terminal that cannot be read bit
+/// by bit is an error at the terminal's place in the spec.
+pub fn unpacked_grammar(
+    spec: &thicket_grammar::Spec,
+) -> Result<Option<UnpackedGrammar>, thicket_grammar::SpecError> {
+    let Some(layout) = BitLayout::new(&spec.grammar, &spec.fandango.bit_terminals) else {
+        return Ok(None);
+    };
+    layout
+        .unpacked_grammar(&spec.grammar)
+        .map(Some)
+        .map_err(|e| thicket_grammar::SpecError {
+            source: spec.source.clone(),
+            diagnostics: vec![
+                thicket_grammar::Diagnostic::error(
+                    "unpackable-terminal",
+                    format!("{e}, and the spec's inputs pack bits into bytes"),
+                    spec.grammar.expr_span(e.expr),
+                )
+                .with_note("a terminal beside bit fields is read one bit at a time"),
+            ],
+        })
+}
+
 impl BitLayout {
     /// The grammar that reads `grammar`'s packed inputs one bit at a time.
     pub fn unpacked_grammar(&self, grammar: &Grammar) -> Result<UnpackedGrammar, NotUnpackable> {
