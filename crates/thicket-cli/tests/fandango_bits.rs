@@ -8,27 +8,8 @@
 mod common;
 
 use common::{repo, text, thicket};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn fandango() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("THICKET_FANDANGO") {
-        return Some(PathBuf::from(path));
-    }
-    let found = Command::new("fandango")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert_ne!(
-            std::env::var("THICKET_REQUIRE_FANDANGO").as_deref(),
-            Ok("1"),
-            "THICKET_REQUIRE_FANDANGO=1 but Fandango is not installed (set THICKET_FANDANGO)"
-        );
-        eprintln!("skipping the Fandango judge: `fandango` is not on the PATH");
-    }
-    found.then(|| PathBuf::from("fandango"))
-}
 
 fn files(dir: &Path) -> Vec<String> {
     let mut files: Vec<String> = std::fs::read_dir(dir)
@@ -58,7 +39,7 @@ fn thicket_accepts(spec: &str, dir: &Path, what: &str) {
 
 #[test]
 fn packed_inputs_of_fandangos_bit_specs_parse_and_check() {
-    let fandango = fandango();
+    let fandango = common::fandango();
     let temp = tempfile::tempdir().unwrap();
     for name in ["bits", "gif89a", "byte_alternative", "bitstream-a"] {
         let spec = repo(&format!(

@@ -4,26 +4,17 @@
 //! (`fandango` on the `PATH`, or its path in `THICKET_FANDANGO`); with
 //! `THICKET_REQUIRE_FANDANGO=1` (as CI sets it) a missing Fandango fails the test.
 
+mod common;
+
+use common::BIN;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_thicket");
 /// Inputs per spec: one `fandango parse` run judges them all (each run starts a Python
 /// interpreter and reads the spec). Fandango parses javascript.fan's programs slowly
 /// (seconds each, its whitespace rules being ambiguous), so it gets fewer.
 fn inputs_for(spec: &str) -> usize {
     if spec == "javascript" { 3 } else { 20 }
-}
-
-fn fandango() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("THICKET_FANDANGO") {
-        return Some(PathBuf::from(path));
-    }
-    let found = Command::new("fandango")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    found.then(|| PathBuf::from("fandango"))
 }
 
 fn bundled_fandango_specs() -> Vec<PathBuf> {
@@ -39,13 +30,7 @@ fn bundled_fandango_specs() -> Vec<PathBuf> {
 
 #[test]
 fn fandango_accepts_the_bundled_fandango_specs_and_their_inputs() {
-    let Some(fandango) = fandango() else {
-        assert_ne!(
-            std::env::var("THICKET_REQUIRE_FANDANGO").as_deref(),
-            Ok("1"),
-            "THICKET_REQUIRE_FANDANGO=1 but Fandango is not installed (set THICKET_FANDANGO)"
-        );
-        eprintln!("skipping: `fandango` is not on the PATH and THICKET_FANDANGO is not set");
+    let Some(fandango) = common::fandango() else {
         return;
     };
     let specs = bundled_fandango_specs();

@@ -82,3 +82,25 @@ pub fn have_coverage(what: &str) -> bool {
     }
     ok
 }
+
+/// Fandango's command (`THICKET_FANDANGO`, else `fandango` on the `PATH`), the judge of
+/// the tests that compare with it; `None` (the caller skips) when it is not installed,
+/// unless `THICKET_REQUIRE_FANDANGO=1`, which makes a missing Fandango fail the test.
+pub fn fandango() -> Option<std::path::PathBuf> {
+    if let Some(path) = std::env::var_os("THICKET_FANDANGO") {
+        return Some(path.into());
+    }
+    let found = Command::new("fandango")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert_ne!(
+            std::env::var("THICKET_REQUIRE_FANDANGO").as_deref(),
+            Ok("1"),
+            "THICKET_REQUIRE_FANDANGO=1 but Fandango is not installed (set THICKET_FANDANGO)"
+        );
+        eprintln!("skipping the Fandango judge: `fandango` is not on the PATH");
+    }
+    found.then(|| "fandango".into())
+}
