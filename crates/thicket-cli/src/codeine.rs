@@ -280,14 +280,7 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     // The focus location's column, before other kinds are dropped.
     let focus = match &args.focus {
         Some(name) => match matrix.find_location(name) {
-            Ok((name, column)) => {
-                let covered: Vec<bool> = matrix
-                    .covered
-                    .iter()
-                    .map(|row| column.is_some_and(|c| row.binary_search(&c).is_ok()))
-                    .collect();
-                Some((name, covered))
-            }
+            Ok((name, column)) => Some((name, matrix.covering(column))),
             Err(e) => {
                 eprintln!("error: --focus: {e}");
                 return Ok(exit::USAGE);
@@ -295,22 +288,7 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         },
         None => None,
     };
-    // Keep only the kinds asked for (columns renumbered).
-    let kept: Vec<usize> = (0..matrix.locations.len())
-        .filter(|&c| keep(&matrix.locations[c]))
-        .collect();
-    let mut renumber = vec![u32::MAX; matrix.locations.len()];
-    for (new, &old) in kept.iter().enumerate() {
-        renumber[old] = new as u32;
-    }
-    matrix.locations = kept.iter().map(|&c| matrix.locations[c].clone()).collect();
-    for row in &mut matrix.covered {
-        *row = row
-            .iter()
-            .map(|&c| renumber[c as usize])
-            .filter(|&c| c != u32::MAX)
-            .collect();
-    }
+    matrix.retain_locations(|name| keep(name));
     let started = Instant::now();
     let config = LearnConfig {
         k,

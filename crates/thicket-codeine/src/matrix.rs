@@ -18,6 +18,33 @@ pub struct CoverageMatrix {
 }
 
 impl CoverageMatrix {
+    /// Per input, whether it covered `column` (`None`: a location no input covered).
+    pub fn covering(&self, column: Option<u32>) -> Vec<bool> {
+        self.covered
+            .iter()
+            .map(|row| column.is_some_and(|c| row.binary_search(&c).is_ok()))
+            .collect()
+    }
+
+    /// Keeps only the locations `keep` accepts, renumbering the columns.
+    pub fn retain_locations(&mut self, keep: impl Fn(&str) -> bool) {
+        let kept: Vec<usize> = (0..self.locations.len())
+            .filter(|&c| keep(&self.locations[c]))
+            .collect();
+        let mut renumber = vec![u32::MAX; self.locations.len()];
+        for (new, &old) in kept.iter().enumerate() {
+            renumber[old] = new as u32;
+        }
+        self.locations = kept.iter().map(|&c| self.locations[c].clone()).collect();
+        for row in &mut self.covered {
+            *row = row
+                .iter()
+                .map(|&c| renumber[c as usize])
+                .filter(|&c| c != u32::MAX)
+                .collect();
+        }
+    }
+
     /// A location's full name and its column (`None`: no input covers it), for a name a
     /// user gives: an exact name, else the one location whose name ends with `name`, else
     /// a full name no input covered yet (`function FILE:NAME`, `line FILE:N`, `method ...`).
@@ -132,5 +159,19 @@ mod tests {
         assert!(found(".py:12").unwrap_err().contains("ambiguous"));
         assert_eq!(found("line /c/r.py:3"), Ok(("line /c/r.py:3".into(), None)));
         assert!(found("nowhere").is_err());
+    }
+
+    #[test]
+    fn kept_locations_are_renumbered_in_every_row() {
+        let mut matrix = CoverageMatrix {
+            locations: vec!["function f".into(), "line 1".into(), "line 2".into()],
+            covered: vec![vec![0, 1, 2], vec![2], vec![]],
+            ..CoverageMatrix::default()
+        };
+        assert_eq!(matrix.covering(Some(2)), [true, true, false]);
+        assert_eq!(matrix.covering(None), [false, false, false]);
+        matrix.retain_locations(|l| l.starts_with("line"));
+        assert_eq!(matrix.locations, ["line 1", "line 2"]);
+        assert_eq!(matrix.covered, [vec![0, 1], vec![1], vec![]]);
     }
 }
