@@ -276,33 +276,12 @@ fn fdloop_config(args: &FuzzArgs) -> Result<thicket_fuzz::strategy::FdLoopConfig
     })
 }
 
-/// Fandango's bit fields in a campaign: a tree runs as its bits packed into bytes, and
-/// an input not made here (a seed, a resumed queue, another instance's entry) is read
-/// one bit at a time.
-struct PackedBits<'g> {
-    layout: &'g thicket_fandango::BitLayout,
-    grammar: &'g thicket_grammar::Grammar,
-    unpacker: thicket_fandango::Unpacker<'g>,
-}
-
-impl thicket_fuzz::strategy::Encoding for PackedBits<'_> {
-    fn encode(&self, tree: &thicket_tree::DerivationTree) -> Result<Vec<u8>, String> {
-        self.layout
-            .pack(tree, self.grammar)
-            .map_err(|loose| loose.to_string())
-    }
-
-    fn decode(&self, input: &[u8]) -> Option<thicket_tree::DerivationTree> {
-        self.unpacker.parse(input).ok()
-    }
-}
-
 /// Seed trees for the learning strategies: the inputs in `paths` that parse (others
 /// are reported and skipped), or 100 generated with `seed`.
 fn seed_trees(
     paths: &[PathBuf],
     spec: &thicket_grammar::Spec,
-    packed: Option<&PackedBits<'_>>,
+    packed: Option<&thicket_fandango::PackedBits<'_>>,
     generator: &Generator,
     seed: u64,
 ) -> Result<Vec<thicket_tree::DerivationTree>, u8> {
@@ -522,7 +501,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
                 return Ok(exit::USAGE);
             }
             match crate::shared::unpacker_for(&spec, unpacked, Default::default()) {
-                Ok(unpacker) => Some(PackedBits {
+                Ok(unpacker) => Some(thicket_fandango::PackedBits {
                     layout,
                     grammar: &spec.grammar,
                     unpacker,

@@ -478,3 +478,27 @@ fn bits_of_byte_set(set: &[bool; 256]) -> Hir {
     // An empty set matches nothing: an empty class.
     below(set).unwrap_or_else(|| Hir::class(Class::Bytes(ClassBytes::empty())))
 }
+
+/// Fandango's bit fields as an [`Encoding`](thicket_gen::Encoding): a tree stands for its
+/// bits packed into bytes, and an input not made from a tree (a seed, a resumed queue,
+/// another instance's entry) is read one bit at a time.
+pub struct PackedBits<'g> {
+    /// Where the spec's bit fields are.
+    pub layout: &'g BitLayout,
+    /// The spec's grammar.
+    pub grammar: &'g Grammar,
+    /// The reader of packed inputs.
+    pub unpacker: Unpacker<'g>,
+}
+
+impl thicket_gen::Encoding for PackedBits<'_> {
+    fn encode(&self, tree: &thicket_tree::DerivationTree) -> Result<Vec<u8>, String> {
+        self.layout
+            .pack(tree, self.grammar)
+            .map_err(|loose| loose.to_string())
+    }
+
+    fn decode(&self, input: &[u8]) -> Option<thicket_tree::DerivationTree> {
+        self.unpacker.parse(input).ok()
+    }
+}

@@ -27,7 +27,9 @@ pub mod bits;
 pub mod counts;
 pub mod stream;
 
-pub use bits::{BitLayout, LooseBits, NotUnpackable, UnpackedGrammar, Unpacker, unpacked_grammar};
+pub use bits::{
+    BitLayout, LooseBits, NotUnpackable, PackedBits, UnpackedGrammar, Unpacker, unpacked_grammar,
+};
 pub use counts::ComputedCounts;
 pub use stream::{
     BitPacked, InputStream, Made, PackMiss, SpecProducer, SpecSolver, Stop, StreamConfig,

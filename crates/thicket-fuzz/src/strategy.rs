@@ -181,16 +181,7 @@ impl Input {
     }
 }
 
-/// How a campaign's trees stand for inputs when an input is an encoding of its tree
-/// rather than its text (Fandango's bit fields, packed into bytes): trees are encoded
-/// before they run, and inputs not made here (a resumed queue, other instances'
-/// entries) decoded into trees.
-pub trait Encoding: Sync {
-    /// The input `tree` stands for, or why it stands for none.
-    fn encode(&self, tree: &DerivationTree) -> Result<Vec<u8>, String>;
-    /// The tree of `input`, `None` if it is not in the language.
-    fn decode(&self, input: &[u8]) -> Option<DerivationTree>;
-}
+pub use thicket_gen::Encoding;
 
 /// An input to run, the name of the operation that made it (as in saved inputs' names)
 /// and the queue id of its parent.

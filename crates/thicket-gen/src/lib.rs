@@ -72,7 +72,7 @@ mod regex_gen;
 pub use choices::{ChoiceSource, Random};
 pub use language::DistinctInputs;
 pub use prob::{Counts, Weights};
-pub use produce::{Fresh, Miss, Producer, Weighted};
+pub use produce::{Encoding, Fresh, Miss, Producer, Weighted};
 pub use regex_gen::{RegexSampleError, RegexSampler};
 
 use rand::{Rng, SeedableRng};

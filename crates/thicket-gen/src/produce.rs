@@ -130,6 +130,17 @@ impl<P: Producer + ?Sized> Producer for &P {
     }
 }
 
+/// How trees stand for inputs when an input is an encoding of its tree rather than its
+/// text (Fandango's bit fields, packed into bytes): a fuzzing campaign encodes its trees
+/// before they run, and decodes inputs it did not make (a resumed queue, other
+/// instances' entries) into trees.
+pub trait Encoding: Sync {
+    /// The input `tree` stands for, or why it stands for none.
+    fn encode(&self, tree: &DerivationTree) -> Result<Vec<u8>, String>;
+    /// The tree of `input`, `None` if it is not in the language.
+    fn decode(&self, input: &[u8]) -> Option<DerivationTree>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
