@@ -151,6 +151,11 @@ impl Tree {
 
     /// The leaf a row (sorted feature ids) reaches.
     pub fn leaf_of(&self, row: &[u32]) -> &Node {
+        &self.nodes[self.leaf_index_of(row)]
+    }
+
+    /// The index of the leaf a row (sorted feature ids) reaches.
+    pub fn leaf_index_of(&self, row: &[u32]) -> usize {
         let mut at = 0;
         loop {
             match &self.nodes[at] {
@@ -165,7 +170,7 @@ impl Tree {
                         *absent
                     } as usize
                 }
-                leaf => return leaf,
+                Node::Leaf { .. } => return at,
             }
         }
     }
@@ -177,6 +182,14 @@ impl Tree {
 
     /// Every leaf with the conditions on its way from the root (in root-to-leaf order).
     pub fn leaves(&self) -> Vec<(Vec<Condition>, &Node)> {
+        self.indexed_leaves()
+            .into_iter()
+            .map(|(_, conditions, leaf)| (conditions, leaf))
+            .collect()
+    }
+
+    /// Every leaf with its node index and the conditions on its way from the root.
+    pub fn indexed_leaves(&self) -> Vec<(usize, Vec<Condition>, &Node)> {
         let mut out = Vec::new();
         let mut todo: Vec<(usize, Vec<Condition>)> = vec![(0, Vec::new())];
         while let Some((at, conditions)) = todo.pop() {
@@ -193,7 +206,7 @@ impl Tree {
                     todo.push((*present as usize, yes));
                     todo.push((*absent as usize, no));
                 }
-                leaf => out.push((conditions, leaf)),
+                leaf => out.push((at, conditions, leaf)),
             }
         }
         out

@@ -5,6 +5,7 @@ use crate::features::FeatureTable;
 use crate::matrix::CoverageMatrix;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use thicket_gen::{Generator, below};
 
 /// How to learn.
@@ -104,7 +105,24 @@ pub struct LocationModel {
     /// fewer than two covering inputs, or a model written before it was).
     #[serde(default)]
     pub validation: Option<Validation>,
+    /// Covering inputs kept per leaf that predicts "covered", for aimed inputs made by
+    /// mutating them ([`crate::target`]); empty in a model learned once from a test
+    /// suite, filled by the refinement loop, which has the inputs at hand.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exemplars: Vec<Exemplars>,
 }
+
+/// Covering training inputs that reach one leaf.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exemplars {
+    /// The leaf's node index in the tree.
+    pub leaf: u32,
+    /// The inputs' texts.
+    pub inputs: Vec<String>,
+}
+
+/// Covering inputs kept per leaf by [`LocationModel::keep_exemplars`].
+pub const EXEMPLARS_PER_LEAF: usize = 32;
 
 /// A learned model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -341,7 +359,43 @@ impl LocationModel {
             inputs: rows.len() as u32,
             tree,
             validation,
+            exemplars: Vec::new(),
         }
+    }
+
+    /// Keeps, for each leaf predicting "covered", up to [`EXEMPLARS_PER_LEAF`] of the
+    /// covering inputs that reach it (`rows`, `label` and `texts` in step; texts that
+    /// are not UTF-8 are left out), spread evenly over them sorted by length, so that
+    /// short and long ones are kept alike.
+    pub fn keep_exemplars(&mut self, rows: &[Vec<u32>], label: &[bool], texts: &[&[u8]]) {
+        let mut per_leaf: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+        for ((row, &covered), text) in rows.iter().zip(label).zip(texts) {
+            if !covered {
+                continue;
+            }
+            let leaf = self.tree.leaf_index_of(row);
+            if !matches!(self.tree.nodes[leaf], Node::Leaf { covered: true, .. }) {
+                continue;
+            }
+            if let Ok(text) = std::str::from_utf8(text) {
+                per_leaf.entry(leaf).or_default().push(text);
+            }
+        }
+        self.exemplars = per_leaf
+            .into_iter()
+            .map(|(leaf, mut inputs)| {
+                inputs.sort_unstable_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+                inputs.dedup();
+                let n = inputs.len();
+                let kept = n.min(EXEMPLARS_PER_LEAF);
+                Exemplars {
+                    leaf: leaf as u32,
+                    inputs: (0..kept)
+                        .map(|i| inputs[i * n / kept].to_string())
+                        .collect(),
+                }
+            })
+            .collect();
     }
 
     /// Whether the location has fewer covering training inputs than [`MIN_POSITIVES`].
@@ -464,6 +518,10 @@ pub struct PathConstraint {
     /// All training inputs reaching the leaf that do not.
     #[serde(default)]
     pub inputs_not_covered: u32,
+    /// Covering training inputs that reach the leaf (see [`LocationModel::exemplars`]):
+    /// aimed inputs are made by mutating them where they can be.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exemplars: Vec<String>,
 }
 
 impl PathConstraint {
@@ -486,6 +544,7 @@ impl PathConstraint {
             correct,
             inputs_covered,
             inputs_not_covered,
+            exemplars: Vec::new(),
         }
     }
 
@@ -516,10 +575,18 @@ impl LocationModel {
     pub fn constraints(&self, features: &[Vec<u32>]) -> Vec<PathConstraint> {
         let mut out: Vec<PathConstraint> = self
             .tree
-            .leaves()
+            .indexed_leaves()
             .into_iter()
-            .filter(|(_, leaf)| matches!(leaf, Node::Leaf { covered: true, .. }))
-            .map(|(c, leaf)| PathConstraint::from_conditions(&c, leaf))
+            .filter(|(_, _, leaf)| matches!(leaf, Node::Leaf { covered: true, .. }))
+            .map(|(at, c, leaf)| PathConstraint {
+                exemplars: self
+                    .exemplars
+                    .iter()
+                    .find(|e| e.leaf as usize == at)
+                    .map(|e| e.inputs.clone())
+                    .unwrap_or_default(),
+                ..PathConstraint::from_conditions(&c, leaf)
+            })
             .filter(|c| c.feasible(features))
             .collect();
         out.sort_by(|a, b| {
@@ -545,6 +612,7 @@ mod tests {
             correct: 1,
             inputs_covered: 1,
             inputs_not_covered: 0,
+            exemplars: Vec::new(),
         };
         assert!(!c(vec![0], vec![1]).feasible(&features));
         assert!(!c(vec![0], vec![2]).feasible(&features));
@@ -585,6 +653,7 @@ mod tests {
                 inputs: 2,
                 tree: Tree { nodes },
                 validation: None,
+                exemplars: Vec::new(),
             }],
         };
         let good = model(
@@ -673,6 +742,7 @@ mod tests {
                 ],
             },
             validation: None,
+            exemplars: Vec::new(),
         };
         // Its own features: [2, 3] (known to the model) and [4, 5, 6] (new).
         let own = vec![vec![4, 5, 6], vec![2, 3]];

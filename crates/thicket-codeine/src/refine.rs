@@ -115,20 +115,26 @@ impl TrainingSet {
     }
 
     /// The location's tree learned from the accepted inputs, and the feature paths it
-    /// refers to; `None` if they do not have both classes.
+    /// refers to, with the covering inputs of each covering leaf kept as its
+    /// exemplars ([`LocationModel::keep_exemplars`]); `None` if the inputs do not have
+    /// both classes.
     pub fn learn(&self, name: &str, config: LearnConfig, salt: u64) -> Option<LearnedTree> {
         let table = FeatureTable::from_path_sets(self.paths.clone());
-        let (rows, label): (Vec<Vec<u32>>, Vec<bool>) = table
-            .rows
-            .iter()
-            .zip(&self.covered)
-            .filter_map(|(r, &c)| r.clone().map(|r| (r, c)))
-            .unzip();
+        let mut rows: Vec<Vec<u32>> = Vec::new();
+        let mut label: Vec<bool> = Vec::new();
+        let mut texts: Vec<&[u8]> = Vec::new();
+        for ((row, &covered), text) in table.rows.iter().zip(&self.covered).zip(&self.texts) {
+            if let Some(row) = row {
+                rows.push(row.clone());
+                label.push(covered);
+                texts.push(text);
+            }
+        }
         let positives = label.iter().filter(|&&l| l).count();
         if positives == 0 || positives == label.len() {
             return None;
         }
-        let location = LocationModel::fit(
+        let mut location = LocationModel::fit(
             name.to_string(),
             &rows,
             &label,
@@ -136,6 +142,7 @@ impl TrainingSet {
             config,
             salt,
         );
+        location.keep_exemplars(&rows, &label, &texts);
         Some((location, table.paths.iter().map(|p| p.to_vec()).collect()))
     }
 

@@ -27,8 +27,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use thicket_cover::{KPathGraph, PathSteering, SteeredTo, for_each_tree_path};
-use thicket_gen::{Fresh, GenRng, Generator, Producer, below};
+use thicket_gen::{ChoicePolicy, Fresh, GenConfig, GenRng, Generator, Producer, below};
 use thicket_grammar::Expr;
+use thicket_parse::{ParseConfig, Parser};
 use thicket_tree::{DerivationTree, NodeId};
 
 /// What targeted generation did.
@@ -114,7 +115,19 @@ struct Search<'a, 'g> {
     k: usize,
     /// Whether a required path (by feature id) can be grafted below an expression.
     reaches: FxHashMap<(u32, u32), bool>,
+    /// Fills the slots a mutation opens in an exemplar.
+    mutator: &'a Generator<'g>,
+    /// The constraint's exemplars (covering inputs that reach its leaf) as parsed,
+    /// and their texts; empty if it has none or none parses.
+    exemplars: Vec<DerivationTree>,
+    exemplar_texts: FxHashSet<Vec<u8>>,
 }
+
+/// Mutations stacked on an exemplar grow it to at most this many times its length
+/// (plus [`MUTANT_SLACK`] bytes).
+const MUTANT_GROWTH: usize = 2;
+/// See [`MUTANT_GROWTH`].
+const MUTANT_SLACK: usize = 64;
 
 /// A tree in the queue, ordered by violations, then age.
 struct Queued {
@@ -279,6 +292,47 @@ impl Search<'_, '_> {
         tree
     }
 
+    /// A mutant of an exemplar (one of thicket-mutate's tree mutations that stay in
+    /// the grammar: a subtree regenerated, or spliced from another exemplar, or an item
+    /// of a repetition repeated) that differs from every exemplar and violates no
+    /// condition: the first of up to `tries`, `None` if none does.
+    fn mutant(&self, rng: &mut GenRng, tries: u32, stats: &mut TargetStats) -> Option<Queued> {
+        if self.exemplars.is_empty() {
+            return None;
+        }
+        let donors: Vec<&DerivationTree> = self.exemplars.iter().collect();
+        for attempt in 0..tries.max(1) as usize {
+            let parent = &self.exemplars[below(rng, self.exemplars.len() as u32) as usize];
+            let budget = MUTANT_GROWTH * parent.bytes().len() + MUTANT_SLACK;
+            // One mutation: a stack of them keeps too little of the exemplar.
+            let grammar = self.mutator.grammar();
+            let mutant = match below(rng, 4) {
+                0 => thicket_mutate::splice(
+                    self.mutator,
+                    parent,
+                    donors[below(rng, donors.len() as u32) as usize],
+                    rng,
+                ),
+                1 => thicket_mutate::repeat(grammar, parent, budget, rng),
+                _ => None,
+            };
+            let Some(tree) =
+                mutant.or_else(|| thicket_mutate::regenerate(self.mutator, parent, rng))
+            else {
+                continue;
+            };
+            stats.candidates += 1;
+            if self.exemplar_texts.contains(tree.bytes()) {
+                continue;
+            }
+            let q = self.queued(tree, attempt);
+            if q.violations == 0 {
+                return Some(q);
+            }
+        }
+        None
+    }
+
     /// The first tree found that violates nothing, else the best of `tries`.
     fn run(&mut self, rng: &mut GenRng, tries: u32, stats: &mut TargetStats) -> Queued {
         let mut required: Vec<&Vec<u32>> = self
@@ -368,23 +422,61 @@ pub fn generate_targeted(
         return (out, stats);
     }
     let tries = tries.clamp(1, 1 << 16);
+    let parser = constraints
+        .iter()
+        .any(|c| !c.exemplars.is_empty())
+        .then(|| Parser::new(generator.grammar(), ParseConfig::default()).ok())
+        .flatten();
+    // Mutants' new subtrees are closed off with the paper's uniform choices (small
+    // ones), whatever the generator's policy: a mutant should keep most of its exemplar.
+    let uniform = parser.as_ref().and_then(|_| {
+        let config = GenConfig {
+            policy: ChoicePolicy::Uniform,
+            ..generator.config()
+        };
+        Generator::new(generator.grammar(), config).ok()
+    });
+    let mutator = uniform.as_ref().unwrap_or(generator);
+    // The cycle repeats constraints: each distinct one's exemplars are parsed once.
+    let mut parsed: FxHashMap<&[String], Vec<DerivationTree>> = FxHashMap::default();
     let mut searches: Vec<Search<'_, '_>> = constraints
         .iter()
-        .map(|constraint| Search {
-            generator,
-            graph,
-            steering: &steering,
-            features,
-            constraint,
-            k,
-            reaches: FxHashMap::default(),
+        .map(|constraint| {
+            let exemplars = match &parser {
+                Some(parser) => parsed
+                    .entry(&constraint.exemplars)
+                    .or_insert_with(|| {
+                        constraint
+                            .exemplars
+                            .iter()
+                            .filter_map(|text| Some(parser.parse(text.as_bytes()).ok()?.tree()))
+                            .collect()
+                    })
+                    .clone(),
+                None => Vec::new(),
+            };
+            Search {
+                generator,
+                graph,
+                steering: &steering,
+                features,
+                constraint,
+                k,
+                reaches: FxHashMap::default(),
+                mutator,
+                exemplar_texts: exemplars.iter().map(|t| t.bytes().to_vec()).collect(),
+                exemplars,
+            }
         })
         .collect();
     for i in 0..count {
         let n = searches.len();
         let search = &mut searches[i % n];
         let mut rng = Generator::rng_for(seed, i as u64);
-        let found = search.run(&mut rng, tries, &mut stats);
+        let found = match search.mutant(&mut rng, tries, &mut stats) {
+            Some(found) => found,
+            None => search.run(&mut rng, tries, &mut stats),
+        };
         if found.violations == 0 {
             stats.satisfied += 1;
         } else {
@@ -433,7 +525,6 @@ pub fn aim_cycle(constraints: Vec<PathConstraint>) -> Vec<PathConstraint> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use thicket_gen::GenConfig;
     use thicket_grammar::ExprId;
 
     /// Whether `expr` is a rule reference.
@@ -483,6 +574,7 @@ mod tests {
             correct: 1,
             inputs_covered: 1,
             inputs_not_covered: 0,
+            exemplars: Vec::new(),
         };
         let (trees, stats) = generate_targeted(
             &generator,
@@ -517,6 +609,83 @@ mod tests {
         assert_eq!(
             trees.iter().map(|t| t.bytes().to_vec()).collect::<Vec<_>>(),
             again.iter().map(|t| t.bytes().to_vec()).collect::<Vec<_>>()
+        );
+    }
+
+    /// Whether a text holds a pair of equal leaves, `(x x)`: a condition on two places
+    /// of the input at once, which the presence of paths cannot express.
+    fn has_equal_pair(text: &str) -> bool {
+        let b = text.as_bytes();
+        b.windows(5)
+            .any(|w| w[0] == b'(' && w[2] == b' ' && w[4] == b')' && w[1] == w[3] && w[1] != b'(')
+    }
+
+    /// Features of [`SPEC`]: every 2-path ending in a terminal.
+    fn leaf_features(generator: &Generator<'_>, graph: &KPathGraph) -> Vec<Vec<u32>> {
+        let grammar = generator.grammar();
+        let mut features: Vec<Vec<u32>> = Vec::new();
+        for id in grammar.expr_ids() {
+            let x = id.index() as u32;
+            if graph.is_node(id) && is_rule(generator, id) {
+                for &s in graph.successors(x) {
+                    if !is_rule(generator, ExprId::from_index(s as usize)) {
+                        features.push(vec![x, s]);
+                    }
+                }
+            }
+        }
+        features
+    }
+
+    #[test]
+    fn aimed_inputs_mutated_from_exemplars_keep_what_the_paths_cannot_say() {
+        let grammar = thicket_grammar::load_spec_text("t.fan", SPEC).unwrap();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let graph = KPathGraph::new(&grammar);
+        let features = leaf_features(&generator, &graph);
+        // Required: an "a" somewhere.
+        let a = features
+            .iter()
+            .position(|f| grammar.display_expr(ExprId::from_index(f[1] as usize)) == "\"a\"")
+            .unwrap() as u32;
+        let exemplars: Vec<String> = [
+            "((a a) ((b c) (d e)))",
+            "(((c d) (b e)) (a a))",
+            "((b (c c)) (a (d e)))",
+            "((d e) ((a a) (c b)))",
+        ]
+        .map(String::from)
+        .to_vec();
+        let constraint = |exemplars: Vec<String>| PathConstraint {
+            exists: vec![a],
+            absent: vec![],
+            support: 4,
+            correct: 4,
+            inputs_covered: 4,
+            inputs_not_covered: 0,
+            exemplars,
+        };
+        let share = |c: PathConstraint| {
+            let (trees, stats) =
+                generate_targeted(&generator, &graph, &features, &[c], 2, 3, 100, TRIES);
+            assert_eq!(stats.satisfied, 100, "{stats:?}");
+            let texts: Vec<String> = trees
+                .iter()
+                .map(|t| String::from_utf8_lossy(t.bytes()).into_owned())
+                .collect();
+            (texts.iter().filter(|t| has_equal_pair(t)).count(), texts)
+        };
+        let (with, texts) = share(constraint(exemplars.clone()));
+        assert!(with >= 50, "{with} of 100 kept an equal pair: {texts:?}");
+        assert!(
+            texts.iter().all(|t| !exemplars.contains(t)),
+            "mutants differ from the exemplars"
+        );
+        let (without, _) = share(constraint(Vec::new()));
+        eprintln!("searched inputs: {without}, mutants: {with}");
+        assert!(
+            2 * without < with,
+            "searched inputs: {without}, mutants: {with}"
         );
     }
 }
