@@ -168,3 +168,32 @@ fn a_location_nothing_reaches_spends_the_budget_and_says_so() {
     assert!(refined.location.is_none());
     assert!(refined.rounds.iter().all(|r| r.phase == Phase::Random));
 }
+
+/// Covered by a pair of `d` leaves, `(d d)`: the two children of one node alike, which
+/// the presence of paths cannot say (every input with two `d` leaves has the same
+/// paths).
+fn twin_d(input: &[u8]) -> bool {
+    input.windows(5).any(|w| w == b"(d d)")
+}
+
+#[test]
+fn a_condition_paths_cannot_express_is_hit_by_mutating_covering_inputs() {
+    let config = RefineConfig {
+        goal: 0.9,
+        max_executions: 2000,
+        batch: 50,
+        learn: LearnConfig {
+            k: 2,
+            seed: 2,
+            ..LearnConfig::default()
+        },
+        ..RefineConfig::default()
+    };
+    let refined = refine(twin_d, config);
+    assert!(refined.reached_goal, "{:#?}", refined.rounds);
+    let (location, _) = refined.location.expect("a tree at the end");
+    // The kept tree carries covering inputs to mutate, each one that reached it.
+    let exemplars: Vec<&String> = location.exemplars.iter().flat_map(|e| &e.inputs).collect();
+    assert!(!exemplars.is_empty());
+    assert!(exemplars.iter().all(|text| twin_d(text.as_bytes())));
+}
