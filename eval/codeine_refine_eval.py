@@ -22,8 +22,10 @@ caches emptied before each input; none written here):
    Every input set is run with the subject to count the inputs that reach the location.
 
 Usage: python3 eval/codeine_refine_eval.py [OUT_DIR] [--subjects json,urllib,toml]
-       [--per-subject N] [--reference R] [--execs E] [--band LO,HI]
-(--band: the random hit rates of the candidates, default 0.001,0.01.)
+       [--per-subject N] [--reference R] [--execs E] [--band LO,HI] [--goal G]
+(--band: the random hit rates of the candidates, default 0.001,0.01; --goal: the loop's
+goal, default 0.9: a round of aimed inputs reaching it ends the loop. The summary counts
+refined sets reaching 90 % whatever the goal.)
 Environment: THICKET (the binary; default target/release/thicket, built if missing).
 Prints a Markdown table per location and a summary per subject.
 """
@@ -61,6 +63,7 @@ def main():
     argv = sys.argv[1:]
     out_dir, subjects, per, reference, execs = "/tmp/codeine-refine-eval", list(SUBJECTS), 10, 5000, 5000
     low, high = 0.001, 0.01
+    goal = 0.9
     i = 0
     while i < len(argv):
         if argv[i] == "--subjects":
@@ -71,6 +74,8 @@ def main():
             reference = int(argv[i + 1])
         elif argv[i] == "--execs":
             execs = int(argv[i + 1])
+        elif argv[i] == "--goal":
+            goal = float(argv[i + 1])
         elif argv[i] == "--band":
             low, high = (float(x) for x in argv[i + 1].split(","))
         else:
@@ -142,7 +147,8 @@ def main():
             refined = os.path.join(d, f"refined{j}.json")
             out = run([thicket, "learn-coverage", spec, os.path.join(d, "train"), "-o", refined,
                        "--from-matrix", os.path.join(d, "train.matrix.json"), "--focus", loc,
-                       "--execs", str(execs), "--seed", str(j), "--folds", "0", *py], check=False)
+                       "--execs", str(execs), "--goal", str(goal), "--seed", str(j), "--folds", "0", *py],
+                      check=False)
             report = re.search(r"focus .*: goal \d+ % (reached|NOT reached) after (\d+) executions in (\d+) rounds"
                                r"(?: \(last aimed round: (\d+)/(\d+) reached it\))?; paths up to k = (\d+)", out.stderr)
             if out.returncode != 0 or not report:
