@@ -23,7 +23,8 @@
 //! program (a best-first search after the paper's Algorithm 3), and predicts from an
 //! input alone which locations it will cover. With the program at hand, [`Refiner`]
 //! closes the loop for one location: learn, aim, run, learn again
-//! ([`refine`]). Every run goes through `thicket_exec::Judge` ([`run`]).
+//! ([`refine`]); its trees keep covering inputs per leaf ([`Exemplars`]), and aimed
+//! inputs are mutants of those that still satisfy the leaf, where one is found. Every run goes through `thicket_exec::Judge` ([`run`]).
 
 #![warn(missing_docs)]
 
@@ -38,8 +39,8 @@ pub mod target;
 pub use features::{FeatureTable, input_paths};
 pub use matrix::CoverageMatrix;
 pub use model::{
-    LearnConfig, LocationModel, MIN_POSITIVES, Model, PathConstraint, Validation,
-    grammar_fingerprint,
+    EXEMPLARS_PER_LEAF, Exemplars, LearnConfig, LocationModel, MIN_POSITIVES, Model,
+    PathConstraint, Validation, grammar_fingerprint,
 };
 pub use refine::{Phase, RefineConfig, Refined, Refiner, Round, TrainingSet};
 pub use run::{RunError, covered_names};

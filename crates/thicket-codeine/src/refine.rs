@@ -14,6 +14,12 @@
 //! When rounds stop improving, the feature paths grow by one ([`RefineConfig::max_k`]).
 //! The tree kept is the one whose round hit most: its hit rate was measured by running
 //! its inputs.
+//!
+//! Each tree keeps, per covering leaf, some of the covering inputs that reach it
+//! ([`LocationModel::keep_exemplars`]); aimed inputs are mutants of those that still
+//! satisfy the leaf where one is found ([`crate::target`]), so they keep what the
+//! covering inputs share beyond paths, and the kept tree's exemplars go into the
+//! model, for `generate --target` to aim the same way.
 
 use crate::features::{FeatureTable, input_paths};
 #[cfg(doc)]
