@@ -123,8 +123,8 @@ struct Search<'a, 'g> {
     exemplar_texts: FxHashSet<Vec<u8>>,
 }
 
-/// Mutations stacked on an exemplar grow it to at most this many times its length
-/// (plus [`MUTANT_SLACK`] bytes).
+/// A repetition grown in an exemplar makes it at most this many times as long (plus
+/// [`MUTANT_SLACK`] bytes).
 const MUTANT_GROWTH: usize = 2;
 /// See [`MUTANT_GROWTH`].
 const MUTANT_SLACK: usize = 64;
