@@ -195,14 +195,7 @@ fn input_paths(
     text: &[u8],
     k: usize,
 ) -> Option<rustc_hash::FxHashSet<thicket_cover::KPath>> {
-    reader
-        .with_parse(text, |parsed| {
-            parsed.paths_in_any_parse(
-                |x| graph.is_node(thicket_grammar::ExprId::from_index(x as usize)),
-                k,
-            )
-        })
-        .ok()
+    reader.paths_in_any_parse(graph, text, k).ok()
 }
 
 /// Runs every input through the judge (see `thicket_codeine::run`).

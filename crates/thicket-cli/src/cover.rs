@@ -8,7 +8,6 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
 use thicket_cover::{Coverage, KPathGraph};
-use thicket_driver::InputReader;
 use thicket_parse::{ParseConfig, ParseError};
 
 /// Arguments of `thicket cover`.
@@ -113,53 +112,9 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
                         ParseError::OutOfMemory { .. } => (true, format!("{}: {e}", input.name())),
                         e => (false, e.to_string()),
                     };
-                    let mut own = Coverage::new(max_k);
-                    let parser = match &reader {
-                        InputReader::Text(parser) => parser,
-                        InputReader::Bits(unpacker) => {
-                            // The tree of the unpacked input has the spec's nodes, so its
-                            // paths are the packed input's.
-                            let all = args.all_parses;
-                            let paths = unpacker
-                                .with_parse(&text, |parsed| {
-                                    (all && !parsed.known_unambiguous()).then(|| {
-                                        parsed.paths_in_any_parse(
-                                            |x| {
-                                                graph.is_node(thicket_grammar::ExprId::from_index(
-                                                    x as usize,
-                                                ))
-                                            },
-                                            max_k,
-                                        )
-                                    })
-                                })
-                                .map_err(failed)?;
-                            match paths {
-                                Some(paths) => {
-                                    own.add_paths(paths);
-                                }
-                                None => {
-                                    own.add_tree(&graph, &unpacker.parse(&text).map_err(failed)?);
-                                }
-                            }
-                            return Ok(own);
-                        }
-                    };
-                    let parsed = parser.parse(&text).map_err(failed)?;
-                    // An input the chart shows unambiguous has its paths in its one tree
-                    // (`paths_in_any_parse` would read that tree too).
-                    if args.all_parses && !parsed.known_unambiguous() {
-                        own.add_paths(parsed.paths_in_any_parse(
-                            |x| graph.is_node(thicket_grammar::ExprId::from_index(x as usize)),
-                            max_k,
-                        ));
-                    } else {
-                        let tree = parsed.tree();
-                        // The chart's memory is free again before coverage needs its own.
-                        drop(parsed);
-                        own.add_tree(&graph, &tree);
-                    }
-                    Ok(own)
+                    reader
+                        .coverage(&graph, &text, max_k, args.all_parses)
+                        .map_err(failed)
                 })
                 .collect::<Vec<_>>()
         }));

@@ -99,7 +99,7 @@ impl<'g> Makers<'g> {
         antlr: Option<&'a InputMaker<'a>>,
     ) -> InputProducer<'a, 'g> {
         if let Some(maker) = antlr {
-            return InputProducer::Antlr(AntlrProducer::new(&self.generator, maker));
+            return InputProducer::Antlr(Box::new(AntlrProducer::new(&self.generator, maker)));
         }
         let solver = self.solver.as_ref().map(|solver| SpecSolver {
             solver,
@@ -121,7 +121,7 @@ impl<'g> Makers<'g> {
 pub enum InputProducer<'a, 'g> {
     /// An ANTLR grammar's inputs: separated where its lexer would merge tokens and
     /// accepted by its exact reading.
-    Antlr(AntlrProducer<'a>),
+    Antlr(Box<AntlrProducer<'a>>),
     /// A spec with bit fields: each input is its tree's bits packed into bytes.
     Packed(BitPacked<'a, SpecProducer<'a, 'g>>),
     /// The solver's, the weighted or the plain generator's inputs: the trees' text.

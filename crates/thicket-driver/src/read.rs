@@ -1,8 +1,10 @@
 //! An input read into the spec's tree: as its text, or bit by bit when the spec packs
 //! bit fields into bytes.
 
+use rustc_hash::FxHashSet;
+use thicket_cover::{Coverage, KPath, KPathGraph};
 use thicket_fandango::{BitLayout, PackedBits, UnpackedGrammar, Unpacker};
-use thicket_grammar::{Grammar, Spec, SpecError};
+use thicket_grammar::{ExprId, Grammar, Spec, SpecError};
 use thicket_parse::{CompileError, ParseConfig, ParseError, ParseResult, Parser};
 use thicket_tree::DerivationTree;
 
@@ -84,6 +86,62 @@ impl InputReader<'_> {
             InputReader::Text(parser) => parser.parse(input).map(|result| read(&result)),
             InputReader::Bits(unpacker) => unpacker.with_parse(input, read),
         }
+    }
+
+    /// The k-path coverage of `input` for paths up to `max_k` long: of the tree the
+    /// parser chooses, or with `all_parses` of every derivation (an input the chart
+    /// shows unambiguous has them all in its one tree). The tree of a packed input,
+    /// unpacked, has the spec's nodes, so its paths are the packed input's.
+    pub fn coverage(
+        &self,
+        graph: &KPathGraph,
+        input: &[u8],
+        max_k: usize,
+        all_parses: bool,
+    ) -> Result<Coverage, ParseError> {
+        let is_node = |x: u32| graph.is_node(ExprId::from_index(x as usize));
+        let mut own = Coverage::new(max_k);
+        let paths = match self {
+            InputReader::Text(parser) => {
+                let parsed = parser.parse(input)?;
+                if all_parses && !parsed.known_unambiguous() {
+                    Some(parsed.paths_in_any_parse(is_node, max_k))
+                } else {
+                    let tree = parsed.tree();
+                    // The chart's memory is free again before coverage needs its own.
+                    drop(parsed);
+                    own.add_tree(graph, &tree);
+                    None
+                }
+            }
+            InputReader::Bits(unpacker) => unpacker.with_parse(input, |parsed| {
+                (all_parses && !parsed.known_unambiguous())
+                    .then(|| parsed.paths_in_any_parse(is_node, max_k))
+            })?,
+        };
+        match paths {
+            Some(paths) => {
+                own.add_paths(paths);
+            }
+            None if matches!(self, InputReader::Bits(_)) => {
+                own.add_tree(graph, &self.read(input)?);
+            }
+            None => {}
+        }
+        Ok(own)
+    }
+
+    /// The k-paths of `input` in any of its parses, up to `max_k` long (CODEINE's
+    /// features).
+    pub fn paths_in_any_parse(
+        &self,
+        graph: &KPathGraph,
+        input: &[u8],
+        max_k: usize,
+    ) -> Result<FxHashSet<KPath>, ParseError> {
+        self.with_parse(input, |parsed| {
+            parsed.paths_in_any_parse(|x| graph.is_node(ExprId::from_index(x as usize)), max_k)
+        })
     }
 
     /// The parser of text inputs (`None` for packed ones).
