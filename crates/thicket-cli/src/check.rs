@@ -2,7 +2,7 @@
 
 use crate::exit;
 use crate::inputs::InputArgs;
-use crate::shared::{batches, parser_for, unpacked_grammar, unpacker_for, worker_pool};
+use crate::shared::{batches, input_grammar, reader_for};
 use crate::spec::{ConstraintArgs, SpecArgs};
 use clap::Args;
 use rayon::prelude::*;
@@ -61,9 +61,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", default_value_t = thicket_constraint::eval::DEFAULT_BUDGET)]
     max_steps: u64,
 
-    /// Worker threads [default: one per core].
-    #[arg(short = 'j', long, value_name = "N")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    jobs: crate::shared::JobsArgs,
 }
 
 enum Verdict {
@@ -111,28 +110,21 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         );
     }
     let grammar = &spec.grammar;
-    let parser = match parser_for(&spec, ParseConfig::default()) {
-        Ok(parser) => parser,
-        Err(code) => return Ok(code),
-    };
     // Inputs that pack bit fields into bytes are read one bit at a time.
-    let unpacked = match unpacked_grammar(&spec) {
-        Ok(unpacked) => unpacked,
+    let input_grammar = match input_grammar(&spec) {
+        Ok(grammar) => grammar,
         Err(code) => return Ok(code),
     };
-    let unpacker = match &unpacked {
-        Some(unpacked) => match unpacker_for(&spec, unpacked, ParseConfig::default()) {
-            Ok(unpacker) => Some(unpacker),
-            Err(code) => return Ok(code),
-        },
-        None => None,
+    let reader = match reader_for(&spec, &input_grammar, ParseConfig::default()) {
+        Ok(reader) => reader,
+        Err(code) => return Ok(code),
     };
     let checker = Checker::new(grammar, constraints).with_budget(args.max_steps);
     let inputs = match args.inputs.collect_or_report(true) {
         Ok(inputs) => inputs,
         Err(code) => return Ok(code),
     };
-    let pool = worker_pool(args.jobs)?;
+    let pool = args.jobs.pool()?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let (mut valid, mut invalid, mut rejected, mut unreadable) = (0, 0, 0, 0);
@@ -145,12 +137,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                         Ok(text) => text,
                         Err(e) => return Verdict::Unreadable(e),
                     };
-                    let parsed = match &unpacker {
-                        Some(unpacker) => unpacker.parse(&text),
-                        // The chart's memory is free again before checking needs its own.
-                        None => parser.parse(&text).map(|result| result.tree()),
-                    };
-                    match parsed {
+                    // The chart's memory is free again before checking needs its own.
+                    match reader.read(&text) {
                         Ok(tree) => {
                             if args.quiet {
                                 return if checker.check(&tree).is_empty() {

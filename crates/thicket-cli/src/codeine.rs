@@ -1,4 +1,4 @@
-//! CODEINE on the command line (issue 18): `learn-coverage` learns which k-paths of the
+//! CODEINE on the command line: `learn-coverage` learns which k-paths of the
 //! inputs reach which code locations, `explain` shows a location's tree as grammar
 //! patterns, `predict` says which locations inputs will cover; `generate --target`
 //! (in generate.rs) aims inputs at a location.
@@ -10,12 +10,13 @@ use crate::target::TargetArgs;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thicket_codeine::cart::Node;
+use thicket_codeine::learning::{Focus, Inputs, LearnError, LearnEvent, Learning, Scores};
 use thicket_codeine::{CoverageMatrix, FeatureTable, LearnConfig, Model, grammar_fingerprint};
 use thicket_cover::{KPathGraph, PatternRenderer};
+use thicket_driver::{InputGrammar, InputReader};
 use thicket_exec::Judge;
 
 /// Which named locations to learn.
@@ -146,9 +147,8 @@ pub struct LearnArgs {
     #[arg(long, value_name = "DIR", requires = "focus")]
     save_inputs: Option<PathBuf>,
 
-    /// Worker threads [default: one per core].
-    #[arg(short = 'j', long, value_name = "N")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    jobs: crate::shared::JobsArgs,
 
     #[command(flatten)]
     target: TargetArgs,
@@ -172,6 +172,30 @@ fn read_inputs(args: &InputArgs) -> Result<(Vec<String>, Vec<Vec<u8>>), u8> {
         }
     }
     Ok((names, texts))
+}
+
+/// A reader of many small inputs: no helper thread per parse (`shared::reader_for`
+/// starts one to fault memory in for large inputs); or the exit code after saying why
+/// not.
+fn small_inputs_reader<'g>(
+    spec: &thicket_grammar::Spec,
+    grammar: &'g InputGrammar<'_>,
+) -> Result<InputReader<'g>, u8> {
+    grammar.reader(Default::default()).map_err(|e| {
+        eprintln!("error: {}: {e}", spec.source.name());
+        exit::FAILURE
+    })
+}
+
+/// The k-paths of an input in any of its parses (read bit by bit if the spec packs
+/// bit fields), `None` if the grammar rejects it.
+fn input_paths(
+    reader: &InputReader<'_>,
+    graph: &KPathGraph,
+    text: &[u8],
+    k: usize,
+) -> Option<rustc_hash::FxHashSet<thicket_cover::KPath>> {
+    reader.paths_in_any_parse(graph, text, k).ok()
 }
 
 /// Runs every input through the judge (see `thicket_codeine::run`).
@@ -201,34 +225,36 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::FAILURE);
     }
-    let pool = crate::shared::worker_pool(args.jobs)?;
+    let pool = args.jobs.pool()?;
     let kinds = args.locations;
     let keep = |name: &str| match kinds {
         LocationKinds::All => true,
         LocationKinds::Functions => name.starts_with("function ") || name.starts_with("method "),
         LocationKinds::Lines => name.starts_with("line "),
     };
-    // Many small inputs: no helper thread per parse (`parser_for` starts one to fault
-    // memory in for large inputs).
-    let parser = match thicket_parse::Parser::new(&spec.grammar, Default::default()) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {}: {e}", spec.source.name());
-            return Ok(exit::FAILURE);
-        }
+    let input_grammar = match crate::shared::input_grammar(&spec) {
+        Ok(grammar) => grammar,
+        Err(code) => return Ok(code),
+    };
+    if input_grammar.packs_bits() && args.focus.is_some() {
+        eprintln!(
+            "error: {} has bit fields; --focus runs the text of the inputs it aims and does \
+             not pack bits (learn without --focus)",
+            spec.source.name()
+        );
+        return Ok(exit::USAGE);
+    }
+    let reader = match small_inputs_reader(&spec, &input_grammar) {
+        Ok(reader) => reader,
+        Err(code) => return Ok(code),
     };
     let graph = KPathGraph::new(&spec.grammar);
     let k = usize::from(args.k);
     let started = Instant::now();
-    let per_input: Vec<Option<rustc_hash::FxHashSet<thicket_cover::KPath>>> = pool.install(|| {
-        texts
-            .par_iter()
-            .map(|t| thicket_codeine::input_paths(&parser, &graph, t, k).ok())
-            .collect()
-    });
-    let table = FeatureTable::from_path_sets(per_input.clone());
+    let inputs = pool.install(|| Inputs::read(texts, |t| input_paths(&reader, &graph, t, k)));
     let featured = started.elapsed();
-    if table.rows.iter().all(Option::is_none) {
+    let rejected = inputs.rejected();
+    if rejected == names.len() {
         eprintln!(
             "error: nothing to learn from: all {} inputs are rejected by the grammar (the model \
              learns from inputs the grammar accepts)",
@@ -253,7 +279,7 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         None
     };
     let started = Instant::now();
-    let mut matrix = match &args.from_matrix {
+    let matrix = match &args.from_matrix {
         Some(path) => {
             let m = CoverageMatrix::load(path).map_err(|e| anyhow::anyhow!(e))?;
             if m.inputs != names {
@@ -269,7 +295,7 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         }
         None => {
             let judge = judge.as_mut().expect("made when no matrix is given");
-            let m = thicket_codeine::run::coverage_matrix(judge, &names, &texts)?;
+            let m = thicket_codeine::run::coverage_matrix(judge, &names, &inputs.texts)?;
             if let Some(path) = &args.matrix {
                 m.save(path).map_err(|e| anyhow::anyhow!(e))?;
             }
@@ -277,19 +303,6 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         }
     };
     let ran = started.elapsed();
-    // The focus location's column, before other kinds are dropped.
-    let focus = match &args.focus {
-        Some(name) => match matrix.find_location(name) {
-            Ok((name, column)) => Some((name, matrix.covering(column))),
-            Err(e) => {
-                eprintln!("error: --focus: {e}");
-                return Ok(exit::USAGE);
-            }
-        },
-        None => None,
-    };
-    matrix.retain_locations(|name| keep(name));
-    let started = Instant::now();
     let config = LearnConfig {
         k,
         max_depth: args.tree_depth,
@@ -297,75 +310,54 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         seed: args.seed,
         folds: args.folds,
     };
-    let mut model = pool.install(|| {
-        Model::learn(
-            &table,
-            &matrix,
-            args.spec.spec.display().to_string(),
-            grammar_fingerprint(&spec.grammar),
-            config,
-        )
-    });
-    let learned = started.elapsed();
-    if let (Some((name, covered)), Some(judge)) = (focus, judge.as_mut()) {
-        let training = thicket_codeine::TrainingSet {
-            texts,
-            paths: per_input,
-            covered,
-        };
-        let generator = match thicket_gen::Generator::new(&spec.grammar, Default::default()) {
-            Ok(g) => g,
-            Err(e) => {
-                eprintln!("error: {}: {e}", spec.source.name());
-                return Ok(exit::FAILURE);
-            }
-        };
-        let aim_generator = thicket_gen::Generator::new(
-            &spec.grammar,
-            thicket_gen::GenConfig {
-                policy: thicket_gen::ChoicePolicy::Uniform,
-                ..Default::default()
+    let focus = match (&args.focus, judge.as_mut()) {
+        (Some(location), Some(judge)) => Some(Focus {
+            location,
+            judge,
+            parser: reader
+                .text_parser()
+                .expect("bit fields refused with --focus"),
+            config: thicket_codeine::RefineConfig {
+                goal: args.goal,
+                max_executions: args.execs,
+                deadline: args.focus_time.map(|t| Instant::now() + t),
+                batch: args.batch,
+                min_positives: args.min_positives,
+                tries: args.tries,
+                max_k: usize::from(args.max_k),
+                patience: args.patience,
+                learn: config,
             },
-        )?;
-        let refiner = thicket_codeine::Refiner {
-            generator: &generator,
-            aim_generator: &aim_generator,
-            parser: &parser,
-            graph: &graph,
-            k,
-        };
-        let refine_config = thicket_codeine::RefineConfig {
-            goal: args.goal,
-            max_executions: args.execs,
-            deadline: args.focus_time.map(|t| Instant::now() + t),
-            batch: args.batch,
-            min_positives: args.min_positives,
-            tries: args.tries,
-            max_k: usize::from(args.max_k.max(args.k)),
-            patience: args.patience,
-            learn: config,
-        };
-        eprintln!(
-            "focus {name}: {} of {} inputs cover it",
-            training.positives(),
-            training.paths.len()
-        );
-        let refined = refiner.refine(judge, &name, training, refine_config, &mut |round| {
-            eprintln!(
-                "  {:>7?} round: {}/{} reached it ({:.1} %){}; {} executions, {} covering inputs",
-                round.phase,
-                round.hits,
-                round.inputs,
-                100.0 * round.hit_rate(),
-                if round.phase == thicket_codeine::Phase::Aimed {
-                    format!(", {} satisfied their leaf", round.satisfied)
-                } else {
-                    String::new()
-                },
-                round.executions,
-                round.positives
-            );
-        })?;
+        }),
+        _ => None,
+    };
+    let learning = Learning {
+        grammar: &spec.grammar,
+        spec: args.spec.spec.display().to_string(),
+        inputs,
+        matrix,
+        keep: &keep,
+        config,
+        pool: Some(&pool),
+    };
+    let learned = learning.run(focus, &mut |event| match event {
+        LearnEvent::FocusStarts {
+            location,
+            covering,
+            inputs,
+        } => eprintln!("focus {location}: {covering} of {inputs} inputs cover it"),
+        LearnEvent::Round(round) => print_round(round),
+    });
+    let learned = match learned {
+        Ok(learned) => learned,
+        Err(LearnError::UnknownFocus(e)) => {
+            eprintln!("error: --focus: {e}");
+            return Ok(exit::USAGE);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let model = &learned.model;
+    if let Some((name, refined)) = &learned.refined {
         if let Some(dir) = &args.save_inputs {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -375,53 +367,71 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
                     .with_context(|| format!("cannot write {}", file.display()))?;
             }
         }
-        eprintln!(
-            "focus {name}: {} after {} executions in {} rounds{}; paths up to k = {}",
-            if refined.reached_goal {
-                format!("goal {:.0} % reached", 100.0 * args.goal)
-            } else {
-                format!("goal {:.0} % NOT reached", 100.0 * args.goal)
-            },
-            refined.executions,
-            refined.rounds.len(),
-            refined
-                .rounds
-                .iter()
-                .rfind(|r| r.phase == thicket_codeine::Phase::Aimed)
-                .map(|r| format!(" (last aimed round: {}/{} reached it)", r.hits, r.inputs))
-                .unwrap_or_default(),
-            refined.k
-        );
-        match refined.location {
-            Some((location, features)) => {
-                model.k = model.k.max(refined.k);
-                model.adopt(location, &features);
-            }
-            None => eprintln!(
-                "warning: no input reached {name}: the model has no tree for it; give inputs \
-                 that reach it, or a larger --execs"
-            ),
-        }
+        print_refined(name, refined, args.goal);
     }
-    std::fs::write(&args.output, serde_json::to_vec(&model)?)
+    std::fs::write(&args.output, serde_json::to_vec(model)?)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
-    let rejected = table.rows.iter().filter(|r| r.is_none()).count();
     eprintln!(
         "{} inputs ({rejected} rejected by the grammar), {} locations: {} trees, {} never or \
          always covered; {} features (l-paths, l <= {k}); coverage {:.2} s, features {:.2} s, \
          learning {:.2} s; model in {}",
         names.len(),
-        matrix.locations.len(),
+        learned.locations,
         model.locations.len(),
         model.skipped,
         model.features.len(),
         ran.as_secs_f64(),
         featured.as_secs_f64(),
-        learned.as_secs_f64(),
+        learned.learning_time.as_secs_f64(),
         args.output.display()
     );
-    warn_few_positives(&model);
+    warn_few_positives(model);
     Ok(exit::OK)
+}
+
+/// Prints a refinement round.
+fn print_round(round: &thicket_codeine::Round) {
+    eprintln!(
+        "  {:>7?} round: {}/{} reached it ({:.1} %){}; {} executions, {} covering inputs",
+        round.phase,
+        round.hits,
+        round.inputs,
+        100.0 * round.hit_rate(),
+        if round.phase == thicket_codeine::Phase::Aimed {
+            format!(", {} satisfied their leaf", round.satisfied)
+        } else {
+            String::new()
+        },
+        round.executions,
+        round.positives
+    );
+}
+
+/// Prints what refining `name` towards `goal` did.
+fn print_refined(name: &str, refined: &thicket_codeine::Refined, goal: f64) {
+    eprintln!(
+        "focus {name}: {} after {} executions in {} rounds{}; paths up to k = {}",
+        if refined.reached_goal {
+            format!("goal {:.0} % reached", 100.0 * goal)
+        } else {
+            format!("goal {:.0} % NOT reached", 100.0 * goal)
+        },
+        refined.executions,
+        refined.rounds.len(),
+        refined
+            .rounds
+            .iter()
+            .rfind(|r| r.phase == thicket_codeine::Phase::Aimed)
+            .map(|r| format!(" (last aimed round: {}/{} reached it)", r.hits, r.inputs))
+            .unwrap_or_default(),
+        refined.k
+    );
+    if refined.location.is_none() {
+        eprintln!(
+            "warning: no input reached {name}: the model has no tree for it; give inputs \
+             that reach it, or a larger --execs"
+        );
+    }
 }
 
 /// The warning for trained locations with fewer covering inputs than
@@ -701,21 +711,20 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
-    // Many small inputs: no helper thread per parse (`parser_for` starts one to fault
-    // memory in for large inputs).
-    let parser = match thicket_parse::Parser::new(&spec.grammar, Default::default()) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {}: {e}", spec.source.name());
-            return Ok(exit::FAILURE);
-        }
+    let input_grammar = match crate::shared::input_grammar(&spec) {
+        Ok(grammar) => grammar,
+        Err(code) => return Ok(code),
+    };
+    let reader = match small_inputs_reader(&spec, &input_grammar) {
+        Ok(reader) => reader,
+        Err(code) => return Ok(code),
     };
     let graph = KPathGraph::new(&spec.grammar);
     let ids = model.feature_ids();
     let predicted: Vec<Option<Vec<usize>>> = texts
         .par_iter()
         .map(|t| {
-            let paths = thicket_codeine::input_paths(&parser, &graph, t, model.k).ok()?;
+            let paths = input_paths(&reader, &graph, t, model.k)?;
             Some(model.predict(&FeatureTable::row_with(&ids, &paths)))
         })
         .collect();
@@ -741,36 +750,9 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
         None
     };
     // Confusion counts over (input, trained location), parsed inputs only.
-    let scores = truth.as_ref().map(|m| {
-        let column: FxHashMap<&str, u32> = m
-            .locations
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.as_str(), i as u32))
-            .collect();
-        let (mut tp, mut fp, mut tn, mut fn_) = (0u64, 0u64, 0u64, 0u64);
-        for (row, p) in m.covered.iter().zip(&predicted) {
-            let Some(p) = p else { continue };
-            for (i, l) in model.locations.iter().enumerate() {
-                let actual = column
-                    .get(l.name.as_str())
-                    .is_some_and(|c| row.binary_search(c).is_ok());
-                match (p.contains(&i), actual) {
-                    (true, true) => tp += 1,
-                    (true, false) => fp += 1,
-                    (false, false) => tn += 1,
-                    (false, true) => fn_ += 1,
-                }
-            }
-        }
-        let ratio = |a: u64, b: u64| if b == 0 { 1.0 } else { a as f64 / b as f64 };
-        (
-            ratio(tp + tn, tp + tn + fp + fn_),
-            ratio(tp, tp + fp),
-            ratio(tp, tp + fn_),
-            [tp, fp, tn, fn_],
-        )
-    });
+    let scores = truth
+        .as_ref()
+        .map(|m| thicket_codeine::learning::score(&model, m, &predicted));
     let rejected = predicted.iter().filter(|p| p.is_none()).count();
     if args.json {
         let inputs: Vec<serde_json::Value> = names
@@ -782,7 +764,13 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
             })
             .collect();
         let mut report = serde_json::json!({"inputs": inputs, "rejected": rejected, "locations": model.locations.len()});
-        if let Some((accuracy, precision, recall, [tp, fp, tn, fn_])) = scores {
+        if let Some(Scores {
+            accuracy,
+            precision,
+            recall,
+            confusion: [tp, fp, tn, fn_],
+        }) = scores
+        {
             report["accuracy"] = accuracy.into();
             report["precision"] = precision.into();
             report["recall"] = recall.into();
@@ -802,7 +790,13 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
                 None => println!("{n}: rejected by the grammar"),
             }
         }
-        if let Some((accuracy, precision, recall, _)) = scores {
+        if let Some(Scores {
+            accuracy,
+            precision,
+            recall,
+            ..
+        }) = scores
+        {
             println!(
                 "accuracy {accuracy:.3}, precision {precision:.3}, recall {recall:.3} over {} \
                  inputs x {} locations ({rejected} inputs rejected)",

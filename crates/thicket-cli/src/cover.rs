@@ -67,9 +67,8 @@ pub struct CoverArgs {
     #[arg(long)]
     json: bool,
 
-    /// Worker threads [default: one per core].
-    #[arg(short = 'j', long, value_name = "N")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    jobs: crate::shared::JobsArgs,
 }
 
 /// Runs `thicket cover`.
@@ -79,23 +78,14 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let grammar = &spec.grammar;
-    let parser = match crate::shared::parser_for(&spec, ParseConfig::default()) {
-        Ok(parser) => parser,
-        Err(code) => return Ok(code),
-    };
     // Inputs that pack bit fields into bytes are read one bit at a time.
-    let unpacked = match crate::shared::unpacked_grammar(&spec) {
-        Ok(unpacked) => unpacked,
+    let input_grammar = match crate::shared::input_grammar(&spec) {
+        Ok(grammar) => grammar,
         Err(code) => return Ok(code),
     };
-    let unpacker = match &unpacked {
-        Some(unpacked) => {
-            match crate::shared::unpacker_for(&spec, unpacked, ParseConfig::default()) {
-                Ok(unpacker) => Some(unpacker),
-                Err(code) => return Ok(code),
-            }
-        }
-        None => None,
+    let reader = match crate::shared::reader_for(&spec, &input_grammar, ParseConfig::default()) {
+        Ok(reader) => reader,
+        Err(code) => return Ok(code),
     };
     let graph = KPathGraph::new(grammar);
     let max_k = usize::from(args.k);
@@ -104,10 +94,7 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         Ok(inputs) => inputs,
         Err(code) => return Ok(code),
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")?;
+    let pool = args.jobs.pool()?;
     // Each input's own coverage, in parallel, a batch at a time (the texts of a batch
     // only); merged in input order for the curve. An error says whether the input could
     // not be read (`true`) or was rejected.
@@ -125,50 +112,9 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
                         ParseError::OutOfMemory { .. } => (true, format!("{}: {e}", input.name())),
                         e => (false, e.to_string()),
                     };
-                    let mut own = Coverage::new(max_k);
-                    if let Some(unpacker) = &unpacker {
-                        // The tree of the unpacked input has the spec's nodes, so its
-                        // paths are the packed input's.
-                        let all = args.all_parses;
-                        let paths = unpacker
-                            .with_parse(&text, |parsed| {
-                                (all && !parsed.known_unambiguous()).then(|| {
-                                    parsed.paths_in_any_parse(
-                                        |x| {
-                                            graph.is_node(thicket_grammar::ExprId::from_index(
-                                                x as usize,
-                                            ))
-                                        },
-                                        max_k,
-                                    )
-                                })
-                            })
-                            .map_err(failed)?;
-                        match paths {
-                            Some(paths) => {
-                                own.add_paths(paths);
-                            }
-                            None => {
-                                own.add_tree(&graph, &unpacker.parse(&text).map_err(failed)?);
-                            }
-                        }
-                        return Ok(own);
-                    }
-                    let parsed = parser.parse(&text).map_err(failed)?;
-                    // An input the chart shows unambiguous has its paths in its one tree
-                    // (`paths_in_any_parse` would read that tree too).
-                    if args.all_parses && !parsed.known_unambiguous() {
-                        own.add_paths(parsed.paths_in_any_parse(
-                            |x| graph.is_node(thicket_grammar::ExprId::from_index(x as usize)),
-                            max_k,
-                        ));
-                    } else {
-                        let tree = parsed.tree();
-                        // The chart's memory is free again before coverage needs its own.
-                        drop(parsed);
-                        own.add_tree(&graph, &tree);
-                    }
-                    Ok(own)
+                    reader
+                        .coverage(&graph, &text, max_k, args.all_parses)
+                        .map_err(failed)
                 })
                 .collect::<Vec<_>>()
         }));

@@ -281,7 +281,7 @@ fn fdloop_config(args: &FuzzArgs) -> Result<thicket_fuzz::strategy::FdLoopConfig
 fn seed_trees(
     paths: &[PathBuf],
     spec: &thicket_grammar::Spec,
-    packed: Option<&thicket_fandango::PackedBits<'_>>,
+    input_grammar: &thicket_driver::InputGrammar<'_>,
     generator: &Generator,
     seed: u64,
 ) -> Result<Vec<thicket_tree::DerivationTree>, u8> {
@@ -294,14 +294,11 @@ fn seed_trees(
         max_input_size: crate::inputs::DEFAULT_MAX_INPUT_SIZE,
     }
     .collect_or_report(false)?;
-    let parser = crate::shared::parser_for(spec, Default::default())?;
+    let reader = crate::shared::reader_for(spec, input_grammar, Default::default())?;
     let mut trees = Vec::new();
     for input in &inputs {
         match input.read(crate::inputs::DEFAULT_MAX_INPUT_SIZE) {
-            Ok(bytes) => match packed.map_or_else(
-                || parser.parse(&bytes).map(|result| result.tree()),
-                |packed| packed.unpacker.parse(&bytes),
-            ) {
+            Ok(bytes) => match reader.read(&bytes) {
                 Ok(tree) => trees.push(tree),
                 Err(e) => eprintln!("warning: seed {}:{e}; skipped", input.name()),
             },
@@ -477,43 +474,38 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     };
     // Fandango's bit fields: each tree runs as its bits packed into bytes, and inputs
     // not made here are read one bit at a time.
-    let layout = thicket_fandango::BitLayout::new(&spec.grammar, &spec.fandango.bit_terminals);
-    let unpacked = match crate::shared::unpacked_grammar(&spec) {
-        Ok(unpacked) => unpacked,
+    let input_grammar = match crate::shared::input_grammar(&spec) {
+        Ok(grammar) => grammar,
         Err(code) => return Ok(code),
     };
-    let packed = match (&layout, &unpacked) {
-        (Some(layout), Some(unpacked)) => {
-            if matches!(args.strategy, StrategyArg::Whitebox(_)) {
-                eprintln!(
-                    "error: {} has bit fields; the whitebox searches put text tokens together \
-                     and do not pack bits (use --strategy coverage)",
-                    spec.source.name()
-                );
-                return Ok(exit::USAGE);
-            }
-            if args.minimize {
-                eprintln!(
-                    "error: {} has bit fields; --minimize shrinks inputs as text and does not \
-                     pack bits yet (minimise the saved crashes another way)",
-                    spec.source.name()
-                );
-                return Ok(exit::USAGE);
-            }
-            match crate::shared::unpacker_for(&spec, unpacked, Default::default()) {
-                Ok(unpacker) => Some(thicket_fandango::PackedBits {
-                    layout,
-                    grammar: &spec.grammar,
-                    unpacker,
-                }),
-                Err(code) => return Ok(code),
-            }
+    if input_grammar.packs_bits() {
+        if matches!(args.strategy, StrategyArg::Whitebox(_)) {
+            eprintln!(
+                "error: {} has bit fields; the whitebox searches put text tokens together \
+                 and do not pack bits (use --strategy coverage)",
+                spec.source.name()
+            );
+            return Ok(exit::USAGE);
         }
-        _ => None,
+        if args.minimize {
+            eprintln!(
+                "error: {} has bit fields; --minimize shrinks inputs as text and does not \
+                 pack bits yet (minimise the saved crashes with `thicket minimize`)",
+                spec.source.name()
+            );
+            return Ok(exit::USAGE);
+        }
+    }
+    let packed = match input_grammar.encoding(Default::default()) {
+        Ok(packed) => packed,
+        Err(e) => {
+            eprintln!("error: {}: {e}", spec.source.name());
+            return Ok(exit::FAILURE);
+        }
     };
     let seed = campaign_seed(args.seed, args.resume, &args.out_dir());
     let seeds = if kind.learns() {
-        match seed_trees(&args.seeds, &spec, packed.as_ref(), &generator, seed) {
+        match seed_trees(&args.seeds, &spec, &input_grammar, &generator, seed) {
             Ok(trees) => trees,
             Err(code) => return Ok(code),
         }

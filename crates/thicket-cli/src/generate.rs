@@ -11,9 +11,8 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 use thicket_cover::GenSummary;
-use thicket_fandango::{
-    GeneratorRefusal, InputStream, Made, SpecProducer, SpecSolver, Stop, StreamConfig,
-};
+use thicket_driver::{BuildError, MakerOptions, Makers};
+use thicket_fandango::{GeneratorRefusal, InputStream, Made, Stop, StreamConfig};
 use thicket_gen::{ChoicePolicy, GenConfig, GenStats, Generator, Producer};
 use thicket_grammar::Grammar;
 use thicket_grammar::diag::escape_invisible;
@@ -254,9 +253,8 @@ pub struct GenerateArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     max_draws_factor: u64,
 
-    /// Worker threads [default: one per core].
-    #[arg(short = 'j', long, value_name = "N")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    jobs: crate::shared::JobsArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -394,10 +392,11 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::USAGE);
     }
-    let (mut loaded, constraints) = match args.solve.load_compiled(&args.spec) {
+    let (compiled, constraints) = match args.solve.load_compiled(&args.spec) {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
+    let (mut loaded, mut antlr) = (compiled.loaded, compiled.antlr);
     for (flag, minimize, goals) in [
         ("--minimize", true, &args.minimize),
         ("--maximize", false, &args.maximize),
@@ -408,26 +407,15 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    if let Err(why) = loaded.generable() {
-        eprintln!("error: {why}");
-        return Ok(exit::FAILURE);
-    }
-    let solver_parts = loaded.solver_parts();
-    let goals = !args.solve.no_constraints && !loaded.goals.is_empty();
-    let spec = &loaded.spec;
     // An ANTLR grammar's inputs are separated where its lexer would merge tokens and
     // checked by its exact reading (see `thicket_antlr::AntlrProducer`).
-    let mut antlr = match args.spec.antlr(false) {
-        Ok(antlr) => antlr,
-        Err(code) => return Ok(code),
-    };
     if let Some(p) = args.hidden_probability {
-        if antlr.is_none() {
-            eprintln!("error: --hidden-probability is for .g4 specs");
-            return Ok(exit::USAGE);
-        }
-        if let Some(a) = &mut antlr {
-            a.set_hidden_probability(p);
+        match &mut antlr {
+            Some(antlr) => antlr.set_hidden_probability(p),
+            None => {
+                eprintln!("error: --hidden-probability is for .g4 specs");
+                return Ok(exit::USAGE);
+            }
         }
     }
     let config = if args.probabilities.is_some() {
@@ -435,60 +423,33 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     } else {
         args.limits.config()
     };
-    let generator = match thicket_fandango::generator(spec, config) {
-        Ok(mut generator) => {
-            if antlr.is_some() {
-                // Text of negated sets and `.` looks like text: printable ASCII mostly.
-                generator.set_printable_ascii_share(thicket_antlr::generate::PRINTABLE_PERCENT);
-            }
-            generator
-        }
-        Err(GeneratorRefusal::Limits(why)) => {
-            eprintln!("error: {}", escape_invisible(&why));
-            return Ok(exit::FAILURE);
-        }
-        Err(GeneratorRefusal::Spec { errors, also }) => {
-            // Shown where they are, as `thicket lint` does, with the code for spec errors.
-            let code = crate::spec::report(&errors);
-            if let Some(why) = also {
-                eprintln!("error: {}", escape_invisible(&why));
-            }
-            return Ok(code);
-        }
-    };
-    let solver_config = thicket_solve::SolverConfig {
-        generation: config,
-        ..Default::default()
-    };
-    let solver = match SolveArgs::solver(
-        &spec.grammar,
+    let options = MakerOptions {
+        config,
         constraints,
-        solver_config,
-        solver_parts,
-        goals,
-    ) {
-        Ok(solver) => solver.map(|s| s.with_deadline(deadline)),
-        Err(code) => return Ok(code),
+        goals: !args.solve.no_constraints,
+        antlr: antlr.is_some(),
+        deadline,
     };
-    let weights = match &args.probabilities {
-        Some(path) => {
-            if args.strategy != Strategy::Random || solver.is_some() || antlr.is_some() {
-                eprintln!(
-                    "error: --probabilities steers random generation from .fan/.bnf/.json \
-                     grammars; it does not combine with --strategy kpath, constraints or .g4 \
-                     specs"
-                );
-                return Ok(exit::USAGE);
-            }
-            match crate::learn::load_weights(path, &spec.grammar, args.inverse) {
-                Ok(weights) => Some(weights),
-                Err(code) => return Ok(code),
-            }
+    let mut makers = match Makers::new(&loaded, options) {
+        Ok(makers) => makers,
+        Err(e) => return Ok(report_build(e)),
+    };
+    let spec = &loaded.spec;
+    if let Some(path) = &args.probabilities {
+        if args.strategy != Strategy::Random || makers.solver.is_some() || antlr.is_some() {
+            eprintln!(
+                "error: --probabilities steers random generation from .fan/.bnf/.json \
+                 grammars; it does not combine with --strategy kpath, constraints or .g4 \
+                 specs"
+            );
+            return Ok(exit::USAGE);
         }
-        // A fuzzingbook grammar's `prob` options, if it has any.
-        None => thicket_gen::Weights::from_spec(&spec.grammar)
-            .filter(|_| args.strategy == Strategy::Random && solver.is_none() && antlr.is_none()),
-    };
+        match crate::learn::load_weights(path, &spec.grammar, args.inverse) {
+            Ok(weights) => makers.weights = Some(weights),
+            Err(code) => return Ok(code),
+        }
+    }
+    let (generator, solver) = (&makers.generator, makers.solver.as_ref());
     let seed = seed_or_draw(args.seed);
     let framing = if args.null {
         Framing::Separator(vec![0])
@@ -516,10 +477,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             return Ok(exit::FAILURE);
         }
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")?;
+    let pool = args.jobs.pool()?;
     let json = args.format == OutputFormat::Json;
     let stdout = std::io::stdout();
     let mut sink = OutputSink {
@@ -531,13 +489,13 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         json,
     };
     if let Some(target) = &args.target {
-        return run_targeted(&args, target, &generator, &loaded, seed, &mut sink);
+        return run_targeted(&args, target, generator, &loaded, seed, &mut sink);
     }
     if args.strategy != Strategy::Random {
         return run_kpath(
             &args,
-            &generator,
-            solver.as_ref(),
+            generator,
+            solver,
             &loaded,
             seed,
             (started, deadline),
@@ -595,10 +553,6 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         // (plain trees are made again from their streams, outside the timing).
         trees: json || (args.stats && solver.is_some()),
     };
-    let spec_solver = solver.as_ref().map(|solver| SpecSolver {
-        solver,
-        goals: goals.then_some(&loaded),
-    });
     let mut out = StreamOutput {
         pool: &pool,
         json,
@@ -606,26 +560,10 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         summary: &mut summary,
         progress: &progress,
     };
+    let maker = antlr.as_ref().map(thicket_antlr::generate::InputMaker::new);
+    let producer = makers.producer(&loaded, maker.as_ref());
     // ANTLR inputs and packed bits are not their trees' text: no k-paths counted.
-    let state = match &antlr {
-        Some(antlr) => {
-            let maker = thicket_antlr::generate::InputMaker::new(antlr);
-            let producer = thicket_antlr::AntlrProducer::new(&generator, &maker);
-            out.write(&producer, stream, false)?
-        }
-        None if loaded.bits.is_some() => {
-            let inner = SpecProducer::choose(&generator, spec_solver, None);
-            let producer = thicket_fandango::BitPacked {
-                inner,
-                spec: &loaded,
-            };
-            out.write(&producer, stream, false)?
-        }
-        None => {
-            let producer = SpecProducer::choose(&generator, spec_solver, weights.as_ref());
-            out.write(&producer, stream, true)?
-        }
-    };
+    let state = out.write(&producer, stream, producer.inputs_are_text())?;
     let drawn = state.drawn();
     let (unsolved_count, first_unsolved) = state.misses();
     let stopped = state.stopped();
@@ -691,7 +629,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         ))
     } else if written < goal {
         // Only solving skips streams without --unique.
-        Some(match &solver {
+        Some(match solver {
             Some(solver) => format!(
                 "only {written} of {count} inputs satisfy the constraints within the budget \
                  (each stream tries {} trees of {} repair rounds)",
@@ -709,6 +647,32 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             Ok(exit::FAILURE)
         }
         None => Ok(exit::OK),
+    }
+}
+
+/// Prints why a spec's inputs cannot be made and returns the exit code.
+fn report_build(error: BuildError) -> u8 {
+    match error {
+        BuildError::NotGenerable(why) => {
+            eprintln!("error: {why}");
+            exit::FAILURE
+        }
+        BuildError::Generator(GeneratorRefusal::Limits(why)) => {
+            eprintln!("error: {}", escape_invisible(&why));
+            exit::FAILURE
+        }
+        BuildError::Generator(GeneratorRefusal::Spec { errors, also }) => {
+            // Shown where they are, as `thicket lint` does, with the code for spec errors.
+            let code = crate::spec::report(&errors);
+            if let Some(why) = also {
+                eprintln!("error: {}", escape_invisible(&why));
+            }
+            code
+        }
+        BuildError::Unsolvable(e) => {
+            eprintln!("error: {}", escape_invisible(&e.to_string()));
+            exit::BAD_SPEC
+        }
     }
 }
 

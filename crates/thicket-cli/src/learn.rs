@@ -55,8 +55,13 @@ pub fn run(args: LearnArgs) -> anyhow::Result<u8> {
         Ok(inputs) => inputs,
         Err(code) => return Ok(code),
     };
-    let parser = match crate::shared::parser_for(&spec, Default::default()) {
-        Ok(parser) => parser,
+    // Inputs that pack bit fields into bytes are read one bit at a time.
+    let input_grammar = match crate::shared::input_grammar(&spec) {
+        Ok(grammar) => grammar,
+        Err(code) => return Ok(code),
+    };
+    let reader = match crate::shared::reader_for(&spec, &input_grammar, Default::default()) {
+        Ok(reader) => reader,
         Err(code) => return Ok(code),
     };
     let mut counts = Counts::new(&spec.grammar);
@@ -72,13 +77,9 @@ pub fn run(args: LearnArgs) -> anyhow::Result<u8> {
                 continue;
             }
         };
-        match parser.parse(&bytes) {
-            Ok(result) => {
-                let tree = result.tree();
-                // The chart's memory is free again before counting needs its own.
-                drop(result);
-                counts.add_tree(&spec.grammar, &tree);
-            }
+        // The chart's memory is free again before counting needs its own.
+        match reader.read(&bytes) {
+            Ok(tree) => counts.add_tree(&spec.grammar, &tree),
             Err(e @ ParseError::OutOfMemory { .. }) => {
                 eprintln!("error: {}: {e}", input.name());
                 failed += 1;

@@ -1,8 +1,9 @@
 //! `thicket lint`: grammar checks and a summary of every rule.
 
 use crate::exit;
-use crate::spec::{LoadError, SpecArgs, spec_error_code};
+use crate::spec::{SpecArgs, report_load, spec_error_code};
 use clap::{Args, ValueEnum};
+use thicket_driver::LoadError;
 use thicket_grammar::diag::render_diagnostics;
 use thicket_grammar::{Analysis, Expr, lint};
 
@@ -42,7 +43,7 @@ enum LintFormat {
 pub fn run(args: LintArgs) -> anyhow::Result<u8> {
     // Compiled as every command compiles them, without running any Python.
     let loaded = match args.spec.try_compile(true) {
-        Ok(loaded) => loaded,
+        Ok(compiled) => compiled.loaded,
         Err(LoadError::Spec(error)) if matches!(args.format, LintFormat::Json) => {
             println!(
                 "{}",
@@ -50,7 +51,7 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
             );
             return Ok(spec_error_code(&error));
         }
-        Err(error) => return Ok(error.report()),
+        Err(error) => return Ok(report_load(error)),
     };
     let constraints = loaded.constraints.len();
     let notes = loaded.notes();

@@ -2,7 +2,7 @@
 
 use crate::exit;
 use crate::inputs::InputArgs;
-use crate::shared::{parser_for, worker_pool};
+use crate::shared::{input_grammar, reader_for};
 use crate::spec::SpecArgs;
 use crate::target::TargetArgs;
 use anyhow::Context;
@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 use thicket_exec::{Judge, Status};
-use thicket_gen::{GenConfig, Generator};
+use thicket_gen::{Encoding, GenConfig, Generator};
 use thicket_mine::{Catalog, MineConfig, Scored};
 use thicket_parse::ParseConfig;
 use thicket_tree::DerivationTree;
@@ -137,9 +137,8 @@ pub struct MineArgs {
     #[arg(long)]
     json: bool,
 
-    /// Worker threads [default: one per core].
-    #[arg(short = 'j', long, value_name = "N")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    jobs: crate::shared::JobsArgs,
 
     /// Largest input read, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = crate::inputs::DEFAULT_MAX_INPUT_SIZE, hide_default_value = true)]
@@ -214,9 +213,30 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let grammar = &spec.grammar;
-    let parser = match parser_for(&spec, ParseConfig::default()) {
-        Ok(parser) => parser,
+    // Inputs that pack bit fields into bytes are read one bit at a time, and the
+    // program runs each tree's bits packed.
+    let input_grammar = match input_grammar(&spec) {
+        Ok(grammar) => grammar,
         Err(code) => return Ok(code),
+    };
+    let reader = match reader_for(&spec, &input_grammar, ParseConfig::default()) {
+        Ok(reader) => reader,
+        Err(code) => return Ok(code),
+    };
+    let encoding = match input_grammar.encoding(ParseConfig::default()) {
+        Ok(encoding) => encoding,
+        Err(e) => {
+            eprintln!("error: {}: {e}", spec.source.name());
+            return Ok(exit::FAILURE);
+        }
+    };
+    // A tree whose bits fill no whole byte is no input: the program accepts none.
+    let accepts = |judge: &mut Judge, tree: &DerivationTree| match &encoding {
+        Some(encoding) => match encoding.encode(tree) {
+            Ok(input) => accepted(judge, &input),
+            Err(_) => Ok(false),
+        },
+        None => accepted(judge, tree.bytes()),
     };
     let read_all = |paths: &[PathBuf], what: &str| -> Result<Vec<DerivationTree>, u8> {
         if paths.is_empty() {
@@ -238,8 +258,8 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
                     return Err(exit::FAILURE);
                 }
             };
-            match parser.parse(&text) {
-                Ok(r) => trees.push(r.tree()),
+            match reader.read(&text) {
+                Ok(tree) => trees.push(tree),
                 Err(e) => {
                     rejected += 1;
                     if rejected <= 3 {
@@ -285,7 +305,7 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             &mut negatives,
             asked,
             args.seed,
-            &mut |input| accepted(judge, input),
+            &mut |tree| accepts(judge, tree),
         )?;
         eprintln!(
             "labelled by the program: {} generated and {} mutated inputs: {} accepted, {} rejected",
@@ -315,7 +335,7 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
         check_budget: args.max_steps,
         time: args.time,
     };
-    let pool = worker_pool(args.jobs)?;
+    let pool = args.jobs.pool()?;
     let mut mined = pool.install(|| {
         thicket_mine::mine(
             grammar,
@@ -337,7 +357,7 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             &mut mined,
             args.validate,
             args.seed,
-            &mut |input| accepted(judge, input),
+            &mut |tree| accepts(judge, tree),
             &mut |line| eprintln!("note: {line}"),
         )?;
         eprintln!(

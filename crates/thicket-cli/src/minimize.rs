@@ -8,7 +8,7 @@ use clap::Args;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use thicket_exec::Judge;
-use thicket_fuzz::minimize::{MinimizeLimits, ReduceEvent, Reduced};
+use thicket_fuzz::minimize::{Encoded, MinimizeLimits, ReduceEvent, reduce, reduce_encoded};
 
 /// Arguments of `thicket minimize`.
 #[derive(Args, Debug)]
@@ -81,17 +81,50 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         max_runs: args.max_runs,
         deadline: args.time.map(|t| started + t),
     };
+    // Inputs that pack bit fields into bytes are read one bit at a time, and each
+    // candidate tree runs as its bits packed.
+    let input_grammar = match crate::shared::input_grammar(&spec) {
+        Ok(grammar) => grammar,
+        Err(code) => return Ok(code),
+    };
+    let encoding = match input_grammar.encoding(Default::default()) {
+        Ok(encoding) => encoding,
+        Err(e) => {
+            eprintln!("error: {}: {e}", spec.source.name());
+            return Ok(exit::FAILURE);
+        }
+    };
     let what = args.failing.display().to_string();
-    let Some(reduced) = reduce(
-        &spec.grammar,
-        &mut judge,
-        &input,
-        &what,
-        limits,
-        args.seed,
-        args.bytes,
-    )?
-    else {
+    let mut events = |event: ReduceEvent<'_>| print_event(&what, input.len(), event);
+    let reduced = match &encoding {
+        Some(encoding) => {
+            let encoded = Encoded {
+                input: &input,
+                tree: encoding.unpacker.parse(&input),
+                encoding,
+            };
+            let (limits, seed) = (limits, args.seed);
+            reduce_encoded(
+                &spec.grammar,
+                &mut judge,
+                encoded,
+                limits,
+                seed,
+                args.bytes,
+                &mut events,
+            )?
+        }
+        None => reduce(
+            &spec.grammar,
+            &mut judge,
+            &input,
+            limits,
+            args.seed,
+            args.bytes,
+            &mut events,
+        )?,
+    };
+    let Some(reduced) = reduced else {
         eprintln!(
             "error: {what} does not fail ({}): nothing to minimize (a failure is a crash, a \
              sanitizer report, an uncaught exception, a --failure-pattern match or a hang)",
@@ -131,29 +164,6 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         );
     }
     Ok(exit::OK)
-}
-
-/// Minimises `input` (named `what` in messages) with [`thicket_fuzz::minimize::reduce`],
-/// its start and progress on stderr.
-pub fn reduce(
-    grammar: &thicket_grammar::Grammar,
-    judge: &mut Judge,
-    input: &[u8],
-    what: &str,
-    limits: MinimizeLimits,
-    seed: u64,
-    bytes: bool,
-) -> anyhow::Result<Option<Reduced>> {
-    let mut events = |event: ReduceEvent<'_>| print_event(what, input.len(), event);
-    Ok(thicket_fuzz::minimize::reduce(
-        grammar,
-        judge,
-        input,
-        limits,
-        seed,
-        bytes,
-        &mut events,
-    )?)
 }
 
 /// Prints what minimising `what` (`len` bytes) reports.

@@ -2,11 +2,12 @@
 
 use crate::exit;
 use crate::inputs::InputArgs;
-use crate::shared::{batches, parser_for, unpacked_grammar, unpacker_for, worker_pool};
+use crate::shared::{batches, input_grammar, reader_for};
 use crate::spec::SpecArgs;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use std::io::Write;
+use thicket_driver::InputReader;
 use thicket_grammar::Grammar;
 use thicket_parse::{ParseConfig, ParseError, Parser, Rejection, TreeCount};
 
@@ -59,9 +60,8 @@ pub struct ParseArgs {
     #[arg(long, value_name = "N", default_value_t = ParseConfig::default().max_items)]
     max_items: usize,
 
-    /// Worker threads [default: one per core].
-    #[arg(short = 'j', long, value_name = "N")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    jobs: crate::shared::JobsArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -112,7 +112,7 @@ impl Outcome {
 pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
     // An ANTLR grammar is also decided exactly (its lexer, then its parser rules):
     // the byte grammar alone accepts more (see thicket-antlr).
-    let antlr = match args.spec.antlr(true) {
+    let antlr = match args.spec.antlr() {
         Ok(antlr) => antlr,
         Err(code) => return Ok(code),
     };
@@ -129,27 +129,20 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
         max_items: args.max_items,
         ..ParseConfig::default()
     };
-    let parser = match parser_for(&spec, config) {
-        Ok(parser) => parser,
-        Err(code) => return Ok(code),
-    };
     // Inputs that pack bit fields into bytes are read one bit at a time.
-    let unpacked = match unpacked_grammar(&spec) {
-        Ok(unpacked) => unpacked,
+    let input_grammar = match input_grammar(&spec) {
+        Ok(grammar) => grammar,
         Err(code) => return Ok(code),
     };
-    let unpacker = match &unpacked {
-        Some(unpacked) => match unpacker_for(&spec, unpacked, config) {
-            Ok(unpacker) => Some(unpacker),
-            Err(code) => return Ok(code),
-        },
-        None => None,
+    let reader = match reader_for(&spec, &input_grammar, config) {
+        Ok(reader) => reader,
+        Err(code) => return Ok(code),
     };
     let inputs = match args.inputs.collect_or_report(true) {
         Ok(inputs) => inputs,
         Err(code) => return Ok(code),
     };
-    let pool = worker_pool(args.jobs)?;
+    let pool = args.jobs.pool()?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let (mut rejected, mut unreadable) = (0, 0);
@@ -166,10 +159,10 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                     if let Some(Err(r)) = checker.as_ref().map(|c| c.accepts(&text)) {
                         return Outcome::Rejected(r.excerpt(&text), Box::new(r));
                     }
-                    if let Some(unpacker) = &unpacker {
-                        return parse_packed(unpacker, grammar, &args, text);
+                    match &reader {
+                        InputReader::Bits(unpacker) => parse_packed(unpacker, grammar, &args, text),
+                        InputReader::Text(parser) => parse_one(parser, grammar, &args, text),
                     }
-                    parse_one(&parser, grammar, &args, text)
                 })
                 .collect()
         });
@@ -220,6 +213,9 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                         }
                     }
                     Outcome::Large(text) => {
+                        let InputReader::Text(parser) = &reader else {
+                            unreachable!("only `parse_one` streams, and only text inputs")
+                        };
                         // Parsed here, one at a time, and its tree written as it is read:
                         // memory is the chart's, not the tree's or the rendering's.
                         let result = match parser.parse_streaming(&text) {

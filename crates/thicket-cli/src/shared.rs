@@ -1,5 +1,5 @@
 //! Helpers the subcommands share: durations on the command line, seeds, files written
-//! whole, the parser and worker threads of commands that read inputs.
+//! whole, the input reader and worker threads of commands that read inputs.
 
 use crate::exit;
 use crate::inputs::Input;
@@ -7,7 +7,8 @@ use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
-use thicket_parse::{ParseConfig, Parser};
+use thicket_driver::{InputGrammar, InputReader};
+use thicket_parse::ParseConfig;
 
 /// Reads `90` (seconds), `1.5`, `90s`, `15m`, `2h`, `500ms`: every `--time`, `--timeout`
 /// and other duration of the command line.
@@ -96,58 +97,44 @@ pub fn batches(inputs: &[Input]) -> Vec<&[Input]> {
     out
 }
 
-/// A parser for the spec's grammar, or the exit code after reporting why not. Unlike a
+/// The grammar the spec's inputs are read with (bit by bit if they pack bit fields into
+/// bytes), or the exit code after reporting why they cannot be read.
+pub fn input_grammar(spec: &thicket_grammar::Spec) -> Result<InputGrammar<'_>, u8> {
+    InputGrammar::new(spec).map_err(|e| crate::spec::report(&e))
+}
+
+/// A reader of the spec's inputs, or the exit code after reporting why not. Unlike a
 /// library's default, a large input gets helper threads when it is parsed alone.
-pub fn parser_for(spec: &thicket_grammar::Spec, config: ParseConfig) -> Result<Parser<'_>, u8> {
-    let config = ParseConfig {
-        threads: true,
-        ..config
-    };
-    Parser::new(&spec.grammar, config).map_err(|e| {
-        eprintln!("error: {}: {e}", spec.source.name());
-        exit::FAILURE
-    })
-}
-
-/// The grammar that reads the spec's packed inputs (Fandango's bit fields, one bit per
-/// byte), if it has bit fields; or the exit code after reporting why they cannot be read.
-pub fn unpacked_grammar(
+pub fn reader_for<'g>(
     spec: &thicket_grammar::Spec,
-) -> Result<Option<thicket_fandango::UnpackedGrammar>, u8> {
-    thicket_fandango::unpacked_grammar(spec).map_err(|e| crate::spec::report(&e))
-}
-
-/// A reader of packed inputs over `unpacked` (see [`parser_for`]), or the exit code
-/// after reporting why not.
-pub fn unpacker_for<'g>(
-    spec: &thicket_grammar::Spec,
-    unpacked: &'g thicket_fandango::UnpackedGrammar,
+    grammar: &'g InputGrammar<'_>,
     config: ParseConfig,
-) -> Result<thicket_fandango::Unpacker<'g>, u8> {
+) -> Result<InputReader<'g>, u8> {
     let config = ParseConfig {
         threads: true,
         ..config
     };
-    unpacked.parser(config).map_err(|e| {
+    grammar.reader(config).map_err(|e| {
         eprintln!("error: {}: {e}", spec.source.name());
         exit::FAILURE
     })
 }
 
-/// A pool of `jobs` worker threads (0 or none: one per core).
-pub fn worker_pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")
+/// `-j`: the worker threads of a command that works in parallel.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct JobsArgs {
+    /// Worker threads [default: one per core].
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<usize>,
 }
 
-/// How an input is named in messages (`<stdin>` for `-`).
-pub fn display_name(path: &std::path::Path) -> String {
-    if path.as_os_str() == "-" {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
+impl JobsArgs {
+    /// A pool of the threads asked for (0 or none: one per core).
+    pub fn pool(self) -> anyhow::Result<rayon::ThreadPool> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(self.jobs.unwrap_or(0))
+            .build()
+            .context("cannot start worker threads")
     }
 }
 

@@ -4,8 +4,9 @@ use crate::exit;
 use clap::Args;
 use std::path::PathBuf;
 use thicket_constraint::Constraint;
+use thicket_driver::{Compiled, LoadError, SpecFile};
 use thicket_grammar::diag::escape_invisible;
-use thicket_grammar::{Grammar, LoadOptions, Spec, SpecError};
+use thicket_grammar::{Grammar, Spec, SpecError};
 use thicket_solve::{Solver, SolverConfig};
 
 /// Where the spec is and which rule starts it.
@@ -39,99 +40,65 @@ pub struct SpecArgs {
 }
 
 impl SpecArgs {
+    /// The spec file these arguments name (see [`thicket_driver::SpecFile`]).
+    pub fn file(&self) -> SpecFile {
+        SpecFile {
+            path: self.spec.clone(),
+            start: self.start.clone(),
+            lexer: self.lexer.clone(),
+            max_bytes: self.max_spec_size,
+            include_dirs: self.include_dirs.clone(),
+        }
+    }
+
     /// Loads the spec and checks its `where` constraints, or prints the errors to stderr
     /// and returns the exit code. Every subcommand refuses a spec whose constraints are
     /// broken, whether or not it uses them; the spec's Python is not started.
     pub fn load(&self) -> Result<Spec, u8> {
-        self.compile(true).map(|loaded| loaded.spec)
+        self.compile(true).map(|compiled| compiled.loaded.spec)
     }
 
     /// The spec compiled whole: its constraints (ISLa or Fandango), goals and
     /// generators, its Python started if they need it; errors printed and the exit code.
     pub fn load_compiled(&self) -> Result<thicket_fandango::LoadedSpec, u8> {
-        self.compile(false)
+        self.compile(false).map(|compiled| compiled.loaded)
     }
 
-    /// [`SpecArgs::load_compiled`] without starting Python (`no_python`), for reading a
-    /// spec without evaluating it.
-    pub fn compile(&self, no_python: bool) -> Result<thicket_fandango::LoadedSpec, u8> {
-        self.try_compile(no_python).map_err(LoadError::report)
+    /// [`SpecArgs::load_compiled`] with the ANTLR reading of a `.g4` spec, and without
+    /// starting Python with `no_python` (for reading a spec without evaluating it).
+    pub fn compile(&self, no_python: bool) -> Result<Compiled, u8> {
+        self.try_compile(no_python).map_err(report_load)
     }
 
     /// [`SpecArgs::compile`] with the spec's errors returned rather than printed (for
-    /// output in another form: `lint --format json`).
-    pub fn try_compile(&self, no_python: bool) -> Result<thicket_fandango::LoadedSpec, LoadError> {
-        let spec = self.try_load_grammar()?;
-        let options = thicket_fandango::Options {
-            without_constraints: !self.constraints_apply(),
-            no_python,
-            ..Default::default()
-        };
-        thicket_fandango::compile(spec, &options).map_err(LoadError::Spec)
+    /// output in another form: `lint --format json`); an ANTLR grammar's warnings about
+    /// target code are printed.
+    pub fn try_compile(&self, no_python: bool) -> Result<Compiled, LoadError> {
+        let compiled = self.file().compile(no_python)?;
+        if let Some(antlr) = &compiled.antlr {
+            print_warnings(antlr);
+        }
+        Ok(compiled)
     }
 
-    /// The spec, its `where` constraints not compiled.
-    fn try_load_grammar(&self) -> Result<Spec, LoadError> {
-        if let Some(antlr) = self.try_antlr(true)? {
-            return Ok(antlr.spec);
-        }
-        if self.lexer.is_some() {
-            eprintln!("error: --lexer is for ANTLR parser grammars (.g4 specs)");
-            return Err(LoadError::Reported(exit::USAGE));
-        }
-        let start = self
-            .start
-            .as_deref()
-            .map(|s| s.trim_start_matches('<').trim_end_matches('>').to_string())
-            .unwrap_or_else(|| thicket_grammar::DEFAULT_START.to_string());
-        thicket_grammar::load_spec_file(
-            &self.spec,
-            &LoadOptions {
-                start,
-                max_bytes: self.max_spec_size,
-                include_dirs: self.include_dirs.clone(),
-            },
-        )
-        .map_err(LoadError::Spec)
-    }
-
-    /// The ANTLR reading of a `.g4` spec (`None` for other specs), with `warn` its
-    /// warnings about target code printed to stderr; errors printed and the exit code.
-    pub fn antlr(&self, warn: bool) -> Result<Option<thicket_antlr::AntlrSpec>, u8> {
-        self.try_antlr(warn).map_err(LoadError::report)
-    }
-
-    fn try_antlr(&self, warn: bool) -> Result<Option<thicket_antlr::AntlrSpec>, LoadError> {
-        if !thicket_antlr::is_g4(&self.spec) {
-            return Ok(None);
-        }
-        let mut paths = vec![self.spec.clone()];
-        if let Some(lexer) = &self.lexer {
-            paths.push(lexer.clone());
-        } else if let Some(vocab) = thicket_antlr::lexer_beside(&self.spec) {
-            paths.push(vocab);
-        }
-        let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
-        let start = self
-            .start
-            .as_deref()
-            .map(|s| s.trim_start_matches('<').trim_end_matches('>'));
-        let antlr = thicket_antlr::load_g4_files(&paths, start, self.max_spec_size)
-            .map_err(LoadError::Spec)?;
-        if warn {
-            for (source, warning) in &antlr.warnings {
-                eprint!("{}", warning.render(source));
-            }
-        }
-        Ok(Some(antlr))
+    /// The ANTLR reading of a `.g4` spec (`None` for other specs), its warnings about
+    /// target code printed to stderr; errors printed and the exit code.
+    pub fn antlr(&self) -> Result<Option<thicket_antlr::AntlrSpec>, u8> {
+        let antlr = self.file().antlr().map_err(|e| report(&e))?;
+        antlr.iter().for_each(print_warnings);
+        Ok(antlr)
     }
 
     /// Whether the spec's `where` constraints speak about the inputs at hand: they are
     /// about whole inputs, so not when `--start` picks another rule.
     pub fn constraints_apply(&self) -> bool {
-        self.start.as_deref().is_none_or(|s| {
-            s.trim_start_matches('<').trim_end_matches('>') == thicket_grammar::DEFAULT_START
-        })
+        self.file().constraints_apply()
+    }
+}
+
+fn print_warnings(antlr: &thicket_antlr::AntlrSpec) {
+    for (source, warning) in &antlr.warnings {
+        eprint!("{}", warning.render(source));
     }
 }
 
@@ -210,22 +177,20 @@ impl SolveArgs {
     /// its own and those on the command line (constraint files read up to the spec's
     /// size limit), or none with `--no-constraints`; errors printed and the exit code.
     pub fn load(&self, spec: &SpecArgs) -> Result<(Spec, Vec<Constraint>), u8> {
-        let (loaded, constraints) = self.load_compiled(spec)?;
-        Ok((loaded.spec, constraints))
+        let (compiled, constraints) = self.load_compiled(spec)?;
+        Ok((compiled.loaded.spec, constraints))
     }
 
     /// [`SolveArgs::load`], keeping the whole compiled spec (its generators and goals).
-    pub fn load_compiled(
-        &self,
-        spec: &SpecArgs,
-    ) -> Result<(thicket_fandango::LoadedSpec, Vec<Constraint>), u8> {
-        let loaded = spec.load_compiled()?;
+    pub fn load_compiled(&self, spec: &SpecArgs) -> Result<(Compiled, Vec<Constraint>), u8> {
+        let compiled = spec.compile(false)?;
         if self.no_constraints {
-            return Ok((loaded, Vec::new()));
+            return Ok((compiled, Vec::new()));
         }
+        let loaded = &compiled.loaded;
         let mut constraints = loaded.core_constraints();
-        constraints.extend(self.constraints.compile(&loaded, spec.max_spec_size)?);
-        Ok((loaded, constraints))
+        constraints.extend(self.constraints.compile(loaded, spec.max_spec_size)?);
+        Ok((compiled, constraints))
     }
 
     /// A solver for `constraints` with the limits `config`, taking the subtrees of
@@ -246,21 +211,13 @@ impl SolveArgs {
     }
 }
 
-/// Why a spec was not loaded.
-pub enum LoadError {
-    /// Its errors.
-    Spec(SpecError),
-    /// Something already reported on stderr, with the exit code.
-    Reported(u8),
-}
-
-impl LoadError {
-    /// Prints the spec's errors rustc-style (if not reported yet) and returns the exit
-    /// code.
-    pub fn report(self) -> u8 {
-        match self {
-            LoadError::Spec(error) => report(&error),
-            LoadError::Reported(code) => code,
+/// Prints why a spec was not loaded and returns the exit code.
+pub fn report_load(error: LoadError) -> u8 {
+    match error {
+        LoadError::Spec(error) => report(&error),
+        LoadError::LexerWithoutAntlr => {
+            eprintln!("error: --lexer is for ANTLR parser grammars (.g4 specs)");
+            exit::USAGE
         }
     }
 }

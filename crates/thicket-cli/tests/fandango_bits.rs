@@ -233,3 +233,144 @@ fn fuzzing_runs_bit_fields_packed_and_resumes_from_packed_inputs() {
         serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
     assert!(stats["execs"].as_u64().unwrap() >= 80, "{stats}");
 }
+
+/// A spec whose inputs are bytes of eight bit fields each.
+const BYTES: &str = "<start> ::= <byte>+\n<byte> ::= <bit>{8}\n";
+
+/// Writes `files` (name, bytes) into `dir`, returning their paths in order.
+fn write_inputs(dir: &Path, files: &[(String, Vec<u8>)]) -> Vec<String> {
+    std::fs::create_dir_all(dir).unwrap();
+    files
+        .iter()
+        .map(|(name, bytes)| {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path.to_string_lossy().into_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn minimize_reduces_a_packed_input_through_its_bit_fields() {
+    let temp = tempfile::tempdir().unwrap();
+    let spec = temp.path().join("bytes.fan");
+    std::fs::write(&spec, BYTES).unwrap();
+    let input = temp.path().join("crash");
+    std::fs::write(&input, b"packed input, X marks it").unwrap();
+    let small = temp.path().join("small");
+    // The target crashes on any input holding an X.
+    let out = thicket(&[
+        "minimize",
+        spec.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "-o",
+        small.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        "if grep -q X \"$0\"; then kill -SEGV $$; fi",
+        "@@",
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    // Read bit by bit, the input is in the grammar, and so is what it reduces to.
+    assert!(!err.contains("not in the grammar"), "{err}");
+    assert!(err.contains(", in the grammar"), "{err}");
+    assert_eq!(std::fs::read(&small).unwrap(), b"X");
+}
+
+#[test]
+fn learn_coverage_reads_packed_inputs_bit_by_bit() {
+    let temp = tempfile::tempdir().unwrap();
+    let spec = temp.path().join("flags.fan");
+    std::fs::write(&spec, "<start> ::= <italic> <bit>{7}\n<italic> ::= <bit>\n").unwrap();
+    // Inputs whose first bit is set cover the location.
+    let files: Vec<(String, Vec<u8>)> = (0..40u8)
+        .map(|i| (format!("{i:02}"), vec![i.wrapping_mul(37)]))
+        .collect();
+    let inputs = write_inputs(&temp.path().join("inputs"), &files);
+    let matrix = serde_json::json!({
+        "executor": "by hand",
+        "inputs": inputs,
+        "locations": ["line target.py:2"],
+        "covered": files.iter().map(|(_, b)| if b[0] & 0x80 != 0 { vec![0] } else { vec![] }).collect::<Vec<_>>(),
+    });
+    let matrix_file = temp.path().join("matrix.json");
+    std::fs::write(&matrix_file, matrix.to_string()).unwrap();
+    let model = temp.path().join("model.json");
+    let out = thicket(&[
+        "learn-coverage",
+        spec.to_str().unwrap(),
+        temp.path().join("inputs").to_str().unwrap(),
+        "-o",
+        model.to_str().unwrap(),
+        "--from-matrix",
+        matrix_file.to_str().unwrap(),
+        "-k",
+        "3",
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("(0 rejected by the grammar)"), "{err}");
+    // The location's tree tells the italic bit, read from the packed inputs, without
+    // a mistake.
+    let out = thicket(&[
+        "explain",
+        model.to_str().unwrap(),
+        "target.py:2",
+        "--spec",
+        spec.to_str().unwrap(),
+    ]);
+    let explained = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(explained.contains("accuracy 1.000"), "{explained}");
+}
+
+#[test]
+fn mine_reads_packed_samples_bit_by_bit() {
+    let temp = tempfile::tempdir().unwrap();
+    let spec = temp.path().join("flags.fan");
+    std::fs::write(&spec, "<start> ::= <italic> <bit>{7}\n<italic> ::= <bit>\n").unwrap();
+    let sample = |set: bool, i: u8| {
+        let byte = (i * 29) & 0x7f;
+        vec![if set { byte | 0x80 } else { byte }]
+    };
+    let positives: Vec<(String, Vec<u8>)> =
+        (0..6).map(|i| (format!("p{i}"), sample(true, i))).collect();
+    let negatives: Vec<(String, Vec<u8>)> = (0..6)
+        .map(|i| (format!("n{i}"), sample(false, i)))
+        .collect();
+    write_inputs(&temp.path().join("good"), &positives);
+    write_inputs(&temp.path().join("bad"), &negatives);
+    let out = thicket(&[
+        "mine",
+        spec.to_str().unwrap(),
+        "--positive",
+        temp.path().join("good").to_str().unwrap(),
+        "--negative",
+        temp.path().join("bad").to_str().unwrap(),
+        "--json",
+    ]);
+    let err = text(&out.stderr);
+    assert!(!err.contains("not in the grammar"), "{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(text(&out.stdout).trim()).unwrap_or_else(|e| panic!("{e}: {err}"));
+    assert_eq!(report["positives"], 6, "{report}");
+    assert_eq!(report["negatives"], 6, "{report}");
+}
+
+#[test]
+fn learn_reads_packed_samples_bit_by_bit() {
+    let temp = tempfile::tempdir().unwrap();
+    let spec = temp.path().join("flags.fan");
+    std::fs::write(&spec, "<start> ::= <italic> <bit>{7}\n<italic> ::= <bit>\n").unwrap();
+    let samples: Vec<(String, Vec<u8>)> = (0..5u8)
+        .map(|i| (format!("s{i}"), vec![0x80 | i]))
+        .collect();
+    let dir = temp.path().join("samples");
+    write_inputs(&dir, &samples);
+    let out = thicket(&["learn", spec.to_str().unwrap(), dir.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("learned from 5 samples"), "{err}");
+}

@@ -30,6 +30,7 @@
 
 pub mod cart;
 pub mod features;
+pub mod learning;
 pub mod matrix;
 pub mod model;
 pub mod refine;

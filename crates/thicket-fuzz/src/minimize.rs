@@ -24,9 +24,10 @@
 //! input so far is the result, which is always one that was seen failing.
 
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use std::borrow::Cow;
 use std::hash::Hasher;
 use std::time::Instant;
-use thicket_gen::{GenRng, Generator};
+use thicket_gen::{Encoding, GenRng, Generator};
 use thicket_grammar::{Expr, Grammar, SymbolId};
 use thicket_parse::Parser;
 use thicket_tree::{DerivationTree, NodeId, TreeSink};
@@ -71,6 +72,8 @@ pub struct Minimizer<'a, F> {
     grammar: &'a Grammar,
     generator: &'a Generator<'a>,
     parser: Option<&'a Parser<'a>>,
+    /// How a tree stands for its input when that is not its text.
+    encoding: Option<&'a dyn Encoding>,
     test: F,
     limits: MinimizeLimits,
     tried: FxHashSet<u64>,
@@ -96,11 +99,29 @@ where
             grammar: generator.grammar(),
             generator,
             parser,
+            encoding: None,
             test,
             limits,
             tried: FxHashSet::default(),
             rng: Generator::rng_for(seed, 0),
             stats: MinimizeStats::default(),
+        }
+    }
+
+    /// A minimiser whose candidates run as `encoding` encodes their trees (Fandango's
+    /// bit fields packed into bytes) rather than as their text; a candidate tree that
+    /// stands for no input is not taken.
+    pub fn with_encoding(mut self, encoding: &'a dyn Encoding) -> Minimizer<'a, F> {
+        self.encoding = Some(encoding);
+        self
+    }
+
+    /// The input `tree` stands for: its text, or its encoding (`None` if it stands for
+    /// none).
+    fn input_of<'t>(&self, tree: &'t DerivationTree) -> Option<Cow<'t, [u8]>> {
+        match self.encoding {
+            None => Some(Cow::Borrowed(tree.bytes())),
+            Some(encoding) => encoding.encode(tree).ok().map(Cow::Owned),
         }
     }
 
@@ -142,7 +163,13 @@ where
         tree: &mut DerivationTree,
         candidate: DerivationTree,
     ) -> Result<bool, E> {
-        if candidate.bytes().len() >= tree.bytes().len() || !self.fails(candidate.bytes())? {
+        if candidate.bytes().len() >= tree.bytes().len() {
+            return Ok(false);
+        }
+        let Some(input) = self.input_of(&candidate) else {
+            return Ok(false);
+        };
+        if !self.fails(&input)? {
             return Ok(false);
         }
         *tree = candidate;
@@ -152,7 +179,9 @@ where
     /// Reduces a failing input given as its derivation tree (it must fail: it is not
     /// run again), through the grammar: the result is a tree of the same grammar.
     pub fn minimize_tree(&mut self, mut tree: DerivationTree) -> Result<DerivationTree, E> {
-        self.tried.insert(candidate_key(tree.bytes()));
+        if let Some(input) = self.input_of(&tree) {
+            self.tried.insert(candidate_key(&input));
+        }
         loop {
             let before = tree.bytes().len();
             self.shrink_repetitions(&mut tree)?;
@@ -511,13 +540,95 @@ pub fn reduce(
         return Ok(None);
     };
     events(ReduceEvent::Fails { key: &key });
-    let generator = Generator::new(grammar, thicket_gen::GenConfig::default())
-        .map_err(|e| crate::FuzzError::Campaign(e.to_string()))?;
     let parser = Parser::new(grammar, Default::default())
         .map_err(|e| crate::FuzzError::Campaign(e.to_string()))?;
+    let start = Start {
+        grammar,
+        input,
+        key,
+        tree: parser.parse(input).map(|parsed| parsed.tree()),
+        parser: Some(&parser),
+        encoding: None,
+    };
+    shrink(start, judge, limits, seed, bytes, events)
+}
+
+/// An input that is an encoding of its tree (Fandango's bit fields packed into bytes),
+/// for [`reduce_encoded`].
+pub struct Encoded<'a> {
+    /// The input.
+    pub input: &'a [u8],
+    /// Its tree, read by the caller, or why it has none.
+    pub tree: Result<DerivationTree, thicket_parse::ParseError>,
+    /// How trees stand for inputs.
+    pub encoding: &'a dyn Encoding,
+}
+
+/// [`reduce`] for an input that is an encoding of its tree: each candidate tree runs
+/// as `encoded.encoding` encodes it, and the terminals' bytes are not edited (an edit
+/// of the text is no edit of the input); the bytes of an input without a tree, or with
+/// `bytes` after the tree passes, are reduced as they are.
+pub fn reduce_encoded(
+    grammar: &Grammar,
+    judge: &mut thicket_exec::Judge,
+    encoded: Encoded<'_>,
+    limits: MinimizeLimits,
+    seed: u64,
+    bytes: bool,
+    events: &mut dyn FnMut(ReduceEvent<'_>),
+) -> Result<Option<Reduced>, crate::FuzzError> {
+    let Some(key) = failure_key(judge, encoded.input)? else {
+        return Ok(None);
+    };
+    events(ReduceEvent::Fails { key: &key });
+    let start = Start {
+        grammar,
+        input: encoded.input,
+        key,
+        tree: encoded.tree,
+        parser: None,
+        encoding: Some(encoded.encoding),
+    };
+    shrink(start, judge, limits, seed, bytes, events)
+}
+
+/// A failing input about to be reduced.
+struct Start<'a> {
+    grammar: &'a Grammar,
+    input: &'a [u8],
+    /// How it fails.
+    key: String,
+    /// Its tree, or why it has none.
+    tree: Result<DerivationTree, thicket_parse::ParseError>,
+    /// The parser that lets terminals' bytes be reduced.
+    parser: Option<&'a Parser<'a>>,
+    /// How trees stand for inputs, if not as their text.
+    encoding: Option<&'a dyn Encoding>,
+}
+
+/// Reduces a failing input through its tree if it has one (then bytes too with
+/// `bytes`), else by its bytes.
+fn shrink(
+    start: Start<'_>,
+    judge: &mut thicket_exec::Judge,
+    limits: MinimizeLimits,
+    seed: u64,
+    bytes: bool,
+    events: &mut dyn FnMut(ReduceEvent<'_>),
+) -> Result<Option<Reduced>, crate::FuzzError> {
+    let Start {
+        grammar,
+        input,
+        key,
+        tree,
+        parser,
+        encoding,
+    } = start;
+    let generator = Generator::new(grammar, thicket_gen::GenConfig::default())
+        .map_err(|e| crate::FuzzError::Campaign(e.to_string()))?;
     // Read before the minimiser borrows `events`: the tree, or why there is none.
-    let tree = match parser.parse(input) {
-        Ok(parsed) => Some(parsed.tree()),
+    let tree = match tree {
+        Ok(tree) => Some(tree),
         Err(error) => {
             events(ReduceEvent::OutsideGrammar { error: &error });
             None
@@ -540,14 +651,21 @@ pub fn reduce(
         }
         Ok(same)
     };
-    let mut minimizer = Minimizer::new(&generator, Some(&parser), test, limits, seed);
+    let mut minimizer = Minimizer::new(&generator, parser, test, limits, seed);
+    if let Some(encoding) = encoding {
+        minimizer = minimizer.with_encoding(encoding);
+    }
     let (reduced, in_grammar) = match tree {
         Some(tree) => {
             let tree = minimizer.minimize_tree(tree)?;
+            // The tree taken last failed as its input, so it stands for one.
+            let reduced = minimizer
+                .input_of(&tree)
+                .map_or_else(|| input.to_vec(), Cow::into_owned);
             if bytes {
-                (minimizer.minimize_bytes(tree.bytes())?, false)
+                (minimizer.minimize_bytes(&reduced)?, false)
             } else {
-                (tree.bytes().to_vec(), true)
+                (reduced, true)
             }
         }
         None => (minimizer.minimize_bytes(input)?, false),
@@ -638,6 +756,53 @@ mod tests {
         // before the two that matter (a local minimum of these moves).
         let items = text.split(',').count();
         assert!(text.len() <= 7 && items <= 3, "{text}");
+    }
+
+    /// An encoding that stands for a tree by its text reversed, and for no input when
+    /// the text holds a 5.
+    struct Reversed;
+
+    impl Encoding for Reversed {
+        fn encode(&self, tree: &DerivationTree) -> Result<Vec<u8>, String> {
+            if tree.bytes().contains(&b'5') {
+                return Err("a 5 stands for no input".to_string());
+            }
+            Ok(tree.bytes().iter().rev().copied().collect())
+        }
+
+        fn decode(&self, _: &[u8]) -> Option<DerivationTree> {
+            None
+        }
+    }
+
+    #[test]
+    fn with_an_encoding_candidates_run_encoded_and_trees_without_input_are_skipped() {
+        let grammar = load_spec_text("t.fan", LISTS.as_bytes()).unwrap();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let parser = Parser::new(&grammar, Default::default()).unwrap();
+        let tree = parser.parse(b"[1,[5,23],4]").unwrap().tree();
+        let mut ran = Vec::new();
+        let mut minimizer = Minimizer::new(
+            &generator,
+            None,
+            |c: &[u8]| {
+                ran.push(c.to_vec());
+                // Fails while the encoded input ends with `]` then the 3 (`[...3]`
+                // reversed starts `]3`): the run sees the encoding, not the text.
+                Ok::<_, ()>(c.starts_with(b"]") && c.contains(&b'3'))
+            },
+            MinimizeLimits::default(),
+            1,
+        )
+        .with_encoding(&Reversed);
+        let tree = minimizer.minimize_tree(tree).unwrap();
+        let text = String::from_utf8(tree.bytes().to_vec()).unwrap();
+        assert!(text.contains('3') && text.ends_with(']'), "{text}");
+        assert!(text.len() < "[1,[5,23],4]".len(), "{text}");
+        assert!(
+            ran.iter().all(|input| !input.contains(&b'5')),
+            "a 5 was run"
+        );
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Mining with a program: samples labelled by whether the program accepts them, and
 //! results validated by running inputs solved for them.
 //!
-//! The program is a closure (`accepts`: the input's bytes to whether the program
-//! accepts it, or why it could not be run), so this crate needs no executor: `thicket
+//! The program is a closure (`accepts`: an input's tree to whether the program accepts
+//! the input it stands for, or why it could not be run; the caller knows how a tree
+//! stands for its input: its text, or Fandango's bit fields packed into bytes), so this
+//! crate needs no executor: `thicket
 //! mine` passes one that runs its target through a `thicket_exec::Judge`.
 
 use crate::Mined;
@@ -34,7 +36,7 @@ pub fn label<E>(
     negatives: &mut Vec<DerivationTree>,
     (generate, mutate): (usize, usize),
     seed: u64,
-    accepts: &mut dyn FnMut(&[u8]) -> Result<bool, E>,
+    accepts: &mut dyn FnMut(&DerivationTree) -> Result<bool, E>,
 ) -> Result<Labelled, E> {
     let originals = positives.clone();
     let mut labelled = Labelled {
@@ -53,7 +55,7 @@ pub fn label<E>(
                 None => continue,
             }
         };
-        if accepts(tree.bytes())? {
+        if accepts(&tree)? {
             labelled.accepted += 1;
             positives.push(tree);
         } else {
@@ -84,7 +86,7 @@ pub fn validate<E>(
     mined: &mut Mined,
     per_result: usize,
     seed: u64,
-    accepts: &mut dyn FnMut(&[u8]) -> Result<bool, E>,
+    accepts: &mut dyn FnMut(&DerivationTree) -> Result<bool, E>,
     note: &mut dyn FnMut(&str),
 ) -> Result<Vec<Option<Validated>>, E> {
     let mut validation = Vec::with_capacity(mined.results.len());
@@ -110,7 +112,7 @@ pub fn validate<E>(
         };
         for tree in solver.solutions(seed).take(per_result).flatten() {
             validated.solved += 1;
-            validated.accepted += usize::from(accepts(tree.bytes())?);
+            validated.accepted += usize::from(accepts(&tree)?);
         }
         validation.push(Some(validated));
     }
@@ -152,7 +154,7 @@ mod tests {
         let grammar = load_spec_text("t.bnf", DIGITS.as_bytes()).unwrap();
         let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
         // The program accepts inputs without a 3.
-        let mut accepts = |input: &[u8]| Ok::<_, ()>(!input.contains(&b'3'));
+        let mut accepts = |tree: &DerivationTree| Ok::<_, ()>(!tree.bytes().contains(&b'3'));
         let (mut positives, mut negatives) = (Vec::new(), Vec::new());
         let labelled = label(
             &generator,

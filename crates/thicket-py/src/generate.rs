@@ -9,11 +9,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
-use thicket_fandango::{
-    GeneratorRefusal, InputStream, LoadedSpec, Made, SpecProducer, SpecSolver, Stop, StreamConfig,
-};
-use thicket_gen::{ChoicePolicy, GenConfig, Generator, Weights};
-use thicket_solve::{Solver, SolverConfig};
+use thicket_driver::{BuildError as DriverError, MakerOptions};
+use thicket_fandango::{GeneratorRefusal, InputStream, LoadedSpec, Made, Stop, StreamConfig};
+use thicket_gen::{ChoicePolicy, GenConfig, Generator};
+use thicket_solve::Solver;
 use thicket_tree::DerivationTree;
 
 /// Inputs made per call of `Spec.generate`'s loop (in parallel, with the GIL released);
@@ -65,28 +64,12 @@ impl BuildError {
     }
 }
 
-/// What makes inputs of one spec under one set of limits.
+/// What makes inputs of one spec under one set of limits: `thicket generate`'s makers
+/// (see [`thicket_driver::Makers`]), and an ANTLR grammar's input maker.
 pub struct Makers<'g> {
-    generator: Generator<'g>,
-    /// Present when constraints, goals or `:=` generators are in force.
-    solver: Option<Solver<'g>>,
-    /// Whether the spec's goals rank the solver's solutions.
-    goals: bool,
-    /// A fuzzingbook grammar's `prob` options, for plain generation.
-    weights: Option<Weights>,
+    makers: thicket_driver::Makers<'g>,
     /// An ANTLR grammar's input maker: plain inputs are drawn by it.
     antlr: Option<Arc<AntlrCell>>,
-}
-
-impl<'g> Makers<'g> {
-    /// The producer `thicket generate` uses for the same spec and options.
-    fn producer<'a>(&'a self, loaded: &'a LoadedSpec) -> SpecProducer<'a, 'g> {
-        let solver = self.solver.as_ref().map(|solver| SpecSolver {
-            solver,
-            goals: self.goals.then_some(loaded),
-        });
-        SpecProducer::choose(&self.generator, solver, self.weights.as_ref())
-    }
 }
 
 self_cell::self_cell!(
@@ -107,44 +90,27 @@ impl Engine {
         constraints: bool,
         antlr: Option<Arc<AntlrCell>>,
     ) -> Result<Engine, BuildError> {
-        loaded.generable().map_err(BuildError::Refused)?;
         Engine::try_new(loaded, |loaded| {
-            let grammar = &loaded.spec.grammar;
-            let mut generator =
-                thicket_fandango::generator(&loaded.spec, config).map_err(|e| match e {
-                    GeneratorRefusal::Limits(why) => BuildError::Refused(why),
-                    GeneratorRefusal::Spec { errors, .. } => BuildError::Spec(errors),
-                })?;
-            if antlr.is_some() {
-                generator.set_printable_ascii_share(thicket_antlr::generate::PRINTABLE_PERCENT);
-            }
-            let core = if constraints {
-                loaded.core_constraints()
-            } else {
-                Vec::new()
+            let options = MakerOptions {
+                config,
+                constraints: if constraints {
+                    loaded.core_constraints()
+                } else {
+                    Vec::new()
+                },
+                goals: constraints,
+                antlr: antlr.is_some(),
+                deadline: None,
             };
-            let goals = constraints && !loaded.goals.is_empty();
-            let solver_config = SolverConfig {
-                generation: config,
-                ..Default::default()
-            };
-            let solver = thicket_fandango::solver(
-                grammar,
-                core,
-                solver_config,
-                loaded.solver_parts(),
-                goals,
-            )
-            .map_err(|e| BuildError::Refused(e.to_string()))?;
-            let weights =
-                Weights::from_spec(grammar).filter(|_| solver.is_none() && antlr.is_none());
-            Ok(Makers {
-                generator,
-                solver,
-                goals,
-                weights,
-                antlr,
-            })
+            let makers = thicket_driver::Makers::new(loaded, options).map_err(|e| match e {
+                DriverError::NotGenerable(why) => BuildError::Refused(why),
+                DriverError::Generator(GeneratorRefusal::Limits(why)) => BuildError::Refused(why),
+                DriverError::Generator(GeneratorRefusal::Spec { errors, .. }) => {
+                    BuildError::Spec(errors)
+                }
+                DriverError::Unsolvable(e) => BuildError::Refused(e.to_string()),
+            })?;
+            Ok(Makers { makers, antlr })
         })
     }
 
@@ -154,11 +120,14 @@ impl Engine {
         &self,
         f: impl FnOnce(&LoadedSpec, &Generator<'_>, Option<&Solver<'_>>) -> T,
     ) -> T {
-        self.with_dependent(|loaded, makers| f(loaded, &makers.generator, makers.solver.as_ref()))
+        self.with_dependent(|loaded, makers| {
+            let makers = &makers.makers;
+            f(loaded, &makers.generator, makers.solver.as_ref())
+        })
     }
 
     fn solving(&self) -> bool {
-        self.with_dependent(|_, makers| makers.solver.is_some())
+        self.with_dependent(|_, makers| makers.makers.solver.is_some())
     }
 
     /// The next inputs of `stream` (see [`InputStream::next_batch`]); the solver's
@@ -166,18 +135,9 @@ impl Engine {
     fn next_batch(&self, stream: &mut InputStream, streams: u64) -> Vec<Made> {
         self.with_dependent(|loaded, makers| match &makers.antlr {
             Some(antlr) => antlr.with_dependent(|_, maker| {
-                let producer = thicket_antlr::AntlrProducer::new(&makers.generator, maker);
-                stream.next_batch(&producer, streams)
+                stream.next_batch(&makers.makers.producer(loaded, Some(maker)), streams)
             }),
-            // Fandango bit fields: the input is the tree's bits packed into bytes.
-            None if loaded.bits.is_some() => {
-                let producer = thicket_fandango::BitPacked {
-                    inner: makers.producer(loaded),
-                    spec: loaded,
-                };
-                stream.next_batch(&producer, streams)
-            }
-            None => stream.next_batch(&makers.producer(loaded), streams),
+            None => stream.next_batch(&makers.makers.producer(loaded, None), streams),
         })
     }
 
@@ -189,20 +149,19 @@ impl Engine {
             if let Some(antlr) = &makers.antlr {
                 // Drawn again; its separated text parsed by the byte grammar (whose
                 // first derivation is the one `thicket generate --format json` shows).
-                let drawn =
-                    antlr.with_dependent(|_, maker| maker.input(&makers.generator, seed, index));
+                let generator = &makers.makers.generator;
+                let drawn = antlr.with_dependent(|_, maker| maker.input(generator, seed, index));
                 let parsed = thicket_parse::Parser::new(grammar, Default::default())
                     .ok()
                     .and_then(|parser| parser.parse(&drawn.bytes).ok().map(|r| r.tree()));
                 return TreeData::new(parsed.as_ref().unwrap_or(&drawn.tree), grammar);
             }
             let mut rng = Generator::rng_for(seed, index);
-            let tree = match makers.producer(loaded) {
-                SpecProducer::Weighted(p) => {
-                    p.generator.generate_tree_weighted(&mut rng, p.weights).0
-                }
-                // The solver's inputs keep their trees; plain ones are made again.
-                _ => makers.generator.generate_tree(&mut rng).0,
+            // The solver's inputs keep their trees; plain ones are made again.
+            let makers = &makers.makers;
+            let tree = match &makers.weights {
+                Some(weights) => makers.generator.generate_tree_weighted(&mut rng, weights).0,
+                None => makers.generator.generate_tree(&mut rng).0,
             };
             TreeData::new(&tree, &loaded.spec.grammar)
         })

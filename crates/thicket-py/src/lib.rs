@@ -125,27 +125,24 @@ impl Spec {
         start: Option<&str>,
         lexer: Option<PathBuf>,
     ) -> PyResult<Spec> {
-        if thicket_antlr::is_g4(&path) {
-            let mut paths = vec![path.clone()];
-            paths.extend(lexer.or_else(|| thicket_antlr::lexer_beside(&path)));
-            let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
-            let read = py.detach(|| {
-                thicket_antlr::load_g4_files(
-                    &paths,
-                    start.map(bare),
-                    thicket_grammar::MAX_SPEC_BYTES,
-                )
-            });
-            return Spec::compile_antlr(py, read, start);
-        }
-        if lexer.is_some() {
-            return Err(PyValueError::new_err(
+        let mut file = thicket_driver::SpecFile::new(path);
+        file.start = start.map(str::to_string);
+        file.lexer = lexer;
+        let compiled = py.detach(|| file.compile(false)).map_err(|e| match e {
+            thicket_driver::LoadError::Spec(e) => spec_error(py, &e),
+            thicket_driver::LoadError::LexerWithoutAntlr => PyValueError::new_err(
                 "lexer is the lexer grammar of an ANTLR parser grammar (.g4 specs)",
-            ));
-        }
-        let options = load_options(start);
-        let loaded = py.detach(|| thicket_grammar::load_spec_file(&path, &options));
-        Spec::compile(py, loaded, start, None)
+            ),
+        })?;
+        let antlr = compiled
+            .antlr
+            .map(|antlr| Arc::new(py.detach(|| AntlrCell::new(antlr, |a| InputMaker::new(a)))));
+        Ok(Spec {
+            loaded: Arc::new(compiled.loaded),
+            constraints_apply: file.constraints_apply(),
+            parser: OnceLock::new(),
+            antlr,
+        })
     }
 
     /// The name the spec was read under (its path, or `<text>.fan`).

@@ -1,0 +1,29 @@
+//! # thicket-driver
+//!
+//! The drivers `thicket` (the command line) and `thicket` (the Python module) share, so
+//! that a shell user, a Rust user and a Python user get the same behaviour from the same
+//! spec and options:
+//!
+//! - [`SpecFile`]: a spec read from a file in any format thicket reads (`.fan`, `.bnf`,
+//!   a `.json` grammar dictionary, an ANTLR 4 `.g4` grammar with its lexer) and compiled
+//!   into a [`thicket_fandango::LoadedSpec`];
+//! - [`Makers`] and [`InputProducer`]: the producer of fresh inputs a spec's options
+//!   give (the constraint solver, ANTLR-aware generation, weights, plain generation;
+//!   Fandango's bit fields packed into bytes), one [`thicket_gen::Producer`] whoever
+//!   drives it;
+//! - [`InputGrammar`] and [`InputReader`]: an input file read into the spec's tree,
+//!   bit by bit when the spec packs bit fields into bytes
+//!   ([`thicket_fandango::Unpacker`]), as its text otherwise;
+//! - [`files`]: the input files of a command (files, folders expanded in path order,
+//!   stdin), each read whole under a size cap.
+
+#![warn(missing_docs)]
+
+pub mod files;
+mod load;
+mod produce;
+mod read;
+
+pub use load::{Compiled, LoadError, SpecFile};
+pub use produce::{BuildError, InputProducer, MakerOptions, Makers};
+pub use read::{InputGrammar, InputReader};

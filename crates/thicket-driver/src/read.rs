@@ -1,0 +1,192 @@
+//! An input read into the spec's tree: as its text, or bit by bit when the spec packs
+//! bit fields into bytes.
+
+use rustc_hash::FxHashSet;
+use thicket_cover::{Coverage, KPath, KPathGraph};
+use thicket_fandango::{BitLayout, PackedBits, UnpackedGrammar, Unpacker};
+use thicket_grammar::{ExprId, Grammar, Spec, SpecError};
+use thicket_parse::{CompileError, ParseConfig, ParseError, ParseResult, Parser};
+use thicket_tree::DerivationTree;
+
+/// The grammar a spec's inputs are read with: the spec's own, or, when its inputs pack
+/// bit fields into bytes, the grammar over their bits ([`UnpackedGrammar`]).
+pub struct InputGrammar<'s> {
+    grammar: &'s Grammar,
+    /// With bit fields: where they are, and the grammar over the inputs' bits.
+    packed: Option<(BitLayout, UnpackedGrammar)>,
+}
+
+impl<'s> InputGrammar<'s> {
+    /// The grammar `spec`'s inputs are read with, or the spec's error at the terminal
+    /// that cannot be read one bit at a time.
+    pub fn new(spec: &'s Spec) -> Result<InputGrammar<'s>, SpecError> {
+        let layout = BitLayout::new(&spec.grammar, &spec.fandango.bit_terminals);
+        let unpacked = thicket_fandango::unpacked_grammar(spec)?;
+        Ok(InputGrammar {
+            grammar: &spec.grammar,
+            packed: layout.zip(unpacked),
+        })
+    }
+
+    /// Whether the inputs pack bit fields into bytes (and are read bit by bit).
+    pub fn packs_bits(&self) -> bool {
+        self.packed.is_some()
+    }
+
+    /// A reader of the spec's inputs.
+    pub fn reader(&self, config: ParseConfig) -> Result<InputReader<'_>, CompileError> {
+        Ok(match &self.packed {
+            Some((_, unpacked)) => InputReader::Bits(unpacked.parser(config)?),
+            None => InputReader::Text(Parser::new(self.grammar, config)?),
+        })
+    }
+
+    /// How trees stand for inputs when the inputs pack bit fields into bytes (a
+    /// campaign's or a minimisation's [`thicket_gen::Encoding`]); `None` when the
+    /// inputs are their trees' text.
+    pub fn encoding(&self, config: ParseConfig) -> Result<Option<PackedBits<'_>>, CompileError> {
+        let Some((layout, unpacked)) = &self.packed else {
+            return Ok(None);
+        };
+        Ok(Some(PackedBits {
+            layout,
+            grammar: self.grammar,
+            unpacker: unpacked.parser(config)?,
+        }))
+    }
+}
+
+/// Reads a spec's inputs into its trees (see [`InputGrammar::reader`]).
+pub enum InputReader<'g> {
+    /// Inputs that are their trees' text.
+    Text(Parser<'g>),
+    /// Inputs that pack bit fields into bytes, read one bit at a time.
+    Bits(Unpacker<'g>),
+}
+
+impl InputReader<'_> {
+    /// The spec's tree of `input`, or why it is not in the language (for packed
+    /// inputs, the rejection's offset is the packed input's byte where reading failed).
+    pub fn read(&self, input: &[u8]) -> Result<DerivationTree, ParseError> {
+        match self {
+            InputReader::Text(parser) => parser.parse(input).map(|result| result.tree()),
+            InputReader::Bits(unpacker) => unpacker.parse(input),
+        }
+    }
+
+    /// Runs `read` on the parse of `input` (for packed inputs, of the input unpacked
+    /// into a byte per bit, whose trees' node ids are the spec's): for what every parse
+    /// holds, such as the k-paths present in any derivation.
+    pub fn with_parse<R>(
+        &self,
+        input: &[u8],
+        read: impl FnOnce(&ParseResult<'_, '_>) -> R,
+    ) -> Result<R, ParseError> {
+        match self {
+            InputReader::Text(parser) => parser.parse(input).map(|result| read(&result)),
+            InputReader::Bits(unpacker) => unpacker.with_parse(input, read),
+        }
+    }
+
+    /// The k-path coverage of `input` for paths up to `max_k` long: of the tree the
+    /// parser chooses, or with `all_parses` of every derivation (an input the chart
+    /// shows unambiguous has them all in its one tree). The tree of a packed input,
+    /// unpacked, has the spec's nodes, so its paths are the packed input's.
+    pub fn coverage(
+        &self,
+        graph: &KPathGraph,
+        input: &[u8],
+        max_k: usize,
+        all_parses: bool,
+    ) -> Result<Coverage, ParseError> {
+        let is_node = |x: u32| graph.is_node(ExprId::from_index(x as usize));
+        let mut own = Coverage::new(max_k);
+        let paths = match self {
+            InputReader::Text(parser) => {
+                let parsed = parser.parse(input)?;
+                if all_parses && !parsed.known_unambiguous() {
+                    Some(parsed.paths_in_any_parse(is_node, max_k))
+                } else {
+                    let tree = parsed.tree();
+                    // The chart's memory is free again before coverage needs its own.
+                    drop(parsed);
+                    own.add_tree(graph, &tree);
+                    None
+                }
+            }
+            InputReader::Bits(unpacker) => unpacker.with_parse(input, |parsed| {
+                (all_parses && !parsed.known_unambiguous())
+                    .then(|| parsed.paths_in_any_parse(is_node, max_k))
+            })?,
+        };
+        match paths {
+            Some(paths) => {
+                own.add_paths(paths);
+            }
+            None if matches!(self, InputReader::Bits(_)) => {
+                own.add_tree(graph, &self.read(input)?);
+            }
+            None => {}
+        }
+        Ok(own)
+    }
+
+    /// The k-paths of `input` in any of its parses, up to `max_k` long (CODEINE's
+    /// features).
+    pub fn paths_in_any_parse(
+        &self,
+        graph: &KPathGraph,
+        input: &[u8],
+        max_k: usize,
+    ) -> Result<FxHashSet<KPath>, ParseError> {
+        self.with_parse(input, |parsed| {
+            parsed.paths_in_any_parse(|x| graph.is_node(ExprId::from_index(x as usize)), max_k)
+        })
+    }
+
+    /// The parser of text inputs (`None` for packed ones).
+    pub fn text_parser(&self) -> Option<&Parser<'_>> {
+        match self {
+            InputReader::Text(parser) => Some(parser),
+            InputReader::Bits(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> Spec {
+        thicket_grammar::load_spec_bytes(
+            "t.fan",
+            text.as_bytes(),
+            &thicket_grammar::LoadOptions::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn packed_inputs_are_read_bit_by_bit_and_text_as_text() {
+        let bits = spec("<start> ::= <bit>{8}\n<bit> ::= 0 | 1\n");
+        let grammar = InputGrammar::new(&bits).unwrap();
+        assert!(grammar.packs_bits());
+        let reader = grammar.reader(ParseConfig::default()).unwrap();
+        // One byte is eight bits; the text "01000001" is eight bytes, no input.
+        assert!(reader.read(b"A").is_ok());
+        assert!(reader.read(b"01000001").is_err());
+        let encoding = grammar.encoding(ParseConfig::default()).unwrap().unwrap();
+        let tree = thicket_gen::Encoding::decode(&encoding, b"A").unwrap();
+        assert_eq!(
+            thicket_gen::Encoding::encode(&encoding, &tree).unwrap(),
+            b"A"
+        );
+        let text = spec("<start> ::= \"a\"+\n");
+        let grammar = InputGrammar::new(&text).unwrap();
+        assert!(!grammar.packs_bits());
+        assert!(grammar.encoding(ParseConfig::default()).unwrap().is_none());
+        let reader = grammar.reader(ParseConfig::default()).unwrap();
+        assert_eq!(reader.read(b"aa").unwrap().bytes(), b"aa");
+        assert_eq!(reader.with_parse(b"a", |r| r.tree().len()).unwrap(), 3);
+    }
+}
