@@ -118,13 +118,17 @@ pub trait Host: Send + Sync {
         tree: &DerivationTree,
         grammar: &Grammar,
         args: &[HostArg],
-    ) -> (Result<bool, HostError>, Option<Result<Vec<u8>, HostError>>) {
+    ) -> Judged {
         let _ = joint;
         let verdict = self.eval_bool(expr, tree, grammar, args);
         let text = matches!(verdict, Ok(false)).then(|| self.eval_text(value, tree, grammar, args));
         (verdict, text)
     }
 }
+
+/// A comparison's verdict and, where it is false, the text of the value a repair
+/// writes (see [`Host::eval_bool_then_text`]).
+pub type Judged = (Result<bool, HostError>, Option<Result<Vec<u8>, HostError>>);
 
 /// A shared host.
 pub type SharedHost = Arc<dyn Host>;

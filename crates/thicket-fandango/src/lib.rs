@@ -715,7 +715,7 @@ impl Host for LazyHost {
         tree: &DerivationTree,
         grammar: &Grammar,
         args: &[HostArg],
-    ) -> (Result<bool, HostError>, Option<Result<Vec<u8>, HostError>>) {
+    ) -> thicket_constraint::host::Judged {
         match self.get() {
             Ok(host) => host.eval_bool_then_text(expr, value, joint, tree, grammar, args),
             Err(e) => (Err(e), None),

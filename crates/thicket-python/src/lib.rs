@@ -114,7 +114,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
-pub use thicket_constraint::host::{Host, HostArg, HostError, HostExpr};
+pub use thicket_constraint::host::{Host, HostArg, HostError, HostExpr, Judged};
 use thicket_grammar::{Expr, Grammar};
 use thicket_tree::{DerivationTree, NodeId};
 use tree::{FlatTree, TreeKey, flatten};
@@ -398,6 +398,9 @@ struct Answer {
     above: Vec<bool>,
 }
 
+/// A tree as sent to the runner, and its text.
+type TreeText<'a> = (FlatTree, &'a [u8]);
+
 /// A binding's result, or why there is none; `None` while it is not known yet.
 type Slot = Option<Result<Reply, HostError>>;
 
@@ -674,7 +677,7 @@ impl PythonHost {
     pub fn generate_many(&self, calls: &[GeneratorCall<'_>]) -> Vec<Result<PyValue, HostError>> {
         let mut results: Vec<Option<Result<PyValue, HostError>>> = vec![None; calls.len()];
         // Each call's trees and encoded sources, or why it cannot be made.
-        let mut prepared: Vec<(usize, Vec<(FlatTree, &[u8])>, Vec<u8>)> = Vec::new();
+        let mut prepared: Vec<(usize, Vec<TreeText<'_>>, Vec<u8>)> = Vec::new();
         for (i, call) in calls.iter().enumerate() {
             match self.prepare_generator(call) {
                 Ok((flats, encoded)) => prepared.push((i, flats, encoded)),
@@ -722,11 +725,10 @@ impl PythonHost {
     }
 
     /// A generator call's trees (each source's whole tree) and its encoded binding.
-    #[allow(clippy::type_complexity)]
     fn prepare_generator<'c>(
         &self,
         call: &GeneratorCall<'c>,
-    ) -> Result<(Vec<(FlatTree, &'c [u8])>, Vec<u8>), HostError> {
+    ) -> Result<(Vec<TreeText<'c>>, Vec<u8>), HostError> {
         let (expr, sources) = (call.expr, &call.sources);
         if sources.len() != expr.params.len() {
             return Err(error(format!(
@@ -742,7 +744,7 @@ impl PythonHost {
                 shown(&expr.source)
             )));
         }
-        let mut flats: Vec<(FlatTree, &'c [u8])> = Vec::with_capacity(sources.len());
+        let mut flats: Vec<TreeText<'c>> = Vec::with_capacity(sources.len());
         let mut encoded = Vec::new();
         encoded.extend_from_slice(&(sources.len() as u16).to_le_bytes());
         for (k, source) in sources.iter().enumerate() {
@@ -1165,7 +1167,7 @@ impl Host for PythonHost {
         tree: &DerivationTree,
         grammar: &Grammar,
         args: &[HostArg],
-    ) -> (Result<bool, HostError>, Option<Result<Vec<u8>, HostError>>) {
+    ) -> Judged {
         let Some(joint) = joint else {
             let verdict = self.eval_bool(expr, tree, grammar, args);
             let text =

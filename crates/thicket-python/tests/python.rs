@@ -1092,17 +1092,24 @@ fn a_constraint_asked_again_on_the_same_tree_is_not_run_again() {
             Ok(false)
         );
     }
-    // Another tree, and another binding, are new requests.
+    // The same key in another tree is not run again (`seen` reads only its
+    // argument); another key is a new request.
     let other = parse(&g, "abc=1,abcd=3");
     let other_keys = nodes(&g, &other, "key");
     assert_eq!(
         host.eval_bool(&e, &other, &g, &[HostArg::Tree(other_keys[0])]),
         Ok(true)
     );
+    let third = parse(&g, "abd=1");
+    let third_key = nodes(&g, &third, "key")[0];
+    assert_eq!(
+        host.eval_bool(&e, &third, &g, &[HostArg::Tree(third_key)]),
+        Ok(true)
+    );
     assert_eq!(host.eval_constant("len(calls)"), Ok(PyValue::Int(3)));
     assert_eq!(
         host.eval_constant("','.join(calls)"),
-        Ok(PyValue::Str("abc,abcd,abc".into()))
+        Ok(PyValue::Str("abc,abcd,abd".into()))
     );
 }
 
