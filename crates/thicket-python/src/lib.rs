@@ -65,6 +65,12 @@
 //! call on a tree the process keeps sends a few bytes. A call prefers an idle process
 //! that keeps its tree.
 //!
+//! A binding is sent with only the smallest subtree that holds its arguments, as a
+//! tree of its own, and its result is kept for that subtree: the runner reports a call
+//! that looked above it (asked for its root's parent, or the root), and such a call is
+//! evaluated again over the whole tree (see `PythonHost::evaluate`). Several requests
+//! can go in one message (a batch: a tree's generators).
+//!
 //! The Python class behaves as Fandango's `DerivationTree` does in specs: `symbol`
 //! (`.name()` is `<x>`), `children`, `parent`, `str()`, `bytes()`, `int()`, `float()`,
 //! `len()` (the number of children), `value()`, `to_string()`, `to_bytes()`,
