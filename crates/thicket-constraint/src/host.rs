@@ -102,7 +102,33 @@ pub trait Host: Send + Sync {
             message: "this host evaluates truth values only".into(),
         })
     }
+
+    /// Judges `expr`, a comparison a repair satisfies by writing `value`'s text into a
+    /// tree, and where it is false also gives that text (as [`Host::eval_text`] gives
+    /// it; `None` if it was not asked for). `joint` is the comparison and its value
+    /// side in one expression, a pair `(verdict, value)` evaluating the value side
+    /// once (see [`crate::fandango::Assignment::joint`]): a host that can use it
+    /// evaluates that instead of both. By default `expr` is judged, then `value`
+    /// evaluated where it is false.
+    fn eval_bool_then_text(
+        &self,
+        expr: &HostExpr,
+        value: &HostExpr,
+        joint: Option<&HostExpr>,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Judged {
+        let _ = joint;
+        let verdict = self.eval_bool(expr, tree, grammar, args);
+        let text = matches!(verdict, Ok(false)).then(|| self.eval_text(value, tree, grammar, args));
+        (verdict, text)
+    }
 }
+
+/// A comparison's verdict and, where it is false, the text of the value a repair
+/// writes (see [`Host::eval_bool_then_text`]).
+pub type Judged = (Result<bool, HostError>, Option<Result<Vec<u8>, HostError>>);
 
 /// A shared host.
 pub type SharedHost = Arc<dyn Host>;

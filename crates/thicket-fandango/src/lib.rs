@@ -706,6 +706,21 @@ impl Host for LazyHost {
     ) -> Result<Vec<u8>, HostError> {
         self.get()?.eval_text(expr, tree, grammar, args)
     }
+
+    fn eval_bool_then_text(
+        &self,
+        expr: &HostExpr,
+        value: &HostExpr,
+        joint: Option<&HostExpr>,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> thicket_constraint::host::Judged {
+        match self.get() {
+            Ok(host) => host.eval_bool_then_text(expr, value, joint, tree, grammar, args),
+            Err(e) => (Err(e), None),
+        }
+    }
 }
 
 /// Fandango's `:=` generators: the subtrees of their rules are the parses of what
@@ -732,13 +747,50 @@ impl SubtreeSource for PythonGenerators {
     }
 
     fn text(&self, call: &SourceCall<'_>) -> Result<Vec<u8>, String> {
-        let host = self.host.get().map_err(|e| e.message)?;
+        self.texts(std::slice::from_ref(call))
+            .pop()
+            .unwrap_or_else(|| Err("the generator gave no value".into()))
+    }
+
+    fn texts(&self, calls: &[SourceCall<'_>]) -> Vec<Result<Vec<u8>, String>> {
+        let host = match self.host.get() {
+            Ok(host) => host,
+            Err(e) => return vec![Err(e.message); calls.len()],
+        };
+        let mut texts: Vec<Option<Result<Vec<u8>, String>>> = vec![None; calls.len()];
+        let mut asked = Vec::with_capacity(calls.len());
+        let mut generator_calls = Vec::with_capacity(calls.len());
+        for (k, call) in calls.iter().enumerate() {
+            match self.generator_call(call) {
+                Ok(g) => {
+                    asked.push(k);
+                    generator_calls.push(g);
+                }
+                Err(e) => texts[k] = Some(Err(e)),
+            }
+        }
+        for (k, value) in asked.into_iter().zip(host.generate_many(&generator_calls)) {
+            texts[k] = Some(value.map_err(|e| e.message).and_then(value_text));
+        }
+        texts
+            .into_iter()
+            .map(|t| t.unwrap_or_else(|| Err("the generator gave no value".into())))
+            .collect()
+    }
+}
+
+impl PythonGenerators {
+    /// The host's call for a solver's call of a generated rule.
+    fn generator_call<'c>(
+        &'c self,
+        call: &SourceCall<'c>,
+    ) -> Result<thicket_python::GeneratorCall<'c>, String> {
         let i = self
             .rules
             .iter()
             .position(|&r| r == call.rule)
             .ok_or("not a generated rule")?;
-        let sources: Vec<thicket_python::Source<'_>> = call
+        let sources = call
             .args
             .iter()
             .map(|tree| thicket_python::Source {
@@ -749,17 +801,23 @@ impl SubtreeSource for PythonGenerators {
             .collect();
         // Python's `random` is reseeded per call from the host's seed and this number:
         // the solution's seed and the call's place in it.
-        let seed = call.seed.rotate_left(17) ^ call.call;
-        match host
-            .generate(&self.exprs[i], &sources, seed)
-            .map_err(|e| e.message)?
-        {
-            PyValue::Str(s) => Ok(s.into_bytes()),
-            PyValue::Bytes(b) | PyValue::Tree(b) => Ok(b),
-            PyValue::Int(n) => Ok(n.to_string().into_bytes()),
-            PyValue::Bool(b) => Ok(if b { "True" } else { "False" }.into()),
-            PyValue::Float(f) => Ok(f.to_string().into_bytes()),
-            PyValue::None => Err("the generator returned None".into()),
-        }
+        Ok(thicket_python::GeneratorCall {
+            expr: &self.exprs[i],
+            sources,
+            call: call.seed.rotate_left(17) ^ call.call,
+        })
+    }
+}
+
+/// The text a generator's value stands for (Fandango parses a str, bytes, an int or a
+/// tree into the rule).
+fn value_text(value: PyValue) -> Result<Vec<u8>, String> {
+    match value {
+        PyValue::Str(s) => Ok(s.into_bytes()),
+        PyValue::Bytes(b) | PyValue::Tree(b) => Ok(b),
+        PyValue::Int(n) => Ok(n.to_string().into_bytes()),
+        PyValue::Bool(b) => Ok(if b { "True" } else { "False" }.into()),
+        PyValue::Float(f) => Ok(f.to_string().into_bytes()),
+        PyValue::None => Err("the generator returned None".into()),
     }
 }

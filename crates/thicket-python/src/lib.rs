@@ -65,6 +65,12 @@
 //! call on a tree the process keeps sends a few bytes. A call prefers an idle process
 //! that keeps its tree.
 //!
+//! A binding is sent with only the smallest subtree that holds its arguments, as a
+//! tree of its own, and its result is kept for that subtree: the runner reports a call
+//! that looked above it (asked for its root's parent, or the root), and such a call is
+//! evaluated again over the whole tree (see `PythonHost::evaluate`). Several requests
+//! can go in one message (a batch: a tree's generators).
+//!
 //! The Python class behaves as Fandango's `DerivationTree` does in specs: `symbol`
 //! (`.name()` is `<x>`), `children`, `parent`, `str()`, `bytes()`, `int()`, `float()`,
 //! `len()` (the number of children), `value()`, `to_string()`, `to_bytes()`,
@@ -109,13 +115,13 @@ mod sys;
 mod tree;
 
 use process::{CallError, Process, Spawner, human};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
-pub use thicket_constraint::host::{Host, HostArg, HostError, HostExpr};
-use thicket_grammar::Grammar;
+pub use thicket_constraint::host::{Host, HostArg, HostError, HostExpr, Judged};
+use thicket_grammar::{Expr, Grammar};
 use thicket_tree::{DerivationTree, NodeId};
 use tree::{FlatTree, TreeKey, flatten};
 
@@ -326,6 +332,9 @@ enum Mode {
     Value = 1,
     /// Seed, then return the value.
     Generate = 2,
+    /// The value is a pair `(verdict, value)`: judge the verdict, and where it is
+    /// false return the value too.
+    Judge = 3,
 }
 
 impl Mode {
@@ -334,19 +343,27 @@ impl Mode {
             Mode::Bool => "constraint",
             Mode::Value => "expression",
             Mode::Generate => "generator",
+            Mode::Judge => "constraint",
         }
     }
 }
 
 /// One binding's result from the runner.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 enum Reply {
     Value(PyValue),
-    Raised { what: String, at: String },
+    /// A false verdict and the value that came with it (see [`Mode::Judge`]).
+    FalseWith(Box<Reply>),
+    Raised {
+        what: String,
+        at: String,
+    },
     NotBool(String),
     BadValue(String),
     BadExpr(String),
-    TimedOut { at: String },
+    TimedOut {
+        at: String,
+    },
 }
 
 struct Pool {
@@ -354,17 +371,56 @@ struct Pool {
     live: usize,
 }
 
-/// What a request's results depend on when it seeds nothing: the expression, how its
-/// value is judged, the trees and the bindings. The spec's Python is taken to be a
-/// function of them, as Fandango takes it, so a request asked again (the solver checks
-/// a tree, then repairs it from the same values) is answered without a round trip.
+/// What a binding's result depends on when it seeds nothing: the expression, how its
+/// value is judged, the tree it was evaluated over and the binding. The spec's Python
+/// is taken to be a function of them, as Fandango takes it, so a binding asked again
+/// (the solver checks a tree, then repairs it from the same values) is answered
+/// without a round trip. The tree is the part that holds the binding's arguments when
+/// the call never looked above that part (see [`PythonHost::evaluate`]), so a result
+/// outlives edits elsewhere in the tree.
 #[derive(PartialEq, Eq, Hash)]
 struct ResultKey {
     expr: u32,
     mode: u8,
-    trees: Vec<TreeKey>,
-    count: usize,
+    tree: Option<TreeKey>,
+    binding: Vec<u8>,
+}
+
+/// One request to a runner: an expression over trees, with its bindings encoded.
+struct Request<'a> {
+    id: u32,
+    mode: Mode,
+    expr: &'a HostExpr,
+    trees: Vec<(&'a FlatTree, &'a [u8])>,
     bindings: Vec<u8>,
+    count: usize,
+    seed: u64,
+}
+
+/// A request's replies, one per binding, and per binding whether its call looked
+/// above the trees it was sent (asked for the parent of a root, or for the root).
+struct Answer {
+    replies: Vec<Reply>,
+    above: Vec<bool>,
+}
+
+/// A tree as sent to the runner, and its text.
+type TreeText<'a> = (FlatTree, &'a [u8]);
+
+/// A binding's result, or why there is none; `None` while it is not known yet.
+type Slot = Option<Result<Reply, HostError>>;
+
+/// A generator call for [`PythonHost::generate_many`]: its expression, the nodes its
+/// parameters are bound to, in order, and the call's number (see
+/// [`PythonHost::generate`]).
+#[derive(Clone, Debug)]
+pub struct GeneratorCall<'a> {
+    /// The generator's expression.
+    pub expr: &'a HostExpr,
+    /// The nodes its parameters are bound to.
+    pub sources: Vec<Source<'a>>,
+    /// The call's number, which seeds it.
+    pub call: u64,
 }
 
 /// The most results kept; past it the memory starts afresh (a run moves on to other
@@ -385,7 +441,10 @@ pub struct PythonHost {
     pool: Mutex<Pool>,
     available: Condvar,
     exprs: Mutex<FxHashMap<HostExpr, u32>>,
-    results: Mutex<FxHashMap<ResultKey, Vec<Reply>>>,
+    /// Expressions (by id) that looked above the part of a tree they were sent: they
+    /// are evaluated over whole trees.
+    look_above: Mutex<FxHashSet<u32>>,
+    results: Mutex<FxHashMap<ResultKey, Reply>>,
     seed: AtomicU64,
     started: AtomicU64,
     python_version: String,
@@ -488,6 +547,7 @@ impl PythonHost {
             }),
             available: Condvar::new(),
             exprs: Mutex::new(FxHashMap::default()),
+            look_above: Mutex::new(FxHashSet::default()),
             results: Mutex::new(FxHashMap::default()),
             started: AtomicU64::new(1),
             python_version,
@@ -532,28 +592,10 @@ impl PythonHost {
         grammar: &Grammar,
         bindings: &[B],
     ) -> Vec<Result<bool, HostError>> {
-        let all = |e: HostError| vec![Err(e); bindings.len()];
-        if bindings.is_empty() {
-            return Vec::new();
-        }
-        let flat = match flatten(tree, grammar, &self.config.terminal_kinds) {
-            Ok(flat) => flat,
-            Err(e) => return all(error(e)),
-        };
-        let mut args = Vec::new();
-        for binding in bindings {
-            if let Err(e) = encode_args(expr, binding.as_ref(), &flat, &mut args) {
-                return all(e);
-            }
-        }
-        let trees = [(flat, tree.bytes())];
-        match self.run(Mode::Bool, expr, &trees, &args, bindings.len(), 0) {
-            Ok(replies) => replies
-                .into_iter()
-                .map(|r| self.judge_bool(expr, r))
-                .collect(),
-            Err(e) => all(e),
-        }
+        self.evaluate(Mode::Bool, expr, tree, grammar, bindings)
+            .into_iter()
+            .map(|r| r.and_then(|reply| self.judge_bool(expr, reply)))
+            .collect()
     }
 
     /// Evaluates `expr` with `args` over `tree` and returns its value: for soft goals
@@ -565,10 +607,10 @@ impl PythonHost {
         grammar: &Grammar,
         args: &[HostArg],
     ) -> Result<PyValue, HostError> {
-        let flat = flatten(tree, grammar, &self.config.terminal_kinds).map_err(error)?;
-        let mut encoded = Vec::new();
-        encode_args(expr, args, &flat, &mut encoded)?;
-        let reply = self.run_one(Mode::Value, expr, &[(flat, tree.bytes())], &encoded, 0)?;
+        let reply = self
+            .evaluate(Mode::Value, expr, tree, grammar, &[args])
+            .pop()
+            .unwrap_or_else(|| Err(error("the Python runner sent no result".into())))?;
         self.judge_value(Mode::Value, expr, reply)
     }
 
@@ -579,7 +621,35 @@ impl PythonHost {
             source: source.to_string(),
             params: Vec::new(),
         };
-        let reply = self.run_one(Mode::Value, &expr, &[], &[0, 0], 0)?;
+        let id = self.expr_id(&expr);
+        let key = ResultKey {
+            expr: id,
+            mode: Mode::Value as u8,
+            tree: None,
+            binding: vec![0, 0],
+        };
+        let kept = self.lock_results().get(&key).cloned();
+        let reply = match kept {
+            Some(reply) => reply,
+            None => {
+                let request = Request {
+                    id,
+                    mode: Mode::Value,
+                    expr: &expr,
+                    trees: Vec::new(),
+                    bindings: key.binding.clone(),
+                    count: 1,
+                    seed: 0,
+                };
+                let reply = self
+                    .ask(&[request])?
+                    .pop()
+                    .and_then(|a| a.replies.into_iter().next())
+                    .ok_or_else(|| error("the Python runner sent no result".into()))?;
+                self.keep(key, &reply);
+                reply
+            }
+        };
         self.judge_value(Mode::Value, &expr, reply)
     }
 
@@ -596,6 +666,76 @@ impl PythonHost {
         sources: &[Source<'_>],
         call: u64,
     ) -> Result<PyValue, HostError> {
+        let call = GeneratorCall {
+            expr,
+            sources: sources.to_vec(),
+            call,
+        };
+        self.generate_many(&[call])
+            .pop()
+            .unwrap_or_else(|| Err(error("the Python runner sent no result".into())))
+    }
+
+    /// Runs several generator calls (each as [`PythonHost::generate`] runs it) in one
+    /// round trip to one process: the generated nodes of one tree. The results are in
+    /// the order of `calls`; a call that times out ends the process after the others
+    /// are done.
+    pub fn generate_many(&self, calls: &[GeneratorCall<'_>]) -> Vec<Result<PyValue, HostError>> {
+        let mut results: Vec<Option<Result<PyValue, HostError>>> = vec![None; calls.len()];
+        // Each call's trees and encoded sources, or why it cannot be made.
+        let mut prepared: Vec<(usize, Vec<TreeText<'_>>, Vec<u8>)> = Vec::new();
+        for (i, call) in calls.iter().enumerate() {
+            match self.prepare_generator(call) {
+                Ok((flats, encoded)) => prepared.push((i, flats, encoded)),
+                Err(e) => results[i] = Some(Err(e)),
+            }
+        }
+        let seed = self.seed.load(Ordering::Relaxed);
+        let requests: Vec<Request<'_>> = prepared
+            .iter()
+            .map(|(i, flats, encoded)| {
+                let expr = calls[*i].expr;
+                Request {
+                    id: self.expr_id(expr),
+                    mode: Mode::Generate,
+                    expr,
+                    trees: flats.iter().map(|(f, text)| (f, *text)).collect(),
+                    bindings: encoded.clone(),
+                    count: 1,
+                    seed: call_seed(seed, calls[*i].call),
+                }
+            })
+            .collect();
+        if !requests.is_empty() {
+            match self.ask(&requests) {
+                Ok(answers) => {
+                    for ((i, _, _), answer) in prepared.iter().zip(answers) {
+                        let expr = calls[*i].expr;
+                        results[*i] = Some(match answer.replies.into_iter().next() {
+                            Some(reply) => self.judge_value(Mode::Generate, expr, reply),
+                            None => Err(error("the Python runner sent no result".into())),
+                        });
+                    }
+                }
+                Err(e) => {
+                    for (i, _, _) in &prepared {
+                        results[*i] = Some(Err(e.clone()));
+                    }
+                }
+            }
+        }
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(error("the Python runner sent no result".into()))))
+            .collect()
+    }
+
+    /// A generator call's trees (each source's whole tree) and its encoded binding.
+    fn prepare_generator<'c>(
+        &self,
+        call: &GeneratorCall<'c>,
+    ) -> Result<(Vec<TreeText<'c>>, Vec<u8>), HostError> {
+        let (expr, sources) = (call.expr, &call.sources);
         if sources.len() != expr.params.len() {
             return Err(error(format!(
                 "generator `{}` has {} parameters but {} sources were given",
@@ -610,12 +750,17 @@ impl PythonHost {
                 shown(&expr.source)
             )));
         }
-        let mut flats: Vec<(FlatTree, &[u8])> = Vec::with_capacity(sources.len());
+        let mut flats: Vec<TreeText<'c>> = Vec::with_capacity(sources.len());
         let mut encoded = Vec::new();
         encoded.extend_from_slice(&(sources.len() as u16).to_le_bytes());
         for (k, source) in sources.iter().enumerate() {
-            let flat =
-                flatten(source.tree, source.grammar, &self.config.terminal_kinds).map_err(error)?;
+            let flat = flatten(
+                source.tree,
+                source.tree.root(),
+                source.grammar,
+                &self.config.terminal_kinds,
+            )
+            .map_err(error)?;
             let node = flat.node(source.node).map_err(|e| {
                 error(format!(
                     "generator `{}`: source {k}: {e}",
@@ -627,9 +772,176 @@ impl PythonHost {
             encoded.extend_from_slice(&node.to_le_bytes());
             flats.push((flat, source.tree.bytes()));
         }
-        let seed = call_seed(self.seed.load(Ordering::Relaxed), call);
-        let reply = self.run_one(Mode::Generate, expr, &flats, &encoded, seed)?;
-        self.judge_value(Mode::Generate, expr, reply)
+        Ok((flats, encoded))
+    }
+
+    /// Evaluates `expr` once per binding over `tree`, from the results kept where it
+    /// can, asking the runner the rest in one round trip.
+    ///
+    /// Each binding is evaluated over the smallest part of the tree that holds its
+    /// arguments (a subtree rooted at a rule or terminal node), sent as a tree of its
+    /// own, and its result is kept for that part: an edit elsewhere in the tree leaves
+    /// it standing. That is sound because the runner reports every call that looked
+    /// above the part it was sent (the parent of its root, or its root): a call that
+    /// never did read nothing but the part (Python reaches other nodes only through
+    /// parents), so with the spec's Python a function of what it reads, its result is
+    /// the same in every tree that has this part. A call that did look above is
+    /// evaluated again over the whole tree, and the expression from then on always is.
+    fn evaluate<B: AsRef<[HostArg]>>(
+        &self,
+        mode: Mode,
+        expr: &HostExpr,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        bindings: &[B],
+    ) -> Vec<Result<Reply, HostError>> {
+        let id = self.expr_id(expr);
+        let mut results: Vec<Slot> = vec![None; bindings.len()];
+        let kinds = &self.config.terminal_kinds;
+        if !self.looks_above(id) {
+            // The distinct parts, each flattened once, and the bindings over each.
+            let mut parts: Vec<(NodeId, FlatTree, Vec<usize>)> = Vec::new();
+            for (i, binding) in bindings.iter().enumerate() {
+                let Some(root) = holder(tree, grammar, binding.as_ref()) else {
+                    continue;
+                };
+                if root == tree.root() {
+                    continue;
+                }
+                if let Some(part) = parts.iter_mut().find(|p| p.0 == root) {
+                    part.2.push(i);
+                } else if let Ok(flat) = flatten(tree, root, grammar, kinds) {
+                    parts.push((root, flat, vec![i]));
+                }
+            }
+            let groups: Vec<(&FlatTree, &[u8], &[usize])> = parts
+                .iter()
+                .map(|(root, flat, of)| (flat, tree.text(*root), of.as_slice()))
+                .collect();
+            if self.answer(id, mode, expr, &groups, bindings, false, &mut results) {
+                self.lock_above().insert(id);
+            }
+        }
+        let rest: Vec<usize> = (0..bindings.len())
+            .filter(|&i| results[i].is_none())
+            .collect();
+        if !rest.is_empty() {
+            match flatten(tree, tree.root(), grammar, kinds) {
+                Ok(flat) => {
+                    let groups = [(&flat, tree.bytes(), rest.as_slice())];
+                    self.answer(id, mode, expr, &groups, bindings, true, &mut results);
+                }
+                Err(e) => {
+                    for i in rest {
+                        results[i] = Some(Err(error(e.clone())));
+                    }
+                }
+            }
+        }
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(error("the Python runner sent no result".into()))))
+            .collect()
+    }
+
+    /// Fills in the results of `groups`' bindings (indices into `bindings`, over the
+    /// group's tree) from the results kept, asking the runner the rest in one round
+    /// trip. Unless the trees are `whole`, a call that looked above its tree leaves its
+    /// result out; returns whether one did.
+    #[allow(clippy::too_many_arguments)]
+    fn answer<B: AsRef<[HostArg]>>(
+        &self,
+        id: u32,
+        mode: Mode,
+        expr: &HostExpr,
+        groups: &[(&FlatTree, &[u8], &[usize])],
+        bindings: &[B],
+        whole: bool,
+        results: &mut [Slot],
+    ) -> bool {
+        let mut requests = Vec::new();
+        let mut asked: Vec<Vec<(usize, ResultKey)>> = Vec::new();
+        for &(flat, text, of) in groups {
+            let mut encoded = Vec::new();
+            let mut keys = Vec::new();
+            for &i in of {
+                let mut binding = Vec::new();
+                if let Err(e) = encode_args(expr, bindings[i].as_ref(), flat, &mut binding) {
+                    results[i] = Some(Err(e));
+                    continue;
+                }
+                let key = ResultKey {
+                    expr: id,
+                    mode: mode as u8,
+                    tree: Some(flat.key),
+                    binding,
+                };
+                if let Some(reply) = self.lock_results().get(&key) {
+                    results[i] = Some(Ok(reply.clone()));
+                    continue;
+                }
+                encoded.extend_from_slice(&key.binding);
+                keys.push((i, key));
+            }
+            if !keys.is_empty() {
+                requests.push(Request {
+                    id,
+                    mode,
+                    expr,
+                    trees: vec![(flat, text)],
+                    bindings: encoded,
+                    count: keys.len(),
+                    seed: 0,
+                });
+                asked.push(keys);
+            }
+        }
+        if requests.is_empty() {
+            return false;
+        }
+        let mut looked_above = false;
+        match self.ask(&requests) {
+            Ok(answers) => {
+                for (answer, keys) in answers.into_iter().zip(asked) {
+                    let replies = answer.replies.into_iter().zip(answer.above);
+                    for ((reply, above), (i, key)) in replies.zip(keys) {
+                        if above && !whole {
+                            looked_above = true;
+                            continue;
+                        }
+                        self.keep(key, &reply);
+                        results[i] = Some(Ok(reply));
+                    }
+                }
+            }
+            Err(e) => {
+                for (i, _) in asked.into_iter().flatten() {
+                    results[i] = Some(Err(e.clone()));
+                }
+            }
+        }
+        looked_above
+    }
+
+    /// Keeps a result, unless the call was cut short (then it is asked again next
+    /// time).
+    fn keep(&self, key: ResultKey, reply: &Reply) {
+        if matches!(reply, Reply::TimedOut { .. }) {
+            return;
+        }
+        let mut results = self.lock_results();
+        if results.len() >= KEPT_RESULTS {
+            results.clear();
+        }
+        results.insert(key, reply.clone());
+    }
+
+    fn looks_above(&self, id: u32) -> bool {
+        self.lock_above().contains(&id)
+    }
+
+    fn lock_above(&self) -> std::sync::MutexGuard<'_, FxHashSet<u32>> {
+        self.look_above.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn lock_pool(&self) -> std::sync::MutexGuard<'_, Pool> {
@@ -684,111 +996,47 @@ impl PythonHost {
         id
     }
 
-    fn run_one(
-        &self,
-        mode: Mode,
-        expr: &HostExpr,
-        trees: &[(FlatTree, &[u8])],
-        args: &[u8],
-        seed: u64,
-    ) -> Result<Reply, HostError> {
-        let mut replies = self.run(mode, expr, trees, args, 1, seed)?;
-        replies
-            .pop()
-            .ok_or_else(|| error("the Python runner sent no result".into()))
-    }
-
-    /// One request: `expr` over `trees` with `count` encoded bindings.
-    fn run(
-        &self,
-        mode: Mode,
-        expr: &HostExpr,
-        trees: &[(FlatTree, &[u8])],
-        bindings: &[u8],
-        count: usize,
-        seed: u64,
-    ) -> Result<Vec<Reply>, HostError> {
-        let id = self.expr_id(expr);
-        // A generator is seeded per call: its results are not kept.
-        let key = (mode != Mode::Generate).then(|| ResultKey {
-            expr: id,
-            mode: mode as u8,
-            trees: trees.iter().map(|(t, _)| t.key).collect(),
-            count,
-            bindings: bindings.to_vec(),
-        });
-        if let Some(key) = &key
-            && let Some(replies) = self.lock_results().get(key)
-        {
-            return Ok(replies.clone());
-        }
-        let replies = self.ask(id, mode, expr, trees, bindings, count, seed)?;
-        // A call cut short is asked again next time.
-        if let Some(key) = key
-            && !replies.iter().any(|r| matches!(r, Reply::TimedOut { .. }))
-        {
-            let mut results = self.lock_results();
-            if results.len() >= KEPT_RESULTS {
-                results.clear();
-            }
-            results.insert(key, replies.clone());
-        }
-        Ok(replies)
-    }
-
-    fn lock_results(&self) -> std::sync::MutexGuard<'_, FxHashMap<ResultKey, Vec<Reply>>> {
+    fn lock_results(&self) -> std::sync::MutexGuard<'_, FxHashMap<ResultKey, Reply>> {
         self.results.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Sends one request to a process and reads its replies.
-    #[allow(clippy::too_many_arguments)]
-    fn ask(
-        &self,
-        id: u32,
-        mode: Mode,
-        expr: &HostExpr,
-        trees: &[(FlatTree, &[u8])],
-        bindings: &[u8],
-        count: usize,
-        seed: u64,
-    ) -> Result<Vec<Reply>, HostError> {
-        let mut lease = self.acquire(trees.first().map(|(t, _)| t.key))?;
+    /// Sends `requests` to one process, in one message (a batch if there are several),
+    /// and reads their answers, in order.
+    fn ask(&self, requests: &[Request<'_>]) -> Result<Vec<Answer>, HostError> {
+        let Some(first) = requests.first() else {
+            return Ok(Vec::new());
+        };
+        let mut lease = self.acquire(first.trees.first().map(|(t, _)| t.key))?;
         let process = lease.process.as_mut().expect("a leased process");
-        let define = !process.is_defined(id);
 
-        let mut request = Vec::with_capacity(64 + bindings.len());
-        request.extend_from_slice(&[0; 4]);
-        request.extend_from_slice(&[1, mode as u8, u8::from(define), trees.len() as u8]);
-        request.extend_from_slice(&id.to_le_bytes());
-        request.extend_from_slice(&seed.to_le_bytes());
-        if define {
-            request.extend_from_slice(&(expr.source.len() as u32).to_le_bytes());
-            request.extend_from_slice(expr.source.as_bytes());
-            request.extend_from_slice(&(expr.params.len() as u16).to_le_bytes());
-            for p in &expr.params {
-                let p = &p.as_bytes()[..p.len().min(u16::MAX as usize)];
-                request.extend_from_slice(&(p.len() as u16).to_le_bytes());
-                request.extend_from_slice(p);
+        let batch = requests.len() > 1;
+        let mut message = Vec::with_capacity(64);
+        message.extend_from_slice(&[0; 4]);
+        if batch {
+            message.push(2);
+            message.extend_from_slice(&(requests.len() as u32).to_le_bytes());
+        }
+        for request in requests {
+            let at = message.len();
+            if batch {
+                message.extend_from_slice(&[0; 4]);
+            }
+            encode_request(process, request, &mut message);
+            if batch {
+                let length = (message.len() - at - 4) as u32;
+                message[at..at + 4].copy_from_slice(&length.to_le_bytes());
             }
         }
-        for (tree, text) in trees {
-            let (slot, present) = process.place(tree.key);
-            request.extend_from_slice(&slot.to_le_bytes());
-            request.push(u8::from(!present));
-            if !present {
-                tree.write_payload(text, &mut request);
-            }
-        }
-        request.extend_from_slice(&(count as u32).to_le_bytes());
-        request.extend_from_slice(bindings);
-        let length = (request.len() - 4) as u32;
-        request[..4].copy_from_slice(&length.to_le_bytes());
+        let length = (message.len() - 4) as u32;
+        message[..4].copy_from_slice(&length.to_le_bytes());
 
-        let limit = self.config.call_timeout * count.max(1) as u32;
+        let calls: usize = requests.iter().map(|r| r.count.max(1)).sum();
+        let limit = self.config.call_timeout * calls.min(u32::MAX as usize) as u32;
         // The runner interrupts a call at the limit itself; this is for code that never
         // returns to the interpreter.
         let deadline = Instant::now() + limit + Duration::from_millis(500);
-        let reply = match process.call(&request, deadline) {
+        let (mode, expr) = (first.mode, first.expr);
+        let reply = match process.call(&message, deadline) {
             Ok(reply) => reply,
             Err(CallError::TimedOut) => {
                 lease.process = None;
@@ -818,23 +1066,28 @@ impl PythonHost {
                 return Err(error(message));
             }
         };
-        let replies = match parse_replies(&reply, count) {
-            Some(replies) => replies,
-            None => {
-                lease.process = None;
-                return Err(error(format!(
-                    "{} `{}`: the Python runner sent a garbled reply",
-                    mode.noun(),
-                    shown(&expr.source)
-                )));
-            }
+        let answers = if batch {
+            parse_batch(&reply, requests)
+        } else {
+            parse_answer(&reply, first.count).map(|a| vec![a])
         };
-        process.defined(id);
-        if replies.iter().any(|r| matches!(r, Reply::TimedOut { .. })) {
+        let Some(answers) = answers else {
+            lease.process = None;
+            return Err(error(format!(
+                "{} `{}`: the Python runner sent a garbled reply",
+                mode.noun(),
+                shown(&expr.source)
+            )));
+        };
+        if answers
+            .iter()
+            .flat_map(|a| &a.replies)
+            .any(|r| matches!(r, Reply::TimedOut { .. }))
+        {
             // A call cut short may have left the spec's state half-changed.
             lease.process = None;
         }
-        Ok(replies)
+        Ok(answers)
     }
 
     fn common_error(&self, mode: Mode, expr: &HostExpr, reply: Reply) -> HostError {
@@ -866,6 +1119,11 @@ impl PythonHost {
                  str, bytes or a derivation tree"
             ),
             Reply::Value(value) => format!("{noun} `{source}` returned {value:?} unexpectedly"),
+            Reply::FalseWith(value) => {
+                format!(
+                    "{noun} `{source}` returned a verdict with a value unexpectedly ({value:?})"
+                )
+            }
         })
     }
 
@@ -904,14 +1162,38 @@ impl Host for PythonHost {
         grammar: &Grammar,
         args: &[HostArg],
     ) -> Result<Vec<u8>, HostError> {
-        match self.eval_value(expr, tree, grammar, args)? {
-            PyValue::Str(s) => Ok(s.into_bytes()),
-            PyValue::Bytes(b) | PyValue::Tree(b) => Ok(b),
-            PyValue::Int(n) => Ok(n.to_string().into_bytes()),
-            other => Err(error(format!(
-                "`{}` should give a text, not {other:?}",
-                shown(&expr.source)
-            ))),
+        text_of(expr, self.eval_value(expr, tree, grammar, args)?)
+    }
+
+    fn eval_bool_then_text(
+        &self,
+        expr: &HostExpr,
+        value: &HostExpr,
+        joint: Option<&HostExpr>,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Judged {
+        let Some(joint) = joint else {
+            let verdict = self.eval_bool(expr, tree, grammar, args);
+            let text =
+                matches!(verdict, Ok(false)).then(|| self.eval_text(value, tree, grammar, args));
+            return (verdict, text);
+        };
+        let reply = self
+            .evaluate(Mode::Judge, joint, tree, grammar, &[args])
+            .pop()
+            .unwrap_or_else(|| Err(error("the Python runner sent no result".into())));
+        // Errors name the comparison as written, not the joint expression.
+        match reply {
+            Ok(Reply::FalseWith(reply)) => {
+                let text = self
+                    .judge_value(Mode::Value, value, *reply)
+                    .and_then(|v| text_of(value, v));
+                (Ok(false), Some(text))
+            }
+            Ok(reply) => (self.judge_bool(expr, reply), None),
+            Err(e) => (Err(e), None),
         }
     }
 
@@ -931,6 +1213,19 @@ impl Host for PythonHost {
                 shown(&expr.source)
             ))),
         }
+    }
+}
+
+/// The text a subtree with `expr`'s value would have (see [`Host::eval_text`]).
+fn text_of(expr: &HostExpr, value: PyValue) -> Result<Vec<u8>, HostError> {
+    match value {
+        PyValue::Str(s) => Ok(s.into_bytes()),
+        PyValue::Bytes(b) | PyValue::Tree(b) => Ok(b),
+        PyValue::Int(n) => Ok(n.to_string().into_bytes()),
+        other => Err(error(format!(
+            "`{}` should give a text, not {other:?}",
+            shown(&expr.source)
+        ))),
     }
 }
 
@@ -982,10 +1277,106 @@ fn encode_args(
     Ok(())
 }
 
+/// Appends `request` (an op-1 message of runner.py's `evaluate`, without its length) to
+/// `out`, with the expression's definition and the trees the process lacks; the
+/// process's records of both are updated (a failed call drops the process).
+fn encode_request(process: &mut Process, request: &Request<'_>, out: &mut Vec<u8>) {
+    let define = !process.is_defined(request.id);
+    out.extend_from_slice(&[
+        1,
+        request.mode as u8,
+        u8::from(define),
+        request.trees.len() as u8,
+    ]);
+    out.extend_from_slice(&request.id.to_le_bytes());
+    out.extend_from_slice(&request.seed.to_le_bytes());
+    if define {
+        let expr = request.expr;
+        out.extend_from_slice(&(expr.source.len() as u32).to_le_bytes());
+        out.extend_from_slice(expr.source.as_bytes());
+        out.extend_from_slice(&(expr.params.len() as u16).to_le_bytes());
+        for p in &expr.params {
+            let p = &p.as_bytes()[..p.len().min(u16::MAX as usize)];
+            out.extend_from_slice(&(p.len() as u16).to_le_bytes());
+            out.extend_from_slice(p);
+        }
+        process.defined(request.id);
+    }
+    for (tree, text) in &request.trees {
+        let (slot, present) = process.place(tree.key);
+        out.extend_from_slice(&slot.to_le_bytes());
+        out.push(u8::from(!present));
+        if !present {
+            tree.write_payload(text, out);
+        }
+    }
+    out.extend_from_slice(&(request.count as u32).to_le_bytes());
+    out.extend_from_slice(&request.bindings);
+}
+
+/// The answers to a batch (see `evaluate_batch` in runner.py); `None` if garbled.
+fn parse_batch(reply: &[u8], requests: &[Request<'_>]) -> Option<Vec<Answer>> {
+    let mut answers = Vec::with_capacity(requests.len());
+    let mut pos = 0;
+    for request in requests {
+        let length = u32::from_le_bytes(reply.get(pos..pos + 4)?.try_into().ok()?) as usize;
+        pos += 4;
+        answers.push(parse_answer(reply.get(pos..pos + length)?, request.count)?);
+        pos += length;
+    }
+    (pos == reply.len()).then_some(answers)
+}
+
+/// One request's answer: its results, then a byte per binding saying whether the call
+/// looked above its trees; `None` if garbled.
+fn parse_answer(reply: &[u8], count: usize) -> Option<Answer> {
+    let cut = reply.len().checked_sub(count)?;
+    let replies = parse_replies(&reply[..cut], count)?;
+    let above = reply[cut..].iter().map(|&b| b != 0).collect();
+    Some(Answer { replies, above })
+}
+
+/// The smallest subtree of `tree` rooted at a rule or terminal node that holds every
+/// node `args` names; `None` if they name none (or one outside the tree).
+fn holder(tree: &DerivationTree, grammar: &Grammar, args: &[HostArg]) -> Option<NodeId> {
+    let (mut lo, mut hi) = (usize::MAX, 0);
+    for arg in args {
+        let nodes: &[NodeId] = match arg {
+            HostArg::Tree(n) => std::slice::from_ref(n),
+            HostArg::Trees(nodes) => nodes,
+            HostArg::Int(_) => &[],
+        };
+        for n in nodes {
+            lo = lo.min(n.index());
+            hi = hi.max(n.index());
+        }
+    }
+    if lo == usize::MAX || hi >= tree.len() {
+        return None;
+    }
+    tree.path_to(NodeId::from_index(lo))
+        .into_iter()
+        .rev()
+        .find(|&n| {
+            tree.subtree_end(n) > hi
+                && matches!(
+                    grammar.expr(tree.expr(n)),
+                    Expr::Ref(_) | Expr::Literal(_) | Expr::Regex(_)
+                )
+        })
+}
+
 /// The runner's results, one per binding (see `R_` in runner.py); `None` if garbled.
 fn parse_replies(reply: &[u8], count: usize) -> Option<Vec<Reply>> {
-    let mut out = Vec::with_capacity(count);
     let mut pos = 0;
+    let out = (0..count)
+        .map(|_| parse_reply(reply, &mut pos))
+        .collect::<Option<Vec<Reply>>>()?;
+    (pos == reply.len()).then_some(out)
+}
+
+/// One result from `reply` at `pos`, which moves past it; `None` if garbled.
+fn parse_reply(reply: &[u8], pos: &mut usize) -> Option<Reply> {
     let take = |pos: &mut usize, n: usize| -> Option<&[u8]> {
         let bytes = reply.get(*pos..*pos + n)?;
         *pos += n;
@@ -996,37 +1387,36 @@ fn parse_replies(reply: &[u8], count: usize) -> Option<Vec<Reply>> {
         Some(take(pos, len)?.to_vec())
     };
     let text = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
-    for _ in 0..count {
-        let tag = *take(&mut pos, 1)?.first()?;
-        out.push(match tag {
-            0 => Reply::Value(PyValue::Bool(false)),
-            1 => Reply::Value(PyValue::Bool(true)),
-            2 => Reply::Value(PyValue::None),
-            3 => Reply::Value(PyValue::Int(i128::from_le_bytes(
-                take(&mut pos, 16)?.try_into().ok()?,
-            ))),
-            4 => Reply::Value(PyValue::Float(f64::from_le_bytes(
-                take(&mut pos, 8)?.try_into().ok()?,
-            ))),
-            5 => Reply::Value(PyValue::Str(text(blob(&mut pos)?))),
-            6 => Reply::Value(PyValue::Bytes(blob(&mut pos)?)),
-            7 => Reply::Value(PyValue::Tree(blob(&mut pos)?)),
-            16 => {
-                let message = text(blob(&mut pos)?);
-                let (what, at) = message.split_once('\0').unwrap_or((&message, ""));
-                Reply::Raised {
-                    what: what.to_string(),
-                    at: at.to_string(),
-                }
+    let tag = *take(pos, 1)?.first()?;
+    Some(match tag {
+        0 => Reply::Value(PyValue::Bool(false)),
+        1 => Reply::Value(PyValue::Bool(true)),
+        2 => Reply::Value(PyValue::None),
+        3 => Reply::Value(PyValue::Int(i128::from_le_bytes(
+            take(pos, 16)?.try_into().ok()?,
+        ))),
+        4 => Reply::Value(PyValue::Float(f64::from_le_bytes(
+            take(pos, 8)?.try_into().ok()?,
+        ))),
+        5 => Reply::Value(PyValue::Str(text(blob(pos)?))),
+        6 => Reply::Value(PyValue::Bytes(blob(pos)?)),
+        7 => Reply::Value(PyValue::Tree(blob(pos)?)),
+        16 => {
+            let message = text(blob(pos)?);
+            let (what, at) = message.split_once('\0').unwrap_or((&message, ""));
+            Reply::Raised {
+                what: what.to_string(),
+                at: at.to_string(),
             }
-            17 => Reply::NotBool(text(blob(&mut pos)?)),
-            18 => Reply::BadValue(text(blob(&mut pos)?)),
-            19 => Reply::BadExpr(text(blob(&mut pos)?)),
-            20 => Reply::TimedOut {
-                at: text(blob(&mut pos)?),
-            },
-            _ => return None,
-        });
-    }
-    (pos == reply.len()).then_some(out)
+        }
+        17 => Reply::NotBool(text(blob(pos)?)),
+        18 => Reply::BadValue(text(blob(pos)?)),
+        19 => Reply::BadExpr(text(blob(pos)?)),
+        20 => Reply::TimedOut {
+            at: text(blob(pos)?),
+        },
+        // A false verdict, then its value's own result.
+        21 => Reply::FalseWith(Box::new(parse_reply(reply, pos)?)),
+        _ => return None,
+    })
 }

@@ -774,6 +774,11 @@ HAS_TERMINAL, HAS_BYTES, HAS_BITS = 1, 2, 4
 TEXT_LEAF, BYTES_LEAF, BIT_LEAF = -1, -2, -3
 
 
+# Whether the call being evaluated asked for the parent of a tree's root, or for its
+# root: what it read may lie above the tree thicket sent (see `evaluate`).
+_LOOKED_ABOVE = [False]
+
+
 class _Node(DerivationTree):
     """A node of a tree thicket sent: read from the tree's arrays on demand (most
     expressions look at a handful of nodes of a tree)."""
@@ -792,13 +797,29 @@ class _Node(DerivationTree):
 
     @property
     def _children(self):
+        # `kids` and `node` inlined: specs walk whole trees through this (a
+        # checksum over a header), a call per node.
         d = self._d
-        return [d.node(j) for j in d.kids(self._i)]
+        nodes, end = d.nodes, d.end
+        out = []
+        i = self._i
+        j, stop = i + 1, end[i]
+        while j < stop:
+            n = nodes[j]
+            if n is None:
+                n = nodes[j] = _Node(d, j)
+            out.append(n)
+            j = end[j]
+        return out
 
     @property
     def parent(self):
         p = self._d.parent[self._i]
-        return self._d.node(p) if p >= 0 else None
+        if p < 0:
+            # Above the tree thicket sent, which may be a part of a larger one.
+            _LOOKED_ABOVE[0] = True
+            return None
+        return self._d.node(p)
 
     @property
     def is_terminal(self):
@@ -821,6 +842,7 @@ class _Node(DerivationTree):
         return n
 
     def get_root(self, stop_at_argument_begin=False):
+        _LOOKED_ABOVE[0] = True
         return self._d.node(0)
 
     def flatten(self):
@@ -831,7 +853,10 @@ class _Node(DerivationTree):
         return self._d.value(self._i)
 
     def __str__(self):
-        return self._d.string(self._i)
+        d, i = self._d, self._i
+        if d.sym[i] == TEXT_LEAF:
+            return d.text[d.start[i] : d.stop[i]].decode()
+        return d.string(i)
 
     def __bytes__(self):
         return self._d.bytes(self._i)
@@ -1161,9 +1186,12 @@ def run_blocks(blocks, namespace):
 
 # ---- evaluation ---------------------------------------------------------------------------
 
-MODE_BOOL, MODE_VALUE, MODE_GENERATE = 0, 1, 2
+MODE_BOOL, MODE_VALUE, MODE_GENERATE, MODE_JUDGE = 0, 1, 2, 3
 R_FALSE, R_TRUE, R_NONE, R_INT, R_FLOAT, R_STR, R_BYTES, R_TREE = range(8)
 R_RAISED, R_NOT_BOOL, R_BAD_VALUE, R_BAD_EXPR, R_TIMEOUT = 16, 17, 18, 19, 20
+# MODE_JUDGE: the expression gives a pair (verdict, value); a false verdict is
+# R_FALSE_WITH followed by the value's encoding (anything else as in MODE_BOOL).
+R_FALSE_WITH = 21
 
 # The time limit of one call, in seconds (0: none). A call that exceeds it is
 # interrupted by SIGALRM where it is (so thicket can say where it was stuck); thicket
@@ -1315,7 +1343,10 @@ def evaluate(msg):
     whether it follows (u8) [and the tree, see `read_tree`]; binding count (u32), per
     binding its argument count (u16) and arguments: 0 tree k (u8) node (u32); 1 tree k
     (u8), count (u32), nodes (u32 each); 2 an int (i64). The reply: one result per
-    binding (see the R_ codes)."""
+    binding (see the R_ codes), then a byte per binding: 1 if its call asked for the
+    parent of a tree's root or for the root (`_LOOKED_ABOVE`), else 0. thicket may send
+    only the part of a tree that holds the arguments; a call that never looked above it
+    read nothing else, so its result holds for any tree with that part."""
     mode, flags, ntrees = msg[1], msg[2], msg[3]
     expr_id, seed = struct.unpack_from("<IQ", msg, 4)
     pos = 16
@@ -1351,7 +1382,8 @@ def evaluate(msg):
     pos += 4
     fn = EXPRS.get(expr_id)
     out = bytearray()
-    for _ in range(nbindings):
+    above = bytearray(nbindings)
+    for b in range(nbindings):
         (nargs,) = struct.unpack_from("<H", msg, pos)
         pos += 2
         args = []
@@ -1393,7 +1425,10 @@ def evaluate(msg):
             continue
         if mode == MODE_GENERATE:
             seed_everything(seed)
+        _LOOKED_ABOVE[0] = False
         outcome, value = call(fn, args)
+        if _LOOKED_ABOVE[0]:
+            above[b] = 1
         if outcome != 0:
             what, where = describe(value)
             if outcome == 2:
@@ -1403,11 +1438,44 @@ def evaluate(msg):
             continue
         if mode == MODE_BOOL:
             encode_bool(out, value)
+        elif mode == MODE_JUDGE:
+            if type(value) is not tuple or len(value) != 2:
+                _error(out, R_BAD_EXPR, "a joint judgement gave no (verdict, value) pair")
+                continue
+            verdict, value = value
+            at = len(out)
+            encode_bool(out, verdict)
+            if out[at] == R_FALSE and len(out) == at + 1:
+                out[at] = R_FALSE_WITH
+                try:
+                    encode_value(out, value)
+                except BaseException as e:  # noqa: BLE001 - a value that cannot be read
+                    del out[at + 1 :]
+                    _error(out, R_RAISED, describe(e)[0])
         else:
             try:
                 encode_value(out, value)
             except BaseException as e:  # noqa: BLE001 - a value that cannot be read
                 _error(out, R_RAISED, describe(e)[0])
+    out += above
+    return bytes(out)
+
+
+def evaluate_batch(msg):
+    """Several requests at once: op (2), their count (u32), then each as a u32 length
+    and a request of op 1 (see `evaluate`); the reply holds each one's reply, each
+    after its u32 length. One round trip for calls that do not depend on each other
+    (the generators of one tree)."""
+    (count,) = _U32.unpack_from(msg, 1)
+    pos = 5
+    out = bytearray()
+    for _ in range(count):
+        (length,) = _U32.unpack_from(msg, pos)
+        pos += 4
+        reply = evaluate(msg[pos : pos + length])
+        pos += length
+        out += _U32.pack(len(reply))
+        out += reply
     return bytes(out)
 
 
@@ -1436,6 +1504,8 @@ def main():
         msg = read_message()
         if msg[0] == 1:
             reply = evaluate(msg)
+        elif msg[0] == 2:
+            reply = evaluate_batch(msg)
         else:
             reply = bytes([R_BAD_EXPR]) + b"\0\0\0\0"
         send(reply)

@@ -35,7 +35,10 @@ pub(crate) type TreeKey = (u64, usize);
 pub(crate) struct FlatTree {
     /// Its identity.
     pub(crate) key: TreeKey,
-    /// For each thicket node (by index), its Fandango node, or [`SYNTHETIC`].
+    /// The thicket node it was flattened from (the root, or the root of a part).
+    base: usize,
+    /// For each thicket node of the subtree (by index past `base`), its Fandango
+    /// node, or [`SYNTHETIC`].
     pub(crate) index: Vec<u32>,
     names: Vec<String>,
     sym: Vec<i32>,
@@ -49,11 +52,16 @@ pub(crate) struct FlatTree {
 impl FlatTree {
     /// The Fandango node of thicket node `node`, or why there is none.
     pub(crate) fn node(&self, node: NodeId) -> Result<u32, String> {
-        match self.index.get(node.index()) {
+        match node
+            .index()
+            .checked_sub(self.base)
+            .and_then(|k| self.index.get(k))
+        {
             None => Err(format!(
-                "node {} is outside the tree ({} nodes)",
+                "node {} is outside the tree (nodes {} to {})",
                 node.index(),
-                self.index.len()
+                self.base,
+                self.base + self.index.len()
             )),
             Some(&SYNTHETIC) => Err(format!(
                 "node {} is an alternative, sequence or repetition, not a rule or terminal \
@@ -80,19 +88,25 @@ fn leaf_code(kind: TerminalKind, text: &[u8]) -> i32 {
     }
 }
 
-/// `tree` in Fandango's shape, encoded, with terminals read as `kinds` says (indexed
-/// by expression; missing entries are [`TerminalKind::Auto`]); an error if it is too
-/// large for the encoding (4 GiB of text, 65535 rule names of up to 65535 bytes).
+/// The subtree of `tree` at `root` (a rule or terminal node) in Fandango's shape, as a
+/// tree of its own, encoded, with terminals read as `kinds` says (indexed by
+/// expression; missing entries are [`TerminalKind::Auto`]); an error if it is too
+/// large for the encoding (4 GiB of text, 65535 rule names of up to 65535 bytes). Its
+/// text is `tree.text(root)`.
 pub(crate) fn flatten(
     tree: &DerivationTree,
+    root: NodeId,
     grammar: &Grammar,
     kinds: &[TerminalKind],
 ) -> Result<FlatTree, String> {
-    let n = tree.len();
-    if tree.bytes().len() > u32::MAX as usize || n > u32::MAX as usize - 1 {
+    let base = root.index();
+    let n = tree.subtree_end(root).saturating_sub(base);
+    let text = tree.text(root);
+    let text_base = tree.text_range(root).start;
+    if text.len() > u32::MAX as usize || n > u32::MAX as usize - 1 {
         return Err(format!(
             "the tree is too large for Python ({} bytes, {n} nodes)",
-            tree.bytes().len()
+            text.len()
         ));
     }
     let mut index = vec![SYNTHETIC; n];
@@ -116,7 +130,8 @@ pub(crate) fn flatten(
         }
     }
 
-    for (i, slot) in index.iter_mut().enumerate() {
+    for (k, slot) in index.iter_mut().enumerate() {
+        let i = base + k;
         while open.last().is_some_and(|&(e, _)| e <= i) {
             close(&mut open, &mut end, &mut mask, sym.len());
         }
@@ -141,8 +156,8 @@ pub(crate) fn flatten(
         *slot = p as u32;
         let range = tree.text_range(id);
         sym.push(code);
-        start.push(range.start as u32);
-        stop.push(range.end as u32);
+        start.push((range.start - text_base) as u32);
+        stop.push((range.end - text_base) as u32);
         parent.push(open.last().map_or(-1, |&(_, q)| q as i32));
         if code >= 0 {
             end.push(0);
@@ -177,13 +192,14 @@ pub(crate) fn flatten(
         hasher.write(name.as_bytes());
         hasher.write_u8(0xff);
     }
-    hasher.write(tree.bytes());
+    hasher.write(text);
     for i in 0..sym.len() {
         hasher.write_u64(u64::from(sym[i] as u32) | u64::from(parent[i] as u32) << 32);
         hasher.write_u64(u64::from(start[i]) | u64::from(stop[i]) << 32);
     }
     Ok(FlatTree {
         key: (hasher.finish(), sym.len()),
+        base,
         index,
         names,
         sym,

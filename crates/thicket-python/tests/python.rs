@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use thicket_grammar::{Expr, Grammar, load_spec_text};
 use thicket_parse::{ParseConfig, Parser};
 use thicket_python::{
-    CodeBlock, Host, HostArg, HostExpr, PyValue, PythonConfig, PythonHost, Source, StartError,
-    TerminalKind,
+    CodeBlock, GeneratorCall, Host, HostArg, HostExpr, PyValue, PythonConfig, PythonHost, Source,
+    StartError, TerminalKind,
 };
 use thicket_tree::{DerivationTree, NodeId};
 
@@ -738,6 +738,155 @@ fn generators_are_reproducible_from_the_seed() {
 }
 
 #[test]
+fn generator_calls_asked_together_give_what_each_gives_alone() {
+    if !have_python() {
+        return;
+    }
+    let blocks = vec![CodeBlock::new(
+        "gen.fan",
+        1,
+        "import random\ndef pick(n):\n    return str(n) + ':' + str(random.randint(0, 10 ** 12))\n",
+    )];
+    let host = host_with(blocks, PythonConfig::default());
+    host.set_seed(5);
+    let g = grammar(PAIRS);
+    let tree = parse(&g, "ab=12,cd=3");
+    let keys = nodes(&g, &tree, "key");
+    let pick = expr("pick(k)", &["k"]);
+    let broken = expr("pick(k) + 1", &["k"]);
+    let call = |e, node, call| GeneratorCall {
+        expr: e,
+        sources: vec![Source {
+            tree: &tree,
+            grammar: &g,
+            node,
+        }],
+        call,
+    };
+    let calls = [
+        call(&pick, keys[0], 3),
+        call(&broken, keys[0], 4),
+        call(&pick, keys[1], 5),
+        call(&pick, keys[0], 3),
+    ];
+    let together = host.generate_many(&calls);
+    assert_eq!(together.len(), 4);
+    for (c, got) in calls.iter().zip(&together) {
+        assert_eq!(got, &host.generate(c.expr, &c.sources, c.call));
+    }
+    assert!(matches!(&together[0], Ok(PyValue::Str(s)) if s.starts_with("ab:")));
+    assert!(together[1].is_err(), "{:?}", together[1]);
+    assert!(matches!(&together[2], Ok(PyValue::Str(s)) if s.starts_with("cd:")));
+    assert_eq!(together[0], together[3]);
+}
+
+/// A host with one process, whose spec counts the calls of its functions.
+fn counting_host() -> PythonHost {
+    let blocks = vec![CodeBlock::new(
+        "count.fan",
+        1,
+        "CALLS = [0]\n\
+         def own(p):\n    CALLS[0] += 1\n    return str(p)\n\
+         def outer(p):\n    CALLS[0] += 1\n    return str(p.parent)\n\
+         def up_from_child(p):\n    CALLS[0] += 1\n    return str(p.children[0].parent.parent)\n\
+         def root(p):\n    CALLS[0] += 1\n    return str(p.get_root())\n",
+    )];
+    host_with(
+        blocks,
+        PythonConfig {
+            max_processes: 1,
+            ..PythonConfig::default()
+        },
+    )
+}
+
+#[test]
+fn a_result_is_kept_for_the_part_of_the_tree_its_call_read() {
+    if !have_python() {
+        return;
+    }
+    let host = counting_host();
+    let g = grammar(PAIRS);
+    let judge = |text: &str, source: &str| {
+        let tree = parse(&g, text);
+        let pair = nodes(&g, &tree, "pair")[0];
+        host.eval_bool(&expr(source, &["t"]), &tree, &g, &[HostArg::Tree(pair)])
+    };
+    let calls = |n: u32| {
+        host.eval_constant(&format!("CALLS[0] + {n} - {n}"))
+            .unwrap()
+    };
+    // `own` reads only its argument: an edit elsewhere leaves its result standing.
+    assert_eq!(judge("a=1,b=2", "own(t) == 'a=1'"), Ok(true));
+    assert_eq!(judge("a=1,b=3", "own(t) == 'a=1'"), Ok(true));
+    assert_eq!(judge("a=1", "own(t) == 'a=1'"), Ok(true));
+    assert_eq!(calls(1), PyValue::Int(1));
+    // An edit inside the argument is judged again.
+    assert_eq!(judge("a=2,b=3", "own(t) == 'a=1'"), Ok(false));
+    assert_eq!(judge("a=2,b=3", "own(t) == 'a=2'"), Ok(true));
+    assert_eq!(calls(2), PyValue::Int(3));
+}
+
+#[test]
+fn a_comparison_and_the_value_to_write_come_from_one_call() {
+    if !have_python() {
+        return;
+    }
+    let host = counting_host();
+    let g = grammar(PAIRS);
+    let tree = parse(&g, "ab=1");
+    let key = [HostArg::Tree(nodes(&g, &tree, "key")[0])];
+    let judge = |value: &str| {
+        let compared = expr(&format!("str(k) == {value}"), &["k"]);
+        let written = expr(value, &["k"]);
+        let joint = expr(
+            &format!("((str(k)) == (__thicket_value := ({value})), __thicket_value)"),
+            &["k"],
+        );
+        let together = host.eval_bool_then_text(&compared, &written, Some(&joint), &tree, &g, &key);
+        let apart = host.eval_bool_then_text(&compared, &written, None, &tree, &g, &key);
+        assert_eq!(together, apart, "{value}");
+        together
+    };
+    // False: the value comes with the verdict, from the one call of `own`.
+    assert_eq!(
+        judge("own(k).upper()"),
+        (Ok(false), Some(Ok(b"AB".to_vec())))
+    );
+    assert_eq!(judge("own(k)"), (Ok(true), None));
+    let raised = judge("own(k) + 1");
+    assert!(
+        matches!(&raised, (Err(e), None) if e.message.contains("TypeError")),
+        "{raised:?}"
+    );
+    // `own` ran once per joint judgement; apart, once to judge and once more for
+    // the value where the verdict is false: (1 + 2) + (1 + 1) + (1 + 1).
+    assert_eq!(host.eval_constant("CALLS[0]").unwrap(), PyValue::Int(7));
+}
+
+#[test]
+fn a_call_that_looks_above_its_arguments_sees_the_whole_tree() {
+    if !have_python() {
+        return;
+    }
+    let host = counting_host();
+    let g = grammar(PAIRS);
+    // The first pair is the same in both trees, what lies above it is not: a result
+    // kept for the pair alone would be stale in the second tree.
+    for function in ["outer", "up_from_child", "root"] {
+        let source = format!("{function}(t) == 'a=1,b=2'");
+        let judge = |text: &str| {
+            let tree = parse(&g, text);
+            let pair = nodes(&g, &tree, "pair")[0];
+            host.eval_bool(&expr(&source, &["t"]), &tree, &g, &[HostArg::Tree(pair)])
+        };
+        assert_eq!(judge("a=1,b=2"), Ok(true), "{function}");
+        assert_eq!(judge("a=1,b=3"), Ok(false), "{function}");
+        assert_eq!(judge("a=1,b=2"), Ok(true), "{function}");
+    }
+}
+
+#[test]
 fn many_threads_share_a_pool() {
     if !have_python() {
         return;
@@ -943,17 +1092,24 @@ fn a_constraint_asked_again_on_the_same_tree_is_not_run_again() {
             Ok(false)
         );
     }
-    // Another tree, and another binding, are new requests.
+    // The same key in another tree is not run again (`seen` reads only its
+    // argument); another key is a new request.
     let other = parse(&g, "abc=1,abcd=3");
     let other_keys = nodes(&g, &other, "key");
     assert_eq!(
         host.eval_bool(&e, &other, &g, &[HostArg::Tree(other_keys[0])]),
         Ok(true)
     );
+    let third = parse(&g, "abd=1");
+    let third_key = nodes(&g, &third, "key")[0];
+    assert_eq!(
+        host.eval_bool(&e, &third, &g, &[HostArg::Tree(third_key)]),
+        Ok(true)
+    );
     assert_eq!(host.eval_constant("len(calls)"), Ok(PyValue::Int(3)));
     assert_eq!(
         host.eval_constant("','.join(calls)"),
-        Ok(PyValue::Str("abc,abcd,abc".into()))
+        Ok(PyValue::Str("abc,abcd,abd".into()))
     );
 }
 

@@ -278,7 +278,7 @@ pub struct Solver<'g> {
     tables: Mutex<HashMap<Measure, Arc<MeasureTable>>>,
     /// Reads texts back as subtrees (`Parser::parse_as`); `None` if the grammar has a
     /// regex the parser cannot compile (then texts are never written, only generated).
-    parser: Option<Parser<'g>>,
+    parser: OnceLock<Option<Parser<'g>>>,
     /// Per constraint, the rules its truth is confined to (`terms::scope`): a
     /// constraint that held is not evaluated again after edits that touch none.
     scopes: Vec<Option<Vec<SymbolId>>>,
@@ -338,7 +338,7 @@ impl<'g> Solver<'g> {
             reach,
             config,
             tables: Mutex::new(HashMap::new()),
-            parser: Parser::new(grammar, ParseConfig::default()).ok(),
+            parser: OnceLock::new(),
             routes: (0..grammar.rules().len())
                 .map(|_| OnceLock::new())
                 .collect(),
@@ -380,6 +380,15 @@ impl<'g> Solver<'g> {
     /// Whether the deadline, if any, has passed.
     pub fn past_deadline(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The parser that reads texts back as subtrees, built on first use: many runs
+    /// never write a text (a spec without generators or string repairs), and building
+    /// it is a good part of a short run's start-up.
+    pub(crate) fn parser(&self) -> Option<&Parser<'g>> {
+        self.parser
+            .get_or_init(|| Parser::new(self.grammar, ParseConfig::default()).ok())
+            .as_ref()
     }
 
     /// The grammar.

@@ -46,7 +46,7 @@ pub enum Measure {
 pub const MEASURE_CAP: usize = 2048;
 
 /// The values of one expression at one depth budget.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 struct Sets {
     /// Within the generator's repetition cap.
     capped: Bits,
@@ -68,9 +68,24 @@ impl Sets {
 }
 
 /// The achievable values of every expression at every depth budget, for one measure.
+///
+/// Only what depends on the depth budget is kept per level: an expression that
+/// reaches no reference (a terminal, or alternatives, sequences and repetitions of
+/// terminals: most of a character-level grammar) has its sets once, in `fixed`. And a
+/// level equal to the one below it ends the levels: a level's sets follow from the
+/// level below alone, so every later level would be the same; a budget past the last
+/// level kept reads that one.
 pub struct MeasureTable {
     measure: Measure,
+    /// Per expression, where its sets are: in `fixed` or in each level.
+    places: Vec<Place>,
+    /// The sets of the expressions that do not depend on the budget.
+    fixed: Vec<Sets>,
+    /// Per depth budget from 0 (up to the first that equals the one before), the sets
+    /// of the expressions that depend on it.
     levels: Vec<Vec<Sets>>,
+    /// The greatest depth budget (the generator's `max_depth`).
+    depth: usize,
     /// Per level and expression, the largest value (saturating), `None` if nothing
     /// derives within the level: whether the sets, capped, hold every value.
     maxima: Vec<Vec<Option<u64>>>,
@@ -84,6 +99,23 @@ pub struct MeasureTable {
 enum RegexTerminal {
     Lengths(Box<RegexLengths>),
     Sampler(RegexSampler),
+}
+
+/// The sets of `expr`: in `fixed`, or in `level` (one level's sets).
+fn pick<'a>(places: &[Place], fixed: &'a [Sets], level: &'a [Sets], expr: ExprId) -> &'a Sets {
+    match places[expr.index()] {
+        Place::Fixed(k) => &fixed[k as usize],
+        Place::Level(k) => &level[k as usize],
+    }
+}
+
+/// Where an expression's sets are kept (see [`MeasureTable`]).
+#[derive(Clone, Copy)]
+enum Place {
+    /// In `fixed`, at this index: the same at every budget.
+    Fixed(u32),
+    /// In each level, at this index.
+    Level(u32),
 }
 
 impl MeasureTable {
@@ -114,79 +146,121 @@ impl MeasureTable {
                 _ => None,
             })
             .collect();
-        let n = grammar.expr_count();
         let depth = config.max_depth as usize;
-        let mut levels: Vec<Vec<Sets>> = Vec::with_capacity(depth + 1);
-        for r in 0..=depth {
-            let mut level: Vec<Sets> = Vec::with_capacity(n);
-            for id in grammar.expr_ids() {
-                let mut sets = match grammar.expr(id) {
-                    Expr::Literal(bytes) => Sets::both(Bits::single(match measure {
-                        Measure::Length => thicket_constraint::eval::input_string(bytes)
-                            .chars()
-                            .count(),
-                        Measure::Count(_) => 0,
-                    })),
-                    Expr::Regex(_) => match &regexes[id.index()] {
-                        Some(RegexTerminal::Lengths(re)) => Sets {
-                            capped: re.capped().clone(),
-                            full: re.full().clone(),
-                        },
-                        Some(RegexTerminal::Sampler(_)) => Sets::both(Bits::single(0)),
-                        None => Sets::empty(),
+        // Whether each expression reaches a reference (children have smaller ids).
+        let mut places: Vec<Place> = Vec::with_capacity(grammar.expr_count());
+        let (mut fixed_count, mut level_count) = (0u32, 0u32);
+        for id in grammar.expr_ids() {
+            let dynamic = match grammar.expr(id) {
+                Expr::Ref(_) => true,
+                Expr::Literal(_) | Expr::Regex(_) => false,
+                Expr::Alt(children) | Expr::Seq(children) => children
+                    .iter()
+                    .any(|c| matches!(places[c.index()], Place::Level(_))),
+                Expr::Repeat(rep) => matches!(places[rep.item.index()], Place::Level(_)),
+            };
+            places.push(if dynamic {
+                level_count += 1;
+                Place::Level(level_count - 1)
+            } else {
+                fixed_count += 1;
+                Place::Fixed(fixed_count - 1)
+            });
+        }
+        // The sets of `id` from its children's (in `fixed` and `level`); `below` is the
+        // level one down, where a reference reads its body (none at budget 0).
+        let compute = |id: ExprId, fixed: &[Sets], level: &[Sets], below: Option<&[Sets]>| {
+            let get = |c: ExprId| pick(&places, fixed, level, c);
+            let mut sets = match grammar.expr(id) {
+                Expr::Literal(bytes) => Sets::both(Bits::single(match measure {
+                    Measure::Length => thicket_constraint::eval::input_string(bytes)
+                        .chars()
+                        .count(),
+                    Measure::Count(_) => 0,
+                })),
+                Expr::Regex(_) => match &regexes[id.index()] {
+                    Some(RegexTerminal::Lengths(re)) => Sets {
+                        capped: re.capped().clone(),
+                        full: re.full().clone(),
                     },
-                    Expr::Ref(symbol) => {
-                        if r == 0 {
-                            Sets::empty()
-                        } else {
-                            let body = &levels[r - 1][grammar.rule(*symbol).body.index()];
-                            match measure {
-                                Measure::Count(needle) if needle == *symbol => {
-                                    let one = Bits::single(1);
-                                    Sets {
-                                        capped: body.capped.sum(&one),
-                                        full: body.full.sum(&one),
-                                    }
+                    Some(RegexTerminal::Sampler(_)) => Sets::both(Bits::single(0)),
+                    None => Sets::empty(),
+                },
+                Expr::Ref(symbol) => match below {
+                    None => Sets::empty(),
+                    Some(below) => {
+                        let body = pick(&places, fixed, below, grammar.rule(*symbol).body).clone();
+                        match measure {
+                            Measure::Count(needle) if needle == *symbol => {
+                                let one = Bits::single(1);
+                                Sets {
+                                    capped: body.capped.sum(&one),
+                                    full: body.full.sum(&one),
                                 }
-                                _ => body.clone(),
                             }
+                            _ => body,
                         }
                     }
-                    Expr::Alt(children) => {
-                        let mut sets = Sets::empty();
-                        for c in children {
-                            sets.capped.union(&level[c.index()].capped);
-                            sets.full.union(&level[c.index()].full);
-                        }
-                        sets
+                },
+                Expr::Alt(children) => {
+                    let mut sets = Sets::empty();
+                    for &c in children {
+                        let child = get(c);
+                        sets.capped.union(&child.capped);
+                        sets.full.union(&child.full);
                     }
-                    Expr::Seq(children) => {
-                        let mut sets = Sets::both(Bits::single(0));
-                        for c in children {
-                            sets.capped = sets.capped.sum(&level[c.index()].capped);
-                            sets.full = sets.full.sum(&level[c.index()].full);
-                        }
-                        sets
+                    sets
+                }
+                Expr::Seq(children) => {
+                    let mut sets = Sets::both(Bits::single(0));
+                    for &c in children {
+                        let child = get(c);
+                        sets.capped = sets.capped.sum(&child.capped);
+                        sets.full = sets.full.sum(&child.full);
                     }
-                    Expr::Repeat(rep) => {
-                        let item = &level[rep.item.index()];
-                        let (min, max) = repeat_bounds(rep, cap);
-                        Sets {
-                            capped: item.capped.repeated(min, Some(max)),
-                            full: item.full.repeated(rep.min, rep.max),
-                        }
+                    sets
+                }
+                Expr::Repeat(rep) => {
+                    let item = get(rep.item);
+                    let (min, max) = repeat_bounds(rep, cap);
+                    Sets {
+                        capped: item.capped.repeated(min, Some(max)),
+                        full: item.full.repeated(rep.min, rep.max),
                     }
-                };
-                sets.capped.truncate(limit);
-                sets.full.truncate(limit);
-                level.push(sets);
+                }
+            };
+            sets.capped.truncate(limit);
+            sets.full.truncate(limit);
+            sets
+        };
+        let mut fixed: Vec<Sets> = Vec::with_capacity(fixed_count as usize);
+        for id in grammar.expr_ids() {
+            if let Place::Fixed(_) = places[id.index()] {
+                let sets = compute(id, &fixed, &[], None);
+                fixed.push(sets);
+            }
+        }
+        let mut levels: Vec<Vec<Sets>> = Vec::new();
+        for _ in 0..=depth {
+            let mut level: Vec<Sets> = Vec::with_capacity(level_count as usize);
+            for id in grammar.expr_ids() {
+                if let Place::Level(_) = places[id.index()] {
+                    let sets = compute(id, &fixed, &level, levels.last().map(Vec::as_slice));
+                    level.push(sets);
+                }
+            }
+            if levels.last() == Some(&level) {
+                break;
             }
             levels.push(level);
         }
         let maxima = maxima(generator, measure);
         MeasureTable {
             measure,
+            places,
+            fixed,
             levels,
+            depth,
             maxima,
             max_repetitions: cap,
             regexes,
@@ -196,12 +270,12 @@ impl MeasureTable {
     /// The values a subtree of `expr` at `depth` can have below the cap, and whether
     /// those are all it can have (no value at or past the cap).
     pub(crate) fn possible(&self, expr: ExprId, depth: u32) -> (Bits, bool) {
-        let Some(level) = self.level(depth) else {
+        let Some(sets) = self.get(expr, depth) else {
             return (Bits::empty(), true);
         };
-        let remaining = self.levels.len() - 1 - depth as usize;
+        let remaining = self.depth - depth as usize;
         let exact = self.maxima[remaining][expr.index()].is_none_or(|m| m < MEASURE_CAP as u64);
-        (level[expr.index()].full.clone(), exact)
+        (sets.full.clone(), exact)
     }
 
     /// The measure.
@@ -209,22 +283,29 @@ impl MeasureTable {
         self.measure
     }
 
-    fn level(&self, depth: u32) -> Option<&Vec<Sets>> {
-        let remaining = (self.levels.len() - 1).checked_sub(depth as usize)?;
-        self.levels.get(remaining)
+    /// The sets of `expr` at `depth`, `None` past the greatest depth.
+    fn get(&self, expr: ExprId, depth: u32) -> Option<&Sets> {
+        let remaining = self.depth.checked_sub(depth as usize)?;
+        Some(match self.places[expr.index()] {
+            Place::Fixed(k) => &self.fixed[k as usize],
+            Place::Level(k) => {
+                let level = remaining.min(self.levels.len() - 1);
+                &self.levels[level][k as usize]
+            }
+        })
     }
 
     /// Whether a subtree of `expr` expanded at `depth` can have measure `value`
     /// (within the generator's repetition cap or beyond it).
     pub fn achievable(&self, expr: ExprId, depth: u32, value: usize) -> bool {
-        self.level(depth)
-            .is_some_and(|l| l[expr.index()].full.contains(value))
+        self.get(expr, depth)
+            .is_some_and(|sets| sets.full.contains(value))
     }
 
     /// The values a subtree of `expr` at `depth` can have, ascending.
     pub fn values(&self, expr: ExprId, depth: u32) -> Vec<usize> {
-        self.level(depth)
-            .map(|l| l[expr.index()].full.iter().collect())
+        self.get(expr, depth)
+            .map(|sets| sets.full.iter().collect())
             .unwrap_or_default()
     }
 
@@ -260,7 +341,7 @@ impl MeasureTable {
         if value < MEASURE_CAP {
             return self.achievable(expr, depth, value);
         }
-        let Some(remaining) = (self.levels.len() - 1).checked_sub(depth as usize) else {
+        let Some(remaining) = self.depth.checked_sub(depth as usize) else {
             return false;
         };
         self.maxima[remaining][expr.index()].is_some_and(|m| m >= value as u64)
@@ -373,7 +454,7 @@ impl MeasureTable {
     }
 
     fn sets(&self, expr: ExprId, depth: u32) -> &Sets {
-        &self.level(depth).expect("depth within the table")[expr.index()]
+        self.get(expr, depth).expect("depth within the table")
     }
 
     /// Emits a subtree of `expr` of measure `value`: within the repetition cap if the

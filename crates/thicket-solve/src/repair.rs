@@ -1813,7 +1813,7 @@ pub(crate) fn parse_as(
     symbol: SymbolId,
     text: &[u8],
 ) -> Option<DerivationTree> {
-    let parser = solver.parser.as_ref()?;
+    let parser = solver.parser()?;
     let parse = || Some(parser.parse_as(symbol, text).ok()?.tree());
     if !solver.literals.contains(text) {
         return parse();

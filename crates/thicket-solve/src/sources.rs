@@ -35,6 +35,14 @@ pub trait SubtreeSource: Send + Sync {
 
     /// The text of a new subtree for the call's node.
     fn text(&self, call: &SourceCall<'_>) -> Result<Vec<u8>, String>;
+
+    /// The texts for several calls, in order: the generated nodes of one tree, asked
+    /// at once. A source that can answer them together (in one round trip to an
+    /// interpreter) overrides this; the results must be what [`SubtreeSource::text`]
+    /// gives for each call.
+    fn texts(&self, calls: &[SourceCall<'_>]) -> Vec<Result<Vec<u8>, String>> {
+        calls.iter().map(|call| self.text(call)).collect()
+    }
 }
 
 /// What a source is asked to make a text for.
@@ -108,7 +116,9 @@ pub(crate) fn apply(
     if holes.is_empty() {
         return Ok(tree);
     }
-    let mut parts = Vec::with_capacity(holes.len());
+    // Every hole's arguments and call number first (numbered as if each hole's call
+    // came right after its arguments), then the texts of all holes in one go.
+    let mut made = Vec::with_capacity(holes.len());
     let mut calls = 0u64;
     for &(node, symbol) in &holes {
         // The rules from the root down to the node, the node's own last.
@@ -120,10 +130,37 @@ pub(crate) fn apply(
                 _ => None,
             })
             .collect();
-        let part = sourced(
-            solver, source, &tree, node, symbol, &mut path, seed, &mut calls,
-        )?;
-        parts.push(part);
+        let args = arguments(solver, source, symbol, &mut path, seed, &mut calls)?;
+        made.push((args, calls));
+        calls += 1;
+    }
+    let requests: Vec<SourceCall<'_>> = holes
+        .iter()
+        .zip(&made)
+        .map(|(&(node, rule), (args, call))| SourceCall {
+            grammar,
+            tree: &tree,
+            node,
+            rule,
+            args,
+            seed,
+            call: *call,
+        })
+        .collect();
+    let texts = source.texts(&requests);
+    if texts.len() != holes.len() {
+        return Err(SourceError {
+            rule: grammar.display_symbol(holes[0].1),
+            message: format!(
+                "the source gave {} texts for {} calls",
+                texts.len(),
+                holes.len()
+            ),
+        });
+    }
+    let mut parts = Vec::with_capacity(holes.len());
+    for (&(_, symbol), text) in holes.iter().zip(texts) {
+        parts.push(parsed(solver, symbol, text)?);
     }
     let nodes: Vec<NodeId> = holes.iter().map(|&(n, _)| n).collect();
     Ok(tree.replace_subtrees(grammar, &nodes, &mut |i, sink| {
@@ -146,14 +183,7 @@ fn sourced(
     calls: &mut u64,
 ) -> Result<DerivationTree, SourceError> {
     let grammar = solver.grammar();
-    let fail = |message: String| SourceError {
-        rule: grammar.display_symbol(symbol),
-        message,
-    };
-    let mut args = Vec::new();
-    for &param in source.params(symbol) {
-        args.push(argument(solver, source, param, path, seed, calls)?);
-    }
+    let args = arguments(solver, source, symbol, path, seed, calls)?;
     let call = SourceCall {
         grammar,
         tree,
@@ -164,7 +194,37 @@ fn sourced(
         call: *calls,
     };
     *calls += 1;
-    let text = source.text(&call).map_err(fail)?;
+    parsed(solver, symbol, source.text(&call))
+}
+
+/// The arguments of `symbol`'s source (the last rule of `path`), made in order.
+fn arguments(
+    solver: &Solver<'_>,
+    source: &dyn SubtreeSource,
+    symbol: SymbolId,
+    path: &mut Vec<SymbolId>,
+    seed: u64,
+    calls: &mut u64,
+) -> Result<Vec<DerivationTree>, SourceError> {
+    source
+        .params(symbol)
+        .iter()
+        .map(|&param| argument(solver, source, param, path, seed, calls))
+        .collect()
+}
+
+/// The parse of a source's text (or its error) as `symbol`.
+fn parsed(
+    solver: &Solver<'_>,
+    symbol: SymbolId,
+    text: Result<Vec<u8>, String>,
+) -> Result<DerivationTree, SourceError> {
+    let grammar = solver.grammar();
+    let fail = |message: String| SourceError {
+        rule: grammar.display_symbol(symbol),
+        message,
+    };
+    let text = text.map_err(fail)?;
     crate::repair::parse_as(solver, symbol, &text).ok_or_else(|| {
         fail(format!(
             "its value {:?} is not in the language of {}",

@@ -193,3 +193,50 @@ fn a_source_gets_fresh_subtrees_of_its_arguments_rules() {
         assert!(a == b && a.bytes().all(|c| c.is_ascii_digit()), "{text}");
     }
 }
+
+/// [`Numbers`], recording how many calls each request for a tree's texts holds.
+struct Batched {
+    inner: Numbers,
+    batches: std::sync::Mutex<Vec<usize>>,
+}
+
+impl SubtreeSource for Batched {
+    fn rules(&self) -> &[SymbolId] {
+        self.inner.rules()
+    }
+
+    fn text(&self, call: &SourceCall<'_>) -> Result<Vec<u8>, String> {
+        self.inner.text(call)
+    }
+
+    fn texts(&self, calls: &[SourceCall<'_>]) -> Vec<Result<Vec<u8>, String>> {
+        self.batches.lock().unwrap().push(calls.len());
+        calls.iter().map(|call| self.inner.text(call)).collect()
+    }
+}
+
+#[test]
+fn a_trees_generated_nodes_are_asked_at_once_and_get_what_one_by_one_gets() {
+    let spec = spec();
+    let grammar = &spec.grammar;
+    let values = vec!["7", "42", "1000"];
+    let one_by_one = solver_with(&spec, None, values.clone());
+    let batched = Arc::new(Batched {
+        inner: Numbers {
+            rules: vec![grammar.symbol("num").unwrap()],
+            texts: values,
+        },
+        batches: std::sync::Mutex::new(Vec::new()),
+    });
+    let at_once = Solver::new(grammar, Vec::new(), SolverConfig::default())
+        .unwrap()
+        .with_source(batched.clone());
+    for i in 0..30 {
+        let (a, _) = one_by_one.solve(&mut Solver::rng_for(5, i)).unwrap();
+        let (b, _) = at_once.solve(&mut Solver::rng_for(5, i)).unwrap();
+        assert_eq!(a.bytes(), b.bytes());
+        // One request per tree, holding every pair's number.
+        let pairs = b.bytes().split(|&c| c == b';').count();
+        assert_eq!(batched.batches.lock().unwrap().last(), Some(&pairs));
+    }
+}

@@ -123,6 +123,11 @@ pub struct Assignment {
     pub target: usize,
     /// The value, over the same parameters as the comparison.
     pub value: HostExpr,
+    /// The comparison and its value side in one expression, a pair `(verdict,
+    /// value)` that evaluates the value side once: `((a) == (v := (b)), v)` for
+    /// `a == b` with `b` the value. `None` where the value written is not the side's
+    /// value as it is (bit fields).
+    pub joint: Option<HostExpr>,
 }
 
 /// A Python expression over the trees a constraint's quantifiers bind, evaluated by
@@ -196,7 +201,21 @@ impl Predicate for HostPredicate {
         let host_args = host_args(ctx.view, &self.sources, &trees);
         let tree = ctx.view.tree();
         let eval = |e: &HostExpr| self.host.eval_bool(e, tree, ctx.grammar, &host_args);
-        let verdict = match (eval(&self.expr), &self.kind) {
+        let (judged, value) = match &self.kind {
+            HostKind::Comparison {
+                assign: Some(assign),
+                ..
+            } => self.host.eval_bool_then_text(
+                &self.expr,
+                &assign.value,
+                assign.joint.as_ref(),
+                tree,
+                ctx.grammar,
+                &host_args,
+            ),
+            _ => (eval(&self.expr), None),
+        };
+        let verdict = match (judged, &self.kind) {
             (
                 Ok(false),
                 HostKind::Comparison {
@@ -205,9 +224,11 @@ impl Predicate for HostPredicate {
                 },
             ) => {
                 // The fix: the value the other side has, for the solver to write.
-                let fix = self
-                    .host
-                    .eval_text(&assign.value, tree, ctx.grammar, &host_args)
+                let value = value.unwrap_or_else(|| {
+                    self.host
+                        .eval_text(&assign.value, tree, ctx.grammar, &host_args)
+                });
+                let fix = value
                     .map(|text| vec![(trees[assign.target], text)])
                     .unwrap_or_default();
                 let why = if ctx.explaining {

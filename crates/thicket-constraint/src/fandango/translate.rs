@@ -1191,19 +1191,29 @@ impl<'a> Translator<'a> {
                     assign: (op == CmpOp::Eq)
                         .then(|| assignment(&texts, &names, &sources))
                         .flatten()
-                        .map(|(target, param, value)| {
+                        .map(|(target, param, side)| {
                             let holds_bits = match self.vars[args[target].index()].ty {
                                 VarType::Tree(s) => self.facts.holds_bits(s),
                                 VarType::Int => false,
                             };
-                            let value = if holds_bits {
-                                bits_of(&value, &names[param])
+                            let value = &texts[side];
+                            if holds_bits {
+                                return Assignment {
+                                    target,
+                                    value: expr(bits_of(value, &names[param])),
+                                    joint: None,
+                                };
+                            }
+                            let (a, b) = (&texts[0], &texts[1]);
+                            let joint = if side == 1 {
+                                format!("(({a}) == ({JOINT_VALUE} := ({b})), {JOINT_VALUE})")
                             } else {
-                                value
+                                format!("(({JOINT_VALUE} := ({a})) == ({b}), {JOINT_VALUE})")
                             };
                             Assignment {
                                 target,
-                                value: expr(value),
+                                value: expr(value.clone()),
+                                joint: Some(expr(joint)),
                             }
                         }),
                 },
@@ -2691,11 +2701,17 @@ fn bits_of(value: &str, target: &str) -> String {
 /// For `<x> == value` (or `str(<x>) == value`, either way round) with `value` not
 /// mentioning `<x>`: the tree argument that takes the value, its parameter's index,
 /// and the value's source.
+/// The name an [`Assignment::joint`] expression keeps its value side's value under (a
+/// name of thicket's, in the expression's own scope).
+const JOINT_VALUE: &str = "__thicket_value";
+
+/// For `texts` the two sides of an equality: the tree argument a repair writes into,
+/// its parameter, and which side (0 or 1) is the value written.
 fn assignment(
     texts: &[String],
     names: &[String],
     sources: &[ParamSource],
-) -> Option<(usize, usize, String)> {
+) -> Option<(usize, usize, usize)> {
     let param_of = |text: &str| {
         let inner = text
             .trim()
@@ -2715,7 +2731,7 @@ fn assignment(
             && !mentions(&texts[other], &names[j])
             && let ParamSource::Tree(target) = sources[j]
         {
-            return Some((target, j, texts[other].clone()));
+            return Some((target, j, other));
         }
     }
     None
