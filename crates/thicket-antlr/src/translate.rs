@@ -29,7 +29,9 @@ pub struct LexRuleSpec {
     pub mode: Option<String>,
     /// What the rule matches.
     pub pattern: Pattern,
-    /// Whether it contains a non-greedy loop (the match taken is then the shortest).
+    /// Whether its DFA stands for a non-greedy loop (the match taken is then the
+    /// shortest). Never for [`Pattern::Recursive`], whose automaton stops non-greedy
+    /// loops itself.
     pub non_greedy: bool,
     /// Whether it holds a semantic predicate: assumed true, but it loses ties with
     /// rules that hold none (see the crate docs).
@@ -361,6 +363,35 @@ impl<'f> Rules<'f> {
                 } else {
                     self.parser.contains_key(name.as_str())
                 };
+                let fragment = self
+                    .lexer
+                    .get(name.as_str())
+                    .is_some_and(|(_, r)| r.fragment);
+                let lexer_given = !(self.roots == 1 && self.files[0].kind == GrammarKind::Parser);
+                if !ok && !rule.is_lexer() && lexer_ref && lexer_given {
+                    // ANTLR defines a token the parser names and no lexer rule makes (a
+                    // fragment makes none either): "implicit definition of token", a
+                    // warning. Target code may emit it; without target code no input
+                    // has it.
+                    let why = if fragment {
+                        "is a fragment, which makes no token"
+                    } else {
+                        "has no lexer rule"
+                    };
+                    self.warnings.push((
+                        fi,
+                        Diagnostic::warning(
+                            "g4-implicit-token",
+                            format!(
+                                "token `{name}` {why}: ANTLR defines it implicitly, and no \
+                                 input has it (only target code could emit it)"
+                            ),
+                            *span,
+                        ),
+                    ));
+                    self.declared.insert(name.clone());
+                    return;
+                }
                 if !ok {
                     let (what, known): (&str, Vec<String>) = if rule.is_lexer() || lexer_ref {
                         (
@@ -381,13 +412,7 @@ impl<'f> Rules<'f> {
                     if let Some(k) = thicket_grammar::grammar::suggest(name, known.iter()) {
                         d = d.with_note(format!("did you mean `{k}`?"));
                     }
-                    if !rule.is_lexer()
-                        && lexer_ref
-                        && self
-                            .lexer
-                            .get(name.as_str())
-                            .is_some_and(|(_, r)| r.fragment)
-                    {
+                    if !rule.is_lexer() && lexer_ref && fragment {
                         d = d.with_note(
                             "fragment rules are parts of tokens; the parser cannot use them",
                         );
@@ -639,11 +664,12 @@ impl<'f> Rules<'f> {
         match self.regex_of(elem, ci, &mut stack, &mut non_greedy) {
             Ok(regex) => Ok((Pattern::Regex(regex), non_greedy)),
             Err(NotRegex::Recursive) => {
-                non_greedy = false;
                 let mut procs = vec![Node::Seq(Vec::new())];
                 let mut index = HashMap::new();
                 procs[0] = self.program_node(elem, ci, &mut procs, &mut index, &mut non_greedy)?;
-                Ok((Pattern::Recursive(Program { procs }), non_greedy))
+                // The automaton with a stack stops non-greedy loops itself, as ANTLR
+                // does: the lexer takes its longest end, and the rule is not split.
+                Ok((Pattern::Recursive(Program { procs }), false))
             }
             Err(NotRegex::Error(d)) => Err(d),
         }
@@ -775,6 +801,7 @@ impl<'f> Rules<'f> {
                     item: Box::new(self.program_node(item, ci, procs, index, non_greedy)?),
                     min: *min,
                     max: *max,
+                    greedy: *greedy,
                 }
             }
             Elem::Ref(name, span) => {
@@ -1171,15 +1198,14 @@ impl<'f> Rules<'f> {
                 body: alt(alts, span),
             });
         }
-        // Tokens that no lexer rule produces (declared in `tokens {}` only) match nothing.
-        let mut orphans: Vec<String> = self
+        // Tokens that no lexer rule produces (declared in `tokens {}` only, or named by
+        // the parser alone) match nothing. `token_ref` refers to them by name.
+        let orphans: Vec<String> = self
             .declared
             .iter()
-            .filter(|t| done.contains(t.as_str()) || used_lexer.contains(t.as_str()))
             .filter(|t| !self.lexer.contains_key(t.as_str()))
             .cloned()
             .collect();
-        orphans.dedup();
         for t in orphans {
             rules.push(AstRule {
                 name: t,
@@ -1242,7 +1268,11 @@ impl<'f> Rules<'f> {
             ));
         }
         let producers = self.producers(token);
-        if producers.is_empty() {
+        if producers.is_empty() && self.lexer.contains_key(token) {
+            // A fragment named by the parser: no token, and its name is the fragment's
+            // rule in this grammar.
+            items.push(expr(AstExprKind::Regex(NOTHING.into()), span));
+        } else if producers.is_empty() {
             // Declared only: referenced by name (an orphan rule matching nothing).
             items.push(expr(AstExprKind::Ref(token.to_string()), span));
         } else {
