@@ -4,7 +4,7 @@
 use crate::chars::{NOTHING, case_insensitive_set, class_ranges, literal_regex, set_regex};
 use crate::nfa::{Node, Program};
 use crate::syntax::{CharSet, Command, Elem, G4File, GrammarKind, RuleDef, elem_span};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use thicket_grammar::ast::{AstExpr, AstExprKind, AstRule, SpecAst};
 use thicket_grammar::{Diagnostic, Span};
 
@@ -1213,6 +1213,7 @@ impl<'f> Rules<'f> {
                 body: expr(AstExprKind::Regex(NOTHING.into()), Span::new(0, 0)),
             });
         }
+        let rules = prune_impossible(rules, &root);
         (
             SpecAst {
                 rules,
@@ -1664,4 +1665,86 @@ fn mode_move(rule: &RuleDef) -> ModeMove {
     } else {
         ModeMove::Other
     }
+}
+
+/// The rules without the parts that need a token no input has (a regex matching
+/// nothing: a token only target code could emit): alternatives that need one are
+/// dropped, optional parts that need one become empty, and rules left with nothing are
+/// removed. The language stays the same, and generation, which refuses a regex that
+/// matches nothing even where it is never chosen, works. Only parts that are impossible
+/// because of such tokens go; a rule that can never finish for another reason (a cycle)
+/// stays for the generator and `lint` to report. Nothing is pruned if the start rule
+/// itself needs such a token.
+fn prune_impossible(rules: Vec<AstRule>, root: &str) -> Vec<AstRule> {
+    fn impossible(e: &AstExpr, gone: &HashSet<String>) -> bool {
+        match &e.kind {
+            AstExprKind::Regex(r) => r == NOTHING,
+            AstExprKind::Ref(name) => gone.contains(name),
+            AstExprKind::Seq(items) => items.iter().any(|i| impossible(i, gone)),
+            AstExprKind::Alt(items) => items.iter().all(|i| impossible(i, gone)),
+            AstExprKind::Repeat { item, min, .. } => *min > 0 && impossible(item, gone),
+            AstExprKind::Literal(_) | AstExprKind::Bit(_) => false,
+        }
+    }
+    /// `e` without its impossible parts (`e` itself is possible).
+    fn prune(e: AstExpr, gone: &HashSet<String>) -> AstExpr {
+        let span = e.span;
+        match e.kind {
+            AstExprKind::Alt(items) => {
+                let mut kept: Vec<AstExpr> = items
+                    .into_iter()
+                    .filter(|i| !impossible(i, gone))
+                    .map(|i| prune(i, gone))
+                    .collect();
+                if kept.len() == 1 {
+                    kept.pop().expect("one alternative")
+                } else {
+                    expr(AstExprKind::Alt(kept), span)
+                }
+            }
+            AstExprKind::Seq(items) => expr(
+                AstExprKind::Seq(items.into_iter().map(|i| prune(i, gone)).collect()),
+                span,
+            ),
+            AstExprKind::Repeat { item, min, max } => {
+                if impossible(&item, gone) {
+                    expr(AstExprKind::Seq(Vec::new()), span)
+                } else {
+                    expr(
+                        AstExprKind::Repeat {
+                            item: Box::new(prune(*item, gone)),
+                            min,
+                            max,
+                        },
+                        span,
+                    )
+                }
+            }
+            kind => expr(kind, span),
+        }
+    }
+    // The least set of rules that need such a token: grown until no rule is added.
+    let mut gone: HashSet<String> = HashSet::new();
+    loop {
+        let before = gone.len();
+        for rule in &rules {
+            if !gone.contains(&rule.name) && impossible(&rule.body, &gone) {
+                gone.insert(rule.name.clone());
+            }
+        }
+        if gone.len() == before {
+            break;
+        }
+    }
+    if gone.is_empty() || gone.contains(root) {
+        return rules;
+    }
+    rules
+        .into_iter()
+        .filter(|rule| !gone.contains(&rule.name))
+        .map(|rule| AstRule {
+            body: prune(rule.body, &gone),
+            ..rule
+        })
+        .collect()
 }

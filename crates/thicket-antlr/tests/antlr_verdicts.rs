@@ -535,3 +535,27 @@ fn hidden_text_is_parsed_apart_from_the_tokens_around_it() {
         }
     }
 }
+
+/// A token only target code could emit (declared in `tokens {}`, or implicit) is in no
+/// input: the byte grammar drops the parts that need it, so generation works, and every
+/// input generated is one ANTLR's reading accepts ("a" and "a b": see the cases above).
+#[test]
+fn grammars_with_tokens_no_lexer_rule_makes_generate() {
+    let g4 = "grammar Gen;\ns : A (INDENT A)? (B | F | INDENT)* EOF ;\nA : 'a' ;\nB : 'b' ;\n\
+              fragment F : '#' ;\nWS : ' '+ -> skip ;\n";
+    let spec = thicket_antlr::load_g4_texts(&[("Gen.g4".into(), g4.as_bytes().to_vec())], None)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let generator =
+        thicket_gen::Generator::new(&spec.spec.grammar, thicket_gen::GenConfig::default())
+            .expect("the parts needing INDENT or F are gone");
+    let maker = thicket_antlr::generate::InputMaker::new(&spec);
+    for i in 0..50 {
+        let drawn = maker.input(&generator, 1, i);
+        assert!(
+            drawn.accepted,
+            "{:?}",
+            String::from_utf8_lossy(&drawn.bytes)
+        );
+        assert!(drawn.bytes.iter().all(|b| b" ab".contains(b)));
+    }
+}
