@@ -417,8 +417,11 @@ def table(path):
     print(f"generated inputs accepted by ANTLR: grammars without target code {pa} of {pj} "
           f"({100 * pa / max(1, pj):.2f}%); all judged grammars {aa} of {aj} ({100 * aa / max(1, aj):.2f}%)")
     print()
-    print("| grammar | ANTLR | thicket imports | examples parsed | generated, accepted by ANTLR | mean size | notes |")
-    print("|---|---|---|---|---|---|---|")
+    # Records merged from runs of several builds carry the build's commit.
+    builds = any("commit" in r for r in rows)
+    build_head = " build |" if builds else ""
+    print(f"| grammar | ANTLR | thicket imports | examples parsed | generated, accepted by ANTLR | mean size |{build_head} notes |")
+    print("|---|---|---|---|---|---|" + ("---|" if builds else "") + "---|")
     for r in rows:
         antlr = "refuses" if r.get("antlr_error") else "accepts"
         if r.get("thicket_error") is None:
@@ -459,7 +462,8 @@ def table(path):
             notes.append("ANTLR rejects e.g.: " + (r["rejections"][0]["errors"] or ["?"])[0][:120])
         note = "; ".join(notes).replace("|", "\\|").replace("\n", " ")
         size = f"{r['mean_size']} B" if "mean_size" in r else "-"
-        print(f"| {r['grammar']} | {antlr} | {imp} | {ex} | {gj} | {size} | {note} |")
+        build = f" {r.get('commit', '')} |" if builds else ""
+        print(f"| {r['grammar']} | {antlr} | {imp} | {ex} | {gj} | {size} |{build} {note} |")
 
 
 def main():

@@ -2,8 +2,9 @@
 //! position, in the current mode, every rule is matched (a DFA over bytes per rule,
 //! fragments inlined); the longest match wins, and among equally long matches the rule
 //! defined first (implicit literal tokens of a combined grammar come before every lexer
-//! rule). A rule with a non-greedy loop takes its shortest match, which is what the
-//! loop means for the usual `'/*' .*? '*/'`. A rule with a semantic predicate
+//! rule). A regular rule with a non-greedy loop takes its shortest match, which is
+//! what the loop means for the usual `'/*' .*? '*/'`; a recursive rule's automaton
+//! stops its non-greedy loops itself, as ANTLR's does ([`crate::nfa`]). A rule with a semantic predicate
 //! (assumed true) loses ties with rules without one: such predicates guard special
 //! cases (JavaScript's `}` closing a template expression), and taking them always would
 //! shadow the ordinary token. A rule that reaches itself through its fragments is not
@@ -200,7 +201,7 @@ impl Lexer {
             let mut best: Option<(usize, &Rule)> = None;
             for &i in &self.candidates[mode][usize::from(input[pos])] {
                 let rule = &self.rules[i as usize];
-                // The longest match, or the shortest for a rule with a non-greedy loop.
+                // The longest match, or the shortest for a DFA of a non-greedy loop.
                 let mut end = None;
                 rule.matcher.match_ends(input, pos, |e| {
                     if e > pos {

@@ -59,7 +59,9 @@
 //!    membership the way ANTLR does. Regular lexer rules are
 //!    DFAs; a rule that reaches itself through its fragments (nested long brackets,
 //!    balanced parentheses) is matched by an automaton with a stack of rule
-//!    invocations, as ANTLR's own lexer does ([`nfa`]).
+//!    invocations, as ANTLR's own lexer does ([`nfa`]), non-greedy loops in it
+//!    stopped as ANTLR stops them (`'/*' (COMMENT | .)*? '*/'` reads a nested
+//!    comment whole).
 //!
 //! Characters are read as ANTLR's tool reads them ([`chars`]): `\uXXXX`, `\u{X..}`
 //! and the other escapes, `\p{..}` properties in sets, and `caseInsensitive`
@@ -97,7 +99,9 @@
 //! another type (an identifier spelled `if`). Parser rules are marked as phrases
 //! (`Grammar::set_phrase`), so the parser never compiles a parser rule together with
 //! the rules below it into one DFA (css3's selectors would make one of 94,283 NFA
-//! states).
+//! states); so are the `<_hidden>` rules, so that no DFA spans hidden text and the
+//! tokens around it (a block comment read as any text, followed by tokens, makes
+//! DFAs that fail at the size limit after seconds each: Arden's grammar).
 //!
 //! ## Target code
 //!
@@ -413,6 +417,19 @@ pub fn load_g4_texts(
             grammar.set_phrase(symbol);
         }
     }
+    // Hidden text is a phrase too: no DFA spans the hidden text before a token and the
+    // tokens around it. The byte grammar reads a comment's non-greedy `.*?` as any
+    // text, so a DFA of `<_hidden> ID <_hidden> ':='` must follow, after each `*/`, both
+    // the comment going on and the tokens after it: Arden's rules made DFAs that
+    // failed at the size limit after seconds each, and a 1 KB example took minutes.
+    // Each token and each stretch of hidden text stays one DFA of its own.
+    let hidden: Vec<thicket_grammar::SymbolId> = grammar
+        .symbols()
+        .filter(|s| grammar.rule(*s).name.starts_with(translate::HIDDEN))
+        .collect();
+    for symbol in hidden {
+        grammar.set_phrase(symbol);
+    }
     let lexer = Lexer::new(t.lexer).map_err(|failed| {
         let (rule, reason) = *failed;
         fail(
@@ -493,20 +510,21 @@ impl AntlrSpec {
         let mut i = tree.root().index();
         while i < tree.len() {
             let node = NodeId::from_index(i);
-            if let thicket_grammar::Expr::Ref(s) = grammar.expr(tree.expr(node))
-                && !grammar.is_phrase(*s)
-            {
-                // A token, a `<_hidden>` node or the synthetic root: only tokens are
-                // checked, and nothing below a token or hidden text is one.
+            if let thicket_grammar::Expr::Ref(s) = grammar.expr(tree.expr(node)) {
+                // Nothing below hidden text is a token the parser sees.
                 let name = &grammar.rule(*s).name;
-                if let Some(ok) = self.lexer.reads_as(tree.text(node), name) {
-                    if !ok {
-                        misread.push(node);
-                    }
+                if name.starts_with(translate::HIDDEN) {
                     i = tree.subtree_end(node);
                     continue;
                 }
-                if name.starts_with(translate::HIDDEN) {
+                // A token or the synthetic root: only tokens are checked, and
+                // nothing below a token is one.
+                if !grammar.is_phrase(*s)
+                    && let Some(ok) = self.lexer.reads_as(tree.text(node), name)
+                {
+                    if !ok {
+                        misread.push(node);
+                    }
                     i = tree.subtree_end(node);
                     continue;
                 }
@@ -540,6 +558,10 @@ impl AntlrSpec {
             }
             let node = NodeId::from_index(i);
             match grammar.expr(tree.expr(node)) {
+                Expr::Ref(s) if grammar.rule(*s).name.starts_with(translate::HIDDEN) => {
+                    i = tree.subtree_end(node);
+                    continue;
+                }
                 Expr::Ref(s) if grammar.is_phrase(*s) => {
                     let name = &grammar.rule(*s).name;
                     if !out.is_empty() {

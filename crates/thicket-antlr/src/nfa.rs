@@ -5,6 +5,15 @@
 //! all configurations (state, stack) advance together one character at a time, and
 //! the match ends are where a configuration with an empty stack finishes the rule.
 //! Regular rules never come here: they stay DFAs.
+//!
+//! Non-greedy loops are read as ANTLR's lexer reads them: configurations are kept in
+//! priority order (alternatives in order, a greedy loop's body before its exit, a
+//! non-greedy loop's exit before its body), a configuration that has passed a
+//! non-greedy decision carries a mark, and once a configuration finishes the rule,
+//! the marked configurations of lower priority are dropped. Those of higher priority
+//! go on: `COMMENT : '/*' (COMMENT | .)*? '*/'` reads `/* /* a */ */` as one nested
+//! comment, because the path through the inner `COMMENT` comes before the one that
+//! reads `/*` as two characters and stops at the first `*/`.
 
 use std::collections::HashMap;
 
@@ -23,6 +32,9 @@ pub enum Node {
         min: u32,
         /// Most repetitions.
         max: Option<u32>,
+        /// Whether another repetition comes before stopping (`*`, `+`, `?`), or
+        /// stopping first (`*?`, `+?`, `??`).
+        greedy: bool,
     },
     /// One code point from these inclusive ranges.
     Class(Vec<(u32, u32)>),
@@ -56,7 +68,13 @@ pub struct Matcher {
     procs: Vec<(u32, u32)>,
     /// Whether each state is the final state of a procedure.
     final_of: Vec<bool>,
+    /// Whether each state is the decision of a non-greedy loop: configurations passing
+    /// it are marked (see the module's documentation).
+    non_greedy: Vec<bool>,
 }
+
+/// A configuration: state, stack, and whether it passed a non-greedy decision.
+type Config = (u32, u32, bool);
 
 /// Deepest stack of rule invocations followed; deeper configurations are dropped (a
 /// left-recursive lexer rule, which ANTLR refuses, would otherwise never end).
@@ -73,6 +91,7 @@ impl Matcher {
             classes: Vec::new(),
             procs: Vec::new(),
             final_of: Vec::new(),
+            non_greedy: Vec::new(),
         };
         for _ in &program.procs {
             let start = m.state();
@@ -90,6 +109,7 @@ impl Matcher {
     fn state(&mut self) -> u32 {
         self.edges.push(Vec::new());
         self.final_of.push(false);
+        self.non_greedy.push(false);
         (self.edges.len() - 1) as u32
     }
 
@@ -115,11 +135,20 @@ impl Matcher {
                 }
             }
             Node::Alt(items) => {
+                // Each alternative from a state of its own, in order: the edges of
+                // `from` are the alternatives' priorities.
                 for item in items {
-                    self.compile(item, from, to);
+                    let own = self.state();
+                    self.eps(from, own);
+                    self.compile(item, own, to);
                 }
             }
-            Node::Repeat { item, min, max } => {
+            Node::Repeat {
+                item,
+                min,
+                max,
+                greedy,
+            } => {
                 let mut at = from;
                 for _ in 0..*min {
                     let next = self.state();
@@ -128,20 +157,26 @@ impl Matcher {
                 }
                 match max {
                     None => {
-                        // at -> loop -> at
+                        // The loop's decision, passed before each repetition: another
+                        // one or the exit, in the order the loop prefers.
+                        let decision = self.state();
+                        let body = self.state();
+                        self.non_greedy[decision as usize] = !greedy;
+                        self.eps(at, decision);
+                        self.decide(decision, body, to, *greedy);
                         let body_end = self.state();
-                        let body_start = self.state();
-                        self.eps(at, body_start);
-                        self.compile(item, body_start, body_end);
-                        self.eps(body_end, body_start);
-                        self.eps(body_end, to);
-                        self.eps(at, to);
+                        self.compile(item, body, body_end);
+                        self.eps(body_end, decision);
                     }
                     Some(max) => {
                         for _ in *min..*max {
+                            let decision = self.state();
+                            let body = self.state();
                             let next = self.state();
-                            self.eps(at, to);
-                            self.compile(item, at, next);
+                            self.non_greedy[decision as usize] = !greedy;
+                            self.eps(at, decision);
+                            self.decide(decision, body, to, *greedy);
+                            self.compile(item, body, next);
                             at = next;
                         }
                         self.eps(at, to);
@@ -160,16 +195,30 @@ impl Matcher {
         }
     }
 
+    /// The edges of a loop's decision: into the body and out, greedy first into the body.
+    fn decide(&mut self, decision: u32, body: u32, out: u32, greedy: bool) {
+        if greedy {
+            self.eps(decision, body);
+            self.eps(decision, out);
+        } else {
+            self.eps(decision, out);
+            self.eps(decision, body);
+        }
+    }
+
     /// Calls `found` with every end of a match of procedure 0 that starts at `start`,
-    /// in increasing order, until it returns `false`. Input that is not UTF-8 ends the
-    /// match where it starts.
+    /// in increasing order, until it returns `false` (ends cut off by a non-greedy loop,
+    /// as ANTLR cuts them, are not ends). Input that is not UTF-8 ends the match where
+    /// it starts.
     pub fn match_ends(&self, input: &[u8], start: usize, mut found: impl FnMut(usize) -> bool) {
         let mut stacks = Stacks::default();
-        let mut current: Vec<(u32, u32)> = Vec::new();
-        let mut seen: HashMap<(u32, u32), ()> = HashMap::new();
+        let mut current: Vec<Config> = Vec::new();
+        let mut seen: HashMap<Config, ()> = HashMap::new();
         let start_state = self.procs[0].0;
-        let mut accepted = self.closure(
-            &[(start_state, EMPTY)],
+        let mut accepted = false;
+        self.closure(
+            (start_state, EMPTY, false),
+            &mut accepted,
             &mut stacks,
             &mut current,
             &mut seen,
@@ -185,69 +234,80 @@ impl Matcher {
             let Some((c, len)) = decode(&input[pos..]) else {
                 return;
             };
-            let moved: Vec<(u32, u32)> = current
-                .iter()
-                .flat_map(|&(state, stack)| {
-                    self.edges[state as usize]
-                        .iter()
-                        .filter_map(move |e| match e {
-                            Edge::Class(class, to)
-                                if contains(&self.classes[*class as usize], c) =>
-                            {
-                                Some((*to, stack))
-                            }
-                            _ => None,
-                        })
-                })
-                .collect();
             pos += len;
             seen.clear();
-            current.clear();
-            accepted = self.closure(&moved, &mut stacks, &mut current, &mut seen);
+            let before = std::mem::take(&mut current);
+            // In priority order; once a configuration finishes the rule, the marked
+            // ones after it are dropped.
+            accepted = false;
+            for (state, stack, marked) in before {
+                if accepted && marked {
+                    continue;
+                }
+                for e in &self.edges[state as usize] {
+                    if let Edge::Class(class, to) = e
+                        && contains(&self.classes[*class as usize], c)
+                    {
+                        self.closure(
+                            (*to, stack, marked),
+                            &mut accepted,
+                            &mut stacks,
+                            &mut current,
+                            &mut seen,
+                        );
+                    }
+                }
+            }
         }
     }
 
-    /// The configurations reachable from `from` without reading (kept in `out` when
-    /// they can read a character); whether the rule can end here.
+    /// Adds to `out`, in priority order, the configurations reachable from `from`
+    /// without reading that can read a character; sets `accepted` where the rule can
+    /// end here. Once it has, marked configurations are not added (ANTLR's lexer drops
+    /// them: the non-greedy loop has stopped).
     fn closure(
         &self,
-        from: &[(u32, u32)],
+        from: Config,
+        accepted: &mut bool,
         stacks: &mut Stacks,
-        out: &mut Vec<(u32, u32)>,
-        seen: &mut HashMap<(u32, u32), ()>,
-    ) -> bool {
-        let mut accepted = false;
-        let mut work: Vec<(u32, u32)> = from.to_vec();
-        while let Some((state, stack)) = work.pop() {
-            if seen.insert((state, stack), ()).is_some() || seen.len() > MAX_CONFIGS {
+        out: &mut Vec<Config>,
+        seen: &mut HashMap<Config, ()>,
+    ) {
+        // Depth first in edge order, as ANTLR's closure: the stack holds what to visit
+        // next on top.
+        let mut work: Vec<Config> = vec![from];
+        while let Some((state, stack, marked)) = work.pop() {
+            if seen.insert((state, stack, marked), ()).is_some() || seen.len() > MAX_CONFIGS {
                 continue;
             }
             if self.final_of[state as usize] {
                 if stack == EMPTY {
-                    accepted = true;
+                    *accepted = true;
                 } else {
                     let (ret, parent) = stacks.top(stack);
-                    work.push((ret, parent));
+                    work.push((ret, parent, marked));
                 }
+                continue;
             }
-            let mut reads = false;
-            for e in &self.edges[state as usize] {
+            let edges = &self.edges[state as usize];
+            if edges.iter().any(|e| matches!(e, Edge::Class(..))) && !(*accepted && marked) {
+                out.push((state, stack, marked));
+            }
+            for e in edges.iter().rev() {
                 match e {
-                    Edge::Eps(to) => work.push((*to, stack)),
-                    Edge::Class(..) => reads = true,
+                    Edge::Eps(to) => {
+                        work.push((*to, stack, marked || self.non_greedy[*to as usize]))
+                    }
+                    Edge::Class(..) => {}
                     Edge::Call(callee, ret) => {
                         if stacks.depth(stack) < MAX_STACK {
                             let pushed = stacks.push(*ret, stack);
-                            work.push((*callee, pushed));
+                            work.push((*callee, pushed, marked));
                         }
                     }
                 }
             }
-            if reads {
-                out.push((state, stack));
-            }
         }
-        accepted
     }
 }
 
@@ -331,11 +391,31 @@ mod tests {
                             item: Box::new(any),
                             min: 0,
                             max: None,
+                            greedy: false,
                         },
                         lit(']'),
                     ]),
                 ]),
             ],
+        })
+    }
+
+    /// `C : '/*' (C | .)*? '*/'`.
+    fn nested_comment() -> Matcher {
+        let any = Node::Class(vec![(0, 0x10FFFF)]);
+        Matcher::new(&Program {
+            procs: vec![Node::Seq(vec![
+                lit('/'),
+                lit('*'),
+                Node::Repeat {
+                    item: Box::new(Node::Alt(vec![Node::Call(0), any])),
+                    min: 0,
+                    max: None,
+                    greedy: false,
+                },
+                lit('*'),
+                lit('/'),
+            ])],
         })
     }
 
@@ -352,7 +432,19 @@ mod tests {
     fn nested_brackets_match_their_own_level() {
         let m = long_bracket();
         assert_eq!(ends(&m, "[==[ a ]] ]=] ]==] x"), [18]);
-        assert_eq!(ends(&m, "[[a]] b]]"), [5, 9]);
+        // `.*?` stops at the first `]`, as in ANTLR: no end after it.
+        assert_eq!(ends(&m, "[[a]] b]]"), [5]);
         assert!(ends(&m, "[=[ a ]==]").is_empty());
+    }
+
+    #[test]
+    fn non_greedy_loops_stop_as_antlr_stops_them() {
+        let m = nested_comment();
+        // The first `*/` ends the comment; what follows is no end.
+        assert_eq!(ends(&m, "/* a */ b */"), [7]);
+        // The inner comment comes first in the loop, so the path through it goes on
+        // past the first `*/` (where the path reading `/*` as two characters ends).
+        assert_eq!(ends(&m, "/* /* a */ */ x */"), [10, 13]);
+        assert!(ends(&m, "/* a").is_empty());
     }
 }

@@ -4,7 +4,7 @@
 use crate::chars::{NOTHING, case_insensitive_set, class_ranges, literal_regex, set_regex};
 use crate::nfa::{Node, Program};
 use crate::syntax::{CharSet, Command, Elem, G4File, GrammarKind, RuleDef, elem_span};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use thicket_grammar::ast::{AstExpr, AstExprKind, AstRule, SpecAst};
 use thicket_grammar::{Diagnostic, Span};
 
@@ -29,7 +29,9 @@ pub struct LexRuleSpec {
     pub mode: Option<String>,
     /// What the rule matches.
     pub pattern: Pattern,
-    /// Whether it contains a non-greedy loop (the match taken is then the shortest).
+    /// Whether its DFA stands for a non-greedy loop (the match taken is then the
+    /// shortest). Never for [`Pattern::Recursive`], whose automaton stops non-greedy
+    /// loops itself.
     pub non_greedy: bool,
     /// Whether it holds a semantic predicate: assumed true, but it loses ties with
     /// rules that hold none (see the crate docs).
@@ -361,6 +363,35 @@ impl<'f> Rules<'f> {
                 } else {
                     self.parser.contains_key(name.as_str())
                 };
+                let fragment = self
+                    .lexer
+                    .get(name.as_str())
+                    .is_some_and(|(_, r)| r.fragment);
+                let lexer_given = !(self.roots == 1 && self.files[0].kind == GrammarKind::Parser);
+                if !ok && !rule.is_lexer() && lexer_ref && lexer_given {
+                    // ANTLR defines a token the parser names and no lexer rule makes (a
+                    // fragment makes none either): "implicit definition of token", a
+                    // warning. Target code may emit it; without target code no input
+                    // has it.
+                    let why = if fragment {
+                        "is a fragment, which makes no token"
+                    } else {
+                        "has no lexer rule"
+                    };
+                    self.warnings.push((
+                        fi,
+                        Diagnostic::warning(
+                            "g4-implicit-token",
+                            format!(
+                                "token `{name}` {why}: ANTLR defines it implicitly, and no \
+                                 input has it (only target code could emit it)"
+                            ),
+                            *span,
+                        ),
+                    ));
+                    self.declared.insert(name.clone());
+                    return;
+                }
                 if !ok {
                     let (what, known): (&str, Vec<String>) = if rule.is_lexer() || lexer_ref {
                         (
@@ -381,13 +412,7 @@ impl<'f> Rules<'f> {
                     if let Some(k) = thicket_grammar::grammar::suggest(name, known.iter()) {
                         d = d.with_note(format!("did you mean `{k}`?"));
                     }
-                    if !rule.is_lexer()
-                        && lexer_ref
-                        && self
-                            .lexer
-                            .get(name.as_str())
-                            .is_some_and(|(_, r)| r.fragment)
-                    {
+                    if !rule.is_lexer() && lexer_ref && fragment {
                         d = d.with_note(
                             "fragment rules are parts of tokens; the parser cannot use them",
                         );
@@ -639,11 +664,12 @@ impl<'f> Rules<'f> {
         match self.regex_of(elem, ci, &mut stack, &mut non_greedy) {
             Ok(regex) => Ok((Pattern::Regex(regex), non_greedy)),
             Err(NotRegex::Recursive) => {
-                non_greedy = false;
                 let mut procs = vec![Node::Seq(Vec::new())];
                 let mut index = HashMap::new();
                 procs[0] = self.program_node(elem, ci, &mut procs, &mut index, &mut non_greedy)?;
-                Ok((Pattern::Recursive(Program { procs }), non_greedy))
+                // The automaton with a stack stops non-greedy loops itself, as ANTLR
+                // does: the lexer takes its longest end, and the rule is not split.
+                Ok((Pattern::Recursive(Program { procs }), false))
             }
             Err(NotRegex::Error(d)) => Err(d),
         }
@@ -775,6 +801,7 @@ impl<'f> Rules<'f> {
                     item: Box::new(self.program_node(item, ci, procs, index, non_greedy)?),
                     min: *min,
                     max: *max,
+                    greedy: *greedy,
                 }
             }
             Elem::Ref(name, span) => {
@@ -1171,15 +1198,14 @@ impl<'f> Rules<'f> {
                 body: alt(alts, span),
             });
         }
-        // Tokens that no lexer rule produces (declared in `tokens {}` only) match nothing.
-        let mut orphans: Vec<String> = self
+        // Tokens that no lexer rule produces (declared in `tokens {}` only, or named by
+        // the parser alone) match nothing. `token_ref` refers to them by name.
+        let orphans: Vec<String> = self
             .declared
             .iter()
-            .filter(|t| done.contains(t.as_str()) || used_lexer.contains(t.as_str()))
             .filter(|t| !self.lexer.contains_key(t.as_str()))
             .cloned()
             .collect();
-        orphans.dedup();
         for t in orphans {
             rules.push(AstRule {
                 name: t,
@@ -1187,6 +1213,7 @@ impl<'f> Rules<'f> {
                 body: expr(AstExprKind::Regex(NOTHING.into()), Span::new(0, 0)),
             });
         }
+        let rules = prune_impossible(rules, &root);
         (
             SpecAst {
                 rules,
@@ -1242,7 +1269,11 @@ impl<'f> Rules<'f> {
             ));
         }
         let producers = self.producers(token);
-        if producers.is_empty() {
+        if producers.is_empty() && self.lexer.contains_key(token) {
+            // A fragment named by the parser: no token, and its name is the fragment's
+            // rule in this grammar.
+            items.push(expr(AstExprKind::Regex(NOTHING.into()), span));
+        } else if producers.is_empty() {
             // Declared only: referenced by name (an orphan rule matching nothing).
             items.push(expr(AstExprKind::Ref(token.to_string()), span));
         } else {
@@ -1634,4 +1665,86 @@ fn mode_move(rule: &RuleDef) -> ModeMove {
     } else {
         ModeMove::Other
     }
+}
+
+/// The rules without the parts that need a token no input has (a regex matching
+/// nothing: a token only target code could emit): alternatives that need one are
+/// dropped, optional parts that need one become empty, and rules left with nothing are
+/// removed. The language stays the same, and generation, which refuses a regex that
+/// matches nothing even where it is never chosen, works. Only parts that are impossible
+/// because of such tokens go; a rule that can never finish for another reason (a cycle)
+/// stays for the generator and `lint` to report. Nothing is pruned if the start rule
+/// itself needs such a token.
+fn prune_impossible(rules: Vec<AstRule>, root: &str) -> Vec<AstRule> {
+    fn impossible(e: &AstExpr, gone: &HashSet<String>) -> bool {
+        match &e.kind {
+            AstExprKind::Regex(r) => r == NOTHING,
+            AstExprKind::Ref(name) => gone.contains(name),
+            AstExprKind::Seq(items) => items.iter().any(|i| impossible(i, gone)),
+            AstExprKind::Alt(items) => items.iter().all(|i| impossible(i, gone)),
+            AstExprKind::Repeat { item, min, .. } => *min > 0 && impossible(item, gone),
+            AstExprKind::Literal(_) | AstExprKind::Bit(_) => false,
+        }
+    }
+    /// `e` without its impossible parts (`e` itself is possible).
+    fn prune(e: AstExpr, gone: &HashSet<String>) -> AstExpr {
+        let span = e.span;
+        match e.kind {
+            AstExprKind::Alt(items) => {
+                let mut kept: Vec<AstExpr> = items
+                    .into_iter()
+                    .filter(|i| !impossible(i, gone))
+                    .map(|i| prune(i, gone))
+                    .collect();
+                if kept.len() == 1 {
+                    kept.pop().expect("one alternative")
+                } else {
+                    expr(AstExprKind::Alt(kept), span)
+                }
+            }
+            AstExprKind::Seq(items) => expr(
+                AstExprKind::Seq(items.into_iter().map(|i| prune(i, gone)).collect()),
+                span,
+            ),
+            AstExprKind::Repeat { item, min, max } => {
+                if impossible(&item, gone) {
+                    expr(AstExprKind::Seq(Vec::new()), span)
+                } else {
+                    expr(
+                        AstExprKind::Repeat {
+                            item: Box::new(prune(*item, gone)),
+                            min,
+                            max,
+                        },
+                        span,
+                    )
+                }
+            }
+            kind => expr(kind, span),
+        }
+    }
+    // The least set of rules that need such a token: grown until no rule is added.
+    let mut gone: HashSet<String> = HashSet::new();
+    loop {
+        let before = gone.len();
+        for rule in &rules {
+            if !gone.contains(&rule.name) && impossible(&rule.body, &gone) {
+                gone.insert(rule.name.clone());
+            }
+        }
+        if gone.len() == before {
+            break;
+        }
+    }
+    if gone.is_empty() || gone.contains(root) {
+        return rules;
+    }
+    rules
+        .into_iter()
+        .filter(|rule| !gone.contains(&rule.name))
+        .map(|rule| AstRule {
+            body: prune(rule.body, &gone),
+            ..rule
+        })
+        .collect()
 }

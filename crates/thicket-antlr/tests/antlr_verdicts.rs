@@ -53,6 +53,46 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "non-greedy loop through its own rule (nested comments)",
+        files: &[(
+            "Nest.g4",
+            "grammar Nest;\ns : (ID | COMMENT)* EOF ;\nCOMMENT : '/*' (COMMENT | .)*? '*/' ;\nID : [a-z]+ ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[
+            ("/* a */", true),
+            ("/* /* a */ */", true),
+            // The path reading the inner `/*` as two characters still ends the comment.
+            ("/* /* a */", true),
+            ("/* a */ b */", false),
+            ("x /* /* */ y */ z", true),
+            ("/* /* a */ */ */", false),
+            ("/**/", true),
+            ("/* */ */", false),
+        ],
+    },
+    Case {
+        feature: "tokens no lexer rule makes (implicit, a fragment, declared only)",
+        files: &[(
+            "Imp.g4",
+            "grammar Imp;\ns : A (INDENT A)? (F A)? EOF ;\nA : [a-z]+ ;\nfragment F : '#' ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[("a", true), ("a a", false), ("a # a", false), ("", false)],
+    },
+    Case {
+        feature: "tokens declared in the lexer grammar's tokens {} only",
+        files: &[
+            (
+                "DeclParser.g4",
+                "parser grammar DeclParser;\noptions { tokenVocab = DeclLexer; }\ns : A (INDENT A DEDENT)? EOF ;\n",
+            ),
+            (
+                "DeclLexer.g4",
+                "lexer grammar DeclLexer;\ntokens { INDENT, DEDENT }\nA : [a-z]+ ;\nWS : [ \\n]+ -> skip ;\n",
+            ),
+        ],
+        inputs: &[("a", true), ("a a", false), ("", false)],
+    },
+    Case {
         feature: "recursive lexer rule (balanced parentheses)",
         files: &[(
             "Bal.g4",
@@ -449,5 +489,73 @@ fn the_byte_grammar_follows_hidden_text_into_other_modes() {
             (antlr, antlr),
             "{input:?}: exact, byte grammar"
         );
+    }
+}
+
+/// Hidden text is parsed apart from the tokens around it: the byte grammar's `<_hidden>`
+/// rules are phrases, so no DFA spans a block comment (whose `.*?` the byte grammar
+/// reads as any text) and the tokens after it. Arden's grammar has this shape (hidden
+/// comments and a hidden keyword `the`, case-insensitive); built into one DFA with its
+/// tokens, each such rule failed at the DFA size limit after seconds. Both readings
+/// give ANTLR's verdicts (recorded), and trees are written as ANTLR writes them.
+#[test]
+fn hidden_text_is_parsed_apart_from_the_tokens_around_it() {
+    let g4 = "grammar Slots;\noptions { caseInsensitive = true; }\n\
+              s : (LET ID BE ID ';')+ EOF ;\n\
+              LET : 'let' ;\nBE : 'be' ;\nTHE : 'the' -> channel(HIDDEN) ;\n\
+              ID : [a-z] [a-z0-9_]* ;\n\
+              COMMENT : '/*' .*? '*/' -> channel(HIDDEN) ;\n\
+              LINE : '//' ~[\\r\\n]* -> channel(HIDDEN) ;\n\
+              WS : [ \\t\\r\\n]+ -> channel(HIDDEN) ;\n";
+    let spec = thicket_antlr::load_g4_texts(&[("Slots.g4".into(), g4.as_bytes().to_vec())], None)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let grammar = &spec.spec.grammar;
+    let hidden = grammar.symbol("_hidden").expect("a hidden rule");
+    assert!(grammar.is_phrase(hidden), "hidden text is a phrase");
+    let bytes = thicket_parse::Parser::new(grammar, Default::default()).unwrap();
+    let check = spec.checker();
+    for (input, antlr) in [
+        ("let x be y;", true),
+        ("LET /* a */ x /* b */ BE the y;", true),
+        ("let the x be y; // done\nlet z be w;", true),
+        ("let /* a */ x */ be y;", false),
+        ("let x be;", false),
+        ("let theme be y;", true),
+    ] {
+        let exact = check.accepts(input.as_bytes()).is_ok();
+        let byte = bytes.parse(input.as_bytes());
+        assert_eq!(exact, antlr, "{input:?}: exact reading");
+        // The byte grammar accepts a superset (it cannot tell `*/` inside a comment).
+        if antlr {
+            let tree = byte.unwrap_or_else(|e| panic!("{input:?}: byte grammar: {e}"));
+            assert!(spec.misread_tokens(&tree.tree()).is_empty(), "{input:?}");
+            if input == "let x be y;" {
+                assert_eq!(spec.antlr_tree(&tree.tree()), "(s let x be y ;)");
+            }
+        }
+    }
+}
+
+/// A token only target code could emit (declared in `tokens {}`, or implicit) is in no
+/// input: the byte grammar drops the parts that need it, so generation works, and every
+/// input generated is one ANTLR's reading accepts ("a" and "a b": see the cases above).
+#[test]
+fn grammars_with_tokens_no_lexer_rule_makes_generate() {
+    let g4 = "grammar Gen;\ns : A (INDENT A)? (B | F | INDENT)* EOF ;\nA : 'a' ;\nB : 'b' ;\n\
+              fragment F : '#' ;\nWS : ' '+ -> skip ;\n";
+    let spec = thicket_antlr::load_g4_texts(&[("Gen.g4".into(), g4.as_bytes().to_vec())], None)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let generator =
+        thicket_gen::Generator::new(&spec.spec.grammar, thicket_gen::GenConfig::default())
+            .expect("the parts needing INDENT or F are gone");
+    let maker = thicket_antlr::generate::InputMaker::new(&spec);
+    for i in 0..50 {
+        let drawn = maker.input(&generator, 1, i);
+        assert!(
+            drawn.accepted,
+            "{:?}",
+            String::from_utf8_lossy(&drawn.bytes)
+        );
+        assert!(drawn.bytes.iter().all(|b| b" ab".contains(b)));
     }
 }
