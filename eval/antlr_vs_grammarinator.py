@@ -315,12 +315,16 @@ def measure(name, tool, seed, folder, took, venv_python):
         if e is not None:
             key = re.sub(r"\d+", "N", e)[:90]
             reasons[key] = reasons.get(key, 0) + 1
+    blank = [not b.strip() for b in blobs]
     return {
         "grammar": name,
         "tool": tool,
         "seed": seed,
         "inputs": len(files),
         "accepted": sum(e is None for e in errors),
+        # Inputs of nothing or whitespace only, and how many of the others are accepted.
+        "blank": sum(blank),
+        "accepted_not_blank": sum(e is None and not b for e, b in zip(errors, blank)),
         "mean_size": sum(map(len, blobs)) / max(1, len(blobs)),
         "distinct": len(set(blobs)),
         "lines": verdict.get("lines"),
@@ -354,9 +358,10 @@ def table(results):
         f"settings. Coverage: lines (arcs) of the parser's Python files executed while "
         f"parsing the inputs, coverage.py.",
         "",
-        "| grammar | judge | accepted, thicket | accepted, Grammarinator | mean size, thicket | "
+        "| grammar | judge | accepted, thicket | accepted, Grammarinator | accepted of the "
+        "non-blank, thicket | accepted of the non-blank, Grammarinator | mean size, thicket | "
         "mean size, Grammarinator | coverage, thicket | coverage, Grammarinator | holds |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def pct(v):
@@ -372,6 +377,9 @@ def table(results):
         per = {t: [r for r in runs if r["grammar"] == name and r["tool"] == t]
                for t in ("thicket", "grammarinator")}
         share = {t: [100 * r["accepted"] / max(1, r["inputs"]) for r in rs] for t, rs in per.items()}
+        solid = {t: [100 * r["accepted_not_blank"] / max(1, r["inputs"] - r["blank"])
+                     for r in rs if "blank" in r] for t, rs in per.items()}
+        blanks = {t: [r.get("blank", 0) for r in rs] for t, rs in per.items()}
         sizes = {t: [r["mean_size"] for r in rs] for t, rs in per.items()}
         cov = {t: [r["lines"] for r in rs] for t, rs in per.items()}
         arcs = {t: [r["arcs"] for r in rs] for t, rs in per.items()}
@@ -394,7 +402,10 @@ def table(results):
 
         lines.append(
             f"| {name} | {SUBJECTS[name][2]} | {spread(share['thicket'], pct)} | "
-            f"{spread(share['grammarinator'], pct)} | {spread(sizes['thicket'], size)} | "
+            f"{spread(share['grammarinator'], pct)} | "
+            f"{spread(solid['thicket'], pct)} ({spread(blanks['thicket'], count)} blank) | "
+            f"{spread(solid['grammarinator'], pct)} ({spread(blanks['grammarinator'], count)} blank) | "
+            f"{spread(sizes['thicket'], size)} | "
             f"{spread(sizes['grammarinator'], size)} | {covcell('thicket')} | "
             f"{covcell('grammarinator')} | {holds} |")
     return "\n".join(lines) + "\n"

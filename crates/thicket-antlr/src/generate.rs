@@ -23,6 +23,13 @@ pub const REPEAT_CONTINUE: f64 = 0.5;
 /// whitespace (rather than comments, byte order marks, directives).
 pub const WHITESPACE_SHARE: f64 = 0.9;
 
+/// How much likelier an alternative of a parser rule is than one that begins with a
+/// semantic predicate: thicket assumes predicates true but cannot tell where the
+/// target code would say so (`eos : ';' | {lineTerminatorAhead()}? ;` ends a
+/// JavaScript statement without `;` only before a line break or `}`), so the
+/// alternatives valid whatever it says are taken mostly.
+pub const GUARDED_ODDS: f64 = 10.0;
+
 /// Longest repetition count a weight row covers (the generator's limits cut sooner).
 const ROW_LEN: u32 = 64;
 
@@ -134,6 +141,8 @@ impl<'a> InputMaker<'a> {
 /// - the count of every repetition whose item cannot derive its own rule again
 ///   geometric past its minimum ([`REPEAT_CONTINUE`]; the generator's sized policy
 ///   steers the recursive ones);
+/// - an alternative of a parser rule that begins with a semantic predicate
+///   [`GUARDED_ODDS`] times less likely than the others;
 /// - in lexer rules, each alternative weighted by one over its shortest text (a
 ///   string's plain character over an escape, `\n` over `\U0010FFFF`), and an
 ///   alternative that can only start with a character outside printable ASCII (a
@@ -156,6 +165,15 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
                 })
                 .collect();
             weights.set_repetition(id, row);
+        }
+    }
+    for guarded in &antlr.guarded {
+        if let Some(symbol) = grammar.symbol(&guarded.rule)
+            && let Expr::Alt(alts) = grammar.expr(grammar.rule(symbol).body)
+            && alts.len() == guarded.of
+        {
+            let alt = alts[guarded.index];
+            weights.set_alternative(alt, weights.alternative(alt) / GUARDED_ODDS);
         }
     }
     let printable = |c: char| (' '..='~').contains(&c);

@@ -173,6 +173,9 @@ pub struct AntlrSpec {
     token_types: Vec<String>,
     /// Warnings about target code, each with the file it is in.
     pub warnings: Vec<(Arc<SourceFile>, Diagnostic)>,
+    /// Alternatives of parser rules that begin with a predicate (generation takes
+    /// them rarely, see [`generate::generation_weights`]).
+    pub(crate) guarded: Vec<translate::GuardedAlternative>,
     /// The shortest text of each hidden rule, by rule name ([`AntlrSpec::separate`]),
     /// found once: it takes a parser of the whole byte grammar.
     separators: OnceLock<HashMap<String, Option<Vec<u8>>>>,
@@ -439,6 +442,7 @@ pub fn load_g4_texts(
             .into_iter()
             .map(|(f, d)| (sources[f].clone(), d))
             .collect(),
+        guarded: t.guarded,
         separators: OnceLock::new(),
     };
     spec.set_hidden_probability(DEFAULT_HIDDEN_PROBABILITY);
