@@ -90,7 +90,8 @@ GRAMMARINATOR_OPTIONS = {"css3": ["-D", "dot=any_unicode_char"]}
 NODE_JS = r"""
 const fs = require('fs'); const vm = require('vm');
 const out = [];
-for (const f of process.argv.slice(2)) {
+// `node -e SCRIPT -- FILES`: the files follow the node binary in argv.
+for (const f of process.argv.slice(1)) {
   try { new vm.Script(fs.readFileSync(f, 'utf8')); out.push(null); }
   catch (e) { out.push(String(e && e.message || e).slice(0, 160)); }
 }
@@ -185,6 +186,8 @@ def judge_node(files):
         out = subprocess.run(["node", "-e", NODE_JS, "--", *files[i:i + 200]],
                              capture_output=True, text=True, check=True)
         errors += json.loads(out.stdout)
+    if len(errors) != len(files):
+        raise SystemExit(f"node judged {len(errors)} of {len(files)} files")
     return {"errors": errors}
 
 
