@@ -44,7 +44,7 @@ GRAMMARS = {
 NODE_URL = r"""
 const fs = require('fs');
 let ok = 0;
-for (const f of process.argv.slice(2)) {
+for (const f of process.argv.slice(1)) {
   try { new URL(fs.readFileSync(f, 'utf8')); ok++; } catch (e) {}
 }
 console.log(ok);
@@ -53,7 +53,7 @@ console.log(ok);
 NODE_JS = r"""
 const fs = require('fs'); const vm = require('vm');
 let ok = 0;
-for (const f of process.argv.slice(2)) {
+for (const f of process.argv.slice(1)) {
   try { new vm.Script(fs.readFileSync(f, 'utf8')); ok++; } catch (e) {}
 }
 console.log(ok);

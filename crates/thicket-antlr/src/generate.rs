@@ -2,14 +2,36 @@
 //! lex as their trees intend and checked by the exact reading. Shared by `thicket
 //! generate` and the Python module, so that input `i` of a seed is the same in both.
 
-use crate::{AntlrSpec, Checker};
+use crate::{AntlrSpec, Checker, translate};
+use regex_syntax::hir::{Class, Hir, HirKind};
 use thicket_gen::{GenRng, GenStats, Generator, Weights};
+use thicket_grammar::{Analysis, Expr, ExprId, Grammar, SymbolId};
 use thicket_tree::DerivationTree;
 
 /// Percent of characters drawn from negated sets and `.` of ANTLR grammars that are
 /// printable ASCII (the rest any member of the set): give it to the generator's
 /// `set_printable_ascii_share`, so that such text looks like text.
 pub const PRINTABLE_PERCENT: u8 = 95;
+
+/// The chance that a repetition takes one more item than it has (past its minimum):
+/// counts are geometric, as in Grammarinator, so that lists, strings and runs of
+/// whitespace are mostly short and now and then long (uniform counts up to the
+/// repetition limit padded css3's inputs with whitespace tokens to kilobytes).
+pub const REPEAT_CONTINUE: f64 = 0.5;
+
+/// The share of hidden text drawn from the hidden rules that can start with
+/// whitespace (rather than comments, byte order marks, directives).
+pub const WHITESPACE_SHARE: f64 = 0.9;
+
+/// How much likelier an alternative of a parser rule is than one that begins with a
+/// semantic predicate: thicket assumes predicates true but cannot tell where the
+/// target code would say so (`eos : ';' | {lineTerminatorAhead()}? ;` ends a
+/// JavaScript statement without `;` only before a line break or `}`), so the
+/// alternatives valid whatever it says are taken mostly.
+pub const GUARDED_ODDS: f64 = 10.0;
+
+/// Longest repetition count a weight row covers (the generator's limits cut sooner).
+const ROW_LEN: u32 = 64;
 
 /// Draws of a whole input before the last one is kept though the exact reading
 /// rejects it.
@@ -22,8 +44,8 @@ const RESPELLS: usize = 8;
 pub struct InputMaker<'a> {
     antlr: &'a AntlrSpec,
     checker: Checker<'a>,
-    /// How often hidden text comes before a token, as weights of the byte grammar.
-    weights: Option<Weights>,
+    /// How likely each choice is ([`generation_weights`]).
+    weights: Weights,
 }
 
 /// One input drawn.
@@ -46,7 +68,7 @@ impl<'a> InputMaker<'a> {
         InputMaker {
             antlr,
             checker: antlr.checker(),
-            weights: Weights::from_spec(&antlr.spec.grammar),
+            weights: generation_weights(antlr),
         }
     }
 
@@ -54,15 +76,14 @@ impl<'a> InputMaker<'a> {
     /// that the lexer reads as another type (an identifier generated as a keyword)
     /// generated again from the same stream (up to 8 rounds), separated where the
     /// lexer would merge tokens, and kept if the exact reading (lexer, then parser
-    /// rules) accepts it; otherwise drawn again from the stream (up to 16 times), the
-    /// last draw kept if none is accepted.
+    /// rules) accepts it and it is not blank (empty or whitespace only); otherwise
+    /// drawn again from the stream (up to 16 times), a blank accepted draw kept if no
+    /// other is accepted, else the last draw.
     pub fn draw(&self, generator: &Generator<'_>, rng: &mut GenRng) -> Drawn {
         let mut last = None;
+        let mut blank_accepted = None;
         for _ in 0..DRAWS {
-            let (tree, stats) = match &self.weights {
-                Some(weights) => generator.generate_tree_weighted(rng, weights),
-                None => generator.generate_tree(rng),
-            };
+            let (tree, stats) = generator.generate_tree_weighted(rng, &self.weights);
             // A token generated as text another lexer rule wins (an identifier `if`) is
             // generated again from the same stream, rather than the whole input.
             let tree = self.antlr.respell(tree, RESPELLS, &mut |expr, builder| {
@@ -79,12 +100,18 @@ impl<'a> InputMaker<'a> {
                 accepted,
                 stats,
             };
-            if accepted {
-                return drawn;
+            // An input of nothing (or only blanks) tests one case; where the start rule
+            // may be empty (`json5 : value? EOF`) half the draws would be it.
+            let blank = drawn.bytes.iter().all(u8::is_ascii_whitespace);
+            match (accepted, blank) {
+                (true, false) => return drawn,
+                (true, true) => {
+                    blank_accepted.get_or_insert(drawn);
+                }
+                (false, _) => last = Some(drawn),
             }
-            last = Some(drawn);
         }
-        last.expect("at least one draw")
+        blank_accepted.or(last).expect("at least one draw")
     }
 
     /// Input `index` of `seed`: [`InputMaker::draw`] from the seed's stream `index`,
@@ -101,5 +128,228 @@ impl<'a> InputMaker<'a> {
     /// The exact reading this maker checks inputs with.
     pub fn checker(&self) -> &Checker<'a> {
         &self.checker
+    }
+}
+
+/// The weights ANTLR-aware generation chooses by, so that inputs look like what a
+/// person writes (the limits and the sized policy of the generator still apply):
+///
+/// - hidden text before a token as the byte grammar's default probabilities say
+///   ([`AntlrSpec::set_hidden_probability`]), and when drawn, from a rule that can
+///   start with whitespace [`WHITESPACE_SHARE`] of the time (comments, byte order
+///   marks and directives share the rest);
+/// - the count of every repetition whose item cannot derive its own rule again
+///   geometric past its minimum ([`REPEAT_CONTINUE`]; the generator's sized policy
+///   steers the recursive ones);
+/// - an alternative of a parser rule that begins with a semantic predicate
+///   [`GUARDED_ODDS`] times less likely than the others;
+/// - in lexer rules, each alternative weighted by one over its shortest text (a
+///   string's plain character over an escape, `\n` over `\U0010FFFF`), and an
+///   alternative that can only start with a character outside printable ASCII (a
+///   zero-width joiner, a combining mark) by the share of such characters that sets
+///   and `.` get ([`PRINTABLE_PERCENT`]).
+pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
+    let grammar = &antlr.spec.grammar;
+    let analysis = Analysis::new(grammar);
+    let mut weights = Weights::from_spec(grammar).unwrap_or_else(|| Weights::uniform(grammar));
+    for (id, r) in non_recursive_repetitions(grammar) {
+        {
+            let upper = r.min.saturating_add(ROW_LEN).min(r.max.unwrap_or(u32::MAX));
+            // Each count past the minimum goes on with REPEAT_CONTINUE, up to the
+            // maximum: `x?` takes its item half the time.
+            let row = (0..=upper)
+                .map(|count| match count.checked_sub(r.min) {
+                    None => 0.0,
+                    Some(extra) if count == upper => REPEAT_CONTINUE.powi(extra as i32),
+                    Some(extra) => REPEAT_CONTINUE.powi(extra as i32) * (1.0 - REPEAT_CONTINUE),
+                })
+                .collect();
+            weights.set_repetition(id, row);
+        }
+    }
+    for guarded in &antlr.guarded {
+        if let Some(symbol) = grammar.symbol(&guarded.rule)
+            && let Expr::Alt(alts) = grammar.expr(grammar.rule(symbol).body)
+            && alts.len() == guarded.of
+        {
+            let alt = alts[guarded.index];
+            weights.set_alternative(alt, weights.alternative(alt) / GUARDED_ODDS);
+        }
+    }
+    let printable = |c: char| (' '..='~').contains(&c);
+    let whitespace = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c');
+    let other_share = f64::from(100 - PRINTABLE_PERCENT.min(100)) / 100.0;
+    for symbol in grammar.symbols() {
+        if grammar.is_phrase(symbol) || grammar.rule(symbol).name == translate::INPUT {
+            continue;
+        }
+        let hidden = grammar.rule(symbol).name.starts_with(translate::HIDDEN);
+        let body = grammar.rule(symbol).body;
+        let mut stack = vec![body];
+        while let Some(id) = stack.pop() {
+            let expr = grammar.expr(id);
+            if matches!(expr, Expr::Ref(_)) {
+                continue;
+            }
+            stack.extend_from_slice(expr.children());
+            let Expr::Alt(alts) = expr else { continue };
+            if hidden {
+                // The top alternation is nothing / one / several (its weights are the
+                // hidden probability); the others choose among the hidden rules.
+                if id == body {
+                    continue;
+                }
+                let spaces: Vec<bool> = alts
+                    .iter()
+                    .map(|&a| may_start_with(grammar, &analysis, a, &whitespace))
+                    .collect();
+                let n = spaces.iter().filter(|&&s| s).count();
+                if n == 0 || n == alts.len() {
+                    continue;
+                }
+                for (&alt, space) in alts.iter().zip(spaces) {
+                    let share = if space {
+                        WHITESPACE_SHARE / n as f64
+                    } else {
+                        (1.0 - WHITESPACE_SHARE) / (alts.len() - n) as f64
+                    };
+                    weights.set_alternative(alt, share);
+                }
+            } else {
+                for &alt in alts.iter() {
+                    let len = analysis.expr_min_len(alt).max(1) as f64;
+                    let ascii = may_start_with(grammar, &analysis, alt, &printable);
+                    weights.set_alternative(alt, if ascii { 1.0 } else { other_share } / len);
+                }
+            }
+        }
+    }
+    weights
+}
+
+/// The repetitions whose item cannot derive the rule they are in again (a string's
+/// characters, a list of statements): the sized policy of the generator steers the
+/// others (`value (',' value)*` in JSON), whose counts stay uniform.
+fn non_recursive_repetitions(grammar: &Grammar) -> Vec<(ExprId, thicket_grammar::Repeat)> {
+    let rules: Vec<SymbolId> = grammar.symbols().collect();
+    let refs_in = |expr: ExprId| {
+        let mut refs = Vec::new();
+        let mut stack = vec![expr];
+        while let Some(id) = stack.pop() {
+            match grammar.expr(id) {
+                Expr::Ref(s) => refs.push(*s),
+                other => stack.extend_from_slice(other.children()),
+            }
+        }
+        refs
+    };
+    let direct: Vec<Vec<SymbolId>> = rules
+        .iter()
+        .map(|&s| refs_in(grammar.rule(s).body))
+        .collect();
+    // Whether one of `from` is `to` or reaches it through references.
+    let reaches = |from: &[SymbolId], to: SymbolId| {
+        let mut seen = vec![false; rules.len()];
+        let mut stack: Vec<SymbolId> = from.to_vec();
+        while let Some(s) = stack.pop() {
+            if s == to {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[s.index()], true) {
+                stack.extend_from_slice(&direct[s.index()]);
+            }
+        }
+        false
+    };
+    let mut out = Vec::new();
+    for &rule in &rules {
+        let mut stack = vec![grammar.rule(rule).body];
+        while let Some(id) = stack.pop() {
+            let expr = grammar.expr(id);
+            if matches!(expr, Expr::Ref(_)) {
+                continue;
+            }
+            stack.extend_from_slice(expr.children());
+            if let Expr::Repeat(r) = expr
+                && !reaches(&refs_in(r.item), rule)
+            {
+                out.push((id, *r));
+            }
+        }
+    }
+    out
+}
+
+/// Whether some text of `expr` may start with a character `ok` accepts (an
+/// over-approximation: where a regex is not a plain class or literal, yes).
+fn may_start_with(
+    grammar: &Grammar,
+    analysis: &Analysis,
+    expr: ExprId,
+    ok: &dyn Fn(char) -> bool,
+) -> bool {
+    let mut seen = vec![false; grammar.expr_count()];
+    starts(grammar, analysis, expr, ok, &mut seen)
+}
+
+fn starts(
+    grammar: &Grammar,
+    analysis: &Analysis,
+    expr: ExprId,
+    ok: &dyn Fn(char) -> bool,
+    seen: &mut [bool],
+) -> bool {
+    if std::mem::replace(&mut seen[expr.index()], true) {
+        return false;
+    }
+    match grammar.expr(expr) {
+        Expr::Literal(bytes) => first_char(bytes).is_none_or(ok),
+        Expr::Regex(regex) => hir_may_start_with(&regex.hir, ok),
+        Expr::Ref(symbol) => starts(grammar, analysis, grammar.rule(*symbol).body, ok, seen),
+        Expr::Alt(alts) => alts.iter().any(|&a| starts(grammar, analysis, a, ok, seen)),
+        Expr::Repeat(r) => starts(grammar, analysis, r.item, ok, seen),
+        Expr::Seq(items) => {
+            for &item in items.iter() {
+                if starts(grammar, analysis, item, ok, seen) {
+                    return true;
+                }
+                if analysis.expr_min_len(item) > 0 {
+                    return false;
+                }
+            }
+            false
+        }
+    }
+}
+
+/// The first character of `bytes` (a byte past ASCII that begins no UTF-8 character
+/// reads as itself, as the generator writes such bytes).
+fn first_char(bytes: &[u8]) -> Option<char> {
+    let head = &bytes[..bytes.len().min(4)];
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+    };
+    text.chars()
+        .next()
+        .or_else(|| bytes.first().map(|&b| char::from(b)))
+}
+
+fn hir_may_start_with(hir: &Hir, ok: &dyn Fn(char) -> bool) -> bool {
+    match hir.kind() {
+        HirKind::Literal(literal) => first_char(&literal.0).is_none_or(ok),
+        HirKind::Class(Class::Unicode(class)) => class.ranges().iter().any(|r| {
+            // Every ASCII member is tried; past ASCII, one member stands for the rest.
+            let ascii_end = r.end().min('\u{7f}');
+            (r.start()..=ascii_end).any(ok) || (r.end() > '\u{7f}' && ok(r.start().max('\u{80}')))
+        }),
+        HirKind::Class(Class::Bytes(class)) => class
+            .ranges()
+            .iter()
+            .any(|r| (r.start()..=r.end()).any(|b| ok(char::from(b)))),
+        HirKind::Capture(capture) => hir_may_start_with(&capture.sub, ok),
+        HirKind::Concat(items) => items.first().is_none_or(|h| hir_may_start_with(h, ok)),
+        HirKind::Alternation(items) => items.iter().any(|h| hir_may_start_with(h, ok)),
+        HirKind::Empty | HirKind::Look(_) | HirKind::Repetition(_) => true,
     }
 }

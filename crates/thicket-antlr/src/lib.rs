@@ -177,6 +177,9 @@ pub struct AntlrSpec {
     token_types: Vec<String>,
     /// Warnings about target code, each with the file it is in.
     pub warnings: Vec<(Arc<SourceFile>, Diagnostic)>,
+    /// Alternatives of parser rules that begin with a predicate (generation takes
+    /// them rarely, see [`generate::generation_weights`]).
+    pub(crate) guarded: Vec<translate::GuardedAlternative>,
     /// The shortest text of each hidden rule, by rule name ([`AntlrSpec::separate`]),
     /// found once: it takes a parser of the whole byte grammar.
     separators: OnceLock<HashMap<String, Option<Vec<u8>>>>,
@@ -456,6 +459,7 @@ pub fn load_g4_texts(
             .into_iter()
             .map(|(f, d)| (sources[f].clone(), d))
             .collect(),
+        guarded: t.guarded,
         separators: OnceLock::new(),
     };
     spec.set_hidden_probability(DEFAULT_HIDDEN_PROBABILITY);
@@ -623,7 +627,8 @@ impl AntlrSpec {
     /// not start a token at the end of a `<_hidden>` node (the tokens would merge, or
     /// generated hidden text such as a `//` comment without its line end would swallow
     /// the next token), the hidden text there becomes the shortest hidden text of that
-    /// mode (a space). Returns the input unchanged when it already lexes as intended,
+    /// mode (a space). So does an empty `<_hidden>` between two word characters
+    /// (`1` then `Y`), which ANTLR splits but a person would not write together. Returns the input unchanged when it already lexes as intended,
     /// and `None` if no hidden text makes it so. Only boundaries are fixed: a token
     /// generated as text another rule wins (an identifier `if`) stays (see
     /// [`AntlrSpec::respell`]), and the [`Checker`] rejects it.
@@ -658,7 +663,12 @@ impl AntlrSpec {
             let bad: Vec<usize> = (next..gaps.len())
                 .filter(|&i| {
                     let at = ends[i];
-                    at < input.len() && at < limit && starts.binary_search(&at).is_err()
+                    at < input.len()
+                        && at < limit
+                        && (starts.binary_search(&at).is_err()
+                            || (starts_at[i] == at
+                                && joins_words(&input, at)
+                                && self.separator(&gaps[i].1).is_some()))
                 })
                 .collect();
             let Some(&first) = bad.first() else {
@@ -717,6 +727,15 @@ impl AntlrSpec {
             .get(hidden_rule)?
             .as_deref()
     }
+}
+
+/// Whether the bytes on both sides of `at` are word characters (letters, digits, `_`,
+/// or part of a character past ASCII): tokens that ANTLR's lexer splits there (`1` and
+/// `Y`, `else` and `1`) still read as one word to a person and to most real lexers
+/// (GraphQL's `1Y` is an invalid number, C's `else1` an identifier).
+fn joins_words(input: &[u8], at: usize) -> bool {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii();
+    at > 0 && at < input.len() && word(input[at - 1]) && word(input[at])
 }
 
 impl Checker<'_> {

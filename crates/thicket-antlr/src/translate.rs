@@ -75,9 +75,36 @@ pub struct Translation {
     pub token_types: Vec<String>,
     /// Warnings (actions ignored, predicates assumed true).
     pub warnings: Vec<FileDiagnostic>,
+    /// The alternatives of parser rules that begin with a semantic predicate.
+    pub guarded: Vec<GuardedAlternative>,
     /// The parser rules' names: phrases of the byte grammar (see
     /// `thicket_grammar::Grammar::set_phrase`), never compiled into one DFA.
     pub parser_rules: Vec<String>,
+}
+
+/// An alternative of a parser rule that begins with a semantic predicate
+/// (`eos : ';' | {lineTerminatorAhead()}? ;`): assumed true, but valid only where the
+/// target code would say so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuardedAlternative {
+    /// The rule (a precedence level's name for left-recursive rules).
+    pub rule: String,
+    /// Which of its alternatives, from 0.
+    pub index: usize,
+    /// How many alternatives the rule has.
+    pub of: usize,
+}
+
+/// Whether `elem` begins with a semantic predicate (after any actions).
+fn starts_with_predicate(elem: &Elem) -> bool {
+    match elem {
+        Elem::Predicate(_) => true,
+        Elem::Seq(items) => items
+            .iter()
+            .find(|item| !matches!(item, Elem::Action(_)))
+            .is_some_and(starts_with_predicate),
+        _ => false,
+    }
 }
 
 /// The two bytes a token type stands for in the token-level grammar.
@@ -197,11 +224,21 @@ pub fn translate(
         return Err(rules.errors);
     }
     let lexer = lexer?;
-    let parser_rules = rules
-        .parser_bodies()
-        .into_iter()
-        .map(|(_, name, _, _)| name)
+    let bodies = rules.parser_bodies();
+    let guarded = bodies
+        .iter()
+        .flat_map(|(_, name, _, alts)| {
+            alts.iter()
+                .enumerate()
+                .filter(|(_, alt)| starts_with_predicate(alt))
+                .map(move |(i, _)| GuardedAlternative {
+                    rule: name.clone(),
+                    index: i,
+                    of: alts.len(),
+                })
+        })
         .collect();
+    let parser_rules = bodies.into_iter().map(|(_, name, _, _)| name).collect();
     Ok(Translation {
         ast,
         start: root,
@@ -210,6 +247,7 @@ pub fn translate(
         token_types,
         warnings: rules.warnings,
         parser_rules,
+        guarded,
     })
 }
 

@@ -311,6 +311,69 @@ const CASES: &[Case] = &[
         ],
         inputs: &[("a a", true), ("", false), (" ", false)],
     },
+    // Grammars of the generation tests below: what ANTLR accepts of what generation
+    // might write.
+    Case {
+        feature: "generation: words ANTLR splits",
+        files: &[(
+            "Words.g4",
+            "grammar Words;\ns : (INT | ID)+ EOF ;\nINT : [0-9]+ ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("1a", true), ("1 a", true), ("ab12", true), ("a-1", false)],
+    },
+    Case {
+        feature: "generation: several hidden rules",
+        files: &[(
+            "Hidden.g4",
+            "grammar Hidden;\ns : ID+ EOF ;\nID : [a-z]+ ;\nWS : [ \\t\\n]+ -> skip ;\n\
+             COMMENT : '#' [a-z]* ';' -> skip ;\nBOM : '\\uFEFF' -> skip ;\n",
+        )],
+        inputs: &[
+            ("a b", true),
+            ("a#x;b", true),
+            ("a\u{FEFF}b", true),
+            ("a#x b", false),
+        ],
+    },
+    Case {
+        feature: "generation: escapes and non-ASCII alternatives",
+        files: &[(
+            "Esc.g4",
+            "grammar Esc;\ns : (STR | ID)+ EOF ;\nSTR : '\"' (ESC | ~[\"\\\\])* '\"' ;\n\
+             fragment ESC : '\\\\' ([nt\"\\\\] | 'u' HEX HEX HEX HEX | 'U' HEX HEX HEX HEX HEX HEX HEX HEX) ;\n\
+             fragment HEX : [0-9a-f] ;\nID : [a-z] ([a-z] | '\\u200D')* ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            ("\"a\\U0010ffff\\n\"", true),
+            ("a\u{200D}b", true),
+            ("\"\\x\"", false),
+            ("\"\\u12\"", false),
+        ],
+    },
+    Case {
+        feature: "generation: a list",
+        files: &[(
+            "Lists.g4",
+            "grammar Lists;\ns : item (',' item)* EOF ;\nitem : ID ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("a, bc", true), ("a,", false), ("a", true)],
+    },
+    Case {
+        feature: "generation: an optional start",
+        files: &[(
+            "Opt.g4",
+            "grammar Opt;\ns : ID? EOF ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("", true), (" ", true), ("ab", true), ("a b", false)],
+    },
+    Case {
+        feature: "generation: an alternative behind a predicate",
+        files: &[(
+            "Guard.g4",
+            "grammar Guard;\ns : stmt+ EOF ;\nstmt : ID eos ;\neos : ';' | {True}? ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("a;b;", true), ("a b", true), ("a;", true), (";", false)],
+    },
 ];
 
 fn load(case: &Case) -> thicket_antlr::AntlrSpec {
@@ -558,4 +621,193 @@ fn grammars_with_tokens_no_lexer_rule_makes_generate() {
         );
         assert!(drawn.bytes.iter().all(|b| b" ab".contains(b)));
     }
+}
+
+fn case(feature: &str) -> &'static Case {
+    CASES
+        .iter()
+        .find(|c| c.feature == feature)
+        .expect("a case of that name")
+}
+
+/// `n` inputs of a case's grammar as `thicket generate --seed 1` makes them (after
+/// `tune`, e.g. a hidden-text probability), each with whether the exact reading
+/// accepts it.
+fn generated(
+    feature: &str,
+    n: u64,
+    tune: impl FnOnce(&mut thicket_antlr::AntlrSpec),
+) -> Vec<(String, bool)> {
+    let mut spec = load(case(feature));
+    tune(&mut spec);
+    let mut generator =
+        thicket_gen::Generator::new(&spec.spec.grammar, thicket_gen::GenConfig::default()).unwrap();
+    generator.set_printable_ascii_share(thicket_antlr::generate::PRINTABLE_PERCENT);
+    let maker = thicket_antlr::generate::InputMaker::new(&spec);
+    (0..n)
+        .map(|i| {
+            let drawn = maker.input(&generator, 1, i);
+            (String::from_utf8(drawn.bytes).unwrap(), drawn.accepted)
+        })
+        .collect()
+}
+
+/// Tokens that ANTLR splits but a person reads as one word (`1a`) are written apart:
+/// real lexers (GraphQL's numbers, C's identifiers) read them as one.
+#[test]
+fn generated_words_are_kept_apart() {
+    let inputs = generated("generation: words ANTLR splits", 300, |_| {});
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+        let bytes = input.as_bytes();
+        assert!(
+            !bytes.windows(2).any(|w| w[0].is_ascii_alphanumeric()
+                && w[1].is_ascii_alphanumeric()
+                && w[0].is_ascii_digit() != w[1].is_ascii_digit()),
+            "{input:?}"
+        );
+    }
+    assert!(inputs.iter().any(|(i, _)| i.contains(' ')));
+}
+
+/// Hidden text, when drawn, is mostly whitespace: comments and byte order marks are
+/// hidden rules too, but rarer (a byte order mark between tokens breaks real parsers).
+#[test]
+fn generated_hidden_text_is_mostly_whitespace() {
+    let inputs = generated("generation: several hidden rules", 300, |spec| {
+        spec.set_hidden_probability(0.8)
+    });
+    let (mut spaces, mut others) = (0usize, 0usize);
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+        let mut blank = false;
+        for c in input.chars() {
+            let now = matches!(c, ' ' | '\t' | '\n');
+            spaces += usize::from(now && !blank);
+            blank = now;
+            others += usize::from(c == '#' || c == '\u{FEFF}');
+        }
+    }
+    assert!(others > 0, "other hidden rules are still drawn");
+    assert!(
+        spaces as f64 > 0.75 * (spaces + others) as f64,
+        "{spaces} runs of whitespace, {others} comments and marks"
+    );
+}
+
+/// In lexer rules a short alternative is likelier than a long one (a string's plain
+/// character over a `\U` escape of eight digits, which is seldom a valid character),
+/// and an alternative that can only be a character outside printable ASCII (a
+/// zero-width joiner) is rare.
+#[test]
+fn generated_escapes_and_non_ascii_alternatives_are_rare() {
+    let inputs = generated(
+        "generation: escapes and non-ASCII alternatives",
+        400,
+        |_| {},
+    );
+    let (mut items, mut long_escapes, mut id_parts, mut joiners) = (0usize, 0, 0usize, 0);
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+        let mut chars = input.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => {
+                    while let Some(c) = chars.next() {
+                        match c {
+                            '"' => break,
+                            '\\' => {
+                                items += 1;
+                                long_escapes += usize::from(chars.next() == Some('U'));
+                            }
+                            _ => items += 1,
+                        }
+                    }
+                }
+                'a'..='z' => {
+                    while let Some(&c) = chars.peek() {
+                        if !(c.is_ascii_lowercase() || c == '\u{200D}') {
+                            break;
+                        }
+                        id_parts += 1;
+                        joiners += usize::from(c == '\u{200D}');
+                        chars.next();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        items > 100 && id_parts > 100,
+        "{items} string items, {id_parts} identifier parts"
+    );
+    // Uniform choices made one identifier part in two a joiner.
+    assert!(
+        long_escapes * 100 < 8 * items,
+        "{long_escapes} \\U escapes of {items} string items"
+    );
+    assert!(
+        joiners * 100 < 20 * id_parts,
+        "{joiners} joiners of {id_parts} identifier parts"
+    );
+}
+
+/// Repetitions are mostly short and sometimes long: each further item with
+/// probability 1/2, as Grammarinator draws them (uniform counts up to the limit padded
+/// inputs).
+#[test]
+fn generated_lists_and_tokens_are_mostly_short() {
+    let inputs = generated("generation: a list", 400, |_| {});
+    let mut items = Vec::new();
+    let mut letters = 0usize;
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+        let words: Vec<&str> = input.split(',').map(str::trim).collect();
+        letters += words.iter().map(|w| w.len()).sum::<usize>();
+        items.push(words.len());
+    }
+    let count: usize = items.iter().sum();
+    let mean = count as f64 / items.len() as f64;
+    let mean_letters = letters as f64 / count as f64;
+    // Uniform counts gave 3.5 items of 3.5 letters on average.
+    assert!(mean < 2.6, "mean {mean} items");
+    assert!(mean_letters < 2.8, "mean {mean_letters} letters");
+    assert!(items.iter().any(|&n| n >= 4), "long lists still occur");
+}
+
+/// An input of nothing is one case: where the start rule may be empty, generation does
+/// not make half its inputs empty.
+#[test]
+fn generated_inputs_are_not_blank_when_the_grammar_has_more() {
+    let inputs = generated("generation: an optional start", 100, |_| {});
+    let blank = inputs.iter().filter(|(i, _)| i.trim().is_empty()).count();
+    assert_eq!(blank, 0);
+    assert!(inputs.iter().all(|(_, accepted)| *accepted));
+}
+
+/// An alternative that begins with a predicate is taken rarely: thicket assumes the
+/// predicate true, but the target code may say otherwise (JavaScript's statement end
+/// without `;` holds only before a line break or `}`).
+#[test]
+fn generated_inputs_mostly_avoid_alternatives_behind_predicates() {
+    let inputs = generated("generation: an alternative behind a predicate", 300, |_| {});
+    let (mut statements, mut semicolons) = (0usize, 0usize);
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+        statements += input
+            .split(|c: char| !c.is_ascii_lowercase())
+            .filter(|w| !w.is_empty())
+            .count();
+        semicolons += input.matches(';').count();
+    }
+    // Uniform choices ended half the statements without `;`.
+    assert!(
+        semicolons as f64 > 0.75 * statements as f64,
+        "{semicolons} of {statements} statements end in `;`"
+    );
+    assert!(
+        semicolons < statements,
+        "the other alternative is still taken"
+    );
 }

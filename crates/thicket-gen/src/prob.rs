@@ -319,6 +319,12 @@ impl Weights {
         self.alt[alternative.index()] = weight;
     }
 
+    /// Sets the weights of the counts of `repeat` (index = count; counts past the
+    /// row's end weigh nothing); an empty row makes its counts uniform again.
+    pub fn set_repetition(&mut self, repeat: ExprId, row: Vec<f64>) {
+        self.rep[repeat.index()] = row;
+    }
+
     /// The weights as readable JSON (see the module docs and `docs/json-output.md`):
     /// `{"format", "smoothing", "samples", "rules": {"<rule>": {"choice text":
     /// {"alternative text" | "count": probability}}}}`.
