@@ -26,7 +26,7 @@
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
 use std::time::Instant;
-use thicket_gen::{GenRng, Generator};
+use thicket_gen::{Encoding, GenRng, Generator};
 use thicket_grammar::{Expr, Grammar, SymbolId};
 use thicket_parse::Parser;
 use thicket_tree::{DerivationTree, NodeId, TreeSink};
@@ -71,6 +71,9 @@ pub struct Minimizer<'a, F> {
     grammar: &'a Grammar,
     generator: &'a Generator<'a>,
     parser: Option<&'a Parser<'a>>,
+    /// How a tree stands for its input, if not as its text (Fandango's bit fields):
+    /// candidates are trees, and what runs is their encoding.
+    encoding: Option<&'a dyn Encoding>,
     test: F,
     limits: MinimizeLimits,
     tried: FxHashSet<u64>,
@@ -96,11 +99,37 @@ where
             grammar: generator.grammar(),
             generator,
             parser,
+            encoding: None,
             test,
             limits,
             tried: FxHashSet::default(),
             rng: Generator::rng_for(seed, 0),
             stats: MinimizeStats::default(),
+        }
+    }
+
+    /// A minimiser whose trees stand for the inputs `encoding` makes of them: each
+    /// candidate tree runs encoded, and one that stands for no input is skipped.
+    /// [`Minimizer::minimize_tree`] then reduces the tree and the caller encodes the
+    /// result; [`Minimizer::minimize_bytes`] still works on the input's bytes.
+    pub fn with_encoding(mut self, encoding: Option<&'a dyn Encoding>) -> Minimizer<'a, F> {
+        self.encoding = encoding;
+        self
+    }
+
+    /// The input `tree` stands for (its text, or its encoding); `None` if none.
+    fn input_of<'t>(&self, tree: &'t DerivationTree) -> Option<std::borrow::Cow<'t, [u8]>> {
+        match self.encoding {
+            None => Some(std::borrow::Cow::Borrowed(tree.bytes())),
+            Some(encoding) => encoding.encode(tree).ok().map(std::borrow::Cow::Owned),
+        }
+    }
+
+    /// [`Minimizer::fails`] for the input a candidate tree stands for.
+    fn tree_fails(&mut self, tree: &DerivationTree) -> Result<bool, E> {
+        match self.input_of(tree) {
+            Some(input) => self.fails(&input.into_owned()),
+            None => Ok(false),
         }
     }
 
@@ -142,7 +171,7 @@ where
         tree: &mut DerivationTree,
         candidate: DerivationTree,
     ) -> Result<bool, E> {
-        if candidate.bytes().len() >= tree.bytes().len() || !self.fails(candidate.bytes())? {
+        if candidate.bytes().len() >= tree.bytes().len() || !self.tree_fails(&candidate)? {
             return Ok(false);
         }
         *tree = candidate;
@@ -152,7 +181,9 @@ where
     /// Reduces a failing input given as its derivation tree (it must fail: it is not
     /// run again), through the grammar: the result is a tree of the same grammar.
     pub fn minimize_tree(&mut self, mut tree: DerivationTree) -> Result<DerivationTree, E> {
-        self.tried.insert(candidate_key(tree.bytes()));
+        if let Some(input) = self.input_of(&tree) {
+            self.tried.insert(candidate_key(&input));
+        }
         loop {
             let before = tree.bytes().len();
             self.shrink_repetitions(&mut tree)?;
@@ -304,10 +335,12 @@ where
                 }
                 let mut candidate = tree.bytes().to_vec();
                 candidate.drain(cut);
-                if let Ok(parsed) = parser.parse(&candidate)
-                    && self.fails(&candidate)?
-                {
-                    *tree = parsed.tree();
+                if let Ok(parsed) = parser.parse(&candidate) {
+                    let parsed = parsed.tree();
+                    if !self.tree_fails(&parsed)? {
+                        continue;
+                    }
+                    *tree = parsed;
                     same_rule = by_rule(tree);
                     // Parsed anew: start over from the cut's node index, which is at
                     // or before the first changed node.
@@ -368,12 +401,16 @@ where
                     let mut candidate = tree.bytes().to_vec();
                     candidate.drain(range.start + start..range.start + end);
                     let parsed = match parser.parse(&candidate) {
-                        Ok(parsed) if self.fails(&candidate)? => parsed.tree(),
-                        _ => {
+                        Ok(parsed) => parsed.tree(),
+                        Err(_) => {
                             start = end;
                             continue;
                         }
                     };
+                    if !self.tree_fails(&parsed)? {
+                        start = end;
+                        continue;
+                    }
                     *tree = parsed;
                     // The tree was parsed anew: go on with the terminal that now
                     // starts where this one did.
@@ -507,6 +544,25 @@ pub fn reduce(
     bytes: bool,
     events: &mut dyn FnMut(ReduceEvent<'_>),
 ) -> Result<Option<Reduced>, crate::FuzzError> {
+    reduce_encoded(grammar, None, judge, input, limits, seed, bytes, events)
+}
+
+/// [`reduce`] for inputs that are encodings of their trees (Fandango's bit fields
+/// packed into bytes; `None`: inputs are their trees' text): the input is decoded into
+/// its tree, reduced through it, each candidate run encoded, and the result encoded.
+/// An input the encoding cannot read is reduced by its bytes (without an
+/// [`ReduceEvent::OutsideGrammar`] event: the encoding gives no parse error).
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_encoded(
+    grammar: &Grammar,
+    encoding: Option<&dyn Encoding>,
+    judge: &mut thicket_exec::Judge,
+    input: &[u8],
+    limits: MinimizeLimits,
+    seed: u64,
+    bytes: bool,
+    events: &mut dyn FnMut(ReduceEvent<'_>),
+) -> Result<Option<Reduced>, crate::FuzzError> {
     let Some(key) = failure_key(judge, input)? else {
         return Ok(None);
     };
@@ -516,12 +572,15 @@ pub fn reduce(
     let parser = Parser::new(grammar, Default::default())
         .map_err(|e| crate::FuzzError::Campaign(e.to_string()))?;
     // Read before the minimiser borrows `events`: the tree, or why there is none.
-    let tree = match parser.parse(input) {
-        Ok(parsed) => Some(parsed.tree()),
-        Err(error) => {
-            events(ReduceEvent::OutsideGrammar { error: &error });
-            None
-        }
+    let tree = match encoding {
+        Some(encoding) => encoding.decode(input),
+        None => match parser.parse(input) {
+            Ok(parsed) => Some(parsed.tree()),
+            Err(error) => {
+                events(ReduceEvent::OutsideGrammar { error: &error });
+                None
+            }
+        },
     };
     let started = Instant::now();
     let mut smallest = input.len();
@@ -540,14 +599,19 @@ pub fn reduce(
         }
         Ok(same)
     };
-    let mut minimizer = Minimizer::new(&generator, Some(&parser), test, limits, seed);
+    let mut minimizer =
+        Minimizer::new(&generator, Some(&parser), test, limits, seed).with_encoding(encoding);
     let (reduced, in_grammar) = match tree {
         Some(tree) => {
             let tree = minimizer.minimize_tree(tree)?;
+            // Every tree the minimiser keeps stands for an input (it was run).
+            let reduced = minimizer
+                .input_of(&tree)
+                .map_or_else(|| input.to_vec(), |i| i.into_owned());
             if bytes {
-                (minimizer.minimize_bytes(tree.bytes())?, false)
+                (minimizer.minimize_bytes(&reduced)?, false)
             } else {
-                (tree.bytes().to_vec(), true)
+                (reduced, true)
             }
         }
         None => (minimizer.minimize_bytes(input)?, false),
@@ -752,5 +816,98 @@ mod tests {
         // An input that does not fail is not minimised.
         let passes = reduce(&grammar, &mut judge, b"[1]", limits, 1, false, &mut |_| {});
         assert!(passes.unwrap().is_none());
+    }
+
+    /// Bytes spelled as their bits between brackets in the tree (`<01000001>`), packed
+    /// into bytes in the input (`<A>`): Fandango's bit fields in small.
+    const PACKED: &str =
+        "<start> ::= \"<\" <byte>+ \">\"\n<byte> ::= <bit>{8}\n<bit> ::= \"0\" | \"1\"\n";
+
+    struct Packed<'g> {
+        parser: Parser<'g>,
+    }
+
+    impl Encoding for Packed<'_> {
+        fn encode(&self, tree: &DerivationTree) -> Result<Vec<u8>, String> {
+            let text = tree.bytes();
+            let bits = &text[1..text.len() - 1];
+            let mut input = vec![b'<'];
+            input.extend(
+                bits.chunks(8)
+                    .map(|byte| byte.iter().fold(0u8, |b, &bit| b << 1 | (bit - b'0'))),
+            );
+            input.push(b'>');
+            Ok(input)
+        }
+
+        fn decode(&self, input: &[u8]) -> Option<DerivationTree> {
+            let (b'<', Some((b'>', bytes))) = (*input.first()?, input[1..].split_last()) else {
+                return None;
+            };
+            let mut text = vec![b'<'];
+            text.extend(
+                bytes
+                    .iter()
+                    .flat_map(|&b| (0..8).rev().map(move |i| b'0' + (b >> i & 1))),
+            );
+            text.push(b'>');
+            self.parser.parse(&text).ok().map(|r| r.tree())
+        }
+    }
+
+    /// A target that crashes when a byte between the brackets has its low bit set.
+    struct CrashesOnOddByte;
+
+    impl thicket_exec::Executor for CrashesOnOddByte {
+        fn run(&mut self, input: &[u8]) -> Result<thicket_exec::Outcome, thicket_exec::ExecError> {
+            let framed = input.len() > 2 && input[0] == b'<' && input[input.len() - 1] == b'>';
+            let status = if framed && input[1..input.len() - 1].iter().any(|b| b & 1 == 1) {
+                thicket_exec::Status::Signaled(11)
+            } else {
+                thicket_exec::Status::Exited(0)
+            };
+            Ok(thicket_exec::Outcome::new(
+                status,
+                std::time::Duration::from_micros(10),
+            ))
+        }
+        fn trace(&self) -> thicket_exec::Trace<'_> {
+            thicket_exec::Trace::None
+        }
+        fn describe(&self) -> String {
+            "crashes on an odd byte".into()
+        }
+        fn timeout(&self) -> std::time::Duration {
+            std::time::Duration::from_secs(1)
+        }
+        fn set_timeout(&mut self, _: std::time::Duration) {}
+    }
+
+    #[test]
+    fn an_encoded_input_is_reduced_through_its_tree_and_encoded_again() {
+        let grammar = load_spec_text("t.fan", PACKED.as_bytes()).unwrap();
+        let encoding = Packed {
+            parser: Parser::new(&grammar, Default::default()).unwrap(),
+        };
+        let mut judge = thicket_exec::Judge::new(
+            Box::new(CrashesOnOddByte),
+            thicket_exec::Classifier::default(),
+        );
+        let reduced = reduce_encoded(
+            &grammar,
+            Some(&encoding),
+            &mut judge,
+            b"<\x02\x40\x03\x04>",
+            MinimizeLimits::default(),
+            1,
+            false,
+            &mut |_| {},
+        )
+        .unwrap()
+        .expect("fails");
+        // The one byte that matters, still packed between the brackets (read as
+        // text, the input's bytes would have been cut to `\x03` or `<\x03`).
+        assert_eq!(reduced.bytes, b"<\x03>");
+        assert!(reduced.in_grammar);
     }
 }

@@ -1124,9 +1124,9 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     /// quantifier's rule, so the instance disappears (an undeclared variable in an
     /// expression becomes a number), or where no node on the way can avoid the rule, by
     /// dropping the repetition item that holds the instance ([`Planner::remove_item`]).
-    /// `strict`: only by edits that do remove it (not
-    /// the last resort of regenerating any node between, which may just rename a
-    /// bound subtree, as a fix that is not sticking would).
+    /// `strict`: only by edits that do remove it (not the last resort of regenerating
+    /// any node between, which may just rename a bound subtree, as a fix that is not
+    /// sticking would).
     fn eliminate(
         &mut self,
         q: &Quantifier,
