@@ -128,7 +128,7 @@ where
     /// [`Minimizer::fails`] for the input a candidate tree stands for.
     fn tree_fails(&mut self, tree: &DerivationTree) -> Result<bool, E> {
         match self.input_of(tree) {
-            Some(input) => self.fails(&input.into_owned()),
+            Some(input) => self.fails(&input),
             None => Ok(false),
         }
     }
