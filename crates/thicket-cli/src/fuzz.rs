@@ -492,14 +492,6 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
                 );
                 return Ok(exit::USAGE);
             }
-            if args.minimize {
-                eprintln!(
-                    "error: {} has bit fields; --minimize shrinks inputs as text and does not \
-                     pack bits yet (minimise the saved crashes another way)",
-                    spec.source.name()
-                );
-                return Ok(exit::USAGE);
-            }
             match crate::shared::unpacker_for(&spec, unpacked, Default::default()) {
                 Ok(unpacker) => Some(thicket_fandango::PackedBits {
                     layout,
