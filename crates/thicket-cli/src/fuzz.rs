@@ -478,23 +478,13 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Ok(grammar) => grammar,
         Err(code) => return Ok(code),
     };
-    if input_grammar.packs_bits() {
-        if matches!(args.strategy, StrategyArg::Whitebox(_)) {
-            eprintln!(
-                "error: {} has bit fields; the whitebox searches put text tokens together \
-                 and do not pack bits (use --strategy coverage)",
-                spec.source.name()
-            );
-            return Ok(exit::USAGE);
-        }
-        if args.minimize {
-            eprintln!(
-                "error: {} has bit fields; --minimize shrinks inputs as text and does not \
-                 pack bits yet (minimise the saved crashes with `thicket minimize`)",
-                spec.source.name()
-            );
-            return Ok(exit::USAGE);
-        }
+    if input_grammar.packs_bits() && matches!(args.strategy, StrategyArg::Whitebox(_)) {
+        eprintln!(
+            "error: {} has bit fields; the whitebox searches put text tokens together \
+             and do not pack bits (use --strategy coverage)",
+            spec.source.name()
+        );
+        return Ok(exit::USAGE);
     }
     let packed = match input_grammar.encoding(Default::default()) {
         Ok(packed) => packed,

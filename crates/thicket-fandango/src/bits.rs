@@ -501,4 +501,9 @@ impl thicket_gen::Encoding for PackedBits<'_> {
     fn decode(&self, input: &[u8]) -> Option<thicket_tree::DerivationTree> {
         self.unpacker.parse(input).ok()
     }
+
+    fn leaf_texts(&self, expr: ExprId) -> Option<&'static [&'static [u8]]> {
+        const BITS: &[&[u8]] = &[b"0", b"1"];
+        self.layout.is_bit(expr).then_some(BITS)
+    }
 }

@@ -145,6 +145,79 @@ fn what_cannot_be_generated_yet_says_why() {
     assert!(loaded.generable().is_ok(), "{:?}", loaded.generable());
 }
 
+/// A file of chunks, as PNG's: optional notes and one or more blocks, each with a
+/// checksum over its generated data. Read as Fandango reads it, each constraint's
+/// `<..._sum>` and `<..._data>` range over every chunk of their kind, so only a file
+/// with one block and at most one note is valid (or chunks with the same data), and
+/// fixing one chunk's checksum breaks it for the others: the repairs must drop chunks.
+const CHUNKS: &str = r##"
+import random
+
+def checksum(data):
+    return "%02d" % (sum(bytes(str(data), "ascii")) % 100)
+
+def fresh_data():
+    return "".join(random.choice("abcdefgh") for _ in range(random.randint(3, 8)))
+
+<start> ::= "P" <note>* <block>+ "E"
+<note> ::= "n" <note_sum> <note_data> ";"
+<note_sum> ::= <digit> <digit>
+<note_data> ::= <ascii_lowercase_letter>+ := fresh_data()
+<block> ::= "b" <block_sum> <block_data> ";"
+<block_sum> ::= <digit> <digit>
+<block_data> ::= <ascii_lowercase_letter>+ := fresh_data()
+
+where str(<note_sum>) == checksum(<note_data>)
+where str(<block_sum>) == checksum(<block_data>)
+"##;
+
+#[test]
+fn chunks_whose_checksums_span_every_chunk_are_dropped_to_one() {
+    if !have_python() {
+        return;
+    }
+    let loaded = load(CHUNKS, &Options::default()).unwrap();
+    // One tree per input and a few rounds: dropping chunks, not regenerating the file
+    // until it has one block by chance, is what makes inputs.
+    let config = SolverConfig {
+        max_attempts: 1,
+        max_rounds: 12,
+        ..SolverConfig::default()
+    };
+    let solver = Solver::new(&loaded.spec.grammar, loaded.core_constraints(), config)
+        .unwrap()
+        .with_source(loaded.generators.clone().unwrap());
+    let mut inputs = std::collections::HashSet::new();
+    let mut with_note = 0;
+    for i in 0..30 {
+        let (tree, _) = solver
+            .solve(&mut Solver::rng_for(3, i))
+            .unwrap_or_else(|e| panic!("input {i}: {e}"));
+        let text = String::from_utf8(tree.bytes().to_vec()).unwrap();
+        let body = text.strip_prefix('P').and_then(|t| t.strip_suffix('E'));
+        let chunks: Vec<&str> = body.unwrap().split_terminator(';').collect();
+        // Each constraint over every pair of its kind's chunks, as Fandango reads it.
+        for kind in ["n", "b"] {
+            let of_kind: Vec<(&str, &str)> = chunks
+                .iter()
+                .filter_map(|c| c.strip_prefix(kind))
+                .map(|c| c.split_at(2))
+                .collect();
+            for (sum, _) in &of_kind {
+                for (_, data) in &of_kind {
+                    assert_eq!(*sum, checksum(data), "{text}");
+                }
+            }
+        }
+        assert!(chunks.iter().any(|c| c.starts_with('b')), "{text}");
+        with_note += usize::from(chunks.iter().any(|c| c.starts_with('n')));
+        inputs.insert(text);
+    }
+    // Chunks are dropped, not all of them: notes remain, and inputs differ.
+    assert!(with_note > 0, "{inputs:?}");
+    assert!(inputs.len() > 20, "{inputs:?}");
+}
+
 /// A generator with an argument (`:= f(<data>)`) gets a fresh `<data>` made from the
 /// grammar; a converter back (`<data> ::= ... := g(<item>)`) is not called for it, since
 /// it would need the `<item>` being made. The hex digits are judged here.

@@ -546,7 +546,7 @@ pub fn reduce(
         grammar,
         input,
         key,
-        tree: parser.parse(input).map(|parsed| parsed.tree()),
+        tree: parser.parse(input).map(|parsed| parsed.tree()).map_err(Some),
         parser: Some(&parser),
         encoding: None,
     };
@@ -585,9 +585,40 @@ pub fn reduce_encoded(
         grammar,
         input: encoded.input,
         key,
-        tree: encoded.tree,
+        tree: encoded.tree.map_err(Some),
         parser: None,
         encoding: Some(encoded.encoding),
+    };
+    shrink(start, judge, limits, seed, bytes, events)
+}
+
+/// [`reduce`], or [`reduce_encoded`] with the tree `encoding` decodes: a campaign's
+/// inputs, which are their trees' text unless the campaign has an encoding.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_decoded(
+    grammar: &Grammar,
+    encoding: Option<&dyn Encoding>,
+    judge: &mut thicket_exec::Judge,
+    input: &[u8],
+    limits: MinimizeLimits,
+    seed: u64,
+    bytes: bool,
+    events: &mut dyn FnMut(ReduceEvent<'_>),
+) -> Result<Option<Reduced>, crate::FuzzError> {
+    let Some(encoding) = encoding else {
+        return reduce(grammar, judge, input, limits, seed, bytes, events);
+    };
+    let Some(key) = failure_key(judge, input)? else {
+        return Ok(None);
+    };
+    events(ReduceEvent::Fails { key: &key });
+    let start = Start {
+        grammar,
+        input,
+        key,
+        tree: encoding.decode(input).ok_or(None),
+        parser: None,
+        encoding: Some(encoding),
     };
     shrink(start, judge, limits, seed, bytes, events)
 }
@@ -599,7 +630,8 @@ struct Start<'a> {
     /// How it fails.
     key: String,
     /// Its tree, or why it has none.
-    tree: Result<DerivationTree, thicket_parse::ParseError>,
+    /// Its tree, or why it has none (`None`: an encoding that does not say why).
+    tree: Result<DerivationTree, Option<thicket_parse::ParseError>>,
     /// The parser that lets terminals' bytes be reduced.
     parser: Option<&'a Parser<'a>>,
     /// How trees stand for inputs, if not as their text.
@@ -630,7 +662,9 @@ fn shrink(
     let tree = match tree {
         Ok(tree) => Some(tree),
         Err(error) => {
-            events(ReduceEvent::OutsideGrammar { error: &error });
+            if let Some(error) = &error {
+                events(ReduceEvent::OutsideGrammar { error });
+            }
             None
         }
     };
@@ -917,5 +951,98 @@ mod tests {
         // An input that does not fail is not minimised.
         let passes = reduce(&grammar, &mut judge, b"[1]", limits, 1, false, &mut |_| {});
         assert!(passes.unwrap().is_none());
+    }
+
+    /// Bytes spelled as their bits between brackets in the tree (`<01000001>`), packed
+    /// into bytes in the input (`<A>`): Fandango's bit fields in small.
+    const PACKED: &str =
+        "<start> ::= \"<\" <byte>+ \">\"\n<byte> ::= <bit>{8}\n<bit> ::= \"0\" | \"1\"\n";
+
+    struct Packed<'g> {
+        parser: Parser<'g>,
+    }
+
+    impl Encoding for Packed<'_> {
+        fn encode(&self, tree: &DerivationTree) -> Result<Vec<u8>, String> {
+            let text = tree.bytes();
+            let bits = &text[1..text.len() - 1];
+            let mut input = vec![b'<'];
+            input.extend(
+                bits.chunks(8)
+                    .map(|byte| byte.iter().fold(0u8, |b, &bit| b << 1 | (bit - b'0'))),
+            );
+            input.push(b'>');
+            Ok(input)
+        }
+
+        fn decode(&self, input: &[u8]) -> Option<DerivationTree> {
+            let (b'<', Some((b'>', bytes))) = (*input.first()?, input[1..].split_last()) else {
+                return None;
+            };
+            let mut text = vec![b'<'];
+            text.extend(
+                bytes
+                    .iter()
+                    .flat_map(|&b| (0..8).rev().map(move |i| b'0' + (b >> i & 1))),
+            );
+            text.push(b'>');
+            self.parser.parse(&text).ok().map(|r| r.tree())
+        }
+    }
+
+    /// A target that crashes when a byte between the brackets has its low bit set.
+    struct CrashesOnOddByte;
+
+    impl thicket_exec::Executor for CrashesOnOddByte {
+        fn run(&mut self, input: &[u8]) -> Result<thicket_exec::Outcome, thicket_exec::ExecError> {
+            let framed = input.len() > 2 && input[0] == b'<' && input[input.len() - 1] == b'>';
+            let status = if framed && input[1..input.len() - 1].iter().any(|b| b & 1 == 1) {
+                thicket_exec::Status::Signaled(11)
+            } else {
+                thicket_exec::Status::Exited(0)
+            };
+            Ok(thicket_exec::Outcome::new(
+                status,
+                std::time::Duration::from_micros(10),
+            ))
+        }
+        fn trace(&self) -> thicket_exec::Trace<'_> {
+            thicket_exec::Trace::None
+        }
+        fn describe(&self) -> String {
+            "crashes on an odd byte".into()
+        }
+        fn timeout(&self) -> std::time::Duration {
+            std::time::Duration::from_secs(1)
+        }
+        fn set_timeout(&mut self, _: std::time::Duration) {}
+    }
+
+    #[test]
+    fn an_encoded_input_is_reduced_through_its_tree_and_encoded_again() {
+        let grammar = load_spec_text("t.fan", PACKED.as_bytes()).unwrap();
+        let encoding = Packed {
+            parser: Parser::new(&grammar, Default::default()).unwrap(),
+        };
+        let mut judge = thicket_exec::Judge::new(
+            Box::new(CrashesOnOddByte),
+            thicket_exec::Classifier::default(),
+        );
+        let reduced = reduce_decoded(
+            &grammar,
+            Some(&encoding),
+            &mut judge,
+            b"<\x02\x40\x03\x04>",
+            MinimizeLimits::default(),
+            1,
+            false,
+            &mut |_| {},
+        )
+        .unwrap()
+        .expect("fails");
+        // The one byte that matters, still packed between the brackets (read as
+        // text, the input's bytes would have been cut to `\x03` or `<\x03`).
+        assert_eq!(reduced.bytes, b"<\x03>");
+        assert!(reduced.in_grammar);
     }
 }

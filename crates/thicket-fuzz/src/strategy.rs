@@ -63,6 +63,9 @@ pub struct Ctx<'a, 'g> {
     pub config: &'a crate::FuzzConfig,
     /// Whether the target takes text (mutations keep inputs UTF-8).
     pub text: bool,
+    /// How trees stand for inputs, if not as their text (Fandango's bit fields): leaf
+    /// mutations keep to the texts it allows (a bit is flipped).
+    pub encoding: Option<&'g dyn Encoding>,
     pub(crate) corpus: &'a [Entry],
     pub(crate) stop: &'a AtomicBool,
     pub(crate) deadline: Option<Instant>,
@@ -86,6 +89,15 @@ impl<'g> Ctx<'_, 'g> {
                 weights,
             }),
             (None, None) => FreshTrees::Plain(self.generator),
+        }
+    }
+
+    /// How leaf mutations change a terminal's text for this campaign's target and
+    /// encoding.
+    pub fn leaf_edits(&self) -> mutate::LeafEdits<'g> {
+        mutate::LeafEdits {
+            text: self.text,
+            encoding: self.encoding,
         }
     }
 
@@ -612,7 +624,7 @@ fn coverage_guided(ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
             &donors,
             budget,
             ctx.config.valid_only,
-            ctx.text,
+            ctx.leaf_edits(),
             rng,
         );
         let mut op = applied.name();
@@ -747,12 +759,8 @@ impl<'g> Evolution<'g> {
         if self.kind == Evolve::FdLoop && self.config.mutate_inputs {
             for tree in &fresh {
                 let flip = |rng: &mut GenRng| {
-                    if ctx.text {
-                        mutate::mutate_leaf_text(grammar, tree, rng)
-                    } else {
-                        mutate::mutate_leaf(grammar, tree, rng)
-                    }
-                    .map(|t| (t, "flip"))
+                    mutate::edit_leaf(grammar, tree, ctx.leaf_edits(), rng)
+                        .map(|(t, _)| (t, "flip"))
                 };
                 let swap = |rng: &mut GenRng| mutate::swap(grammar, tree, rng).map(|t| (t, "swap"));
                 let mutant = if below(rng, 2) == 0 {
@@ -950,6 +958,7 @@ mod tests {
             solver: None,
             config: &fuzz,
             text: true,
+            encoding: None,
             corpus: &[],
             stop: &stop,
             deadline: None,
@@ -1024,6 +1033,7 @@ mod tests {
             solver: None,
             config: &fuzz,
             text: true,
+            encoding: None,
             corpus: &[],
             stop: &stop,
             deadline: None,

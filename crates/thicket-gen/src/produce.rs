@@ -10,7 +10,7 @@
 //! (a solver that finds no valid tree in a stream) names its own [`Miss`].
 
 use crate::{GenRng, GenStats, Generator, Weights};
-use thicket_grammar::Grammar;
+use thicket_grammar::{ExprId, Grammar};
 use thicket_tree::DerivationTree;
 
 /// Why a producer made no input from a stream.
@@ -139,6 +139,13 @@ pub trait Encoding: Sync {
     fn encode(&self, tree: &DerivationTree) -> Result<Vec<u8>, String>;
     /// The tree of `input`, `None` if it is not in the language.
     fn decode(&self, input: &[u8]) -> Option<DerivationTree>;
+    /// The texts terminal `expr` may have for a tree to stand for the input it says
+    /// (Fandango's bits: `0` and `1`, any other text packs as a `0`); `None`: any text.
+    /// A mutation of such a terminal picks another of them.
+    fn leaf_texts(&self, expr: ExprId) -> Option<&'static [&'static [u8]]> {
+        let _ = expr;
+        None
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 #![warn(missing_docs)]
 
 use rand::Rng;
-use thicket_gen::{Generator, below};
+use thicket_gen::{Encoding, Generator, below};
 use thicket_grammar::{Expr, ExprId, Grammar, SymbolId};
 use thicket_tree::{DerivationTree, NodeId, TreeBuilder, TreeSink};
 
@@ -342,11 +342,14 @@ pub fn mutate_leaf<R: Rng + ?Sized>(
     let leaves = terminals(grammar, tree, |_| true);
     let leaf = choose(rng, &leaves)?;
     let mut text = tree.text(leaf).to_vec();
-    let pick = |rng: &mut R| INTERESTING[below(rng, INTERESTING.len() as u32) as usize];
-    edit_one(rng, &mut text, pick, |rng, byte| {
-        byte ^ (1 << below(rng, 8))
-    });
+    edit_bytes(rng, &mut text);
     Some(with_terminal_text(grammar, tree, leaf, &text))
+}
+
+/// One random edit of a terminal's bytes (see [`mutate_leaf`]).
+fn edit_bytes<R: Rng + ?Sized>(rng: &mut R, text: &mut Vec<u8>) {
+    let pick = |rng: &mut R| INTERESTING[below(rng, INTERESTING.len() as u32) as usize];
+    edit_one(rng, text, pick, |rng, byte| byte ^ (1 << below(rng, 8)));
 }
 
 /// The terminal leaves of a tree that `keep` accepts.
@@ -401,6 +404,59 @@ fn with_terminal_text(
 ) -> DerivationTree {
     let expr = tree.expr(leaf);
     replace(grammar, tree, leaf, &mut |sink| sink.terminal(expr, text))
+}
+
+/// How a leaf mutation changes a terminal's text.
+#[derive(Clone, Copy, Default)]
+pub struct LeafEdits<'a> {
+    /// The target takes text: a character changes ([`mutate_leaf_text`]), not a byte
+    /// ([`mutate_leaf`]).
+    pub text: bool,
+    /// How trees stand for inputs, if not as their text: a terminal that may take only
+    /// a few texts under it (Fandango's bits) gets another of those.
+    pub encoding: Option<&'a dyn Encoding>,
+}
+
+/// Changes a random terminal as `edits` says; `true` with the mutant when the terminal
+/// took another of the texts its encoding allows (a bit flipped), so the input still
+/// says what its tree does.
+pub fn edit_leaf<R: Rng + ?Sized>(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    edits: LeafEdits<'_>,
+    rng: &mut R,
+) -> Option<(DerivationTree, bool)> {
+    let Some(encoding) = edits.encoding else {
+        let mutant = if edits.text {
+            mutate_leaf_text(grammar, tree, rng)
+        } else {
+            mutate_leaf(grammar, tree, rng)
+        };
+        return mutant.map(|t| (t, false));
+    };
+    let leaves = terminals(grammar, tree, |n| {
+        !edits.text || std::str::from_utf8(tree.text(n)).is_ok()
+    });
+    let leaf = choose(rng, &leaves)?;
+    if let Some(texts) = encoding.leaf_texts(tree.expr(leaf)) {
+        let others: Vec<&[u8]> = texts
+            .iter()
+            .copied()
+            .filter(|&t| t != tree.text(leaf))
+            .collect();
+        let text = choose(rng, &others)?;
+        return Some((with_terminal_text(grammar, tree, leaf, text), true));
+    }
+    let text = if edits.text {
+        let mut chars: Vec<char> = std::str::from_utf8(tree.text(leaf)).ok()?.chars().collect();
+        edit_chars(rng, &mut chars);
+        chars.into_iter().collect::<String>().into_bytes()
+    } else {
+        let mut bytes = tree.text(leaf).to_vec();
+        edit_bytes(rng, &mut bytes);
+        bytes
+    };
+    Some((with_terminal_text(grammar, tree, leaf, &text), false))
 }
 
 /// Characters text mutations insert: the bytes of [`INTERESTING`] that are characters
@@ -461,6 +517,13 @@ pub fn mutate_leaf_text<R: Rng + ?Sized>(
     let leaves = terminals(grammar, tree, |n| std::str::from_utf8(tree.text(n)).is_ok());
     let leaf = choose(rng, &leaves)?;
     let mut chars: Vec<char> = std::str::from_utf8(tree.text(leaf)).ok()?.chars().collect();
+    edit_chars(rng, &mut chars);
+    let text: String = chars.into_iter().collect();
+    Some(with_terminal_text(grammar, tree, leaf, text.as_bytes()))
+}
+
+/// One random edit of a terminal's characters (see [`mutate_leaf_text`]).
+fn edit_chars<R: Rng + ?Sized>(rng: &mut R, chars: &mut Vec<char>) {
     let pick = |rng: &mut R| INTERESTING_CHARS[below(rng, INTERESTING_CHARS.len() as u32) as usize];
     // A bit of the code point among those it uses (at least the low 8), so ASCII stays
     // mostly ASCII; a flip into the surrogates or beyond U+10FFFF is skipped for a
@@ -470,9 +533,7 @@ pub fn mutate_leaf_text<R: Rng + ?Sized>(
         let bits = (32 - c.leading_zeros()).max(8);
         char::from_u32(c ^ (1 << below(rng, bits))).unwrap_or_else(|| pick(rng))
     };
-    edit_one(rng, &mut chars, pick, flip);
-    let text: String = chars.into_iter().collect();
-    Some(with_terminal_text(grammar, tree, leaf, text.as_bytes()))
+    edit_one(rng, chars, pick, flip);
 }
 
 /// Which mutations a [`stack`] applied: a bit set.
@@ -480,12 +541,13 @@ pub fn mutate_leaf_text<R: Rng + ?Sized>(
 pub struct Applied(u8);
 
 impl Applied {
-    const NAMES: [(u8, &'static str); 5] = [
+    const NAMES: [(u8, &'static str); 6] = [
         (1, "regen"),
         (2, "splice"),
         (8, "rec"),
         (32, "rep"),
         (4, "byte"),
+        (16, "bit"),
     ];
 
     /// Whether no mutation applied (the tree is its parent's copy).
@@ -493,7 +555,8 @@ impl Applied {
         self.0 == 0
     }
 
-    /// Whether a mutation left the grammar (a terminal's byte changed).
+    /// Whether a mutation left the grammar (a terminal's byte changed; a bit flipped
+    /// under an encoding is not counted: the input still says what its tree does).
     pub fn left_the_grammar(self) -> bool {
         self.0 & 4 != 0
     }
@@ -513,8 +576,9 @@ impl Applied {
 }
 
 /// One to three mutations stacked on `tree`: splice 2/7 (with a tree of `donors`),
-/// regenerate 2/7, recursion 1/7, repetition 1/7, a terminal's byte 1/7 (not with
-/// `valid_only`; with `text`, a character that keeps the input UTF-8). Splicing falls
+/// regenerate 2/7, recursion 1/7, repetition 1/7, a terminal's text 1/7 (not with
+/// `valid_only`; as `leaves` says: a byte, a character that keeps the input UTF-8, or
+/// another of the texts the encoding allows, a bit flipped). Splicing falls
 /// back to regeneration without a donor, recursion and repetition to regeneration on a
 /// tree without them. Recursion and repetition grow the tree to at most `budget` bytes.
 pub fn stack<R: Rng + ?Sized>(
@@ -523,7 +587,7 @@ pub fn stack<R: Rng + ?Sized>(
     donors: &[&DerivationTree],
     budget: usize,
     valid_only: bool,
-    text: bool,
+    leaves: LeafEdits<'_>,
     rng: &mut R,
 ) -> (DerivationTree, Applied) {
     let grammar = generator.grammar();
@@ -533,16 +597,11 @@ pub fn stack<R: Rng + ?Sized>(
             4 => recurse(grammar, &tree, budget, rng).map(|t| (t, 8)),
             5 => repeat(grammar, &tree, budget, rng).map(|t| (t, 32)),
             6 => {
-                let leaf = if text {
-                    mutate_leaf_text(grammar, &tree, rng)
-                } else {
-                    mutate_leaf(grammar, &tree, rng)
-                };
                 // A tree without terminals stays as it is.
-                tree = leaf.map_or(tree, |t| {
-                    applied |= 4;
-                    t
-                });
+                if let Some((t, allowed)) = edit_leaf(grammar, &tree, leaves, rng) {
+                    applied |= if allowed { 16 } else { 4 };
+                    tree = t;
+                }
                 continue;
             }
             c if c < 2 && !donors.is_empty() => {
@@ -760,6 +819,72 @@ mod tests {
         }
         assert_eq!(invalid_text, 0);
         assert!(invalid_bytes > 100, "{invalid_bytes}");
+    }
+
+    /// Bits as an encoding sees them: the terminals `0` and `1` may take only those
+    /// texts.
+    struct Bits(Vec<ExprId>);
+
+    impl Encoding for Bits {
+        fn encode(&self, tree: &DerivationTree) -> Result<Vec<u8>, String> {
+            Ok(tree.bytes().to_vec())
+        }
+
+        fn decode(&self, _: &[u8]) -> Option<DerivationTree> {
+            None
+        }
+
+        fn leaf_texts(&self, expr: ExprId) -> Option<&'static [&'static [u8]]> {
+            const BITS: &[&[u8]] = &[b"0", b"1"];
+            self.0.contains(&expr).then_some(BITS)
+        }
+    }
+
+    #[test]
+    fn leaf_edits_under_an_encoding_flip_bits_and_edit_other_terminals() {
+        let grammar = load_spec_text(
+            "t.fan",
+            b"<start> ::= \"F\" <bit>{8} \"!\"\n<bit> ::= \"0\" | \"1\"\n",
+        )
+        .unwrap();
+        let bits = Bits(
+            grammar
+                .expr_ids()
+                .filter(|&e| matches!(grammar.expr(e), Expr::Literal(t) if matches!(&t[..], b"0" | b"1")))
+                .collect(),
+        );
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let edits = LeafEdits {
+            text: false,
+            encoding: Some(&bits),
+        };
+        let (mut flipped, mut edited) = (0, 0);
+        for i in 0..300 {
+            let (tree, _) = generator.generate_tree(&mut Generator::rng_for(5, i));
+            let mut rng = Generator::rng_for(6, i);
+            let (mutant, allowed) = edit_leaf(&grammar, &tree, edits, &mut rng).unwrap();
+            let (a, b) = (tree.bytes(), mutant.bytes());
+            let bits_of = |t: &DerivationTree| -> Vec<u8> {
+                t.descendants(t.root())
+                    .filter(|&n| bits.0.contains(&t.expr(n)))
+                    .flat_map(|n| t.text(n).to_vec())
+                    .collect()
+            };
+            if allowed {
+                // One bit flipped, the rest as it was.
+                assert_eq!(a.len(), b.len());
+                let differ: Vec<usize> = (0..a.len()).filter(|&k| a[k] != b[k]).collect();
+                assert_eq!(differ.len(), 1, "{a:?} {b:?}");
+                assert!((1..9).contains(&differ[0]) && b"01".contains(&b[differ[0]]));
+                flipped += 1;
+            } else {
+                // A literal around the bits got a byte edit; the bits are as they were.
+                assert_eq!(bits_of(&tree), bits_of(&mutant));
+                assert_ne!(a, b);
+                edited += 1;
+            }
+        }
+        assert!(flipped > 200 && edited > 20, "{flipped} {edited}");
     }
 
     #[test]

@@ -216,7 +216,7 @@ impl GrammarMutator {
                     &donors,
                     budget,
                     self.config.valid_only,
-                    false,
+                    thicket_mutate::LeafEdits::default(),
                     &mut self.rng,
                 );
                 (mutant.bytes().to_vec(), applied.name())

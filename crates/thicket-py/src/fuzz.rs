@@ -23,7 +23,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use thicket_exec::python::PyFileTrace;
 use thicket_exec::{ExecError, Executor, Judge, Location, Outcome, PyTrace, Status, Trace};
-use thicket_fuzz::minimize::{MinimizeLimits, reduce};
+use thicket_fuzz::minimize::{MinimizeLimits, reduce_decoded};
 use thicket_fuzz::{Campaign, FuzzConfig};
 
 /// Executions of a call that gives neither `execs` nor `time`.
@@ -746,9 +746,26 @@ fn campaign(
         spec_id: loaded.spec.source.name().to_string(),
         ..FuzzConfig::default()
     };
+    // Fandango's bit fields: each tree runs as its bits packed into bytes (as `thicket
+    // fuzz` runs them), and inputs not made from a tree are read one bit at a time.
+    let layout = thicket_fandango::BitLayout::new(grammar, &loaded.spec.fandango.bit_terminals);
+    let unpacked = thicket_fandango::unpacked_grammar(&loaded.spec).map_err(RunError::Spec)?;
+    let packed = match (&layout, &unpacked) {
+        (Some(layout), Some(unpacked)) => Some(thicket_fandango::PackedBits {
+            layout,
+            grammar,
+            unpacker: unpacked
+                .parser(Default::default())
+                .map_err(|e| RunError::Campaign(e.to_string()))?,
+        }),
+        _ => None,
+    };
+    let encoding = packed
+        .as_ref()
+        .map(|p| p as &dyn thicket_fuzz::strategy::Encoding);
     let campaign_error = |e: thicket_fuzz::FuzzError| RunError::Campaign(e.to_string());
-    let mut campaign =
-        Campaign::new(&generator, judge, fuzz_config, out).map_err(campaign_error)?;
+    let mut campaign = Campaign::with_encoding(&generator, judge, fuzz_config, out, encoding)
+        .map_err(campaign_error)?;
     if let Some(solver) = &solver {
         campaign = campaign.with_solver(solver);
     }
@@ -796,8 +813,9 @@ fn campaign(
                 max_runs: MINIMIZE_RUNS,
                 deadline: None,
             };
-            let reduced = reduce(
+            let reduced = reduce_decoded(
                 grammar,
+                encoding,
                 &mut judge,
                 &original,
                 limits,

@@ -11,7 +11,6 @@ use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
 use thicket_cover::{Coverage as PathCoverage, KPathGraph, Stop};
 use thicket_fandango::LoadedSpec;
-use thicket_parse::Parser;
 
 /// Which k-path production.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,7 +119,7 @@ const COVER_BATCH: usize = 256;
 pub fn cover(
     py: Python<'_>,
     loaded: &Arc<LoadedSpec>,
-    parser: &crate::ParserCell,
+    reader: &crate::Reader,
     inputs: Vec<Vec<u8>>,
     k: usize,
 ) -> PyResult<Coverage> {
@@ -130,21 +129,16 @@ pub fn cover(
         py.check_signals()?;
         let covered: Vec<Result<PathCoverage, (usize, thicket_parse::ParseError)>> =
             py.detach(|| {
-                parser.with_dependent(|_, parser: &Parser<'_>| {
-                    batch
-                        .par_iter()
-                        .enumerate()
-                        .map(|(i, input)| {
-                            let tree = parser
-                                .parse(input)
-                                .map_err(|e| (b * COVER_BATCH + i, e))?
-                                .tree();
-                            let mut own = PathCoverage::new(k);
-                            own.add_tree(&graph, &tree);
-                            Ok(own)
-                        })
-                        .collect()
-                })
+                batch
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, input)| {
+                        let tree = reader.tree(input).map_err(|e| (b * COVER_BATCH + i, e))?;
+                        let mut own = PathCoverage::new(k);
+                        own.add_tree(&graph, &tree);
+                        Ok(own)
+                    })
+                    .collect()
             });
         for own in covered {
             match own {

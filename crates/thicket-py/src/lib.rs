@@ -22,7 +22,7 @@ use pyo3::types::{PyBytes, PyString};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use thicket_antlr::generate::InputMaker;
-use thicket_fandango::LoadedSpec;
+use thicket_fandango::{LoadedSpec, Unpacker};
 use thicket_grammar::{LoadOptions, SpecError as RustSpecError};
 use thicket_parse::{ParseConfig, ParseError as RustParseError, Parser};
 
@@ -75,6 +75,59 @@ self_cell::self_cell!(
     }
 );
 
+self_cell::self_cell!(
+    /// A reader of packed inputs, which borrows the grammar over their bits.
+    struct UnpackerCell {
+        owner: thicket_fandango::UnpackedGrammar,
+        #[not_covariant]
+        dependent: Unpacker,
+    }
+);
+
+/// How a spec's inputs are read into its trees: as they are, or, for a spec with bit
+/// fields, one bit at a time (as `thicket parse` and `thicket check` read them).
+enum Reader {
+    Text(ParserCell),
+    Packed(UnpackerCell),
+}
+
+/// Why a spec's inputs cannot be read.
+#[derive(Clone)]
+enum ReaderError {
+    /// A terminal beside bit fields cannot be read bit by bit: an error in the spec.
+    Spec(RustSpecError),
+    /// The parser cannot be built.
+    Parser(String),
+}
+
+impl Reader {
+    /// The reader of `loaded`'s inputs.
+    fn new(loaded: Arc<LoadedSpec>) -> Result<Reader, ReaderError> {
+        let name = loaded.spec.source.name().to_string();
+        let unpacked =
+            thicket_fandango::unpacked_grammar(&loaded.spec).map_err(ReaderError::Spec)?;
+        let built = match unpacked {
+            Some(unpacked) => {
+                UnpackerCell::try_new(unpacked, |unpacked| unpacked.parser(ParseConfig::default()))
+                    .map(Reader::Packed)
+            }
+            None => ParserCell::try_new(loaded, |loaded| {
+                Parser::new(&loaded.spec.grammar, ParseConfig::default())
+            })
+            .map(Reader::Text),
+        };
+        built.map_err(|e| ReaderError::Parser(format!("{name}: {e}")))
+    }
+
+    /// The spec's tree of `input`, or why it is not in the language.
+    fn tree(&self, input: &[u8]) -> Result<thicket_tree::DerivationTree, RustParseError> {
+        match self {
+            Reader::Text(cell) => cell.with_dependent(|_, parser| Ok(parser.parse(input)?.tree())),
+            Reader::Packed(cell) => cell.with_dependent(|_, unpacker| unpacker.parse(input)),
+        }
+    }
+}
+
 /// A compiled spec: its grammar, constraints, goals and generators.
 #[pyclass(frozen, module = "thicket")]
 struct Spec {
@@ -83,7 +136,7 @@ struct Spec {
     /// another start rule was chosen).
     constraints_apply: bool,
     /// Built when first needed: compiling the parser costs time parsing does not.
-    parser: OnceLock<Result<Arc<ParserCell>, String>>,
+    reader: OnceLock<Result<Arc<Reader>, ReaderError>>,
     /// An ANTLR grammar's exact reading, which its inputs are generated for and
     /// checked by (as `thicket` does).
     antlr: Option<Arc<AntlrCell>>,
@@ -140,7 +193,7 @@ impl Spec {
         Ok(Spec {
             loaded: Arc::new(compiled.loaded),
             constraints_apply: file.constraints_apply(),
-            parser: OnceLock::new(),
+            reader: OnceLock::new(),
             antlr,
         })
     }
@@ -276,21 +329,20 @@ impl Spec {
             .try_iter()?
             .map(|item| input_bytes(&item?))
             .collect::<PyResult<Vec<_>>>()?;
-        let parser = self.parser()?;
-        kpath::cover(py, &self.loaded, &parser, inputs, k)
+        let reader = self.reader(py)?;
+        kpath::cover(py, &self.loaded, &reader, inputs, k)
     }
 
     /// The derivation tree of `data` (bytes or str), or `ParseError`.
     fn parse(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<tree::Tree> {
         let bytes = input_bytes(data)?;
-        let parser = self.parser()?;
+        let reader = self.reader(py)?;
+        let grammar = &self.loaded.spec.grammar;
         let parsed = py.detach(|| {
             self.antlr_accepts(&bytes)?;
-            parser.with_dependent(|owner, parser| {
-                parser
-                    .parse(&bytes)
-                    .map(|r| tree::TreeData::new(&r.tree(), &owner.spec.grammar))
-            })
+            reader
+                .tree(&bytes)
+                .map(|tree| tree::TreeData::new(&tree, grammar))
         });
         match parsed {
             Ok(data) => Ok(tree::Tree::root(Arc::new(data))),
@@ -302,33 +354,32 @@ impl Spec {
     /// the language.
     fn check(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Violation>> {
         let bytes = input_bytes(data)?;
-        let parser = self.parser()?;
+        let reader = self.reader(py)?;
         let constraints = if self.constraints_apply {
             self.loaded.core_constraints()
         } else {
             Vec::new()
         };
+        let grammar = &self.loaded.spec.grammar;
         let checked = py.detach(|| {
             self.antlr_accepts(&bytes)?;
-            parser.with_dependent(|owner, parser| {
-                let tree = parser.parse(&bytes)?.tree();
-                let checker = thicket_constraint::Checker::new(&owner.spec.grammar, constraints);
-                Ok::<_, RustParseError>(
-                    checker
-                        .explain(&tree)
-                        .iter()
-                        .map(|v| {
-                            let c = &checker.constraints()[v.constraint];
-                            (
-                                c.text().to_string(),
-                                c.location(),
-                                checker.render(v, &tree),
-                                checker.to_json(v, &tree),
-                            )
-                        })
-                        .collect::<Vec<_>>(),
-                )
-            })
+            let tree = reader.tree(&bytes)?;
+            let checker = thicket_constraint::Checker::new(grammar, constraints);
+            Ok::<_, RustParseError>(
+                checker
+                    .explain(&tree)
+                    .iter()
+                    .map(|v| {
+                        let c = &checker.constraints()[v.constraint];
+                        (
+                            c.text().to_string(),
+                            c.location(),
+                            checker.render(v, &tree),
+                            checker.to_json(v, &tree),
+                        )
+                    })
+                    .collect::<Vec<_>>(),
+            )
         });
         let violations = checked.map_err(|e| parse_error(py, &e))?;
         violations
@@ -379,7 +430,7 @@ impl Spec {
         Ok(Spec {
             loaded: Arc::new(loaded),
             constraints_apply,
-            parser: OnceLock::new(),
+            reader: OnceLock::new(),
             antlr,
         })
     }
@@ -407,15 +458,19 @@ impl Spec {
         }
     }
 
-    fn parser(&self) -> PyResult<Arc<ParserCell>> {
-        let built = self.parser.get_or_init(|| {
-            ParserCell::try_new(self.loaded.clone(), |loaded| {
-                Parser::new(&loaded.spec.grammar, ParseConfig::default())
-            })
-            .map(Arc::new)
-            .map_err(|e| format!("{}: {e}", self.loaded.spec.source.name()))
-        });
-        built.clone().map_err(ParseError::new_err)
+    /// The reader of the spec's inputs, built on first use.
+    fn reader(&self, py: Python<'_>) -> PyResult<Arc<Reader>> {
+        if self.reader.get().is_none() {
+            // Built with the GIL released, and not inside `get_or_init`: another
+            // thread waiting there would hold the GIL this one needs back.
+            let built = py.detach(|| Reader::new(self.loaded.clone()).map(Arc::new));
+            let _ = self.reader.set(built);
+        }
+        let built = self.reader.get().expect("set above");
+        built.clone().map_err(|e| match e {
+            ReaderError::Spec(errors) => spec_error(py, &errors),
+            ReaderError::Parser(why) => ParseError::new_err(why),
+        })
     }
 
     fn stream(

@@ -26,7 +26,7 @@
 //!    violated one, the planner ([`repair`]) walks the formula with the truth value it
 //!    needs and proposes edits from the instances that break it: a universal fixes every
 //!    failing instance (or, failing that, removes the instance by regenerating one of
-//!    its bound subtrees; once a constraint has been violated in a few rounds of one
+//!    its bound subtrees, or by dropping the repetition item that holds it; once a constraint has been violated in a few rounds of one
 //!    tree's repair, its fixes are not sticking and removal comes first); an existential first looks for an instance whose structure
 //!    already fits and fixes its atoms (ISLa's rules 11/12), otherwise it *inserts* a
 //!    subtree of the quantifier's type, built to match its match expression, by

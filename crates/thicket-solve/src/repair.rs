@@ -1122,9 +1122,11 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
     /// that it may no longer match); otherwise by regenerating a node on the way from
     /// the quantifier's domain down to the instance with a generator that avoids the
     /// quantifier's rule, so the instance disappears (an undeclared variable in an
-    /// expression becomes a number). `strict`: only by edits that do remove it (not
-    /// the last resort of regenerating any node between, which may just rename a
-    /// bound subtree, as a fix that is not sticking would).
+    /// expression becomes a number), or where no node on the way can avoid the rule, by
+    /// dropping the repetition item that holds the instance ([`Planner::remove_item`]).
+    /// `strict`: only by edits that do remove it (not the last resort of regenerating
+    /// any node between, which may just rename a bound subtree, as a fix that is not
+    /// sticking would).
     fn eliminate(
         &mut self,
         q: &Quantifier,
@@ -1187,7 +1189,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             _ => tree.root(),
         };
         let Some(avoider) = self.solver.avoider(q.symbol) else {
-            return false;
+            return self.remove_item(top, domain);
         };
         // Each node with the rule expansions above it, counted down the one path.
         let mut depth = 0;
@@ -1207,7 +1209,7 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
             .collect();
         // The deepest: it removes the least.
         let Some(&(n, above)) = candidates.last() else {
-            return false;
+            return self.remove_item(top, domain);
         };
         if self.waits(n) {
             return true;
@@ -1215,6 +1217,40 @@ impl<R: Rng + ?Sized> Planner<'_, '_, '_, '_, R> {
         let mut builder = TreeBuilder::new();
         avoider.expand(tree.expr(n), above, self.rng, &mut builder);
         self.propose(n, Replacement::Tree(builder.finish()))
+    }
+
+    /// Removes the item holding `top` from the deepest repetition between `domain` and
+    /// `top` that has more items than its minimum. For an instance that no rule on the
+    /// way can leave out, because what holds it is an item of a repetition (a chunk of
+    /// a file: `<chunk>*`): a constraint whose free nonterminals range over every item
+    /// (a length or checksum field and the data of every chunk of its kind) holds only
+    /// with fewer items, and fixing one item's fields breaks them for the others.
+    fn remove_item(&mut self, top: NodeId, domain: NodeId) -> bool {
+        let grammar = self.solver.grammar;
+        let tree = self.view.tree();
+        let path = tree.path_to(top);
+        let spare = path.windows(2).rev().find_map(|pair| {
+            let (repetition, item) = (pair[0], pair[1]);
+            let Expr::Repeat(rep) = grammar.expr(tree.expr(repetition)) else {
+                return None;
+            };
+            let count = tree.children(repetition).count();
+            (repetition.index() >= domain.index() && count > rep.min as usize)
+                .then_some((repetition, item))
+        });
+        let Some((repetition, item)) = spare else {
+            return false;
+        };
+        if self.waits(repetition) {
+            return true;
+        }
+        let mut builder = TreeBuilder::new();
+        builder.open(tree.expr(repetition));
+        for child in tree.children(repetition).filter(|&c| c != item) {
+            tree.emit_subtree(grammar, child, tree.expr(child), &mut builder);
+        }
+        builder.close();
+        self.propose(repetition, Replacement::Tree(builder.finish()))
     }
 
     /// Inserts a subtree of the quantifier's type into its domain (ISLa's tree

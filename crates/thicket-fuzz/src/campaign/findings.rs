@@ -3,7 +3,7 @@
 
 use super::{Campaign, Entry};
 use crate::FuzzError;
-use crate::minimize::{CrashEvent, MinimizeLimits, reduce};
+use crate::minimize::{CrashEvent, MinimizeLimits, reduce_decoded};
 use crate::output::file_safe;
 use crate::stats::FailureRecord;
 use crate::strategy::Input;
@@ -274,8 +274,9 @@ impl Campaign<'_> {
             let input = std::fs::read(&path)
                 .map_err(|e| FuzzError::Io(format!("cannot read {}", path.display()), e))?;
             let len = input.len();
-            let reduced = reduce(
+            let reduced = reduce_decoded(
                 self.grammar,
+                self.encoding,
                 &mut self.judge,
                 &input,
                 limits,

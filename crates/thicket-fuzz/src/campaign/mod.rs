@@ -290,6 +290,7 @@ impl<'g> Campaign<'g> {
                 solver: self.solver,
                 config: &self.config,
                 text: self.text,
+                encoding: self.encoding,
                 corpus: &self.corpus,
                 stop,
                 deadline,

@@ -259,7 +259,10 @@ class Spec:
         if ``n`` is ``None``. The first ``k`` inputs are the same as ``generate(k)``'s."""
     def parse(self, data: Union[bytes, bytearray, str]) -> Tree:
         """The derivation tree of ``data`` (``str`` is read as UTF-8). Ambiguous inputs
-        get the derivation the parser finds first. Raises ``ParseError``."""
+        get the derivation the parser finds first. A spec with bit fields reads ``data``
+        one bit at a time, as Fandango packs bits into bytes (first bit most
+        significant); an error's ``offset`` is then the byte, its message the bit. Raises
+        ``ParseError``."""
     def cover(self, inputs: Iterable[Union[bytes, bytearray, str, Input, Tree]], k: int = 3) -> Coverage:
         """The k-path coverage of ``inputs`` for paths of length 1 to ``k`` (at most 8),
         as ``thicket cover -k K`` measures it (each input parsed, in parallel). Raises
@@ -278,8 +281,9 @@ class Spec:
         testers; ``thicket.hypothesis.from_spec`` is built on it. Raises
         ``GenerateError`` as ``generate`` does."""
     def check(self, data: Union[bytes, bytearray, str]) -> List[Violation]:
-        """The constraints ``data`` violates, explained (empty if it is valid). Raises
-        ``ParseError`` if ``data`` is not in the language."""
+        """The constraints ``data`` violates, explained (empty if it is valid); ``data``
+        read as ``parse`` reads it. Raises ``ParseError`` if ``data`` is not in the
+        language."""
     def is_valid(self, data: Union[bytes, bytearray, str]) -> bool:
         """Whether ``data`` is in the language and satisfies every constraint."""
 
@@ -365,7 +369,8 @@ def fuzz(
     executions). ``seed`` makes a campaign repeatable: with the same seed, spec, target
     and ``execs`` it makes the same inputs (hangs aside, which depend on the clock).
     The target gets ``str`` (``text=True``: the input as UTF-8, invalid bytes replaced)
-    or ``bytes``.
+    or ``bytes``. A spec with bit fields runs each tree as its bits packed into bytes
+    (as ``Spec.generate`` makes them), best with ``text=False``.
 
     Coverage: lines and branches of the files matching ``include`` (``fnmatch``
     patterns of absolute paths), by default the target's own package (the folder of
