@@ -35,10 +35,7 @@ impl<'s> InputGrammar<'s> {
 
     /// A reader of the spec's inputs.
     pub fn reader(&self, config: ParseConfig) -> Result<InputReader<'_>, CompileError> {
-        Ok(match &self.packed {
-            Some((_, unpacked)) => InputReader::Bits(unpacked.parser(config)?),
-            None => InputReader::Text(Parser::new(self.grammar, config)?),
-        })
+        InputReader::new(self.grammar, self.packed.as_ref().map(|(_, u)| u), config)
     }
 
     /// How trees stand for inputs when the inputs pack bit fields into bytes (a
@@ -64,7 +61,20 @@ pub enum InputReader<'g> {
     Bits(Unpacker<'g>),
 }
 
-impl InputReader<'_> {
+impl<'g> InputReader<'g> {
+    /// A reader of the inputs of `grammar`, bit by bit with `unpacked` (the grammar over
+    /// the bits of a spec whose inputs pack bit fields; see [`InputGrammar::new`]).
+    pub fn new(
+        grammar: &'g Grammar,
+        unpacked: Option<&'g UnpackedGrammar>,
+        config: ParseConfig,
+    ) -> Result<InputReader<'g>, CompileError> {
+        Ok(match unpacked {
+            Some(unpacked) => InputReader::Bits(unpacked.parser(config)?),
+            None => InputReader::Text(Parser::new(grammar, config)?),
+        })
+    }
+
     /// The spec's tree of `input`, or why it is not in the language (for packed
     /// inputs, the rejection's offset is the packed input's byte where reading failed).
     pub fn read(&self, input: &[u8]) -> Result<DerivationTree, ParseError> {

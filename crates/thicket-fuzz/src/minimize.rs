@@ -546,7 +546,10 @@ pub fn reduce(
         grammar,
         input,
         key,
-        tree: parser.parse(input).map(|parsed| parsed.tree()).map_err(Some),
+        tree: parser
+            .parse(input)
+            .map(|parsed| parsed.tree())
+            .map_err(Some),
         parser: Some(&parser),
         encoding: None,
     };

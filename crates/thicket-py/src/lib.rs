@@ -22,9 +22,10 @@ use pyo3::types::{PyBytes, PyString};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use thicket_antlr::generate::InputMaker;
-use thicket_fandango::{LoadedSpec, Unpacker};
+use thicket_driver::InputReader;
+use thicket_fandango::LoadedSpec;
 use thicket_grammar::{LoadOptions, SpecError as RustSpecError};
-use thicket_parse::{ParseConfig, ParseError as RustParseError, Parser};
+use thicket_parse::{ParseConfig, ParseError as RustParseError};
 
 create_exception!(
     thicket,
@@ -66,30 +67,23 @@ self_cell::self_cell!(
     }
 );
 
-self_cell::self_cell!(
-    /// A spec's parser, which borrows the spec's grammar.
-    struct ParserCell {
-        owner: Arc<LoadedSpec>,
-        #[not_covariant]
-        dependent: Parser,
-    }
-);
-
-self_cell::self_cell!(
-    /// A reader of packed inputs, which borrows the grammar over their bits.
-    struct UnpackerCell {
-        owner: thicket_fandango::UnpackedGrammar,
-        #[not_covariant]
-        dependent: Unpacker,
-    }
-);
-
-/// How a spec's inputs are read into its trees: as they are, or, for a spec with bit
-/// fields, one bit at a time (as `thicket parse` and `thicket check` read them).
-enum Reader {
-    Text(ParserCell),
-    Packed(UnpackerCell),
+/// What a spec's reader borrows: the spec, and for a spec with bit fields the grammar
+/// over its inputs' bits.
+struct ReaderParts {
+    loaded: Arc<LoadedSpec>,
+    unpacked: Option<thicket_fandango::UnpackedGrammar>,
 }
+
+self_cell::self_cell!(
+    /// How a spec's inputs are read into its trees: as they are, or, for a spec with
+    /// bit fields, one bit at a time (thicket-driver's reader, as `thicket parse` and
+    /// `thicket check` read them).
+    struct Reader {
+        owner: ReaderParts,
+        #[not_covariant]
+        dependent: InputReader,
+    }
+);
 
 /// Why a spec's inputs cannot be read.
 #[derive(Clone)]
@@ -102,29 +96,23 @@ enum ReaderError {
 
 impl Reader {
     /// The reader of `loaded`'s inputs.
-    fn new(loaded: Arc<LoadedSpec>) -> Result<Reader, ReaderError> {
+    fn build(loaded: Arc<LoadedSpec>) -> Result<Reader, ReaderError> {
         let name = loaded.spec.source.name().to_string();
         let unpacked =
             thicket_fandango::unpacked_grammar(&loaded.spec).map_err(ReaderError::Spec)?;
-        let built = match unpacked {
-            Some(unpacked) => {
-                UnpackerCell::try_new(unpacked, |unpacked| unpacked.parser(ParseConfig::default()))
-                    .map(Reader::Packed)
-            }
-            None => ParserCell::try_new(loaded, |loaded| {
-                Parser::new(&loaded.spec.grammar, ParseConfig::default())
-            })
-            .map(Reader::Text),
-        };
-        built.map_err(|e| ReaderError::Parser(format!("{name}: {e}")))
+        Reader::try_new(ReaderParts { loaded, unpacked }, |parts| {
+            InputReader::new(
+                &parts.loaded.spec.grammar,
+                parts.unpacked.as_ref(),
+                ParseConfig::default(),
+            )
+        })
+        .map_err(|e| ReaderError::Parser(format!("{name}: {e}")))
     }
 
     /// The spec's tree of `input`, or why it is not in the language.
     fn tree(&self, input: &[u8]) -> Result<thicket_tree::DerivationTree, RustParseError> {
-        match self {
-            Reader::Text(cell) => cell.with_dependent(|_, parser| Ok(parser.parse(input)?.tree())),
-            Reader::Packed(cell) => cell.with_dependent(|_, unpacker| unpacker.parse(input)),
-        }
+        self.with_dependent(|_, reader| reader.read(input))
     }
 }
 
@@ -463,7 +451,7 @@ impl Spec {
         if self.reader.get().is_none() {
             // Built with the GIL released, and not inside `get_or_init`: another
             // thread waiting there would hold the GIL this one needs back.
-            let built = py.detach(|| Reader::new(self.loaded.clone()).map(Arc::new));
+            let built = py.detach(|| Reader::build(self.loaded.clone()).map(Arc::new));
             let _ = self.reader.set(built);
         }
         let built = self.reader.get().expect("set above");
