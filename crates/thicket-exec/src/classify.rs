@@ -202,6 +202,10 @@ impl Classifier {
 /// A sanitizer report in stderr: ASan and friends (`==pid==ERROR: ...` and a stack), or
 /// UBSan's `file:line:col: runtime error: ...`.
 fn sanitizer(stderr: &str) -> Option<Failure> {
+    // Most runs print nothing; a regex search still prepares its captures.
+    if stderr.is_empty() {
+        return None;
+    }
     if let Some(caps) = SANITIZER.captures(stderr) {
         let header = caps.get(0).expect("whole match");
         let sanitizer = caps[1].to_string();

@@ -193,6 +193,8 @@ pub struct ForkserverExecutor {
     owner: crate::reap::Owner,
     input_path: PathBuf,
     input_file: File,
+    /// The input file's length (what the last input left in it).
+    input_len: u64,
     stdout_file: File,
     stderr_file: File,
     map: SharedMemory,
@@ -257,6 +259,7 @@ impl ForkserverExecutor {
             owner: crate::reap::Owner::new(),
             input_path,
             input_file,
+            input_len: 0,
             stdout_file,
             stderr_file,
             map,
@@ -497,7 +500,12 @@ impl ForkserverExecutor {
         }
         let io = |e| ExecError::Io("cannot write the input file".into(), e);
         self.input_file.write_all_at(input, 0).map_err(io)?;
-        self.input_file.set_len(input.len() as u64).map_err(io)?;
+        // Writing extends the file; only a shorter input leaves old bytes to cut.
+        let len = input.len() as u64;
+        if len < self.input_len {
+            self.input_file.set_len(len).map_err(io)?;
+        }
+        self.input_len = len;
         // Only a target reading stdin shares this file's offset; one given the path
         // opens a file description of its own.
         if self.target.mode == InputMode::Stdin {

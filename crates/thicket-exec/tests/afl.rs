@@ -206,6 +206,26 @@ fn versioned_handshake_of_afl_4_20_with_shared_memory_inputs() {
     assert_eq!(fs.run(b"ok").unwrap().status, Status::Exited(0));
 }
 
+#[test]
+fn a_shorter_input_after_a_longer_one_reaches_the_target_alone() {
+    if !common::have("cc") {
+        eprintln!("*** SKIPPED: no cc for the classic forkserver stand-in ***");
+        return;
+    }
+    let program = plain_target("fake_afl_file");
+    let target = Target::new(&argv(&program, &["@@"]), None).unwrap();
+    let mut fs = ForkserverExecutor::new(target, limits(2000), None).unwrap();
+    assert_eq!(fs.handshake(), Handshake::Classic);
+    // The stand-in marks entry 1 + the length of the file it read.
+    for len in [100usize, 3, 3, 250, 0, 17] {
+        let input = vec![b'x'; len];
+        assert_eq!(fs.run(&input).unwrap().status, Status::Exited(0));
+        let map = edges(&fs);
+        let marked: Vec<usize> = (0..map.len()).filter(|&i| map[i] != 0).collect();
+        assert_eq!(marked, vec![1 + len], "after an input of {len} bytes");
+    }
+}
+
 /// Processes with `marker` on their command line that are not zombies.
 fn alive_with(marker: &str) -> usize {
     std::fs::read_dir("/proc")

@@ -588,33 +588,49 @@ impl Strategy for CoverageGuided {
 /// The coverage-guided strategy's input of a round: fresh, or a mutant of a kept tree;
 /// `None` if it could not be made valid (see `Campaign::with_solver`).
 fn coverage_guided(ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
-    let parents: Vec<&Entry> = if ctx.config.feedback {
-        ctx.corpus.iter().filter(|e| e.tree.is_some()).collect()
+    // The kept inputs with a tree, and the favoured ones among them, counted and drawn
+    // by position rather than collected: this runs before every execution.
+    fn is_parent(e: &&Entry) -> bool {
+        e.tree.is_some()
+    }
+    fn is_favoured(e: &&Entry) -> bool {
+        e.tree.is_some() && e.favoured
+    }
+    let parents = if ctx.config.feedback {
+        ctx.corpus.iter().filter(is_parent).count()
     } else {
-        Vec::new()
+        0
     };
-    if !parents.is_empty() && below(rng, 1000) < ctx.config.mutate_per_mille {
+    if parents > 0 && below(rng, 1000) < ctx.config.mutate_per_mille {
         // Nine times in ten a favoured input (the smallest kept one for some code
         // feature, as AFL favours them), then the smaller of two drawn at random (a
         // tournament): mutants keep growing where growth pays (recursion, repetition),
         // yet a campaign does not drift to ever larger inputs that cost the target and
         // the mutations more time.
-        let favoured: Vec<&Entry> = parents.iter().copied().filter(|e| e.favoured).collect();
-        let pool = if !favoured.is_empty() && below(rng, 10) < 9 {
-            &favoured
+        let favoured = ctx.corpus.iter().filter(is_favoured).count();
+        let (pool, in_pool): (usize, fn(&&Entry) -> bool) = if favoured > 0 && below(rng, 10) < 9 {
+            (favoured, is_favoured)
         } else {
-            &parents
+            (parents, is_parent)
         };
-        let a = pool[below(rng, pool.len() as u32) as usize];
-        let b = pool[below(rng, pool.len() as u32) as usize];
+        let mut draw = || {
+            let nth = below(rng, pool as u32) as usize;
+            ctx.corpus
+                .iter()
+                .filter(in_pool)
+                .nth(nth)
+                .expect("drawn among the pool's entries")
+        };
+        let a = draw();
+        let b = draw();
         let size = |e: &Entry| e.tree.as_ref().map_or(0, DerivationTree::len);
         let parent = if size(b) < size(a) { b } else { a };
         // Recursive mutation may grow a tree past the generation depth, up to four
         // times its parent's size (at least 4 KiB).
         let budget = (parent.tree.as_ref().map_or(0, |t| t.bytes().len()) * 4).max(4096);
         // A donor other than the parent itself needs a second kept tree.
-        let donors: Vec<&DerivationTree> = if parents.len() > 1 {
-            parents.iter().filter_map(|e| e.tree.as_ref()).collect()
+        let donors: Vec<&DerivationTree> = if parents > 1 {
+            ctx.corpus.iter().filter_map(|e| e.tree.as_ref()).collect()
         } else {
             Vec::new()
         };
@@ -935,6 +951,46 @@ mod tests {
             DEFAULT_MAPPINGS_MAX,
         );
         assert_eq!(ignored, unrewarded);
+    }
+
+    #[test]
+    fn mutants_come_mostly_from_favoured_kept_trees() {
+        let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let config = crate::FuzzConfig {
+            mutate_per_mille: 1000,
+            ..crate::FuzzConfig::default()
+        };
+        let tree = |seed| generator.generate_tree(&mut Generator::rng_for(seed, 0)).0;
+        // Entry 1 has no tree (bytes from elsewhere); entry 2 alone is favoured.
+        let corpus: Vec<Entry> = (0..6)
+            .map(|id| Entry {
+                id,
+                tree: (id != 1).then(|| tree(id as u64)),
+                favoured: id == 2,
+            })
+            .collect();
+        let stop = AtomicBool::new(false);
+        let ctx = Ctx {
+            generator: &generator,
+            solver: None,
+            config: &config,
+            text: true,
+            corpus: &corpus,
+            stop: &stop,
+            deadline: None,
+        };
+        let mut parents = [0u32; 6];
+        for round in 0..400 {
+            let candidate = coverage_guided(&ctx, &mut Generator::rng_for(1, round)).unwrap();
+            parents[candidate.parent.expect("a mutant")] += 1;
+        }
+        assert_eq!(parents[1], 0, "an entry without a tree is no parent");
+        assert!(parents[2] >= 340, "favoured nine times in ten: {parents:?}");
+        assert!(
+            parents.iter().filter(|&&n| n > 0).count() >= 3,
+            "{parents:?}"
+        );
     }
 
     /// Runs `generations` of FdLoop whose reports reward inputs with `alpha` in them;

@@ -54,8 +54,23 @@ fn choose_grouped<R: Rng + ?Sized, K: PartialEq>(
         }
     }
     let group = keys.swap_remove(below(rng, keys.len() as u32) as usize);
-    let members: Vec<NodeId> = nodes.iter().copied().filter(|&n| key(n) == group).collect();
-    choose(rng, &members)
+    choose_where(rng, || nodes.iter().copied(), |n| key(n) == group)
+}
+
+/// [`choose`] over the items of `items` that `keep` accepts, without collecting them (the
+/// same draw as collecting them first): a campaign makes thousands of mutants a second,
+/// and a vector of candidates per mutant costs more than a second pass.
+fn choose_where<R: Rng + ?Sized, T: Copy, I: Iterator<Item = T>>(
+    rng: &mut R,
+    items: impl Fn() -> I,
+    mut keep: impl FnMut(T) -> bool,
+) -> Option<T> {
+    let count = items().filter(|&item| keep(item)).count();
+    if count == 0 {
+        return None;
+    }
+    let nth = below(rng, count as u32) as usize;
+    items().filter(|&item| keep(item)).nth(nth)
 }
 
 /// A rule node of `nodes`, the rule chosen first (see [`choose_grouped`]).
@@ -65,7 +80,28 @@ fn choose_by_rule<R: Rng + ?Sized>(
     tree: &DerivationTree,
     nodes: &[NodeId],
 ) -> Option<NodeId> {
-    choose_grouped(rng, nodes, |n| rule_of(grammar, tree, n))
+    if nodes.is_empty() {
+        return None;
+    }
+    // The draw of `choose_grouped` keyed by rule, with the rules present found in one
+    // pass over a table of the grammar's rules instead of a search per node (this runs
+    // for every regeneration, splice and recursion of a campaign).
+    let mut present = vec![false; grammar.rules().len() + 1];
+    let mut rules: Vec<Option<SymbolId>> = Vec::new();
+    for &node in nodes {
+        let rule = rule_of(grammar, tree, node);
+        let slot = rule.map_or(grammar.rules().len(), SymbolId::index);
+        if !present[slot] {
+            present[slot] = true;
+            rules.push(rule);
+        }
+    }
+    let group = rules.swap_remove(below(rng, rules.len() as u32) as usize);
+    choose_where(
+        rng,
+        || nodes.iter().copied(),
+        |n| rule_of(grammar, tree, n) == group,
+    )
 }
 
 /// The rule nodes of a tree that have a descendant expanding the same rule: where
@@ -141,11 +177,11 @@ pub fn splice<R: Rng + ?Sized>(
     for _ in 0..4 {
         let hole = choose_by_rule(rng, grammar, tree, &nodes)?;
         let rule = rule_of(grammar, tree, hole);
-        let candidates: Vec<NodeId> = donor
-            .descendants(donor.root())
-            .filter(|&n| rule_of(grammar, donor, n) == rule && donor.text(n) != tree.text(hole))
-            .collect();
-        let Some(part) = choose(rng, &candidates) else {
+        let Some(part) = choose_where(
+            rng,
+            || donor.descendants(donor.root()),
+            |n| rule_of(grammar, donor, n) == rule && donor.text(n) != tree.text(hole),
+        ) else {
             continue;
         };
         let expr = tree.expr(hole);
@@ -210,11 +246,11 @@ pub fn recurse<R: Rng + ?Sized>(
     for _ in 0..8 {
         let outer = choose_by_rule(rng, grammar, tree, &nodes)?;
         let rule = rule_of(grammar, tree, outer);
-        let inners: Vec<NodeId> = tree
-            .descendants(outer)
-            .filter(|&n| n != outer && rule_of(grammar, tree, n) == rule)
-            .collect();
-        let Some(inner) = choose(rng, &inners) else {
+        let Some(inner) = choose_where(
+            rng,
+            || tree.descendants(outer),
+            |n| n != outer && rule_of(grammar, tree, n) == rule,
+        ) else {
             continue;
         };
         let growth = tree.text(outer).len() - tree.text(inner).len();
@@ -679,6 +715,62 @@ mod tests {
             }
         }
         assert!(changed > 100, "{changed}");
+    }
+
+    #[test]
+    fn choosing_among_matches_draws_as_choosing_from_their_list() {
+        // The same seed must give the same mutants whether candidates are collected or
+        // counted (campaigns are reproducible from their seed).
+        for i in 0..500u64 {
+            let items: Vec<u32> = (0..(i % 37) as u32).collect();
+            let keep = |x: u32| x % 3 != (i % 3) as u32;
+            let listed: Vec<u32> = items.iter().copied().filter(|&x| keep(x)).collect();
+            let (mut a, mut b) = (Generator::rng_for(5, i), Generator::rng_for(5, i));
+            assert_eq!(
+                choose_where(&mut a, || items.iter().copied(), keep),
+                choose(&mut b, &listed)
+            );
+            assert_eq!(below(&mut a, 1000), below(&mut b, 1000), "same draws used");
+        }
+    }
+
+    #[test]
+    fn the_rule_first_choice_draws_as_grouping_by_rule() {
+        let grammar = grammar();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        for i in 0..200 {
+            let mut rng = Generator::rng_for(13, i);
+            let (tree, _) = generator.generate_tree(&mut rng);
+            let nodes = rule_nodes(&grammar, &tree);
+            let (mut a, mut b) = (Generator::rng_for(17, i), Generator::rng_for(17, i));
+            assert_eq!(
+                choose_by_rule(&mut a, &grammar, &tree, &nodes),
+                choose_grouped(&mut b, &nodes, |n| rule_of(&grammar, &tree, n))
+            );
+            assert_eq!(below(&mut a, 1000), below(&mut b, 1000), "same draws used");
+        }
+    }
+
+    #[test]
+    fn tree_depth_is_the_most_rule_expansions_on_a_path() {
+        // The splice's depth check relies on it; mutants grown by recursion and
+        // repetition nest deeper than generation does.
+        let grammar = grammar();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        for i in 0..100 {
+            let mut rng = Generator::rng_for(11, i);
+            let (tree, _) = generator.generate_tree(&mut rng);
+            let (tree, _) = stack(&generator, tree, &[], 600, true, false, &mut rng);
+            let by_paths = tree
+                .descendants(tree.root())
+                .map(|n| {
+                    let own = matches!(grammar.expr(tree.expr(n)), Expr::Ref(_));
+                    tree.depth_above(&grammar, n) + u32::from(own)
+                })
+                .max()
+                .unwrap();
+            assert_eq!(tree.depth(&grammar), by_paths);
+        }
     }
 
     #[test]

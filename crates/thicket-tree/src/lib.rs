@@ -279,16 +279,19 @@ impl DerivationTree {
     /// measure `--max-depth` bounds.
     pub fn depth(&self, grammar: &Grammar) -> u32 {
         let mut max = 0;
-        // (end of subtree, depth inside it) for the open ancestors.
-        let mut open: Vec<(u32, u32)> = Vec::new();
+        // The subtree ends of the open `Ref` ancestors: only they add depth, so a node's
+        // depth is their number (a campaign checks the depth of every spliced mutant,
+        // so this walk stays light: no entry for the other nodes).
+        let mut open: Vec<u32> = Vec::new();
         for (i, n) in self.nodes.iter().enumerate() {
-            while open.last().is_some_and(|&(end, _)| end <= i as u32) {
+            if !matches!(grammar.expr(n.expr), Expr::Ref(_)) {
+                continue;
+            }
+            while open.last().is_some_and(|&end| end <= i as u32) {
                 open.pop();
             }
-            let outer = open.last().map_or(0, |&(_, d)| d);
-            let d = outer + u32::from(matches!(grammar.expr(n.expr), Expr::Ref(_)));
-            max = max.max(d);
-            open.push((n.end, d));
+            open.push(n.end);
+            max = max.max(open.len() as u32);
         }
         max
     }

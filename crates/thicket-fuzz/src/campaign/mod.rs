@@ -445,7 +445,11 @@ impl<'g> Campaign<'g> {
             self.keep(input, op, parent, novelty, &verdict.outcome)?;
         }
         for name in op.split('+') {
-            let count = self.stats.ops.entry(name.to_string()).or_default();
+            // An operation's name is allocated only the first time it is counted.
+            if !self.stats.ops.contains_key(name) {
+                self.stats.ops.insert(name.to_string(), Default::default());
+            }
+            let count = self.stats.ops.get_mut(name).expect("inserted above");
             count.runs += 1;
             count.kept += u64::from(novelty.is_new());
         }
