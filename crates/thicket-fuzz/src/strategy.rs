@@ -976,6 +976,7 @@ mod tests {
             solver: None,
             config: &config,
             text: true,
+            encoding: None,
             corpus: &corpus,
             stop: &stop,
             deadline: None,

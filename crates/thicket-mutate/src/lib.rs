@@ -760,7 +760,18 @@ mod tests {
         for i in 0..100 {
             let mut rng = Generator::rng_for(11, i);
             let (tree, _) = generator.generate_tree(&mut rng);
-            let (tree, _) = stack(&generator, tree, &[], 600, true, false, &mut rng);
+            let (tree, _) = stack(
+                &generator,
+                tree,
+                &[],
+                600,
+                true,
+                LeafEdits {
+                    text: false,
+                    encoding: None,
+                },
+                &mut rng,
+            );
             let by_paths = tree
                 .descendants(tree.root())
                 .map(|n| {
