@@ -885,12 +885,12 @@ mod tests {
         assert_eq!(minimizer.minimize_bytes(b"abcdef"), Err("target gone"));
     }
 
-    /// A target that crashes when its input holds `77`.
-    struct CrashesOn77;
+    /// A target that crashes (SIGSEGV) on the inputs `crashes` says.
+    struct CrashesWhen(fn(&[u8]) -> bool);
 
-    impl thicket_exec::Executor for CrashesOn77 {
+    impl thicket_exec::Executor for CrashesWhen {
         fn run(&mut self, input: &[u8]) -> Result<thicket_exec::Outcome, thicket_exec::ExecError> {
-            let status = if input.windows(2).any(|w| w == b"77") {
+            let status = if (self.0)(input) {
                 thicket_exec::Status::Signaled(11)
             } else {
                 thicket_exec::Status::Exited(0)
@@ -904,7 +904,7 @@ mod tests {
             thicket_exec::Trace::None
         }
         fn describe(&self) -> String {
-            "crashes on 77".into()
+            "crashes on some inputs".into()
         }
         fn timeout(&self) -> std::time::Duration {
             std::time::Duration::from_secs(1)
@@ -912,11 +912,18 @@ mod tests {
         fn set_timeout(&mut self, _: std::time::Duration) {}
     }
 
+    /// Crashes when the input holds `77`.
+    fn holds_77(input: &[u8]) -> bool {
+        input.windows(2).any(|w| w == b"77")
+    }
+
     #[test]
     fn reduce_keeps_the_failure_and_the_grammar_and_says_when_it_leaves_it() {
         let grammar = load_spec_text("t.fan", LISTS.as_bytes()).unwrap();
-        let mut judge =
-            thicket_exec::Judge::new(Box::new(CrashesOn77), thicket_exec::Classifier::default());
+        let mut judge = thicket_exec::Judge::new(
+            Box::new(CrashesWhen(holds_77)),
+            thicket_exec::Classifier::default(),
+        );
         let mut events = Vec::new();
         let mut note = |e: ReduceEvent<'_>| events.push(format!("{e:?}"));
         let limits = MinimizeLimits::default();
@@ -993,32 +1000,10 @@ mod tests {
         }
     }
 
-    /// A target that crashes when a byte between the brackets has its low bit set.
-    struct CrashesOnOddByte;
-
-    impl thicket_exec::Executor for CrashesOnOddByte {
-        fn run(&mut self, input: &[u8]) -> Result<thicket_exec::Outcome, thicket_exec::ExecError> {
-            let framed = input.len() > 2 && input[0] == b'<' && input[input.len() - 1] == b'>';
-            let status = if framed && input[1..input.len() - 1].iter().any(|b| b & 1 == 1) {
-                thicket_exec::Status::Signaled(11)
-            } else {
-                thicket_exec::Status::Exited(0)
-            };
-            Ok(thicket_exec::Outcome::new(
-                status,
-                std::time::Duration::from_micros(10),
-            ))
-        }
-        fn trace(&self) -> thicket_exec::Trace<'_> {
-            thicket_exec::Trace::None
-        }
-        fn describe(&self) -> String {
-            "crashes on an odd byte".into()
-        }
-        fn timeout(&self) -> std::time::Duration {
-            std::time::Duration::from_secs(1)
-        }
-        fn set_timeout(&mut self, _: std::time::Duration) {}
+    /// Crashes when a byte between the brackets has its low bit set.
+    fn odd_byte_between_brackets(input: &[u8]) -> bool {
+        let framed = input.len() > 2 && input[0] == b'<' && input[input.len() - 1] == b'>';
+        framed && input[1..input.len() - 1].iter().any(|b| b & 1 == 1)
     }
 
     #[test]
@@ -1028,7 +1013,7 @@ mod tests {
             parser: Parser::new(&grammar, Default::default()).unwrap(),
         };
         let mut judge = thicket_exec::Judge::new(
-            Box::new(CrashesOnOddByte),
+            Box::new(CrashesWhen(odd_byte_between_brackets)),
             thicket_exec::Classifier::default(),
         );
         let reduced = reduce_decoded(
