@@ -180,10 +180,12 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
     let whitespace = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c');
     let other_share = f64::from(100 - PRINTABLE_PERCENT.min(100)) / 100.0;
     for symbol in grammar.symbols() {
-        if grammar.is_phrase(symbol) || grammar.rule(symbol).name == translate::INPUT {
+        // Hidden-text rules are phrases too (so that no DFA spans them and the tokens
+        // around them), but their choices are the lexer's, weighted here.
+        let hidden = grammar.rule(symbol).name.starts_with(translate::HIDDEN);
+        if (grammar.is_phrase(symbol) && !hidden) || grammar.rule(symbol).name == translate::INPUT {
             continue;
         }
-        let hidden = grammar.rule(symbol).name.starts_with(translate::HIDDEN);
         let body = grammar.rule(symbol).body;
         let mut stack = vec![body];
         while let Some(id) = stack.pop() {
