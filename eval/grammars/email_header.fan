@@ -23,7 +23,8 @@
 <date>         ::= <day> <sp> <month> <sp> <year> \
                  | <month> <sp> <day> <sp> <year> \
                  | <day> <sp> <month> <sp> <year> ","
-<day>          ::= r"[1-9]" | r"[0-2][0-9]" | "3" r"[01]" | "0" | "x" | <day> ","
+<day>          ::= <day_number> | <day_number> "," | "0" | "x"
+<day_number>   ::= r"[1-9]" | r"[0-2][0-9]" | "3" r"[01]"
 <month>        ::= "Jan" | "Feb" | "Mar" | "Apr" | "May" | "Jun" | "Jul" | "Aug" | "Sep" | "Oct" \
                  | "Nov" | "Dec" | "january" | "JUNE" | "sept" | "Foo"
 <year>         ::= r"[12][0-9]{3}" | r"[0-9]{2}" | r"[0-9]{1,3}" | "y2k"
