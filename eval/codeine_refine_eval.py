@@ -24,10 +24,12 @@ here; the last two are not run by default):
 
 Usage: python3 eval/codeine_refine_eval.py [OUT_DIR] [--subjects json,urllib,toml,email,ipaddress]
        [--per-subject N] [--reference R] [--execs E] [--band LO,HI] [--goal G]
-       [--candidates-only]
+       [--candidates-only] [--only J,K,...]
 (--band: the random hit rates of the candidates, default 0.001,0.01; --goal: the loop's
 goal, default 0.9: a round of aimed inputs reaching it ends the loop; --candidates-only: stop
-after choosing the locations, to check cheaply that a subject has enough in the band. The summary counts
+after choosing the locations, to check cheaply that a subject has enough in the band;
+--only: aim only at these of the chosen locations (by index j, seeds unchanged), to
+split a subject's run over several processes. The summary counts
 refined sets reaching 90 % whatever the goal.)
 Environment: THICKET (the binary; default target/release/thicket, built if missing).
 Prints a Markdown table per location and a summary per subject.
@@ -78,6 +80,7 @@ def main():
     low, high = 0.001, 0.01
     goal = 0.9
     candidates_only = False
+    only = None
     i = 0
     while i < len(argv):
         if argv[i] == "--subjects":
@@ -94,6 +97,8 @@ def main():
             candidates_only = True
             i += 1
             continue
+        elif argv[i] == "--only":
+            only = {int(x) for x in argv[i + 1].split(",")}
         elif argv[i] == "--band":
             low, high = (float(x) for x in argv[i + 1].split(","))
         else:
@@ -161,6 +166,8 @@ def main():
             continue
         rows = []
         for j, (rate, loc) in enumerate(chosen):
+            if only is not None and j not in only:
+                continue
             started = time.time()
             if loc in trained:
                 gen(f"oneshot{j}", ["--target", f"{model_path}:{loc}", "-n", str(AIMED), "--seed", str(100 + j)])
