@@ -3,8 +3,9 @@
 --focus`) against random generation and against the one-shot model (docs/codeine.md,
 "Rare locations").
 
-Per subject (Python's json decoder, urllib.parse and tomllib, the latter two with their
-caches emptied before each input; none written here):
+Per subject (Python's json decoder, urllib.parse, tomllib, e-mail header parsing
+(email.utils) and ipaddress, those with caches emptied before each input; none written
+here; the last two are not run by default):
 1. 1000 random training inputs (seed 1) are run once (`learn-coverage --matrix`); the
    one-shot model is learned from them (functions and lines).
 2. R random reference inputs (seed 2, default 5000) are run once; a location's random
@@ -21,10 +22,14 @@ caches emptied before each input; none written here):
      are read from its report.
    Every input set is run with the subject to count the inputs that reach the location.
 
-Usage: python3 eval/codeine_refine_eval.py [OUT_DIR] [--subjects json,urllib,toml]
+Usage: python3 eval/codeine_refine_eval.py [OUT_DIR] [--subjects json,urllib,toml,email,ipaddress]
        [--per-subject N] [--reference R] [--execs E] [--band LO,HI] [--goal G]
+       [--candidates-only] [--only J,K,...]
 (--band: the random hit rates of the candidates, default 0.001,0.01; --goal: the loop's
-goal, default 0.9: a round of aimed inputs reaching it ends the loop. The summary counts
+goal, default 0.9: a round of aimed inputs reaching it ends the loop; --candidates-only: stop
+after choosing the locations, to check cheaply that a subject has enough in the band;
+--only: aim only at these of the chosen locations (by index j, seeds unchanged), to
+split a subject's run over several processes. The summary counts
 refined sets reaching 90 % whatever the goal.)
 Environment: THICKET (the binary; default target/release/thicket, built if missing).
 Prints a Markdown table per location and a summary per subject.
@@ -48,6 +53,13 @@ SUBJECTS = {
     # tomllib.loads with its time-zone cache emptied before each input
     # (eval/targets/toml_fresh.py), for the same reason.
     "toml": ("eval/grammars/toml.fan", os.path.join(REPO, "eval/targets/toml_fresh.py") + ":target", ["*/tomllib/*"]),
+    # e-mail Date and address-list header values read by email.utils / email._parseaddr
+    # (no cache to empty).
+    "email": ("eval/grammars/email_header.fan", os.path.join(REPO, "eval/targets/email_fresh.py") + ":target",
+              ["*/email/_parseaddr.py", "*/email/utils.py"]),
+    # ipaddress with its net-mask tables and property caches emptied before each input.
+    "ipaddress": ("eval/grammars/ip.fan", os.path.join(REPO, "eval/targets/ip_fresh.py") + ":target",
+                  ["*/ipaddress.py"]),
 }
 AIMED = 100
 
@@ -61,9 +73,14 @@ def run(args, check=True):
 
 def main():
     argv = sys.argv[1:]
-    out_dir, subjects, per, reference, execs = "/tmp/codeine-refine-eval", list(SUBJECTS), 10, 5000, 5000
+    if "-h" in argv or "--help" in argv:
+        print(__doc__)
+        return
+    out_dir, subjects, per, reference, execs = "/tmp/codeine-refine-eval", ["json", "urllib", "toml"], 10, 5000, 5000
     low, high = 0.001, 0.01
     goal = 0.9
+    candidates_only = False
+    only = None
     i = 0
     while i < len(argv):
         if argv[i] == "--subjects":
@@ -76,6 +93,12 @@ def main():
             execs = int(argv[i + 1])
         elif argv[i] == "--goal":
             goal = float(argv[i + 1])
+        elif argv[i] == "--candidates-only":
+            candidates_only = True
+            i += 1
+            continue
+        elif argv[i] == "--only":
+            only = {int(x) for x in argv[i + 1].split(",")}
         elif argv[i] == "--band":
             low, high = (float(x) for x in argv[i + 1].split(","))
         else:
@@ -136,8 +159,15 @@ def main():
             chosen = [candidates[int(j * step)] for j in range(per)]
         else:
             chosen = candidates
+        if candidates_only:
+            print(f"<!-- {name}: {len(candidates)} candidates: "
+                  + ", ".join(f"{re.sub(r'/.*/', '.../', loc)} {100 * rate:.2f} %" for rate, loc in chosen) + " -->")
+            summary.append((name, len(candidates), []))
+            continue
         rows = []
         for j, (rate, loc) in enumerate(chosen):
+            if only is not None and j not in only:
+                continue
             started = time.time()
             if loc in trained:
                 gen(f"oneshot{j}", ["--target", f"{model_path}:{loc}", "-n", str(AIMED), "--seed", str(100 + j)])
