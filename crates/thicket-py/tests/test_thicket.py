@@ -388,7 +388,7 @@ def test_g4_text_and_its_errors():
     spec = thicket.Spec("grammar G;\nstart : 'a' B ;\nB : 'b' ;\n", format="g4")
     assert {bytes(i) for i in spec.generate(10, seed=1)} == {b"ab"}
     with pytest.raises(thicket.SpecError) as info:
-        thicket.Spec("grammar G;\nstart : 'a' C ;\n", format="g4")
+        thicket.Spec("grammar G;\nstart : 'a' ( ;\n", format="g4")
     assert info.value.line == 2
     with pytest.raises(ValueError, match="lexer"):
         thicket.Spec.load(JSON_SPEC, lexer=SPECS / "Items.g4")
