@@ -2,7 +2,7 @@
 //! lex as their trees intend and checked by the exact reading. Shared by `thicket
 //! generate` and the Python module, so that input `i` of a seed is the same in both.
 
-use crate::{AntlrSpec, Checker, translate};
+use crate::{AntlrSpec, Checker, RuleRole, rule_role};
 use regex_syntax::hir::{Class, Hir, HirKind};
 use thicket_gen::{GenRng, GenStats, Generator, Weights};
 use thicket_grammar::{Analysis, Expr, ExprId, Grammar, SymbolId};
@@ -180,10 +180,8 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
     let whitespace = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c');
     let other_share = f64::from(100 - PRINTABLE_PERCENT.min(100)) / 100.0;
     for symbol in grammar.symbols() {
-        // Hidden-text rules are phrases too (so that no DFA spans them and the tokens
-        // around them), but their choices are the lexer's, weighted here.
-        let hidden = grammar.rule(symbol).name.starts_with(translate::HIDDEN);
-        if (grammar.is_phrase(symbol) && !hidden) || grammar.rule(symbol).name == translate::INPUT {
+        let role = rule_role(grammar, symbol);
+        if matches!(role, RuleRole::Parser | RuleRole::Root) {
             continue;
         }
         let body = grammar.rule(symbol).body;
@@ -195,12 +193,10 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
             }
             stack.extend_from_slice(expr.children());
             let Expr::Alt(alts) = expr else { continue };
-            if hidden {
-                // The top alternation is nothing / one / several (its weights are the
-                // hidden probability); the others choose among the hidden rules.
-                if id == body {
-                    continue;
-                }
+            // The top alternation of hidden text is nothing / one / several (its
+            // weights are the hidden probability); the others choose among the hidden
+            // rules.
+            if role == RuleRole::Hidden && id != body {
                 let spaces: Vec<bool> = alts
                     .iter()
                     .map(|&a| may_start_with(grammar, &analysis, a, &whitespace))
@@ -217,7 +213,7 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
                     };
                     weights.set_alternative(alt, share);
                 }
-            } else {
+            } else if role == RuleRole::Lexer {
                 for &alt in alts.iter() {
                     let len = analysis.expr_min_len(alt).max(1) as f64;
                     let ascii = may_start_with(grammar, &analysis, alt, &printable);

@@ -428,7 +428,7 @@ pub fn load_g4_texts(
     // Each token and each stretch of hidden text stays one DFA of its own.
     let hidden: Vec<thicket_grammar::SymbolId> = grammar
         .symbols()
-        .filter(|s| grammar.rule(*s).name.starts_with(translate::HIDDEN))
+        .filter(|&s| rule_role(&grammar, s) == RuleRole::Hidden)
         .collect();
     for symbol in hidden {
         grammar.set_phrase(symbol);
@@ -483,7 +483,7 @@ impl AntlrSpec {
         let grammar = &mut self.spec.grammar;
         let hidden: Vec<thicket_grammar::SymbolId> = grammar
             .symbols()
-            .filter(|s| grammar.rule(*s).name.starts_with(translate::HIDDEN))
+            .filter(|&s| rule_role(grammar, s) == RuleRole::Hidden)
             .collect();
         for symbol in hidden {
             let body = grammar.rule(symbol).body;
@@ -515,22 +515,25 @@ impl AntlrSpec {
         while i < tree.len() {
             let node = NodeId::from_index(i);
             if let thicket_grammar::Expr::Ref(s) = grammar.expr(tree.expr(node)) {
-                // Nothing below hidden text is a token the parser sees.
-                let name = &grammar.rule(*s).name;
-                if name.starts_with(translate::HIDDEN) {
-                    i = tree.subtree_end(node);
-                    continue;
-                }
-                // A token or the synthetic root: only tokens are checked, and
-                // nothing below a token is one.
-                if !grammar.is_phrase(*s)
-                    && let Some(ok) = self.lexer.reads_as(tree.text(node), name)
-                {
-                    if !ok {
-                        misread.push(node);
+                match rule_role(grammar, *s) {
+                    // Nothing below hidden text is a token the parser sees.
+                    RuleRole::Hidden => {
+                        i = tree.subtree_end(node);
+                        continue;
                     }
-                    i = tree.subtree_end(node);
-                    continue;
+                    // A token or the synthetic root: only tokens are checked, and
+                    // nothing below a token is one.
+                    RuleRole::Lexer | RuleRole::Root => {
+                        let name = &grammar.rule(*s).name;
+                        if let Some(ok) = self.lexer.reads_as(tree.text(node), name) {
+                            if !ok {
+                                misread.push(node);
+                            }
+                            i = tree.subtree_end(node);
+                            continue;
+                        }
+                    }
+                    RuleRole::Parser => {}
                 }
             }
             i += 1;
@@ -562,32 +565,28 @@ impl AntlrSpec {
             }
             let node = NodeId::from_index(i);
             match grammar.expr(tree.expr(node)) {
-                Expr::Ref(s) if grammar.rule(*s).name.starts_with(translate::HIDDEN) => {
-                    i = tree.subtree_end(node);
-                    continue;
-                }
-                Expr::Ref(s) if grammar.is_phrase(*s) => {
-                    let name = &grammar.rule(*s).name;
-                    if !out.is_empty() {
-                        out.push(' ');
-                    }
-                    out.push('(');
-                    out.push_str(name.split('[').next().unwrap_or(name));
-                    open.push(tree.subtree_end(node));
-                }
-                Expr::Ref(s) => {
-                    // A token, hidden text, or the synthetic root.
-                    let name = &grammar.rule(*s).name;
-                    if name.starts_with(translate::HIDDEN) {
+                Expr::Ref(s) => match rule_role(grammar, *s) {
+                    RuleRole::Hidden => {
                         i = tree.subtree_end(node);
                         continue;
                     }
-                    if i != tree.root().index() && name != translate::INPUT {
+                    RuleRole::Parser => {
+                        let name = &grammar.rule(*s).name;
+                        if !out.is_empty() {
+                            out.push(' ');
+                        }
+                        out.push('(');
+                        out.push_str(name.split('[').next().unwrap_or(name));
+                        open.push(tree.subtree_end(node));
+                    }
+                    // A token.
+                    RuleRole::Lexer if i != tree.root().index() => {
                         leaf(&mut out, tree.text(node));
                         i = tree.subtree_end(node);
                         continue;
                     }
-                }
+                    RuleRole::Lexer | RuleRole::Root => {}
+                },
                 Expr::Literal(_) | Expr::Regex(_) => leaf(&mut out, tree.text(node)),
                 Expr::Alt(_) | Expr::Seq(_) | Expr::Repeat(_) => {}
             }
@@ -637,13 +636,12 @@ impl AntlrSpec {
         // Each hidden node (it precedes a token): its text range and rule.
         let mut gaps: Vec<(std::ops::Range<usize>, String)> = Vec::new();
         for node in tree.descendants(tree.root()) {
-            if let thicket_grammar::Expr::Ref(s) = grammar.expr(tree.expr(node)) {
-                let name = &grammar.rule(*s).name;
-                if name.starts_with(translate::HIDDEN) {
-                    let range = tree.text_range(node);
-                    if gaps.last().is_none_or(|(r, _)| r.end != range.end) {
-                        gaps.push((range, name.clone()));
-                    }
+            if let thicket_grammar::Expr::Ref(s) = grammar.expr(tree.expr(node))
+                && rule_role(grammar, *s) == RuleRole::Hidden
+            {
+                let range = tree.text_range(node);
+                if gaps.last().is_none_or(|(r, _)| r.end != range.end) {
+                    gaps.push((range, grammar.rule(*s).name.clone()));
                 }
             }
         }
@@ -736,6 +734,34 @@ impl AntlrSpec {
 fn joins_words(input: &[u8], at: usize) -> bool {
     let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii();
     at > 0 && at < input.len() && word(input[at - 1]) && word(input[at])
+}
+
+/// What a rule of the byte grammar stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RuleRole {
+    /// A parser rule (or a precedence level of one): a phrase.
+    Parser,
+    /// `<_hidden>` or `<_hidden.MODE>`: hidden text before a token, a choice among the
+    /// lexer's hidden rules (a phrase too, so that no DFA spans it and its tokens).
+    Hidden,
+    /// The synthetic root (hidden text, then the start rule).
+    Root,
+    /// A lexer rule, a fragment, or hidden text inside another mode.
+    Lexer,
+}
+
+/// The role of `symbol` in the byte grammar.
+pub(crate) fn rule_role(grammar: &Grammar, symbol: thicket_grammar::SymbolId) -> RuleRole {
+    let name = &grammar.rule(symbol).name;
+    if name.starts_with(translate::HIDDEN) {
+        RuleRole::Hidden
+    } else if name == translate::INPUT {
+        RuleRole::Root
+    } else if grammar.is_phrase(symbol) {
+        RuleRole::Parser
+    } else {
+        RuleRole::Lexer
+    }
 }
 
 impl Checker<'_> {
