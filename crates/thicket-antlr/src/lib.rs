@@ -129,7 +129,6 @@ pub mod translate;
 pub use lexer::{LexError, Lexer, Token};
 pub use produce::AntlrProducer;
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use syntax::GrammarKind;
@@ -180,9 +179,9 @@ pub struct AntlrSpec {
     /// Alternatives of parser rules that begin with a predicate (generation takes
     /// them rarely, see [`generate::generation_weights`]).
     pub(crate) guarded: Vec<translate::GuardedAlternative>,
-    /// The shortest text of each hidden rule, by rule name ([`AntlrSpec::separate`]),
+    /// The shortest text of each hidden rule, by symbol ([`AntlrSpec::separate`]),
     /// found once: it takes a parser of the whole byte grammar.
-    separators: OnceLock<HashMap<String, Option<Vec<u8>>>>,
+    separators: OnceLock<Vec<Option<Vec<u8>>>>,
 }
 
 /// Reads `.g4` files: one combined grammar, or a parser grammar and a lexer grammar in
@@ -634,21 +633,19 @@ impl AntlrSpec {
     pub fn separate(&self, tree: &DerivationTree) -> Option<Vec<u8>> {
         let grammar = &self.spec.grammar;
         // Each hidden node (it precedes a token): its text range and rule.
-        let mut gaps: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+        let mut gaps: Vec<(std::ops::Range<usize>, thicket_grammar::SymbolId)> = Vec::new();
         for node in tree.descendants(tree.root()) {
             if let thicket_grammar::Expr::Ref(s) = grammar.expr(tree.expr(node))
                 && rule_role(grammar, *s) == RuleRole::Hidden
             {
                 let range = tree.text_range(node);
                 if gaps.last().is_none_or(|(r, _)| r.end != range.end) {
-                    gaps.push((range, grammar.rule(*s).name.clone()));
+                    gaps.push((range, *s));
                 }
             }
         }
         let mut input = tree.bytes().to_vec();
-        // Where each gap ends in `input` now (gaps grow or shrink as they are fixed).
-        let mut ends: Vec<usize> = gaps.iter().map(|(range, _)| range.end).collect();
-        let mut starts_at: Vec<usize> = gaps.iter().map(|(range, _)| range.start).collect();
+        // The gaps' ranges follow `input` as gaps grow or shrink when they are fixed.
         let mut next = 0;
         // Each pass lexes once and fixes every misplaced boundary it sees (a fix can
         // only make later boundaries more separate); the next pass checks again from
@@ -660,13 +657,14 @@ impl AntlrSpec {
             let limit = error.map_or(input.len(), |e| e.offset);
             let bad: Vec<usize> = (next..gaps.len())
                 .filter(|&i| {
-                    let at = ends[i];
+                    let (range, hidden) = &gaps[i];
+                    let at = range.end;
                     at < input.len()
                         && at < limit
                         && (starts.binary_search(&at).is_err()
-                            || (starts_at[i] == at
+                            || (range.is_empty()
                                 && joins_words(&input, at)
-                                && self.separator(&gaps[i].1).is_some()))
+                                && self.separator(*hidden).is_some()))
                 })
                 .collect();
             let Some(&first) = bad.first() else {
@@ -675,20 +673,20 @@ impl AntlrSpec {
             let mut fixed = None;
             // Back to front, so that the offsets of the gaps still to fix hold.
             for &i in bad.iter().rev() {
-                let sep = self.separator(&gaps[i].1)?;
-                let (start, end) = (starts_at[i], ends[i]);
-                if input[start..end] == *sep {
+                let sep = self.separator(gaps[i].1)?;
+                let range = gaps[i].0.clone();
+                if input[range.clone()] == *sep {
                     if i == first {
                         return None;
                     }
                     continue;
                 }
-                input.splice(start..end, sep.iter().copied());
-                let grown = sep.len() as isize - (end - start) as isize;
-                ends[i] = start + sep.len();
-                for j in i + 1..gaps.len() {
-                    starts_at[j] = (starts_at[j] as isize + grown) as usize;
-                    ends[j] = (ends[j] as isize + grown) as usize;
+                input.splice(range.clone(), sep.iter().copied());
+                let grown = sep.len() as isize - range.len() as isize;
+                gaps[i].0.end = range.start + sep.len();
+                for (later, _) in &mut gaps[i + 1..] {
+                    later.start = later.start.saturating_add_signed(grown);
+                    later.end = later.end.saturating_add_signed(grown);
                 }
                 fixed = Some(i);
             }
@@ -701,28 +699,26 @@ impl AntlrSpec {
 
     /// The shortest text a hidden rule (`_hidden` or `_hidden.MODE`) matches: tried
     /// among a space, newline and tab.
-    fn separator(&self, hidden_rule: &str) -> Option<&[u8]> {
+    fn separator(&self, hidden_rule: thicket_grammar::SymbolId) -> Option<&[u8]> {
         self.separators
             .get_or_init(|| {
                 let grammar = &self.spec.grammar;
                 let parser = Parser::new(grammar, ParseConfig::default()).ok();
                 grammar
-                    .rules()
-                    .iter()
-                    .filter(|rule| rule.name.starts_with(translate::HIDDEN))
-                    .map(|rule| {
-                        let symbol = grammar.symbol(&rule.name);
-                        let shortest = parser.as_ref().zip(symbol).and_then(|(parser, symbol)| {
-                            [&b" "[..], b"\n", b"\t", b"\r\n"]
-                                .into_iter()
-                                .find(|sep| parser.parse_as(symbol, sep).is_ok())
-                                .map(<[u8]>::to_vec)
-                        });
-                        (rule.name.clone(), shortest)
+                    .symbols()
+                    .map(|symbol| {
+                        let parser = parser.as_ref()?;
+                        if rule_role(grammar, symbol) != RuleRole::Hidden {
+                            return None;
+                        }
+                        [&b" "[..], b"\n", b"\t", b"\r\n"]
+                            .into_iter()
+                            .find(|sep| parser.parse_as(symbol, sep).is_ok())
+                            .map(<[u8]>::to_vec)
                     })
                     .collect()
             })
-            .get(hidden_rule)?
+            .get(hidden_rule.index())?
             .as_deref()
     }
 }
