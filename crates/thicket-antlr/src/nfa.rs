@@ -15,7 +15,7 @@
 //! comment, because the path through the inner `COMMENT` comes before the one that
 //! reads `/*` as two characters and stops at the first `*/`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A lexer rule's body, as the translation hands it over.
 #[derive(Clone, Debug)]
@@ -213,7 +213,7 @@ impl Matcher {
     pub fn match_ends(&self, input: &[u8], start: usize, mut found: impl FnMut(usize) -> bool) {
         let mut stacks = Stacks::default();
         let mut current: Vec<Config> = Vec::new();
-        let mut seen: HashMap<Config, ()> = HashMap::new();
+        let mut seen: HashSet<Config> = HashSet::new();
         let start_state = self.procs[0].0;
         let mut accepted = false;
         self.closure(
@@ -271,13 +271,13 @@ impl Matcher {
         accepted: &mut bool,
         stacks: &mut Stacks,
         out: &mut Vec<Config>,
-        seen: &mut HashMap<Config, ()>,
+        seen: &mut HashSet<Config>,
     ) {
         // Depth first in edge order, as ANTLR's closure: the stack holds what to visit
         // next on top.
         let mut work: Vec<Config> = vec![from];
         while let Some((state, stack, marked)) = work.pop() {
-            if seen.insert((state, stack, marked), ()).is_some() || seen.len() > MAX_CONFIGS {
+            if !seen.insert((state, stack, marked)) || seen.len() > MAX_CONFIGS {
                 continue;
             }
             if self.final_of[state as usize] {
