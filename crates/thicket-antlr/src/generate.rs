@@ -153,19 +153,17 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
     let analysis = Analysis::new(grammar);
     let mut weights = Weights::from_spec(grammar).unwrap_or_else(|| Weights::uniform(grammar));
     for (id, r) in non_recursive_repetitions(grammar) {
-        {
-            let upper = r.min.saturating_add(ROW_LEN).min(r.max.unwrap_or(u32::MAX));
-            // Each count past the minimum goes on with REPEAT_CONTINUE, up to the
-            // maximum: `x?` takes its item half the time.
-            let row = (0..=upper)
-                .map(|count| match count.checked_sub(r.min) {
-                    None => 0.0,
-                    Some(extra) if count == upper => REPEAT_CONTINUE.powi(extra as i32),
-                    Some(extra) => REPEAT_CONTINUE.powi(extra as i32) * (1.0 - REPEAT_CONTINUE),
-                })
-                .collect();
-            weights.set_repetition(id, row);
-        }
+        let upper = r.min.saturating_add(ROW_LEN).min(r.max.unwrap_or(u32::MAX));
+        // Each count past the minimum goes on with REPEAT_CONTINUE, up to the maximum:
+        // `x?` takes its item half the time.
+        let row = (0..=upper)
+            .map(|count| match count.checked_sub(r.min) {
+                None => 0.0,
+                Some(extra) if count == upper => REPEAT_CONTINUE.powi(extra as i32),
+                Some(extra) => REPEAT_CONTINUE.powi(extra as i32) * (1.0 - REPEAT_CONTINUE),
+            })
+            .collect();
+        weights.set_repetition(id, row);
     }
     for guarded in &antlr.guarded {
         if let Some(symbol) = grammar.symbol(&guarded.rule)
