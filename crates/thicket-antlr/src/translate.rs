@@ -455,7 +455,7 @@ impl<'f> Rules<'f> {
                             "fragment rules are parts of tokens; the parser cannot use them",
                         );
                     }
-                    if self.roots == 1 && self.files[0].kind == GrammarKind::Parser {
+                    if !lexer_given {
                         d = d.with_note(
                             "this is a parser grammar: give its lexer grammar too (--lexer FILE)",
                         );
