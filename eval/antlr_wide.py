@@ -117,6 +117,14 @@ def main_and_lexer(files, name):
 
 # ---------------------------------------------------------------- predicates off
 
+def closing(text, i, close):
+    """Where `close` ends a literal or set of a grammar that goes on at `i` (escapes
+    skipped), or the end of `text`."""
+    while i < len(text) and text[i] != close:
+        i += 2 if text[i] == "\\" else 1
+    return i
+
+
 def strip_target_code(text):
     """The grammar without target code: actions `{..}` and named actions `@x {..}` /
     `@x::y {..}` dropped, predicates `{..}?` written `{True}?` (Python for "true"), the
@@ -136,16 +144,8 @@ def strip_target_code(text):
             j = n if j < 0 else j + 2
             out.append(text[i:j])
             i = j
-        elif c == "'":
-            j = i + 1
-            while j < n and text[j] != "'":
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
-        elif c == "[":
-            j = i + 1
-            while j < n and text[j] != "]":
-                j += 2 if text[j] == "\\" else 1
+        elif c in "'[":
+            j = closing(text, i + 1, "'" if c == "'" else "]")
             out.append(text[i : j + 1])
             i = j + 1
         elif c == "{":
