@@ -265,6 +265,30 @@ def examples_verdicts(out):
     return verdicts
 
 
+def antlr_verdicts(files, main, lexer, start, folder, timeout, inputs, **kw):
+    """ANTLR's verdicts, predicates off (eval/antlr_oracle.py on the grammar files without
+    target code, written into `folder`), on `inputs` (oracle arguments: `--stdin-json`
+    with the texts as `input=`, or `--` and files): (exit code, the verdicts read,
+    stderr, seconds)."""
+    # The judge is generated from the spec and its lexer (one parser class); the other
+    # grammars of the folder are there for `import`.
+    for g in set(files) | set(Path(main).parent.glob("*.g4")):
+        g = Path(g)
+        (folder / g.name).write_text(strip_target_code(g.read_text(errors="replace")))
+    judged = [str(folder / Path(g).name) for g in [main] + ([lexer] if lexer else [])]
+    cmd = [sys.executable, str(ORACLE), "--cache", str(folder / "cache")]
+    if start:
+        cmd += ["--start", start]
+    code, out, err, secs = run(cmd + judged + inputs, timeout, **kw)
+    verdicts = []
+    for line in out.splitlines():
+        try:
+            verdicts.append(json.loads(line))
+        except json.JSONDecodeError:
+            pass
+    return code, verdicts, err, secs
+
+
 def evaluate(desc, args, tool):
     record = dict(desc)
     record.pop("inputs")
@@ -335,24 +359,10 @@ def evaluate(desc, args, tool):
         if not texts or record["antlr_error"]:
             return record
         (tmp / "judge").mkdir()
-        # The judge is generated from the spec and its lexer (one parser class); the
-        # other grammars of the folder are there for `import`.
-        for g in set(files) | set(Path(main).parent.glob("*.g4")):
-            g = Path(g)
-            (tmp / "judge" / g.name).write_text(strip_target_code(g.read_text(errors="replace")))
-        judged = [str(tmp / "judge" / Path(g).name) for g in grammars]
-        cmd = [sys.executable, str(ORACLE), "--cache", str(tmp / "cache"), "--stdin-json"]
-        if desc["start"]:
-            cmd += ["--start", desc["start"]]
-        cmd += judged
-        code, out, err, secs = run(cmd, args.judge_timeout, input=json.dumps(texts))
+        code, verdicts, err, secs = antlr_verdicts(files, main, lexer, desc["start"], tmp / "judge",
+                                                   args.judge_timeout, ["--stdin-json"],
+                                                   input=json.dumps(texts))
         record["judge_seconds"] = round(secs, 1)
-        verdicts = []
-        for line in out.splitlines():
-            try:
-                verdicts.append(json.loads(line))
-            except json.JSONDecodeError:
-                pass
         record["judged"] = len(verdicts)
         record["accepted"] = sum(v["ok"] for v in verdicts)
         if code != 0:
@@ -371,25 +381,11 @@ def recheck(path, args):
         failed = [f["input"] for f in r.get("examples_failures", [])]
         if not failed or "failures_antlr" in r or r.get("antlr_error"):
             continue
-        main, lexer = r["main"], r.get("lexer")
         with tempfile.TemporaryDirectory() as tmp:
-            tmp = Path(tmp)
-            for g in set(r["files"]) | set(Path(main).parent.glob("*.g4")):
-                g = Path(g)
-                (tmp / g.name).write_text(strip_target_code(g.read_text(errors="replace")))
-            judged = [str(tmp / Path(g).name) for g in [main] + ([lexer] if lexer else [])]
-            cmd = [sys.executable, str(ORACLE), "--cache", str(tmp / "cache")]
-            if r.get("start"):
-                cmd += ["--start", r["start"]]
-            cmd += judged + ["--", *(str(args.repo / f) for f in failed)]
-            code, out, err, _ = run(cmd, args.judge_timeout)
-            verdicts = {}
-            for line in out.splitlines():
-                try:
-                    v = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                verdicts[os.path.relpath(v["input"], args.repo)] = v["ok"]
+            _, found, _, _ = antlr_verdicts(r["files"], r["main"], r.get("lexer"), r.get("start"),
+                                            Path(tmp), args.judge_timeout,
+                                            ["--", *(str(args.repo / f) for f in failed)])
+            verdicts = {os.path.relpath(v["input"], args.repo): v["ok"] for v in found}
             r["failures_antlr"] = [[f, verdicts.get(f)] for f in failed]
             print(f"{r['grammar']}: {r['failures_antlr']}", file=sys.stderr, flush=True)
     Path(path).write_text("".join(json.dumps(r) + "\n" for r in rows))
