@@ -155,7 +155,7 @@ impl Learning<'_> {
             None => None,
         };
         matrix.retain_locations(keep);
-        let table = FeatureTable::from_path_sets(inputs.paths.clone());
+        let table = FeatureTable::from_path_sets(&inputs.paths);
         let started = std::time::Instant::now();
         let fingerprint = grammar_fingerprint(grammar);
         let learn = || Model::learn(&table, &matrix, spec, fingerprint, config);

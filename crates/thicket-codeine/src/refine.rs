@@ -125,13 +125,13 @@ impl TrainingSet {
     /// exemplars ([`LocationModel::keep_exemplars`]); `None` if the inputs do not have
     /// both classes.
     pub fn learn(&self, name: &str, config: LearnConfig, salt: u64) -> Option<LearnedTree> {
-        let table = FeatureTable::from_path_sets(self.paths.clone());
+        let FeatureTable { paths, rows: all } = FeatureTable::from_path_sets(&self.paths);
         let mut rows: Vec<Vec<u32>> = Vec::new();
         let mut label: Vec<bool> = Vec::new();
         let mut texts: Vec<&[u8]> = Vec::new();
-        for ((row, &covered), text) in table.rows.iter().zip(&self.covered).zip(&self.texts) {
+        for ((row, &covered), text) in all.into_iter().zip(&self.covered).zip(&self.texts) {
             if let Some(row) = row {
-                rows.push(row.clone());
+                rows.push(row);
                 label.push(covered);
                 texts.push(text);
             }
@@ -140,16 +140,10 @@ impl TrainingSet {
         if positives == 0 || positives == label.len() {
             return None;
         }
-        let mut location = LocationModel::fit(
-            name.to_string(),
-            &rows,
-            &label,
-            table.paths.len(),
-            config,
-            salt,
-        );
+        let mut location =
+            LocationModel::fit(name.to_string(), &rows, &label, paths.len(), config, salt);
         location.keep_exemplars(&rows, &label, &texts);
-        Some((location, table.paths.iter().map(|p| p.to_vec()).collect()))
+        Some((location, paths.into_iter().map(Vec::from).collect()))
     }
 
     /// Up to `n` paths most telling of the location: present in at least half of the
