@@ -26,7 +26,7 @@ use crate::features::{FeatureTable, input_paths};
 use crate::model::MIN_POSITIVES;
 use crate::model::{LearnConfig, LocationModel};
 use crate::run::{RunError, covered_names};
-use crate::target::{aim_cycle, generate_targeted, violations};
+use crate::target::{aim_cycle, aimed_inputs};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::Instant;
@@ -333,7 +333,7 @@ impl Refiner<'_, '_> {
                         if missing == 0 {
                             break;
                         }
-                        let (trees, _) = generate_targeted(
+                        let (aimed, _) = aimed_inputs(
                             self.aim_generator,
                             self.graph,
                             features,
@@ -343,15 +343,12 @@ impl Refiner<'_, '_> {
                             missing,
                             config.tries,
                         );
-                        for (i, tree) in trees.into_iter().enumerate() {
+                        for (tree, satisfies) in aimed {
                             let text = tree.bytes();
                             if seen.contains(text) || fresh.contains(text) {
                                 continue;
                             }
-                            let constraint = &constraints[i % constraints.len()];
-                            if violations(self.graph, features, constraint, &tree, k) == 0 {
-                                satisfied += 1;
-                            }
+                            satisfied += u32::from(satisfies);
                             fresh.insert(text.to_vec());
                             texts.push(text.to_vec());
                         }

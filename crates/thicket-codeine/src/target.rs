@@ -415,6 +415,32 @@ pub fn generate_targeted(
     count: usize,
     tries: u32,
 ) -> (Vec<DerivationTree>, TargetStats) {
+    let (aimed, stats) = aimed_inputs(
+        generator,
+        graph,
+        features,
+        constraints,
+        k,
+        seed,
+        count,
+        tries,
+    );
+    (aimed.into_iter().map(|(tree, _)| tree).collect(), stats)
+}
+
+/// [`generate_targeted`]'s inputs, each with whether it satisfies its constraint (as
+/// the search found, so that a caller need not read its paths again).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn aimed_inputs(
+    generator: &Generator<'_>,
+    graph: &KPathGraph,
+    features: &[Vec<u32>],
+    constraints: &[PathConstraint],
+    k: usize,
+    seed: u64,
+    count: usize,
+    tries: u32,
+) -> (Vec<(DerivationTree, bool)>, TargetStats) {
     let steering = PathSteering::new(generator.grammar(), graph);
     let mut stats = TargetStats::default();
     let mut out = Vec::with_capacity(count);
@@ -477,12 +503,13 @@ pub fn generate_targeted(
             Some(found) => found,
             None => search.run(&mut rng, tries, &mut stats),
         };
-        if found.violations == 0 {
+        let satisfied = found.violations == 0;
+        if satisfied {
             stats.satisfied += 1;
         } else {
             stats.unsatisfied += 1;
         }
-        out.push(found.tree);
+        out.push((found.tree, satisfied));
     }
     (out, stats)
 }
