@@ -313,7 +313,7 @@ impl Refiner<'_, '_> {
             round_no += 1;
             let n = batch.min((config.max_executions - executions) as usize);
             let positives = training.positives();
-            let learned = (positives >= config.min_positives)
+            let mut learned = (positives >= config.min_positives)
                 .then(|| training.learn(location, config.learn, round_no))
                 .flatten();
             let constraints = learned
@@ -418,23 +418,21 @@ impl Refiner<'_, '_> {
                 positives: training.positives(),
             };
             progress(&round);
-            // At least half a batch (a small language may not have a batch of new
-            // inputs left) for a round to count toward the goal.
-            let full = 2 * ran as usize >= batch;
-            if phase == Phase::Aimed && full {
-                let rate = f64::from(hits) / f64::from(ran.max(1));
-                if best_tree.as_ref().is_none_or(|(best, _, _)| rate > *best) {
-                    let tree = learned.clone().expect("aimed rounds have a tree");
-                    best_tree = Some((rate, tree, k));
-                }
-            }
+            let rate = round.hit_rate();
             rounds.push(round);
-            if phase == Phase::Aimed && full && f64::from(hits) >= config.goal * f64::from(ran) {
-                reached_goal = true;
-                break;
-            }
             if phase == Phase::Aimed {
-                let rate = f64::from(hits) / f64::from(ran.max(1));
+                // At least half a batch (a small language may not have a batch of new
+                // inputs left) for a round to count toward the goal.
+                if 2 * ran as usize >= batch {
+                    if best_tree.as_ref().is_none_or(|(best, _, _)| rate > *best) {
+                        let tree = learned.take().expect("aimed rounds have a tree");
+                        best_tree = Some((rate, tree, k));
+                    }
+                    if f64::from(hits) >= config.goal * f64::from(ran) {
+                        reached_goal = true;
+                        break;
+                    }
+                }
                 if rate > best_rate + PLATEAU_MARGIN {
                     (best_rate, stalled) = (rate, 0);
                 } else {
