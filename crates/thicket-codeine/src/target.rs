@@ -581,18 +581,7 @@ mod tests {
         let grammar = thicket_grammar::load_spec_text("t.fan", SPEC).unwrap();
         let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
         let graph = KPathGraph::new(&grammar);
-        // Features: every 2-path ending in a terminal.
-        let mut features: Vec<Vec<u32>> = Vec::new();
-        for id in grammar.expr_ids() {
-            let x = id.index() as u32;
-            if graph.is_node(id) && is_rule(&generator, id) {
-                for &s in graph.successors(x) {
-                    if !is_rule(&generator, ExprId::from_index(s as usize)) {
-                        features.push(vec![x, s]);
-                    }
-                }
-            }
-        }
+        let features = leaf_features(&generator, &graph);
         let text_of = |f: &Vec<u32>| {
             grammar
                 .display_expr(ExprId::from_index(f[1] as usize))
