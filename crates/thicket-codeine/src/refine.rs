@@ -295,7 +295,8 @@ impl Refiner<'_, '_> {
         let batch = config.batch.max(1);
         let mut executions = 0u64;
         let mut rounds: Vec<Round> = Vec::new();
-        let mut added: Vec<(Vec<u8>, bool)> = Vec::new();
+        // The training set's own inputs; every input the loop runs is added after them.
+        let given = training.texts.len();
         let mut reached_goal = false;
         let mut scratch = Vec::new();
         let mut names = Vec::new();
@@ -406,7 +407,6 @@ impl Refiner<'_, '_> {
                 hits += u32::from(covered);
                 let paths = input_paths(self.parser, self.graph, &text, k).ok();
                 seen.insert(text.clone());
-                added.push((text.clone(), covered));
                 training.push(text, paths, covered);
             }
             let round = Round {
@@ -449,6 +449,12 @@ impl Refiner<'_, '_> {
             Some((_, tree, k)) => (Some(tree), k),
             None => (training.learn(location, config.learn, 0), k),
         };
+        let added = training
+            .texts
+            .split_off(given)
+            .into_iter()
+            .zip(training.covered.split_off(given))
+            .collect();
         Ok(Refined {
             location,
             rounds,
