@@ -844,23 +844,23 @@ fn run_kpath<W: Write>(
         let count = args
             .count
             .unwrap_or(if args.time.is_some() { u64::MAX } else { 10 });
-        thicket_cover::k_path_stream_with(
+        thicket_cover::k_path_stream_until(
             generator,
             &graph,
             k,
             seed,
             usize::try_from(count).unwrap_or(usize::MAX),
-            deadline,
+            thicket_cover::Stop::at(deadline),
             finish,
         )
     } else {
-        thicket_cover::cover_k_paths_with(
+        thicket_cover::cover_k_paths_until(
             generator,
             &graph,
             k,
             seed,
             args.count.map_or(usize::MAX, |n| n as usize),
-            deadline,
+            thicket_cover::Stop::at(deadline),
             finish,
         )
     };

@@ -42,12 +42,12 @@ impl FeatureTable {
             .par_iter()
             .map(|t| input_paths(parser, graph, t, k).ok())
             .collect();
-        Self::from_path_sets(per_input)
+        Self::from_path_sets(&per_input)
     }
 
     /// A table from each input's paths (`None`: rejected), constant features dropped;
     /// feature ids follow the paths' order (shorter first, then by node ids).
-    pub fn from_path_sets(per_input: Vec<Option<FxHashSet<KPath>>>) -> FeatureTable {
+    pub fn from_path_sets(per_input: &[Option<FxHashSet<KPath>>]) -> FeatureTable {
         let parsed = per_input.iter().flatten().count();
         let mut seen: FxHashMap<&KPath, usize> = FxHashMap::default();
         for set in per_input.iter().flatten() {
@@ -67,8 +67,8 @@ impl FeatureTable {
         };
         let ids = table.ids();
         let rows = per_input
-            .into_iter()
-            .map(|set| set.map(|s| Self::row_with(&ids, &s)))
+            .iter()
+            .map(|set| set.as_ref().map(|s| Self::row_with(&ids, s)))
             .collect();
         FeatureTable { rows, ..table }
     }

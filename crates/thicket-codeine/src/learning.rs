@@ -144,18 +144,18 @@ impl Learning<'_> {
         if inputs.paths.iter().all(Option::is_none) {
             return Err(LearnError::AllRejected);
         }
-        // The focus location's column, before other kinds are dropped.
-        let covering = match &focus {
-            Some(focus) => {
+        // The focus location's name and which inputs cover it, before other kinds are
+        // dropped.
+        let focus = focus
+            .map(|focus| {
                 let (name, column) = matrix
                     .find_location(focus.location)
                     .map_err(LearnError::UnknownFocus)?;
-                Some((name, matrix.covering(column)))
-            }
-            None => None,
-        };
+                Ok((focus, name, matrix.covering(column)))
+            })
+            .transpose()?;
         matrix.retain_locations(keep);
-        let table = FeatureTable::from_path_sets(inputs.paths.clone());
+        let table = FeatureTable::from_path_sets(&inputs.paths);
         let started = std::time::Instant::now();
         let fingerprint = grammar_fingerprint(grammar);
         let learn = || Model::learn(&table, &matrix, spec, fingerprint, config);
@@ -164,7 +164,7 @@ impl Learning<'_> {
             None => learn(),
         };
         let learning_time = started.elapsed();
-        let (Some(focus), Some((name, covered))) = (focus, covering) else {
+        let Some((focus, name, covered)) = focus else {
             return Ok(Learned {
                 model,
                 locations: matrix.locations.len(),

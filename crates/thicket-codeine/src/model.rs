@@ -602,6 +602,17 @@ impl LocationModel {
 mod tests {
     use super::*;
 
+    /// A leaf of one training input, predicting `covered`.
+    fn leaf(covered: bool) -> Node {
+        Node::Leaf {
+            covered,
+            support: 1,
+            correct: 1,
+            inputs_covered: 1,
+            inputs_not_covered: 0,
+        }
+    }
+
     #[test]
     fn a_required_path_containing_a_forbidden_one_is_infeasible() {
         let features = vec![vec![1, 2, 3], vec![1, 2], vec![2, 3], vec![4]];
@@ -632,13 +643,6 @@ mod tests {
             feature,
             absent,
             present,
-        };
-        let leaf = |covered| Node::Leaf {
-            covered,
-            support: 1,
-            correct: 1,
-            inputs_covered: 1,
-            inputs_not_covered: 0,
         };
         let model = |features: Vec<Vec<u32>>, nodes: Vec<Node>| Model {
             spec: "t.fan".into(),
@@ -710,13 +714,6 @@ mod tests {
 
     #[test]
     fn an_adopted_location_is_renumbered_into_the_models_features() {
-        let leaf = |covered| Node::Leaf {
-            covered,
-            support: 1,
-            correct: 1,
-            inputs_covered: 1,
-            inputs_not_covered: 0,
-        };
         let mut model = Model {
             spec: "t.fan".into(),
             grammar: 0,

@@ -26,7 +26,7 @@ use crate::features::{FeatureTable, input_paths};
 use crate::model::MIN_POSITIVES;
 use crate::model::{LearnConfig, LocationModel};
 use crate::run::{RunError, covered_names};
-use crate::target::{aim_cycle, generate_targeted, violations};
+use crate::target::{aim_cycle, aimed_inputs};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::Instant;
@@ -125,13 +125,13 @@ impl TrainingSet {
     /// exemplars ([`LocationModel::keep_exemplars`]); `None` if the inputs do not have
     /// both classes.
     pub fn learn(&self, name: &str, config: LearnConfig, salt: u64) -> Option<LearnedTree> {
-        let table = FeatureTable::from_path_sets(self.paths.clone());
+        let FeatureTable { paths, rows: all } = FeatureTable::from_path_sets(&self.paths);
         let mut rows: Vec<Vec<u32>> = Vec::new();
         let mut label: Vec<bool> = Vec::new();
         let mut texts: Vec<&[u8]> = Vec::new();
-        for ((row, &covered), text) in table.rows.iter().zip(&self.covered).zip(&self.texts) {
+        for ((row, &covered), text) in all.into_iter().zip(&self.covered).zip(&self.texts) {
             if let Some(row) = row {
-                rows.push(row.clone());
+                rows.push(row);
                 label.push(covered);
                 texts.push(text);
             }
@@ -140,16 +140,10 @@ impl TrainingSet {
         if positives == 0 || positives == label.len() {
             return None;
         }
-        let mut location = LocationModel::fit(
-            name.to_string(),
-            &rows,
-            &label,
-            table.paths.len(),
-            config,
-            salt,
-        );
+        let mut location =
+            LocationModel::fit(name.to_string(), &rows, &label, paths.len(), config, salt);
         location.keep_exemplars(&rows, &label, &texts);
-        Some((location, table.paths.iter().map(|p| p.to_vec()).collect()))
+        Some((location, paths.into_iter().map(Vec::from).collect()))
     }
 
     /// Up to `n` paths most telling of the location: present in at least half of the
@@ -301,7 +295,8 @@ impl Refiner<'_, '_> {
         let batch = config.batch.max(1);
         let mut executions = 0u64;
         let mut rounds: Vec<Round> = Vec::new();
-        let mut added: Vec<(Vec<u8>, bool)> = Vec::new();
+        // The training set's own inputs; every input the loop runs is added after them.
+        let given = training.texts.len();
         let mut reached_goal = false;
         let mut scratch = Vec::new();
         let mut names = Vec::new();
@@ -319,7 +314,7 @@ impl Refiner<'_, '_> {
             round_no += 1;
             let n = batch.min((config.max_executions - executions) as usize);
             let positives = training.positives();
-            let learned = (positives >= config.min_positives)
+            let mut learned = (positives >= config.min_positives)
                 .then(|| training.learn(location, config.learn, round_no))
                 .flatten();
             let constraints = learned
@@ -339,7 +334,7 @@ impl Refiner<'_, '_> {
                         if missing == 0 {
                             break;
                         }
-                        let (trees, _) = generate_targeted(
+                        let (aimed, _) = aimed_inputs(
                             self.aim_generator,
                             self.graph,
                             features,
@@ -349,15 +344,12 @@ impl Refiner<'_, '_> {
                             missing,
                             config.tries,
                         );
-                        for (i, tree) in trees.into_iter().enumerate() {
+                        for (tree, satisfies) in aimed {
                             let text = tree.bytes();
                             if seen.contains(text) || fresh.contains(text) {
                                 continue;
                             }
-                            let constraint = &constraints[i % constraints.len()];
-                            if violations(self.graph, features, constraint, &tree, k) == 0 {
-                                satisfied += 1;
-                            }
+                            satisfied += u32::from(satisfies);
                             fresh.insert(text.to_vec());
                             texts.push(text.to_vec());
                         }
@@ -415,7 +407,6 @@ impl Refiner<'_, '_> {
                 hits += u32::from(covered);
                 let paths = input_paths(self.parser, self.graph, &text, k).ok();
                 seen.insert(text.clone());
-                added.push((text.clone(), covered));
                 training.push(text, paths, covered);
             }
             let round = Round {
@@ -427,23 +418,21 @@ impl Refiner<'_, '_> {
                 positives: training.positives(),
             };
             progress(&round);
-            // At least half a batch (a small language may not have a batch of new
-            // inputs left) for a round to count toward the goal.
-            let full = 2 * ran as usize >= batch;
-            if phase == Phase::Aimed && full {
-                let rate = f64::from(hits) / f64::from(ran.max(1));
-                if best_tree.as_ref().is_none_or(|(best, _, _)| rate > *best) {
-                    let tree = learned.clone().expect("aimed rounds have a tree");
-                    best_tree = Some((rate, tree, k));
-                }
-            }
+            let rate = round.hit_rate();
             rounds.push(round);
-            if phase == Phase::Aimed && full && f64::from(hits) >= config.goal * f64::from(ran) {
-                reached_goal = true;
-                break;
-            }
             if phase == Phase::Aimed {
-                let rate = f64::from(hits) / f64::from(ran.max(1));
+                // At least half a batch (a small language may not have a batch of new
+                // inputs left) for a round to count toward the goal.
+                if 2 * ran as usize >= batch {
+                    if best_tree.as_ref().is_none_or(|(best, _, _)| rate > *best) {
+                        let tree = learned.take().expect("aimed rounds have a tree");
+                        best_tree = Some((rate, tree, k));
+                    }
+                    if f64::from(hits) >= config.goal * f64::from(ran) {
+                        reached_goal = true;
+                        break;
+                    }
+                }
                 if rate > best_rate + PLATEAU_MARGIN {
                     (best_rate, stalled) = (rate, 0);
                 } else {
@@ -460,6 +449,12 @@ impl Refiner<'_, '_> {
             Some((_, tree, k)) => (Some(tree), k),
             None => (training.learn(location, config.learn, 0), k),
         };
+        let added = training
+            .texts
+            .split_off(given)
+            .into_iter()
+            .zip(training.covered.split_off(given))
+            .collect();
         Ok(Refined {
             location,
             rounds,

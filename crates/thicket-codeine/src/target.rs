@@ -117,10 +117,16 @@ struct Search<'a, 'g> {
     reaches: FxHashMap<(u32, u32), bool>,
     /// Fills the slots a mutation opens in an exemplar.
     mutator: &'a Generator<'g>,
-    /// The constraint's exemplars (covering inputs that reach its leaf) as parsed,
-    /// and their texts; empty if it has none or none parses.
-    exemplars: Vec<DerivationTree>,
-    exemplar_texts: FxHashSet<Vec<u8>>,
+    /// The constraint's exemplars as parsed.
+    exemplars: &'a ParsedExemplars,
+}
+
+/// A constraint's exemplars (covering inputs that reach its leaf) as parsed, and their
+/// texts; empty if it has none or none parses.
+#[derive(Default)]
+struct ParsedExemplars {
+    trees: Vec<DerivationTree>,
+    texts: FxHashSet<Vec<u8>>,
 }
 
 /// A repetition grown in an exemplar makes it at most this many times as long (plus
@@ -297,12 +303,12 @@ impl Search<'_, '_> {
     /// of a repetition repeated) that differs from every exemplar and violates no
     /// condition: the first of up to `tries`, `None` if none does.
     fn mutant(&self, rng: &mut GenRng, tries: u32, stats: &mut TargetStats) -> Option<Queued> {
-        if self.exemplars.is_empty() {
+        let exemplars = &self.exemplars.trees;
+        if exemplars.is_empty() {
             return None;
         }
-        let donors: Vec<&DerivationTree> = self.exemplars.iter().collect();
         for attempt in 0..tries.max(1) as usize {
-            let parent = &self.exemplars[below(rng, self.exemplars.len() as u32) as usize];
+            let parent = &exemplars[below(rng, exemplars.len() as u32) as usize];
             let budget = MUTANT_GROWTH * parent.bytes().len() + MUTANT_SLACK;
             // One mutation: a stack of them keeps too little of the exemplar.
             let grammar = self.mutator.grammar();
@@ -310,7 +316,7 @@ impl Search<'_, '_> {
                 0 => thicket_mutate::splice(
                     self.mutator,
                     parent,
-                    donors[below(rng, donors.len() as u32) as usize],
+                    &exemplars[below(rng, exemplars.len() as u32) as usize],
                     rng,
                 ),
                 1 => thicket_mutate::repeat(grammar, parent, budget, rng),
@@ -322,7 +328,7 @@ impl Search<'_, '_> {
                 continue;
             };
             stats.candidates += 1;
-            if self.exemplar_texts.contains(tree.bytes()) {
+            if self.exemplars.texts.contains(tree.bytes()) {
                 continue;
             }
             let q = self.queued(tree, attempt);
@@ -415,6 +421,32 @@ pub fn generate_targeted(
     count: usize,
     tries: u32,
 ) -> (Vec<DerivationTree>, TargetStats) {
+    let (aimed, stats) = aimed_inputs(
+        generator,
+        graph,
+        features,
+        constraints,
+        k,
+        seed,
+        count,
+        tries,
+    );
+    (aimed.into_iter().map(|(tree, _)| tree).collect(), stats)
+}
+
+/// [`generate_targeted`]'s inputs, each with whether it satisfies its constraint (as
+/// the search found, so that a caller need not read its paths again).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn aimed_inputs(
+    generator: &Generator<'_>,
+    graph: &KPathGraph,
+    features: &[Vec<u32>],
+    constraints: &[PathConstraint],
+    k: usize,
+    seed: u64,
+    count: usize,
+    tries: u32,
+) -> (Vec<(DerivationTree, bool)>, TargetStats) {
     let steering = PathSteering::new(generator.grammar(), graph);
     let mut stats = TargetStats::default();
     let mut out = Vec::with_capacity(count);
@@ -429,44 +461,45 @@ pub fn generate_targeted(
         .flatten();
     // Mutants' new subtrees are closed off with the paper's uniform choices (small
     // ones), whatever the generator's policy: a mutant should keep most of its exemplar.
-    let uniform = parser.as_ref().and_then(|_| {
-        let config = GenConfig {
-            policy: ChoicePolicy::Uniform,
-            ..generator.config()
-        };
-        Generator::new(generator.grammar(), config).ok()
-    });
+    let uniform = (parser.is_some() && generator.config().policy != ChoicePolicy::Uniform)
+        .then(|| {
+            let config = GenConfig {
+                policy: ChoicePolicy::Uniform,
+                ..generator.config()
+            };
+            Generator::new(generator.grammar(), config).ok()
+        })
+        .flatten();
     let mutator = uniform.as_ref().unwrap_or(generator);
-    // The cycle repeats constraints: each distinct one's exemplars are parsed once.
-    let mut parsed: FxHashMap<&[String], Vec<DerivationTree>> = FxHashMap::default();
+    // The cycle repeats constraints: each distinct one's exemplars are parsed once,
+    // and its searches share them.
+    let mut parsed: FxHashMap<&[String], ParsedExemplars> = FxHashMap::default();
+    if let Some(parser) = &parser {
+        for constraint in constraints {
+            parsed.entry(&constraint.exemplars).or_insert_with(|| {
+                let trees: Vec<DerivationTree> = constraint
+                    .exemplars
+                    .iter()
+                    .filter_map(|text| Some(parser.parse(text.as_bytes()).ok()?.tree()))
+                    .collect();
+                let texts = trees.iter().map(|t| t.bytes().to_vec()).collect();
+                ParsedExemplars { trees, texts }
+            });
+        }
+    }
+    let none = ParsedExemplars::default();
     let mut searches: Vec<Search<'_, '_>> = constraints
         .iter()
-        .map(|constraint| {
-            let exemplars = match &parser {
-                Some(parser) => parsed
-                    .entry(&constraint.exemplars)
-                    .or_insert_with(|| {
-                        constraint
-                            .exemplars
-                            .iter()
-                            .filter_map(|text| Some(parser.parse(text.as_bytes()).ok()?.tree()))
-                            .collect()
-                    })
-                    .clone(),
-                None => Vec::new(),
-            };
-            Search {
-                generator,
-                graph,
-                steering: &steering,
-                features,
-                constraint,
-                k,
-                reaches: FxHashMap::default(),
-                mutator,
-                exemplar_texts: exemplars.iter().map(|t| t.bytes().to_vec()).collect(),
-                exemplars,
-            }
+        .map(|constraint| Search {
+            generator,
+            graph,
+            steering: &steering,
+            features,
+            constraint,
+            k,
+            reaches: FxHashMap::default(),
+            mutator,
+            exemplars: parsed.get(&constraint.exemplars[..]).unwrap_or(&none),
         })
         .collect();
     for i in 0..count {
@@ -477,12 +510,13 @@ pub fn generate_targeted(
             Some(found) => found,
             None => search.run(&mut rng, tries, &mut stats),
         };
-        if found.violations == 0 {
+        let satisfied = found.violations == 0;
+        if satisfied {
             stats.satisfied += 1;
         } else {
             stats.unsatisfied += 1;
         }
-        out.push(found.tree);
+        out.push((found.tree, satisfied));
     }
     (out, stats)
 }
@@ -547,18 +581,7 @@ mod tests {
         let grammar = thicket_grammar::load_spec_text("t.fan", SPEC).unwrap();
         let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
         let graph = KPathGraph::new(&grammar);
-        // Features: every 2-path ending in a terminal.
-        let mut features: Vec<Vec<u32>> = Vec::new();
-        for id in grammar.expr_ids() {
-            let x = id.index() as u32;
-            if graph.is_node(id) && is_rule(&generator, id) {
-                for &s in graph.successors(x) {
-                    if !is_rule(&generator, ExprId::from_index(s as usize)) {
-                        features.push(vec![x, s]);
-                    }
-                }
-            }
-        }
+        let features = leaf_features(&generator, &graph);
         let text_of = |f: &Vec<u32>| {
             grammar
                 .display_expr(ExprId::from_index(f[1] as usize))

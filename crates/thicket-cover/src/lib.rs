@@ -29,8 +29,7 @@ mod summary;
 pub use pattern::PatternRenderer;
 pub use produce::{
     FINISH_TRIES, Finish, KPathProduction, PathSteering, SteeredTo, Stop, cover_k_paths,
-    cover_k_paths_until, cover_k_paths_with, k_path_stream, k_path_stream_until,
-    k_path_stream_with,
+    cover_k_paths_until, k_path_stream, k_path_stream_until,
 };
 pub use summary::{GenSummary, SUMMARY_K};
 

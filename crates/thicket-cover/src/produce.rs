@@ -41,7 +41,7 @@ pub struct KPathProduction {
     /// For l = 1..=k (at index l - 1), how many of them the trees cover (in the first
     /// round, for the stream).
     pub covered: Vec<usize>,
-    /// The l-paths the finishing step (see [`cover_k_paths_with`]) lost every time an
+    /// The l-paths the finishing step (see [`cover_k_paths_until`]) lost every time an
     /// input steered to them was finished.
     pub lost: Vec<Box<[u32]>>,
     /// Steered inputs the finishing step could not finish (dropped).
@@ -90,38 +90,22 @@ pub fn cover_k_paths(
     seed: u64,
     limit: usize,
 ) -> KPathProduction {
-    cover_k_paths_with(generator, graph, k, seed, limit, None, &mut |tree, _| {
-        Some(tree)
-    })
-}
-
-/// [`cover_k_paths`] where each input is finished (e.g. repaired to satisfy
-/// constraints) before its paths are counted, so that the paths covered are those of
-/// the finished inputs: a path a finished input lost is steered to again, up to four
-/// times, then reported in `lost`. No input is begun after `deadline`
-/// ([`KPathProduction::timed_out`]).
-pub fn cover_k_paths_with(
-    generator: &Generator<'_>,
-    graph: &KPathGraph,
-    k: usize,
-    seed: u64,
-    limit: usize,
-    deadline: Option<Instant>,
-    finish: &mut Finish<'_>,
-) -> KPathProduction {
-    produce(
+    cover_k_paths_until(
         generator,
         graph,
         k,
         seed,
         limit,
-        false,
-        Stop::at(deadline),
-        finish,
+        Stop::at(None),
+        &mut |tree, _| Some(tree),
     )
 }
 
-/// [`cover_k_paths_with`], stopped as `stop` says.
+/// [`cover_k_paths`] where each input is finished (e.g. repaired to satisfy
+/// constraints) before its paths are counted, so that the paths covered are those of
+/// the finished inputs: a path a finished input lost is steered to again, up to four
+/// times, then reported in `lost`. No input is begun once `stop` says to stop
+/// ([`KPathProduction::timed_out`], [`KPathProduction::interrupted`]).
 pub fn cover_k_paths_until(
     generator: &Generator<'_>,
     graph: &KPathGraph,
@@ -146,35 +130,19 @@ pub fn k_path_stream(
     seed: u64,
     count: usize,
 ) -> KPathProduction {
-    k_path_stream_with(generator, graph, k, seed, count, None, &mut |tree, _| {
-        Some(tree)
-    })
-}
-
-/// [`k_path_stream`] with each input finished before its paths are counted, and no
-/// input begun after `deadline` (see [`cover_k_paths_with`]).
-pub fn k_path_stream_with(
-    generator: &Generator<'_>,
-    graph: &KPathGraph,
-    k: usize,
-    seed: u64,
-    count: usize,
-    deadline: Option<Instant>,
-    finish: &mut Finish<'_>,
-) -> KPathProduction {
-    produce(
+    k_path_stream_until(
         generator,
         graph,
         k,
         seed,
         count,
-        true,
-        Stop::at(deadline),
-        finish,
+        Stop::at(None),
+        &mut |tree, _| Some(tree),
     )
 }
 
-/// [`k_path_stream_with`], stopped as `stop` says.
+/// [`k_path_stream`] with each input finished before its paths are counted, and no
+/// input begun once `stop` says to stop (see [`cover_k_paths_until`]).
 pub fn k_path_stream_until(
     generator: &Generator<'_>,
     graph: &KPathGraph,

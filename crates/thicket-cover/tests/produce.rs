@@ -199,13 +199,13 @@ fn paths_a_finishing_step_loses_are_retried_then_reported() {
     let graph = KPathGraph::new(&grammar);
     let k = 3;
     let mut seen = 0u64;
-    let made = thicket_cover::cover_k_paths_with(
+    let made = thicket_cover::cover_k_paths_until(
         &generator,
         &graph,
         k,
         7,
         usize::MAX,
-        None,
+        thicket_cover::Stop::at(None),
         &mut |tree, n| {
             assert_eq!(n, seen, "finish numbers its inputs in order");
             seen += 1;
