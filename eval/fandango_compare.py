@@ -62,6 +62,7 @@ import json
 import os
 import queue
 import re
+import resource
 import shutil
 import signal
 import statistics
@@ -112,13 +113,15 @@ def log(msg):
 
 class Result:
     """A finished (or killed) subprocess: exit code (None if it was killed at its time
-    limit), wall time in seconds and its output (stdout and stderr together) as text."""
+    limit), wall time in seconds, CPU time in seconds (user and system, of the process
+    and every descendant it waited for) and its output (stdout and stderr together)."""
 
-    def __init__(self, rc, timed_out, wall, output):
+    def __init__(self, rc, timed_out, wall, output, cpu=None):
         self.rc = rc
         self.timed_out = timed_out
         self.wall = wall
         self.output = output
+        self.cpu = cpu
 
     def ok(self):
         return self.rc == 0 and not self.timed_out
@@ -131,8 +134,17 @@ def kill_group(proc):
         pass
 
 
+def children_cpu():
+    """CPU seconds (user + system) of this script's finished, waited-for descendants."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run(cmd, timeout, cwd=None, env=None):
-    """Runs cmd in its own process group; at the time limit the whole group is killed."""
+    """Runs cmd in its own process group; at the time limit the whole group is killed.
+    Its CPU time is the growth of children_cpu() across the run, so runs must not
+    overlap (this script runs one command at a time)."""
+    cpu_before = children_cpu()
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -152,7 +164,8 @@ def run(cmd, timeout, cwd=None, env=None):
         timed_out = True
     wall = time.monotonic() - start
     text = out.decode("utf-8", errors="replace") if out else ""
-    return Result(None if timed_out else proc.returncode, timed_out, wall, text)
+    cpu = children_cpu() - cpu_before
+    return Result(None if timed_out else proc.returncode, timed_out, wall, text, cpu)
 
 
 def first_error_line(text, limit=200):
@@ -811,8 +824,9 @@ def speed(args, ctx):
     log(f"wrote {args.out}/speed.md and speed.json")
 
 
-def side_figures(files, verdicts, wall, startup):
-    """valid/s over the whole process and without start-up; size and distinctness."""
+def side_figures(files, verdicts, wall, startup, cpu=None):
+    """valid/s over the whole process and without start-up, valid inputs per CPU second
+    of the whole process (its descendants included); size and distinctness."""
     contents = read_inputs(files)
     valid = [c for f, c in zip(files, contents) if verdicts is not None and verdicts.get(f) is None]
     figures = {
@@ -820,6 +834,8 @@ def side_figures(files, verdicts, wall, startup):
         "valid": len(valid) if verdicts is not None else None,
         "wall_s": round(wall, 3),
         "valid_per_s": rate(len(valid), wall) if verdicts is not None else None,
+        "cpu_s": round(cpu, 3) if cpu is not None else None,
+        "valid_per_cpu_s": rate(len(valid), cpu) if verdicts is not None and cpu else None,
         "mean_size": round(sum(map(len, valid)) / len(valid), 1) if valid else None,
         "distinct": round(len(set(valid)) / len(valid), 3) if valid else None,
         "mean_size_all": round(sum(map(len, contents)) / len(contents), 1) if contents else None,
@@ -862,7 +878,7 @@ def speed_run(args, ctx, spec, count, seed):
                                               args.parse_timeout, args.startup_timeout)
         if verdicts is None:
             record["fandango_judge_error"] = failure
-    fd = side_figures(files, verdicts, r.wall, startup)
+    fd = side_figures(files, verdicts, r.wall, startup, r.cpu)
     fd["timed_out"] = r.timed_out
     if not r.ok() and not r.timed_out:
         fd["error"] = f"exit {r.rc}: {first_error_line(r.output)}"
@@ -893,7 +909,7 @@ def speed_run(args, ctx, spec, count, seed):
                                                   args.parse_timeout, args.startup_timeout)
             if verdicts is None:
                 record["thicket_judge_error"] = failure
-        th = side_figures(files, verdicts, r.wall, None)
+        th = side_figures(files, verdicts, r.wall, None, r.cpu)
         th["timed_out"] = r.timed_out
         if not r.ok() and not r.timed_out:
             th["error"] = f"exit {r.rc}: {first_error_line(r.output)}"
@@ -915,7 +931,7 @@ def speed_run(args, ctx, spec, count, seed):
         record["thicket"] = th
         log(f"  seed {seed}: thicket valid {th['valid']}/{len(files)} in {r.wall:.3f} s, "
             f"{th['valid_per_s']} valid/s (own figure: {th.get('stats_inputs_per_s')} inputs/s)")
-        for key in ("valid_per_s", "valid_per_s_without_startup"):
+        for key in ("valid_per_s", "valid_per_s_without_startup", "valid_per_cpu_s"):
             a, b = th.get(key), fd.get(key)
             record[f"ratio_{key}"] = round(a / b, 2) if a is not None and b else None
     return record
@@ -928,14 +944,16 @@ def speed_summary(results):
         entry = {"spec": spec, "seeds": [r["seed"] for r in runs],
                  "count": runs[0]["count"] if runs else None}
         for side in ("fandango", "thicket"):
-            for key in ("valid_per_s", "valid_per_s_without_startup", "mean_size", "distinct",
+            for key in ("valid_per_s", "valid_per_s_without_startup", "valid_per_cpu_s",
+                        "mean_size", "distinct",
                         "valid", "generated", "second_judge_accepted"):
                 values = [r[side][key] for r in runs if side in r and r[side].get(key) is not None]
                 entry[f"{side}_{key}"] = median(values)
         entry["fandango_startup_s"] = median(
             [r["fandango_startup_s"] for r in runs if r.get("fandango_startup_s") is not None])
         entry["fandango_timed_out"] = sum(1 for r in runs if r.get("fandango", {}).get("timed_out"))
-        for key in ("ratio_valid_per_s", "ratio_valid_per_s_without_startup"):
+        for key in ("ratio_valid_per_s", "ratio_valid_per_s_without_startup",
+                    "ratio_valid_per_cpu_s"):
             values = [r[key] for r in runs if r.get(key) is not None]
             entry[f"{key}_median"] = median(values)
             entry[f"{key}_min"] = min(values) if values else None
@@ -956,13 +974,17 @@ def speed_markdown(summary, results, ctx, args):
            "medians over seeds. valid/s counts only inputs `fandango parse --validate` "
            "accepts; \"process\" is the wall time of the whole command (thicket's: the "
            f"median of {args.thicket_runs} runs), \"w/o start-up\" "
-           "subtracts Fandango's `-n 1` run and takes thicket's own --stats time.", "",
+           "subtracts Fandango's `-n 1` run and takes thicket's own --stats time; \"CPU\" "
+           "divides by the whole command's CPU time (user and system, with the processes "
+           "it waited for, such as thicket's Python runner), which a busy machine's "
+           "waiting for a core does not inflate.", "",
            "| spec | N | Fandango valid/s (process) | Fandango valid/s (w/o start-up) "
            "| Fandango start-up (s) | Fandango valid | Fandango mean size (B) | Fandango distinct "
            "| thicket valid/s (process) | thicket valid/s (w/o start-up) | thicket valid "
            "| thicket mean size (B) | thicket distinct | ratio (process) median / min "
-           "| ratio (w/o start-up) median / min | 2nd judge accepts: Fandango's / thicket's |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| ratio (w/o start-up) median / min | Fandango / thicket valid per CPU s "
+           "| ratio (CPU) median / min | 2nd judge accepts: Fandango's / thicket's |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for e in summary:
         timed = f" ({e['fandango_timed_out']} cut at time limit)" if e["fandango_timed_out"] else ""
         out.append("| " + " | ".join([
@@ -977,6 +999,8 @@ def speed_markdown(summary, results, ctx, args):
             f"{f(e['ratio_valid_per_s_median'])} / {f(e['ratio_valid_per_s_min'])}",
             f"{f(e['ratio_valid_per_s_without_startup_median'])} / "
             f"{f(e['ratio_valid_per_s_without_startup_min'])}",
+            f"{f(e['fandango_valid_per_cpu_s'])} / {f(e['thicket_valid_per_cpu_s'])}",
+            f"{f(e['ratio_valid_per_cpu_s_median'])} / {f(e['ratio_valid_per_cpu_s_min'])}",
             f"{JUDGE_OF.get(e['spec'], '–')}: {f(e['fandango_second_judge_accepted'])}"
             f"/{f(e['fandango_generated'])} / {f(e['thicket_second_judge_accepted'])}"
             f"/{f(e['thicket_generated'])}",
