@@ -486,12 +486,9 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::USAGE);
     }
-    let packed = match input_grammar.encoding(Default::default()) {
+    let packed = match crate::shared::encoding_for(&spec, &input_grammar) {
         Ok(packed) => packed,
-        Err(e) => {
-            eprintln!("error: {}: {e}", spec.source.name());
-            return Ok(exit::FAILURE);
-        }
+        Err(code) => return Ok(code),
     };
     let seed = campaign_seed(args.seed, args.resume, &args.out_dir());
     let seeds = if kind.learns() {

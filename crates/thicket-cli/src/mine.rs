@@ -223,12 +223,9 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
         Ok(reader) => reader,
         Err(code) => return Ok(code),
     };
-    let encoding = match input_grammar.encoding(ParseConfig::default()) {
+    let encoding = match crate::shared::encoding_for(&spec, &input_grammar) {
         Ok(encoding) => encoding,
-        Err(e) => {
-            eprintln!("error: {}: {e}", spec.source.name());
-            return Ok(exit::FAILURE);
-        }
+        Err(code) => return Ok(code),
     };
     // A tree whose bits fill no whole byte is no input: the program accepts none.
     let accepts = |judge: &mut Judge, tree: &DerivationTree| match &encoding {

@@ -87,12 +87,9 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         Ok(grammar) => grammar,
         Err(code) => return Ok(code),
     };
-    let encoding = match input_grammar.encoding(Default::default()) {
+    let encoding = match crate::shared::encoding_for(&spec, &input_grammar) {
         Ok(encoding) => encoding,
-        Err(e) => {
-            eprintln!("error: {}: {e}", spec.source.name());
-            return Ok(exit::FAILURE);
-        }
+        Err(code) => return Ok(code),
     };
     let what = args.failing.display().to_string();
     let mut events = |event: ReduceEvent<'_>| print_event(&what, input.len(), event);
@@ -103,13 +100,12 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
                 tree: encoding.unpacker.parse(&input),
                 encoding,
             };
-            let (limits, seed) = (limits, args.seed);
             reduce_encoded(
                 &spec.grammar,
                 &mut judge,
                 encoded,
                 limits,
-                seed,
+                args.seed,
                 args.bytes,
                 &mut events,
             )?

@@ -120,6 +120,18 @@ pub fn reader_for<'g>(
     })
 }
 
+/// How trees stand for the spec's inputs when they pack bit fields into bytes (`None`:
+/// as their text), or the exit code after reporting why they cannot be read.
+pub fn encoding_for<'g>(
+    spec: &thicket_grammar::Spec,
+    grammar: &'g InputGrammar<'_>,
+) -> Result<Option<thicket_fandango::PackedBits<'g>>, u8> {
+    grammar.encoding(ParseConfig::default()).map_err(|e| {
+        eprintln!("error: {}: {e}", spec.source.name());
+        exit::FAILURE
+    })
+}
+
 /// `-j`: the worker threads of a command that works in parallel.
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct JobsArgs {

@@ -111,33 +111,38 @@ impl<'g> InputReader<'g> {
     ) -> Result<Coverage, ParseError> {
         let is_node = |x: u32| graph.is_node(ExprId::from_index(x as usize));
         let mut own = Coverage::new(max_k);
-        let paths = match self {
+        // Each input is parsed once: the paths of every parse are taken from the chart,
+        // else the one tree.
+        let tree = match self {
             InputReader::Text(parser) => {
                 let parsed = parser.parse(input)?;
                 if all_parses && !parsed.known_unambiguous() {
-                    Some(parsed.paths_in_any_parse(is_node, max_k))
-                } else {
-                    let tree = parsed.tree();
-                    // The chart's memory is free again before coverage needs its own.
-                    drop(parsed);
-                    own.add_tree(graph, &tree);
-                    None
+                    own.add_paths(parsed.paths_in_any_parse(is_node, max_k));
+                    return Ok(own);
+                }
+                // The chart's memory is free again (at the end of this arm) before
+                // coverage needs its own.
+                parsed.tree()
+            }
+            InputReader::Bits(unpacker) if all_parses => {
+                let parse = unpacker.with_parse(input, |parsed| {
+                    if parsed.known_unambiguous() {
+                        Err(parsed.tree())
+                    } else {
+                        Ok(parsed.paths_in_any_parse(is_node, max_k))
+                    }
+                })?;
+                match parse {
+                    Ok(paths) => {
+                        own.add_paths(paths);
+                        return Ok(own);
+                    }
+                    Err(unpacked) => unpacker.repack(&unpacked, input)?,
                 }
             }
-            InputReader::Bits(unpacker) => unpacker.with_parse(input, |parsed| {
-                (all_parses && !parsed.known_unambiguous())
-                    .then(|| parsed.paths_in_any_parse(is_node, max_k))
-            })?,
+            InputReader::Bits(unpacker) => unpacker.parse(input)?,
         };
-        match paths {
-            Some(paths) => {
-                own.add_paths(paths);
-            }
-            None if matches!(self, InputReader::Bits(_)) => {
-                own.add_tree(graph, &self.read(input)?);
-            }
-            None => {}
-        }
+        own.add_tree(graph, &tree);
         Ok(own)
     }
 
@@ -198,5 +203,23 @@ mod tests {
         let reader = grammar.reader(ParseConfig::default()).unwrap();
         assert_eq!(reader.read(b"aa").unwrap().bytes(), b"aa");
         assert_eq!(reader.with_parse(b"a", |r| r.tree().len()).unwrap(), 3);
+    }
+
+    #[test]
+    fn coverage_of_a_packed_input_is_its_trees_whether_or_not_all_parses_are_asked() {
+        let bits = spec("<start> ::= <flag> <bit>{7}\n<flag> ::= <bit>\n");
+        let grammar = InputGrammar::new(&bits).unwrap();
+        let reader = grammar.reader(ParseConfig::default()).unwrap();
+        let graph = KPathGraph::new(&bits.grammar);
+        let mut by_tree = Coverage::new(3);
+        by_tree.add_tree(&graph, &reader.read(b"A").unwrap());
+        for all_parses in [false, true] {
+            let own = reader.coverage(&graph, b"A", 3, all_parses).unwrap();
+            for k in 1..=3 {
+                assert_eq!(own.covered(k), by_tree.covered(k), "k {k}, {all_parses}");
+            }
+        }
+        assert!(by_tree.covered(3) > 0);
+        assert!(reader.coverage(&graph, b"", 3, false).is_err());
     }
 }

@@ -536,24 +536,16 @@ pub fn reduce(
     bytes: bool,
     events: &mut dyn FnMut(ReduceEvent<'_>),
 ) -> Result<Option<Reduced>, crate::FuzzError> {
-    let Some(key) = failure_key(judge, input)? else {
-        return Ok(None);
-    };
-    events(ReduceEvent::Fails { key: &key });
-    let parser = Parser::new(grammar, Default::default())
-        .map_err(|e| crate::FuzzError::Campaign(e.to_string()))?;
-    let start = Start {
+    shrink(
         grammar,
+        judge,
         input,
-        key,
-        tree: parser
-            .parse(input)
-            .map(|parsed| parsed.tree())
-            .map_err(Some),
-        parser: Some(&parser),
-        encoding: None,
-    };
-    shrink(start, judge, limits, seed, bytes, events)
+        Reading::Text,
+        limits,
+        seed,
+        bytes,
+        events,
+    )
 }
 
 /// An input that is an encoding of its tree (Fandango's bit fields packed into bytes),
@@ -580,19 +572,20 @@ pub fn reduce_encoded(
     bytes: bool,
     events: &mut dyn FnMut(ReduceEvent<'_>),
 ) -> Result<Option<Reduced>, crate::FuzzError> {
-    let Some(key) = failure_key(judge, encoded.input)? else {
-        return Ok(None);
-    };
-    events(ReduceEvent::Fails { key: &key });
-    let start = Start {
-        grammar,
-        input: encoded.input,
-        key,
+    let reading = Reading::Encoded {
         tree: encoded.tree.map_err(Some),
-        parser: None,
-        encoding: Some(encoded.encoding),
+        encoding: encoded.encoding,
     };
-    shrink(start, judge, limits, seed, bytes, events)
+    shrink(
+        grammar,
+        judge,
+        encoded.input,
+        reading,
+        limits,
+        seed,
+        bytes,
+        events,
+    )
 }
 
 /// [`reduce`], or [`reduce_encoded`] with the tree `encoding` decodes: a campaign's
@@ -608,57 +601,51 @@ pub fn reduce_decoded(
     bytes: bool,
     events: &mut dyn FnMut(ReduceEvent<'_>),
 ) -> Result<Option<Reduced>, crate::FuzzError> {
-    let Some(encoding) = encoding else {
-        return reduce(grammar, judge, input, limits, seed, bytes, events);
-    };
-    let Some(key) = failure_key(judge, input)? else {
-        return Ok(None);
-    };
-    events(ReduceEvent::Fails { key: &key });
-    let start = Start {
-        grammar,
-        input,
-        key,
-        tree: encoding.decode(input).ok_or(None),
-        parser: None,
-        encoding: Some(encoding),
-    };
-    shrink(start, judge, limits, seed, bytes, events)
+    let reading = encoding.map_or(Reading::Text, Reading::Decoded);
+    shrink(grammar, judge, input, reading, limits, seed, bytes, events)
 }
 
-/// A failing input about to be reduced.
-struct Start<'a> {
-    grammar: &'a Grammar,
-    input: &'a [u8],
-    /// How it fails.
-    key: String,
-    /// Its tree, or why it has none.
-    /// Its tree, or why it has none (`None`: an encoding that does not say why).
-    tree: Result<DerivationTree, Option<thicket_parse::ParseError>>,
-    /// The parser that lets terminals' bytes be reduced.
-    parser: Option<&'a Parser<'a>>,
-    /// How trees stand for inputs, if not as their text.
-    encoding: Option<&'a dyn Encoding>,
+/// How a failing input's tree is read, once it is known to fail.
+enum Reading<'a> {
+    /// Parsed as text: the parser then reduces the terminals' bytes too.
+    Text,
+    /// Given by the caller, or why there is none (`None`: no reason given), the input
+    /// an encoding of it.
+    Encoded {
+        tree: Result<DerivationTree, Option<thicket_parse::ParseError>>,
+        encoding: &'a dyn Encoding,
+    },
+    /// Decoded by the encoding the input is in.
+    Decoded(&'a dyn Encoding),
 }
 
-/// Reduces a failing input through its tree if it has one (then bytes too with
-/// `bytes`), else by its bytes.
+/// Reduces `input` if it fails: through its tree if it has one, read as `reading` says
+/// (then bytes too with `bytes`), else by its bytes.
+#[allow(clippy::too_many_arguments)]
 fn shrink(
-    start: Start<'_>,
+    grammar: &Grammar,
     judge: &mut thicket_exec::Judge,
+    input: &[u8],
+    reading: Reading<'_>,
     limits: MinimizeLimits,
     seed: u64,
     bytes: bool,
     events: &mut dyn FnMut(ReduceEvent<'_>),
 ) -> Result<Option<Reduced>, crate::FuzzError> {
-    let Start {
-        grammar,
-        input,
-        key,
-        tree,
-        parser,
-        encoding,
-    } = start;
+    let Some(key) = failure_key(judge, input)? else {
+        return Ok(None);
+    };
+    events(ReduceEvent::Fails { key: &key });
+    let (parser, tree, encoding) = match reading {
+        Reading::Text => {
+            let parser = Parser::new(grammar, Default::default())
+                .map_err(|e| crate::FuzzError::Campaign(e.to_string()))?;
+            let tree = parser.parse(input).map(|parsed| parsed.tree());
+            (Some(parser), tree.map_err(Some), None)
+        }
+        Reading::Encoded { tree, encoding } => (None, tree, Some(encoding)),
+        Reading::Decoded(encoding) => (None, encoding.decode(input).ok_or(None), Some(encoding)),
+    };
     let generator = Generator::new(grammar, thicket_gen::GenConfig::default())
         .map_err(|e| crate::FuzzError::Campaign(e.to_string()))?;
     // Read before the minimiser borrows `events`: the tree, or why there is none.
@@ -688,7 +675,7 @@ fn shrink(
         }
         Ok(same)
     };
-    let mut minimizer = Minimizer::new(&generator, parser, test, limits, seed);
+    let mut minimizer = Minimizer::new(&generator, parser.as_ref(), test, limits, seed);
     if let Some(encoding) = encoding {
         minimizer = minimizer.with_encoding(encoding);
     }

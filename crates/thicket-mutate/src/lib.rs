@@ -375,11 +375,7 @@ pub fn mutate_leaf<R: Rng + ?Sized>(
     tree: &DerivationTree,
     rng: &mut R,
 ) -> Option<DerivationTree> {
-    let leaves = terminals(grammar, tree, |_| true);
-    let leaf = choose(rng, &leaves)?;
-    let mut text = tree.text(leaf).to_vec();
-    edit_bytes(rng, &mut text);
-    Some(with_terminal_text(grammar, tree, leaf, &text))
+    edit_leaf(grammar, tree, LeafEdits::default(), rng).map(|(mutant, _)| mutant)
 }
 
 /// One random edit of a terminal's bytes (see [`mutate_leaf`]).
@@ -462,25 +458,12 @@ pub fn edit_leaf<R: Rng + ?Sized>(
     edits: LeafEdits<'_>,
     rng: &mut R,
 ) -> Option<(DerivationTree, bool)> {
-    let Some(encoding) = edits.encoding else {
-        let mutant = if edits.text {
-            mutate_leaf_text(grammar, tree, rng)
-        } else {
-            mutate_leaf(grammar, tree, rng)
-        };
-        return mutant.map(|t| (t, false));
-    };
     let leaves = terminals(grammar, tree, |n| {
         !edits.text || std::str::from_utf8(tree.text(n)).is_ok()
     });
     let leaf = choose(rng, &leaves)?;
-    if let Some(texts) = encoding.leaf_texts(tree.expr(leaf)) {
-        let others: Vec<&[u8]> = texts
-            .iter()
-            .copied()
-            .filter(|&t| t != tree.text(leaf))
-            .collect();
-        let text = choose(rng, &others)?;
+    if let Some(texts) = edits.encoding.and_then(|e| e.leaf_texts(tree.expr(leaf))) {
+        let text = choose_where(rng, || texts.iter().copied(), |t| t != tree.text(leaf))?;
         return Some((with_terminal_text(grammar, tree, leaf, text), true));
     }
     let text = if edits.text {
@@ -550,12 +533,11 @@ pub fn mutate_leaf_text<R: Rng + ?Sized>(
     tree: &DerivationTree,
     rng: &mut R,
 ) -> Option<DerivationTree> {
-    let leaves = terminals(grammar, tree, |n| std::str::from_utf8(tree.text(n)).is_ok());
-    let leaf = choose(rng, &leaves)?;
-    let mut chars: Vec<char> = std::str::from_utf8(tree.text(leaf)).ok()?.chars().collect();
-    edit_chars(rng, &mut chars);
-    let text: String = chars.into_iter().collect();
-    Some(with_terminal_text(grammar, tree, leaf, text.as_bytes()))
+    let edits = LeafEdits {
+        text: true,
+        encoding: None,
+    };
+    edit_leaf(grammar, tree, edits, rng).map(|(mutant, _)| mutant)
 }
 
 /// One random edit of a terminal's characters (see [`mutate_leaf_text`]).
@@ -766,10 +748,7 @@ mod tests {
                 &[],
                 600,
                 true,
-                LeafEdits {
-                    text: false,
-                    encoding: None,
-                },
+                LeafEdits::default(),
                 &mut rng,
             );
             let by_paths = tree

@@ -114,7 +114,7 @@ pub struct Coverage {
 /// between batches.
 const COVER_BATCH: usize = 256;
 
-/// The coverage of `inputs` (each parsed by `parser`) for k-paths up to `k`; the first
+/// The coverage of `inputs` (each read by `reader`) for k-paths up to `k`; the first
 /// input outside the language raises `ParseError`, its message naming it.
 pub fn cover(
     py: Python<'_>,
@@ -133,10 +133,9 @@ pub fn cover(
                     .par_iter()
                     .enumerate()
                     .map(|(i, input)| {
-                        let tree = reader.tree(input).map_err(|e| (b * COVER_BATCH + i, e))?;
-                        let mut own = PathCoverage::new(k);
-                        own.add_tree(&graph, &tree);
-                        Ok(own)
+                        reader
+                            .coverage(&graph, input, k)
+                            .map_err(|e| (b * COVER_BATCH + i, e))
                     })
                     .collect()
             });

@@ -114,6 +114,16 @@ impl Reader {
     fn tree(&self, input: &[u8]) -> Result<thicket_tree::DerivationTree, RustParseError> {
         self.with_dependent(|_, reader| reader.read(input))
     }
+
+    /// The k-path coverage of `input`'s tree for paths up to `max_k` long.
+    fn coverage(
+        &self,
+        graph: &thicket_cover::KPathGraph,
+        input: &[u8],
+        max_k: usize,
+    ) -> Result<thicket_cover::Coverage, RustParseError> {
+        self.with_dependent(|_, reader| reader.coverage(graph, input, max_k, false))
+    }
 }
 
 /// A compiled spec: its grammar, constraints, goals and generators.
