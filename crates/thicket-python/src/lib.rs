@@ -120,6 +120,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
+use thicket_constraint::host::judge_then_text;
 pub use thicket_constraint::host::{Host, HostArg, HostError, HostExpr, Judged};
 use thicket_grammar::{Expr, Grammar};
 use thicket_tree::{DerivationTree, NodeId};
@@ -1175,10 +1176,7 @@ impl Host for PythonHost {
         args: &[HostArg],
     ) -> Judged {
         let Some(joint) = joint else {
-            let verdict = self.eval_bool(expr, tree, grammar, args);
-            let text =
-                matches!(verdict, Ok(false)).then(|| self.eval_text(value, tree, grammar, args));
-            return (verdict, text);
+            return judge_then_text(self, expr, value, tree, grammar, args);
         };
         let reply = self
             .evaluate(Mode::Judge, joint, tree, grammar, &[args])
