@@ -485,6 +485,11 @@ fn error(message: String) -> HostError {
     HostError { message }
 }
 
+/// A result missing from the runner's reply.
+fn no_result() -> HostError {
+    error("the Python runner sent no result".into())
+}
+
 /// The seed of generator call `call` under `seed` (splitmix64 of both).
 fn call_seed(seed: u64, call: u64) -> u64 {
     fn mix(mut z: u64) -> u64 {
@@ -608,10 +613,7 @@ impl PythonHost {
         grammar: &Grammar,
         args: &[HostArg],
     ) -> Result<PyValue, HostError> {
-        let reply = self
-            .evaluate(Mode::Value, expr, tree, grammar, &[args])
-            .pop()
-            .unwrap_or_else(|| Err(error("the Python runner sent no result".into())))?;
+        let reply = self.evaluate_one(Mode::Value, expr, tree, grammar, args)?;
         self.judge_value(Mode::Value, expr, reply)
     }
 
@@ -646,7 +648,7 @@ impl PythonHost {
                     .ask(&[request])?
                     .pop()
                     .and_then(|a| a.replies.into_iter().next())
-                    .ok_or_else(|| error("the Python runner sent no result".into()))?;
+                    .ok_or_else(no_result)?;
                 self.keep(key, &reply);
                 reply
             }
@@ -674,7 +676,7 @@ impl PythonHost {
         };
         self.generate_many(&[call])
             .pop()
-            .unwrap_or_else(|| Err(error("the Python runner sent no result".into())))
+            .unwrap_or_else(|| Err(no_result()))
     }
 
     /// Runs several generator calls (each as [`PythonHost::generate`] runs it) in one
@@ -714,7 +716,7 @@ impl PythonHost {
                         let expr = calls[*i].expr;
                         results[*i] = Some(match answer.replies.into_iter().next() {
                             Some(reply) => self.judge_value(Mode::Generate, expr, reply),
-                            None => Err(error("the Python runner sent no result".into())),
+                            None => Err(no_result()),
                         });
                     }
                 }
@@ -727,7 +729,7 @@ impl PythonHost {
         }
         results
             .into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(error("the Python runner sent no result".into()))))
+            .map(|r| r.unwrap_or_else(|| Err(no_result())))
             .collect()
     }
 
@@ -841,8 +843,22 @@ impl PythonHost {
         }
         results
             .into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(error("the Python runner sent no result".into()))))
+            .map(|r| r.unwrap_or_else(|| Err(no_result())))
             .collect()
+    }
+
+    /// [`PythonHost::evaluate`] with one binding.
+    fn evaluate_one(
+        &self,
+        mode: Mode,
+        expr: &HostExpr,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Result<Reply, HostError> {
+        self.evaluate(mode, expr, tree, grammar, &[args])
+            .pop()
+            .unwrap_or_else(|| Err(no_result()))
     }
 
     /// Fills in the results of `groups`' bindings (indices into `bindings`, over the
@@ -1151,9 +1167,8 @@ impl Host for PythonHost {
         grammar: &Grammar,
         args: &[HostArg],
     ) -> Result<bool, HostError> {
-        self.eval_bool_many(expr, tree, grammar, &[args])
-            .pop()
-            .unwrap_or_else(|| Err(error("no result".into())))
+        self.evaluate_one(Mode::Bool, expr, tree, grammar, args)
+            .and_then(|reply| self.judge_bool(expr, reply))
     }
 
     fn eval_text(
@@ -1178,10 +1193,7 @@ impl Host for PythonHost {
         let Some(joint) = joint else {
             return judge_then_text(self, expr, value, tree, grammar, args);
         };
-        let reply = self
-            .evaluate(Mode::Judge, joint, tree, grammar, &[args])
-            .pop()
-            .unwrap_or_else(|| Err(error("the Python runner sent no result".into())));
+        let reply = self.evaluate_one(Mode::Judge, joint, tree, grammar, args);
         // Errors name the comparison as written, not the joint expression.
         match reply {
             Ok(Reply::FalseWith(reply)) => {
