@@ -109,7 +109,7 @@ pub trait Host: Send + Sync {
     /// side in one expression, a pair `(verdict, value)` evaluating the value side
     /// once (see [`crate::fandango::Assignment::joint`]): a host that can use it
     /// evaluates that instead of both. By default `expr` is judged, then `value`
-    /// evaluated where it is false.
+    /// evaluated where it is false ([`judge_then_text`]).
     fn eval_bool_then_text(
         &self,
         expr: &HostExpr,
@@ -120,10 +120,24 @@ pub trait Host: Send + Sync {
         args: &[HostArg],
     ) -> Judged {
         let _ = joint;
-        let verdict = self.eval_bool(expr, tree, grammar, args);
-        let text = matches!(verdict, Ok(false)).then(|| self.eval_text(value, tree, grammar, args));
-        (verdict, text)
+        judge_then_text(self, expr, value, tree, grammar, args)
     }
+}
+
+/// [`Host::eval_bool_then_text`] in two evaluations: `expr` judged, then `value`'s text
+/// where it is false. What a host does without a joint expression, or one it cannot
+/// use.
+pub fn judge_then_text<H: Host + ?Sized>(
+    host: &H,
+    expr: &HostExpr,
+    value: &HostExpr,
+    tree: &DerivationTree,
+    grammar: &Grammar,
+    args: &[HostArg],
+) -> Judged {
+    let verdict = host.eval_bool(expr, tree, grammar, args);
+    let text = matches!(verdict, Ok(false)).then(|| host.eval_text(value, tree, grammar, args));
+    (verdict, text)
 }
 
 /// A comparison's verdict and, where it is false, the text of the value a repair

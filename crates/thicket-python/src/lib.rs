@@ -120,6 +120,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
+use thicket_constraint::host::judge_then_text;
 pub use thicket_constraint::host::{Host, HostArg, HostError, HostExpr, Judged};
 use thicket_grammar::{Expr, Grammar};
 use thicket_tree::{DerivationTree, NodeId};
@@ -484,6 +485,11 @@ fn error(message: String) -> HostError {
     HostError { message }
 }
 
+/// A result missing from the runner's reply.
+fn no_result() -> HostError {
+    error("the Python runner sent no result".into())
+}
+
 /// The seed of generator call `call` under `seed` (splitmix64 of both).
 fn call_seed(seed: u64, call: u64) -> u64 {
     fn mix(mut z: u64) -> u64 {
@@ -607,10 +613,7 @@ impl PythonHost {
         grammar: &Grammar,
         args: &[HostArg],
     ) -> Result<PyValue, HostError> {
-        let reply = self
-            .evaluate(Mode::Value, expr, tree, grammar, &[args])
-            .pop()
-            .unwrap_or_else(|| Err(error("the Python runner sent no result".into())))?;
+        let reply = self.evaluate_one(Mode::Value, expr, tree, grammar, args)?;
         self.judge_value(Mode::Value, expr, reply)
     }
 
@@ -645,7 +648,7 @@ impl PythonHost {
                     .ask(&[request])?
                     .pop()
                     .and_then(|a| a.replies.into_iter().next())
-                    .ok_or_else(|| error("the Python runner sent no result".into()))?;
+                    .ok_or_else(no_result)?;
                 self.keep(key, &reply);
                 reply
             }
@@ -673,7 +676,7 @@ impl PythonHost {
         };
         self.generate_many(&[call])
             .pop()
-            .unwrap_or_else(|| Err(error("the Python runner sent no result".into())))
+            .unwrap_or_else(|| Err(no_result()))
     }
 
     /// Runs several generator calls (each as [`PythonHost::generate`] runs it) in one
@@ -713,7 +716,7 @@ impl PythonHost {
                         let expr = calls[*i].expr;
                         results[*i] = Some(match answer.replies.into_iter().next() {
                             Some(reply) => self.judge_value(Mode::Generate, expr, reply),
-                            None => Err(error("the Python runner sent no result".into())),
+                            None => Err(no_result()),
                         });
                     }
                 }
@@ -726,7 +729,7 @@ impl PythonHost {
         }
         results
             .into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(error("the Python runner sent no result".into()))))
+            .map(|r| r.unwrap_or_else(|| Err(no_result())))
             .collect()
     }
 
@@ -840,8 +843,22 @@ impl PythonHost {
         }
         results
             .into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(error("the Python runner sent no result".into()))))
+            .map(|r| r.unwrap_or_else(|| Err(no_result())))
             .collect()
+    }
+
+    /// [`PythonHost::evaluate`] with one binding.
+    fn evaluate_one(
+        &self,
+        mode: Mode,
+        expr: &HostExpr,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Result<Reply, HostError> {
+        self.evaluate(mode, expr, tree, grammar, &[args])
+            .pop()
+            .unwrap_or_else(|| Err(no_result()))
     }
 
     /// Fills in the results of `groups`' bindings (indices into `bindings`, over the
@@ -1150,9 +1167,8 @@ impl Host for PythonHost {
         grammar: &Grammar,
         args: &[HostArg],
     ) -> Result<bool, HostError> {
-        self.eval_bool_many(expr, tree, grammar, &[args])
-            .pop()
-            .unwrap_or_else(|| Err(error("no result".into())))
+        self.evaluate_one(Mode::Bool, expr, tree, grammar, args)
+            .and_then(|reply| self.judge_bool(expr, reply))
     }
 
     fn eval_text(
@@ -1175,15 +1191,9 @@ impl Host for PythonHost {
         args: &[HostArg],
     ) -> Judged {
         let Some(joint) = joint else {
-            let verdict = self.eval_bool(expr, tree, grammar, args);
-            let text =
-                matches!(verdict, Ok(false)).then(|| self.eval_text(value, tree, grammar, args));
-            return (verdict, text);
+            return judge_then_text(self, expr, value, tree, grammar, args);
         };
-        let reply = self
-            .evaluate(Mode::Judge, joint, tree, grammar, &[args])
-            .pop()
-            .unwrap_or_else(|| Err(error("the Python runner sent no result".into())));
+        let reply = self.evaluate_one(Mode::Judge, joint, tree, grammar, args);
         // Errors name the comparison as written, not the joint expression.
         match reply {
             Ok(Reply::FalseWith(reply)) => {

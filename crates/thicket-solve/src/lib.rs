@@ -25,19 +25,20 @@
 //!    ([`thicket_constraint::Evaluator`]) evaluates each constraint on the tree. For a
 //!    violated one, the planner ([`repair`]) walks the formula with the truth value it
 //!    needs and proposes edits from the instances that break it: a universal fixes every
-//!    failing instance (or, failing that, removes the instance by regenerating one of
-//!    its bound subtrees, or by dropping the repetition item that holds it; once a constraint has been violated in a few rounds of one
-//!    tree's repair, its fixes are not sticking and removal comes first); an existential first looks for an instance whose structure
-//!    already fits and fixes its atoms (ISLa's rules 11/12), otherwise it *inserts* a
-//!    subtree of the quantifier's type, built to match its match expression, by
-//!    self-embedding into a recursive rule or a repetition (rules 13/14); an `exists int`
-//!    tries the values the predicates propose. Atoms are solved natively: equality by
-//!    copying a subtree (or its text, parsed back as the other nonterminal), `str.len`
-//!    and `count` by generating a subtree of an exact length or number of needles
-//!    ([`measure`]), `str.to_int` and linear arithmetic by solving for one variable and
-//!    writing its digits, semantic predicates by their fixes (checksums, octal fields).
-//!    Anything else (a disequality, `str.in_re`, an atom no rule solves) is repaired by
-//!    regenerating one of its subtrees.
+//!    failing instance (or, failing that, removes the instance by regenerating one of its
+//!    bound subtrees, or by dropping the repetition item that holds it; once a constraint
+//!    has been violated in a few rounds of one tree's repair, its fixes are not sticking
+//!    and removal comes first); an existential first looks for an instance whose
+//!    structure already fits and fixes its atoms (ISLa's rules 11/12), otherwise it
+//!    *inserts* a subtree of the quantifier's type, built to match its match expression,
+//!    by self-embedding into a recursive rule or a repetition (rules 13/14); an
+//!    `exists int` tries the values the predicates propose. Atoms are solved natively:
+//!    equality by copying a subtree (or its text, parsed back as the other nonterminal),
+//!    `str.len` and `count` by generating a subtree of an exact length or number of
+//!    needles ([`measure`]), `str.to_int` and linear arithmetic by solving for one
+//!    variable and writing its digits, semantic predicates by their fixes (checksums,
+//!    octal fields). Anything else (a disequality, `str.in_re`, an atom no rule solves)
+//!    is repaired by regenerating one of its subtrees.
 //! 3. **Apply the edits** (disjoint subtrees, one pass) and check again, for at most
 //!    [`SolverConfig::max_rounds`] rounds; a tree that is still invalid is dropped and a
 //!    fresh one tried, up to [`SolverConfig::max_attempts`]. A tree is returned only

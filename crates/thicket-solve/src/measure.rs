@@ -286,13 +286,8 @@ impl MeasureTable {
     /// The sets of `expr` at `depth`, `None` past the greatest depth.
     fn get(&self, expr: ExprId, depth: u32) -> Option<&Sets> {
         let remaining = self.depth.checked_sub(depth as usize)?;
-        Some(match self.places[expr.index()] {
-            Place::Fixed(k) => &self.fixed[k as usize],
-            Place::Level(k) => {
-                let level = remaining.min(self.levels.len() - 1);
-                &self.levels[level][k as usize]
-            }
-        })
+        let level = &self.levels[remaining.min(self.levels.len() - 1)];
+        Some(pick(&self.places, &self.fixed, level, expr))
     }
 
     /// Whether a subtree of `expr` expanded at `depth` can have measure `value`
