@@ -490,7 +490,7 @@ class DerivationTree:
         self._kids = list(children or [])
         self._par = parent
         for child in self._kids:
-            if type(child) is not _Node:
+            if not isinstance(child, _Node):
                 child._par = self
 
     # -- structure --
@@ -807,7 +807,7 @@ class _Node(DerivationTree):
         while j < stop:
             n = nodes[j]
             if n is None:
-                n = nodes[j] = _Node(d, j)
+                n = nodes[j] = (_LeafNode if d.sym[j] < 0 else _RuleNode)(d, j)
             out.append(n)
             j = end[j]
         return out
@@ -891,6 +891,23 @@ class _Node(DerivationTree):
         return DerivationTree._contains_type(self, type_)
 
 
+class _RuleNode(_Node):
+    """A rule node of a tree thicket sent. What kind of node it is is a class
+    attribute, not a property: a spec walking a whole tree asks it of every node."""
+
+    __slots__ = ()
+    is_terminal = _FALSE
+    is_non_terminal = is_nonterminal = _TRUE
+
+
+class _LeafNode(_Node):
+    """A terminal node of a tree thicket sent (see `_RuleNode`)."""
+
+    __slots__ = ()
+    is_terminal = _TRUE
+    is_non_terminal = is_nonterminal = _FALSE
+
+
 class _TreeData:
     """One tree thicket sent, in preorder arrays (see `read_tree`)."""
 
@@ -899,7 +916,7 @@ class _TreeData:
     def node(self, i):
         n = self.nodes[i]
         if n is None:
-            n = self.nodes[i] = _Node(self, i)
+            n = self.nodes[i] = (_LeafNode if self.sym[i] < 0 else _RuleNode)(self, i)
         return n
 
     def kids(self, i):
@@ -1061,23 +1078,72 @@ PROTOCOL_NAMES = {
 }
 
 
+class _Lazy:
+    """A name of the spec's namespace whose object is made when spec code first uses
+    it (an attribute, a call, a base class, an `isinstance`), which then binds the name
+    to the object itself. Most specs use none of Fandango's I/O names, and importing
+    their modules (logging, socket, subprocess, uuid, ...) was a third of the CPU time
+    of starting a Python process."""
+
+    __slots__ = ("_namespace", "_name", "_make")
+
+    def __init__(self, namespace, name, make):
+        object.__setattr__(self, "_namespace", namespace)
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_make", make)
+
+    def _get(self):
+        value = self._make()
+        if self._namespace.get(self._name) is self:
+            self._namespace[self._name] = value
+        return value
+
+    def __getattr__(self, attr):
+        return getattr(self._get(), attr)
+
+    def __setattr__(self, attr, value):
+        setattr(self._get(), attr, value)
+
+    def __call__(self, *args, **kwargs):
+        return self._get()(*args, **kwargs)
+
+    def __instancecheck__(self, obj):
+        return isinstance(obj, self._get())
+
+    def __subclasscheck__(self, cls):
+        return issubclass(cls, self._get())
+
+    def __mro_entries__(self, bases):
+        return (self._get(),)
+
+    def __getitem__(self, item):
+        return self._get()[item]
+
+    def __eq__(self, other):
+        return self._get() == other
+
+    def __hash__(self):
+        return hash(self._get())
+
+    def __repr__(self):
+        return repr(self._get())
+
+
+def _module(name):
+    return lambda: __import__(name)
+
+
 def spec_namespace(first_file):
     """The global namespace of spec code: what Fandango puts there (its predicates and
-    the names its I/O module exports: modules such as `re`, `os`, `sys`, `time`)."""
+    the names its I/O module exports: modules such as `re`, `os`, `sys`, `time`). The
+    modules not imported already are imported on first use (`_Lazy`)."""
     import abc
     import enum
     import io
-    import logging
-    import select
-    import socket
-    import subprocess
-    import threading
     import time
-    import typing
-    import uuid
     from contextvars import ContextVar
 
-    return {
+    namespace = {
         "__name__": "__main__",
         "__file__": first_file,
         "__package__": None,
@@ -1090,27 +1156,32 @@ def spec_namespace(first_file):
         "get_index_within": get_index_within,
         "FandangoError": FandangoError,
         "FandangoValueError": FandangoValueError,
-        "LOGGER": logging.getLogger("fandango"),
         "enum": enum,
         "io": io,
-        "logging": logging,
         "os": os,
         "re": re,
-        "select": select,
-        "socket": socket,
-        "subprocess": subprocess,
         "sys": sys,
-        "threading": threading,
         "time": time,
         "ContextVar": ContextVar,
         "ABC": abc.ABC,
         "abstractmethod": abc.abstractmethod,
-        "IO": typing.IO,
-        "Hashable": typing.Hashable,
-        "Optional": typing.Optional,
-        "UUID": uuid.UUID,
-        "EnvKey": typing.Hashable,
     }
+    lazy = {
+        "LOGGER": lambda: __import__("logging").getLogger("fandango"),
+        "logging": _module("logging"),
+        "select": _module("select"),
+        "socket": _module("socket"),
+        "subprocess": _module("subprocess"),
+        "threading": _module("threading"),
+        "IO": lambda: __import__("typing").IO,
+        "Hashable": lambda: __import__("typing").Hashable,
+        "Optional": lambda: __import__("typing").Optional,
+        "EnvKey": lambda: __import__("typing").Hashable,
+        "UUID": lambda: __import__("uuid").UUID,
+    }
+    for name, make in lazy.items():
+        namespace[name] = _Lazy(namespace, name, make)
+    return namespace
 
 
 # ---- errors -----------------------------------------------------------------------------
