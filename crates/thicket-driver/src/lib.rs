@@ -15,7 +15,9 @@
 //!   bit by bit when the spec packs bit fields into bytes
 //!   ([`thicket_fandango::Unpacker`]), as its text otherwise;
 //! - [`files`]: the input files of a command (files, folders expanded in path order,
-//!   stdin), each read whole under a size cap.
+//!   stdin), each read whole under a size cap;
+//! - [`workers`]: a parallel fuzzing campaign, N campaign processes sharing their
+//!   finds through one folder, their figures combined.
 
 #![warn(missing_docs)]
 
@@ -23,6 +25,7 @@ pub mod files;
 mod load;
 mod produce;
 mod read;
+pub mod workers;
 
 pub use load::{Compiled, LoadError, SpecFile};
 pub use produce::{BuildError, InputProducer, MakerOptions, Makers};
