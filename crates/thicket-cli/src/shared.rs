@@ -2,7 +2,6 @@
 //! whole, the input reader and worker threads of commands that read inputs.
 
 use crate::exit;
-use crate::inputs::Input;
 use anyhow::Context;
 use std::time::Duration;
 use thicket_driver::{InputGrammar, InputReader};
@@ -68,31 +67,6 @@ pub fn seed_or_draw(seed: Option<u64>) -> u64 {
         eprintln!("thicket: using --seed {seed}");
         seed
     })
-}
-
-/// Inputs parsed in parallel at once: at most this many, and (by their file sizes) at
-/// most `BATCH_BYTES` of them, so that many or large inputs are never all held.
-const BATCH_INPUTS: usize = 256;
-const BATCH_BYTES: u64 = 64 << 20;
-
-/// Splits inputs into batches of at most `BATCH_INPUTS` and about `BATCH_BYTES`.
-pub fn batches(inputs: &[Input]) -> Vec<&[Input]> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut bytes = 0u64;
-    for (i, input) in inputs.iter().enumerate() {
-        let size = input.size_hint();
-        if i > start && (i - start >= BATCH_INPUTS || bytes + size > BATCH_BYTES) {
-            out.push(&inputs[start..i]);
-            start = i;
-            bytes = 0;
-        }
-        bytes += size;
-    }
-    if start < inputs.len() {
-        out.push(&inputs[start..]);
-    }
-    out
 }
 
 /// The grammar the spec's inputs are read with (bit by bit if they pack bit fields into
