@@ -11,6 +11,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use thicket_exec::CoverageKind;
+use thicket_fuzz::choice::StrategyChoice;
+use thicket_fuzz::whitebox::Search;
 use thicket_fuzz::{Campaign, FuzzConfig, Stats};
 use thicket_gen::Generator;
 
@@ -142,8 +144,9 @@ pub struct FuzzArgs {
     /// (random inputs of the grammar with the seeds' token counts). Same output layout
     /// for all; fdloop and evogfuzz also write OUT/generations.csv, the whitebox
     /// strategies OUT/whitebox.json.
-    #[arg(long, value_name = "NAME", default_value = "coverage", value_parser = strategy_name)]
-    strategy: StrategyArg,
+    #[arg(long, value_name = "NAME", default_value = "coverage",
+          value_parser = StrategyChoice::from_name)]
+    strategy: StrategyChoice,
 
     /// Seed inputs the learning strategies learn probabilities from (files or
     /// folders; inputs outside the grammar are skipped with a warning) [default: 100
@@ -217,38 +220,6 @@ pub struct FuzzArgs {
 
     #[command(flatten)]
     target: TargetArgs,
-}
-
-/// A `--strategy`: one of the campaign's strategies, or a whitebox search (a strategy
-/// of the same loop, see `thicket_fuzz::whitebox`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StrategyArg {
-    /// A strategy of the campaign's loop.
-    Campaign(thicket_fuzz::strategy::StrategyKind),
-    /// A generational search over token-level path conditions, or its baselines.
-    Whitebox(Search),
-}
-
-use thicket_fuzz::whitebox::Search;
-
-/// A `--strategy` name.
-fn strategy_name(text: &str) -> Result<StrategyArg, String> {
-    use thicket_fuzz::strategy::StrategyKind;
-    if let Some(kind) = StrategyKind::from_name(text) {
-        return Ok(StrategyArg::Campaign(kind));
-    }
-    if let Some((_, w)) = Search::ALL.iter().find(|(n, _)| *n == text) {
-        return Ok(StrategyArg::Whitebox(*w));
-    }
-    let names: Vec<&str> = StrategyKind::ALL
-        .iter()
-        .map(|(n, _)| *n)
-        .chain(Search::ALL.iter().map(|(n, _)| *n))
-        .collect();
-    Err(format!(
-        "unknown strategy `{text}`; one of {}",
-        names.join(", ")
-    ))
 }
 
 /// FdLoop's settings from the command line, or a usage error.
@@ -343,17 +314,6 @@ fn instance_name(text: &str) -> Result<String, String> {
 }
 
 impl FuzzArgs {
-    /// The --strategy's name.
-    fn strategy_name(&self) -> &'static str {
-        match self.strategy {
-            StrategyArg::Campaign(kind) => thicket_fuzz::strategy::StrategyKind::ALL
-                .iter()
-                .find(|(_, k)| *k == kind)
-                .map_or("coverage", |(n, _)| n),
-            StrategyArg::Whitebox(w) => w.op(),
-        }
-    }
-
     /// The campaign's output folder: -o, or DIR/NAME with --sync-dir.
     fn out_dir(&self) -> PathBuf {
         match (&self.output, &self.sync_dir, &self.name) {
@@ -378,10 +338,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     use thicket_fuzz::strategy::StrategyKind;
     // The whitebox searches run in the coverage campaign's loop (its output, stats,
     // budgets); the options of the other strategies do not apply.
-    let kind = match args.strategy {
-        StrategyArg::Campaign(kind) => kind,
-        StrategyArg::Whitebox(_) => StrategyKind::Coverage,
-    };
+    let kind = args.strategy.kind();
     let fdloop = match fdloop_config(&args) {
         Ok(config) => config,
         Err(e) => {
@@ -400,7 +357,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             if given {
                 eprintln!(
                     "error: {option} applies to --strategy coverage only, not to --strategy {}",
-                    args.strategy_name()
+                    args.strategy.name()
                 );
                 return Ok(exit::USAGE);
             }
@@ -453,7 +410,10 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             }
         );
     }
-    if matches!(args.strategy, StrategyArg::Whitebox(w) if w.needs_token_trace())
+    if args
+        .strategy
+        .search()
+        .is_some_and(Search::needs_token_trace)
         && args.target.tokenizer.is_none()
     {
         eprintln!(
@@ -462,8 +422,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::USAGE);
     }
-    if matches!(args.strategy, StrategyArg::Whitebox(_)) && (args.resume || args.sync_dir.is_some())
-    {
+    if args.strategy.search().is_some() && (args.resume || args.sync_dir.is_some()) {
         eprintln!("error: --resume and --sync-dir work with --strategy coverage only");
         return Ok(exit::USAGE);
     }
@@ -478,7 +437,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Ok(grammar) => grammar,
         Err(code) => return Ok(code),
     };
-    if input_grammar.packs_bits() && matches!(args.strategy, StrategyArg::Whitebox(_)) {
+    if input_grammar.packs_bits() && args.strategy.search().is_some() {
         eprintln!(
             "error: {} has bit fields; the whitebox searches put text tokens together \
              and do not pack bits (use --strategy coverage)",
@@ -540,8 +499,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     if let Some(solver) = &solver {
         campaign = campaign.with_solver(solver);
     }
-    let strategy: Option<Box<dyn thicket_fuzz::strategy::Strategy + '_>> = match args.strategy {
-        StrategyArg::Whitebox(search) => {
+    let whitebox = match args.strategy.search() {
+        Some(search) => {
             tokens = match crate::solve_tokens::tokens_of(&spec.grammar, &args.tokens) {
                 Ok(t) => t,
                 Err(e) => {
@@ -556,18 +515,19 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
                 stages: args.stage.clone(),
                 max_conditions: args.max_conditions,
             };
-            match thicket_fuzz::whitebox::WhiteboxSearch::new(&generator, &tokens, config, seed) {
-                Ok(search) => Some(Box::new(search)),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return Ok(exit::FAILURE);
-                }
-            }
+            Some((&tokens, config))
         }
-        StrategyArg::Campaign(StrategyKind::Coverage) => None,
-        StrategyArg::Campaign(kind) => Some(thicket_fuzz::strategy::make_strategy(
-            kind, &generator, &seeds, fdloop,
-        )),
+        None => None,
+    };
+    let strategy = match args
+        .strategy
+        .build(&generator, &seeds, fdloop, whitebox, seed)
+    {
+        Ok(strategy) => strategy,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(exit::FAILURE);
+        }
     };
     if let Some(strategy) = strategy {
         campaign = match campaign.with_strategy(strategy) {
@@ -630,7 +590,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         );
     }
     print_summary(&stats, &args.out_dir(), stop.load(Ordering::SeqCst));
-    if let StrategyArg::Whitebox(_) = args.strategy {
+    if args.strategy.search().is_some() {
         for line in thicket_fuzz::whitebox::summary_lines(&stats.strategy_stats) {
             eprintln!("thicket: {line}");
         }
