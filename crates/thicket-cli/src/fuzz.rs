@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use thicket_driver::Skipped;
 use thicket_exec::CoverageKind;
 use thicket_fuzz::choice::StrategyChoice;
 use thicket_fuzz::whitebox::Search;
@@ -266,16 +267,14 @@ fn seed_trees(
     }
     .collect_or_report(false)?;
     let reader = crate::shared::reader_for(spec, input_grammar, Default::default())?;
-    let mut trees = Vec::new();
-    for input in &inputs {
-        match input.read(crate::inputs::DEFAULT_MAX_INPUT_SIZE) {
-            Ok(bytes) => match reader.read(&bytes) {
-                Ok(tree) => trees.push(tree),
-                Err(e) => eprintln!("warning: seed {}:{e}; skipped", input.name()),
-            },
-            Err(e) => eprintln!("warning: seed {e}; skipped"),
+    let max = crate::inputs::DEFAULT_MAX_INPUT_SIZE;
+    let trees = reader.read_files(&inputs, max, &mut |input, skipped| {
+        match skipped {
+            Skipped::Unreadable(e) => eprintln!("warning: seed {e}; skipped"),
+            Skipped::Rejected(e) => eprintln!("warning: seed {}:{e}; skipped", input.name()),
         }
-    }
+        Ok::<(), u8>(())
+    })?;
     if trees.is_empty() {
         eprintln!("error: no seed input is in the grammar's language: nothing to learn from");
         return Err(exit::FAILURE);

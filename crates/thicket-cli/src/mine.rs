@@ -10,6 +10,7 @@ use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
+use thicket_driver::Skipped;
 use thicket_exec::{Judge, Status};
 use thicket_gen::{Encoding, GenConfig, Generator};
 use thicket_mine::{Catalog, MineConfig, Scored};
@@ -245,19 +246,14 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             max_input_size: args.max_input_size,
         }
         .collect_or_report(false)?;
-        let mut trees = Vec::new();
         let mut rejected = 0;
-        for input in inputs {
-            let text = match input.read(args.max_input_size) {
-                Ok(t) => t,
-                Err(e) => {
+        let trees = reader.read_files(&inputs, args.max_input_size, &mut |input, skipped| {
+            match skipped {
+                Skipped::Unreadable(e) => {
                     eprintln!("error: {e}");
                     return Err(exit::FAILURE);
                 }
-            };
-            match reader.read(&text) {
-                Ok(tree) => trees.push(tree),
-                Err(e) => {
+                Skipped::Rejected(e) => {
                     rejected += 1;
                     if rejected <= 3 {
                         eprintln!(
@@ -267,7 +263,8 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
                     }
                 }
             }
-        }
+            Ok(())
+        })?;
         if rejected > 3 {
             eprintln!(
                 "note: {rejected} {what} inputs in all are not in the grammar and were skipped"

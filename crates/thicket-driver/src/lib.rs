@@ -34,4 +34,4 @@ pub mod workers;
 
 pub use load::{Compiled, LoadError, SpecFile};
 pub use produce::{BuildError, InputProducer, MakerOptions, Makers};
-pub use read::{InputGrammar, InputReader};
+pub use read::{InputGrammar, InputReader, Skipped};
