@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thicket_codeine::cart::Node;
 use thicket_codeine::learning::{Focus, Inputs, LearnError, LearnEvent, Learning, Scores};
-use thicket_codeine::{CoverageMatrix, FeatureTable, LearnConfig, Model, grammar_fingerprint};
+use thicket_codeine::{CoverageMatrix, FeatureTable, LearnConfig, Model, ModelFileError};
 use thicket_cover::{KPathGraph, PatternRenderer};
 use thicket_driver::{InputGrammar, InputReader};
 use thicket_exec::Judge;
@@ -463,17 +463,18 @@ fn warn_few_positives(model: &Model) {
 /// Reads a model and the grammar it was learned on (`spec`, else the one it names),
 /// checking that the grammar is the same.
 pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_grammar::Spec), u8> {
-    let text = std::fs::read(path).map_err(|e| {
-        eprintln!("error: {}: {e}", path.display());
-        exit::FAILURE
-    })?;
-    let model: Model = serde_json::from_slice(&text).map_err(|e| {
-        eprintln!(
-            "error: {}:{}:{}: not a thicket model: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        );
+    let model = thicket_codeine::read_model(path).map_err(|e| {
+        match e {
+            ModelFileError::NotAModel {
+                line,
+                column,
+                message,
+            } => eprintln!(
+                "error: {}:{line}:{column}: not a thicket model: {message}",
+                path.display()
+            ),
+            e => eprintln!("error: {}: {}", path.display(), model_error(&e)),
+        }
         exit::FAILURE
     })?;
     let spec_path = spec.map_or_else(|| PathBuf::from(&model.spec), Path::to_path_buf);
@@ -485,20 +486,32 @@ pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_gr
         include_dirs: Vec::new(),
     };
     let spec = spec_args.load()?;
-    if grammar_fingerprint(&spec.grammar) != model.grammar {
-        eprintln!(
-            "error: {} was learned on another grammar than {} (edited since?); learn again \
-             or give the spec it was learned on with --spec",
-            path.display(),
-            spec_path.display()
-        );
-        return Err(exit::USAGE);
+    match model.check_grammar(&spec.grammar) {
+        Ok(()) => Ok((model, spec)),
+        Err(ModelFileError::OtherGrammar) => {
+            eprintln!(
+                "error: {} was learned on another grammar than {} (edited since?); learn again \
+                 or give the spec it was learned on with --spec",
+                path.display(),
+                spec_path.display()
+            );
+            Err(exit::USAGE)
+        }
+        Err(e) => {
+            eprintln!("error: {}: {}", path.display(), model_error(&e));
+            Err(exit::FAILURE)
+        }
     }
-    if let Err(e) = model.validate(&spec.grammar) {
-        eprintln!("error: {}: not a usable model: {e}", path.display());
-        return Err(exit::FAILURE);
+}
+
+/// What is wrong with a model file, after its name.
+fn model_error(error: &ModelFileError) -> String {
+    match error {
+        ModelFileError::Unreadable(e) => e.to_string(),
+        ModelFileError::NotAModel { message, .. } => format!("not a thicket model: {message}"),
+        ModelFileError::OtherGrammar => "learned on another grammar".to_string(),
+        ModelFileError::Unusable(why) => format!("not a usable model: {why}"),
     }
-    Ok((model, spec))
 }
 
 /// Arguments of `thicket explain`.
@@ -806,30 +819,4 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(exit::OK)
-}
-
-/// The model and location of `generate --target MODEL:LOCATION`: the model is the
-/// longest prefix before a `:` that is a file.
-pub fn split_target(target: &str) -> Option<(&Path, &str)> {
-    target
-        .match_indices(':')
-        .map(|(i, _)| (&target[..i], &target[i + 1..]))
-        .find(|(m, _)| Path::new(m).is_file())
-        .map(|(m, l)| (Path::new(m), l))
-}
-
-/// The feasible constraints of a location's covering leaves, for `generate --target`.
-pub fn target_constraints(
-    model: &Model,
-    location: &str,
-) -> Result<Vec<thicket_codeine::PathConstraint>, String> {
-    let location = model.location(location)?;
-    let constraints = location.constraints(&model.features);
-    if constraints.is_empty() {
-        return Err(format!(
-            "the tree of `{}` has no feasible leaf that predicts it covered",
-            location.name
-        ));
-    }
-    Ok(constraints)
 }

@@ -598,7 +598,7 @@ fn run_targeted<W: Write>(
     sink: &mut OutputSink<W>,
 ) -> anyhow::Result<u8> {
     let grammar = &loaded.spec.grammar;
-    let Some((model_path, location)) = crate::codeine::split_target(target) else {
+    let Some((model_path, location)) = thicket_codeine::split_target(target) else {
         eprintln!("error: --target {target}: expected MODEL:LOCATION with MODEL an existing file");
         return Ok(exit::USAGE);
     };
@@ -606,7 +606,7 @@ fn run_targeted<W: Write>(
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
-    let constraints = match crate::codeine::target_constraints(&model, location) {
+    let constraints = match model.target_constraints(location) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: --target: {e}");
