@@ -12,10 +12,9 @@ use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use thicket_codeine::cart::Node;
 use thicket_codeine::learning::{Focus, Inputs, LearnError, LearnEvent, Learning, Scores};
 use thicket_codeine::{CoverageMatrix, FeatureTable, LearnConfig, Model, ModelFileError};
-use thicket_cover::{KPathGraph, PatternRenderer};
+use thicket_cover::KPathGraph;
 use thicket_driver::{InputGrammar, InputReader};
 use thicket_exec::Judge;
 
@@ -557,123 +556,53 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<u8> {
             return Ok(exit::USAGE);
         }
     };
-    let renderer = PatternRenderer::new(&spec.grammar);
-    let graph = KPathGraph::new(&spec.grammar);
-    let path_text = |f: u32| {
-        let p = &model.features[f as usize];
-        (renderer.render(p), graph.display(&spec.grammar, p))
-    };
-    let leaves = location.tree.leaves();
-    let constraints = location.constraints(&model.features);
-    let warning = location.too_few_positives().then(|| {
-        format!(
-            "only {} of {} training inputs cover this location (fewer than {}): the tree \
-             says what those inputs share, which need not be what reaches the location; give \
-             more inputs that reach it, or refine it with the program: thicket learn-coverage \
-             ... --focus '{}' --python ... (or -- PROGRAM)",
-            location.covered,
-            location.inputs,
-            thicket_codeine::MIN_POSITIVES,
-            location.name
-        )
-    });
-    let validation = location.validation.map(|v| {
-        let (accuracy, precision, recall) = (v.accuracy(), v.precision(), v.recall());
-        (v, accuracy, precision, recall)
-    });
+    let explained = thicket_codeine::explain::explain(&model, location, &spec.grammar);
     if args.json {
-        let leaves: Vec<serde_json::Value> = leaves
-            .iter()
-            .map(|(conditions, leaf)| {
-                let Node::Leaf {
-                    covered,
-                    support,
-                    correct,
-                    inputs_covered,
-                    inputs_not_covered,
-                } = leaf
-                else {
-                    unreachable!("leaves are leaves")
-                };
-                serde_json::json!({
-                    "conditions": conditions.iter().map(|&(f, present)| {
-                        let (pattern, path) = path_text(f);
-                        serde_json::json!({"present": present, "pattern": pattern, "path": path})
-                    }).collect::<Vec<_>>(),
-                    "covered": covered,
-                    "training_inputs": {"covered": inputs_covered, "not_covered": inputs_not_covered},
-                    "balanced_sample": {"support": support, "of_its_class": correct},
-                })
-            })
-            .collect();
-        let mut report = serde_json::json!({
-            "location": location.name,
-            "covered": location.covered,
-            "inputs": location.inputs,
-            "leaves": leaves,
-            "feasible_constraints": constraints.len(),
-            "minimum_covering_inputs": thicket_codeine::MIN_POSITIVES,
-        });
-        if let Some((v, accuracy, precision, recall)) = validation {
-            report["cross_validated"] = serde_json::json!({
-                "folds": v.folds,
-                "accuracy": accuracy,
-                "precision": precision,
-                "recall": recall,
-                "confusion": {"tp": v.true_positives, "fp": v.false_positives,
-                              "tn": v.true_negatives, "fn": v.false_negatives},
-            });
-        }
-        if let Some(w) = &warning {
-            report["warning"] = w.clone().into();
-        }
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!("{}", serde_json::to_string_pretty(&explained)?);
         return Ok(exit::OK);
     }
     println!(
         "{}: covered by {} of {} training inputs",
-        location.name, location.covered, location.inputs
+        explained.location, explained.covered, explained.inputs
     );
     let share = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{x:.3}"));
-    match validation {
-        Some((v, accuracy, precision, recall)) => println!(
+    match &explained.cross_validated {
+        Some(v) => println!(
             "predicting inputs it was not fitted on ({}-fold cross-validation): accuracy {}, \
              precision {}, recall {}",
             v.folds,
-            share(accuracy),
-            share(precision),
-            share(recall)
+            share(v.accuracy),
+            share(v.precision),
+            share(v.recall)
         ),
         None => println!(
             "prediction quality not measured (no cross-validation: too few covering inputs, \
              or a model learned with --folds 0)"
         ),
     }
-    if let Some(w) = &warning {
+    if let Some(w) = &explained.warning {
         eprintln!("warning: {w}");
     }
-    for (conditions, leaf) in &leaves {
-        let Node::Leaf {
-            covered,
-            inputs_covered,
-            inputs_not_covered,
-            ..
-        } = leaf
-        else {
-            unreachable!("leaves are leaves")
-        };
+    for leaf in &explained.leaves {
         println!(
-            "{} (training inputs here: {inputs_covered} covering, {inputs_not_covered} not) if:",
-            if *covered { "COVERED" } else { "not covered" },
+            "{} (training inputs here: {} covering, {} not) if:",
+            if leaf.covered {
+                "COVERED"
+            } else {
+                "not covered"
+            },
+            leaf.training_inputs.covered,
+            leaf.training_inputs.not_covered
         );
-        if conditions.is_empty() {
+        if leaf.conditions.is_empty() {
             println!("    (always)");
         }
-        for &(f, present) in conditions {
-            let (pattern, path) = path_text(f);
+        for c in &leaf.conditions {
             println!(
-                "    {} {pattern}    [{path}]",
-                if present { "has   " } else { "has no" }
+                "    {} {}    [{}]",
+                if c.present { "has   " } else { "has no" },
+                c.pattern,
+                c.path
             );
         }
     }

@@ -22,7 +22,8 @@
 //! [`generate_targeted`] produces inputs aimed at the location without running the
 //! program (a best-first search after the paper's Algorithm 3), and predicts from an
 //! input alone which locations it will cover. A model stored in a file is read back
-//! and checked against its grammar by [`model_file`]. With the program at hand, [`Refiner`]
+//! and checked against its grammar by [`model_file`]; a location's tree is explained
+//! by [`explain::explain`]. With the program at hand, [`Refiner`]
 //! closes the loop for one location: learn, aim, run, learn again
 //! ([`refine`]); its trees keep covering inputs per leaf ([`Exemplars`]), and aimed
 //! inputs are mutants of those that still satisfy the leaf, where one is found. Every run goes through `thicket_exec::Judge` ([`run`]).
@@ -30,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod cart;
+pub mod explain;
 pub mod features;
 pub mod learning;
 pub mod matrix;
