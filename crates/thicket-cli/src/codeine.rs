@@ -104,7 +104,8 @@ pub struct LearnArgs {
     focus: Option<String>,
 
     /// With --focus: the share of a round's aimed inputs that must reach the location.
-    #[arg(long, value_name = "RATE", default_value_t = 0.9, requires = "focus")]
+    #[arg(long, value_name = "RATE", default_value_t = 0.9, requires = "focus",
+          value_parser = crate::generate::parse_probability)]
     goal: f64,
 
     /// With --focus: executions of the program to spend at most (the inputs given not
@@ -260,13 +261,6 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
             names.len()
         );
         return Ok(exit::FAILURE);
-    }
-    if !(0.0..=1.0).contains(&args.goal) {
-        eprintln!(
-            "error: --goal {}: expected a share between 0 and 1",
-            args.goal
-        );
-        return Ok(exit::USAGE);
     }
     let needs_program = args.from_matrix.is_none() || args.focus.is_some();
     let mut judge = if needs_program {

@@ -65,11 +65,11 @@ pub struct MineArgs {
     list_patterns: bool,
 
     /// Least recall of a result, in percent.
-    #[arg(long, value_name = "PCT", default_value_t = 90.0)]
+    #[arg(long, value_name = "PCT", default_value_t = 90.0, value_parser = percentage)]
     min_recall: f64,
 
     /// Specificity a result should reach, in percent (results below are flagged).
-    #[arg(long, value_name = "PCT", default_value_t = 60.0)]
+    #[arg(long, value_name = "PCT", default_value_t = 60.0, value_parser = percentage)]
     min_specificity: f64,
 
     /// Most parts of a disjunction.
@@ -149,6 +149,14 @@ pub struct MineArgs {
     target: TargetArgs,
 }
 
+/// A percentage (`--min-recall`, `--min-specificity`): between 0 and 100.
+fn percentage(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{text}` is not a percentage (0 to 100)")),
+    }
+}
+
 /// A program's verdict on an input: it exited 0 and nothing counts as a failure (a
 /// run the executor could not make is not accepted).
 fn accepted(judge: &mut Judge, input: &[u8]) -> anyhow::Result<bool> {
@@ -192,15 +200,6 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             println!("{}\t{}", p.name, p.location);
         }
         return Ok(exit::OK);
-    }
-    for (name, v) in [
-        ("--min-recall", args.min_recall),
-        ("--min-specificity", args.min_specificity),
-    ] {
-        if !(0.0..=100.0).contains(&v) {
-            eprintln!("error: {name} is a percentage (0 to 100), not {v}");
-            return Ok(exit::USAGE);
-        }
     }
     let has_target = !args.target.command.is_empty() || args.target.python.is_some();
     if args.positive.is_empty() && !has_target {
