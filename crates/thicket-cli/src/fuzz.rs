@@ -702,24 +702,10 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
             stats.unencodable_rounds, stats.rounds
         );
     }
-    if stats.coverage.kind == CoverageKind::Python
-        && stats.coverage.lines == Some(0)
-        && stats.execs > 0
+    if let Some(warning) =
+        nothing_covered(&stats.coverage, &stats.executor).filter(|_| stats.execs > 0)
     {
-        eprintln!(
-            "warning: no execution reported any coverage: nothing that the include patterns \
-             match ran ({}); set --python-include to the code under test",
-            stats.executor
-        );
-    } else if stats.coverage.kind == CoverageKind::Java
-        && stats.coverage.methods == Some(0)
-        && stats.execs > 0
-    {
-        eprintln!(
-            "warning: no execution reported any coverage: no class that the include patterns \
-             match ran ({}); set --java-includes to the code under test",
-            stats.executor
-        );
+        eprintln!("warning: {warning}");
     } else if stats.empty_coverage_runs > 0 && stats.coverage.kind == CoverageKind::Python {
         eprintln!(
             "warning: {} of {} executions reported no coverage at all",
@@ -746,6 +732,20 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
             stats.executor_errors
         );
     }
+}
+
+/// The warning for runs that all reported no coverage of the code under test: the
+/// include patterns match nothing that ran (Python and Java targets).
+pub fn nothing_covered(coverage: &thicket_exec::CoverageSummary, executor: &str) -> Option<String> {
+    let (what, option) = match coverage.kind {
+        CoverageKind::Python if coverage.lines == Some(0) => ("nothing", "--python-include"),
+        CoverageKind::Java if coverage.methods == Some(0) => ("no class", "--java-includes"),
+        _ => return None,
+    };
+    Some(format!(
+        "no execution reported any coverage: {what} that the include patterns match ran \
+         ({executor}); set {option} to the code under test"
+    ))
 }
 
 /// The warning for runs whose output a process the target left behind held open.
@@ -815,4 +815,46 @@ pub fn rejection_note(r: &thicket_exec::LikelyRejection, other_failures: usize) 
             n => format!("the {n} other failures stand out"),
         }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thicket_exec::CoverageSummary;
+
+    #[test]
+    fn nothing_covered_names_the_include_option_of_the_target_kind() {
+        let python = CoverageSummary {
+            kind: CoverageKind::Python,
+            lines: Some(0),
+            ..CoverageSummary::default()
+        };
+        assert_eq!(
+            nothing_covered(&python, "python json:loads").as_deref(),
+            Some(
+                "no execution reported any coverage: nothing that the include patterns match \
+                 ran (python json:loads); set --python-include to the code under test"
+            )
+        );
+        let java = CoverageSummary {
+            kind: CoverageKind::Java,
+            methods: Some(0),
+            ..CoverageSummary::default()
+        };
+        assert!(
+            nothing_covered(&java, "java")
+                .unwrap()
+                .contains("no class that")
+        );
+        let covered = CoverageSummary {
+            lines: Some(3),
+            ..python
+        };
+        assert_eq!(nothing_covered(&covered, "python json:loads"), None);
+        let edges = CoverageSummary {
+            kind: CoverageKind::Edges,
+            ..CoverageSummary::default()
+        };
+        assert_eq!(nothing_covered(&edges, "afl"), None);
+    }
 }
