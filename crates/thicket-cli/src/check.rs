@@ -2,12 +2,12 @@
 
 use crate::exit;
 use crate::inputs::InputArgs;
-use crate::shared::{batches, input_grammar, reader_for};
+use crate::shared::{input_grammar, reader_for};
 use crate::spec::{ConstraintArgs, SpecArgs};
 use clap::Args;
-use rayon::prelude::*;
 use std::io::Write;
 use thicket_constraint::Checker;
+use thicket_driver::files::for_each_batch;
 use thicket_parse::{ParseConfig, ParseError};
 
 /// Arguments of `thicket check`.
@@ -128,135 +128,131 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let (mut valid, mut invalid, mut rejected, mut unreadable) = (0, 0, 0, 0);
-    for batch in batches(&inputs) {
-        let verdicts: Vec<Verdict> = pool.install(|| {
-            batch
-                .par_iter()
-                .map(|input| {
-                    let text = match input.read(args.inputs.max_input_size) {
-                        Ok(text) => text,
-                        Err(e) => return Verdict::Unreadable(e),
-                    };
-                    // The chart's memory is free again before checking needs its own.
-                    match reader.read(&text) {
-                        Ok(tree) => {
-                            if args.quiet {
-                                return if checker.check(&tree).is_empty() {
-                                    Verdict::Valid
-                                } else {
-                                    Verdict::Invalid(Vec::new())
-                                };
-                            }
-                            let violations = checker.explain(&tree);
-                            if violations.is_empty() {
-                                Verdict::Valid
-                            } else {
-                                Verdict::Invalid(
-                                    violations
-                                        .iter()
-                                        .map(|v| {
-                                            (checker.render(v, &tree), checker.to_json(v, &tree))
-                                        })
-                                        .collect(),
-                                )
-                            }
-                        }
-                        Err(ParseError::Rejected(r)) => Verdict::NotInLanguage(
-                            format!("not in the language: {r}\n{}", r.excerpt(&text)),
-                            // The same error object as `thicket parse --format json`.
-                            serde_json::json!({
-                                "message": r.to_string(),
-                                "offset": r.offset, "line": r.line, "column": r.column,
-                                "found": r.found, "expected": r.expected, "rules": r.rules,
-                            }),
-                        ),
-                        Err(e @ ParseError::OutOfMemory { .. }) => {
-                            Verdict::OutOfMemory(e.to_string())
-                        }
-                        Err(e @ ParseError::TooComplex { .. }) => Verdict::NotInLanguage(
-                            e.to_string(),
-                            serde_json::json!({"message": e.to_string()}),
-                        ),
+    for_each_batch(
+        &inputs,
+        &pool,
+        |input| {
+            let text = match input.read(args.inputs.max_input_size) {
+                Ok(text) => text,
+                Err(e) => return Verdict::Unreadable(e),
+            };
+            // The chart's memory is free again before checking needs its own.
+            match reader.read(&text) {
+                Ok(tree) => {
+                    if args.quiet {
+                        return if checker.check(&tree).is_empty() {
+                            Verdict::Valid
+                        } else {
+                            Verdict::Invalid(Vec::new())
+                        };
                     }
-                })
-                .collect()
-        });
-        for (input, verdict) in batch.iter().zip(&verdicts) {
-            let name = input.name();
-            match verdict {
-                Verdict::Valid => valid += 1,
-                Verdict::Invalid(_) => invalid += 1,
-                Verdict::NotInLanguage(..) => rejected += 1,
-                Verdict::Unreadable(message) => {
-                    unreadable += 1;
-                    eprintln!("error: {message}");
-                    if args.json && !args.quiet {
-                        let line = serde_json::json!({
-                            "file": name, "valid": false,
-                            "error": {"message": message, "unreadable": true},
-                        });
-                        writeln!(out, "{line}")?;
+                    let violations = checker.explain(&tree);
+                    if violations.is_empty() {
+                        Verdict::Valid
+                    } else {
+                        Verdict::Invalid(
+                            violations
+                                .iter()
+                                .map(|v| (checker.render(v, &tree), checker.to_json(v, &tree)))
+                                .collect(),
+                        )
                     }
-                    continue;
                 }
-                Verdict::OutOfMemory(message) => {
-                    unreadable += 1;
-                    eprintln!("error: {name}: {message}");
-                    if args.json && !args.quiet {
-                        let line = serde_json::json!({
-                            "file": name, "valid": false,
-                            "error": {"message": message, "out_of_memory": true},
-                        });
-                        writeln!(out, "{line}")?;
-                    }
-                    continue;
-                }
-            }
-            if args.quiet {
-                continue;
-            }
-            if args.json {
-                let line = match verdict {
-                    Verdict::Valid => {
-                        serde_json::json!({"file": name, "valid": true, "violations": []})
-                    }
-                    Verdict::Invalid(v) => serde_json::json!({
-                        "file": name, "valid": false,
-                        "violations": v.iter().map(|(_, j)| j.clone()).collect::<Vec<_>>(),
+                Err(ParseError::Rejected(r)) => Verdict::NotInLanguage(
+                    format!("not in the language: {r}\n{}", r.excerpt(&text)),
+                    // The same error object as `thicket parse --format json`.
+                    serde_json::json!({
+                        "message": r.to_string(),
+                        "offset": r.offset, "line": r.line, "column": r.column,
+                        "found": r.found, "expected": r.expected, "rules": r.rules,
                     }),
-                    Verdict::NotInLanguage(_, e) => {
-                        serde_json::json!({"file": name, "valid": false, "error": e})
-                    }
-                    Verdict::Unreadable(_) | Verdict::OutOfMemory(_) => {
-                        unreachable!("reported above")
-                    }
-                };
-                writeln!(out, "{line}")?;
-                continue;
+                ),
+                Err(e @ ParseError::OutOfMemory { .. }) => Verdict::OutOfMemory(e.to_string()),
+                Err(e @ ParseError::TooComplex { .. }) => Verdict::NotInLanguage(
+                    e.to_string(),
+                    serde_json::json!({"message": e.to_string()}),
+                ),
             }
-            match verdict {
-                Verdict::Valid => writeln!(out, "{name}: valid")?,
-                Verdict::Invalid(v) => {
-                    writeln!(out, "{name}: invalid")?;
-                    for (text, _) in v {
+        },
+        |batch, verdicts: Vec<Verdict>| {
+            for (input, verdict) in batch.iter().zip(&verdicts) {
+                let name = input.name();
+                match verdict {
+                    Verdict::Valid => valid += 1,
+                    Verdict::Invalid(_) => invalid += 1,
+                    Verdict::NotInLanguage(..) => rejected += 1,
+                    Verdict::Unreadable(message) => {
+                        unreadable += 1;
+                        eprintln!("error: {message}");
+                        if args.json && !args.quiet {
+                            let line = serde_json::json!({
+                                "file": name, "valid": false,
+                                "error": {"message": message, "unreadable": true},
+                            });
+                            writeln!(out, "{line}")?;
+                        }
+                        continue;
+                    }
+                    Verdict::OutOfMemory(message) => {
+                        unreadable += 1;
+                        eprintln!("error: {name}: {message}");
+                        if args.json && !args.quiet {
+                            let line = serde_json::json!({
+                                "file": name, "valid": false,
+                                "error": {"message": message, "out_of_memory": true},
+                            });
+                            writeln!(out, "{line}")?;
+                        }
+                        continue;
+                    }
+                }
+                if args.quiet {
+                    continue;
+                }
+                if args.json {
+                    let line = match verdict {
+                        Verdict::Valid => {
+                            serde_json::json!({"file": name, "valid": true, "violations": []})
+                        }
+                        Verdict::Invalid(v) => serde_json::json!({
+                            "file": name, "valid": false,
+                            "violations": v.iter().map(|(_, j)| j.clone()).collect::<Vec<_>>(),
+                        }),
+                        Verdict::NotInLanguage(_, e) => {
+                            serde_json::json!({"file": name, "valid": false, "error": e})
+                        }
+                        Verdict::Unreadable(_) | Verdict::OutOfMemory(_) => {
+                            unreachable!("reported above")
+                        }
+                    };
+                    writeln!(out, "{line}")?;
+                    continue;
+                }
+                match verdict {
+                    Verdict::Valid => writeln!(out, "{name}: valid")?,
+                    Verdict::Invalid(v) => {
+                        writeln!(out, "{name}: invalid")?;
+                        for (text, _) in v {
+                            for line in text.lines() {
+                                writeln!(out, "  {line}")?;
+                            }
+                        }
+                    }
+                    Verdict::NotInLanguage(text, _) => {
+                        writeln!(out, "{name}: invalid")?;
                         for line in text.lines() {
                             writeln!(out, "  {line}")?;
                         }
                     }
-                }
-                Verdict::NotInLanguage(text, _) => {
-                    writeln!(out, "{name}: invalid")?;
-                    for line in text.lines() {
-                        writeln!(out, "  {line}")?;
+                    Verdict::Unreadable(_) | Verdict::OutOfMemory(_) => {
+                        unreachable!("reported above")
                     }
                 }
-                Verdict::Unreadable(_) | Verdict::OutOfMemory(_) => {
-                    unreachable!("reported above")
-                }
             }
-        }
-        out.flush()?;
-    }
+            out.flush()?;
+            anyhow::Ok(())
+        },
+    )?;
     out.flush()?;
     if !args.quiet && inputs.len() > 1 {
         eprintln!(

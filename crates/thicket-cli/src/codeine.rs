@@ -12,10 +12,9 @@ use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use thicket_codeine::cart::Node;
 use thicket_codeine::learning::{Focus, Inputs, LearnError, LearnEvent, Learning, Scores};
-use thicket_codeine::{CoverageMatrix, FeatureTable, LearnConfig, Model, grammar_fingerprint};
-use thicket_cover::{KPathGraph, PatternRenderer};
+use thicket_codeine::{CoverageMatrix, FeatureTable, LearnConfig, Model, ModelFileError};
+use thicket_cover::KPathGraph;
 use thicket_driver::{InputGrammar, InputReader};
 use thicket_exec::Judge;
 
@@ -105,7 +104,8 @@ pub struct LearnArgs {
     focus: Option<String>,
 
     /// With --focus: the share of a round's aimed inputs that must reach the location.
-    #[arg(long, value_name = "RATE", default_value_t = 0.9, requires = "focus")]
+    #[arg(long, value_name = "RATE", default_value_t = 0.9, requires = "focus",
+          value_parser = crate::generate::parse_probability)]
     goal: f64,
 
     /// With --focus: executions of the program to spend at most (the inputs given not
@@ -261,13 +261,6 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
             names.len()
         );
         return Ok(exit::FAILURE);
-    }
-    if !(0.0..=1.0).contains(&args.goal) {
-        eprintln!(
-            "error: --goal {}: expected a share between 0 and 1",
-            args.goal
-        );
-        return Ok(exit::USAGE);
     }
     let needs_program = args.from_matrix.is_none() || args.focus.is_some();
     let mut judge = if needs_program {
@@ -463,17 +456,18 @@ fn warn_few_positives(model: &Model) {
 /// Reads a model and the grammar it was learned on (`spec`, else the one it names),
 /// checking that the grammar is the same.
 pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_grammar::Spec), u8> {
-    let text = std::fs::read(path).map_err(|e| {
-        eprintln!("error: {}: {e}", path.display());
-        exit::FAILURE
-    })?;
-    let model: Model = serde_json::from_slice(&text).map_err(|e| {
-        eprintln!(
-            "error: {}:{}:{}: not a thicket model: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        );
+    let model = thicket_codeine::read_model(path).map_err(|e| {
+        match e {
+            ModelFileError::NotAModel {
+                line,
+                column,
+                message,
+            } => eprintln!(
+                "error: {}:{line}:{column}: not a thicket model: {message}",
+                path.display()
+            ),
+            e => eprintln!("error: {}: {}", path.display(), model_error(&e)),
+        }
         exit::FAILURE
     })?;
     let spec_path = spec.map_or_else(|| PathBuf::from(&model.spec), Path::to_path_buf);
@@ -485,20 +479,32 @@ pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_gr
         include_dirs: Vec::new(),
     };
     let spec = spec_args.load()?;
-    if grammar_fingerprint(&spec.grammar) != model.grammar {
-        eprintln!(
-            "error: {} was learned on another grammar than {} (edited since?); learn again \
-             or give the spec it was learned on with --spec",
-            path.display(),
-            spec_path.display()
-        );
-        return Err(exit::USAGE);
+    match model.check_grammar(&spec.grammar) {
+        Ok(()) => Ok((model, spec)),
+        Err(ModelFileError::OtherGrammar) => {
+            eprintln!(
+                "error: {} was learned on another grammar than {} (edited since?); learn again \
+                 or give the spec it was learned on with --spec",
+                path.display(),
+                spec_path.display()
+            );
+            Err(exit::USAGE)
+        }
+        Err(e) => {
+            eprintln!("error: {}: {}", path.display(), model_error(&e));
+            Err(exit::FAILURE)
+        }
     }
-    if let Err(e) = model.validate(&spec.grammar) {
-        eprintln!("error: {}: not a usable model: {e}", path.display());
-        return Err(exit::FAILURE);
+}
+
+/// What is wrong with a model file, after its name.
+fn model_error(error: &ModelFileError) -> String {
+    match error {
+        ModelFileError::Unreadable(e) => e.to_string(),
+        ModelFileError::NotAModel { message, .. } => format!("not a thicket model: {message}"),
+        ModelFileError::OtherGrammar => "learned on another grammar".to_string(),
+        ModelFileError::Unusable(why) => format!("not a usable model: {why}"),
     }
-    Ok((model, spec))
 }
 
 /// Arguments of `thicket explain`.
@@ -544,123 +550,53 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<u8> {
             return Ok(exit::USAGE);
         }
     };
-    let renderer = PatternRenderer::new(&spec.grammar);
-    let graph = KPathGraph::new(&spec.grammar);
-    let path_text = |f: u32| {
-        let p = &model.features[f as usize];
-        (renderer.render(p), graph.display(&spec.grammar, p))
-    };
-    let leaves = location.tree.leaves();
-    let constraints = location.constraints(&model.features);
-    let warning = location.too_few_positives().then(|| {
-        format!(
-            "only {} of {} training inputs cover this location (fewer than {}): the tree \
-             says what those inputs share, which need not be what reaches the location; give \
-             more inputs that reach it, or refine it with the program: thicket learn-coverage \
-             ... --focus '{}' --python ... (or -- PROGRAM)",
-            location.covered,
-            location.inputs,
-            thicket_codeine::MIN_POSITIVES,
-            location.name
-        )
-    });
-    let validation = location.validation.map(|v| {
-        let (accuracy, precision, recall) = (v.accuracy(), v.precision(), v.recall());
-        (v, accuracy, precision, recall)
-    });
+    let explained = thicket_codeine::explain::explain(&model, location, &spec.grammar);
     if args.json {
-        let leaves: Vec<serde_json::Value> = leaves
-            .iter()
-            .map(|(conditions, leaf)| {
-                let Node::Leaf {
-                    covered,
-                    support,
-                    correct,
-                    inputs_covered,
-                    inputs_not_covered,
-                } = leaf
-                else {
-                    unreachable!("leaves are leaves")
-                };
-                serde_json::json!({
-                    "conditions": conditions.iter().map(|&(f, present)| {
-                        let (pattern, path) = path_text(f);
-                        serde_json::json!({"present": present, "pattern": pattern, "path": path})
-                    }).collect::<Vec<_>>(),
-                    "covered": covered,
-                    "training_inputs": {"covered": inputs_covered, "not_covered": inputs_not_covered},
-                    "balanced_sample": {"support": support, "of_its_class": correct},
-                })
-            })
-            .collect();
-        let mut report = serde_json::json!({
-            "location": location.name,
-            "covered": location.covered,
-            "inputs": location.inputs,
-            "leaves": leaves,
-            "feasible_constraints": constraints.len(),
-            "minimum_covering_inputs": thicket_codeine::MIN_POSITIVES,
-        });
-        if let Some((v, accuracy, precision, recall)) = validation {
-            report["cross_validated"] = serde_json::json!({
-                "folds": v.folds,
-                "accuracy": accuracy,
-                "precision": precision,
-                "recall": recall,
-                "confusion": {"tp": v.true_positives, "fp": v.false_positives,
-                              "tn": v.true_negatives, "fn": v.false_negatives},
-            });
-        }
-        if let Some(w) = &warning {
-            report["warning"] = w.clone().into();
-        }
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!("{}", serde_json::to_string_pretty(&explained)?);
         return Ok(exit::OK);
     }
     println!(
         "{}: covered by {} of {} training inputs",
-        location.name, location.covered, location.inputs
+        explained.location, explained.covered, explained.inputs
     );
     let share = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{x:.3}"));
-    match validation {
-        Some((v, accuracy, precision, recall)) => println!(
+    match &explained.cross_validated {
+        Some(v) => println!(
             "predicting inputs it was not fitted on ({}-fold cross-validation): accuracy {}, \
              precision {}, recall {}",
             v.folds,
-            share(accuracy),
-            share(precision),
-            share(recall)
+            share(v.accuracy),
+            share(v.precision),
+            share(v.recall)
         ),
         None => println!(
             "prediction quality not measured (no cross-validation: too few covering inputs, \
              or a model learned with --folds 0)"
         ),
     }
-    if let Some(w) = &warning {
+    if let Some(w) = &explained.warning {
         eprintln!("warning: {w}");
     }
-    for (conditions, leaf) in &leaves {
-        let Node::Leaf {
-            covered,
-            inputs_covered,
-            inputs_not_covered,
-            ..
-        } = leaf
-        else {
-            unreachable!("leaves are leaves")
-        };
+    for leaf in &explained.leaves {
         println!(
-            "{} (training inputs here: {inputs_covered} covering, {inputs_not_covered} not) if:",
-            if *covered { "COVERED" } else { "not covered" },
+            "{} (training inputs here: {} covering, {} not) if:",
+            if leaf.covered {
+                "COVERED"
+            } else {
+                "not covered"
+            },
+            leaf.training_inputs.covered,
+            leaf.training_inputs.not_covered
         );
-        if conditions.is_empty() {
+        if leaf.conditions.is_empty() {
             println!("    (always)");
         }
-        for &(f, present) in conditions {
-            let (pattern, path) = path_text(f);
+        for c in &leaf.conditions {
             println!(
-                "    {} {pattern}    [{path}]",
-                if present { "has   " } else { "has no" }
+                "    {} {}    [{}]",
+                if c.present { "has   " } else { "has no" },
+                c.pattern,
+                c.path
             );
         }
     }
@@ -806,30 +742,4 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(exit::OK)
-}
-
-/// The model and location of `generate --target MODEL:LOCATION`: the model is the
-/// longest prefix before a `:` that is a file.
-pub fn split_target(target: &str) -> Option<(&Path, &str)> {
-    target
-        .match_indices(':')
-        .map(|(i, _)| (&target[..i], &target[i + 1..]))
-        .find(|(m, _)| Path::new(m).is_file())
-        .map(|(m, l)| (Path::new(m), l))
-}
-
-/// The feasible constraints of a location's covering leaves, for `generate --target`.
-pub fn target_constraints(
-    model: &Model,
-    location: &str,
-) -> Result<Vec<thicket_codeine::PathConstraint>, String> {
-    let location = model.location(location)?;
-    let constraints = location.constraints(&model.features);
-    if constraints.is_empty() {
-        return Err(format!(
-            "the tree of `{}` has no feasible leaf that predicts it covered",
-            location.name
-        ));
-    }
-    Ok(constraints)
 }

@@ -4,10 +4,10 @@ use crate::exit;
 use crate::spec::SpecArgs;
 use anyhow::Context;
 use clap::Args;
-use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
 use thicket_cover::{Coverage, KPathGraph};
+use thicket_driver::files::for_each_batch;
 use thicket_parse::{ParseConfig, ParseError};
 
 /// Arguments of `thicket cover`.
@@ -99,26 +99,27 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
     // only); merged in input order for the curve. An error says whether the input could
     // not be read (`true`) or was rejected.
     let mut per_input: Vec<Result<Coverage, (bool, String)>> = Vec::with_capacity(inputs.len());
-    for batch in crate::shared::batches(&inputs) {
-        per_input.extend(pool.install(|| {
-            batch
-                .par_iter()
-                .map(|input| {
-                    let text = input
-                        .read(args.inputs.max_input_size)
-                        .map_err(|e| (true, e))?;
-                    let failed = |e| match e {
-                        // Not counted, as an input that cannot be read.
-                        ParseError::OutOfMemory { .. } => (true, format!("{}: {e}", input.name())),
-                        e => (false, e.to_string()),
-                    };
-                    reader
-                        .coverage(&graph, &text, max_k, args.all_parses)
-                        .map_err(failed)
-                })
-                .collect::<Vec<_>>()
-        }));
-    }
+    for_each_batch(
+        &inputs,
+        &pool,
+        |input| {
+            let text = input
+                .read(args.inputs.max_input_size)
+                .map_err(|e| (true, e))?;
+            let failed = |e| match e {
+                // Not counted, as an input that cannot be read.
+                ParseError::OutOfMemory { .. } => (true, format!("{}: {e}", input.name())),
+                e => (false, e.to_string()),
+            };
+            reader
+                .coverage(&graph, &text, max_k, args.all_parses)
+                .map_err(failed)
+        },
+        |_, results: Vec<_>| {
+            per_input.extend(results);
+            anyhow::Ok(())
+        },
+    )?;
     let mut total = Coverage::new(max_k);
     let mut curve: Vec<Vec<usize>> = Vec::with_capacity(inputs.len());
     let (mut rejected, mut unreadable) = (0, 0);

@@ -129,19 +129,10 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             crate::fuzz::held_output_warning(judge.executor().held_output_runs(), runs)
         );
     }
-    if summary.kind == CoverageKind::Java && summary.methods == Some(0) && !files.is_empty() {
-        eprintln!(
-            "warning: no execution reported any coverage: no class that the include patterns \
-             match ran ({}); set --java-includes to the code under test",
-            judge.executor().describe()
-        );
-    }
-    if summary.kind == CoverageKind::Python && summary.lines == Some(0) && !files.is_empty() {
-        eprintln!(
-            "warning: no execution reported any coverage: nothing that the include patterns \
-             match ran ({}); set --python-include to the code under test",
-            judge.executor().describe()
-        );
+    if let Some(warning) = crate::fuzz::nothing_covered(&summary, &judge.executor().describe())
+        .filter(|_| !files.is_empty())
+    {
+        eprintln!("warning: {warning}");
     }
     match args.format {
         ReportFormat::Json => {

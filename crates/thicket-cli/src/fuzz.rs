@@ -10,7 +10,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use thicket_driver::Skipped;
 use thicket_exec::CoverageKind;
+use thicket_fuzz::choice::StrategyChoice;
+use thicket_fuzz::whitebox::Search;
 use thicket_fuzz::{Campaign, FuzzConfig, Stats};
 use thicket_gen::Generator;
 
@@ -142,8 +145,9 @@ pub struct FuzzArgs {
     /// (random inputs of the grammar with the seeds' token counts). Same output layout
     /// for all; fdloop and evogfuzz also write OUT/generations.csv, the whitebox
     /// strategies OUT/whitebox.json.
-    #[arg(long, value_name = "NAME", default_value = "coverage", value_parser = strategy_name)]
-    strategy: StrategyArg,
+    #[arg(long, value_name = "NAME", default_value = "coverage",
+          value_parser = StrategyChoice::from_name)]
+    strategy: StrategyChoice,
 
     /// Seed inputs the learning strategies learn probabilities from (files or
     /// folders; inputs outside the grammar are skipped with a warning) [default: 100
@@ -219,38 +223,6 @@ pub struct FuzzArgs {
     target: TargetArgs,
 }
 
-/// A `--strategy`: one of the campaign's strategies, or a whitebox search (a strategy
-/// of the same loop, see `thicket_fuzz::whitebox`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StrategyArg {
-    /// A strategy of the campaign's loop.
-    Campaign(thicket_fuzz::strategy::StrategyKind),
-    /// A generational search over token-level path conditions, or its baselines.
-    Whitebox(Search),
-}
-
-use thicket_fuzz::whitebox::Search;
-
-/// A `--strategy` name.
-fn strategy_name(text: &str) -> Result<StrategyArg, String> {
-    use thicket_fuzz::strategy::StrategyKind;
-    if let Some(kind) = StrategyKind::from_name(text) {
-        return Ok(StrategyArg::Campaign(kind));
-    }
-    if let Some((_, w)) = Search::ALL.iter().find(|(n, _)| *n == text) {
-        return Ok(StrategyArg::Whitebox(*w));
-    }
-    let names: Vec<&str> = StrategyKind::ALL
-        .iter()
-        .map(|(n, _)| *n)
-        .chain(Search::ALL.iter().map(|(n, _)| *n))
-        .collect();
-    Err(format!(
-        "unknown strategy `{text}`; one of {}",
-        names.join(", ")
-    ))
-}
-
 /// FdLoop's settings from the command line, or a usage error.
 fn fdloop_config(args: &FuzzArgs) -> Result<thicket_fuzz::strategy::FdLoopConfig, String> {
     use thicket_fuzz::strategy::{FdLoopConfig, FitnessWeights};
@@ -295,16 +267,14 @@ fn seed_trees(
     }
     .collect_or_report(false)?;
     let reader = crate::shared::reader_for(spec, input_grammar, Default::default())?;
-    let mut trees = Vec::new();
-    for input in &inputs {
-        match input.read(crate::inputs::DEFAULT_MAX_INPUT_SIZE) {
-            Ok(bytes) => match reader.read(&bytes) {
-                Ok(tree) => trees.push(tree),
-                Err(e) => eprintln!("warning: seed {}:{e}; skipped", input.name()),
-            },
-            Err(e) => eprintln!("warning: seed {e}; skipped"),
+    let max = crate::inputs::DEFAULT_MAX_INPUT_SIZE;
+    let trees = reader.read_files(&inputs, max, &mut |input, skipped| {
+        match skipped {
+            Skipped::Unreadable(e) => eprintln!("warning: seed {e}; skipped"),
+            Skipped::Rejected(e) => eprintln!("warning: seed {}:{e}; skipped", input.name()),
         }
-    }
+        Ok::<(), u8>(())
+    })?;
     if trees.is_empty() {
         eprintln!("error: no seed input is in the grammar's language: nothing to learn from");
         return Err(exit::FAILURE);
@@ -343,17 +313,6 @@ fn instance_name(text: &str) -> Result<String, String> {
 }
 
 impl FuzzArgs {
-    /// The --strategy's name.
-    fn strategy_name(&self) -> &'static str {
-        match self.strategy {
-            StrategyArg::Campaign(kind) => thicket_fuzz::strategy::StrategyKind::ALL
-                .iter()
-                .find(|(_, k)| *k == kind)
-                .map_or("coverage", |(n, _)| n),
-            StrategyArg::Whitebox(w) => w.op(),
-        }
-    }
-
     /// The campaign's output folder: -o, or DIR/NAME with --sync-dir.
     fn out_dir(&self) -> PathBuf {
         match (&self.output, &self.sync_dir, &self.name) {
@@ -378,10 +337,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     use thicket_fuzz::strategy::StrategyKind;
     // The whitebox searches run in the coverage campaign's loop (its output, stats,
     // budgets); the options of the other strategies do not apply.
-    let kind = match args.strategy {
-        StrategyArg::Campaign(kind) => kind,
-        StrategyArg::Whitebox(_) => StrategyKind::Coverage,
-    };
+    let kind = args.strategy.kind();
     let fdloop = match fdloop_config(&args) {
         Ok(config) => config,
         Err(e) => {
@@ -400,7 +356,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             if given {
                 eprintln!(
                     "error: {option} applies to --strategy coverage only, not to --strategy {}",
-                    args.strategy_name()
+                    args.strategy.name()
                 );
                 return Ok(exit::USAGE);
             }
@@ -453,7 +409,10 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             }
         );
     }
-    if matches!(args.strategy, StrategyArg::Whitebox(w) if w.needs_token_trace())
+    if args
+        .strategy
+        .search()
+        .is_some_and(Search::needs_token_trace)
         && args.target.tokenizer.is_none()
     {
         eprintln!(
@@ -462,8 +421,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::USAGE);
     }
-    if matches!(args.strategy, StrategyArg::Whitebox(_)) && (args.resume || args.sync_dir.is_some())
-    {
+    if args.strategy.search().is_some() && (args.resume || args.sync_dir.is_some()) {
         eprintln!("error: --resume and --sync-dir work with --strategy coverage only");
         return Ok(exit::USAGE);
     }
@@ -478,7 +436,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Ok(grammar) => grammar,
         Err(code) => return Ok(code),
     };
-    if input_grammar.packs_bits() && matches!(args.strategy, StrategyArg::Whitebox(_)) {
+    if input_grammar.packs_bits() && args.strategy.search().is_some() {
         eprintln!(
             "error: {} has bit fields; the whitebox searches put text tokens together \
              and do not pack bits (use --strategy coverage)",
@@ -540,8 +498,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     if let Some(solver) = &solver {
         campaign = campaign.with_solver(solver);
     }
-    let strategy: Option<Box<dyn thicket_fuzz::strategy::Strategy + '_>> = match args.strategy {
-        StrategyArg::Whitebox(search) => {
+    let whitebox = match args.strategy.search() {
+        Some(search) => {
             tokens = match crate::solve_tokens::tokens_of(&spec.grammar, &args.tokens) {
                 Ok(t) => t,
                 Err(e) => {
@@ -556,18 +514,19 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
                 stages: args.stage.clone(),
                 max_conditions: args.max_conditions,
             };
-            match thicket_fuzz::whitebox::WhiteboxSearch::new(&generator, &tokens, config, seed) {
-                Ok(search) => Some(Box::new(search)),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return Ok(exit::FAILURE);
-                }
-            }
+            Some((&tokens, config))
         }
-        StrategyArg::Campaign(StrategyKind::Coverage) => None,
-        StrategyArg::Campaign(kind) => Some(thicket_fuzz::strategy::make_strategy(
-            kind, &generator, &seeds, fdloop,
-        )),
+        None => None,
+    };
+    let strategy = match args
+        .strategy
+        .build(&generator, &seeds, fdloop, whitebox, seed)
+    {
+        Ok(strategy) => strategy,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(exit::FAILURE);
+        }
     };
     if let Some(strategy) = strategy {
         campaign = match campaign.with_strategy(strategy) {
@@ -630,7 +589,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         );
     }
     print_summary(&stats, &args.out_dir(), stop.load(Ordering::SeqCst));
-    if let StrategyArg::Whitebox(_) = args.strategy {
+    if args.strategy.search().is_some() {
         for line in thicket_fuzz::whitebox::summary_lines(&stats.strategy_stats) {
             eprintln!("thicket: {line}");
         }
@@ -743,24 +702,10 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
             stats.unencodable_rounds, stats.rounds
         );
     }
-    if stats.coverage.kind == CoverageKind::Python
-        && stats.coverage.lines == Some(0)
-        && stats.execs > 0
+    if let Some(warning) =
+        nothing_covered(&stats.coverage, &stats.executor).filter(|_| stats.execs > 0)
     {
-        eprintln!(
-            "warning: no execution reported any coverage: nothing that the include patterns \
-             match ran ({}); set --python-include to the code under test",
-            stats.executor
-        );
-    } else if stats.coverage.kind == CoverageKind::Java
-        && stats.coverage.methods == Some(0)
-        && stats.execs > 0
-    {
-        eprintln!(
-            "warning: no execution reported any coverage: no class that the include patterns \
-             match ran ({}); set --java-includes to the code under test",
-            stats.executor
-        );
+        eprintln!("warning: {warning}");
     } else if stats.empty_coverage_runs > 0 && stats.coverage.kind == CoverageKind::Python {
         eprintln!(
             "warning: {} of {} executions reported no coverage at all",
@@ -787,6 +732,20 @@ fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
             stats.executor_errors
         );
     }
+}
+
+/// The warning for runs that all reported no coverage of the code under test: the
+/// include patterns match nothing that ran (Python and Java targets).
+pub fn nothing_covered(coverage: &thicket_exec::CoverageSummary, executor: &str) -> Option<String> {
+    let (what, option) = match coverage.kind {
+        CoverageKind::Python if coverage.lines == Some(0) => ("nothing", "--python-include"),
+        CoverageKind::Java if coverage.methods == Some(0) => ("no class", "--java-includes"),
+        _ => return None,
+    };
+    Some(format!(
+        "no execution reported any coverage: {what} that the include patterns match ran \
+         ({executor}); set {option} to the code under test"
+    ))
 }
 
 /// The warning for runs whose output a process the target left behind held open.
@@ -856,4 +815,46 @@ pub fn rejection_note(r: &thicket_exec::LikelyRejection, other_failures: usize) 
             n => format!("the {n} other failures stand out"),
         }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thicket_exec::CoverageSummary;
+
+    #[test]
+    fn nothing_covered_names_the_include_option_of_the_target_kind() {
+        let python = CoverageSummary {
+            kind: CoverageKind::Python,
+            lines: Some(0),
+            ..CoverageSummary::default()
+        };
+        assert_eq!(
+            nothing_covered(&python, "python json:loads").as_deref(),
+            Some(
+                "no execution reported any coverage: nothing that the include patterns match \
+                 ran (python json:loads); set --python-include to the code under test"
+            )
+        );
+        let java = CoverageSummary {
+            kind: CoverageKind::Java,
+            methods: Some(0),
+            ..CoverageSummary::default()
+        };
+        assert!(
+            nothing_covered(&java, "java")
+                .unwrap()
+                .contains("no class that")
+        );
+        let covered = CoverageSummary {
+            lines: Some(3),
+            ..python
+        };
+        assert_eq!(nothing_covered(&covered, "python json:loads"), None);
+        let edges = CoverageSummary {
+            kind: CoverageKind::Edges,
+            ..CoverageSummary::default()
+        };
+        assert_eq!(nothing_covered(&edges, "afl"), None);
+    }
 }

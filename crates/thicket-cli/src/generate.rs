@@ -1,25 +1,20 @@
 //! `thicket generate`: depth-bounded random generation to stdout or to files.
 
 use crate::exit;
-use crate::shared::{remove_partial_files_on_interrupt, seed_or_draw, write_atomically};
+use crate::shared::{remove_partial_files_on_interrupt, seed_or_draw};
 use crate::spec::{SolveArgs, SpecArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use rayon::prelude::*;
-use std::hash::{Hash, Hasher};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 use thicket_cover::GenSummary;
+use thicket_driver::kpath::Production;
+use thicket_driver::output::{Framing, OutputSink, StreamOutput, digits};
 use thicket_driver::{BuildError, MakerOptions, Makers};
-use thicket_fandango::{GeneratorRefusal, InputStream, Made, Stop, StreamConfig};
-use thicket_gen::{ChoicePolicy, GenConfig, GenStats, Generator, Producer};
-use thicket_grammar::Grammar;
+use thicket_fandango::{GeneratorRefusal, Stop, StreamConfig};
+use thicket_gen::{ChoicePolicy, GenConfig, Generator};
 use thicket_grammar::diag::escape_invisible;
-use thicket_tree::DerivationTree;
-
-/// Inputs generated per parallel batch; output order never depends on it.
-const BATCH: u64 = 2048;
 
 /// The limits of generation, shared by every subcommand that generates.
 #[derive(Args, Debug, Clone, Copy)]
@@ -277,90 +272,6 @@ enum OutputFormat {
     Json,
 }
 
-/// One generated input, ready to write.
-struct Generated {
-    /// What is written: the input itself, or its JSON line.
-    output: Vec<u8>,
-    /// Length of the input (not of its JSON line).
-    input_len: usize,
-    /// Hash of the input, for the share of distinct inputs.
-    input_hash: u64,
-    stats: GenStats,
-    /// The input's tree, kept for `--stats` where the producer made one anyway.
-    tree: Option<DerivationTree>,
-    /// The input's random stream.
-    index: u64,
-}
-
-impl Generated {
-    fn new(output: Vec<u8>, input: &[u8], stats: GenStats) -> Generated {
-        // Fx: fast and the same on every run; for --unique and the distinct share.
-        let mut hasher = rustc_hash::FxHasher::default();
-        input.hash(&mut hasher);
-        Generated {
-            input_len: input.len(),
-            input_hash: hasher.finish(),
-            output,
-            stats,
-            tree: None,
-            index: 0,
-        }
-    }
-
-    /// An input written as it is.
-    fn raw(input: Vec<u8>, stats: GenStats) -> Generated {
-        let mut item = Generated::new(Vec::new(), &input, stats);
-        item.output = input;
-        item
-    }
-
-    /// An input of the seed's stream: as it is, or (`json`) as a JSON line with its
-    /// tree; the tree kept with `keep_tree`.
-    fn from_made(
-        made: Made,
-        seed: u64,
-        grammar: &Grammar,
-        json: bool,
-        keep_tree: bool,
-    ) -> Generated {
-        let mut item = match &made.tree {
-            // The input is the stream's bytes: the tree's text, or its bits packed.
-            Some(tree) if json => Generated::from_tree_input(
-                tree,
-                &made.bytes,
-                made.index,
-                seed,
-                grammar,
-                true,
-                made.stats,
-            ),
-            _ => Generated::raw(made.bytes, made.stats),
-        };
-        item.index = made.index;
-        item.tree = made.tree.filter(|_| keep_tree);
-        item
-    }
-
-    /// The input `input` a tree stands for (its text, or its bits packed): as it is, or
-    /// (`json`) as a JSON line with the tree.
-    fn from_tree_input(
-        tree: &DerivationTree,
-        input: &[u8],
-        index: u64,
-        seed: u64,
-        grammar: &Grammar,
-        json: bool,
-        stats: GenStats,
-    ) -> Generated {
-        if json {
-            let line = json_line(index, seed, input, &tree.to_fuzzingbook_json(grammar));
-            Generated::new(line.into_bytes(), input, stats)
-        } else {
-            Generated::raw(input.to_vec(), stats)
-        }
-    }
-}
-
 /// A probability (`--hidden-probability`, `fuzz --mutate-share`): between 0 and 1.
 pub fn parse_probability(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
@@ -455,10 +366,8 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Framing::Separator(vec![0])
     } else if let Some(separator) = &args.separator {
         Framing::Separator(separator.0.clone())
-    } else if spec.grammar.may_produce_byte(b'\n') {
-        Framing::Header
     } else {
-        Framing::Separator(vec![b'\n'])
+        Framing::default_for(&spec.grammar)
     };
     if let Some(dir) = &args.output {
         remove_partial_files_on_interrupt();
@@ -555,10 +464,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     };
     let mut out = StreamOutput {
         pool: &pool,
-        json,
         sink: &mut sink,
         summary: &mut summary,
-        progress: &progress,
+        written: &|| progress.inc(1),
     };
     let maker = antlr.as_ref().map(thicket_antlr::generate::InputMaker::new);
     let producer = makers.producer(&loaded, maker.as_ref());
@@ -680,55 +588,6 @@ fn report_build(error: BuildError) -> u8 {
 /// language has (see `Generator::distinct_inputs`).
 const UNIQUE_LISTING_LIMIT: u64 = 1 << 20;
 
-/// How inputs written to stdout are told apart.
-enum Framing {
-    /// These bytes after each input (a line break by default when the grammar cannot
-    /// produce one; NUL with -0; --separator).
-    Separator(Vec<u8>),
-    /// A line `--- N (L bytes) ---` before each input and a line break after it: the
-    /// default when inputs may contain line breaks.
-    Header,
-}
-
-/// Where generated inputs go: files in a folder, or stdout, framed.
-struct OutputSink<W: Write> {
-    out: W,
-    dir: Option<PathBuf>,
-    suffix: String,
-    /// Digits in file names.
-    width: usize,
-    framing: Framing,
-    json: bool,
-}
-
-impl<W: Write> OutputSink<W> {
-    /// Writes input number `n` (its file is named after `n`).
-    fn write(&mut self, n: u64, item: &Generated) -> anyhow::Result<()> {
-        match &self.dir {
-            Some(dir) => {
-                let name = format!("{n:0width$}{}", self.suffix, width = self.width);
-                write_atomically(dir, &name, &item.output)?;
-            }
-            None if self.json => {
-                self.out.write_all(&item.output)?;
-                self.out.write_all(b"\n")?;
-            }
-            None => match &self.framing {
-                Framing::Separator(separator) => {
-                    self.out.write_all(&item.output)?;
-                    self.out.write_all(separator)?;
-                }
-                Framing::Header => {
-                    writeln!(self.out, "--- {n} ({} bytes) ---", item.output.len())?;
-                    self.out.write_all(&item.output)?;
-                    self.out.write_all(b"\n")?;
-                }
-            },
-        }
-        Ok(())
-    }
-}
-
 /// `--target MODEL:LOCATION`: inputs aimed at a code location (see thicket-codeine).
 fn run_targeted<W: Write>(
     args: &GenerateArgs,
@@ -739,7 +598,7 @@ fn run_targeted<W: Write>(
     sink: &mut OutputSink<W>,
 ) -> anyhow::Result<u8> {
     let grammar = &loaded.spec.grammar;
-    let Some((model_path, location)) = crate::codeine::split_target(target) else {
+    let Some((model_path, location)) = thicket_codeine::split_target(target) else {
         eprintln!("error: --target {target}: expected MODEL:LOCATION with MODEL an existing file");
         return Ok(exit::USAGE);
     };
@@ -747,7 +606,7 @@ fn run_targeted<W: Write>(
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
-    let constraints = match crate::codeine::target_constraints(&model, location) {
+    let constraints = match model.target_constraints(location) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: --target: {e}");
@@ -768,41 +627,16 @@ fn run_targeted<W: Write>(
     );
     // With bit fields, each tree's input is its bits packed into bytes; a tree whose
     // bits fill no whole byte stands for no input.
-    let made = trees.len();
-    let mut loose = None;
-    let inputs: Vec<(&DerivationTree, Vec<u8>)> = trees
-        .iter()
-        .filter_map(|tree| match loaded.input_bytes(tree) {
-            Ok(input) => Some((tree, input.into_owned())),
-            Err(why) => {
-                loose.get_or_insert(why);
-                None
-            }
-        })
-        .collect();
+    let (inputs, loose) = thicket_driver::kpath::inputs_of(loaded, &trees);
     if let Some(why) = loose {
         eprintln!(
-            "warning: {} of {made} targeted trees are no input and were left out: {why}",
-            made - inputs.len()
+            "warning: {} of {} targeted trees are no input and were left out: {why}",
+            trees.len() - inputs.len(),
+            trees.len()
         );
     }
-    sink.width = digits(inputs.len().saturating_sub(1) as u64).max(6);
     let mut summary = GenSummary::new(grammar, args.stats);
-    for (n, (tree, input)) in inputs.iter().enumerate() {
-        let item = Generated::from_tree_input(
-            tree,
-            input,
-            n as u64,
-            seed,
-            grammar,
-            sink.json,
-            GenStats::default(),
-        );
-        summary.add(item.input_len, item.input_hash, &item.stats);
-        summary.add_paths(Some(tree), || None);
-        sink.write(n as u64, &item)?;
-    }
-    sink.out.flush()?;
+    sink.write_trees(&inputs, seed, grammar, &mut summary)?;
     eprintln!(
         "thicket: {} inputs for {} constraint(s): {} satisfy theirs, {} do not (best of --tries {}); {} candidates, {} inputs searched past their steered trees",
         trees.len(),
@@ -832,60 +666,37 @@ fn run_kpath<W: Write>(
     let (started, deadline) = clock;
     let k = usize::from(args.k.unwrap_or(2));
     let graph = thicket_cover::KPathGraph::new(grammar);
-    // With constraints, each steered tree is repaired into a valid one before its
-    // paths count (a tree the repairs cannot save is replaced by a fresh solution), and
-    // a path the repair lost is steered to again: the paths covered are those of the
-    // valid outputs.
-    let finish = &mut |tree: DerivationTree, n: u64| {
-        thicket_fandango::kpath_finish(loaded, solver, seed, tree, n)
-    };
     // No input is begun after --time; those made are written.
-    let made = if args.strategy == Strategy::KpathRandom {
+    let (production, limit) = if args.strategy == Strategy::KpathRandom {
         let count = args
             .count
             .unwrap_or(if args.time.is_some() { u64::MAX } else { 10 });
-        thicket_cover::k_path_stream_until(
-            generator,
-            &graph,
-            k,
-            seed,
+        (
+            Production::Stream,
             usize::try_from(count).unwrap_or(usize::MAX),
-            thicket_cover::Stop::at(deadline),
-            finish,
         )
     } else {
-        thicket_cover::cover_k_paths_until(
-            generator,
-            &graph,
-            k,
-            seed,
+        (
+            Production::Cover,
             args.count.map_or(usize::MAX, |n| n as usize),
-            thicket_cover::Stop::at(deadline),
-            finish,
         )
     };
+    let made = thicket_driver::kpath::produce(
+        loaded,
+        generator,
+        solver,
+        &graph,
+        production,
+        k,
+        seed,
+        limit,
+        thicket_cover::Stop::at(deadline),
+    );
     let unsolved = made.dropped;
-    sink.width = digits(made.trees.len().saturating_sub(1) as u64).max(6);
     let mut summary = GenSummary::new(grammar, args.stats);
-    for (n, tree) in made.trees.iter().enumerate() {
-        // Bit fields packed into bytes (kpath_finish kept only trees whose bits do).
-        let Ok(input) = loaded.input_bytes(tree) else {
-            continue;
-        };
-        let item = Generated::from_tree_input(
-            tree,
-            &input,
-            n as u64,
-            seed,
-            grammar,
-            sink.json,
-            GenStats::default(),
-        );
-        summary.add(item.input_len, item.input_hash, &item.stats);
-        summary.add_paths(Some(tree), || None);
-        sink.write(n as u64, &item)?;
-    }
-    sink.out.flush()?;
+    // Bit fields packed into bytes (kpath_finish kept only trees whose bits do).
+    let (inputs, _) = thicket_driver::kpath::inputs_of(loaded, &made.trees);
+    sink.write_trees(&inputs, seed, grammar, &mut summary)?;
     let covered: usize = made.covered.iter().sum();
     let unfinished = covered + made.unfit.len() + made.lost.len() < made.total.iter().sum();
     let note = match args.strategy {
@@ -954,82 +765,6 @@ fn run_kpath<W: Write>(
         return Ok(exit::FAILURE);
     }
     Ok(exit::OK)
-}
-
-/// Where a stream's inputs go: written as they are made (each batch in `pool`) and
-/// counted in `summary`.
-struct StreamOutput<'a, W: Write> {
-    pool: &'a rayon::ThreadPool,
-    json: bool,
-    sink: &'a mut OutputSink<W>,
-    summary: &'a mut GenSummary,
-    progress: &'a indicatif::ProgressBar,
-}
-
-impl<W: Write> StreamOutput<'_, W> {
-    /// Writes the inputs of `producer`'s stream (their k-paths counted too with
-    /// `count_paths`); returns the stream's state at its end.
-    fn write<P: Producer>(
-        &mut self,
-        producer: &P,
-        config: StreamConfig,
-        count_paths: bool,
-    ) -> anyhow::Result<InputStream> {
-        let mut stream = InputStream::new(config);
-        // Against a deadline, small batches: 32 inputs per thread.
-        let streams = match config.deadline {
-            Some(_) => BATCH.min(32 * self.pool.current_num_threads() as u64),
-            None => BATCH,
-        };
-        let (seed, grammar, json) = (config.seed, producer.grammar(), self.json);
-        let keep_trees = self.summary.counts_paths();
-        while stream.stopped().is_none() {
-            let first = stream.made();
-            let batch: Vec<Generated> = self.pool.install(|| {
-                stream
-                    .next_batch(producer, streams)
-                    .into_par_iter()
-                    .map(|made| Generated::from_made(made, seed, grammar, json, keep_trees))
-                    .collect()
-            });
-            for (n, item) in (first..).zip(&batch) {
-                self.summary
-                    .add(item.input_len, item.input_hash, &item.stats);
-                if count_paths {
-                    // The tree again from the input's own stream (the same input: byte
-                    // and tree generation make the same choices), outside the
-                    // throughput's timing.
-                    self.summary.add_paths(item.tree.as_ref(), || {
-                        let mut rng = Generator::rng_for(seed, item.index);
-                        producer.tree(&mut rng).ok().map(|fresh| fresh.tree)
-                    });
-                }
-                self.sink.write(n, item)?;
-                self.progress.inc(1);
-            }
-        }
-        Ok(stream)
-    }
-}
-
-fn json_line(index: u64, seed: u64, input: &[u8], tree: &str) -> String {
-    let input_field = match std::str::from_utf8(input) {
-        Ok(text) => format!(
-            "\"input\":{}",
-            serde_json::to_string(text).expect("strings serialize")
-        ),
-        Err(_) => format!("\"input_hex\":\"{}\"", thicket_tree::hex(input)),
-    };
-    format!("{{\"index\":{index},\"seed\":{seed},{input_field},\"tree\":{tree}}}")
-}
-
-fn digits(mut n: u64) -> usize {
-    let mut d = 1;
-    while n >= 10 {
-        n /= 10;
-        d += 1;
-    }
-    d
 }
 
 /// A progress line on stderr (a terminal only) for long runs: at least 20,000 inputs,

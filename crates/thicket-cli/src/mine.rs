@@ -10,6 +10,7 @@ use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
+use thicket_driver::Skipped;
 use thicket_exec::{Judge, Status};
 use thicket_gen::{Encoding, GenConfig, Generator};
 use thicket_mine::{Catalog, MineConfig, Scored};
@@ -64,11 +65,11 @@ pub struct MineArgs {
     list_patterns: bool,
 
     /// Least recall of a result, in percent.
-    #[arg(long, value_name = "PCT", default_value_t = 90.0)]
+    #[arg(long, value_name = "PCT", default_value_t = 90.0, value_parser = percentage)]
     min_recall: f64,
 
     /// Specificity a result should reach, in percent (results below are flagged).
-    #[arg(long, value_name = "PCT", default_value_t = 60.0)]
+    #[arg(long, value_name = "PCT", default_value_t = 60.0, value_parser = percentage)]
     min_specificity: f64,
 
     /// Most parts of a disjunction.
@@ -148,6 +149,14 @@ pub struct MineArgs {
     target: TargetArgs,
 }
 
+/// A percentage (`--min-recall`, `--min-specificity`): between 0 and 100.
+fn percentage(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{text}` is not a percentage (0 to 100)")),
+    }
+}
+
 /// A program's verdict on an input: it exited 0 and nothing counts as a failure (a
 /// run the executor could not make is not accepted).
 fn accepted(judge: &mut Judge, input: &[u8]) -> anyhow::Result<bool> {
@@ -191,15 +200,6 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             println!("{}\t{}", p.name, p.location);
         }
         return Ok(exit::OK);
-    }
-    for (name, v) in [
-        ("--min-recall", args.min_recall),
-        ("--min-specificity", args.min_specificity),
-    ] {
-        if !(0.0..=100.0).contains(&v) {
-            eprintln!("error: {name} is a percentage (0 to 100), not {v}");
-            return Ok(exit::USAGE);
-        }
     }
     let has_target = !args.target.command.is_empty() || args.target.python.is_some();
     if args.positive.is_empty() && !has_target {
@@ -245,19 +245,14 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             max_input_size: args.max_input_size,
         }
         .collect_or_report(false)?;
-        let mut trees = Vec::new();
         let mut rejected = 0;
-        for input in inputs {
-            let text = match input.read(args.max_input_size) {
-                Ok(t) => t,
-                Err(e) => {
+        let trees = reader.read_files(&inputs, args.max_input_size, &mut |input, skipped| {
+            match skipped {
+                Skipped::Unreadable(e) => {
                     eprintln!("error: {e}");
                     return Err(exit::FAILURE);
                 }
-            };
-            match reader.read(&text) {
-                Ok(tree) => trees.push(tree),
-                Err(e) => {
+                Skipped::Rejected(e) => {
                     rejected += 1;
                     if rejected <= 3 {
                         eprintln!(
@@ -267,7 +262,8 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
                     }
                 }
             }
-        }
+            Ok(())
+        })?;
         if rejected > 3 {
             eprintln!(
                 "note: {rejected} {what} inputs in all are not in the grammar and were skipped"

@@ -136,7 +136,7 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         .file_name()
         .with_context(|| format!("-o {}: not a file name", output.display()))?
         .to_string_lossy();
-    crate::shared::write_atomically(dir, &name, &reduced.bytes)?;
+    thicket_driver::output::write_atomically(dir, &name, &reduced.bytes)?;
     eprintln!(
         "thicket: {} -> {} bytes{} in {} runs ({} repeated candidates skipped), {:.1} s; \
          still fails with `{}`; written to {}",

@@ -2,12 +2,12 @@
 
 use crate::exit;
 use crate::inputs::InputArgs;
-use crate::shared::{batches, input_grammar, reader_for};
+use crate::shared::{input_grammar, reader_for};
 use crate::spec::SpecArgs;
 use clap::{Args, ValueEnum};
-use rayon::prelude::*;
 use std::io::Write;
 use thicket_driver::InputReader;
+use thicket_driver::files::for_each_batch;
 use thicket_grammar::Grammar;
 use thicket_parse::{ParseConfig, ParseError, Parser, Rejection, TreeCount};
 
@@ -147,187 +147,189 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let (mut rejected, mut unreadable) = (0, 0);
     let many = inputs.len() > 1;
-    for batch in batches(&inputs) {
-        let outcomes: Vec<Outcome> = pool.install(|| {
-            batch
-                .par_iter()
-                .map(|input| {
-                    let text = match input.read(args.inputs.max_input_size) {
-                        Ok(text) => text,
-                        Err(e) => return Outcome::Unreadable(e),
-                    };
-                    if let Some(Err(r)) = checker.as_ref().map(|c| c.accepts(&text)) {
-                        return Outcome::Rejected(r.excerpt(&text), Box::new(r));
-                    }
-                    match &reader {
-                        InputReader::Bits(unpacker) => parse_packed(unpacker, grammar, &args, text),
-                        InputReader::Text(parser) => parse_one(parser, grammar, &args, text),
-                    }
-                })
-                .collect()
-        });
-        for (input, outcome) in batch.iter().zip(outcomes) {
-            let name = input.name();
-            // A large input may turn out to need counting in memory after all: its
-            // outcome is then printed as a small one's.
-            let mut next = Some(outcome);
-            while let Some(outcome) = next.take() {
-                match outcome {
-                    Outcome::Parsed(tree, count) => {
-                        if args.quiet {
-                            continue;
-                        }
-                        if let Some(count) = &count {
-                            print_count(&name, count);
-                        }
-                        if args.format == TreeFormat::Json {
-                            // "trees" is a number, or null with the reason in "trees_unknown".
-                            let trees = match count {
-                                None => String::new(),
-                                Some(TreeCount::Finite(n)) => format!(",\"trees\":{n}"),
-                                Some(TreeCount::Infinite) => {
-                                    ",\"trees\":null,\"trees_unknown\":\"infinite\"".to_string()
-                                }
-                                Some(TreeCount::Overflow) => {
-                                    ",\"trees\":null,\"trees_unknown\":\"overflow\"".to_string()
-                                }
-                                Some(TreeCount::Unknown) => {
-                                    ",\"trees\":null,\"trees_unknown\":\"too_complex\"".to_string()
-                                }
-                            };
-                            // With --all, "all" holds the list of trees instead of "tree".
-                            let field = if args.all { "all" } else { "tree" };
-                            writeln!(
-                                out,
-                                "{{\"file\":{},\"ok\":true{trees},\"{field}\":{tree}}}",
-                                json_str(&name)
-                            )?;
-                        } else {
-                            if many {
-                                writeln!(out, "# {name}")?;
-                            }
-                            write!(out, "{tree}")?;
-                            if !tree.ends_with('\n') {
-                                writeln!(out)?;
-                            }
-                        }
-                    }
-                    Outcome::Large(text) => {
-                        let InputReader::Text(parser) = &reader else {
-                            unreachable!("only `parse_one` streams, and only text inputs")
-                        };
-                        // Parsed here, one at a time, and its tree written as it is read:
-                        // memory is the chart's, not the tree's or the rendering's.
-                        let result = match parser.parse_streaming(&text) {
-                            Ok(result) => result,
-                            Err(e) => {
-                                match Outcome::failed(&text, e) {
-                                    Outcome::Rejected(excerpt, r) => {
-                                        if args.format == TreeFormat::Json {
-                                            writeln!(out, "{}", rejection_json(&name, &r)?)?;
-                                        }
-                                        eprintln!("error: {name}:{r}\n{excerpt}");
-                                    }
-                                    Outcome::TooComplex(message) => {
-                                        if args.format == TreeFormat::Json {
-                                            writeln!(out, "{}", message_json(&name, &message))?;
-                                        }
-                                        eprintln!("error: {name}: {message}")
-                                    }
-                                    Outcome::OutOfMemory(message) => {
-                                        if args.format == TreeFormat::Json {
-                                            writeln!(
-                                                out,
-                                                "{}",
-                                                out_of_memory_json(&name, &message)
-                                            )?;
-                                        }
-                                        eprintln!("error: {name}: {message}");
-                                        unreadable += 1;
-                                        continue;
-                                    }
-                                    _ => unreachable!(
-                                        "a parse fails by rejection, complexity or memory"
-                                    ),
-                                }
-                                rejected += 1;
+    for_each_batch(
+        &inputs,
+        &pool,
+        |input| {
+            let text = match input.read(args.inputs.max_input_size) {
+                Ok(text) => text,
+                Err(e) => return Outcome::Unreadable(e),
+            };
+            if let Some(Err(r)) = checker.as_ref().map(|c| c.accepts(&text)) {
+                return Outcome::Rejected(r.excerpt(&text), Box::new(r));
+            }
+            match &reader {
+                InputReader::Bits(unpacker) => parse_packed(unpacker, grammar, &args, text),
+                InputReader::Text(parser) => parse_one(parser, grammar, &args, text),
+            }
+        },
+        |batch, outcomes: Vec<Outcome>| {
+            for (input, outcome) in batch.iter().zip(outcomes) {
+                let name = input.name();
+                // A large input may turn out to need counting in memory after all: its
+                // outcome is then printed as a small one's.
+                let mut next = Some(outcome);
+                while let Some(outcome) = next.take() {
+                    match outcome {
+                        Outcome::Parsed(tree, count) => {
+                            if args.quiet {
                                 continue;
                             }
-                        };
-                        let counting = args.count || args.all;
-                        if counting && !result.known_unambiguous() {
-                            next = Some(counted(&result, grammar, &args));
-                            continue;
-                        }
-                        // Its one tree (`--all` lists it, `--count` counts it).
-                        if counting {
-                            print_count(&name, &TreeCount::Finite(1));
-                        }
-                        if args.format == TreeFormat::Json {
-                            let trees = if counting { ",\"trees\":1" } else { "" };
-                            let field = if args.all { "\"all\":[" } else { "\"tree\":" };
-                            write!(
-                                out,
-                                "{{\"file\":{},\"ok\":true{trees},{field}",
-                                json_str(&name)
-                            )?;
-                        } else {
-                            if many {
-                                writeln!(out, "# {name}")?;
+                            if let Some(count) = &count {
+                                print_count(&name, count);
                             }
-                            if args.all {
-                                writeln!(out, "# tree 1 of 1")?;
+                            if args.format == TreeFormat::Json {
+                                // "trees" is a number, or null with the reason in "trees_unknown".
+                                let trees = match count {
+                                    None => String::new(),
+                                    Some(TreeCount::Finite(n)) => format!(",\"trees\":{n}"),
+                                    Some(TreeCount::Infinite) => {
+                                        ",\"trees\":null,\"trees_unknown\":\"infinite\"".to_string()
+                                    }
+                                    Some(TreeCount::Overflow) => {
+                                        ",\"trees\":null,\"trees_unknown\":\"overflow\"".to_string()
+                                    }
+                                    Some(TreeCount::Unknown) => {
+                                        ",\"trees\":null,\"trees_unknown\":\"too_complex\""
+                                            .to_string()
+                                    }
+                                };
+                                // With --all, "all" holds the list of trees instead of "tree".
+                                let field = if args.all { "all" } else { "tree" };
+                                writeln!(
+                                    out,
+                                    "{{\"file\":{},\"ok\":true{trees},\"{field}\":{tree}}}",
+                                    json_str(&name)
+                                )?;
+                            } else {
+                                if many {
+                                    writeln!(out, "# {name}")?;
+                                }
+                                write!(out, "{tree}")?;
+                                if !tree.ends_with('\n') {
+                                    writeln!(out)?;
+                                }
                             }
                         }
-                        let mut renderer = Renderer::new(grammar, rendering(args.format), &mut out);
-                        result.build_into(&mut renderer);
-                        renderer.finish()?;
-                        match args.format {
-                            TreeFormat::Json if args.all => writeln!(out, "]}}")?,
-                            TreeFormat::Json => writeln!(out, "}}")?,
-                            TreeFormat::Sexp => writeln!(out)?,
-                            TreeFormat::Tree | TreeFormat::Dot => {}
+                        Outcome::Large(text) => {
+                            let InputReader::Text(parser) = &reader else {
+                                unreachable!("only `parse_one` streams, and only text inputs")
+                            };
+                            // Parsed here, one at a time, and its tree written as it is read:
+                            // memory is the chart's, not the tree's or the rendering's.
+                            let result = match parser.parse_streaming(&text) {
+                                Ok(result) => result,
+                                Err(e) => {
+                                    match Outcome::failed(&text, e) {
+                                        Outcome::Rejected(excerpt, r) => {
+                                            if args.format == TreeFormat::Json {
+                                                writeln!(out, "{}", rejection_json(&name, &r)?)?;
+                                            }
+                                            eprintln!("error: {name}:{r}\n{excerpt}");
+                                        }
+                                        Outcome::TooComplex(message) => {
+                                            if args.format == TreeFormat::Json {
+                                                writeln!(out, "{}", message_json(&name, &message))?;
+                                            }
+                                            eprintln!("error: {name}: {message}")
+                                        }
+                                        Outcome::OutOfMemory(message) => {
+                                            if args.format == TreeFormat::Json {
+                                                writeln!(
+                                                    out,
+                                                    "{}",
+                                                    out_of_memory_json(&name, &message)
+                                                )?;
+                                            }
+                                            eprintln!("error: {name}: {message}");
+                                            unreadable += 1;
+                                            continue;
+                                        }
+                                        _ => unreachable!(
+                                            "a parse fails by rejection, complexity or memory"
+                                        ),
+                                    }
+                                    rejected += 1;
+                                    continue;
+                                }
+                            };
+                            let counting = args.count || args.all;
+                            if counting && !result.known_unambiguous() {
+                                next = Some(counted(&result, grammar, &args));
+                                continue;
+                            }
+                            // Its one tree (`--all` lists it, `--count` counts it).
+                            if counting {
+                                print_count(&name, &TreeCount::Finite(1));
+                            }
+                            if args.format == TreeFormat::Json {
+                                let trees = if counting { ",\"trees\":1" } else { "" };
+                                let field = if args.all { "\"all\":[" } else { "\"tree\":" };
+                                write!(
+                                    out,
+                                    "{{\"file\":{},\"ok\":true{trees},{field}",
+                                    json_str(&name)
+                                )?;
+                            } else {
+                                if many {
+                                    writeln!(out, "# {name}")?;
+                                }
+                                if args.all {
+                                    writeln!(out, "# tree 1 of 1")?;
+                                }
+                            }
+                            let mut renderer =
+                                Renderer::new(grammar, rendering(args.format), &mut out);
+                            result.build_into(&mut renderer);
+                            renderer.finish()?;
+                            match args.format {
+                                TreeFormat::Json if args.all => writeln!(out, "]}}")?,
+                                TreeFormat::Json => writeln!(out, "}}")?,
+                                TreeFormat::Sexp => writeln!(out)?,
+                                TreeFormat::Tree | TreeFormat::Dot => {}
+                            }
                         }
-                    }
-                    Outcome::Rejected(excerpt, r) => {
-                        rejected += 1;
-                        if args.quiet {
-                            continue;
+                        Outcome::Rejected(excerpt, r) => {
+                            rejected += 1;
+                            if args.quiet {
+                                continue;
+                            }
+                            if args.format == TreeFormat::Json {
+                                writeln!(out, "{}", rejection_json(&name, &r)?)?;
+                            }
+                            eprintln!("error: {name}:{r}\n{excerpt}");
                         }
-                        if args.format == TreeFormat::Json {
-                            writeln!(out, "{}", rejection_json(&name, &r)?)?;
+                        Outcome::TooComplex(message) => {
+                            rejected += 1;
+                            if args.quiet {
+                                continue;
+                            }
+                            if args.format == TreeFormat::Json {
+                                writeln!(out, "{}", message_json(&name, &message))?;
+                            }
+                            eprintln!("error: {name}: {message}");
                         }
-                        eprintln!("error: {name}:{r}\n{excerpt}");
-                    }
-                    Outcome::TooComplex(message) => {
-                        rejected += 1;
-                        if args.quiet {
-                            continue;
+                        Outcome::OutOfMemory(message) => {
+                            unreadable += 1;
+                            if args.format == TreeFormat::Json && !args.quiet {
+                                writeln!(out, "{}", out_of_memory_json(&name, &message))?;
+                            }
+                            eprintln!("error: {name}: {message}");
                         }
-                        if args.format == TreeFormat::Json {
-                            writeln!(out, "{}", message_json(&name, &message))?;
+                        Outcome::Unreadable(message) => {
+                            unreadable += 1;
+                            if args.format == TreeFormat::Json && !args.quiet {
+                                writeln!(out, "{}", unreadable_json(&name, &message))?;
+                            }
+                            eprintln!("error: {message}");
                         }
-                        eprintln!("error: {name}: {message}");
-                    }
-                    Outcome::OutOfMemory(message) => {
-                        unreadable += 1;
-                        if args.format == TreeFormat::Json && !args.quiet {
-                            writeln!(out, "{}", out_of_memory_json(&name, &message))?;
-                        }
-                        eprintln!("error: {name}: {message}");
-                    }
-                    Outcome::Unreadable(message) => {
-                        unreadable += 1;
-                        if args.format == TreeFormat::Json && !args.quiet {
-                            writeln!(out, "{}", unreadable_json(&name, &message))?;
-                        }
-                        eprintln!("error: {message}");
                     }
                 }
             }
-        }
-        out.flush()?;
-    }
+            out.flush()?;
+            anyhow::Ok(())
+        },
+    )?;
     out.flush()?;
     Ok(if unreadable > 0 {
         exit::FAILURE

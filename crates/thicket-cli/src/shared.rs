@@ -2,10 +2,7 @@
 //! whole, the input reader and worker threads of commands that read inputs.
 
 use crate::exit;
-use crate::inputs::Input;
 use anyhow::Context;
-use std::io::Write;
-use std::path::PathBuf;
 use std::time::Duration;
 use thicket_driver::{InputGrammar, InputReader};
 use thicket_parse::ParseConfig;
@@ -72,31 +69,6 @@ pub fn seed_or_draw(seed: Option<u64>) -> u64 {
     })
 }
 
-/// Inputs parsed in parallel at once: at most this many, and (by their file sizes) at
-/// most `BATCH_BYTES` of them, so that many or large inputs are never all held.
-const BATCH_INPUTS: usize = 256;
-const BATCH_BYTES: u64 = 64 << 20;
-
-/// Splits inputs into batches of at most `BATCH_INPUTS` and about `BATCH_BYTES`.
-pub fn batches(inputs: &[Input]) -> Vec<&[Input]> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut bytes = 0u64;
-    for (i, input) in inputs.iter().enumerate() {
-        let size = input.size_hint();
-        if i > start && (i - start >= BATCH_INPUTS || bytes + size > BATCH_BYTES) {
-            out.push(&inputs[start..i]);
-            start = i;
-            bytes = 0;
-        }
-        bytes += size;
-    }
-    if start < inputs.len() {
-        out.push(&inputs[start..]);
-    }
-    out
-}
-
 /// The grammar the spec's inputs are read with (bit by bit if they pack bit fields into
 /// bytes), or the exit code after reporting why they cannot be read.
 pub fn input_grammar(spec: &thicket_grammar::Spec) -> Result<InputGrammar<'_>, u8> {
@@ -150,40 +122,14 @@ impl JobsArgs {
     }
 }
 
-/// Temporary files [`write_atomically`] is writing now: removed by the handler
-/// [`remove_partial_files_on_interrupt`] installs.
-static IN_FLIGHT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
 /// On Ctrl-C or SIGTERM, removes the temporary files being written and exits with
 /// 130, so that an interrupted `-o` run leaves only whole inputs behind. For commands
-/// that have no stop handler of their own.
+/// that have no stop handler of their own (files written by
+/// `thicket_driver::output::write_atomically`).
 pub fn remove_partial_files_on_interrupt() {
     // A second handler (another command's) is refused by ctrlc; then that one rules.
     let _ = ctrlc::set_handler(|| {
-        let files = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
-        for file in files.iter() {
-            let _ = std::fs::remove_file(file);
-        }
+        thicket_driver::output::remove_files_in_flight();
         std::process::exit(130);
     });
-}
-
-/// Writes `dir/name` whole or not at all: into a hidden temporary file first (removed
-/// again if writing fails, e.g. on a full disk, or the run is interrupted), then
-/// renamed over `name`.
-pub fn write_atomically(dir: &std::path::Path, name: &str, bytes: &[u8]) -> anyhow::Result<()> {
-    let path = dir.join(name);
-    let temp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let in_flight = || IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
-    in_flight().push(temp.clone());
-    let written = std::fs::File::create(&temp).and_then(|mut file| {
-        file.write_all(bytes)?;
-        file.flush()
-    });
-    let result = written.and_then(|()| std::fs::rename(&temp, &path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    in_flight().retain(|t| t != &temp);
-    result.map_err(|e| anyhow::Error::new(e).context(format!("cannot write {}", path.display())))
 }

@@ -370,3 +370,29 @@ fn a_rare_location_is_flagged_and_refined_with_the_program() {
     ]));
     assert!(explained.contains("cross-validation"), "{explained}");
 }
+
+#[test]
+fn a_focus_goal_that_is_no_share_is_a_usage_error_naming_the_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.json");
+    let out = thicket(&[
+        "learn-coverage",
+        &repo("specs/expr.fan"),
+        dir.path().to_str().unwrap(),
+        "-o",
+        model.to_str().unwrap(),
+        "--focus",
+        "x",
+        "--goal",
+        "2",
+        "--",
+        "true",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("--goal") && stderr.contains("not a probability between 0 and 1"),
+        "{stderr}"
+    );
+    assert!(!model.exists());
+}

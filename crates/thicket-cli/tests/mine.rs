@@ -178,3 +178,28 @@ fn needs_samples_or_a_program() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--positive"));
 }
+
+#[test]
+fn a_percentage_out_of_range_is_a_usage_error_naming_the_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("pair.fan");
+    std::fs::write(&spec, PAIR).unwrap();
+    write_all(&dir.path().join("pos"), &["a=a"]);
+    let pos = dir.path().join("pos");
+    for option in ["--min-recall", "--min-specificity"] {
+        let out = thicket(&[
+            "mine",
+            spec.to_str().unwrap(),
+            "--positive",
+            pos.to_str().unwrap(),
+            option,
+            "150",
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains(option) && stderr.contains("not a percentage"),
+            "{stderr}"
+        );
+    }
+}

@@ -21,7 +21,9 @@
 //! constraints ([`PathConstraint`], infeasible ones dropped) from which
 //! [`generate_targeted`] produces inputs aimed at the location without running the
 //! program (a best-first search after the paper's Algorithm 3), and predicts from an
-//! input alone which locations it will cover. With the program at hand, [`Refiner`]
+//! input alone which locations it will cover. A model stored in a file is read back
+//! and checked against its grammar by [`model_file`]; a location's tree is explained
+//! by [`explain::explain`]. With the program at hand, [`Refiner`]
 //! closes the loop for one location: learn, aim, run, learn again
 //! ([`refine`]); its trees keep covering inputs per leaf ([`Exemplars`]), and aimed
 //! inputs are mutants of those that still satisfy the leaf, where one is found. Every run goes through `thicket_exec::Judge` ([`run`]).
@@ -29,10 +31,12 @@
 #![warn(missing_docs)]
 
 pub mod cart;
+pub mod explain;
 pub mod features;
 pub mod learning;
 pub mod matrix;
 pub mod model;
+pub mod model_file;
 pub mod refine;
 pub mod run;
 pub mod target;
@@ -43,6 +47,7 @@ pub use model::{
     EXEMPLARS_PER_LEAF, Exemplars, LearnConfig, LocationModel, MIN_POSITIVES, Model,
     PathConstraint, Validation, grammar_fingerprint,
 };
+pub use model_file::{ModelFileError, read_model, split_target};
 pub use refine::{Phase, RefineConfig, Refined, Refiner, Round, TrainingSet};
 pub use run::{RunError, covered_names};
 pub use target::{TargetStats, Violated, aim_cycle, generate_targeted, violated, violations};

@@ -184,6 +184,49 @@ fn is_hidden(path: &Path) -> bool {
         .is_some_and(|n| n.to_string_lossy().starts_with('.'))
 }
 
+/// Inputs worked on in parallel at once: at most this many, and (by their file sizes)
+/// at most `BATCH_BYTES` of them, so that many or large inputs are never all held.
+const BATCH_INPUTS: usize = 256;
+const BATCH_BYTES: u64 = 64 << 20;
+
+/// Splits inputs into batches of at most `BATCH_INPUTS` and about `BATCH_BYTES`.
+pub fn batches(inputs: &[Input]) -> Vec<&[Input]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut bytes = 0u64;
+    for (i, input) in inputs.iter().enumerate() {
+        let size = input.size_hint();
+        if i > start && (i - start >= BATCH_INPUTS || bytes + size > BATCH_BYTES) {
+            out.push(&inputs[start..i]);
+            start = i;
+            bytes = 0;
+        }
+        bytes += size;
+    }
+    if start < inputs.len() {
+        out.push(&inputs[start..]);
+    }
+    out
+}
+
+/// Runs `work` on every input in parallel on `pool`, a batch at a time (see
+/// [`batches`]), and hands each batch with its results, in input order, to `done`
+/// before the next batch is begun: results are reported in order while only a
+/// batch's inputs are held. The first error of `done` ends the run.
+pub fn for_each_batch<T: Send, E>(
+    inputs: &[Input],
+    pool: &rayon::ThreadPool,
+    work: impl Fn(&Input) -> T + Sync,
+    mut done: impl FnMut(&[Input], Vec<T>) -> Result<(), E>,
+) -> Result<(), E> {
+    use rayon::prelude::*;
+    for batch in batches(inputs) {
+        let results: Vec<T> = pool.install(|| batch.par_iter().map(&work).collect());
+        done(batch, results)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,5 +285,35 @@ mod tests {
         assert!(err.contains("limit of 1000 bytes"), "{err}");
         assert!(err.contains("--max-input-size"), "{err}");
         assert_eq!(read_bounded(&b"abc"[..], 3, "x", "-").unwrap(), b"abc");
+    }
+
+    #[test]
+    fn batches_keep_every_input_in_order_and_bound_their_count() {
+        let inputs: Vec<Input> = (0..600)
+            .map(|i| Input::at(PathBuf::from(format!("/nonexistent/{i}"))))
+            .collect();
+        let parts = batches(&inputs);
+        assert_eq!(
+            parts.iter().map(|b| b.len()).collect::<Vec<_>>(),
+            [256, 256, 88]
+        );
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let mut seen = Vec::new();
+        for_each_batch(
+            &inputs,
+            &pool,
+            |input| input.name(),
+            |batch, names| {
+                assert_eq!(batch.len(), names.len());
+                seen.extend(names);
+                Ok::<(), ()>(())
+            },
+        )
+        .unwrap();
+        let expected: Vec<String> = inputs.iter().map(Input::name).collect();
+        assert_eq!(seen, expected);
     }
 }

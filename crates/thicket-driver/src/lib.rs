@@ -15,15 +15,23 @@
 //!   bit by bit when the spec packs bit fields into bytes
 //!   ([`thicket_fandango::Unpacker`]), as its text otherwise;
 //! - [`files`]: the input files of a command (files, folders expanded in path order,
-//!   stdin), each read whole under a size cap.
+//!   stdin), each read whole under a size cap;
+//! - [`output`]: generated inputs written as `thicket generate` writes them (a file
+//!   each, or framed on one stream, raw or as JSON lines with their trees), counted;
+//! - [`kpath`]: k-path production of a loaded spec, repaired under its constraints;
+//! - [`workers`]: a parallel fuzzing campaign, N campaign processes sharing their
+//!   finds through one folder, their figures combined.
 
 #![warn(missing_docs)]
 
 pub mod files;
+pub mod kpath;
 mod load;
+pub mod output;
 mod produce;
 mod read;
+pub mod workers;
 
 pub use load::{Compiled, LoadError, SpecFile};
 pub use produce::{BuildError, InputProducer, MakerOptions, Makers};
-pub use read::{InputGrammar, InputReader};
+pub use read::{InputGrammar, InputReader, Skipped};

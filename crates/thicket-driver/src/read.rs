@@ -1,6 +1,7 @@
 //! An input read into the spec's tree: as its text, or bit by bit when the spec packs
 //! bit fields into bytes.
 
+use crate::files::Input;
 use rustc_hash::FxHashSet;
 use thicket_cover::{Coverage, KPath, KPathGraph};
 use thicket_fandango::{BitLayout, PackedBits, UnpackedGrammar, Unpacker};
@@ -165,6 +166,39 @@ impl<'g> InputReader<'g> {
             InputReader::Text(parser) => Some(parser),
             InputReader::Bits(_) => None,
         }
+    }
+}
+
+/// Why [`InputReader::read_files`] left an input out.
+#[derive(Debug)]
+pub enum Skipped {
+    /// It could not be read (the message names it).
+    Unreadable(String),
+    /// The grammar does not accept it.
+    Rejected(ParseError),
+}
+
+impl InputReader<'_> {
+    /// The trees of `inputs` in order, each read whole under `max` bytes; an input that
+    /// cannot be read or is not in the language is left out after `skipped` is told,
+    /// and an error of `skipped` ends the reading (seed inputs, samples to mine).
+    pub fn read_files<E>(
+        &self,
+        inputs: &[Input],
+        max: u64,
+        skipped: &mut dyn FnMut(&Input, Skipped) -> Result<(), E>,
+    ) -> Result<Vec<DerivationTree>, E> {
+        let mut trees = Vec::new();
+        for input in inputs {
+            match input.read(max) {
+                Ok(bytes) => match self.read(&bytes) {
+                    Ok(tree) => trees.push(tree),
+                    Err(e) => skipped(input, Skipped::Rejected(e))?,
+                },
+                Err(e) => skipped(input, Skipped::Unreadable(e))?,
+            }
+        }
+        Ok(trees)
     }
 }
 

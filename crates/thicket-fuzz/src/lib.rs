@@ -20,11 +20,13 @@
 //! valid input in the same way), the baseline to compare against.
 //!
 //! The output folder ([`output`]) follows AFL's layout, each finding written atomically
-//! when found; a campaign can be resumed from it.
+//! when found; a campaign can be resumed from it. [`choice::StrategyChoice`] names
+//! every strategy (the loop's own and the whitebox searches) and makes it.
 
 #![warn(missing_docs)]
 
 mod campaign;
+pub mod choice;
 pub mod combined;
 pub mod minimize;
 pub mod mutate;

@@ -12,14 +12,7 @@ use std::sync::{Arc, Mutex};
 use thicket_cover::{Coverage as PathCoverage, KPathGraph, Stop};
 use thicket_fandango::LoadedSpec;
 
-/// Which k-path production.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Production {
-    /// Until every k-path that fits is covered (`n` a cap).
-    Cover,
-    /// `n` inputs, each steered to a path not covered yet, round after round.
-    Stream,
-}
+pub use thicket_driver::kpath::Production;
 
 /// The longest k-path length `thicket` measures.
 pub const MAX_K: u8 = 8;
@@ -60,20 +53,13 @@ pub fn produce(
     let made = py.detach(|| {
         engine.with_makers(|loaded, generator, solver| {
             let graph = KPathGraph::new(&loaded.spec.grammar);
-            let finish =
-                &mut |tree, n| thicket_fandango::kpath_finish(loaded, solver, seed, tree, n);
             let stop = Stop {
                 deadline: None,
                 interrupted: &interrupted,
             };
-            match production {
-                Production::Cover => thicket_cover::cover_k_paths_until(
-                    generator, &graph, k, seed, limit, stop, finish,
-                ),
-                Production::Stream => thicket_cover::k_path_stream_until(
-                    generator, &graph, k, seed, limit, stop, finish,
-                ),
-            }
+            thicket_driver::kpath::produce(
+                loaded, generator, solver, &graph, production, k, seed, limit, stop,
+            )
         })
     });
     if let Some(e) = pending.into_inner().unwrap_or_else(|e| e.into_inner()) {
