@@ -1352,7 +1352,9 @@ def encode_bool(out, value):
     elif type(value).__name__ == "bool_" and type(value).__module__ == "numpy":
         out.append(R_TRUE if bool(value) else R_FALSE)
     else:
-        _error(out, R_NOT_BOOL, f"{type(value).__name__} {_short_repr(value)}")
+        # A tree is named as specs know it, not by the runner's own node classes.
+        kind = "DerivationTree" if isinstance(value, DerivationTree) else type(value).__name__
+        _error(out, R_NOT_BOOL, f"{kind} {_short_repr(value)}")
 
 
 def _encode_blob(out, kind, data):

@@ -413,7 +413,7 @@ fn only_truth_values_are_judged() {
         "{err}"
     );
     let err = judge("k").unwrap_err();
-    assert!(err.message.contains("returned _Node"), "{err}");
+    assert!(err.message.contains("returned DerivationTree"), "{err}");
 }
 
 #[test]
