@@ -432,6 +432,15 @@ pub fn load_g4_texts(
     for symbol in hidden {
         grammar.set_phrase(symbol);
     }
+    // Tokens through a non-greedy loop end where the exact lexer ends them (`.+?` is
+    // one character, a comment ends at its first `*/`). Read as loops, such a token
+    // could end at every later position: Arden's `TEXT : .+?` made the parser's
+    // pending items grow with the square of the input.
+    for mark in &t.shortest {
+        if let Some(alternative) = shortest_alternative(&grammar, mark) {
+            grammar.set_shortest(alternative);
+        }
+    }
     let lexer = Lexer::new(t.lexer).map_err(|failed| {
         let (rule, reason) = *failed;
         fail(
@@ -463,6 +472,22 @@ pub fn load_g4_texts(
     };
     spec.set_hidden_probability(DEFAULT_HIDDEN_PROBABILITY);
     Ok(spec)
+}
+
+/// The node of the byte grammar that `mark` names, if the rule's body has the shape the
+/// translation built (an alternation it pruned is left unmarked).
+fn shortest_alternative(
+    grammar: &Grammar,
+    mark: &translate::ShortestAlternative,
+) -> Option<thicket_grammar::ExprId> {
+    let mut at = grammar.rule(grammar.symbol(&mark.rule)?).body;
+    for &(index, of) in &mark.path {
+        match grammar.expr(at) {
+            thicket_grammar::Expr::Alt(children) if children.len() == of => at = children[index],
+            _ => return None,
+        }
+    }
+    Some(at)
 }
 
 /// Decides inputs the way an ANTLR-generated lexer and parser do: see

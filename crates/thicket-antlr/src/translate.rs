@@ -80,6 +80,21 @@ pub struct Translation {
     /// The parser rules' names: phrases of the byte grammar (see
     /// `thicket_grammar::Grammar::set_phrase`), never compiled into one DFA.
     pub parser_rules: Vec<String>,
+    /// The alternatives of token rules that the exact lexer matches by their shortest
+    /// text (those through a non-greedy loop), as the byte grammar must read them too
+    /// (`thicket_grammar::Grammar::set_shortest`).
+    pub shortest: Vec<ShortestAlternative>,
+}
+
+/// An alternative of a lexer rule in the byte grammar that holds a non-greedy loop, so
+/// that its text ends where its language first allows (see [`LexRuleSpec::non_greedy`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShortestAlternative {
+    /// The lexer rule.
+    pub rule: String,
+    /// From the rule's body down to the alternative: at each step the index of the
+    /// alternative taken and how many the alternation has (the body itself if empty).
+    pub path: Vec<(usize, usize)>,
 }
 
 /// An alternative of a parser rule that begins with a semantic predicate
@@ -224,6 +239,7 @@ pub fn translate(
         return Err(rules.errors);
     }
     let lexer = lexer?;
+    let shortest = rules.shortest_alternatives(&ast);
     let bodies = rules.parser_bodies();
     let guarded = bodies
         .iter()
@@ -248,6 +264,7 @@ pub fn translate(
         warnings: rules.warnings,
         parser_rules,
         guarded,
+        shortest,
     })
 }
 
@@ -649,7 +666,10 @@ impl<'f> Rules<'f> {
                 // non-greedy loop: `'/*' .*? '*/' | '//' ~[\n]*` still takes the whole
                 // line comment. Each alternative of such a rule is matched apart, and
                 // the lexer takes the longest of their matches.
-                let pieces = alternatives_of(elem);
+                let pieces: Vec<&Elem> = alternative_paths(elem)
+                    .into_iter()
+                    .map(|(e, _)| e)
+                    .collect();
                 let patterns = if whole.1 && pieces.len() > 1 {
                     let mut patterns = Vec::new();
                     for piece in pieces {
@@ -687,6 +707,49 @@ impl<'f> Rules<'f> {
         } else {
             Err(errors)
         }
+    }
+
+    /// The alternatives of the byte grammar's token rules that the exact lexer matches
+    /// by their shortest text: the same split as [`Rules::lexer_specs`] (a rule's
+    /// alternative through a non-greedy loop, or each alternative inside it apart),
+    /// found in the byte grammar's rule bodies, which `lexer_expr` builds with the
+    /// same structure (groups of one alternative collapsed).
+    fn shortest_alternatives(&self, ast: &SpecAst) -> Vec<ShortestAlternative> {
+        let mut out = Vec::new();
+        for ast_rule in &ast.rules {
+            let Some(&(_, rule)) = self.lexer.get(ast_rule.name.as_str()) else {
+                continue;
+            };
+            if rule.fragment {
+                continue;
+            }
+            let ci = self.ci(rule);
+            let of = rule.alts.len();
+            for (i, (elem, _)) in rule.alts.iter().enumerate() {
+                let base: Vec<(usize, usize)> = if of > 1 { vec![(i, of)] } else { Vec::new() };
+                let Ok((Pattern::Regex(_), true)) = self.lexer_pattern(elem, ci, &rule.name) else {
+                    continue;
+                };
+                let pieces = alternative_paths(elem);
+                if pieces.len() == 1 {
+                    out.push(ShortestAlternative {
+                        rule: rule.name.clone(),
+                        path: base,
+                    });
+                    continue;
+                }
+                for (piece, path) in pieces {
+                    if let Ok((Pattern::Regex(_), true)) = self.lexer_pattern(piece, ci, &rule.name)
+                    {
+                        out.push(ShortestAlternative {
+                            rule: rule.name.clone(),
+                            path: base.iter().copied().chain(path).collect(),
+                        });
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// What the exact lexer matches for `elem` (an alternative of lexer rule `rule`),
@@ -1638,13 +1701,25 @@ fn ends_in_eof(rule: &RuleDef) -> bool {
     })
 }
 
-/// The alternatives `elem` is a choice between, through groups: `(a | b)` and `a | b`
-/// give `a` and `b`; anything else is its one alternative.
-fn alternatives_of(elem: &Elem) -> Vec<&Elem> {
+/// The alternatives `elem` is a choice between, through groups (`(a | b)` and `a | b`
+/// give `a` and `b`; anything else is its one alternative), each with its path in the
+/// byte grammar's expression for `elem` (`Rules::lexer_expr`, where an alternation or
+/// a sequence of one item is that item): the index taken and the alternation's size
+/// at each step.
+fn alternative_paths(elem: &Elem) -> Vec<(&Elem, Vec<(usize, usize)>)> {
     match elem {
-        Elem::Alt(items) => items.iter().flat_map(alternatives_of).collect(),
-        Elem::Seq(items) if items.len() == 1 => alternatives_of(&items[0]),
-        _ => vec![elem],
+        Elem::Alt(items) => items
+            .iter()
+            .enumerate()
+            .flat_map(|(i, item)| {
+                alternative_paths(item).into_iter().map(move |(e, path)| {
+                    let step = (items.len() > 1).then_some((i, items.len()));
+                    (e, step.into_iter().chain(path).collect())
+                })
+            })
+            .collect(),
+        Elem::Seq(items) if items.len() == 1 => alternative_paths(&items[0]),
+        _ => vec![(elem, Vec::new())],
     }
 }
 

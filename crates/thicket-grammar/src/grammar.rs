@@ -135,6 +135,9 @@ pub struct Grammar {
     /// Rules a parser must not compile into one token (see [`Grammar::set_phrase`]),
     /// by [`SymbolId::index`]; empty when there are none.
     phrase: Vec<bool>,
+    /// Nodes a parser matches by their shortest text only (see
+    /// [`Grammar::set_shortest`]), by [`ExprId::index`]; empty when there are none.
+    shortest: Vec<bool>,
     /// Probabilities the spec gives alternatives (fuzzingbook's `prob`).
     default_probabilities: Vec<(ExprId, f64)>,
 }
@@ -221,6 +224,7 @@ impl Grammar {
         }
         Ok(Grammar {
             phrase: Vec::new(),
+            shortest: Vec::new(),
             default_probabilities: Vec::new(),
             rules,
             exprs,
@@ -299,6 +303,28 @@ impl Grammar {
             self.phrase = vec![false; self.rules.len()];
         }
         self.phrase[symbol.index()] = true;
+    }
+
+    /// Marks a node as matched by its *shortest* texts only: a text of its language
+    /// counts only if no shorter non-empty prefix of it does, as a lexer reads a token
+    /// with a non-greedy loop (ANTLR's `'/*' .*? '*/'` ends at the first `*/`, and
+    /// `.+?` is one character). For readers of lexer grammars: without it such a
+    /// token may end anywhere later (a comment read as any text), which costs a parser
+    /// time with the square of the input. A parser honours the mark where the node is
+    /// regular (scanned as one DFA, whose language is then cut after its first
+    /// match); the nodes above it are parsed by their parts, and a mark below another
+    /// marked node is read as the plain language inside it. Generation does not read
+    /// it.
+    pub fn set_shortest(&mut self, expr: ExprId) {
+        if self.shortest.is_empty() {
+            self.shortest = vec![false; self.exprs.len()];
+        }
+        self.shortest[expr.index()] = true;
+    }
+
+    /// Whether [`Grammar::set_shortest`] marked the node.
+    pub fn is_shortest(&self, expr: ExprId) -> bool {
+        self.shortest.get(expr.index()).copied().unwrap_or(false)
     }
 
     /// Records that the spec gives `alternative` (an alternative of a rule's top-level

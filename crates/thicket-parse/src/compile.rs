@@ -261,15 +261,20 @@ impl<'g> Parser<'g> {
                     parser.literals[id.index()] = (start, parser.literal_bytes.len() as u32);
                     (Op::Literal, None)
                 }
-                Expr::Regex(r) => (
-                    Op::Regex,
-                    Some(
-                        RegexMatcher::new(&r.hir).map_err(|reason| CompileError::Regex {
+                Expr::Regex(r) => {
+                    let matcher = if grammar.is_shortest(id) {
+                        RegexMatcher::shortest(&r.hir)
+                    } else {
+                        RegexMatcher::new(&r.hir)
+                    };
+                    (
+                        Op::Regex,
+                        Some(matcher.map_err(|reason| CompileError::Regex {
                             pattern: r.pattern.clone(),
                             reason,
-                        })?,
-                    ),
-                ),
+                        })?),
+                    )
+                }
                 Expr::Ref(s) => {
                     let body = index(grammar.rule(*s).body);
                     if parser.ref_nodes[s.index()] == NONE {

@@ -28,6 +28,8 @@ pub struct RegexMatcher {
     start: StateID,
     /// The same DFA as a flat table for `match_ends`, unless it has too many states.
     table: Option<Table>,
+    /// Whether only the shortest matches count ([`RegexMatcher::shortest`]).
+    shortest: bool,
 }
 
 /// A DFA's transitions as one flat table, for the tightest scanning loop: a state is its
@@ -132,7 +134,26 @@ impl RegexMatcher {
             .start_state(&start::Config::new().anchored(Anchored::Yes))
             .map_err(|e| e.to_string())?;
         let table = Table::new(&dfa, start);
-        Ok(RegexMatcher { dfa, start, table })
+        Ok(RegexMatcher {
+            dfa,
+            start,
+            table,
+            shortest: false,
+        })
+    }
+
+    /// The matcher of the regex's *shortest* matches: the empty text if the regex
+    /// matches it, and each non-empty match no shorter non-empty match is a prefix of
+    /// (a lexer's token with a non-greedy loop: `/\*(?s:.)*\*/` ends at the first
+    /// `*/`; see `thicket_grammar::Grammar::set_shortest`). Scanning and
+    /// [`RegexMatcher::matches_exactly`] honour the cut; the analyses of the grammar
+    /// (disjointness, unique splits, lengths by first byte) read the regex's whole
+    /// language, a superset, so what they conclude still holds.
+    pub fn shortest(hir: &Hir) -> Result<RegexMatcher, String> {
+        Ok(RegexMatcher {
+            shortest: true,
+            ..RegexMatcher::new(hir)?
+        })
     }
 
     /// Calls `found(end)` for every `end` (ascending) such that `text[at..end]` matches.
@@ -148,6 +169,9 @@ impl RegexMatcher {
                         return;
                     }
                     found(at + offset);
+                    if self.shortest && offset > 0 {
+                        return;
+                    }
                 }
             }
             if table.eoi_match[state as usize / 256] {
@@ -160,6 +184,9 @@ impl RegexMatcher {
             state = self.dfa.next_state(state, byte);
             if self.dfa.is_match_state(state) {
                 found(at + offset);
+                if self.shortest && offset > 0 {
+                    return;
+                }
             }
             if self.dfa.is_dead_state(state) {
                 return;
@@ -424,7 +451,9 @@ impl RegexMatcher {
             }
             // Matches are reported one byte late: a match state says `text[at..at +
             // offset]` matched, not that the byte just read continues a match.
-            if self.dfa.is_match_state(state) && !self.continues(state) {
+            if self.dfa.is_match_state(state)
+                && ((self.shortest && offset > 0) || !self.continues(state))
+            {
                 return offset;
             }
         }
@@ -448,9 +477,11 @@ impl RegexMatcher {
     /// Whether the whole of `span` matches.
     pub fn matches_exactly(&self, span: &[u8]) -> bool {
         let mut state = self.start;
-        for &byte in span {
+        for (offset, &byte) in span.iter().enumerate() {
             state = self.dfa.next_state(state, byte);
-            if self.dfa.is_dead_state(state) {
+            if self.dfa.is_dead_state(state)
+                || (self.shortest && offset > 0 && self.dfa.is_match_state(state))
+            {
                 return false;
             }
         }
@@ -498,6 +529,41 @@ mod tests {
             matcher(r"a\\u[0-9]{4}").viable_prefix_len(br"a\u12x4", 0),
             5
         );
+    }
+
+    /// A shortest-match matcher ends each match at its first end, as a lexer's
+    /// non-greedy loop does, and accepts nothing longer.
+    #[test]
+    fn shortest_matches_end_at_the_first_end() {
+        let hir = |p: &str| {
+            regex_syntax::ParserBuilder::new()
+                .utf8(false)
+                .build()
+                .parse(p)
+                .unwrap()
+        };
+        let comment = RegexMatcher::shortest(&hir(r"/\*(?s:.)*\*/")).unwrap();
+        let mut ends = Vec::new();
+        comment.match_ends(b"x/* a */ b */", 1, |e| ends.push(e));
+        assert_eq!(ends, vec![8]);
+        assert!(comment.matches_exactly(b"/* a */"));
+        assert!(!comment.matches_exactly(b"/* a */ b */"));
+        assert_eq!(comment.viable_prefix_len(b"/* a */ b */", 0), 7);
+        // `.+?`: one character, whatever follows.
+        let any = RegexMatcher::shortest(&hir("(?s:.)+")).unwrap();
+        let mut ends = Vec::new();
+        any.match_ends("éab".as_bytes(), 0, |e| ends.push(e));
+        assert_eq!(ends, vec![2]);
+        // The empty match, if any, and then the first non-empty one.
+        let mut ends = Vec::new();
+        RegexMatcher::shortest(&hir("a*"))
+            .unwrap()
+            .match_ends(b"aaa", 0, |e| ends.push(e));
+        assert_eq!(ends, vec![0, 1]);
+        // Without the cut every end is reported.
+        let mut ends = Vec::new();
+        matcher(r"/\*(?s:.)*\*/").match_ends(b"/* a */ b */", 0, |e| ends.push(e));
+        assert_eq!(ends, vec![7, 12]);
     }
 
     /// Token splits take a repetition's first byte as its length only where every match

@@ -72,7 +72,10 @@ const NONE: u32 = u32::MAX;
 const START: u32 = u32::MAX - 1;
 
 impl Parser<'_> {
-    /// Marks the nodes whose subtrees reach no recursive rule and no phrase rule.
+    /// Marks the nodes whose subtrees reach no recursive rule, no phrase rule and no
+    /// node matched by its shortest texts below themselves
+    /// (`Grammar::set_shortest`: such a node is a DFA of its own, cut after its first
+    /// match, which no regex of a larger node can say).
     pub(crate) fn compute_regular(&mut self) {
         let rules = self.grammar.rules().len();
         // Least fixpoint: a rule is regular once every rule its body uses is; rules on a
@@ -87,7 +90,8 @@ impl Parser<'_> {
                     continue;
                 }
                 let body = self.grammar.rule(symbol).body.index() as u32;
-                if self.subtree_refs_all(body, &rule_regular) {
+                // A reference inlines the body: a shortest body makes it irregular.
+                if self.subtree_refs_all(body, &rule_regular, false) {
                     rule_regular[symbol.index()] = true;
                     changed = true;
                 }
@@ -97,14 +101,21 @@ impl Parser<'_> {
             }
         }
         for x in 0..self.ops.len() as u32 {
-            self.regular[x as usize] = self.subtree_refs_all(x, &rule_regular);
+            self.regular[x as usize] = self.subtree_refs_all(x, &rule_regular, true);
         }
     }
 
-    fn subtree_refs_all(&self, node: u32, rule_ok: &[bool]) -> bool {
+    /// Whether every reference below `node` is to a rule `rule_ok` accepts and no node
+    /// below it is matched by its shortest texts (`node` itself may be, if
+    /// `shortest_root`).
+    fn subtree_refs_all(&self, node: u32, rule_ok: &[bool], shortest_root: bool) -> bool {
         let mut stack = vec![node];
         while let Some(x) = stack.pop() {
-            match self.grammar.expr(ExprId::from_index(x as usize)) {
+            let id = ExprId::from_index(x as usize);
+            if self.grammar.is_shortest(id) && (x != node || !shortest_root) {
+                return false;
+            }
+            match self.grammar.expr(id) {
                 Expr::Ref(s) if !rule_ok[s.index()] => return false,
                 Expr::Ref(_) | Expr::Literal(_) | Expr::Regex(_) => {}
                 other => stack.extend(other.children().iter().map(|c| c.index() as u32)),
@@ -133,7 +144,14 @@ impl Parser<'_> {
     #[inline(never)]
     fn build_matcher(&self, node: u32) -> Option<&RegexMatcher> {
         self.tokens[node as usize]
-            .get_or_init(|| RegexMatcher::new(&self.to_hir(node)).ok())
+            .get_or_init(|| {
+                let hir = self.to_hir(node);
+                if self.grammar.is_shortest(ExprId::from_index(node as usize)) {
+                    RegexMatcher::shortest(&hir).ok()
+                } else {
+                    RegexMatcher::new(&hir).ok()
+                }
+            })
             .as_ref()
     }
 
