@@ -208,6 +208,16 @@ const CASES: &[Case] = &[
         inputs: &[("/* a */", true), ("/* a */ */", false), ("/*a*/*/", false)],
     },
     Case {
+        feature: "non-greedy loop of any character (one character per token)",
+        files: &[("Two.g4", "grammar Two;\ns : T T EOF ;\nT : .+? ;\n")],
+        inputs: &[
+            ("ab", true),
+            ("abc", false),
+            ("a", false),
+            ("\u{e9}!", true),
+        ],
+    },
+    Case {
         feature: "Unicode properties and escapes",
         files: &[(
             "Uni.g4",
@@ -552,6 +562,31 @@ fn the_byte_grammar_follows_hidden_text_into_other_modes() {
             (antlr, antlr),
             "{input:?}: exact, byte grammar"
         );
+    }
+}
+
+/// A token through a non-greedy loop ends where ANTLR's lexer ends it in the byte
+/// grammar too, not only in the exact reading: a comment at its first `*/`, `.+?` after
+/// one character. Read as a loop, such a token could end at every later position
+/// (`/* a */ */` one comment), which also made parsing take time with the square of
+/// the input. ANTLR's verdicts as recorded in the cases.
+#[test]
+fn the_byte_grammar_ends_non_greedy_tokens_where_antlr_does() {
+    for feature in [
+        "non-greedy loop",
+        "non-greedy loop beside a greedy alternative (only its own path stops early)",
+        "non-greedy loop of any character (one character per token)",
+    ] {
+        let case = case(feature);
+        let spec = load(case);
+        let bytes = thicket_parse::Parser::new(&spec.spec.grammar, Default::default()).unwrap();
+        for &(input, antlr) in case.inputs {
+            assert_eq!(
+                bytes.recognize(input.as_bytes()).is_ok(),
+                antlr,
+                "{feature}: {input:?}: the byte grammar"
+            );
+        }
     }
 }
 
