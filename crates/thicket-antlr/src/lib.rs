@@ -41,9 +41,10 @@
 //!    and the mode's own `more` rules (XML's `<?target ... ?>`). Hidden text that
 //!    enters another mode (a `#` that pushes a directive mode, popped by the line end)
 //!    is followed there: the hidden rules of that mode up to the one that returns.
-//!    Non-greedy loops are
-//!    read as loops, actions as the empty string, predicates as true (each reported,
-//!    see below). This grammar accepts every input ANTLR accepts (with the same split
+//!    A token's alternative through a non-greedy loop is matched by its shortest
+//!    text, as the exact lexer matches it (`'/*' .*? '*/'` ends at the first `*/`,
+//!    `.+?` is one character: `Grammar::set_shortest`); actions are the empty
+//!    string, predicates true (each reported, see below). This grammar accepts every input ANTLR accepts (with the same split
 //!    into tokens), and more: it does not know that `if` is a keyword and not an
 //!    identifier, nor that `intx` is one identifier.
 //! 2. **The exact reading** ([`AntlrSpec::checker`]): a real ANTLR-style [`Lexer`]
@@ -420,11 +421,11 @@ pub fn load_g4_texts(
         }
     }
     // Hidden text is a phrase too: no DFA spans the hidden text before a token and the
-    // tokens around it. The byte grammar reads a comment's non-greedy `.*?` as any
-    // text, so a DFA of `<_hidden> ID <_hidden> ':='` must follow, after each `*/`, both
-    // the comment going on and the tokens after it: Arden's rules made DFAs that
-    // failed at the size limit after seconds each, and a 1 KB example took minutes.
-    // Each token and each stretch of hidden text stays one DFA of its own.
+    // tokens around it. A DFA of `<_hidden> ID <_hidden> ':='` with the hidden rules
+    // inside must follow every way through comments, keywords and whitespace at once:
+    // Arden's rules made DFAs that failed at the size limit after seconds each, and a
+    // 1 KB example took minutes. Each token and each stretch of hidden text stays one
+    // DFA of its own.
     let hidden: Vec<thicket_grammar::SymbolId> = grammar
         .symbols()
         .filter(|&s| rule_role(&grammar, s) == RuleRole::Hidden)

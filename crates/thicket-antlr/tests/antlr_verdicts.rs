@@ -591,8 +591,7 @@ fn the_byte_grammar_ends_non_greedy_tokens_where_antlr_does() {
 }
 
 /// Hidden text is parsed apart from the tokens around it: the byte grammar's `<_hidden>`
-/// rules are phrases, so no DFA spans a block comment (whose `.*?` the byte grammar
-/// reads as any text) and the tokens after it. Arden's grammar has this shape (hidden
+/// rules are phrases, so no DFA spans a block comment and the tokens after it. Arden's grammar has this shape (hidden
 /// comments and a hidden keyword `the`, case-insensitive); built into one DFA with its
 /// tokens, each such rule failed at the DFA size limit after seconds. Both readings
 /// give ANTLR's verdicts (recorded), and trees are written as ANTLR writes them.
@@ -623,7 +622,7 @@ fn hidden_text_is_parsed_apart_from_the_tokens_around_it() {
         let exact = check.accepts(input.as_bytes()).is_ok();
         let byte = bytes.parse(input.as_bytes());
         assert_eq!(exact, antlr, "{input:?}: exact reading");
-        // The byte grammar accepts a superset (it cannot tell `*/` inside a comment).
+        // The byte grammar accepts a superset (it does not know keywords from names).
         if antlr {
             let tree = byte.unwrap_or_else(|e| panic!("{input:?}: byte grammar: {e}"));
             assert!(spec.misread_tokens(&tree.tree()).is_empty(), "{input:?}");
