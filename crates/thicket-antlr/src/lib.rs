@@ -41,10 +41,12 @@
 //!    and the mode's own `more` rules (XML's `<?target ... ?>`). Hidden text that
 //!    enters another mode (a `#` that pushes a directive mode, popped by the line end)
 //!    is followed there: the hidden rules of that mode up to the one that returns.
-//!    A token's alternative through a non-greedy loop is matched by its shortest
-//!    text, as the exact lexer matches it (`'/*' .*? '*/'` ends at the first `*/`,
-//!    `.+?` is one character: `Grammar::set_shortest`); actions are the empty
-//!    string, predicates true (each reported, see below). This grammar accepts every input ANTLR accepts (with the same split
+//!    Tokens end where the exact lexer ends them (`Grammar::set_token_match`): an
+//!    alternative through a non-greedy loop at its shortest text (`'/*' .*? '*/'` at
+//!    the first `*/`, `.+?` after one character), the others at their longest
+//!    (`123` one number, not `1` `23`; not for rules with a predicate or used inside
+//!    other lexer rules); actions are the empty string, predicates true (each
+//!    reported, see below). This grammar accepts every input ANTLR accepts (with the same split
 //!    into tokens), and more: it does not know that `if` is a keyword and not an
 //!    identifier, nor that `intx` is one identifier.
 //! 2. **The exact reading** ([`AntlrSpec::checker`]): a real ANTLR-style [`Lexer`]
@@ -433,13 +435,15 @@ pub fn load_g4_texts(
     for symbol in hidden {
         grammar.set_phrase(symbol);
     }
-    // Tokens through a non-greedy loop end where the exact lexer ends them (`.+?` is
-    // one character, a comment ends at its first `*/`). Read as loops, such a token
-    // could end at every later position: Arden's `TEXT : .+?` made the parser's
-    // pending items grow with the square of the input.
-    for mark in &t.shortest {
-        if let Some(alternative) = shortest_alternative(&grammar, mark) {
-            grammar.set_shortest(alternative);
+    // Tokens end where the exact lexer ends them: through a non-greedy loop at the
+    // first end (`.+?` is one character, a comment ends at its first `*/`), else at
+    // the longest (`123` is one number). Read as plain languages, a non-greedy token
+    // could end at every later position (Arden's `TEXT : .+?` made the parser's
+    // pending items grow with the square of the input), and a run of digits split
+    // into numbers in every way.
+    for mark in &t.token_matches {
+        if let Some(alternative) = token_alternative(&grammar, mark) {
+            grammar.set_token_match(alternative, mark.how);
         }
     }
     let lexer = Lexer::new(t.lexer).map_err(|failed| {
@@ -477,9 +481,9 @@ pub fn load_g4_texts(
 
 /// The node of the byte grammar that `mark` names, if the rule's body has the shape the
 /// translation built (an alternation it pruned is left unmarked).
-fn shortest_alternative(
+fn token_alternative(
     grammar: &Grammar,
-    mark: &translate::ShortestAlternative,
+    mark: &translate::TokenAlternative,
 ) -> Option<thicket_grammar::ExprId> {
     let mut at = grammar.rule(grammar.symbol(&mark.rule)?).body;
     for &(index, of) in &mark.path {

@@ -6,7 +6,7 @@ use crate::nfa::{Node, Program};
 use crate::syntax::{CharSet, Command, Elem, G4File, GrammarKind, RuleDef, elem_span};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use thicket_grammar::ast::{AstExpr, AstExprKind, AstRule, SpecAst};
-use thicket_grammar::{Diagnostic, Span};
+use thicket_grammar::{Diagnostic, Span, TokenMatch};
 
 /// The rule before every token that skipped and hidden-channel tokens of the default
 /// mode may fill (`_hidden.MODE` for other modes).
@@ -80,21 +80,23 @@ pub struct Translation {
     /// The parser rules' names: phrases of the byte grammar (see
     /// `thicket_grammar::Grammar::set_phrase`), never compiled into one DFA.
     pub parser_rules: Vec<String>,
-    /// The alternatives of token rules that the exact lexer matches by their shortest
-    /// text (those through a non-greedy loop), as the byte grammar must read them too
-    /// (`thicket_grammar::Grammar::set_shortest`).
-    pub shortest: Vec<ShortestAlternative>,
+    /// The token rules (or their alternatives) of the byte grammar that are read as
+    /// the exact lexer reads them: by their shortest text through a non-greedy loop,
+    /// else their longest (`thicket_grammar::Grammar::set_token_match`).
+    pub token_matches: Vec<TokenAlternative>,
 }
 
-/// An alternative of a lexer rule in the byte grammar that holds a non-greedy loop, so
-/// that its text ends where its language first allows (see [`LexRuleSpec::non_greedy`]).
+/// A lexer rule of the byte grammar, or an alternative of one, that a parser scans as
+/// the exact lexer matches it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShortestAlternative {
+pub struct TokenAlternative {
     /// The lexer rule.
     pub rule: String,
     /// From the rule's body down to the alternative: at each step the index of the
     /// alternative taken and how many the alternation has (the body itself if empty).
     pub path: Vec<(usize, usize)>,
+    /// Which end it takes.
+    pub how: TokenMatch,
 }
 
 /// An alternative of a parser rule that begins with a semantic predicate
@@ -239,7 +241,7 @@ pub fn translate(
         return Err(rules.errors);
     }
     let lexer = lexer?;
-    let shortest = rules.shortest_alternatives(&ast);
+    let token_matches = rules.token_matches(&ast);
     let bodies = rules.parser_bodies();
     let guarded = bodies
         .iter()
@@ -264,7 +266,7 @@ pub fn translate(
         warnings: rules.warnings,
         parser_rules,
         guarded,
-        shortest,
+        token_matches,
     })
 }
 
@@ -709,12 +711,22 @@ impl<'f> Rules<'f> {
         }
     }
 
-    /// The alternatives of the byte grammar's token rules that the exact lexer matches
-    /// by their shortest text: the same split as [`Rules::lexer_specs`] (a rule's
-    /// alternative through a non-greedy loop, or each alternative inside it apart),
-    /// found in the byte grammar's rule bodies, which `lexer_expr` builds with the
-    /// same structure (groups of one alternative collapsed).
-    fn shortest_alternatives(&self, ast: &SpecAst) -> Vec<ShortestAlternative> {
+    /// How the byte grammar's token rules end, as the exact lexer ends them: an
+    /// alternative through a non-greedy loop at its shortest text (the same split as
+    /// [`Rules::lexer_specs`]: each alternative inside it apart), the others at their
+    /// longest (the lexer takes at least a rule's own longest match, so a token that
+    /// ends earlier is never the lexer's). Found in the byte grammar's rule bodies, which
+    /// `lexer_expr` builds with the same structure (groups of one alternative
+    /// collapsed). Not the longest for a rule with a predicate (which may cut the match
+    /// short) or one that other lexer rules use (inside them it may end earlier), nor
+    /// for recursive rules.
+    fn token_matches(&self, ast: &SpecAst) -> Vec<TokenAlternative> {
+        let mut inside_others: HashSet<&str> = HashSet::new();
+        for &(_, rule) in self.lexer.values() {
+            for (elem, _) in &rule.alts {
+                lexer_refs(elem, &mut inside_others);
+            }
+        }
         let mut out = Vec::new();
         for ast_rule in &ast.rules {
             let Some(&(_, rule)) = self.lexer.get(ast_rule.name.as_str()) else {
@@ -723,29 +735,50 @@ impl<'f> Rules<'f> {
             if rule.fragment {
                 continue;
             }
+            let longest = !inside_others.contains(rule.name.as_str())
+                && !rule.alts.iter().any(|(e, _)| has_predicate(e));
             let ci = self.ci(rule);
             let of = rule.alts.len();
-            for (i, (elem, _)) in rule.alts.iter().enumerate() {
+            let patterns: Vec<_> = rule
+                .alts
+                .iter()
+                .map(|(elem, _)| self.lexer_pattern(elem, ci, &rule.name).ok())
+                .collect();
+            let mark = |path: Vec<(usize, usize)>, how| TokenAlternative {
+                rule: rule.name.clone(),
+                path,
+                how,
+            };
+            if longest
+                && patterns
+                    .iter()
+                    .all(|p| matches!(p, Some((Pattern::Regex(_), false))))
+            {
+                out.push(mark(Vec::new(), TokenMatch::Longest));
+                continue;
+            }
+            for (i, ((elem, _), pattern)) in rule.alts.iter().zip(&patterns).enumerate() {
                 let base: Vec<(usize, usize)> = if of > 1 { vec![(i, of)] } else { Vec::new() };
-                let Ok((Pattern::Regex(_), true)) = self.lexer_pattern(elem, ci, &rule.name) else {
-                    continue;
-                };
-                let pieces = alternative_paths(elem);
-                if pieces.len() == 1 {
-                    out.push(ShortestAlternative {
-                        rule: rule.name.clone(),
-                        path: base,
-                    });
-                    continue;
-                }
-                for (piece, path) in pieces {
-                    if let Ok((Pattern::Regex(_), true)) = self.lexer_pattern(piece, ci, &rule.name)
-                    {
-                        out.push(ShortestAlternative {
-                            rule: rule.name.clone(),
-                            path: base.iter().copied().chain(path).collect(),
-                        });
+                match pattern {
+                    Some((Pattern::Regex(_), false)) if longest => {
+                        out.push(mark(base, TokenMatch::Longest));
                     }
+                    Some((Pattern::Regex(_), true)) => {
+                        let pieces = alternative_paths(elem);
+                        if pieces.len() == 1 {
+                            out.push(mark(base, TokenMatch::Shortest));
+                            continue;
+                        }
+                        for (piece, path) in pieces {
+                            let how = match self.lexer_pattern(piece, ci, &rule.name) {
+                                Ok((Pattern::Regex(_), true)) => TokenMatch::Shortest,
+                                Ok((Pattern::Regex(_), false)) if longest => TokenMatch::Longest,
+                                _ => continue,
+                            };
+                            out.push(mark(base.iter().copied().chain(path).collect(), how));
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
@@ -1699,6 +1732,22 @@ fn ends_in_eof(rule: &RuleDef) -> bool {
         Elem::Seq(items) => matches!(items.last(), Some(Elem::Eof(_))),
         _ => false,
     })
+}
+
+/// The lexer rules `elem` names, into `out`.
+fn lexer_refs<'e>(elem: &'e Elem, out: &mut HashSet<&'e str>) {
+    match elem {
+        Elem::Alt(items) | Elem::Seq(items) => {
+            for item in items {
+                lexer_refs(item, out);
+            }
+        }
+        Elem::Repeat { item, .. } => lexer_refs(item, out),
+        Elem::Ref(name, _) => {
+            out.insert(name.as_str());
+        }
+        _ => {}
+    }
 }
 
 /// The alternatives `elem` is a choice between, through groups (`(a | b)` and `a | b`

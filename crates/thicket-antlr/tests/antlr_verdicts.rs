@@ -218,6 +218,19 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "longest match (a run of digits is one number)",
+        files: &[(
+            "Nums.g4",
+            "grammar Nums;\ns : NUM NUM EOF ;\nNUM : [0-9]+ ;\nWS : [ ]+ -> skip ;\n",
+        )],
+        inputs: &[
+            ("12 3", true),
+            ("123", false),
+            ("1  2", true),
+            ("12", false),
+        ],
+    },
+    Case {
         feature: "Unicode properties and escapes",
         files: &[(
             "Uni.g4",
@@ -565,17 +578,20 @@ fn the_byte_grammar_follows_hidden_text_into_other_modes() {
     }
 }
 
-/// A token through a non-greedy loop ends where ANTLR's lexer ends it in the byte
-/// grammar too, not only in the exact reading: a comment at its first `*/`, `.+?` after
-/// one character. Read as a loop, such a token could end at every later position
-/// (`/* a */ */` one comment), which also made parsing take time with the square of
-/// the input. ANTLR's verdicts as recorded in the cases.
+/// A token ends where ANTLR's lexer ends it in the byte grammar too, not only in the
+/// exact reading: through a non-greedy loop at its first end (a comment at its first
+/// `*/`, `.+?` after one character), else at its longest (`123` one number). Read as
+/// plain languages, a non-greedy token could end at every later position (`/* a */ */`
+/// one comment) and a run of digits be split into numbers in every way, which also
+/// made parsing take time with the square of the input or worse. ANTLR's verdicts as
+/// recorded in the cases.
 #[test]
-fn the_byte_grammar_ends_non_greedy_tokens_where_antlr_does() {
+fn the_byte_grammar_ends_tokens_where_antlr_does() {
     for feature in [
         "non-greedy loop",
         "non-greedy loop beside a greedy alternative (only its own path stops early)",
         "non-greedy loop of any character (one character per token)",
+        "longest match (a run of digits is one number)",
     ] {
         let case = case(feature);
         let spec = load(case);

@@ -92,6 +92,19 @@ pub struct Repeat {
     pub max: Option<u32>,
 }
 
+/// Which end of a token a parser takes where its language allows several (see
+/// [`Grammar::set_token_match`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenMatch {
+    /// The first: the empty text if the language has it, and each non-empty text with
+    /// no shorter non-empty prefix in the language (a lexer's non-greedy loop: a
+    /// comment ends at its first `*/`).
+    Shortest,
+    /// The last: the longest text the language has from that position (a lexer's
+    /// longest match: `123` is one number, never `1` and `23`).
+    Longest,
+}
+
 /// A terminal given as a regular expression, compiled once.
 #[derive(Clone, Debug)]
 pub struct RegexTerminal {
@@ -135,9 +148,9 @@ pub struct Grammar {
     /// Rules a parser must not compile into one token (see [`Grammar::set_phrase`]),
     /// by [`SymbolId::index`]; empty when there are none.
     phrase: Vec<bool>,
-    /// Nodes a parser matches by their shortest text only (see
-    /// [`Grammar::set_shortest`]), by [`ExprId::index`]; empty when there are none.
-    shortest: Vec<bool>,
+    /// Nodes a parser matches as a lexer's token (see [`Grammar::set_token_match`]),
+    /// by [`ExprId::index`]; empty when there are none.
+    token_match: Vec<Option<TokenMatch>>,
     /// Probabilities the spec gives alternatives (fuzzingbook's `prob`).
     default_probabilities: Vec<(ExprId, f64)>,
 }
@@ -224,7 +237,7 @@ impl Grammar {
         }
         Ok(Grammar {
             phrase: Vec::new(),
-            shortest: Vec::new(),
+            token_match: Vec::new(),
             default_probabilities: Vec::new(),
             rules,
             exprs,
@@ -305,26 +318,26 @@ impl Grammar {
         self.phrase[symbol.index()] = true;
     }
 
-    /// Marks a node as matched by its *shortest* texts only: a text of its language
-    /// counts only if no shorter non-empty prefix of it does, as a lexer reads a token
-    /// with a non-greedy loop (ANTLR's `'/*' .*? '*/'` ends at the first `*/`, and
-    /// `.+?` is one character). For readers of lexer grammars: without it such a
-    /// token may end anywhere later (a comment read as any text), which costs a parser
-    /// time with the square of the input. A parser honours the mark where the node is
-    /// regular (scanned as one DFA, whose language is then cut after its first
-    /// match); the nodes above it are parsed by their parts, and a mark below another
-    /// marked node is read as the plain language inside it. Generation does not read
-    /// it.
-    pub fn set_shortest(&mut self, expr: ExprId) {
-        if self.shortest.is_empty() {
-            self.shortest = vec![false; self.exprs.len()];
+    /// Marks a node as a lexer's token: a parser scanning it at a position takes only
+    /// the one end `how` says, as a lexer reads tokens, where the node's language
+    /// alone would allow several. For readers of lexer grammars (ANTLR's): read as
+    /// plain languages, a token with a non-greedy loop (`'/*' .*? '*/'`, `.+?`) may end
+    /// anywhere later, and a run of digits may be split into numbers in every way,
+    /// which costs a parser time with the square of the input or worse. A parser
+    /// honours the mark where the node is regular (scanned as one DFA) and at the
+    /// references to a rule whose body it marks; the nodes above it are parsed by
+    /// their parts, and a mark below another marked node is read as the plain
+    /// language inside it. Generation does not read it.
+    pub fn set_token_match(&mut self, expr: ExprId, how: TokenMatch) {
+        if self.token_match.is_empty() {
+            self.token_match = vec![None; self.exprs.len()];
         }
-        self.shortest[expr.index()] = true;
+        self.token_match[expr.index()] = Some(how);
     }
 
-    /// Whether [`Grammar::set_shortest`] marked the node.
-    pub fn is_shortest(&self, expr: ExprId) -> bool {
-        self.shortest.get(expr.index()).copied().unwrap_or(false)
+    /// How [`Grammar::set_token_match`] marked the node, if it did.
+    pub fn token_match(&self, expr: ExprId) -> Option<TokenMatch> {
+        self.token_match.get(expr.index()).copied().flatten()
     }
 
     /// Records that the spec gives `alternative` (an alternative of a rule's top-level

@@ -262,10 +262,9 @@ impl<'g> Parser<'g> {
                     (Op::Literal, None)
                 }
                 Expr::Regex(r) => {
-                    let matcher = if grammar.is_shortest(id) {
-                        RegexMatcher::shortest(&r.hir)
-                    } else {
-                        RegexMatcher::new(&r.hir)
+                    let matcher = match grammar.token_match(id) {
+                        Some(how) => RegexMatcher::for_token(&r.hir, how),
+                        None => RegexMatcher::new(&r.hir),
                     };
                     (
                         Op::Regex,
@@ -622,9 +621,7 @@ impl<'g> Parser<'g> {
     /// the body, and the body's complete item is the reference's child in trees. This
     /// spares two items and a waiting entry per reference expected (on JSON, a quarter
     /// of the items). Only the root, never expected, is a reference with items. A body
-    /// that is a terminal stays behind its reference (terminals have no items), and so
-    /// does a body matched by its shortest texts (`Grammar::set_shortest`), which is
-    /// scanned as a token of its own although the reference is not one.
+    /// that is a terminal stays behind its reference (terminals have no items).
     pub(crate) fn chart_node(&self, node: u32) -> u32 {
         let mut at = node;
         // At most one step per node: a cycle of references (which derives nothing)
@@ -633,11 +630,7 @@ impl<'g> Parser<'g> {
             let Op::Ref { body } = self.ops[at as usize] else {
                 return at;
             };
-            if self.is_token(at)
-                || matches!(self.ops[body as usize], Op::Literal | Op::Regex)
-                || (self.grammar.is_shortest(ExprId::from_index(body as usize))
-                    && self.is_token(body))
-            {
+            if self.is_token(at) || matches!(self.ops[body as usize], Op::Literal | Op::Regex) {
                 return at;
             }
             at = body;

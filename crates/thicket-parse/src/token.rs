@@ -73,9 +73,9 @@ const START: u32 = u32::MAX - 1;
 
 impl Parser<'_> {
     /// Marks the nodes whose subtrees reach no recursive rule, no phrase rule and no
-    /// node matched by its shortest texts below themselves
-    /// (`Grammar::set_shortest`: such a node is a DFA of its own, cut after its first
-    /// match, which no regex of a larger node can say).
+    /// lexer's token below themselves (`Grammar::set_token_match`: such a node is a
+    /// DFA of its own that takes one end, which no regex of a larger node can say). A
+    /// reference to a rule whose body is such a token is that token too.
     pub(crate) fn compute_regular(&mut self) {
         let rules = self.grammar.rules().len();
         // Least fixpoint: a rule is regular once every rule its body uses is; rules on a
@@ -90,7 +90,7 @@ impl Parser<'_> {
                     continue;
                 }
                 let body = self.grammar.rule(symbol).body.index() as u32;
-                // A reference inlines the body: a shortest body makes it irregular.
+                // A reference inlines the body: a marked body makes it irregular.
                 if self.subtree_refs_all(body, &rule_regular, false) {
                     rule_regular[symbol.index()] = true;
                     changed = true;
@@ -103,16 +103,20 @@ impl Parser<'_> {
         for x in 0..self.ops.len() as u32 {
             self.regular[x as usize] = self.subtree_refs_all(x, &rule_regular, true);
         }
+        for x in 0..self.ops.len() as u32 {
+            if let Some(token) = self.marked_token(x) {
+                self.regular[x as usize] = self.regular[token as usize];
+            }
+        }
     }
 
     /// Whether every reference below `node` is to a rule `rule_ok` accepts and no node
-    /// below it is matched by its shortest texts (`node` itself may be, if
-    /// `shortest_root`).
-    fn subtree_refs_all(&self, node: u32, rule_ok: &[bool], shortest_root: bool) -> bool {
+    /// below it is a lexer's token (`node` itself may be, if `token_root`).
+    fn subtree_refs_all(&self, node: u32, rule_ok: &[bool], token_root: bool) -> bool {
         let mut stack = vec![node];
         while let Some(x) = stack.pop() {
             let id = ExprId::from_index(x as usize);
-            if self.grammar.is_shortest(id) && (x != node || !shortest_root) {
+            if self.grammar.token_match(id).is_some() && (x != node || !token_root) {
                 return false;
             }
             match self.grammar.expr(id) {
@@ -122,6 +126,27 @@ impl Parser<'_> {
             }
         }
         true
+    }
+
+    /// The node marked as a lexer's token that `node` stands for (`Grammar::set_token_match`):
+    /// itself, or through references the body of the rule they lead to.
+    fn marked_token(&self, node: u32) -> Option<u32> {
+        let mut at = node;
+        // A cycle of references marks nothing.
+        for _ in 0..self.ops.len() {
+            if self
+                .grammar
+                .token_match(ExprId::from_index(at as usize))
+                .is_some()
+            {
+                return Some(at);
+            }
+            match self.ops[at as usize] {
+                Op::Ref { body } => at = body,
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// The matcher of a regex terminal or of a regular node, built on first use.
@@ -146,10 +171,12 @@ impl Parser<'_> {
         self.tokens[node as usize]
             .get_or_init(|| {
                 let hir = self.to_hir(node);
-                if self.grammar.is_shortest(ExprId::from_index(node as usize)) {
-                    RegexMatcher::shortest(&hir).ok()
-                } else {
-                    RegexMatcher::new(&hir).ok()
+                let how = self
+                    .marked_token(node)
+                    .and_then(|m| self.grammar.token_match(ExprId::from_index(m as usize)));
+                match how {
+                    Some(how) => RegexMatcher::for_token(&hir, how).ok(),
+                    None => RegexMatcher::new(&hir).ok(),
                 }
             })
             .as_ref()
@@ -270,7 +297,7 @@ impl Parser<'_> {
             }
             _ => self
                 .matcher(node)
-                .is_some_and(|m| m.matches_exactly(&text[start..end])),
+                .is_some_and(|m| m.matches_at(text, start, end)),
         }
     }
 
