@@ -6,7 +6,7 @@ use crate::earley::{Item, Spare};
 use crate::error::CompileError;
 use crate::terminal::RegexMatcher;
 use std::sync::{Arc, OnceLock};
-use thicket_grammar::{Expr, ExprId, Grammar};
+use thicket_grammar::{Expr, ExprId, Grammar, TokenMatch};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Op {
@@ -262,9 +262,13 @@ impl<'g> Parser<'g> {
                     (Op::Literal, None)
                 }
                 Expr::Regex(r) => {
+                    // A longest-match token's mark counts where the chart scans it
+                    // (`Parser::scans_longest`), a shortest one's in its matcher.
                     let matcher = match grammar.token_match(id) {
-                        Some(how) => RegexMatcher::for_token(&r.hir, how),
-                        None => RegexMatcher::new(&r.hir),
+                        Some(TokenMatch::Shortest) => {
+                            RegexMatcher::for_token(&r.hir, TokenMatch::Shortest)
+                        }
+                        _ => RegexMatcher::new(&r.hir),
                     };
                     (
                         Op::Regex,

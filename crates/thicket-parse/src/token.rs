@@ -14,7 +14,7 @@ use crate::compile::{Op, Parser};
 use crate::terminal::RegexMatcher;
 use regex_syntax::hir::{Hir, Repetition};
 use rustc_hash::FxHashMap;
-use thicket_grammar::{Expr, ExprId};
+use thicket_grammar::{Expr, ExprId, TokenMatch};
 use thicket_tree::{Recorder, Recording, TreeSink};
 
 enum Frame {
@@ -73,9 +73,12 @@ const START: u32 = u32::MAX - 1;
 
 impl Parser<'_> {
     /// Marks the nodes whose subtrees reach no recursive rule, no phrase rule and no
-    /// lexer's token below themselves (`Grammar::set_token_match`: such a node is a
-    /// DFA of its own that takes one end, which no regex of a larger node can say). A
-    /// reference to a rule whose body is such a token is that token too.
+    /// token taking its shortest match below themselves (`Grammar::set_token_match`:
+    /// such a node is a DFA of its own cut after its first match, which no regex of a
+    /// larger node can say). A reference to a rule whose body is such a token is that
+    /// token too. Tokens taking their longest match stay inside larger DFAs (which read
+    /// their whole language, a superset): only where the chart scans them does the
+    /// mark count (`Parser::scans_longest`).
     pub(crate) fn compute_regular(&mut self) {
         let rules = self.grammar.rules().len();
         // Least fixpoint: a rule is regular once every rule its body uses is; rules on a
@@ -90,7 +93,7 @@ impl Parser<'_> {
                     continue;
                 }
                 let body = self.grammar.rule(symbol).body.index() as u32;
-                // A reference inlines the body: a marked body makes it irregular.
+                // A reference inlines the body: a shortest body makes it irregular.
                 if self.subtree_refs_all(body, &rule_regular, false) {
                     rule_regular[symbol.index()] = true;
                     changed = true;
@@ -104,19 +107,22 @@ impl Parser<'_> {
             self.regular[x as usize] = self.subtree_refs_all(x, &rule_regular, true);
         }
         for x in 0..self.ops.len() as u32 {
-            if let Some(token) = self.marked_token(x) {
+            if let Some(token) = self.marked_token(x, TokenMatch::Shortest) {
                 self.regular[x as usize] = self.regular[token as usize];
             }
         }
     }
 
     /// Whether every reference below `node` is to a rule `rule_ok` accepts and no node
-    /// below it is a lexer's token (`node` itself may be, if `token_root`).
+    /// below it is a token taking its shortest match (`node` itself may be, if
+    /// `token_root`).
     fn subtree_refs_all(&self, node: u32, rule_ok: &[bool], token_root: bool) -> bool {
         let mut stack = vec![node];
         while let Some(x) = stack.pop() {
             let id = ExprId::from_index(x as usize);
-            if self.grammar.token_match(id).is_some() && (x != node || !token_root) {
+            if self.grammar.token_match(id) == Some(TokenMatch::Shortest)
+                && (x != node || !token_root)
+            {
                 return false;
             }
             match self.grammar.expr(id) {
@@ -128,18 +134,17 @@ impl Parser<'_> {
         true
     }
 
-    /// The node marked as a lexer's token that `node` stands for (`Grammar::set_token_match`):
-    /// itself, or through references the body of the rule they lead to.
-    fn marked_token(&self, node: u32) -> Option<u32> {
+    /// The node marked as a token taking `how` (`Grammar::set_token_match`) that
+    /// `node` stands for: itself, or through references the body of the rule they lead
+    /// to.
+    fn marked_token(&self, node: u32, how: TokenMatch) -> Option<u32> {
         let mut at = node;
         // A cycle of references marks nothing.
         for _ in 0..self.ops.len() {
-            if self
-                .grammar
-                .token_match(ExprId::from_index(at as usize))
-                .is_some()
-            {
-                return Some(at);
+            match self.grammar.token_match(ExprId::from_index(at as usize)) {
+                Some(found) if found == how => return Some(at),
+                Some(_) => return None,
+                None => {}
             }
             match self.ops[at as usize] {
                 Op::Ref { body } => at = body,
@@ -147,6 +152,12 @@ impl Parser<'_> {
             }
         }
         None
+    }
+
+    /// Whether the chart scans `node` (a regex terminal or a token) taking only its
+    /// longest match, as a lexer reads the token it stands for.
+    pub(crate) fn scans_longest(&self, node: u32) -> bool {
+        self.marked_token(node, TokenMatch::Longest).is_some()
     }
 
     /// The matcher of a regex terminal or of a regular node, built on first use.
@@ -171,11 +182,8 @@ impl Parser<'_> {
         self.tokens[node as usize]
             .get_or_init(|| {
                 let hir = self.to_hir(node);
-                let how = self
-                    .marked_token(node)
-                    .and_then(|m| self.grammar.token_match(ExprId::from_index(m as usize)));
-                match how {
-                    Some(how) => RegexMatcher::for_token(&hir, how).ok(),
+                match self.marked_token(node, TokenMatch::Shortest) {
+                    Some(_) => RegexMatcher::for_token(&hir, TokenMatch::Shortest).ok(),
                     None => RegexMatcher::new(&hir).ok(),
                 }
             })
