@@ -324,10 +324,11 @@ impl Grammar {
     /// plain languages, a token with a non-greedy loop (`'/*' .*? '*/'`, `.+?`) may end
     /// anywhere later, and a run of digits may be split into numbers in every way,
     /// which costs a parser time with the square of the input or worse. A parser
-    /// honours the mark where the node is regular (scanned as one DFA) and at the
-    /// references to a rule whose body it marks; the nodes above it are parsed by
-    /// their parts, and a mark below another marked node is read as the plain
-    /// language inside it. Generation does not read it.
+    /// honours the mark where it scans the node as one DFA, and at the references to a
+    /// rule whose body it marks. A shortest match cannot be said inside a larger DFA,
+    /// so the nodes above such a token are parsed by their parts (a mark below another
+    /// marked node is read as the plain language inside it); a longest-match token
+    /// inside a larger DFA is read as its whole language. Generation does not read it.
     pub fn set_token_match(&mut self, expr: ExprId, how: TokenMatch) {
         if self.token_match.is_empty() {
             self.token_match = vec![None; self.exprs.len()];
