@@ -338,6 +338,8 @@ def evaluate(desc, args, tool):
         record["negatives"] = len(negatives)
         record["negatives_rejected"] = sum(bool(v and v.get("rejected")) for v in negs)
         record["examples_timed_out"] = code == "timeout"
+        if args.examples_only:
+            return record
         # Generation.
         gen = [str(args.bin / "thicket"), "generate", main, "-n", str(args.n), "--seed", str(args.seed),
                "-o", str(tmp / "gen"), "--force"]
@@ -480,6 +482,9 @@ def main():
     ap.add_argument("--example-timeout", type=float, default=90)
     ap.add_argument("--generate-timeout", type=float, default=90)
     ap.add_argument("--judge-timeout", type=float, default=120)
+    ap.add_argument("--examples-only", action="store_true",
+                    help="steps 1 and 2 only: no generation and no judging (to re-run the "
+                         "example inputs after a change to parsing; needs no thicket binary)")
     args = ap.parse_args()
     if args.table:
         table(args.table)

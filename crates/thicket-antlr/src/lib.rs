@@ -41,9 +41,12 @@
 //!    and the mode's own `more` rules (XML's `<?target ... ?>`). Hidden text that
 //!    enters another mode (a `#` that pushes a directive mode, popped by the line end)
 //!    is followed there: the hidden rules of that mode up to the one that returns.
-//!    Non-greedy loops are
-//!    read as loops, actions as the empty string, predicates as true (each reported,
-//!    see below). This grammar accepts every input ANTLR accepts (with the same split
+//!    Tokens end where the exact lexer ends them (`Grammar::set_token_match`): an
+//!    alternative through a non-greedy loop at its shortest text (`'/*' .*? '*/'` at
+//!    the first `*/`, `.+?` after one character), the others at their longest
+//!    (`123` one number, not `1` `23`; not for rules with a predicate or used inside
+//!    other lexer rules); actions are the empty string, predicates true (each
+//!    reported, see below). This grammar accepts every input ANTLR accepts (with the same split
 //!    into tokens), and more: it does not know that `if` is a keyword and not an
 //!    identifier, nor that `intx` is one identifier.
 //! 2. **The exact reading** ([`AntlrSpec::checker`]): a real ANTLR-style [`Lexer`]
@@ -420,17 +423,28 @@ pub fn load_g4_texts(
         }
     }
     // Hidden text is a phrase too: no DFA spans the hidden text before a token and the
-    // tokens around it. The byte grammar reads a comment's non-greedy `.*?` as any
-    // text, so a DFA of `<_hidden> ID <_hidden> ':='` must follow, after each `*/`, both
-    // the comment going on and the tokens after it: Arden's rules made DFAs that
-    // failed at the size limit after seconds each, and a 1 KB example took minutes.
-    // Each token and each stretch of hidden text stays one DFA of its own.
+    // tokens around it. A DFA of `<_hidden> ID <_hidden> ':='` with the hidden rules
+    // inside must follow every way through comments, keywords and whitespace at once:
+    // Arden's rules made DFAs that failed at the size limit after seconds each, and a
+    // 1 KB example took minutes. Each token and each stretch of hidden text stays one
+    // DFA of its own.
     let hidden: Vec<thicket_grammar::SymbolId> = grammar
         .symbols()
         .filter(|&s| rule_role(&grammar, s) == RuleRole::Hidden)
         .collect();
     for symbol in hidden {
         grammar.set_phrase(symbol);
+    }
+    // Tokens end where the exact lexer ends them: through a non-greedy loop at the
+    // first end (`.+?` is one character, a comment ends at its first `*/`), else at
+    // the longest (`123` is one number). Read as plain languages, a non-greedy token
+    // could end at every later position (Arden's `TEXT : .+?` made the parser's
+    // pending items grow with the square of the input), and a run of digits split
+    // into numbers in every way.
+    for mark in &t.token_matches {
+        if let Some(alternative) = token_alternative(&grammar, mark) {
+            grammar.set_token_match(alternative, mark.how);
+        }
     }
     let lexer = Lexer::new(t.lexer).map_err(|failed| {
         let (rule, reason) = *failed;
@@ -463,6 +477,22 @@ pub fn load_g4_texts(
     };
     spec.set_hidden_probability(DEFAULT_HIDDEN_PROBABILITY);
     Ok(spec)
+}
+
+/// The node of the byte grammar that `mark` names, if the rule's body has the shape the
+/// translation built (an alternation it pruned is left unmarked).
+fn token_alternative(
+    grammar: &Grammar,
+    mark: &translate::TokenAlternative,
+) -> Option<thicket_grammar::ExprId> {
+    let mut at = grammar.rule(grammar.symbol(&mark.rule)?).body;
+    for &(index, of) in &mark.path {
+        match grammar.expr(at) {
+            thicket_grammar::Expr::Alt(children) if children.len() == of => at = children[index],
+            _ => return None,
+        }
+    }
+    Some(at)
 }
 
 /// Decides inputs the way an ANTLR-generated lexer and parser do: see

@@ -6,7 +6,7 @@ use crate::nfa::{Node, Program};
 use crate::syntax::{CharSet, Command, Elem, G4File, GrammarKind, RuleDef, elem_span};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use thicket_grammar::ast::{AstExpr, AstExprKind, AstRule, SpecAst};
-use thicket_grammar::{Diagnostic, Span};
+use thicket_grammar::{Diagnostic, Span, TokenMatch};
 
 /// The rule before every token that skipped and hidden-channel tokens of the default
 /// mode may fill (`_hidden.MODE` for other modes).
@@ -80,6 +80,23 @@ pub struct Translation {
     /// The parser rules' names: phrases of the byte grammar (see
     /// `thicket_grammar::Grammar::set_phrase`), never compiled into one DFA.
     pub parser_rules: Vec<String>,
+    /// The token rules (or their alternatives) of the byte grammar that are read as
+    /// the exact lexer reads them: by their shortest text through a non-greedy loop,
+    /// else their longest (`thicket_grammar::Grammar::set_token_match`).
+    pub token_matches: Vec<TokenAlternative>,
+}
+
+/// A lexer rule of the byte grammar, or an alternative of one, that a parser scans as
+/// the exact lexer matches it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenAlternative {
+    /// The lexer rule.
+    pub rule: String,
+    /// From the rule's body down to the alternative: at each step the index of the
+    /// alternative taken and how many the alternation has (the body itself if empty).
+    pub path: Vec<(usize, usize)>,
+    /// Which end it takes.
+    pub how: TokenMatch,
 }
 
 /// An alternative of a parser rule that begins with a semantic predicate
@@ -224,6 +241,7 @@ pub fn translate(
         return Err(rules.errors);
     }
     let lexer = lexer?;
+    let token_matches = rules.token_matches(&ast);
     let bodies = rules.parser_bodies();
     let guarded = bodies
         .iter()
@@ -248,6 +266,7 @@ pub fn translate(
         warnings: rules.warnings,
         parser_rules,
         guarded,
+        token_matches,
     })
 }
 
@@ -649,7 +668,10 @@ impl<'f> Rules<'f> {
                 // non-greedy loop: `'/*' .*? '*/' | '//' ~[\n]*` still takes the whole
                 // line comment. Each alternative of such a rule is matched apart, and
                 // the lexer takes the longest of their matches.
-                let pieces = alternatives_of(elem);
+                let pieces: Vec<&Elem> = alternative_paths(elem)
+                    .into_iter()
+                    .map(|(e, _)| e)
+                    .collect();
                 let patterns = if whole.1 && pieces.len() > 1 {
                     let mut patterns = Vec::new();
                     for piece in pieces {
@@ -687,6 +709,80 @@ impl<'f> Rules<'f> {
         } else {
             Err(errors)
         }
+    }
+
+    /// How the byte grammar's token rules end, as the exact lexer ends them: an
+    /// alternative through a non-greedy loop at its shortest text (the same split as
+    /// [`Rules::lexer_specs`]: each alternative inside it apart), the others at their
+    /// longest (the lexer takes at least a rule's own longest match, so a token that
+    /// ends earlier is never the lexer's). Found in the byte grammar's rule bodies, which
+    /// `lexer_expr` builds with the same structure (groups of one alternative
+    /// collapsed). Not the longest for a rule with a predicate (which may cut the match
+    /// short) or one that other lexer rules use (inside them it may end earlier), nor
+    /// for recursive rules.
+    fn token_matches(&self, ast: &SpecAst) -> Vec<TokenAlternative> {
+        let mut inside_others: HashSet<&str> = HashSet::new();
+        for &(_, rule) in self.lexer.values() {
+            for (elem, _) in &rule.alts {
+                lexer_refs(elem, &mut inside_others);
+            }
+        }
+        let mut out = Vec::new();
+        for ast_rule in &ast.rules {
+            let Some(&(_, rule)) = self.lexer.get(ast_rule.name.as_str()) else {
+                continue;
+            };
+            if rule.fragment {
+                continue;
+            }
+            let longest = !inside_others.contains(rule.name.as_str())
+                && !rule.alts.iter().any(|(e, _)| has_predicate(e));
+            let ci = self.ci(rule);
+            let of = rule.alts.len();
+            let patterns: Vec<_> = rule
+                .alts
+                .iter()
+                .map(|(elem, _)| self.lexer_pattern(elem, ci, &rule.name).ok())
+                .collect();
+            let mark = |path: Vec<(usize, usize)>, how| TokenAlternative {
+                rule: rule.name.clone(),
+                path,
+                how,
+            };
+            if longest
+                && patterns
+                    .iter()
+                    .all(|p| matches!(p, Some((Pattern::Regex(_), false))))
+            {
+                out.push(mark(Vec::new(), TokenMatch::Longest));
+                continue;
+            }
+            for (i, ((elem, _), pattern)) in rule.alts.iter().zip(&patterns).enumerate() {
+                let base: Vec<(usize, usize)> = if of > 1 { vec![(i, of)] } else { Vec::new() };
+                match pattern {
+                    Some((Pattern::Regex(_), false)) if longest => {
+                        out.push(mark(base, TokenMatch::Longest));
+                    }
+                    Some((Pattern::Regex(_), true)) => {
+                        let pieces = alternative_paths(elem);
+                        if pieces.len() == 1 {
+                            out.push(mark(base, TokenMatch::Shortest));
+                            continue;
+                        }
+                        for (piece, path) in pieces {
+                            let how = match self.lexer_pattern(piece, ci, &rule.name) {
+                                Ok((Pattern::Regex(_), true)) => TokenMatch::Shortest,
+                                Ok((Pattern::Regex(_), false)) if longest => TokenMatch::Longest,
+                                _ => continue,
+                            };
+                            out.push(mark(base.iter().copied().chain(path).collect(), how));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
     }
 
     /// What the exact lexer matches for `elem` (an alternative of lexer rule `rule`),
@@ -1638,13 +1734,41 @@ fn ends_in_eof(rule: &RuleDef) -> bool {
     })
 }
 
-/// The alternatives `elem` is a choice between, through groups: `(a | b)` and `a | b`
-/// give `a` and `b`; anything else is its one alternative.
-fn alternatives_of(elem: &Elem) -> Vec<&Elem> {
+/// The lexer rules `elem` names, into `out`.
+fn lexer_refs<'e>(elem: &'e Elem, out: &mut HashSet<&'e str>) {
     match elem {
-        Elem::Alt(items) => items.iter().flat_map(alternatives_of).collect(),
-        Elem::Seq(items) if items.len() == 1 => alternatives_of(&items[0]),
-        _ => vec![elem],
+        Elem::Alt(items) | Elem::Seq(items) => {
+            for item in items {
+                lexer_refs(item, out);
+            }
+        }
+        Elem::Repeat { item, .. } => lexer_refs(item, out),
+        Elem::Ref(name, _) => {
+            out.insert(name.as_str());
+        }
+        _ => {}
+    }
+}
+
+/// The alternatives `elem` is a choice between, through groups (`(a | b)` and `a | b`
+/// give `a` and `b`; anything else is its one alternative), each with its path in the
+/// byte grammar's expression for `elem` (`Rules::lexer_expr`, where an alternation or
+/// a sequence of one item is that item): the index taken and the alternation's size
+/// at each step.
+fn alternative_paths(elem: &Elem) -> Vec<(&Elem, Vec<(usize, usize)>)> {
+    match elem {
+        Elem::Alt(items) => items
+            .iter()
+            .enumerate()
+            .flat_map(|(i, item)| {
+                alternative_paths(item).into_iter().map(move |(e, path)| {
+                    let step = (items.len() > 1).then_some((i, items.len()));
+                    (e, step.into_iter().chain(path).collect())
+                })
+            })
+            .collect(),
+        Elem::Seq(items) if items.len() == 1 => alternative_paths(&items[0]),
+        _ => vec![(elem, Vec::new())],
     }
 }
 

@@ -92,6 +92,19 @@ pub struct Repeat {
     pub max: Option<u32>,
 }
 
+/// Which end of a token a parser takes where its language allows several (see
+/// [`Grammar::set_token_match`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenMatch {
+    /// The first: the empty text if the language has it, and each non-empty text with
+    /// no shorter non-empty prefix in the language (a lexer's non-greedy loop: a
+    /// comment ends at its first `*/`).
+    Shortest,
+    /// The last: the longest text the language has from that position (a lexer's
+    /// longest match: `123` is one number, never `1` and `23`).
+    Longest,
+}
+
 /// A terminal given as a regular expression, compiled once.
 #[derive(Clone, Debug)]
 pub struct RegexTerminal {
@@ -135,6 +148,9 @@ pub struct Grammar {
     /// Rules a parser must not compile into one token (see [`Grammar::set_phrase`]),
     /// by [`SymbolId::index`]; empty when there are none.
     phrase: Vec<bool>,
+    /// Nodes a parser matches as a lexer's token (see [`Grammar::set_token_match`]),
+    /// by [`ExprId::index`]; empty when there are none.
+    token_match: Vec<Option<TokenMatch>>,
     /// Probabilities the spec gives alternatives (fuzzingbook's `prob`).
     default_probabilities: Vec<(ExprId, f64)>,
 }
@@ -221,6 +237,7 @@ impl Grammar {
         }
         Ok(Grammar {
             phrase: Vec::new(),
+            token_match: Vec::new(),
             default_probabilities: Vec::new(),
             rules,
             exprs,
@@ -299,6 +316,29 @@ impl Grammar {
             self.phrase = vec![false; self.rules.len()];
         }
         self.phrase[symbol.index()] = true;
+    }
+
+    /// Marks a node as a lexer's token: a parser scanning it at a position takes only
+    /// the one end `how` says, as a lexer reads tokens, where the node's language
+    /// alone would allow several. For readers of lexer grammars (ANTLR's): read as
+    /// plain languages, a token with a non-greedy loop (`'/*' .*? '*/'`, `.+?`) may end
+    /// anywhere later, and a run of digits may be split into numbers in every way,
+    /// which costs a parser time with the square of the input or worse. A parser
+    /// honours the mark where it scans the node as one DFA, and at the references to a
+    /// rule whose body it marks. A shortest match cannot be said inside a larger DFA,
+    /// so the nodes above such a token are parsed by their parts (a mark below another
+    /// marked node is read as the plain language inside it); a longest-match token
+    /// inside a larger DFA is read as its whole language. Generation does not read it.
+    pub fn set_token_match(&mut self, expr: ExprId, how: TokenMatch) {
+        if self.token_match.is_empty() {
+            self.token_match = vec![None; self.exprs.len()];
+        }
+        self.token_match[expr.index()] = Some(how);
+    }
+
+    /// How [`Grammar::set_token_match`] marked the node, if it did.
+    pub fn token_match(&self, expr: ExprId) -> Option<TokenMatch> {
+        self.token_match.get(expr.index()).copied().flatten()
     }
 
     /// Records that the spec gives `alternative` (an alternative of a rule's top-level

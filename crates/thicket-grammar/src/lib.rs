@@ -36,7 +36,7 @@ pub use fandango::{
     ComputedRepeat, ConstraintKind, FanBlock, FanConstraint, FanGenerator, FanParts, PartyRef,
 };
 pub use fanfile::{MAX_INCLUDES, STDLIB_NAME, include_search_path};
-pub use grammar::{Expr, ExprId, Grammar, RegexTerminal, Repeat, Rule, SymbolId};
+pub use grammar::{Expr, ExprId, Grammar, RegexTerminal, Repeat, Rule, SymbolId, TokenMatch};
 pub use parser::{MAX_NESTING, MAX_PERMUTATION_ITEMS};
 pub use reach::{Components, Reach};
 pub use source::{LineCol, SourceFile, Span};

@@ -6,7 +6,7 @@ use crate::earley::{Item, Spare};
 use crate::error::CompileError;
 use crate::terminal::RegexMatcher;
 use std::sync::{Arc, OnceLock};
-use thicket_grammar::{Expr, ExprId, Grammar};
+use thicket_grammar::{Expr, ExprId, Grammar, TokenMatch};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Op {
@@ -261,15 +261,23 @@ impl<'g> Parser<'g> {
                     parser.literals[id.index()] = (start, parser.literal_bytes.len() as u32);
                     (Op::Literal, None)
                 }
-                Expr::Regex(r) => (
-                    Op::Regex,
-                    Some(
-                        RegexMatcher::new(&r.hir).map_err(|reason| CompileError::Regex {
+                Expr::Regex(r) => {
+                    // A longest-match token's mark counts where the chart scans it
+                    // (`Parser::scans_longest`), a shortest one's in its matcher.
+                    let matcher = match grammar.token_match(id) {
+                        Some(TokenMatch::Shortest) => {
+                            RegexMatcher::for_token(&r.hir, TokenMatch::Shortest)
+                        }
+                        _ => RegexMatcher::new(&r.hir),
+                    };
+                    (
+                        Op::Regex,
+                        Some(matcher.map_err(|reason| CompileError::Regex {
                             pattern: r.pattern.clone(),
                             reason,
-                        })?,
-                    ),
-                ),
+                        })?),
+                    )
+                }
                 Expr::Ref(s) => {
                     let body = index(grammar.rule(*s).body);
                     if parser.ref_nodes[s.index()] == NONE {

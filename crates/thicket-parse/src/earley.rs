@@ -273,8 +273,9 @@ enum Scan<'p> {
     /// Not looked up yet.
     Unknown,
     Literal,
-    /// A regex terminal or a token.
-    Match(&'p RegexMatcher),
+    /// A regex terminal or a token, and whether it takes only its longest match (a
+    /// lexer's token: `Grammar::set_token_match`).
+    Match(&'p RegexMatcher, bool),
     /// Anything else: predicted, as this node (`Parser::chart_node`: a reference's rule
     /// body rather than the reference).
     Predict(u32),
@@ -1230,7 +1231,7 @@ impl<'g> Parser<'g> {
                 let scan = match self.ops[child as usize] {
                     Op::Literal => Scan::Literal,
                     _ => match self.matcher(child) {
-                        Some(m) => Scan::Match(m),
+                        Some(m) => Scan::Match(m, self.scans_longest(child)),
                         None => Scan::Predict(self.chart_node(child)),
                     },
                 };
@@ -1249,7 +1250,7 @@ impl<'g> Parser<'g> {
                 }
                 NONE
             }
-            Scan::Match(matcher) => {
+            Scan::Match(matcher, longest) => {
                 let (start, len) = match work.cache_keys.iter().find(|&&(node, _, _)| node == child)
                 {
                     Some(&(_, start, len)) => (start as usize, len as usize),
@@ -1257,11 +1258,19 @@ impl<'g> Parser<'g> {
                         let start = work.cache_ends.len();
                         let ends = &mut work.cache_ends;
                         let filter = work.follow_filter;
-                        matcher.match_ends(text, j, |e| {
-                            if !filter || self.can_follow(child, text, e) {
-                                ends.push(e)
-                            }
-                        });
+                        if longest {
+                            let mut last = None;
+                            matcher.match_ends(text, j, |e| last = Some(e));
+                            ends.extend(
+                                last.filter(|&e| !filter || self.can_follow(child, text, e)),
+                            );
+                        } else {
+                            matcher.match_ends(text, j, |e| {
+                                if !filter || self.can_follow(child, text, e) {
+                                    ends.push(e)
+                                }
+                            });
+                        }
                         let len = work.cache_ends.len() - start;
                         work.cache_keys.push((child, start as u32, len as u32));
                         (start, len)

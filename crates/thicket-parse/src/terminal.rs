@@ -8,6 +8,7 @@ use regex_automata::nfa::thompson;
 use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
 use regex_syntax::hir::Hir;
+use thicket_grammar::TokenMatch;
 
 /// Largest DFA built for one regex terminal.
 const DFA_SIZE_LIMIT: usize = 16 << 20;
@@ -28,6 +29,8 @@ pub struct RegexMatcher {
     start: StateID,
     /// The same DFA as a flat table for `match_ends`, unless it has too many states.
     table: Option<Table>,
+    /// Which ends count where several do ([`RegexMatcher::for_token`]); all if `None`.
+    only: Option<TokenMatch>,
 }
 
 /// A DFA's transitions as one flat table, for the tightest scanning loop: a state is its
@@ -132,12 +135,48 @@ impl RegexMatcher {
             .start_state(&start::Config::new().anchored(Anchored::Yes))
             .map_err(|e| e.to_string())?;
         let table = Table::new(&dfa, start);
-        Ok(RegexMatcher { dfa, start, table })
+        Ok(RegexMatcher {
+            dfa,
+            start,
+            table,
+            only: None,
+        })
     }
 
-    /// Calls `found(end)` for every `end` (ascending) such that `text[at..end]` matches.
+    /// The matcher of a lexer's token (see `thicket_grammar::Grammar::set_token_match`):
+    /// at each position only its shortest matches (the empty text if the regex matches
+    /// it, and the first non-empty match: a non-greedy `/\*(?s:.)*\*/` ends at the
+    /// first `*/`) or only its longest match (`[0-9]+` reads `123` whole). Scanning
+    /// ([`RegexMatcher::match_ends`]) and [`RegexMatcher::matches_at`] honour it; the
+    /// analyses of the grammar (disjointness, unique splits, lengths by first byte)
+    /// read the regex's whole language, a superset, so what they conclude still holds.
+    pub fn for_token(hir: &Hir, how: TokenMatch) -> Result<RegexMatcher, String> {
+        Ok(RegexMatcher {
+            only: Some(how),
+            ..RegexMatcher::new(hir)?
+        })
+    }
+
+    /// Calls `found(end)` for every `end` (ascending) such that `text[at..end]` matches
+    /// (for a token's matcher, the ends it takes: see [`RegexMatcher::for_token`]).
     #[inline]
     pub fn match_ends(&self, text: &[u8], at: usize, mut found: impl FnMut(usize)) {
+        if self.only == Some(TokenMatch::Longest) {
+            let mut last = None;
+            self.all_match_ends(text, at, |e| last = Some(e));
+            if let Some(e) = last {
+                found(e);
+            }
+            return;
+        }
+        self.all_match_ends(text, at, found);
+    }
+
+    /// `match_ends` for every end (only cut after the first non-empty one for a
+    /// shortest-match token).
+    #[inline]
+    fn all_match_ends(&self, text: &[u8], at: usize, mut found: impl FnMut(usize)) {
+        let shortest = self.only == Some(TokenMatch::Shortest);
         // DFA match states are entered one byte after the match ends.
         if let Some(table) = &self.table {
             let mut state = table.start;
@@ -148,6 +187,9 @@ impl RegexMatcher {
                         return;
                     }
                     found(at + offset);
+                    if shortest && offset > 0 {
+                        return;
+                    }
                 }
             }
             if table.eoi_match[state as usize / 256] {
@@ -160,6 +202,9 @@ impl RegexMatcher {
             state = self.dfa.next_state(state, byte);
             if self.dfa.is_match_state(state) {
                 found(at + offset);
+                if shortest && offset > 0 {
+                    return;
+                }
             }
             if self.dfa.is_dead_state(state) {
                 return;
@@ -424,7 +469,10 @@ impl RegexMatcher {
             }
             // Matches are reported one byte late: a match state says `text[at..at +
             // offset]` matched, not that the byte just read continues a match.
-            if self.dfa.is_match_state(state) && !self.continues(state) {
+            if self.dfa.is_match_state(state)
+                && ((self.only == Some(TokenMatch::Shortest) && offset > 0)
+                    || !self.continues(state))
+            {
                 return offset;
             }
         }
@@ -445,7 +493,8 @@ impl RegexMatcher {
             .is_dead_state(self.dfa.next_state(self.start, byte))
     }
 
-    /// Whether the whole of `span` matches.
+    /// Whether the whole of `span` matches (the regex's language: a token's matcher
+    /// may take a shorter or longer end, see [`RegexMatcher::matches_at`]).
     pub fn matches_exactly(&self, span: &[u8]) -> bool {
         let mut state = self.start;
         for &byte in span {
@@ -455,6 +504,19 @@ impl RegexMatcher {
             }
         }
         self.dfa.is_match_state(self.dfa.next_eoi_state(state))
+    }
+
+    /// Whether `text[start..end]` is a match that scanning `text` at `start` takes:
+    /// for a token's matcher, one of the ends it takes there.
+    pub fn matches_at(&self, text: &[u8], start: usize, end: usize) -> bool {
+        match self.only {
+            None => self.matches_exactly(&text[start..end]),
+            Some(_) => {
+                let mut taken = false;
+                self.match_ends(text, start, |e| taken |= e == end);
+                taken
+            }
+        }
     }
 }
 
@@ -498,6 +560,48 @@ mod tests {
             matcher(r"a\\u[0-9]{4}").viable_prefix_len(br"a\u12x4", 0),
             5
         );
+    }
+
+    /// A token's matcher takes its first end (a non-greedy loop) or its last (longest
+    /// match), and accepts no other.
+    #[test]
+    fn token_matchers_take_the_first_or_the_last_end() {
+        let hir = |p: &str| {
+            regex_syntax::ParserBuilder::new()
+                .utf8(false)
+                .build()
+                .parse(p)
+                .unwrap()
+        };
+        let ends = |m: &RegexMatcher, text: &[u8], at: usize| {
+            let mut ends = Vec::new();
+            m.match_ends(text, at, |e| ends.push(e));
+            ends
+        };
+        let comment =
+            RegexMatcher::for_token(&hir(r"/\*(?s:.)*\*/"), TokenMatch::Shortest).unwrap();
+        assert_eq!(ends(&comment, b"x/* a */ b */", 1), vec![8]);
+        assert!(comment.matches_at(b"/* a */ b */", 0, 7));
+        assert!(!comment.matches_at(b"/* a */ b */", 0, 12));
+        assert_eq!(comment.viable_prefix_len(b"/* a */ b */", 0), 7);
+        // `.+?`: one character, whatever follows.
+        let any = RegexMatcher::for_token(&hir("(?s:.)+"), TokenMatch::Shortest).unwrap();
+        assert_eq!(ends(&any, "éab".as_bytes(), 0), vec![2]);
+        // The empty match, if any, and then the first non-empty one.
+        let star = RegexMatcher::for_token(&hir("a*"), TokenMatch::Shortest).unwrap();
+        assert_eq!(ends(&star, b"aaa", 0), vec![0, 1]);
+        // Longest: `123` is one number.
+        let number = RegexMatcher::for_token(&hir("[0-9]+"), TokenMatch::Longest).unwrap();
+        assert_eq!(ends(&number, b"123 4", 0), vec![3]);
+        assert!(number.matches_at(b"123 4", 0, 3));
+        assert!(!number.matches_at(b"123 4", 0, 2));
+        assert!(ends(&number, b"x", 0).is_empty());
+        // Without a mark every end is reported.
+        assert_eq!(
+            ends(&matcher(r"/\*(?s:.)*\*/"), b"/* a */ b */", 0),
+            vec![7, 12]
+        );
+        assert_eq!(ends(&matcher("[0-9]+"), b"123", 0), vec![1, 2, 3]);
     }
 
     /// Token splits take a repetition's first byte as its length only where every match

@@ -14,7 +14,7 @@ use crate::compile::{Op, Parser};
 use crate::terminal::RegexMatcher;
 use regex_syntax::hir::{Hir, Repetition};
 use rustc_hash::FxHashMap;
-use thicket_grammar::{Expr, ExprId};
+use thicket_grammar::{Expr, ExprId, TokenMatch};
 use thicket_tree::{Recorder, Recording, TreeSink};
 
 enum Frame {
@@ -72,7 +72,13 @@ const NONE: u32 = u32::MAX;
 const START: u32 = u32::MAX - 1;
 
 impl Parser<'_> {
-    /// Marks the nodes whose subtrees reach no recursive rule and no phrase rule.
+    /// Marks the nodes whose subtrees reach no recursive rule, no phrase rule and no
+    /// token taking its shortest match below themselves (`Grammar::set_token_match`:
+    /// such a node is a DFA of its own cut after its first match, which no regex of a
+    /// larger node can say). A reference to a rule whose body is such a token is that
+    /// token too. Tokens taking their longest match stay inside larger DFAs (which read
+    /// their whole language, a superset): only where the chart scans them does the
+    /// mark count (`Parser::scans_longest`).
     pub(crate) fn compute_regular(&mut self) {
         let rules = self.grammar.rules().len();
         // Least fixpoint: a rule is regular once every rule its body uses is; rules on a
@@ -87,7 +93,8 @@ impl Parser<'_> {
                     continue;
                 }
                 let body = self.grammar.rule(symbol).body.index() as u32;
-                if self.subtree_refs_all(body, &rule_regular) {
+                // A reference inlines the body: a shortest body makes it irregular.
+                if self.subtree_refs_all(body, &rule_regular, false) {
                     rule_regular[symbol.index()] = true;
                     changed = true;
                 }
@@ -97,20 +104,60 @@ impl Parser<'_> {
             }
         }
         for x in 0..self.ops.len() as u32 {
-            self.regular[x as usize] = self.subtree_refs_all(x, &rule_regular);
+            self.regular[x as usize] = self.subtree_refs_all(x, &rule_regular, true);
+        }
+        for x in 0..self.ops.len() as u32 {
+            if let Some(token) = self.marked_token(x, TokenMatch::Shortest) {
+                self.regular[x as usize] = self.regular[token as usize];
+            }
         }
     }
 
-    fn subtree_refs_all(&self, node: u32, rule_ok: &[bool]) -> bool {
+    /// Whether every reference below `node` is to a rule `rule_ok` accepts and no node
+    /// below it is a token taking its shortest match (`node` itself may be, if
+    /// `token_root`).
+    fn subtree_refs_all(&self, node: u32, rule_ok: &[bool], token_root: bool) -> bool {
         let mut stack = vec![node];
         while let Some(x) = stack.pop() {
-            match self.grammar.expr(ExprId::from_index(x as usize)) {
+            let id = ExprId::from_index(x as usize);
+            if self.grammar.token_match(id) == Some(TokenMatch::Shortest)
+                && (x != node || !token_root)
+            {
+                return false;
+            }
+            match self.grammar.expr(id) {
                 Expr::Ref(s) if !rule_ok[s.index()] => return false,
                 Expr::Ref(_) | Expr::Literal(_) | Expr::Regex(_) => {}
                 other => stack.extend(other.children().iter().map(|c| c.index() as u32)),
             }
         }
         true
+    }
+
+    /// The node marked as a token taking `how` (`Grammar::set_token_match`) that
+    /// `node` stands for: itself, or through references the body of the rule they lead
+    /// to.
+    fn marked_token(&self, node: u32, how: TokenMatch) -> Option<u32> {
+        let mut at = node;
+        // A cycle of references marks nothing.
+        for _ in 0..self.ops.len() {
+            match self.grammar.token_match(ExprId::from_index(at as usize)) {
+                Some(found) if found == how => return Some(at),
+                Some(_) => return None,
+                None => {}
+            }
+            match self.ops[at as usize] {
+                Op::Ref { body } => at = body,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// Whether the chart scans `node` (a regex terminal or a token) taking only its
+    /// longest match, as a lexer reads the token it stands for.
+    pub(crate) fn scans_longest(&self, node: u32) -> bool {
+        self.marked_token(node, TokenMatch::Longest).is_some()
     }
 
     /// The matcher of a regex terminal or of a regular node, built on first use.
@@ -133,7 +180,13 @@ impl Parser<'_> {
     #[inline(never)]
     fn build_matcher(&self, node: u32) -> Option<&RegexMatcher> {
         self.tokens[node as usize]
-            .get_or_init(|| RegexMatcher::new(&self.to_hir(node)).ok())
+            .get_or_init(|| {
+                let hir = self.to_hir(node);
+                match self.marked_token(node, TokenMatch::Shortest) {
+                    Some(_) => RegexMatcher::for_token(&hir, TokenMatch::Shortest).ok(),
+                    None => RegexMatcher::new(&hir).ok(),
+                }
+            })
             .as_ref()
     }
 
@@ -252,7 +305,7 @@ impl Parser<'_> {
             }
             _ => self
                 .matcher(node)
-                .is_some_and(|m| m.matches_exactly(&text[start..end])),
+                .is_some_and(|m| m.matches_at(text, start, end)),
         }
     }
 
