@@ -122,8 +122,9 @@ impl TrainingSet {
 
     /// The location's tree learned from the accepted inputs, and the feature paths it
     /// refers to, with the covering inputs of each covering leaf kept as its
-    /// exemplars ([`LocationModel::keep_exemplars`]); `None` if the inputs do not have
-    /// both classes.
+    /// exemplars ([`LocationModel::keep_exemplars`]) and the paths covering inputs
+    /// avoid as its blocked ones ([`LocationModel::keep_blocked`]); `None` if the
+    /// inputs do not have both classes.
     pub fn learn(&self, name: &str, config: LearnConfig, salt: u64) -> Option<LearnedTree> {
         let FeatureTable { paths, rows: all } = FeatureTable::from_path_sets(&self.paths);
         let mut rows: Vec<Vec<u32>> = Vec::new();
@@ -143,6 +144,7 @@ impl TrainingSet {
         let mut location =
             LocationModel::fit(name.to_string(), &rows, &label, paths.len(), config, salt);
         location.keep_exemplars(&rows, &label, &texts);
+        location.keep_blocked(&rows, &label, paths.len());
         Some((location, paths.into_iter().map(Vec::from).collect()))
     }
 
