@@ -836,6 +836,30 @@ mod tests {
             model.locations[0].tree.features().collect::<Vec<_>>(),
             vec![2]
         );
+        // Its blocked paths are renumbered alike, and a file naming one the model
+        // lacks is refused.
+        model.adopt(
+            LocationModel {
+                blocked: vec![1, 0],
+                ..fitted("f", 0)
+            },
+            &own,
+        );
+        assert_eq!(model.locations[0].blocked, vec![1, 2]);
+        model.k = 3;
+        let grammar = thicket_grammar::load_spec_text(
+            "t.fan",
+            b"<start> ::= \"a\" \"b\" \"c\" \"d\" \"e\" \"f\"",
+        )
+        .unwrap();
+        assert_eq!(model.validate(&grammar), Ok(()));
+        model.locations[0].blocked.push(9);
+        assert!(
+            model
+                .validate(&grammar)
+                .unwrap_err()
+                .contains("blocked feature 9")
+        );
     }
 
     #[test]

@@ -259,3 +259,32 @@ fn a_location_that_needs_many_paths_absent_is_aimed_at_without_any_of_them() {
         }
     }
 }
+
+#[test]
+fn a_tree_learned_from_longer_paths_read_keeps_to_its_path_length() {
+    let grammar = thicket_grammar::load_spec_text("t.fan", SPEC).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let parser = Parser::new(&grammar, Default::default()).unwrap();
+    let graph = KPathGraph::new(&grammar);
+    let read = |k: usize| {
+        let mut training = TrainingSet::default();
+        for i in 0..200 {
+            let (tree, _) = generator.generate_tree(&mut Generator::rng_for(5, i));
+            let text = tree.bytes().to_vec();
+            let paths = input_paths(&parser, &graph, &text, k).ok();
+            let covered = rare(&text);
+            training.push(text, paths, covered);
+        }
+        training
+    };
+    let config = LearnConfig {
+        k: 2,
+        seed: 1,
+        ..LearnConfig::default()
+    };
+    // Paths read up to 4 elements, learned up to 2: the tree of paths read up to 2.
+    let short = read(2).learn("function t.py:f", config, 1, 2).unwrap();
+    let long = read(4).learn("function t.py:f", config, 1, 2).unwrap();
+    assert!(long.1.iter().all(|p| p.len() <= 2));
+    assert_eq!(short, long);
+}
