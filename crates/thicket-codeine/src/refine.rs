@@ -135,7 +135,7 @@ impl TrainingSet {
         salt: u64,
         k: usize,
     ) -> Option<LearnedTree> {
-        let FeatureTable { paths, rows: all } = FeatureTable::from_path_sets(&self.paths_up_to(k));
+        let FeatureTable { paths, rows: all } = FeatureTable::from_path_sets_up_to(&self.paths, k);
         let mut rows: Vec<Vec<u32>> = Vec::new();
         let mut label: Vec<bool> = Vec::new();
         let mut texts: Vec<&[u8]> = Vec::new();
@@ -155,17 +155,6 @@ impl TrainingSet {
         location.keep_exemplars(&rows, &label, &texts);
         location.keep_blocked(&rows, &label, paths.len());
         Some((location, paths.into_iter().map(Vec::from).collect()))
-    }
-
-    /// Each input's paths of up to `k` elements.
-    fn paths_up_to(&self, k: usize) -> Vec<Option<FxHashSet<KPath>>> {
-        self.paths
-            .par_iter()
-            .map(|p| {
-                p.as_ref()
-                    .map(|p| p.iter().filter(|p| p.len() <= k).cloned().collect())
-            })
-            .collect()
     }
 
     /// Up to `n` paths most telling of the location: present in at least half of the
