@@ -24,12 +24,14 @@ here; the last two are not run by default):
 
 Usage: python3 eval/codeine_refine_eval.py [OUT_DIR] [--subjects json,urllib,toml,email,ipaddress]
        [--per-subject N] [--reference R] [--execs E] [--band LO,HI] [--goal G]
-       [--candidates-only] [--only J,K,...]
+       [--candidates-only] [--only J,K,...] [--keep-inputs]
 (--band: the random hit rates of the candidates, default 0.001,0.01; --goal: the loop's
 goal, default 0.9: a round of aimed inputs reaching it ends the loop; --candidates-only: stop
 after choosing the locations, to check cheaply that a subject has enough in the band;
 --only: aim only at these of the chosen locations (by index j, seeds unchanged), to
-split a subject's run over several processes. The summary counts
+split a subject's run over several processes; --keep-inputs: write every input a loop
+ran into OUT_DIR/SUBJECT/loopJ/, named `-hit` or `-miss`, to see what its misses are.
+The summary counts
 refined sets reaching 90 % whatever the goal.)
 Environment: THICKET (the binary; default target/release/thicket, built if missing).
 Prints a Markdown table per location and a summary per subject.
@@ -81,6 +83,7 @@ def main():
     goal = 0.9
     candidates_only = False
     only = None
+    keep_inputs = False
     i = 0
     while i < len(argv):
         if argv[i] == "--subjects":
@@ -95,6 +98,10 @@ def main():
             goal = float(argv[i + 1])
         elif argv[i] == "--candidates-only":
             candidates_only = True
+            i += 1
+            continue
+        elif argv[i] == "--keep-inputs":
+            keep_inputs = True
             i += 1
             continue
         elif argv[i] == "--only":
@@ -175,9 +182,10 @@ def main():
             else:
                 one = 0
             refined = os.path.join(d, f"refined{j}.json")
+            keep = ["--save-inputs", os.path.join(d, f"loop{j}")] if keep_inputs else []
             out = run([thicket, "learn-coverage", spec, os.path.join(d, "train"), "-o", refined,
                        "--from-matrix", os.path.join(d, "train.matrix.json"), "--focus", loc,
-                       "--execs", str(execs), "--goal", str(goal), "--seed", str(j), "--folds", "0", *py],
+                       "--execs", str(execs), "--goal", str(goal), "--seed", str(j), "--folds", "0", *keep, *py],
                       check=False)
             report = re.search(r"focus .*: goal \d+ % (reached|NOT reached) after (\d+) executions in (\d+) rounds"
                                r"(?: \(last aimed round: (\d+)/(\d+) reached it\))?; paths up to k = (\d+)", out.stderr)

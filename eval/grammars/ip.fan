@@ -5,7 +5,10 @@
 # dotted net or host mask. Written for eval/codeine_refine_eval.py. Deliberate
 # departures, so that the error paths run: octets and prefixes may be out of range or
 # have leading zeros, groups may have five hex digits, there may be two "::" or too many
-# groups, a zone may be empty.
+# groups, a zone may be empty. The wrong forms do not overlap the right ones (an octet
+# of 256-299, not 250-299, beside 250-255), so that a value has one reading; the
+# boundary prefix lengths (/30-/32, /127-/128) are written out, as a tester lists the
+# edges of a range, not drawn by a regular expression.
 
 <start>      ::= <v4> <suffix4>? | <v6> <zone>? <suffix6>?
 <v4>         ::= <octet> "." <octet> "." <octet> "." <octet> \
@@ -15,9 +18,9 @@
                | "224.0.0.1" | "240.0.0.1" | "255.255.255.255" | "0.0.0.0" | "100.64.0.1" \
                | "192.0.2.1" | "198.51.100.7" | "8.8.8.8" | "192.0.0.9"
 <octet>      ::= r"[0-9]" | r"[1-9][0-9]" | "1" r"[0-9]{2}" | "2" r"[0-4][0-9]" | "25" r"[0-5]" \
-               | "0" r"[0-9]{1,2}" | r"2[5-9][0-9]" | r"[0-9]{4}" | "" | "x"
+               | "0" r"[0-9]{1,2}" | "25" r"[6-9]" | "2" r"[6-9][0-9]" | r"[0-9]{4}" | "" | "x"
 <suffix4>    ::= "/" <prefix4> | "/" <mask4> | "/" | "/" "x"
-<prefix4>    ::= r"[0-9]" | r"[12][0-9]" | "3" r"[0-2]" | r"3[3-9]" | "0" r"[0-9]" | "+8"
+<prefix4>    ::= r"[0-9]" | r"[12][0-9]" | "30" | "31" | "32" | r"3[3-9]" | "0" r"[0-9]" | "+8"
 <mask4>      ::= "255.255.255.0" | "255.255.0.0" | "255.0.0.0" | "255.255.255.255" | "0.0.0.0" \
                | "0.0.0.255" | "0.0.255.255" | "255.255.255.128" | "255.0.255.0" | "0.255.0.255" \
                | <octet> "." <octet> "." <octet> "." <octet>
@@ -36,4 +39,4 @@
                | "2002:c000:0204::1" | "2001::1" | "64:ff9b::1.2.3.4" | "100::1" | "fec0::1" | "::ffff:0:0"
 <zone>       ::= "%" r"[a-z0-9]{1,4}" | "%"
 <suffix6>    ::= "/" <prefix6> | "/" | "/" <mask4>
-<prefix6>    ::= r"[0-9]" | r"[1-9][0-9]" | "1" r"[01][0-9]" | "12" r"[0-8]" | r"129|200" | "064"
+<prefix6>    ::= r"[0-9]" | r"[1-9][0-9]" | "1" r"[01][0-9]" | "12" r"[0-6]" | "127" | "128" | r"129|200" | "064"

@@ -48,10 +48,16 @@ impl FeatureTable {
     /// A table from each input's paths (`None`: rejected), constant features dropped;
     /// feature ids follow the paths' order (shorter first, then by node ids).
     pub fn from_path_sets(per_input: &[Option<FxHashSet<KPath>>]) -> FeatureTable {
+        Self::from_path_sets_up_to(per_input, usize::MAX)
+    }
+
+    /// [`FeatureTable::from_path_sets`] with the paths of up to `k` elements only, for
+    /// inputs whose paths were read longer.
+    pub fn from_path_sets_up_to(per_input: &[Option<FxHashSet<KPath>>], k: usize) -> FeatureTable {
         let parsed = per_input.iter().flatten().count();
         let mut seen: FxHashMap<&KPath, usize> = FxHashMap::default();
         for set in per_input.iter().flatten() {
-            for p in set {
+            for p in set.iter().filter(|p| p.len() <= k) {
                 *seen.entry(p).or_insert(0) += 1;
             }
         }

@@ -110,6 +110,13 @@ pub struct LocationModel {
     /// suite, filled by the refinement loop, which has the inputs at hand.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exemplars: Vec<Exemplars>,
+    /// Feature paths no covering training input has although, were they unrelated to
+    /// the location, several would ([`LocationModel::keep_blocked`]): every covering
+    /// leaf's constraint forbids them besides its own conditions. Empty in a model
+    /// learned once; filled by the refinement loop, whose aimed inputs that missed
+    /// are the evidence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<u32>,
 }
 
 /// Covering training inputs that reach one leaf.
@@ -123,6 +130,12 @@ pub struct Exemplars {
 
 /// Covering inputs kept per leaf by [`LocationModel::keep_exemplars`].
 pub const EXEMPLARS_PER_LEAF: usize = 32;
+
+/// How many covering inputs a feature would be expected in, judged by its share
+/// among the others, for its absence from all of them to block it
+/// ([`LocationModel::keep_blocked`]). Were the feature unrelated to the location, none
+/// of them having it would happen with a probability of about e^-5 (0.7 %).
+pub const BLOCKING_EVIDENCE: f64 = 5.0;
 
 /// A learned model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -169,6 +182,17 @@ impl Model {
                 .tree
                 .validate(self.features.len())
                 .map_err(|e| format!("location {}: {e}", location.name))?;
+            if let Some(f) = location
+                .blocked
+                .iter()
+                .find(|&&f| f as usize >= self.features.len())
+            {
+                return Err(format!(
+                    "location {}: blocked feature {f}, but the model has {} features",
+                    location.name,
+                    self.features.len()
+                ));
+            }
         }
         Ok(())
     }
@@ -309,15 +333,19 @@ impl Model {
             .enumerate()
             .map(|(i, p)| (p.clone(), i as u32))
             .collect();
+        let mut renumber = |feature: &mut u32| {
+            let path = &features[*feature as usize];
+            *feature = *ids.entry(path.clone()).or_insert_with(|| {
+                self.features.push(path.clone());
+                self.features.len() as u32 - 1
+            });
+        };
         for node in &mut location.tree.nodes {
             if let Node::Split { feature, .. } = node {
-                let path = &features[*feature as usize];
-                *feature = *ids.entry(path.clone()).or_insert_with(|| {
-                    self.features.push(path.clone());
-                    self.features.len() as u32 - 1
-                });
+                renumber(feature);
             }
         }
+        location.blocked.iter_mut().for_each(renumber);
         match self.locations.iter_mut().find(|l| l.name == location.name) {
             Some(old) => *old = location,
             None => {
@@ -360,7 +388,38 @@ impl LocationModel {
             tree,
             validation,
             exemplars: Vec::new(),
+            blocked: Vec::new(),
         }
+    }
+
+    /// Keeps as [`LocationModel::blocked`] the features that no covering input of
+    /// `rows` (labelled `label`) has, while their share among the other inputs would
+    /// put at least [`BLOCKING_EVIDENCE`] of them among the covering ones if having
+    /// them did not matter. A tree names at most its depth's conditions on the way to
+    /// a leaf; where reaching a location needs many things absent at once (every
+    /// octet of an address in range, none empty), the misses of aimed inputs show
+    /// each of them, and this keeps them all.
+    pub fn keep_blocked(&mut self, rows: &[Vec<u32>], label: &[bool], n_features: usize) {
+        let mut in_covering = vec![0u32; n_features];
+        let mut in_others = vec![0u32; n_features];
+        for (row, &covered) in rows.iter().zip(label) {
+            let counts = if covered {
+                &mut in_covering
+            } else {
+                &mut in_others
+            };
+            for &f in row {
+                counts[f as usize] += 1;
+            }
+        }
+        let covering = label.iter().filter(|&&l| l).count() as f64;
+        let others = (label.len() as f64 - covering).max(1.0);
+        self.blocked = (0..n_features as u32)
+            .filter(|&f| {
+                in_covering[f as usize] == 0
+                    && covering * f64::from(in_others[f as usize]) / others >= BLOCKING_EVIDENCE
+            })
+            .collect();
     }
 
     /// Keeps, for each leaf predicting "covered", up to [`EXEMPLARS_PER_LEAF`] of the
@@ -559,12 +618,28 @@ impl PathConstraint {
     /// The feasibility check of §5.3.2: infeasible if a required path contains a
     /// forbidden one (every input with the longer has the shorter).
     pub fn feasible(&self, features: &[Vec<u32>]) -> bool {
-        !self.exists.iter().any(|&e| {
-            self.absent.iter().any(|&a| {
-                let (long, short) = (&features[e as usize], &features[a as usize]);
-                short.len() <= long.len() && long.windows(short.len()).any(|w| w == &short[..])
-            })
+        !self
+            .absent
+            .iter()
+            .any(|&a| self.requires_path_within(a, features))
+    }
+
+    /// Whether a required path contains feature `a`'s path.
+    fn requires_path_within(&self, a: u32, features: &[Vec<u32>]) -> bool {
+        self.exists.iter().any(|&e| {
+            let (long, short) = (&features[e as usize], &features[a as usize]);
+            short.len() <= long.len() && long.windows(short.len()).any(|w| w == &short[..])
         })
+    }
+
+    /// Forbids the `blocked` features too ([`LocationModel::blocked`]), but for any
+    /// that a required path contains: those would make the constraint infeasible.
+    pub fn forbid_also(&mut self, blocked: &[u32], features: &[Vec<u32>]) {
+        for &b in blocked {
+            if !self.absent.contains(&b) && !self.requires_path_within(b, features) {
+                self.absent.push(b);
+            }
+        }
     }
 }
 
@@ -588,6 +663,10 @@ impl LocationModel {
                 ..PathConstraint::from_conditions(&c, leaf)
             })
             .filter(|c| c.feasible(features))
+            .map(|mut c| {
+                c.forbid_also(&self.blocked, features);
+                c
+            })
             .collect();
         out.sort_by(|a, b| {
             b.smoothed_precision()
@@ -658,6 +737,7 @@ mod tests {
                 tree: Tree { nodes },
                 validation: None,
                 exemplars: Vec::new(),
+                blocked: Vec::new(),
             }],
         };
         let good = model(
@@ -740,6 +820,7 @@ mod tests {
             },
             validation: None,
             exemplars: Vec::new(),
+            blocked: Vec::new(),
         };
         // Its own features: [2, 3] (known to the model) and [4, 5, 6] (new).
         let own = vec![vec![4, 5, 6], vec![2, 3]];
@@ -754,6 +835,30 @@ mod tests {
         assert_eq!(
             model.locations[0].tree.features().collect::<Vec<_>>(),
             vec![2]
+        );
+        // Its blocked paths are renumbered alike, and a file naming one the model
+        // lacks is refused.
+        model.adopt(
+            LocationModel {
+                blocked: vec![1, 0],
+                ..fitted("f", 0)
+            },
+            &own,
+        );
+        assert_eq!(model.locations[0].blocked, vec![1, 2]);
+        model.k = 3;
+        let grammar = thicket_grammar::load_spec_text(
+            "t.fan",
+            b"<start> ::= \"a\" \"b\" \"c\" \"d\" \"e\" \"f\"",
+        )
+        .unwrap();
+        assert_eq!(model.validate(&grammar), Ok(()));
+        model.locations[0].blocked.push(9);
+        assert!(
+            model
+                .validate(&grammar)
+                .unwrap_err()
+                .contains("blocked feature 9")
         );
     }
 

@@ -122,10 +122,20 @@ impl TrainingSet {
 
     /// The location's tree learned from the accepted inputs, and the feature paths it
     /// refers to, with the covering inputs of each covering leaf kept as its
-    /// exemplars ([`LocationModel::keep_exemplars`]); `None` if the inputs do not have
-    /// both classes.
-    pub fn learn(&self, name: &str, config: LearnConfig, salt: u64) -> Option<LearnedTree> {
-        let FeatureTable { paths, rows: all } = FeatureTable::from_path_sets(&self.paths);
+    /// exemplars ([`LocationModel::keep_exemplars`]) and the paths covering inputs
+    /// avoid as its blocked ones ([`LocationModel::keep_blocked`]); `None` if the
+    /// inputs do not have both classes.
+    ///
+    /// Only paths of up to `k` elements are features: the inputs' paths may have been
+    /// read longer (see [`Refiner`]'s growth of the path length).
+    pub fn learn(
+        &self,
+        name: &str,
+        config: LearnConfig,
+        salt: u64,
+        k: usize,
+    ) -> Option<LearnedTree> {
+        let FeatureTable { paths, rows: all } = FeatureTable::from_path_sets_up_to(&self.paths, k);
         let mut rows: Vec<Vec<u32>> = Vec::new();
         let mut label: Vec<bool> = Vec::new();
         let mut texts: Vec<&[u8]> = Vec::new();
@@ -143,6 +153,7 @@ impl TrainingSet {
         let mut location =
             LocationModel::fit(name.to_string(), &rows, &label, paths.len(), config, salt);
         location.keep_exemplars(&rows, &label, &texts);
+        location.keep_blocked(&rows, &label, paths.len());
         Some((location, paths.into_iter().map(Vec::from).collect()))
     }
 
@@ -306,6 +317,8 @@ impl Refiner<'_, '_> {
         };
         let mut round_no = 0u64;
         let mut k = self.k;
+        // The longest paths each input of `training` has been read for (`k` or more).
+        let mut read_k = k;
         let mut seen: FxHashSet<Vec<u8>> = training.texts.iter().cloned().collect();
         let (mut best_rate, mut stalled) = (0.0f64, 0u32);
         // The tree whose aimed round hit most, with its hit rate and path length.
@@ -315,7 +328,7 @@ impl Refiner<'_, '_> {
             let n = batch.min((config.max_executions - executions) as usize);
             let positives = training.positives();
             let mut learned = (positives >= config.min_positives)
-                .then(|| training.learn(location, config.learn, round_no))
+                .then(|| training.learn(location, config.learn, round_no, k))
                 .flatten();
             let constraints = learned
                 .as_ref()
@@ -405,7 +418,7 @@ impl Refiner<'_, '_> {
                 ran += 1;
                 let covered = names.iter().any(|l| l == location);
                 hits += u32::from(covered);
-                let paths = input_paths(self.parser, self.graph, &text, k).ok();
+                let paths = input_paths(self.parser, self.graph, &text, read_k).ok();
                 seen.insert(text.clone());
                 training.push(text, paths, covered);
             }
@@ -440,14 +453,20 @@ impl Refiner<'_, '_> {
                 }
                 if stalled >= config.patience && k < config.max_k {
                     k += 1;
-                    training.read_paths(self.parser, self.graph, k);
+                    // Read once, as long as paths may grow: reading every input again
+                    // at each step cost minutes on an ambiguous grammar (e-mail
+                    // headers), where each input's paths in any parse are dear.
+                    if read_k < k {
+                        read_k = config.max_k;
+                        training.read_paths(self.parser, self.graph, read_k);
+                    }
                     (best_rate, stalled) = (0.0, 0);
                 }
             }
         }
         let (location, k) = match best_tree {
             Some((_, tree, k)) => (Some(tree), k),
-            None => (training.learn(location, config.learn, 0), k),
+            None => (training.learn(location, config.learn, 0, k), k),
         };
         let added = training
             .texts

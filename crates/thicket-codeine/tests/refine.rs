@@ -61,7 +61,16 @@ fn rare(input: &[u8]) -> bool {
 
 /// The loop's result on `covers`, from 100 random training inputs (seed 3).
 fn refine(covers: fn(&[u8]) -> bool, config: RefineConfig) -> thicket_codeine::Refined {
-    let grammar = thicket_grammar::load_spec_text("t.fan", SPEC).unwrap();
+    refine_on(SPEC, covers, config)
+}
+
+/// [`refine`] with the grammar `spec`.
+fn refine_on(
+    spec: &[u8],
+    covers: fn(&[u8]) -> bool,
+    config: RefineConfig,
+) -> thicket_codeine::Refined {
+    let grammar = thicket_grammar::load_spec_text("t.fan", spec).unwrap();
     let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
     let aim_generator = Generator::new(
         &grammar,
@@ -196,4 +205,86 @@ fn a_condition_paths_cannot_express_is_hit_by_mutating_covering_inputs() {
     let exemplars: Vec<&String> = location.exemplars.iter().flat_map(|e| &e.inputs).collect();
     assert!(!exemplars.is_empty());
     assert!(exemplars.iter().all(|text| twin_d(text.as_bytes())));
+}
+
+/// [`SPEC`] with twelve leaves, seven of which keep [`valid_with_a`] from covering.
+const MANY_LEAVES: &[u8] = b"<start> ::= <node>\n\
+    <node> ::= <leaf> | \"(\" <node> \" \" <node> \")\"\n\
+    <leaf> ::= \"a\" | \"b\" | \"c\" | \"d\" | \"e\" | \"f\" | \"g\" | \"h\" | \"i\" | \"j\" | \"k\" | \"l\"";
+
+/// Covered by an `a` when no leaf is one of `f` to `l`: seven paths absent at once,
+/// more than a tree of depth 5 says on the way to one leaf (as every octet of an
+/// address must be in range for the address to be read).
+fn valid_with_a(input: &[u8]) -> bool {
+    input.contains(&b'a') && !input.iter().any(|c| (b'f'..=b'l').contains(c))
+}
+
+#[test]
+fn a_location_that_needs_many_paths_absent_is_aimed_at_without_any_of_them() {
+    let config = RefineConfig {
+        goal: 0.95,
+        max_executions: 2000,
+        batch: 50,
+        learn: LearnConfig {
+            k: 2,
+            seed: 4,
+            ..LearnConfig::default()
+        },
+        ..RefineConfig::default()
+    };
+    let refined = refine_on(MANY_LEAVES, valid_with_a, config);
+    assert!(refined.reached_goal, "{:#?}", refined.rounds);
+    let (location, features) = refined.location.expect("a tree at the end");
+    // The paths no covering input has are kept, and every aim forbids them.
+    let grammar = thicket_grammar::load_spec_text("t.fan", MANY_LEAVES).unwrap();
+    let leaf_text = |f: u32| {
+        let path = &features[f as usize];
+        grammar
+            .display_expr(thicket_grammar::ExprId::from_index(
+                *path.last().unwrap() as usize
+            ))
+            .trim_matches('"')
+            .to_string()
+    };
+    let blocked: Vec<String> = location.blocked.iter().map(|&f| leaf_text(f)).collect();
+    for letter in ["f", "g", "h", "i", "j", "k", "l"] {
+        assert!(
+            blocked.iter().any(|b| b == letter),
+            "{letter} not in {blocked:?}"
+        );
+    }
+    for constraint in location.constraints(&features) {
+        for &f in &location.blocked {
+            assert!(constraint.absent.contains(&f));
+        }
+    }
+}
+
+#[test]
+fn a_tree_learned_from_longer_paths_read_keeps_to_its_path_length() {
+    let grammar = thicket_grammar::load_spec_text("t.fan", SPEC).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let parser = Parser::new(&grammar, Default::default()).unwrap();
+    let graph = KPathGraph::new(&grammar);
+    let read = |k: usize| {
+        let mut training = TrainingSet::default();
+        for i in 0..200 {
+            let (tree, _) = generator.generate_tree(&mut Generator::rng_for(5, i));
+            let text = tree.bytes().to_vec();
+            let paths = input_paths(&parser, &graph, &text, k).ok();
+            let covered = rare(&text);
+            training.push(text, paths, covered);
+        }
+        training
+    };
+    let config = LearnConfig {
+        k: 2,
+        seed: 1,
+        ..LearnConfig::default()
+    };
+    // Paths read up to 4 elements, learned up to 2: the tree of paths read up to 2.
+    let short = read(2).learn("function t.py:f", config, 1, 2).unwrap();
+    let long = read(4).learn("function t.py:f", config, 1, 2).unwrap();
+    assert!(long.1.iter().all(|p| p.len() <= 2));
+    assert_eq!(short, long);
 }
