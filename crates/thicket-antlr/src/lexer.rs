@@ -48,6 +48,19 @@ impl std::fmt::Display for LexError {
     }
 }
 
+/// A lexer rule that never makes a token: see [`Lexer::unreachable_rules`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreachable {
+    /// The rule.
+    pub rule: String,
+    /// Its file and place.
+    pub at: (usize, thicket_grammar::Span),
+    /// One of its texts.
+    pub text: Vec<u8>,
+    /// The token type an earlier rule gives that text.
+    pub winner: String,
+}
+
 struct Rule {
     spec: LexRuleSpec,
     matcher: Matcher,
@@ -179,6 +192,80 @@ impl Lexer {
             }
             Err(_) => false,
         })
+    }
+
+    /// The rules of the default mode that never make a token: each of their texts (a
+    /// finite set of literals, such as a keyword) is matched as long by a rule of
+    /// higher priority, which wins it (`IDENTIFIER : [a-z]+` before `IF : 'if'`), so
+    /// no input has the token. ANTLR warns of the same ("token unreachable"). Rules
+    /// whose texts are not a small finite set, rules with commands other than `type`
+    /// and rules with a predicate are not judged.
+    pub fn unreachable_rules(&self) -> Vec<Unreachable> {
+        use regex_syntax::hir::literal::Extractor;
+        let mut out = Vec::new();
+        for rule in &self.rules {
+            let spec = &rule.spec;
+            let plain = spec.commands.iter().all(|c| matches!(c, Command::Type(_)));
+            let Pattern::Regex(regex) = &spec.pattern else {
+                continue;
+            };
+            if spec.mode.is_some() || spec.guarded || spec.non_greedy || !plain {
+                continue;
+            }
+            let Ok(hir) = regex_syntax::ParserBuilder::new()
+                .utf8(false)
+                .nest_limit(1000)
+                .build()
+                .parse(regex)
+            else {
+                continue;
+            };
+            let texts = Extractor::new().extract(&hir);
+            let Some(literals) = texts.literals().filter(|_| texts.is_exact()) else {
+                continue;
+            };
+            if literals.is_empty() || literals.iter().any(|l| l.as_bytes().is_empty()) {
+                continue;
+            }
+            let mut winner = None;
+            for literal in literals {
+                let text = literal.as_bytes();
+                match self.tokens(text) {
+                    Ok(tokens)
+                        if tokens.len() == 1
+                            && (tokens[0].start, tokens[0].end) == (0, text.len())
+                            && tokens[0].kind != spec.token =>
+                    {
+                        winner.get_or_insert((text.to_vec(), tokens[0].kind.clone()));
+                    }
+                    _ => {
+                        winner = None;
+                        break;
+                    }
+                }
+            }
+            if let Some((text, winner)) = winner {
+                out.push(Unreachable {
+                    rule: spec.name.clone(),
+                    at: spec.at,
+                    text,
+                    winner,
+                });
+            }
+        }
+        // A rule matched in parts (one per alternative) is unreachable when all its
+        // parts are; it is named once.
+        let count = |names: &mut dyn Iterator<Item = &String>, name: &str| {
+            names.filter(|n| n.as_str() == name).count()
+        };
+        let found: Vec<String> = out.iter().map(|u| u.rule.clone()).collect();
+        let mut named = std::collections::HashSet::new();
+        out.retain(|u| {
+            count(&mut found.iter(), &u.rule)
+                == count(&mut self.rules.iter().map(|r| &r.spec.name), &u.rule)
+                && named.insert(u.rule.clone())
+        });
+        out
     }
 
     /// The tokens the parser sees in `input` (skipped and hidden tokens dropped).

@@ -390,7 +390,7 @@ pub fn load_g4_texts(
             ));
         }
     }
-    let t = translate::translate(&read, roots, start).map_err(|errors| {
+    let mut t = translate::translate(&read, roots, start).map_err(|errors| {
         let file = errors[0].0;
         fail(
             file,
@@ -405,6 +405,39 @@ pub fn load_g4_texts(
         .iter()
         .position(|f| f.kind != GrammarKind::Lexer)
         .unwrap_or(0);
+    let lexer = Lexer::new(std::mem::take(&mut t.lexer)).map_err(|failed| {
+        let (rule, reason) = *failed;
+        fail(
+            rule.at.0,
+            vec![Diagnostic::error(
+                "g4-lexer",
+                format!("lexer rule `{}` cannot be compiled: {reason}", rule.name),
+                rule.at.1,
+            )],
+        )
+    })?;
+    // A token whose every text an earlier rule wins is in no input: the parts of the
+    // parser rules that need it go, as for tokens only target code could emit.
+    let unreachable = lexer.unreachable_rules();
+    let never: Vec<String> = unreachable.iter().map(|u| u.rule.clone()).collect();
+    let dropped = translate::drop_tokens(&mut t.ast, &t.start, &never, &t.parser_rules);
+    for u in unreachable.iter().filter(|u| dropped.contains(&u.rule)) {
+        t.warnings.push((
+            u.at.0,
+            Diagnostic::warning(
+                "g4-unreachable-token",
+                format!(
+                    "token `{}` is never made: the lexer gives its text `{}` to `{}`, \
+                     defined before it, so no input has it",
+                    u.rule,
+                    String::from_utf8_lossy(&u.text),
+                    u.winner
+                ),
+                u.at.1,
+            )
+            .with_note("ANTLR's lexer takes the first of the rules that match the same text"),
+        ));
+    }
     let mut grammar = Grammar::build(&t.ast, &t.start).map_err(|d| fail(main, d))?;
     let token_grammar = Grammar::build(&t.token_ast, &t.start).map_err(|d| fail(main, d))?;
     // Parser rules of the byte grammar are phrase structure: no DFA spans more than
@@ -432,17 +465,6 @@ pub fn load_g4_texts(
     for symbol in hidden {
         grammar.set_phrase(symbol);
     }
-    let lexer = Lexer::new(t.lexer).map_err(|failed| {
-        let (rule, reason) = *failed;
-        fail(
-            rule.at.0,
-            vec![Diagnostic::error(
-                "g4-lexer",
-                format!("lexer rule `{}` cannot be compiled: {reason}", rule.name),
-                rule.at.1,
-            )],
-        )
-    })?;
     let mut spec = AntlrSpec {
         spec: Spec {
             grammar,

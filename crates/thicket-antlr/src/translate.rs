@@ -137,6 +137,9 @@ struct Rules<'f> {
     literal_tokens: BTreeMap<String, String>,
     /// Implicit literal tokens in order of appearance.
     implicit: Vec<(String, usize, Span)>,
+    /// Where the parser first names each token that no lexer rule makes (in the
+    /// spec's source; elsewhere its start), for diagnostics about that token.
+    first_use: BTreeMap<String, Span>,
     warnings: Vec<FileDiagnostic>,
     errors: Vec<FileDiagnostic>,
 }
@@ -172,6 +175,7 @@ pub fn translate(
         declared: BTreeSet::new(),
         literal_tokens: BTreeMap::new(),
         implicit: Vec::new(),
+        first_use: BTreeMap::new(),
         warnings: Vec::new(),
         errors: Vec::new(),
     };
@@ -406,6 +410,10 @@ impl<'f> Rules<'f> {
                     .get(name.as_str())
                     .is_some_and(|(_, r)| r.fragment);
                 let lexer_given = !(self.roots == 1 && self.files[0].kind == GrammarKind::Parser);
+                if !rule.is_lexer() && lexer_ref && !self.lexer.contains_key(name.as_str()) {
+                    let at = self.span(fi, *span);
+                    self.first_use.entry(name.clone()).or_insert(at);
+                }
                 if !ok && !rule.is_lexer() && lexer_ref && lexer_given {
                     // ANTLR defines a token the parser names and no lexer rule makes (a
                     // fragment makes none either): "implicit definition of token", a
@@ -1245,10 +1253,13 @@ impl<'f> Rules<'f> {
             .cloned()
             .collect();
         for t in orphans {
+            // Placed where the parser names the token, so that a diagnostic about the
+            // rule (`lint`: it matches no string) points there.
+            let at = self.first_use.get(&t).copied().unwrap_or(Span::new(0, 0));
             rules.push(AstRule {
                 name: t,
-                name_span: Span::new(0, 0),
-                body: expr(AstExprKind::Regex(NOTHING.into()), Span::new(0, 0)),
+                name_span: at,
+                body: expr(AstExprKind::Regex(NOTHING.into()), at),
             });
         }
         let rules = prune_impossible(rules, &root);
@@ -1703,6 +1714,49 @@ fn mode_move(rule: &RuleDef) -> ModeMove {
     } else {
         ModeMove::Other
     }
+}
+
+/// `ast` with the lexer rules named in `never` matching nothing (tokens no input has,
+/// see [`crate::lexer::Lexer::unreachable_rules`]) and the parts of parser rules that
+/// need them dropped, as for tokens only target code could emit. A rule another lexer
+/// rule uses is kept as it is (its text is still part of that token). Returns the
+/// rules whose bodies were replaced.
+pub(crate) fn drop_tokens(
+    ast: &mut SpecAst,
+    root: &str,
+    never: &[String],
+    parser_rules: &[String],
+) -> Vec<String> {
+    fn refs(e: &AstExpr, out: &mut HashSet<String>) {
+        match &e.kind {
+            AstExprKind::Ref(name) => {
+                out.insert(name.clone());
+            }
+            AstExprKind::Seq(items) | AstExprKind::Alt(items) => {
+                items.iter().for_each(|i| refs(i, out));
+            }
+            AstExprKind::Repeat { item, .. } => refs(item, out),
+            AstExprKind::Literal(_) | AstExprKind::Regex(_) | AstExprKind::Bit(_) => {}
+        }
+    }
+    let parser: HashSet<&str> = parser_rules.iter().map(String::as_str).collect();
+    let mut in_tokens = HashSet::new();
+    for rule in &ast.rules {
+        if !parser.contains(rule.name.as_str()) && rule.name != root {
+            refs(&rule.body, &mut in_tokens);
+        }
+    }
+    let mut dropped = Vec::new();
+    for rule in &mut ast.rules {
+        if never.contains(&rule.name) && !in_tokens.contains(&rule.name) {
+            rule.body = expr(AstExprKind::Regex(NOTHING.into()), rule.name_span);
+            dropped.push(rule.name.clone());
+        }
+    }
+    if !dropped.is_empty() {
+        ast.rules = prune_impossible(std::mem::take(&mut ast.rules), root);
+    }
+    dropped
 }
 
 /// The rules without the parts that need a token no input has (a regex matching

@@ -71,6 +71,21 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "tokens an earlier rule always wins",
+        files: &[(
+            "Unr.g4",
+            "grammar Unr;\ns : (ID | IF ID | (KW | ID) '=' ID) EOF ;\nID : [a-z]+ ;\nIF : 'if' ;\nKW : 'do' | 'od' ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            ("x", true),
+            ("if x", false),
+            ("if", true),
+            ("do = x", true),
+            ("if = x", true),
+            ("x y", false),
+        ],
+    },
+    Case {
         feature: "tokens no lexer rule makes (implicit, a fragment, declared only)",
         files: &[(
             "Imp.g4",
@@ -620,6 +635,86 @@ fn grammars_with_tokens_no_lexer_rule_makes_generate() {
             String::from_utf8_lossy(&drawn.bytes)
         );
         assert!(drawn.bytes.iter().all(|b| b" ab".contains(b)));
+    }
+}
+
+/// A token whose every text an earlier rule wins (`IF : 'if'` after `ID : [a-z]+`)
+/// is in no input: the import warns, naming the rule that wins, and generation drops
+/// the alternatives that need it, so every input generated is accepted (ANTLR rejects
+/// `if x`, see the case above).
+#[test]
+fn tokens_an_earlier_rule_always_wins_are_not_generated() {
+    let spec = load(case("tokens an earlier rule always wins"));
+    let warned: Vec<&str> = spec
+        .warnings
+        .iter()
+        .filter(|(_, d)| d.code == "g4-unreachable-token")
+        .map(|(_, d)| d.message.as_str())
+        .collect();
+    assert_eq!(warned.len(), 2, "{warned:?}");
+    assert!(
+        warned[0].contains("`IF`") && warned[0].contains("`ID`"),
+        "{warned:?}"
+    );
+    assert!(warned[1].contains("`KW`"), "{warned:?}");
+    let inputs = generated("tokens an earlier rule always wins", 100, |_| {});
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+    }
+    assert!(inputs.iter().any(|(i, _)| i.contains('=')));
+}
+
+/// A rule that only reads as `if` because of its place: `IF` before `ID` is made, and
+/// nothing is dropped.
+#[test]
+fn keywords_before_identifiers_are_kept() {
+    let g4 =
+        "grammar Kw;\ns : (ID | IF ID) EOF ;\nIF : 'if' ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n";
+    let spec = thicket_antlr::load_g4_texts(&[("Kw.g4".into(), g4.as_bytes().to_vec())], None)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    assert!(
+        spec.warnings
+            .iter()
+            .all(|(_, d)| d.code != "g4-unreachable-token")
+    );
+    assert!(spec.checker().accepts(b"if x").is_ok());
+    let generator =
+        thicket_gen::Generator::new(&spec.spec.grammar, thicket_gen::GenConfig::default()).unwrap();
+    let maker = thicket_antlr::generate::InputMaker::new(&spec);
+    assert!((0..100).any(|i| maker.input(&generator, 1, i).bytes.starts_with(b"if ")));
+}
+
+/// When the start rule cannot do without such a token, no input is in the language:
+/// the grammar's check names the token and where it is, not the reader's own regex.
+#[test]
+fn a_start_rule_needing_a_token_no_input_has_is_named() {
+    for (g4, token, place) in [
+        ("grammar Need;\ns : A B EOF ;\nA : 'a' ;\n", "<B>", (2, 7)),
+        (
+            "grammar Need;\ns : ID IF EOF ;\nID : [a-z]+ ;\nIF : 'if' ;\n",
+            "<IF>",
+            (4, 1),
+        ),
+    ] {
+        let spec =
+            thicket_antlr::load_g4_texts(&[("Need.g4".into(), g4.as_bytes().to_vec())], None)
+                .unwrap_or_else(|e| panic!("{}", e.render()));
+        let grammar = &spec.spec.grammar;
+        let errors: Vec<_> =
+            thicket_grammar::lint(grammar, &thicket_grammar::Analysis::new(grammar))
+                .into_iter()
+                .filter(|d| d.code == "empty-regex")
+                .collect();
+        assert_eq!(errors.len(), 1, "{g4}: {errors:?}");
+        assert_eq!(errors[0].message, format!("rule {token} matches no string"));
+        assert!(!errors[0].message.contains("10FFFF"));
+        // Where the parser names a token no lexer rule makes; the rule of one that
+        // an earlier rule always wins.
+        let at = spec
+            .spec
+            .source
+            .line_col(errors[0].primary_span().expect("a place").start as usize);
+        assert_eq!((at.line, at.column), place, "{g4}");
     }
 }
 
