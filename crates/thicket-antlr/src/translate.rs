@@ -1828,7 +1828,9 @@ fn prune_impossible(rules: Vec<AstRule>, root: &str) -> Vec<AstRule> {
             break;
         }
     }
-    if gone.is_empty() || gone.contains(root) {
+    // A part that needs such a token inline (a skipped token the parser names, `WS?`)
+    // goes too when no whole rule does.
+    if gone.contains(root) {
         return rules;
     }
     rules

@@ -71,6 +71,20 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "skipped tokens the parser names",
+        files: &[(
+            "Skp.g4",
+            "grammar Skp;\ns : A WS? A (COMMENT | A)* EOF ;\nA : 'a' ;\nWS : ' ' -> skip ;\nCOMMENT : '#' ~[\\n]* -> channel(HIDDEN) ;\nNL : '\\n' -> skip ;\n",
+        )],
+        inputs: &[
+            ("a a", true),
+            ("aa", true),
+            ("a a #x\n a", true),
+            ("a #x", false),
+            ("a", false),
+        ],
+    },
+    Case {
         feature: "tokens an earlier rule always wins",
         files: &[(
             "Unr.g4",
@@ -662,6 +676,16 @@ fn tokens_an_earlier_rule_always_wins_are_not_generated() {
         assert!(accepted, "{input:?}");
     }
     assert!(inputs.iter().any(|(i, _)| i.contains('=')));
+}
+
+/// A skipped or hidden token that the parser names optionally (`WS?`) is in no
+/// token stream: generation leaves it out and works (it refused the whole grammar).
+#[test]
+fn skipped_tokens_the_parser_names_are_left_out_of_generation() {
+    let inputs = generated("skipped tokens the parser names", 50, |_| {});
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+    }
 }
 
 /// A rule that only reads as `if` because of its place: `IF` before `ID` is made, and
