@@ -268,6 +268,13 @@ impl Lexer {
         out
     }
 
+    /// Whether lexer rule `rule` glues its text to the next token (`more`).
+    pub fn continues(&self, rule: &str) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.spec.name == rule && r.spec.commands.contains(&Command::More))
+    }
+
     /// The tokens the parser sees in `input` (skipped and hidden tokens dropped).
     pub fn tokens(&self, input: &[u8]) -> Result<Vec<Token>, LexError> {
         match self.tokens_until_error(input) {
