@@ -2,9 +2,10 @@
 //! position, in the current mode, every rule is matched (a DFA over bytes per rule,
 //! fragments inlined); the longest match wins, and among equally long matches the rule
 //! defined first (implicit literal tokens of a combined grammar come before every lexer
-//! rule). A regular rule with a non-greedy loop takes its shortest match, which is
-//! what the loop means for the usual `'/*' .*? '*/'`; a recursive rule's automaton
-//! stops its non-greedy loops itself, as ANTLR's does ([`crate::nfa`]). A rule with a semantic predicate
+//! rule). A rule with a non-greedy loop is matched by an automaton that stops the loop
+//! as ANTLR's does ([`crate::nfa`]): a path through the loop's exit ends the paths of
+//! lower priority only, so `'/*' .*? '*/'` ends at the first `*/` and
+//! `'"' ('\\"' | .)*? '"'` goes on past an escaped quote. A rule with a semantic predicate
 //! (assumed true) loses ties with rules without one: such predicates guard special
 //! cases (JavaScript's `}` closing a template expression), and taking them always would
 //! shadow the ordinary token. A rule that reaches itself through its fragments is not
@@ -72,6 +73,9 @@ enum Matcher {
     Dfa(Box<RegexMatcher>),
     /// A recursive rule: the automaton with a stack.
     Stack(nfa::Matcher),
+    /// A regular rule with a non-greedy loop: the same automaton, and the bytes it
+    /// can start with.
+    Priority(nfa::Matcher, Box<[bool; 256]>),
 }
 
 impl Matcher {
@@ -87,7 +91,7 @@ impl Matcher {
                     }
                 });
             }
-            Matcher::Stack(m) => m.match_ends(input, start, found),
+            Matcher::Stack(m) | Matcher::Priority(m, _) => m.match_ends(input, start, found),
         }
     }
 }
@@ -133,6 +137,22 @@ impl Lexer {
                     }
                 }
                 Pattern::Recursive(program) => Matcher::Stack(nfa::Matcher::new(program)),
+                Pattern::Priority { program, regex } => {
+                    // The regex's DFA only tells which bytes the rule can start with.
+                    let first = regex_syntax::ParserBuilder::new()
+                        .utf8(false)
+                        .nest_limit(1000)
+                        .build()
+                        .parse(regex)
+                        .map_err(|e| e.to_string())
+                        .and_then(|h| RegexMatcher::new(&h));
+                    match first {
+                        Ok(m) => {
+                            Matcher::Priority(nfa::Matcher::new(program), Box::new(m.first_bytes()))
+                        }
+                        Err(e) => return Err(Box::new((spec, e))),
+                    }
+                }
             };
             rules.push(Rule { spec, matcher });
         }
@@ -153,6 +173,7 @@ impl Lexer {
                         Matcher::Dfa(m) => m.first_bytes(),
                         // The automaton with a stack: tried at every byte.
                         Matcher::Stack(_) => [true; 256],
+                        Matcher::Priority(_, first) => **first,
                     };
                     for (b, rules) in by_byte.iter_mut().enumerate() {
                         if first[b] {
@@ -209,7 +230,7 @@ impl Lexer {
             let Pattern::Regex(regex) = &spec.pattern else {
                 continue;
             };
-            if spec.mode.is_some() || spec.guarded || spec.non_greedy || !plain {
+            if spec.mode.is_some() || spec.guarded || !plain {
                 continue;
             }
             let Ok(hir) = regex_syntax::ParserBuilder::new()
@@ -295,13 +316,14 @@ impl Lexer {
             let mut best: Option<(usize, &Rule)> = None;
             for &i in &self.candidates[mode][usize::from(input[pos])] {
                 let rule = &self.rules[i as usize];
-                // The longest match, or the shortest for a DFA of a non-greedy loop.
+                // The longest match (an automaton of a non-greedy loop gives only the
+                // ends ANTLR's priorities leave).
                 let mut end = None;
                 rule.matcher.match_ends(input, pos, |e| {
                     if e > pos {
                         end = Some(e);
                     }
-                    end.is_none() || !rule.spec.non_greedy
+                    true
                 });
                 // Longest match; at equal length the rule defined first, except that
                 // a rule guarded by a predicate yields to one that is not.

@@ -29,10 +29,6 @@ pub struct LexRuleSpec {
     pub mode: Option<String>,
     /// What the rule matches.
     pub pattern: Pattern,
-    /// Whether its DFA stands for a non-greedy loop (the match taken is then the
-    /// shortest). Never for [`Pattern::Recursive`], whose automaton stops non-greedy
-    /// loops itself.
-    pub non_greedy: bool,
     /// Whether it holds a semantic predicate: assumed true, but it loses ties with
     /// rules that hold none (see the crate docs).
     pub guarded: bool,
@@ -50,6 +46,16 @@ pub enum Pattern {
     /// A rule that reaches itself through its fragments: not regular, matched by
     /// [`crate::nfa::Matcher`].
     Recursive(crate::nfa::Program),
+    /// A regular rule with a non-greedy loop: matched by the same automaton, which
+    /// keeps ANTLR's priorities (`'"' ('\\"' | .)*? '"'` goes on past `\"` though the
+    /// path reading `\` as any character could end there), with its regular
+    /// expression for the bytes it can start with.
+    Priority {
+        /// The automaton's program.
+        program: crate::nfa::Program,
+        /// The rule as a regular expression (as in [`Pattern::Regex`]).
+        regex: String,
+    },
 }
 
 /// Why a lexer rule has no regular expression.
@@ -634,7 +640,6 @@ impl<'f> Rules<'f> {
                 token: format!("'{text}'"),
                 mode: None,
                 pattern: Pattern::Regex(literal_regex(text, self.case_insensitive)),
-                non_greedy: false,
                 guarded: false,
                 commands: Vec::new(),
                 at: (*fi, *span),
@@ -654,23 +659,21 @@ impl<'f> Rules<'f> {
                     }
                 };
                 // ANTLR stops at the first match only on the paths through a
-                // non-greedy loop: `'/*' .*? '*/' | '//' ~[\n]*` still takes the whole
-                // line comment. Each alternative of such a rule is matched apart, and
-                // the lexer takes the longest of their matches.
-                let pieces = alternatives_of(elem);
-                let patterns = if whole.1 && pieces.len() > 1 {
-                    let mut patterns = Vec::new();
-                    for piece in pieces {
-                        match self.lexer_pattern(piece, ci, &rule.name) {
-                            Ok(p) => patterns.push(p),
-                            Err(d) => errors.push((fi, d)),
+                // non-greedy loop, and only for paths of lower priority than the one
+                // that ends: `'/*' .*? '*/' | '//' ~[\n]*` still takes the whole line
+                // comment, and `'"' ('\\"' | .)*? '"'` goes on past `\"`. The
+                // automaton that keeps those priorities matches such an alternative.
+                let pattern = match whole {
+                    (Pattern::Regex(regex), true) => match self.priority_program(elem, ci) {
+                        Ok(program) => Pattern::Priority { program, regex },
+                        Err(d) => {
+                            errors.push((fi, d));
+                            continue;
                         }
-                    }
-                    patterns
-                } else {
-                    vec![whole]
+                    },
+                    (pattern, _) => pattern,
                 };
-                for (pattern, non_greedy) in patterns {
+                {
                     out.push(LexRuleSpec {
                         name: rule.name.clone(),
                         token: commands
@@ -682,7 +685,6 @@ impl<'f> Rules<'f> {
                             .unwrap_or_else(|| rule.name.clone()),
                         mode: rule.mode.clone(),
                         pattern,
-                        non_greedy,
                         guarded: has_predicate(elem),
                         commands: commands.clone(),
                         at: (fi, rule.span),
@@ -719,6 +721,15 @@ impl<'f> Rules<'f> {
             }
             Err(NotRegex::Error(d)) => Err(d),
         }
+    }
+
+    /// The automaton program of `elem` (an alternative of a lexer rule).
+    fn priority_program(&self, elem: &Elem, ci: bool) -> Result<Program, Diagnostic> {
+        let mut procs = vec![Node::Seq(Vec::new())];
+        let mut index = HashMap::new();
+        let mut non_greedy = false;
+        procs[0] = self.program_node(elem, ci, &mut procs, &mut index, &mut non_greedy)?;
+        Ok(Program { procs })
     }
 
     /// Whether lexer rule `rule` is case-insensitive: its own option, else the
@@ -1647,16 +1658,6 @@ fn ends_in_eof(rule: &RuleDef) -> bool {
         Elem::Seq(items) => matches!(items.last(), Some(Elem::Eof(_))),
         _ => false,
     })
-}
-
-/// The alternatives `elem` is a choice between, through groups: `(a | b)` and `a | b`
-/// give `a` and `b`; anything else is its one alternative.
-fn alternatives_of(elem: &Elem) -> Vec<&Elem> {
-    match elem {
-        Elem::Alt(items) => items.iter().flat_map(alternatives_of).collect(),
-        Elem::Seq(items) if items.len() == 1 => alternatives_of(&items[0]),
-        _ => vec![elem],
-    }
 }
 
 /// How a hidden lexer rule moves the lexer between modes (`None`: the default mode).

@@ -71,6 +71,22 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "non-greedy loop with an escape (a path of higher priority goes on)",
+        files: &[(
+            "Ng.g4",
+            "grammar Ng;\ns : (TEXT | NONE)* EOF ;\nNONE : '[]' ;\nTEXT : '[' ('\\\\]' | .)*? ']' ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            // One token: the escape `\]` is tried before `.` and is not cut off when
+            // the path reading `\` as `.` ends.
+            ("[e\\]]", true),
+            ("[e\\]", true),
+            ("[\\] [a]", true),
+            ("[a]]", false),
+            ("[a] []", true),
+        ],
+    },
+    Case {
         feature: "tokens that merge with no hidden text to part them",
         files: &[(
             "Mrg.g4",
