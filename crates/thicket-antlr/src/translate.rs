@@ -898,7 +898,8 @@ impl<'f> Rules<'f> {
             ),
             Elem::Set(set, span) => class(&Self::class(set, ci), *span)?,
             Elem::Any(_) => Node::Class(vec![(0, 0x10FFFF)]),
-            Elem::Eof(_) | Elem::Action(_) | Elem::Predicate(_) => Node::Seq(Vec::new()),
+            Elem::Eof(_) => Node::End,
+            Elem::Action(_) | Elem::Predicate(_) => Node::Seq(Vec::new()),
             Elem::NotTokens(_, span) => {
                 return Err(Diagnostic::error(
                     "g4-set",

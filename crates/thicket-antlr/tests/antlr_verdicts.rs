@@ -87,6 +87,20 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "EOF ends a lexer rule only at the end of the input",
+        files: &[(
+            "Lc.g4",
+            "grammar Lc;\ns : ID* EOF ;\nID : [a-z]+ ;\nLC : '//' .*? ('\\n' | EOF) -> skip ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[
+            // The comment runs to the end of the input, not just `//`.
+            ("a // ; b", true),
+            ("a // x\n b", true),
+            ("a // x\n ;", false),
+            ("//", true),
+        ],
+    },
+    Case {
         feature: "tokens that merge with no hidden text to part them",
         files: &[(
             "Mrg.g4",
