@@ -241,7 +241,11 @@ impl Lexer {
             else {
                 continue;
             };
-            let texts = Extractor::new().extract(&hir);
+            // Up to a few hundred texts: a class of letters, a case-insensitive keyword.
+            let texts = Extractor::new()
+                .limit_class(128)
+                .limit_total(512)
+                .extract(&hir);
             let Some(literals) = texts.literals().filter(|_| texts.is_exact()) else {
                 continue;
             };

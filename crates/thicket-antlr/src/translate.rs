@@ -1721,8 +1721,8 @@ fn mode_move(rule: &RuleDef) -> ModeMove {
 /// `ast` with the lexer rules named in `never` matching nothing (tokens no input has,
 /// see [`crate::lexer::Lexer::unreachable_rules`]) and the parts of parser rules that
 /// need them dropped, as for tokens only target code could emit. A rule another lexer
-/// rule uses is kept as it is (its text is still part of that token). Returns the
-/// rules whose bodies were replaced.
+/// rule uses keeps its body (its text is still part of that token); the parser's
+/// references to it match nothing instead. Returns the rules dropped.
 pub(crate) fn drop_tokens(
     ast: &mut SpecAst,
     root: &str,
@@ -1748,12 +1748,36 @@ pub(crate) fn drop_tokens(
             refs(&rule.body, &mut in_tokens);
         }
     }
+    /// `e` with each reference to one of `names` matching nothing.
+    fn cut(e: &mut AstExpr, names: &[&String]) {
+        match &mut e.kind {
+            AstExprKind::Ref(name) if names.contains(&&*name) => {
+                e.kind = AstExprKind::Regex(NOTHING.into());
+            }
+            AstExprKind::Seq(items) | AstExprKind::Alt(items) => {
+                items.iter_mut().for_each(|i| cut(i, names));
+            }
+            AstExprKind::Repeat { item, .. } => cut(item, names),
+            _ => {}
+        }
+    }
     let mut dropped = Vec::new();
     for rule in &mut ast.rules {
         if never.contains(&rule.name) && !in_tokens.contains(&rule.name) {
             rule.body = expr(AstExprKind::Regex(NOTHING.into()), rule.name_span);
             dropped.push(rule.name.clone());
         }
+    }
+    // A rule another lexer rule uses keeps its body there; the parser's references
+    // to it match nothing (plucid's LETTER, whose every letter ALPHANUMERIC wins).
+    let shared: Vec<&String> = never.iter().filter(|n| in_tokens.contains(*n)).collect();
+    if !shared.is_empty() {
+        for rule in &mut ast.rules {
+            if parser.contains(rule.name.as_str()) {
+                cut(&mut rule.body, &shared);
+            }
+        }
+        dropped.extend(shared.into_iter().cloned());
     }
     if !dropped.is_empty() {
         ast.rules = prune_impossible(std::mem::take(&mut ast.rules), root);

@@ -114,6 +114,14 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "tokens an earlier rule that uses them always wins",
+        files: &[(
+            "Aln.g4",
+            "grammar Aln;\ns : (word | ALNUM)+ EOF ;\nword : LETTER ALNUM* ;\nALNUM : DIGIT | LETTER ;\nDIGIT : [0-9] ;\nLETTER : [a-z] ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("a 1", true), ("a", true), ("", false), ("ab", true)],
+    },
+    Case {
         feature: "skipped tokens the parser names",
         files: &[(
             "Skp.g4",
@@ -744,6 +752,40 @@ fn tokens_that_merge_whatever_parts_them_are_generated_again() {
     for (input, accepted) in &inputs {
         assert!(accepted, "{input:?}");
     }
+}
+
+/// The same when the rule that wins uses the token's rule (`ALNUM : DIGIT | LETTER`):
+/// the parser's `LETTER` is in no input, and `ALNUM` still reads letters.
+#[test]
+fn tokens_a_rule_using_them_always_wins_are_not_generated() {
+    let spec = load(case("tokens an earlier rule that uses them always wins"));
+    let warned = spec
+        .warnings
+        .iter()
+        .filter(|(_, d)| d.code == "g4-unreachable-token")
+        .count();
+    assert_eq!(
+        warned,
+        2,
+        "{:?}",
+        spec.warnings
+            .iter()
+            .map(|(_, d)| d.message.clone())
+            .collect::<Vec<_>>()
+    );
+    let inputs = generated(
+        "tokens an earlier rule that uses them always wins",
+        100,
+        |_| {},
+    );
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+    }
+    assert!(
+        inputs
+            .iter()
+            .any(|(i, _)| i.bytes().any(|b| b.is_ascii_lowercase()))
+    );
 }
 
 /// A rule that only reads as `if` because of its place: `IF` before `ID` is made, and
