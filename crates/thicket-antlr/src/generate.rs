@@ -93,11 +93,20 @@ impl<'a> InputMaker<'a> {
             // Tokens that merge whatever hidden text is put between them (a string
             // ending in an escape of its own end, then another string) are generated
             // again too, with the boundaries a separator fixes kept fixed.
+            // A merge the grammar allows (VB6's ambiguousIdentifier reads `ab` and
+            // `cd` as one identifier) leaves the input valid: it is kept as it is.
             let mut rounds = 0;
-            let bytes = loop {
+            let (bytes, accepted) = loop {
                 match self.antlr.separate(&tree) {
-                    Ok(bytes) => break bytes,
-                    Err(merged) if rounds < RESPELLS => {
+                    Ok(bytes) => {
+                        let accepted = self.checker.accepts(&bytes).is_ok();
+                        break (bytes, accepted);
+                    }
+                    Err(merged) => {
+                        let accepted = self.checker.accepts(&merged.bytes).is_ok();
+                        if accepted || rounds == RESPELLS {
+                            break (merged.bytes, accepted);
+                        }
                         rounds += 1;
                         let fill = &mut |expr, builder: &mut TreeBuilder| {
                             generator.expand(expr, 0, rng, builder);
@@ -105,10 +114,8 @@ impl<'a> InputMaker<'a> {
                         tree = self.antlr.regenerate(&tree, &merged.tokens, fill);
                         tree = self.antlr.respell(tree, RESPELLS, fill);
                     }
-                    Err(merged) => break merged.bytes,
                 }
             };
-            let accepted = self.checker.accepts(&bytes).is_ok();
             let drawn = Drawn {
                 bytes,
                 tree,

@@ -719,9 +719,15 @@ impl AntlrSpec {
                 let range = gaps[i].0.clone();
                 let sep = match self.separator(gaps[i].1) {
                     Some(sep) if input[range.clone()] != *sep => sep,
+                    // No hidden text of that mode is a separator: nothing fixes it
+                    // (marked at once, or each pass would lex again for one gap).
+                    None => {
+                        stuck.push(i);
+                        continue;
+                    }
                     // A later boundary may be bad only because an earlier one is: it
                     // is stuck only once every one before it lexes as meant.
-                    _ => {
+                    Some(_) => {
                         if i == first {
                             stuck.push(i);
                         }
@@ -737,11 +743,20 @@ impl AntlrSpec {
                 }
                 fixed = Some(i);
             }
-            next = match fixed {
-                Some(i) => i + 1,
-                // Only the first was looked at (and is stuck): go on past it.
-                None => first + 1,
-            };
+            match fixed {
+                Some(i) => next = i + 1,
+                // Nothing changed, so lexing again would find the same: every bad
+                // boundary left is stuck.
+                None => {
+                    stuck.extend(
+                        bad.iter()
+                            .filter(|i| !stuck.contains(i))
+                            .copied()
+                            .collect::<Vec<_>>(),
+                    );
+                    break;
+                }
+            }
         }
         // Tokens with no hidden text before them (a mode without hidden rules) are
         // checked once the gaps are fixed: nothing can part them but other text. A
