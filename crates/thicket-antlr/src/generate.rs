@@ -6,7 +6,7 @@ use crate::{AntlrSpec, Checker, RuleRole, rule_role};
 use regex_syntax::hir::{Class, Hir, HirKind};
 use thicket_gen::{GenRng, GenStats, Generator, Weights};
 use thicket_grammar::{Analysis, Expr, ExprId, Grammar, SymbolId};
-use thicket_tree::DerivationTree;
+use thicket_tree::{DerivationTree, TreeBuilder};
 
 /// Percent of characters drawn from negated sets and `.` of ANTLR grammars that are
 /// printable ASCII (the rest any member of the set): give it to the generator's
@@ -75,7 +75,8 @@ impl<'a> InputMaker<'a> {
     /// An input drawn from `rng` by `generator` (of `antlr.spec.grammar`): its tokens
     /// that the lexer reads as another type (an identifier generated as a keyword)
     /// generated again from the same stream (up to 8 rounds), separated where the
-    /// lexer would merge tokens, and kept if the exact reading (lexer, then parser
+    /// lexer would merge tokens (tokens that merge whatever separates them generated
+    /// again, up to 8 rounds), and kept if the exact reading (lexer, then parser
     /// rules) accepts it and it is not blank (empty or whitespace only); otherwise
     /// drawn again from the stream (up to 16 times), a blank accepted draw kept if no
     /// other is accepted, else the last draw.
@@ -86,14 +87,35 @@ impl<'a> InputMaker<'a> {
             let (tree, stats) = generator.generate_tree_weighted(rng, &self.weights);
             // A token generated as text another lexer rule wins (an identifier `if`) is
             // generated again from the same stream, rather than the whole input.
-            let tree = self.antlr.respell(tree, RESPELLS, &mut |expr, builder| {
+            let mut tree = self.antlr.respell(tree, RESPELLS, &mut |expr, builder| {
                 generator.expand(expr, 0, rng, builder);
             });
-            let bytes = self
-                .antlr
-                .separate(&tree)
-                .unwrap_or_else(|| tree.bytes().to_vec());
-            let accepted = self.checker.accepts(&bytes).is_ok();
+            // Tokens that merge whatever hidden text is put between them (a string
+            // ending in an escape of its own end, then another string) are generated
+            // again too, with the boundaries a separator fixes kept fixed.
+            // A merge the grammar allows (VB6's ambiguousIdentifier reads `ab` and
+            // `cd` as one identifier) leaves the input valid: it is kept as it is.
+            let mut rounds = 0;
+            let (bytes, accepted) = loop {
+                match self.antlr.separate(&tree) {
+                    Ok(bytes) => {
+                        let accepted = self.checker.accepts(&bytes).is_ok();
+                        break (bytes, accepted);
+                    }
+                    Err(merged) => {
+                        let accepted = self.checker.accepts(&merged.bytes).is_ok();
+                        if accepted || rounds == RESPELLS {
+                            break (merged.bytes, accepted);
+                        }
+                        rounds += 1;
+                        let fill = &mut |expr, builder: &mut TreeBuilder| {
+                            generator.expand(expr, 0, rng, builder);
+                        };
+                        tree = self.antlr.regenerate(&tree, &merged.tokens, fill);
+                        tree = self.antlr.respell(tree, RESPELLS, fill);
+                    }
+                }
+            };
             let drawn = Drawn {
                 bytes,
                 tree,

@@ -2,9 +2,10 @@
 //! position, in the current mode, every rule is matched (a DFA over bytes per rule,
 //! fragments inlined); the longest match wins, and among equally long matches the rule
 //! defined first (implicit literal tokens of a combined grammar come before every lexer
-//! rule). A regular rule with a non-greedy loop takes its shortest match, which is
-//! what the loop means for the usual `'/*' .*? '*/'`; a recursive rule's automaton
-//! stops its non-greedy loops itself, as ANTLR's does ([`crate::nfa`]). A rule with a semantic predicate
+//! rule). A rule with a non-greedy loop is matched by an automaton that stops the loop
+//! as ANTLR's does ([`crate::nfa`]): a path through the loop's exit ends the paths of
+//! lower priority only, so `'/*' .*? '*/'` ends at the first `*/` and
+//! `'"' ('\\"' | .)*? '"'` goes on past an escaped quote. A rule with a semantic predicate
 //! (assumed true) loses ties with rules without one: such predicates guard special
 //! cases (JavaScript's `}` closing a template expression), and taking them always would
 //! shadow the ordinary token. A rule that reaches itself through its fragments is not
@@ -48,6 +49,19 @@ impl std::fmt::Display for LexError {
     }
 }
 
+/// A lexer rule that never makes a token: see [`Lexer::unreachable_rules`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreachable {
+    /// The rule.
+    pub rule: String,
+    /// Its file and place.
+    pub at: (usize, thicket_grammar::Span),
+    /// One of its texts.
+    pub text: Vec<u8>,
+    /// The token type an earlier rule gives that text.
+    pub winner: String,
+}
+
 struct Rule {
     spec: LexRuleSpec,
     matcher: Matcher,
@@ -59,6 +73,9 @@ enum Matcher {
     Dfa(Box<RegexMatcher>),
     /// A recursive rule: the automaton with a stack.
     Stack(nfa::Matcher),
+    /// A regular rule with a non-greedy loop: the same automaton, and the bytes it
+    /// can start with.
+    Priority(nfa::Matcher, Box<[bool; 256]>),
 }
 
 impl Matcher {
@@ -74,7 +91,7 @@ impl Matcher {
                     }
                 });
             }
-            Matcher::Stack(m) => m.match_ends(input, start, found),
+            Matcher::Stack(m) | Matcher::Priority(m, _) => m.match_ends(input, start, found),
         }
     }
 }
@@ -120,6 +137,22 @@ impl Lexer {
                     }
                 }
                 Pattern::Recursive(program) => Matcher::Stack(nfa::Matcher::new(program)),
+                Pattern::Priority { program, regex } => {
+                    // The regex's DFA only tells which bytes the rule can start with.
+                    let first = regex_syntax::ParserBuilder::new()
+                        .utf8(false)
+                        .nest_limit(1000)
+                        .build()
+                        .parse(regex)
+                        .map_err(|e| e.to_string())
+                        .and_then(|h| RegexMatcher::new(&h));
+                    match first {
+                        Ok(m) => {
+                            Matcher::Priority(nfa::Matcher::new(program), Box::new(m.first_bytes()))
+                        }
+                        Err(e) => return Err(Box::new((spec, e))),
+                    }
+                }
             };
             rules.push(Rule { spec, matcher });
         }
@@ -140,6 +173,7 @@ impl Lexer {
                         Matcher::Dfa(m) => m.first_bytes(),
                         // The automaton with a stack: tried at every byte.
                         Matcher::Stack(_) => [true; 256],
+                        Matcher::Priority(_, first) => **first,
                     };
                     for (b, rules) in by_byte.iter_mut().enumerate() {
                         if first[b] {
@@ -181,6 +215,91 @@ impl Lexer {
         })
     }
 
+    /// The rules of the default mode that never make a token: each of their texts (a
+    /// finite set of literals, such as a keyword) is matched as long by a rule of
+    /// higher priority, which wins it (`IDENTIFIER : [a-z]+` before `IF : 'if'`), so
+    /// no input has the token. ANTLR warns of the same ("token unreachable"). Rules
+    /// whose texts are not a small finite set, rules with commands other than `type`
+    /// and rules with a predicate are not judged.
+    pub fn unreachable_rules(&self) -> Vec<Unreachable> {
+        use regex_syntax::hir::literal::Extractor;
+        let mut out = Vec::new();
+        for rule in &self.rules {
+            let spec = &rule.spec;
+            let plain = spec.commands.iter().all(|c| matches!(c, Command::Type(_)));
+            let Pattern::Regex(regex) = &spec.pattern else {
+                continue;
+            };
+            if spec.mode.is_some() || spec.guarded || !plain {
+                continue;
+            }
+            let Ok(hir) = regex_syntax::ParserBuilder::new()
+                .utf8(false)
+                .nest_limit(1000)
+                .build()
+                .parse(regex)
+            else {
+                continue;
+            };
+            // Up to a few hundred texts: a class of letters, a case-insensitive keyword.
+            let texts = Extractor::new()
+                .limit_class(128)
+                .limit_total(512)
+                .extract(&hir);
+            let Some(literals) = texts.literals().filter(|_| texts.is_exact()) else {
+                continue;
+            };
+            if literals.is_empty() || literals.iter().any(|l| l.as_bytes().is_empty()) {
+                continue;
+            }
+            let mut winner = None;
+            for literal in literals {
+                let text = literal.as_bytes();
+                match self.tokens(text) {
+                    Ok(tokens)
+                        if tokens.len() == 1
+                            && (tokens[0].start, tokens[0].end) == (0, text.len())
+                            && tokens[0].kind != spec.token =>
+                    {
+                        winner.get_or_insert((text.to_vec(), tokens[0].kind.clone()));
+                    }
+                    _ => {
+                        winner = None;
+                        break;
+                    }
+                }
+            }
+            if let Some((text, winner)) = winner {
+                out.push(Unreachable {
+                    rule: spec.name.clone(),
+                    at: spec.at,
+                    text,
+                    winner,
+                });
+            }
+        }
+        // A rule matched in parts (one per alternative) is unreachable when all its
+        // parts are; it is named once.
+        let count = |names: &mut dyn Iterator<Item = &String>, name: &str| {
+            names.filter(|n| n.as_str() == name).count()
+        };
+        let found: Vec<String> = out.iter().map(|u| u.rule.clone()).collect();
+        let mut named = std::collections::HashSet::new();
+        out.retain(|u| {
+            count(&mut found.iter(), &u.rule)
+                == count(&mut self.rules.iter().map(|r| &r.spec.name), &u.rule)
+                && named.insert(u.rule.clone())
+        });
+        out
+    }
+
+    /// Whether lexer rule `rule` glues its text to the next token (`more`).
+    pub fn continues(&self, rule: &str) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.spec.name == rule && r.spec.commands.contains(&Command::More))
+    }
+
     /// The tokens the parser sees in `input` (skipped and hidden tokens dropped).
     pub fn tokens(&self, input: &[u8]) -> Result<Vec<Token>, LexError> {
         match self.tokens_until_error(input) {
@@ -201,13 +320,14 @@ impl Lexer {
             let mut best: Option<(usize, &Rule)> = None;
             for &i in &self.candidates[mode][usize::from(input[pos])] {
                 let rule = &self.rules[i as usize];
-                // The longest match, or the shortest for a DFA of a non-greedy loop.
+                // The longest match (an automaton of a non-greedy loop gives only the
+                // ends ANTLR's priorities leave).
                 let mut end = None;
                 rule.matcher.match_ends(input, pos, |e| {
                     if e > pos {
                         end = Some(e);
                     }
-                    end.is_none() || !rule.spec.non_greedy
+                    true
                 });
                 // Longest match; at equal length the rule defined first, except that
                 // a rule guarded by a predicate yields to one that is not.

@@ -393,7 +393,7 @@ pub fn load_g4_texts(
             ));
         }
     }
-    let t = translate::translate(&read, roots, start).map_err(|errors| {
+    let mut t = translate::translate(&read, roots, start).map_err(|errors| {
         let file = errors[0].0;
         fail(
             file,
@@ -408,6 +408,39 @@ pub fn load_g4_texts(
         .iter()
         .position(|f| f.kind != GrammarKind::Lexer)
         .unwrap_or(0);
+    let lexer = Lexer::new(std::mem::take(&mut t.lexer)).map_err(|failed| {
+        let (rule, reason) = *failed;
+        fail(
+            rule.at.0,
+            vec![Diagnostic::error(
+                "g4-lexer",
+                format!("lexer rule `{}` cannot be compiled: {reason}", rule.name),
+                rule.at.1,
+            )],
+        )
+    })?;
+    // A token whose every text an earlier rule wins is in no input: the parts of the
+    // parser rules that need it go, as for tokens only target code could emit.
+    let unreachable = lexer.unreachable_rules();
+    let never: Vec<String> = unreachable.iter().map(|u| u.rule.clone()).collect();
+    let dropped = translate::drop_tokens(&mut t.ast, &t.start, &never, &t.parser_rules);
+    for u in unreachable.iter().filter(|u| dropped.contains(&u.rule)) {
+        t.warnings.push((
+            u.at.0,
+            Diagnostic::warning(
+                "g4-unreachable-token",
+                format!(
+                    "token `{}` is never made: the lexer gives its text `{}` to `{}`, \
+                     defined before it, so no input has it",
+                    u.rule,
+                    String::from_utf8_lossy(&u.text),
+                    u.winner
+                ),
+                u.at.1,
+            )
+            .with_note("ANTLR's lexer takes the first of the rules that match the same text"),
+        ));
+    }
     let mut grammar = Grammar::build(&t.ast, &t.start).map_err(|d| fail(main, d))?;
     let token_grammar = Grammar::build(&t.token_ast, &t.start).map_err(|d| fail(main, d))?;
     // Parser rules of the byte grammar are phrase structure: no DFA spans more than
@@ -446,17 +479,6 @@ pub fn load_g4_texts(
             grammar.set_token_match(alternative, mark.how);
         }
     }
-    let lexer = Lexer::new(t.lexer).map_err(|failed| {
-        let (rule, reason) = *failed;
-        fail(
-            rule.at.0,
-            vec![Diagnostic::error(
-                "g4-lexer",
-                format!("lexer rule `{}` cannot be compiled: {reason}", rule.name),
-                rule.at.1,
-            )],
-        )
-    })?;
     let mut spec = AntlrSpec {
         spec: Spec {
             grammar,
@@ -493,6 +515,17 @@ fn token_alternative(
         }
     }
     Some(at)
+}
+
+/// A generated input in which some tokens merge whatever hidden text is put between
+/// them: see [`AntlrSpec::separate`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Merged {
+    /// The input with every boundary that a separator fixes fixed.
+    pub bytes: Vec<u8>,
+    /// The token nodes on both sides of the boundaries no separator fixes, in tree
+    /// order.
+    pub tokens: Vec<NodeId>,
 }
 
 /// Decides inputs the way an ANTLR-generated lexer and parser do: see
@@ -656,11 +689,16 @@ impl AntlrSpec {
     /// generated hidden text such as a `//` comment without its line end would swallow
     /// the next token), the hidden text there becomes the shortest hidden text of that
     /// mode (a space). So does an empty `<_hidden>` between two word characters
-    /// (`1` then `Y`), which ANTLR splits but a person would not write together. Returns the input unchanged when it already lexes as intended,
-    /// and `None` if no hidden text makes it so. Only boundaries are fixed: a token
-    /// generated as text another rule wins (an identifier `if`) stays (see
-    /// [`AntlrSpec::respell`]), and the [`Checker`] rejects it.
-    pub fn separate(&self, tree: &DerivationTree) -> Option<Vec<u8>> {
+    /// (`1` then `Y`), which ANTLR splits but a person would not write together.
+    /// Returns the input unchanged when it already lexes as intended. Every boundary
+    /// that a separator fixes is fixed; where none does (a token that goes on through
+    /// a space, such as a string whose last `\\]` escapes its own end, or a mode without
+    /// hidden text), the input so far is returned as [`Merged`], with the tokens on
+    /// both sides of each such boundary, for [`AntlrSpec::regenerate`]. Only
+    /// boundaries are fixed: a token generated as text another rule wins (an
+    /// identifier `if`) stays (see [`AntlrSpec::respell`]), and the [`Checker`]
+    /// rejects it.
+    pub fn separate(&self, tree: &DerivationTree) -> Result<Vec<u8>, Merged> {
         let grammar = &self.spec.grammar;
         // Each hidden node (it precedes a token): its text range and rule.
         let mut gaps: Vec<(std::ops::Range<usize>, thicket_grammar::SymbolId)> = Vec::new();
@@ -674,9 +712,13 @@ impl AntlrSpec {
                 }
             }
         }
+        // The gaps' places in the tree's own text, to name the tokens around them.
+        let in_tree: Vec<std::ops::Range<usize>> = gaps.iter().map(|(r, _)| r.clone()).collect();
         let mut input = tree.bytes().to_vec();
         // The gaps' ranges follow `input` as gaps grow or shrink when they are fixed.
         let mut next = 0;
+        // Gaps that no separator fixes, though every gap before them lexes as meant.
+        let mut stuck: Vec<usize> = Vec::new();
         // Each pass lexes once and fixes every misplaced boundary it sees (a fix can
         // only make later boundaries more separate); the next pass checks again from
         // the first fix. Lexing once per fix instead made long inputs quadratic.
@@ -689,7 +731,8 @@ impl AntlrSpec {
                 .filter(|&i| {
                     let (range, hidden) = &gaps[i];
                     let at = range.end;
-                    at < input.len()
+                    !stuck.contains(&i)
+                        && at < input.len()
                         && at < limit
                         && (starts.binary_search(&at).is_err()
                             || (range.is_empty()
@@ -698,19 +741,29 @@ impl AntlrSpec {
                 })
                 .collect();
             let Some(&first) = bad.first() else {
-                return Some(input);
+                break;
             };
             let mut fixed = None;
             // Back to front, so that the offsets of the gaps still to fix hold.
             for &i in bad.iter().rev() {
-                let sep = self.separator(gaps[i].1)?;
                 let range = gaps[i].0.clone();
-                if input[range.clone()] == *sep {
-                    if i == first {
-                        return None;
+                let sep = match self.separator(gaps[i].1) {
+                    Some(sep) if input[range.clone()] != *sep => sep,
+                    // No hidden text of that mode is a separator: nothing fixes it
+                    // (marked at once, or each pass would lex again for one gap).
+                    None => {
+                        stuck.push(i);
+                        continue;
                     }
-                    continue;
-                }
+                    // A later boundary may be bad only because an earlier one is: it
+                    // is stuck only once every one before it lexes as meant.
+                    Some(_) => {
+                        if i == first {
+                            stuck.push(i);
+                        }
+                        continue;
+                    }
+                };
                 input.splice(range.clone(), sep.iter().copied());
                 let grown = sep.len() as isize - range.len() as isize;
                 gaps[i].0.end = range.start + sep.len();
@@ -722,9 +775,116 @@ impl AntlrSpec {
             }
             match fixed {
                 Some(i) => next = i + 1,
-                None => return None,
+                // Nothing changed, so lexing again would find the same: every bad
+                // boundary left is stuck.
+                None => {
+                    stuck.extend(
+                        bad.iter()
+                            .filter(|i| !stuck.contains(i))
+                            .copied()
+                            .collect::<Vec<_>>(),
+                    );
+                    break;
+                }
             }
         }
+        // Tokens with no hidden text before them (a mode without hidden rules) are
+        // checked once the gaps are fixed: nothing can part them but other text. A
+        // token whose rule goes on into the next (`more`) is no boundary.
+        let nodes = self.token_nodes(tree);
+        let (tokens, error) = self.lexer.tokens_until_error(&input);
+        let limit = error.map_or(input.len(), |e| e.offset);
+        let starts: Vec<usize> = tokens.iter().map(|t| t.start).collect();
+        let grown = |at: usize| {
+            let last = in_tree.partition_point(|r| r.end <= at);
+            last.checked_sub(1)
+                .map_or(0, |g| gaps[g].0.end as isize - in_tree[g].end as isize)
+        };
+        let mut merged: Vec<std::ops::Range<usize>> =
+            stuck.iter().map(|&i| in_tree[i].clone()).collect();
+        for pair in nodes.windows(2) {
+            let (before, after) = (tree.text_range(pair[0]), tree.text_range(pair[1]));
+            let at = after.start.saturating_add_signed(grown(after.start));
+            let glued = match self.spec.grammar.expr(tree.expr(pair[0])) {
+                thicket_grammar::Expr::Ref(rule) => {
+                    self.lexer.continues(&self.spec.grammar.rule(*rule).name)
+                }
+                _ => false,
+            };
+            if before.end == after.start
+                && !before.is_empty()
+                && !after.is_empty()
+                && !glued
+                && at < limit
+                && starts.binary_search(&at).is_err()
+            {
+                merged.push(after.start..after.start);
+            }
+        }
+        if merged.is_empty() {
+            return Ok(input);
+        }
+        // The tokens (references to lexer rules, outside hidden text) around each
+        // boundary: the one ending where its gap starts and the one starting where it
+        // ends.
+        let mut around = Vec::new();
+        for gap in merged {
+            let before = nodes.iter().rev().find(|&&n| {
+                let r = tree.text_range(n);
+                r.end == gap.start && !r.is_empty()
+            });
+            let after = nodes.iter().find(|&&n| {
+                let r = tree.text_range(n);
+                r.start == gap.end && !r.is_empty()
+            });
+            around.extend(before.into_iter().chain(after).copied());
+        }
+        around.sort();
+        around.dedup();
+        Err(Merged {
+            bytes: input,
+            tokens: around,
+        })
+    }
+
+    /// The token nodes of a byte-grammar tree in order: references to lexer rules
+    /// outside hidden text, not the tokens' own parts.
+    fn token_nodes(&self, tree: &DerivationTree) -> Vec<NodeId> {
+        let grammar = &self.spec.grammar;
+        let mut out = Vec::new();
+        let mut i = tree.root().index();
+        while i < tree.len() {
+            let node = NodeId::from_index(i);
+            if let thicket_grammar::Expr::Ref(s) = grammar.expr(tree.expr(node)) {
+                match rule_role(grammar, *s) {
+                    RuleRole::Hidden => {
+                        i = tree.subtree_end(node);
+                        continue;
+                    }
+                    RuleRole::Lexer if i != tree.root().index() => {
+                        out.push(node);
+                        i = tree.subtree_end(node);
+                        continue;
+                    }
+                    RuleRole::Lexer | RuleRole::Root | RuleRole::Parser => {}
+                }
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// The tree with the subtrees at `nodes` generated again through `fill`, as
+    /// [`AntlrSpec::respell`] does (for the tokens [`Merged`] names).
+    pub fn regenerate(
+        &self,
+        tree: &DerivationTree,
+        nodes: &[NodeId],
+        fill: &mut dyn FnMut(thicket_grammar::ExprId, &mut TreeBuilder),
+    ) -> DerivationTree {
+        tree.replace_subtrees(&self.spec.grammar, nodes, &mut |i, builder| {
+            fill(tree.expr(nodes[i]), builder)
+        })
     }
 
     /// The shortest text a hidden rule (`_hidden` or `_hidden.MODE`) matches: tried

@@ -40,6 +40,9 @@ pub enum Node {
     Class(Vec<(u32, u32)>),
     /// A reference to procedure `i` of the [`Program`].
     Call(usize),
+    /// `EOF`: the end of the input, reading nothing (`'//' .*? ('\n' | EOF)` ends a
+    /// comment at the line's end or the input's, not right after `//`).
+    End,
 }
 
 /// A recursive lexer rule: procedure 0 is the rule, the others its fragments.
@@ -55,6 +58,8 @@ enum Edge {
     Class(u32, u32),
     /// Enter procedure (its start state), return to the second state.
     Call(u32, u32),
+    /// Only at the end of the input, reading nothing.
+    End(u32),
 }
 
 /// The compiled automaton.
@@ -192,6 +197,7 @@ impl Matcher {
                 let (start, _) = self.procs[*p];
                 self.edges[from as usize].push(Edge::Call(start, to));
             }
+            Node::End => self.edges[from as usize].push(Edge::End(to)),
         }
     }
 
@@ -218,6 +224,7 @@ impl Matcher {
         let mut accepted = false;
         self.closure(
             (start_state, EMPTY, false),
+            start == input.len(),
             &mut accepted,
             &mut stacks,
             &mut current,
@@ -250,6 +257,7 @@ impl Matcher {
                     {
                         self.closure(
                             (*to, stack, marked),
+                            pos == input.len(),
                             &mut accepted,
                             &mut stacks,
                             &mut current,
@@ -268,6 +276,7 @@ impl Matcher {
     fn closure(
         &self,
         from: Config,
+        at_end: bool,
         accepted: &mut bool,
         stacks: &mut Stacks,
         out: &mut Vec<Config>,
@@ -299,6 +308,11 @@ impl Matcher {
                         work.push((*to, stack, marked || self.non_greedy[*to as usize]))
                     }
                     Edge::Class(..) => {}
+                    Edge::End(to) => {
+                        if at_end {
+                            work.push((*to, stack, marked));
+                        }
+                    }
                     Edge::Call(callee, ret) => {
                         if stacks.depth(stack) < MAX_STACK {
                             let pushed = stacks.push(*ret, stack);

@@ -29,10 +29,6 @@ pub struct LexRuleSpec {
     pub mode: Option<String>,
     /// What the rule matches.
     pub pattern: Pattern,
-    /// Whether its DFA stands for a non-greedy loop (the match taken is then the
-    /// shortest). Never for [`Pattern::Recursive`], whose automaton stops non-greedy
-    /// loops itself.
-    pub non_greedy: bool,
     /// Whether it holds a semantic predicate: assumed true, but it loses ties with
     /// rules that hold none (see the crate docs).
     pub guarded: bool,
@@ -50,6 +46,16 @@ pub enum Pattern {
     /// A rule that reaches itself through its fragments: not regular, matched by
     /// [`crate::nfa::Matcher`].
     Recursive(crate::nfa::Program),
+    /// A regular rule with a non-greedy loop: matched by the same automaton, which
+    /// keeps ANTLR's priorities (`'"' ('\\"' | .)*? '"'` goes on past `\"` though the
+    /// path reading `\` as any character could end there), with its regular
+    /// expression for the bytes it can start with.
+    Priority {
+        /// The automaton's program.
+        program: crate::nfa::Program,
+        /// The rule as a regular expression (as in [`Pattern::Regex`]).
+        regex: String,
+    },
 }
 
 /// Why a lexer rule has no regular expression.
@@ -154,6 +160,9 @@ struct Rules<'f> {
     literal_tokens: BTreeMap<String, String>,
     /// Implicit literal tokens in order of appearance.
     implicit: Vec<(String, usize, Span)>,
+    /// Where the parser first names each token that no lexer rule makes (in the
+    /// spec's source; elsewhere its start), for diagnostics about that token.
+    first_use: BTreeMap<String, Span>,
     warnings: Vec<FileDiagnostic>,
     errors: Vec<FileDiagnostic>,
 }
@@ -189,6 +198,7 @@ pub fn translate(
         declared: BTreeSet::new(),
         literal_tokens: BTreeMap::new(),
         implicit: Vec::new(),
+        first_use: BTreeMap::new(),
         warnings: Vec::new(),
         errors: Vec::new(),
     };
@@ -425,6 +435,10 @@ impl<'f> Rules<'f> {
                     .get(name.as_str())
                     .is_some_and(|(_, r)| r.fragment);
                 let lexer_given = !(self.roots == 1 && self.files[0].kind == GrammarKind::Parser);
+                if !rule.is_lexer() && lexer_ref && !self.lexer.contains_key(name.as_str()) {
+                    let at = self.span(fi, *span);
+                    self.first_use.entry(name.clone()).or_insert(at);
+                }
                 if !ok && !rule.is_lexer() && lexer_ref && lexer_given {
                     // ANTLR defines a token the parser names and no lexer rule makes (a
                     // fragment makes none either): "implicit definition of token", a
@@ -645,7 +659,6 @@ impl<'f> Rules<'f> {
                 token: format!("'{text}'"),
                 mode: None,
                 pattern: Pattern::Regex(literal_regex(text, self.case_insensitive)),
-                non_greedy: false,
                 guarded: false,
                 commands: Vec::new(),
                 at: (*fi, *span),
@@ -665,26 +678,21 @@ impl<'f> Rules<'f> {
                     }
                 };
                 // ANTLR stops at the first match only on the paths through a
-                // non-greedy loop: `'/*' .*? '*/' | '//' ~[\n]*` still takes the whole
-                // line comment. Each alternative of such a rule is matched apart, and
-                // the lexer takes the longest of their matches.
-                let pieces: Vec<&Elem> = alternative_paths(elem)
-                    .into_iter()
-                    .map(|(e, _)| e)
-                    .collect();
-                let patterns = if whole.1 && pieces.len() > 1 {
-                    let mut patterns = Vec::new();
-                    for piece in pieces {
-                        match self.lexer_pattern(piece, ci, &rule.name) {
-                            Ok(p) => patterns.push(p),
-                            Err(d) => errors.push((fi, d)),
+                // non-greedy loop, and only for paths of lower priority than the one
+                // that ends: `'/*' .*? '*/' | '//' ~[\n]*` still takes the whole line
+                // comment, and `'"' ('\\"' | .)*? '"'` goes on past `\"`. The
+                // automaton that keeps those priorities matches such an alternative.
+                let pattern = match whole {
+                    (Pattern::Regex(regex), true) => match self.priority_program(elem, ci) {
+                        Ok(program) => Pattern::Priority { program, regex },
+                        Err(d) => {
+                            errors.push((fi, d));
+                            continue;
                         }
-                    }
-                    patterns
-                } else {
-                    vec![whole]
+                    },
+                    (pattern, _) => pattern,
                 };
-                for (pattern, non_greedy) in patterns {
+                {
                     out.push(LexRuleSpec {
                         name: rule.name.clone(),
                         token: commands
@@ -696,7 +704,6 @@ impl<'f> Rules<'f> {
                             .unwrap_or_else(|| rule.name.clone()),
                         mode: rule.mode.clone(),
                         pattern,
-                        non_greedy,
                         guarded: has_predicate(elem),
                         commands: commands.clone(),
                         at: (fi, rule.span),
@@ -712,8 +719,9 @@ impl<'f> Rules<'f> {
     }
 
     /// How the byte grammar's token rules end, as the exact lexer ends them: an
-    /// alternative through a non-greedy loop at its shortest text (the same split as
-    /// [`Rules::lexer_specs`]: each alternative inside it apart), the others at their
+    /// alternative through a non-greedy loop at its shortest text (each alternative
+    /// inside it apart; none where the lexer's priorities can take it further, see
+    /// [`ends_past_shortest`]), the others at their
     /// longest (the lexer takes at least a rule's own longest match, so a token that
     /// ends earlier is never the lexer's). Found in the byte grammar's rule bodies, which
     /// `lexer_expr` builds with the same structure (groups of one alternative
@@ -763,6 +771,9 @@ impl<'f> Rules<'f> {
                     Some((Pattern::Regex(_), false)) if longest => {
                         out.push(mark(base, TokenMatch::Longest));
                     }
+                    // Where the lexer's priorities can take it further, the token is
+                    // left its whole language (the exact reading decides).
+                    Some((Pattern::Regex(_), true)) if ends_past_shortest(elem) => {}
                     Some((Pattern::Regex(_), true)) => {
                         let pieces = alternative_paths(elem);
                         if pieces.len() == 1 {
@@ -807,6 +818,15 @@ impl<'f> Rules<'f> {
             }
             Err(NotRegex::Error(d)) => Err(d),
         }
+    }
+
+    /// The automaton program of `elem` (an alternative of a lexer rule).
+    fn priority_program(&self, elem: &Elem, ci: bool) -> Result<Program, Diagnostic> {
+        let mut procs = vec![Node::Seq(Vec::new())];
+        let mut index = HashMap::new();
+        let mut non_greedy = false;
+        procs[0] = self.program_node(elem, ci, &mut procs, &mut index, &mut non_greedy)?;
+        Ok(Program { procs })
     }
 
     /// Whether lexer rule `rule` is case-insensitive: its own option, else the
@@ -975,7 +995,8 @@ impl<'f> Rules<'f> {
             ),
             Elem::Set(set, span) => class(&Self::class(set, ci), *span)?,
             Elem::Any(_) => Node::Class(vec![(0, 0x10FFFF)]),
-            Elem::Eof(_) | Elem::Action(_) | Elem::Predicate(_) => Node::Seq(Vec::new()),
+            Elem::Eof(_) => Node::End,
+            Elem::Action(_) | Elem::Predicate(_) => Node::Seq(Vec::new()),
             Elem::NotTokens(_, span) => {
                 return Err(Diagnostic::error(
                     "g4-set",
@@ -1341,10 +1362,13 @@ impl<'f> Rules<'f> {
             .cloned()
             .collect();
         for t in orphans {
+            // Placed where the parser names the token, so that a diagnostic about the
+            // rule (`lint`: it matches no string) points there.
+            let at = self.first_use.get(&t).copied().unwrap_or(Span::new(0, 0));
             rules.push(AstRule {
                 name: t,
-                name_span: Span::new(0, 0),
-                body: expr(AstExprKind::Regex(NOTHING.into()), Span::new(0, 0)),
+                name_span: at,
+                body: expr(AstExprKind::Regex(NOTHING.into()), at),
             });
         }
         let rules = prune_impossible(rules, &root);
@@ -1772,6 +1796,25 @@ fn alternative_paths(elem: &Elem) -> Vec<(&Elem, Vec<(usize, usize)>)> {
     }
 }
 
+/// Whether the exact lexer may end `elem` past its shortest match: a non-greedy loop
+/// whose body is more than one character, string or set in a row (a choice, a rule,
+/// another loop) goes on where a higher-priority path does (`('\\"' | .)*?` past
+/// `\"`), which the priority automaton follows and a shortest match would not.
+fn ends_past_shortest(elem: &Elem) -> bool {
+    fn simple(elem: &Elem) -> bool {
+        match elem {
+            Elem::Seq(items) => items.iter().all(simple),
+            Elem::Literal(..) | Elem::Set(..) | Elem::Any(_) => true,
+            _ => false,
+        }
+    }
+    match elem {
+        Elem::Alt(items) | Elem::Seq(items) => items.iter().any(ends_past_shortest),
+        Elem::Repeat { item, greedy, .. } => (!greedy && !simple(item)) || ends_past_shortest(item),
+        _ => false,
+    }
+}
+
 /// How a hidden lexer rule moves the lexer between modes (`None`: the default mode).
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum ModeMove {
@@ -1827,6 +1870,73 @@ fn mode_move(rule: &RuleDef) -> ModeMove {
     } else {
         ModeMove::Other
     }
+}
+
+/// `ast` with the lexer rules named in `never` matching nothing (tokens no input has,
+/// see [`crate::lexer::Lexer::unreachable_rules`]) and the parts of parser rules that
+/// need them dropped, as for tokens only target code could emit. A rule another lexer
+/// rule uses keeps its body (its text is still part of that token); the parser's
+/// references to it match nothing instead. Returns the rules dropped.
+pub(crate) fn drop_tokens(
+    ast: &mut SpecAst,
+    root: &str,
+    never: &[String],
+    parser_rules: &[String],
+) -> Vec<String> {
+    fn refs(e: &AstExpr, out: &mut HashSet<String>) {
+        match &e.kind {
+            AstExprKind::Ref(name) => {
+                out.insert(name.clone());
+            }
+            AstExprKind::Seq(items) | AstExprKind::Alt(items) => {
+                items.iter().for_each(|i| refs(i, out));
+            }
+            AstExprKind::Repeat { item, .. } => refs(item, out),
+            AstExprKind::Literal(_) | AstExprKind::Regex(_) | AstExprKind::Bit(_) => {}
+        }
+    }
+    let parser: HashSet<&str> = parser_rules.iter().map(String::as_str).collect();
+    let mut in_tokens = HashSet::new();
+    for rule in &ast.rules {
+        if !parser.contains(rule.name.as_str()) && rule.name != root {
+            refs(&rule.body, &mut in_tokens);
+        }
+    }
+    /// `e` with each reference to one of `names` matching nothing.
+    fn cut(e: &mut AstExpr, names: &[&String]) {
+        match &mut e.kind {
+            AstExprKind::Ref(name) if names.contains(&&*name) => {
+                e.kind = AstExprKind::Regex(NOTHING.into());
+            }
+            AstExprKind::Seq(items) | AstExprKind::Alt(items) => {
+                items.iter_mut().for_each(|i| cut(i, names));
+            }
+            AstExprKind::Repeat { item, .. } => cut(item, names),
+            _ => {}
+        }
+    }
+    let mut dropped = Vec::new();
+    for rule in &mut ast.rules {
+        if never.contains(&rule.name) && !in_tokens.contains(&rule.name) {
+            rule.body = expr(AstExprKind::Regex(NOTHING.into()), rule.name_span);
+            dropped.push(rule.name.clone());
+        }
+    }
+    // A rule another lexer rule uses keeps its body there; the parser's references
+    // to it match nothing (plucid's LETTER, whose every letter ALPHANUMERIC wins).
+    let shared: Vec<&String> = never.iter().filter(|n| in_tokens.contains(*n)).collect();
+    if !shared.is_empty() {
+        for rule in &mut ast.rules {
+            if parser.contains(rule.name.as_str()) {
+                cut(&mut rule.body, &shared);
+            }
+        }
+        dropped.extend(shared.into_iter().cloned());
+    }
+    if !dropped.is_empty() {
+        ast.rules = prune_impossible(std::mem::take(&mut ast.rules), root);
+    }
+    dropped
 }
 
 /// The rules without the parts that need a token no input has (a regex matching
@@ -1898,7 +2008,9 @@ fn prune_impossible(rules: Vec<AstRule>, root: &str) -> Vec<AstRule> {
             break;
         }
     }
-    if gone.is_empty() || gone.contains(root) {
+    // A part that needs such a token inline (a skipped token the parser names, `WS?`)
+    // goes too when no whole rule does.
+    if gone.contains(root) {
         return rules;
     }
     rules

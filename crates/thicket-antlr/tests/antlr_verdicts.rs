@@ -71,6 +71,86 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "non-greedy loop with an escape (a path of higher priority goes on)",
+        files: &[(
+            "Ng.g4",
+            "grammar Ng;\ns : (TEXT | NONE)* EOF ;\nNONE : '[]' ;\nTEXT : '[' ('\\\\]' | .)*? ']' ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            // One token: the escape `\]` is tried before `.` and is not cut off when
+            // the path reading `\` as `.` ends.
+            ("[e\\]]", true),
+            ("[e\\]", true),
+            ("[\\] [a]", true),
+            ("[a]]", false),
+            ("[a] []", true),
+        ],
+    },
+    Case {
+        feature: "EOF ends a lexer rule only at the end of the input",
+        files: &[(
+            "Lc.g4",
+            "grammar Lc;\ns : ID* EOF ;\nID : [a-z]+ ;\nLC : '//' .*? ('\\n' | EOF) -> skip ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[
+            // The comment runs to the end of the input, not just `//`.
+            ("a // ; b", true),
+            ("a // x\n b", true),
+            ("a // x\n ;", false),
+            ("//", true),
+        ],
+    },
+    Case {
+        feature: "tokens that merge with no hidden text to part them",
+        files: &[(
+            "Mrg.g4",
+            "grammar Mrg;\ns : p p p p p p p p p p p p EOF ;\np : X Y ;\nX : 'x' | 'x-' ;\nY : '-' | 'y' ;\n",
+        )],
+        inputs: &[
+            ("x-yx--xyx-yx-yx-yx-yx-yx-yx-yx-yx-y", true),
+            // `x` then `-` lexes as one `x-`.
+            ("x-yx-yx-yx-yx-yx-yx-yx-yx-yx-yx-yx-", false),
+            ("x--x--x--x--x--x--x--x--x--x--x--x--", true),
+        ],
+    },
+    Case {
+        feature: "tokens an earlier rule that uses them always wins",
+        files: &[(
+            "Aln.g4",
+            "grammar Aln;\ns : (word | ALNUM)+ EOF ;\nword : LETTER ALNUM* ;\nALNUM : DIGIT | LETTER ;\nDIGIT : [0-9] ;\nLETTER : [a-z] ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[("a 1", true), ("a", true), ("", false), ("ab", true)],
+    },
+    Case {
+        feature: "skipped tokens the parser names",
+        files: &[(
+            "Skp.g4",
+            "grammar Skp;\ns : A WS? A (COMMENT | A)* EOF ;\nA : 'a' ;\nWS : ' ' -> skip ;\nCOMMENT : '#' ~[\\n]* -> channel(HIDDEN) ;\nNL : '\\n' -> skip ;\n",
+        )],
+        inputs: &[
+            ("a a", true),
+            ("aa", true),
+            ("a a #x\n a", true),
+            ("a #x", false),
+            ("a", false),
+        ],
+    },
+    Case {
+        feature: "tokens an earlier rule always wins",
+        files: &[(
+            "Unr.g4",
+            "grammar Unr;\ns : (ID | IF ID | (KW | ID) '=' ID) EOF ;\nID : [a-z]+ ;\nIF : 'if' ;\nKW : 'do' | 'od' ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            ("x", true),
+            ("if x", false),
+            ("if", true),
+            ("do = x", true),
+            ("if = x", true),
+            ("x y", false),
+        ],
+    },
+    Case {
         feature: "tokens no lexer rule makes (implicit, a fragment, declared only)",
         files: &[(
             "Imp.g4",
@@ -670,6 +750,145 @@ fn grammars_with_tokens_no_lexer_rule_makes_generate() {
             String::from_utf8_lossy(&drawn.bytes)
         );
         assert!(drawn.bytes.iter().all(|b| b" ab".contains(b)));
+    }
+}
+
+/// A token whose every text an earlier rule wins (`IF : 'if'` after `ID : [a-z]+`)
+/// is in no input: the import warns, naming the rule that wins, and generation drops
+/// the alternatives that need it, so every input generated is accepted (ANTLR rejects
+/// `if x`, see the case above).
+#[test]
+fn tokens_an_earlier_rule_always_wins_are_not_generated() {
+    let spec = load(case("tokens an earlier rule always wins"));
+    let warned: Vec<&str> = spec
+        .warnings
+        .iter()
+        .filter(|(_, d)| d.code == "g4-unreachable-token")
+        .map(|(_, d)| d.message.as_str())
+        .collect();
+    assert_eq!(warned.len(), 2, "{warned:?}");
+    assert!(
+        warned[0].contains("`IF`") && warned[0].contains("`ID`"),
+        "{warned:?}"
+    );
+    assert!(warned[1].contains("`KW`"), "{warned:?}");
+    let inputs = generated("tokens an earlier rule always wins", 100, |_| {});
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+    }
+    assert!(inputs.iter().any(|(i, _)| i.contains('=')));
+}
+
+/// A skipped or hidden token that the parser names optionally (`WS?`) is in no
+/// token stream: generation leaves it out and works (it refused the whole grammar).
+#[test]
+fn skipped_tokens_the_parser_names_are_left_out_of_generation() {
+    let inputs = generated("skipped tokens the parser names", 50, |_| {});
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+    }
+}
+
+/// Where no hidden text parts two tokens (`x` then `-` lexes as `x-`), the tokens
+/// at that boundary are generated again rather than the whole input: with twelve
+/// pairs, a quarter of them merging, whole draws would rarely all be right.
+#[test]
+fn tokens_that_merge_whatever_parts_them_are_generated_again() {
+    let inputs = generated(
+        "tokens that merge with no hidden text to part them",
+        50,
+        |_| {},
+    );
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+    }
+}
+
+/// The same when the rule that wins uses the token's rule (`ALNUM : DIGIT | LETTER`):
+/// the parser's `LETTER` is in no input, and `ALNUM` still reads letters.
+#[test]
+fn tokens_a_rule_using_them_always_wins_are_not_generated() {
+    let spec = load(case("tokens an earlier rule that uses them always wins"));
+    let warned = spec
+        .warnings
+        .iter()
+        .filter(|(_, d)| d.code == "g4-unreachable-token")
+        .count();
+    assert_eq!(
+        warned,
+        2,
+        "{:?}",
+        spec.warnings
+            .iter()
+            .map(|(_, d)| d.message.clone())
+            .collect::<Vec<_>>()
+    );
+    let inputs = generated(
+        "tokens an earlier rule that uses them always wins",
+        100,
+        |_| {},
+    );
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+    }
+    assert!(
+        inputs
+            .iter()
+            .any(|(i, _)| i.bytes().any(|b| b.is_ascii_lowercase()))
+    );
+}
+
+/// A rule that only reads as `if` because of its place: `IF` before `ID` is made, and
+/// nothing is dropped.
+#[test]
+fn keywords_before_identifiers_are_kept() {
+    let g4 =
+        "grammar Kw;\ns : (ID | IF ID) EOF ;\nIF : 'if' ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n";
+    let spec = thicket_antlr::load_g4_texts(&[("Kw.g4".into(), g4.as_bytes().to_vec())], None)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    assert!(
+        spec.warnings
+            .iter()
+            .all(|(_, d)| d.code != "g4-unreachable-token")
+    );
+    assert!(spec.checker().accepts(b"if x").is_ok());
+    let generator =
+        thicket_gen::Generator::new(&spec.spec.grammar, thicket_gen::GenConfig::default()).unwrap();
+    let maker = thicket_antlr::generate::InputMaker::new(&spec);
+    assert!((0..100).any(|i| maker.input(&generator, 1, i).bytes.starts_with(b"if ")));
+}
+
+/// When the start rule cannot do without such a token, no input is in the language:
+/// the grammar's check names the token and where it is, not the reader's own regex.
+#[test]
+fn a_start_rule_needing_a_token_no_input_has_is_named() {
+    for (g4, token, place) in [
+        ("grammar Need;\ns : A B EOF ;\nA : 'a' ;\n", "<B>", (2, 7)),
+        (
+            "grammar Need;\ns : ID IF EOF ;\nID : [a-z]+ ;\nIF : 'if' ;\n",
+            "<IF>",
+            (4, 1),
+        ),
+    ] {
+        let spec =
+            thicket_antlr::load_g4_texts(&[("Need.g4".into(), g4.as_bytes().to_vec())], None)
+                .unwrap_or_else(|e| panic!("{}", e.render()));
+        let grammar = &spec.spec.grammar;
+        let errors: Vec<_> =
+            thicket_grammar::lint(grammar, &thicket_grammar::Analysis::new(grammar))
+                .into_iter()
+                .filter(|d| d.code == "empty-regex")
+                .collect();
+        assert_eq!(errors.len(), 1, "{g4}: {errors:?}");
+        assert_eq!(errors[0].message, format!("rule {token} matches no string"));
+        assert!(!errors[0].message.contains("10FFFF"));
+        // Where the parser names a token no lexer rule makes; the rule of one that
+        // an earlier rule always wins.
+        let at = spec
+            .spec
+            .source
+            .line_col(errors[0].primary_span().expect("a place").start as usize);
+        assert_eq!((at.line, at.column), place, "{g4}");
     }
 }
 

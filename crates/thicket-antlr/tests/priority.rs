@@ -277,9 +277,7 @@ fn hidden_text_is_occasional_unless_asked_for() {
         for i in 0..300 {
             let (tree, _) =
                 generator.generate_tree_weighted(&mut Generator::rng_for(5, i), &weights);
-            let input = spec
-                .separate(&tree)
-                .unwrap_or_else(|| tree.bytes().to_vec());
+            let input = spec.separate(&tree).unwrap_or_else(|merged| merged.bytes);
             let tokens = spec.lexer.tokens(&input).unwrap_or_default();
             total += input.len();
             hidden += input.len() - tokens.iter().map(|t| t.end - t.start).sum::<usize>();

@@ -357,13 +357,19 @@ pub fn lint(grammar: &Grammar, analysis: &Analysis) -> Vec<Diagnostic> {
         if let Expr::Regex(r) = grammar.expr(id)
             && r.hir.properties().minimum_len().is_none()
         {
+            // A rule that is nothing but such a regex is named: its regex may be one
+            // the grammar's reader wrote (a token of an ANTLR grammar that no input
+            // has), which the user never saw.
+            let whole = grammar.symbols().find(|&s| grammar.rule(s).body == id);
+            let message = match whole {
+                Some(symbol) => {
+                    format!("rule {} matches no string", grammar.display_symbol(symbol))
+                }
+                None => format!("regex terminal r\"{}\" matches no string", r.pattern),
+            };
             out.push(
-                Diagnostic::error(
-                    "empty-regex",
-                    format!("regex terminal r\"{}\" matches no string", r.pattern),
-                    grammar.expr_span(id),
-                )
-                .with_label_message("can never be generated"),
+                Diagnostic::error("empty-regex", message, grammar.expr_span(id))
+                    .with_label_message("can never be generated"),
             );
         }
     }
