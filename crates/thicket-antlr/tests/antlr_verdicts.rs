@@ -686,6 +686,24 @@ fn the_byte_grammar_ends_tokens_where_antlr_does() {
     }
 }
 
+/// Where a non-greedy loop's body has a path of higher priority than the loop's exit
+/// (an escape such as `\\]`), ANTLR's lexer goes past the token's shortest text, so the
+/// byte grammar reads that token as its whole language: every input ANTLR accepts
+/// parses (the exact reading gives the verdict). A shortest-match reading cut `[e\\]]`
+/// after `[e\\]` and rejected it.
+#[test]
+fn the_byte_grammar_reads_a_non_greedy_token_with_an_escape_whole() {
+    let case = case("non-greedy loop with an escape (a path of higher priority goes on)");
+    let spec = load(case);
+    let bytes = thicket_parse::Parser::new(&spec.spec.grammar, Default::default()).unwrap();
+    for &(input, antlr) in case.inputs.iter().filter(|(_, antlr)| *antlr) {
+        assert!(
+            bytes.recognize(input.as_bytes()).is_ok(),
+            "{input:?}: ANTLR accepts it ({antlr}), the byte grammar does not"
+        );
+    }
+}
+
 /// Hidden text is parsed apart from the tokens around it: the byte grammar's `<_hidden>`
 /// rules are phrases, so no DFA spans a block comment and the tokens after it. Arden's grammar has this shape (hidden
 /// comments and a hidden keyword `the`, case-insensitive); built into one DFA with its
