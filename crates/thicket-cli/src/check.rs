@@ -181,26 +181,20 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                     Verdict::Valid => valid += 1,
                     Verdict::Invalid(_) => invalid += 1,
                     Verdict::NotInLanguage(..) => rejected += 1,
-                    Verdict::Unreadable(message) => {
+                    Verdict::Unreadable(message) | Verdict::OutOfMemory(message) => {
                         unreadable += 1;
-                        eprintln!("error: {message}");
+                        // A read error names its file already; running out of memory
+                        // does not.
+                        let (shown, kind) = match verdict {
+                            Verdict::Unreadable(_) => (message.clone(), "unreadable"),
+                            _ => (format!("{name}: {message}"), "out_of_memory"),
+                        };
+                        eprintln!("error: {shown}");
                         if args.json && !args.quiet {
-                            let line = serde_json::json!({
-                                "file": name, "valid": false,
-                                "error": {"message": message, "unreadable": true},
-                            });
-                            writeln!(out, "{line}")?;
-                        }
-                        continue;
-                    }
-                    Verdict::OutOfMemory(message) => {
-                        unreadable += 1;
-                        eprintln!("error: {name}: {message}");
-                        if args.json && !args.quiet {
-                            let line = serde_json::json!({
-                                "file": name, "valid": false,
-                                "error": {"message": message, "out_of_memory": true},
-                            });
+                            let mut error = serde_json::json!({"message": message});
+                            error[kind] = true.into();
+                            let line =
+                                serde_json::json!({"file": name, "valid": false, "error": error});
                             writeln!(out, "{line}")?;
                         }
                         continue;
