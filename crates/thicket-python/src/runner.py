@@ -781,7 +781,8 @@ _LOOKED_ABOVE = [False]
 
 class _Node(DerivationTree):
     """A node of a tree thicket sent: read from the tree's arrays on demand (most
-    expressions look at a handful of nodes of a tree)."""
+    expressions look at a handful of nodes of a tree). Made only as one of its two
+    subclasses, `_RuleNode` and `_LeafNode`, which say what kind of node it is."""
 
     __slots__ = ("_d", "_i")
 
@@ -820,16 +821,6 @@ class _Node(DerivationTree):
             _LOOKED_ABOVE[0] = True
             return None
         return self._d.node(p)
-
-    @property
-    def is_terminal(self):
-        return _TRUE if self._d.sym[self._i] < 0 else _FALSE
-
-    @property
-    def is_non_terminal(self):
-        return _FALSE if self._d.sym[self._i] < 0 else _TRUE
-
-    is_nonterminal = is_non_terminal
 
     def _matches(self, symbol):
         s = self._d.sym[self._i]
