@@ -283,12 +283,15 @@ pub fn digits(mut n: u64) -> usize {
 static IN_FLIGHT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
 /// Removes the temporary files [`write_atomically`] is writing now: for a program's
-/// interrupt handler, so that an interrupted run leaves only whole files behind.
+/// interrupt handler, so that an interrupted run leaves only whole files behind. The
+/// list stays locked afterwards, so that no writer creates another temporary file
+/// before the process exits: call it only right before exiting.
 pub fn remove_files_in_flight() {
     let files = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
     for file in files.iter() {
         let _ = std::fs::remove_file(file);
     }
+    std::mem::forget(files);
 }
 
 /// Writes `dir/name` whole or not at all: into a hidden temporary file first (removed
@@ -298,8 +301,14 @@ pub fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result
     let path = dir.join(name);
     let temp = dir.join(format!(".{name}.tmp{}", std::process::id()));
     let in_flight = || IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
-    in_flight().push(temp.clone());
-    let written = std::fs::File::create(&temp).and_then(|mut file| {
+    // Listed and created under one lock: an interrupt handler that removed the listed
+    // files never sees a file created after it looked.
+    let created = {
+        let mut files = in_flight();
+        files.push(temp.clone());
+        std::fs::File::create(&temp)
+    };
+    let written = created.and_then(|mut file| {
         file.write_all(bytes)?;
         file.flush()
     });
