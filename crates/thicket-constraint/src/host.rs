@@ -106,15 +106,14 @@ pub trait Host: Send + Sync {
     /// Judges `expr`, a comparison a repair satisfies by writing `value`'s text into a
     /// tree, and where it is false also gives that text (as [`Host::eval_text`] gives
     /// it; `None` if it was not asked for). `joint` is the comparison and its value
-    /// side in one expression, a pair `(verdict, value)` evaluating the value side
-    /// once (see [`crate::fandango::Assignment::joint`]): a host that can use it
-    /// evaluates that instead of both. By default `expr` is judged, then `value`
-    /// evaluated where it is false ([`judge_then_text`]).
+    /// side in one expression ([`Joint`]): a host that can use it evaluates that
+    /// instead of both. By default `expr` is judged, then `value` evaluated where it
+    /// is false ([`judge_then_text`]).
     fn eval_bool_then_text(
         &self,
         expr: &HostExpr,
         value: &HostExpr,
-        joint: Option<&HostExpr>,
+        joint: Option<&Joint>,
         tree: &DerivationTree,
         grammar: &Grammar,
         args: &[HostArg],
@@ -122,6 +121,27 @@ pub trait Host: Send + Sync {
         let _ = joint;
         judge_then_text(self, expr, value, tree, grammar, args)
     }
+}
+
+/// A comparison `target == value` and its value side in one expression, for
+/// [`Host::eval_bool_then_text`]: a pair `(verdict, value)` that evaluates the value
+/// side once, `((str(t)) == (__thicket_value := __thicket_watched(t, lambda: (v))),
+/// __thicket_value)` for `str(t) == v` (see [`crate::fandango::Assignment::joint`]).
+///
+/// `__thicket_watched(t, thunk)` returns `thunk()`; a host that provides it may also
+/// note whether the call read anything inside the tree `t` (its text, its children).
+/// One that did not has a value that writing into `t` leaves as it is, so after the
+/// repair writes it, the comparison holds while the rest of the tree is unchanged: a
+/// host may answer that judgement without evaluating again (the spec's code is taken
+/// to be a function of what it reads, as Fandango takes it when it caches a
+/// constraint's result by tree).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Joint {
+    /// The pair expression, over the comparison's parameters.
+    pub expr: HostExpr,
+    /// The parameter (an index into [`HostExpr::params`]) bound to the tree a repair
+    /// writes the value into.
+    pub target: usize,
 }
 
 /// [`Host::eval_bool_then_text`] in two evaluations: `expr` judged, then `value`'s text

@@ -711,7 +711,7 @@ impl Host for LazyHost {
         &self,
         expr: &HostExpr,
         value: &HostExpr,
-        joint: Option<&HostExpr>,
+        joint: Option<&thicket_constraint::host::Joint>,
         tree: &DerivationTree,
         grammar: &Grammar,
         args: &[HostArg],

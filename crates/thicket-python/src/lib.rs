@@ -116,12 +116,13 @@ mod tree;
 
 use process::{CallError, Process, Spawner, human};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::hash::Hasher;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 use thicket_constraint::host::judge_then_text;
-pub use thicket_constraint::host::{Host, HostArg, HostError, HostExpr, Judged};
+pub use thicket_constraint::host::{Host, HostArg, HostError, HostExpr, Joint, Judged};
 use thicket_grammar::{Expr, Grammar};
 use thicket_tree::{DerivationTree, NodeId};
 use tree::{FlatTree, TreeKey, flatten};
@@ -354,7 +355,12 @@ impl Mode {
 enum Reply {
     Value(PyValue),
     /// A false verdict and the value that came with it (see [`Mode::Judge`]).
-    FalseWith(Box<Reply>),
+    FalseWith {
+        value: Box<Reply>,
+        /// The value side read nothing inside the tree it is written into, and gave
+        /// a str (see [`Joint`]).
+        target_free: bool,
+    },
     Raised {
         what: String,
         at: String,
@@ -384,6 +390,19 @@ struct ResultKey {
     expr: u32,
     mode: u8,
     tree: Option<TreeKey>,
+    binding: Vec<u8>,
+}
+
+/// What the value of a joint judgement ([`Joint`]) depends on when its value side read
+/// nothing inside its target: the expression, the part of the tree it was evaluated
+/// over with the target's interior left out, and the binding (nodes counted in that
+/// part). The repair that writes the value changes only the target's interior, so the
+/// judgement that follows is answered from the value kept under this key: true where
+/// the target's text is now the value (see [`PythonHost::expectation`]).
+#[derive(PartialEq, Eq, Hash)]
+struct ExpectedKey {
+    expr: u32,
+    part: (u64, usize),
     binding: Vec<u8>,
 }
 
@@ -446,6 +465,9 @@ pub struct PythonHost {
     /// are evaluated over whole trees.
     look_above: Mutex<FxHashSet<u32>>,
     results: Mutex<FxHashMap<ResultKey, Reply>>,
+    /// The values joint judgements gave that writing into their target leaves as
+    /// they are (see [`ExpectedKey`]).
+    expected: Mutex<FxHashMap<ExpectedKey, Vec<u8>>>,
     seed: AtomicU64,
     started: AtomicU64,
     python_version: String,
@@ -555,6 +577,7 @@ impl PythonHost {
             exprs: Mutex::new(FxHashMap::default()),
             look_above: Mutex::new(FxHashSet::default()),
             results: Mutex::new(FxHashMap::default()),
+            expected: Mutex::new(FxHashMap::default()),
             started: AtomicU64::new(1),
             python_version,
         })
@@ -1013,6 +1036,119 @@ impl PythonHost {
         id
     }
 
+    fn lock_expected(&self) -> std::sync::MutexGuard<'_, FxHashMap<ExpectedKey, Vec<u8>>> {
+        self.expected.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The key a joint judgement's value is kept under if its value side reads nothing
+    /// inside its target, and the target; `None` where no value is kept: the target is
+    /// not one tree, another argument lies inside it, or it holds other than text (a
+    /// kept value is a str's text, see `_watched` in runner.py). The part is the one
+    /// [`PythonHost::evaluate`] sends: the whole tree if `whole`, else the holder of
+    /// the arguments.
+    fn expectation(
+        &self,
+        id: u32,
+        joint: &Joint,
+        whole: bool,
+        tree: &DerivationTree,
+        grammar: &Grammar,
+        args: &[HostArg],
+    ) -> Option<(ExpectedKey, NodeId)> {
+        let &HostArg::Tree(target) = args.get(joint.target)? else {
+            return None;
+        };
+        std::str::from_utf8(tree.text(target)).ok()?;
+        let kinds = &self.config.terminal_kinds;
+        let text_only = tree.descendants(target).all(|n| {
+            matches!(
+                kinds.get(tree.expr(n).index()).copied().unwrap_or_default(),
+                TerminalKind::Auto | TerminalKind::Text
+            )
+        });
+        if !text_only {
+            return None;
+        }
+        let root = match whole {
+            true => tree.root(),
+            false => holder(tree, grammar, args).unwrap_or(tree.root()),
+        };
+        let (base, end) = (root.index(), tree.subtree_end(root));
+        let (t, t_end) = (target.index(), tree.subtree_end(target));
+        if t < base || t_end > end {
+            return None;
+        }
+        // Nodes counted in the part with the target's interior left out.
+        let interior = t_end - t - 1;
+        let rank = |n: NodeId| -> Option<u64> {
+            let i = n.index();
+            match i {
+                _ if i < base || i >= end => None,
+                _ if i <= t => Some((i - base) as u64),
+                _ if i >= t_end => Some((i - base - interior) as u64),
+                _ => None,
+            }
+        };
+        let mut binding = Vec::new();
+        for arg in args {
+            match arg {
+                HostArg::Tree(n) => {
+                    binding.push(0);
+                    binding.extend_from_slice(&rank(*n)?.to_le_bytes());
+                }
+                HostArg::Trees(nodes) => {
+                    binding.push(1);
+                    binding.extend_from_slice(&(nodes.len() as u64).to_le_bytes());
+                    for n in nodes {
+                        binding.extend_from_slice(&rank(*n)?.to_le_bytes());
+                    }
+                }
+                HostArg::Int(v) => {
+                    binding.push(2);
+                    binding.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+        // The part in preorder, each node by its expression and depth, each leaf with
+        // its text: that determines the tree. The root by its rule, as Python sees it:
+        // each reference to a rule is an expression of its own.
+        let mut hasher = std::hash::DefaultHasher::new();
+        if let Expr::Ref(symbol) = grammar.expr(tree.expr(root)) {
+            hasher.write_usize(symbol.index());
+        }
+        let mut open: Vec<usize> = Vec::new();
+        let mut i = base;
+        while i < end {
+            while open.last().is_some_and(|&e| e <= i) {
+                open.pop();
+            }
+            let node = NodeId::from_index(i);
+            let node_end = tree.subtree_end(node);
+            if i > base {
+                hasher.write_u64(tree.expr(node).index() as u64 | (open.len() as u64) << 32);
+            }
+            if i == t {
+                hasher.write_u8(0xfe);
+                i = t_end;
+                continue;
+            }
+            if node_end == i + 1 {
+                let text = tree.text(node);
+                hasher.write_usize(text.len());
+                hasher.write(text);
+            } else {
+                open.push(node_end);
+            }
+            i += 1;
+        }
+        let key = ExpectedKey {
+            expr: id,
+            part: (hasher.finish(), end - base - interior),
+            binding,
+        };
+        Some((key, target))
+    }
+
     fn lock_results(&self) -> std::sync::MutexGuard<'_, FxHashMap<ResultKey, Reply>> {
         self.results.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -1136,7 +1272,7 @@ impl PythonHost {
                  str, bytes or a derivation tree"
             ),
             Reply::Value(value) => format!("{noun} `{source}` returned {value:?} unexpectedly"),
-            Reply::FalseWith(value) => {
+            Reply::FalseWith { value, .. } => {
                 format!(
                     "{noun} `{source}` returned a verdict with a value unexpectedly ({value:?})"
                 )
@@ -1185,7 +1321,7 @@ impl Host for PythonHost {
         &self,
         expr: &HostExpr,
         value: &HostExpr,
-        joint: Option<&HostExpr>,
+        joint: Option<&Joint>,
         tree: &DerivationTree,
         grammar: &Grammar,
         args: &[HostArg],
@@ -1193,13 +1329,42 @@ impl Host for PythonHost {
         let Some(joint) = joint else {
             return judge_then_text(self, expr, value, tree, grammar, args);
         };
-        let reply = self.evaluate_one(Mode::Judge, joint, tree, grammar, args);
+        let id = self.expr_id(&joint.expr);
+        let whole = self.looks_above(id);
+        let expectation = self.expectation(id, joint, whole, tree, grammar, args);
+        if let Some((key, target)) = &expectation
+            && let Some(kept) = self.lock_expected().get(key)
+        {
+            return if tree.text(*target) == kept.as_slice() {
+                (Ok(true), None)
+            } else {
+                (Ok(false), Some(Ok(kept.clone())))
+            };
+        }
+        let reply = self.evaluate_one(Mode::Judge, &joint.expr, tree, grammar, args);
         // Errors name the comparison as written, not the joint expression.
         match reply {
-            Ok(Reply::FalseWith(reply)) => {
+            Ok(Reply::FalseWith {
+                value: reply,
+                target_free,
+            }) => {
                 let text = self
                     .judge_value(Mode::Value, value, *reply)
                     .and_then(|v| text_of(value, v));
+                // A call that looked above its part was evaluated over the whole tree:
+                // the key, made for the part, does not cover what it read.
+                if let (true, Ok(text), Some((key, _)), false) = (
+                    target_free,
+                    &text,
+                    expectation,
+                    self.looks_above(id) != whole,
+                ) {
+                    let mut expected = self.lock_expected();
+                    if expected.len() >= KEPT_RESULTS {
+                        expected.clear();
+                    }
+                    expected.insert(key, text.clone());
+                }
                 (Ok(false), Some(text))
             }
             Ok(reply) => (self.judge_bool(expr, reply), None),
@@ -1426,7 +1591,10 @@ fn parse_reply(reply: &[u8], pos: &mut usize) -> Option<Reply> {
             at: text(blob(pos)?),
         },
         // A false verdict, then its value's own result.
-        21 => Reply::FalseWith(Box::new(parse_reply(reply, pos)?)),
+        21 | 22 => Reply::FalseWith {
+            value: Box::new(parse_reply(reply, pos)?),
+            target_free: tag == 22,
+        },
         _ => return None,
     })
 }

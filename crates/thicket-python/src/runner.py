@@ -14,6 +14,7 @@
 # "text"}. Every later request is binary (see `evaluate`) and so is its reply.
 import builtins
 import fcntl
+import gc
 import json
 import keyword
 import linecache
@@ -778,6 +779,43 @@ TEXT_LEAF, BYTES_LEAF, BIT_LEAF = -1, -2, -3
 # root: what it read may lie above the tree thicket sent (see `evaluate`).
 _LOOKED_ABOVE = [False]
 
+# While a joint judgement's value side runs (`_watched`): the tree data, first node and
+# subtree end of the tree the value will be written into; None otherwise, and from
+# the first read inside that tree on.
+_WATCH = [None]
+# Whether the watched value side read inside its target.
+_TOUCHED = [False]
+# Whether the last joint judgement's value side was watched, read nothing inside its
+# target and gave a str (see MODE_JUDGE).
+_TARGET_FREE = [False]
+
+
+def _note_read(w, d, i, stop):
+    """Notes that nodes `i` to `stop` of tree `d` were read (their text, or the
+    children of `i` for stop = i + 1), while `w` is watched."""
+    if w[0] is d and i < w[2] and stop > w[1]:
+        _TOUCHED[0] = True
+        _WATCH[0] = None
+
+
+def _watched(target, thunk):
+    """`thunk()`, the value side of a joint judgement that writes into `target`, noting
+    whether it read anything inside `target`: nodes inside a tree are reached only
+    through its children or its text, and those reads are noted (`_note_read`). Only a
+    rule node of text is watched: a leaf's symbol is its value, and a str compared
+    with bytes or bits is not their text."""
+    if type(target) is not _RuleNode or target._d.mask[target._i] & (HAS_BYTES | HAS_BITS):
+        return thunk()
+    d, i = target._d, target._i
+    _TOUCHED[0] = False
+    _WATCH[0] = (d, i, d.end[i])
+    try:
+        value = thunk()
+    finally:
+        _WATCH[0] = None
+    _TARGET_FREE[0] = not _TOUCHED[0] and type(value) is str
+    return value
+
 
 class _Node(DerivationTree):
     """A node of a tree thicket sent: read from the tree's arrays on demand (most
@@ -804,6 +842,11 @@ class _Node(DerivationTree):
         nodes, end = d.nodes, d.end
         out = []
         i = self._i
+        w = _WATCH[0]
+        # `_note_read(w, d, i, i + 1)` inlined, for the same reason.
+        if w is not None and w[0] is d and w[1] <= i < w[2]:
+            _TOUCHED[0] = True
+            _WATCH[0] = None
         j, stop = i + 1, end[i]
         while j < stop:
             n = nodes[j]
@@ -827,6 +870,9 @@ class _Node(DerivationTree):
         return s >= 0 and self._d.nonterminals[s] == symbol
 
     def __len__(self):
+        w = _WATCH[0]
+        if w is not None:
+            _note_read(w, self._d, self._i, self._i + 1)
         n = 0
         for _ in self._d.kids(self._i):
             n += 1
@@ -836,29 +882,45 @@ class _Node(DerivationTree):
         _LOOKED_ABOVE[0] = True
         return self._d.node(0)
 
+    def _read(self):
+        w = _WATCH[0]
+        if w is not None:
+            _note_read(w, self._d, self._i, self._d.end[self._i])
+
     def flatten(self):
+        self._read()
         d = self._d
         return [d.node(j) for j in range(self._i, d.end[self._i])]
 
     def value(self):
+        self._read()
         return self._d.value(self._i)
 
     def __str__(self):
         d, i = self._d, self._i
+        w = _WATCH[0]
+        # `_note_read(w, d, i, d.end[i])` inlined: a walk over a tree reads every leaf.
+        if w is not None and w[0] is d and i < w[2] and d.end[i] > w[1]:
+            _TOUCHED[0] = True
+            _WATCH[0] = None
         if d.sym[i] == TEXT_LEAF:
             return d.text[d.start[i] : d.stop[i]].decode()
         return d.string(i)
 
     def __bytes__(self):
+        self._read()
         return self._d.bytes(self._i)
 
     def __int__(self):
+        self._read()
         return self._d.integer(self._i)
 
     def __hash__(self):
+        self._read()
         return self._d.hash(self._i)
 
     def __eq__(self, other):
+        self._read()
         if isinstance(other, DerivationTree):
             return hash(self) == hash(other)
         # The fast paths of the value's own comparison (see TreeValue.__eq__).
@@ -874,6 +936,7 @@ class _Node(DerivationTree):
         return not self.__eq__(other)
 
     def _contains_type(self, type_):
+        self._read()
         m = self._d.mask[self._i]
         if type_ == BITS:
             return bool(m & HAS_BITS)
@@ -1142,6 +1205,7 @@ def spec_namespace(first_file):
         "__builtins__": builtins,
         "DerivationTree": DerivationTree,
         "NonTerminal": NonTerminal,
+        "__thicket_watched": _watched,
         "is_before": is_before,
         "is_after": is_after,
         "get_index_within": get_index_within,
@@ -1252,8 +1316,10 @@ MODE_BOOL, MODE_VALUE, MODE_GENERATE, MODE_JUDGE = 0, 1, 2, 3
 R_FALSE, R_TRUE, R_NONE, R_INT, R_FLOAT, R_STR, R_BYTES, R_TREE = range(8)
 R_RAISED, R_NOT_BOOL, R_BAD_VALUE, R_BAD_EXPR, R_TIMEOUT = 16, 17, 18, 19, 20
 # MODE_JUDGE: the expression gives a pair (verdict, value); a false verdict is
-# R_FALSE_WITH followed by the value's encoding (anything else as in MODE_BOOL).
-R_FALSE_WITH = 21
+# R_FALSE_WITH followed by the value's encoding (anything else as in MODE_BOOL), or
+# R_FALSE_WITH_FREE where the value side was watched and read nothing inside the tree
+# it is written into (`_watched`).
+R_FALSE_WITH, R_FALSE_WITH_FREE = 21, 22
 
 # The time limit of one call, in seconds (0: none). A call that exceeds it is
 # interrupted by SIGALRM where it is (so thicket can say where it was stuck); thicket
@@ -1490,6 +1556,7 @@ def evaluate(msg):
         if mode == MODE_GENERATE:
             seed_everything(seed)
         _LOOKED_ABOVE[0] = False
+        _TARGET_FREE[0] = False
         outcome, value = call(fn, args)
         if _LOOKED_ABOVE[0]:
             above[b] = 1
@@ -1510,7 +1577,7 @@ def evaluate(msg):
             at = len(out)
             encode_bool(out, verdict)
             if out[at] == R_FALSE and len(out) == at + 1:
-                out[at] = R_FALSE_WITH
+                out[at] = R_FALSE_WITH_FREE if _TARGET_FREE[0] else R_FALSE_WITH
                 try:
                     encode_value(out, value)
                 except BaseException as e:  # noqa: BLE001 - a value that cannot be read
@@ -1563,6 +1630,12 @@ def main():
     if report is not None:
         send(json.dumps(report).encode())
         return
+    # A tree walk makes a node object per node, so the cyclic collector ran every 700
+    # of them, over everything the spec's code and its imports made too: a tenth of
+    # tar's time. What is there now stays (frozen), and a collection waits for more
+    # new objects. The runner breaks its own cycles (a tree replaced in its slot).
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
     send(json.dumps({"ok": True, "python": sys.version.split()[0], "executable": sys.executable or ""}).encode())
     while True:
         msg = read_message()

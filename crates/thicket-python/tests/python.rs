@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use thicket_grammar::{Expr, Grammar, load_spec_text};
 use thicket_parse::{ParseConfig, Parser};
 use thicket_python::{
-    CodeBlock, GeneratorCall, Host, HostArg, HostExpr, PyValue, PythonConfig, PythonHost, Source,
-    StartError, TerminalKind,
+    CodeBlock, GeneratorCall, Host, HostArg, HostExpr, Joint, PyValue, PythonConfig, PythonHost,
+    Source, StartError, TerminalKind,
 };
 use thicket_tree::{DerivationTree, NodeId};
 
@@ -839,10 +839,13 @@ fn a_comparison_and_the_value_to_write_come_from_one_call() {
     let judge = |value: &str| {
         let compared = expr(&format!("str(k) == {value}"), &["k"]);
         let written = expr(value, &["k"]);
-        let joint = expr(
-            &format!("((str(k)) == (__thicket_value := ({value})), __thicket_value)"),
-            &["k"],
-        );
+        let joint = Joint {
+            expr: expr(
+                &format!("((str(k)) == (__thicket_value := ({value})), __thicket_value)"),
+                &["k"],
+            ),
+            target: 0,
+        };
         let together = host.eval_bool_then_text(&compared, &written, Some(&joint), &tree, &g, &key);
         let apart = host.eval_bool_then_text(&compared, &written, None, &tree, &g, &key);
         assert_eq!(together, apart, "{value}");
@@ -862,6 +865,96 @@ fn a_comparison_and_the_value_to_write_come_from_one_call() {
     // `own` ran once per joint judgement; apart, once to judge and once more for
     // the value where the verdict is false: (1 + 2) + (1 + 1) + (1 + 1).
     assert_eq!(host.eval_constant("CALLS[0]").unwrap(), PyValue::Int(7));
+}
+
+/// Records of a digit sum and digits, `<sum>` the sum of the digits after it (a
+/// checksum over a header, as tar has).
+const RECORDS: &str = r#"
+<start>  ::= <record> (";" <record>)*
+<record> ::= <sum> ":" <body>
+<sum>    ::= <digit>+
+<body>   ::= <digit>+
+<digit>  ::= r"[0-9]"
+"#;
+
+#[test]
+fn a_value_that_reads_nothing_of_its_target_is_not_evaluated_again_after_the_write() {
+    if !have_python() {
+        return;
+    }
+    let blocks = vec![CodeBlock::new(
+        "sums.fan",
+        1,
+        "CALLS = [0]\n\
+         def total(r):\n\
+         \x20   CALLS[0] += 1\n\
+         \x20   def walk(t):\n\
+         \x20       if t.is_terminal:\n\
+         \x20           return sum(int(c) for c in str(t) if c.isdigit())\n\
+         \x20       if t.symbol.name() == '<sum>':\n\
+         \x20           return 0\n\
+         \x20       return sum(walk(c) for c in t.children)\n\
+         \x20   return str(walk(r))\n\
+         def total_of_text(r):\n\
+         \x20   CALLS[0] += 1\n\
+         \x20   return str(sum(int(c) for c in str(r).split(':')[1]))\n",
+    )];
+    let host = host_with(
+        blocks,
+        PythonConfig {
+            max_processes: 1,
+            ..PythonConfig::default()
+        },
+    );
+    let g = grammar(RECORDS);
+    // Each question in its own words: a constant's value is kept.
+    let asked = std::cell::Cell::new(0);
+    let calls = || {
+        asked.set(asked.get() + 1);
+        let question = format!("CALLS[0] + {0} - {0}", asked.get());
+        match host.eval_constant(&question).unwrap() {
+            PyValue::Int(n) => n,
+            other => panic!("{other:?}"),
+        }
+    };
+    let judge = |function: &str, text: &str, record: usize| {
+        let tree = parse(&g, text);
+        let args = [
+            HostArg::Tree(nodes(&g, &tree, "sum")[record]),
+            HostArg::Tree(nodes(&g, &tree, "record")[record]),
+        ];
+        let compared = expr(&format!("str(s) == {function}(r)"), &["s", "r"]);
+        let written = expr(&format!("{function}(r)"), &["s", "r"]);
+        let joint = Joint {
+            expr: expr(
+                &format!(
+                    "((str(s)) == (__thicket_value := __thicket_watched(s, lambda: \
+                     ({function}(r)))), __thicket_value)"
+                ),
+                &["s", "r"],
+            ),
+            target: 0,
+        };
+        host.eval_bool_then_text(&compared, &written, Some(&joint), &tree, &g, &args)
+    };
+    let wrong = |sum: &str| (Ok(false), Some(Ok(sum.as_bytes().to_vec())));
+
+    assert_eq!(judge("total", "0:123", 0), wrong("6"));
+    assert_eq!(calls(), 1);
+    // The repair writes the value: judged from the value kept, whatever the sum's
+    // length, and also in another record or tree with the same record.
+    assert_eq!(judge("total", "6:123", 0), (Ok(true), None));
+    assert_eq!(judge("total", "06:123", 0), wrong("6"));
+    assert_eq!(judge("total", "1:0;6:123", 1), (Ok(true), None));
+    assert_eq!(calls(), 1);
+    // Anything else in the record changed: evaluated again.
+    assert_eq!(judge("total", "6:124", 0), wrong("7"));
+    assert_eq!(calls(), 2);
+
+    // A value that reads the sum's text is evaluated again after every write.
+    assert_eq!(judge("total_of_text", "0:123", 0), wrong("6"));
+    assert_eq!(judge("total_of_text", "6:123", 0), (Ok(true), None));
+    assert_eq!(calls(), 4);
 }
 
 #[test]

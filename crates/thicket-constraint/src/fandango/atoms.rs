@@ -3,7 +3,7 @@
 //! [`SelectionCount`] (the number of trees a selector selects, `|SEL|`), and the
 //! evaluation of selector paths on a tree in Fandango's order.
 
-use crate::host::{HostArg, HostExpr, SharedHost};
+use crate::host::{HostArg, HostExpr, Joint, SharedHost};
 use crate::predicates::{ArgKind, ArgValue, Outcome, Predicate, PredicateContext};
 use crate::view::TreeView;
 use std::collections::VecDeque;
@@ -111,7 +111,7 @@ pub enum HostKind {
         right: HostExpr,
         /// For `str(<x>) == expr` (or `<x> == expr`, either way round) with `expr` not
         /// mentioning `<x>`: how to satisfy it, by writing `expr`'s value into `<x>`.
-        assign: Option<Assignment>,
+        assign: Option<Box<Assignment>>,
     },
 }
 
@@ -123,11 +123,9 @@ pub struct Assignment {
     pub target: usize,
     /// The value, over the same parameters as the comparison.
     pub value: HostExpr,
-    /// The comparison and its value side in one expression, a pair `(verdict,
-    /// value)` that evaluates the value side once: `((a) == (v := (b)), v)` for
-    /// `a == b` with `b` the value. `None` where the value written is not the side's
-    /// value as it is (bit fields).
-    pub joint: Option<HostExpr>,
+    /// The comparison and its value side in one expression (see [`Joint`]). `None`
+    /// where the value written is not the side's value as it is (bit fields).
+    pub joint: Option<Joint>,
 }
 
 /// A Python expression over the trees a constraint's quantifiers bind, evaluated by

@@ -7,7 +7,7 @@ use super::lexer::{StrValue, Tok};
 use crate::formula::{
     Connective, Domain, Formula, PredArg, PredicateCall, Quantifier, Var, VarId, VarType,
 };
-use crate::host::{HostExpr, SharedHost};
+use crate::host::{HostExpr, Joint, SharedHost};
 use crate::predicates;
 use crate::smt::{Func, Term, Value};
 use std::collections::BTreeSet;
@@ -1198,23 +1198,33 @@ impl<'a> Translator<'a> {
                             };
                             let value = &texts[side];
                             if holds_bits {
-                                return Assignment {
+                                return Box::new(Assignment {
                                     target,
                                     value: expr(bits_of(value, &names[param])),
                                     joint: None,
-                                };
+                                });
                             }
                             let (a, b) = (&texts[0], &texts[1]);
+                            let t = &names[param];
                             let joint = if side == 1 {
-                                format!("(({a}) == ({JOINT_VALUE} := ({b})), {JOINT_VALUE})")
+                                format!(
+                                    "(({a}) == ({JOINT_VALUE} := {WATCHED}({t}, lambda: ({b}))), \
+                                     {JOINT_VALUE})"
+                                )
                             } else {
-                                format!("(({JOINT_VALUE} := ({a})) == ({b}), {JOINT_VALUE})")
+                                format!(
+                                    "(({JOINT_VALUE} := {WATCHED}({t}, lambda: ({a}))) == ({b}), \
+                                     {JOINT_VALUE})"
+                                )
                             };
-                            Assignment {
+                            Box::new(Assignment {
                                 target,
                                 value: expr(value.clone()),
-                                joint: Some(expr(joint)),
-                            }
+                                joint: Some(Joint {
+                                    expr: expr(joint),
+                                    target: param,
+                                }),
+                            })
                         }),
                 },
             ),
@@ -2704,6 +2714,9 @@ fn bits_of(value: &str, target: &str) -> String {
 /// The name an [`Assignment::joint`] expression keeps its value side's value under (a
 /// name of thicket's, in the expression's own scope).
 const JOINT_VALUE: &str = "__thicket_value";
+
+/// The function a [`Joint`] expression calls its value side through (see [`Joint`]).
+const WATCHED: &str = "__thicket_watched";
 
 /// For `texts` the two sides of an equality: the tree argument a repair writes into,
 /// its parameter, and which side (0 or 1) is the value written.
