@@ -126,10 +126,11 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         let runs = (files.len() - unreadable - not_run) as u64;
         eprintln!(
             "warning: {}",
-            crate::fuzz::held_output_warning(judge.executor().held_output_runs(), runs)
+            thicket_exec::plain::held_output_warning(judge.executor().held_output_runs(), runs)
         );
     }
-    if let Some(warning) = crate::fuzz::nothing_covered(&summary, &judge.executor().describe())
+    if let Some(warning) = summary
+        .nothing_covered_warning(&judge.executor().describe())
         .filter(|_| !files.is_empty())
     {
         eprintln!("warning: {warning}");
@@ -228,7 +229,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                     .values()
                     .filter(|(k, ..)| !rejected(k) && *k != FailureKind::Hang)
                     .count();
-                eprintln!("note: {}", crate::fuzz::rejection_note(r, others));
+                eprintln!("note: {}", r.note(others));
             }
         }
     }

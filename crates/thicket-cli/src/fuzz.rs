@@ -11,10 +11,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use thicket_driver::Skipped;
-use thicket_exec::CoverageKind;
 use thicket_fuzz::choice::StrategyChoice;
 use thicket_fuzz::whitebox::Search;
-use thicket_fuzz::{Campaign, FuzzConfig, Stats};
+use thicket_fuzz::{Campaign, FuzzConfig};
 use thicket_gen::Generator;
 
 /// Arguments of `thicket fuzz`.
@@ -564,7 +563,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     let json = args.json_stats;
     let mut last_json = std::time::Instant::now();
     let result = campaign.run(&stop, |stats| {
-        bar.set_message(status_line(stats));
+        bar.set_message(thicket_fuzz::report::status_line(stats));
         if json && last_json.elapsed() >= Duration::from_secs(1) {
             last_json = std::time::Instant::now();
             println!("{}", serde_json::to_string(stats).expect("stats serialize"));
@@ -588,7 +587,11 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             serde_json::to_string(&stats).expect("stats serialize")
         );
     }
-    print_summary(&stats, &args.out_dir(), stop.load(Ordering::SeqCst));
+    for line in
+        thicket_fuzz::report::summary_lines(&stats, &args.out_dir(), stop.load(Ordering::SeqCst))
+    {
+        eprintln!("{line}");
+    }
     if args.strategy.search().is_some() {
         for line in thicket_fuzz::whitebox::summary_lines(&stats.strategy_stats) {
             eprintln!("thicket: {line}");
@@ -636,225 +639,4 @@ fn status_bar() -> indicatif::ProgressBar {
 pub fn campaign_seed(seed: Option<u64>, resume: bool, out: &std::path::Path) -> u64 {
     seed.or_else(|| resume.then(|| thicket_fuzz::recorded_seed(out)).flatten())
         .unwrap_or_else(|| crate::shared::seed_or_draw(None))
-}
-
-fn status_line(stats: &Stats) -> String {
-    let mut line = format!(
-        "{} execs ({:.0}/s) | {} | queue {} | failures {} distinct ({} files) | hangs {}",
-        stats.execs,
-        stats.execs_per_sec,
-        stats.coverage.headline(),
-        stats.queue,
-        stats.distinct_failures,
-        stats.crash_files,
-        stats.hang_files
-    );
-    if stats.hangs_dismissed > 0 {
-        line.push_str(&format!(" (+{} dismissed)", stats.hangs_dismissed));
-    }
-    if stats.restarts > 0 {
-        line.push_str(&format!(" | restarts {}", stats.restarts));
-    }
-    line.push_str(&format!(
-        " | own {:.0} us/exec | mean input {:.0} B (queue {:.0} B)",
-        stats.own_us_per_exec, stats.mean_input_size, stats.mean_queue_input_size
-    ));
-    line
-}
-
-fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
-    eprintln!(
-        "thicket fuzz: {}{} execs in {:.1} s ({:.0}/s): {}, {} kept, {} distinct failures \
-         ({} files in crashes/), {} hangs -> {}",
-        if interrupted {
-            "interrupted after "
-        } else {
-            ""
-        },
-        stats.execs,
-        stats.elapsed_s,
-        stats.execs_per_sec,
-        stats.coverage.headline(),
-        stats.queue,
-        stats.distinct_failures,
-        stats.crash_files,
-        stats.hang_files,
-        out.display()
-    );
-    if stats.hangs_dismissed > 0 {
-        eprintln!(
-            "thicket: {} candidate hangs ended when re-run with a longer limit and were not saved",
-            stats.hangs_dismissed
-        );
-    }
-    print_failures(&stats.failures, stats.likely_rejection.as_ref());
-    if stats.unsolved_rounds > 0 {
-        eprintln!(
-            "thicket: {} of {} rounds made no input that satisfies the constraints within the \
-             solver's budget, and ran nothing",
-            stats.unsolved_rounds, stats.rounds
-        );
-    }
-    if stats.unencodable_rounds > 0 {
-        eprintln!(
-            "thicket: {} of {} rounds made a tree whose bit fields fill no whole byte (no \
-             input), and ran nothing",
-            stats.unencodable_rounds, stats.rounds
-        );
-    }
-    if let Some(warning) =
-        nothing_covered(&stats.coverage, &stats.executor).filter(|_| stats.execs > 0)
-    {
-        eprintln!("warning: {warning}");
-    } else if stats.empty_coverage_runs > 0 && stats.coverage.kind == CoverageKind::Python {
-        eprintln!(
-            "warning: {} of {} executions reported no coverage at all",
-            stats.empty_coverage_runs, stats.execs
-        );
-    }
-    if stats.restarts > 0 && stats.restarts * 20 > stats.execs {
-        eprintln!(
-            "warning: the target's process was restarted {} times in {} executions (after \
-             hangs and deaths, e.g. os._exit or System.exit): each restart costs start-up time, which is \
-             why executions were slow",
-            stats.restarts, stats.execs
-        );
-    }
-    if stats.held_output_runs > 0 {
-        eprintln!(
-            "warning: {}",
-            held_output_warning(stats.held_output_runs, stats.execs)
-        );
-    }
-    if stats.executor_errors > 0 {
-        eprintln!(
-            "warning: the executor failed {} times and recovered",
-            stats.executor_errors
-        );
-    }
-}
-
-/// The warning for runs that all reported no coverage of the code under test: the
-/// include patterns match nothing that ran (Python and Java targets).
-pub fn nothing_covered(coverage: &thicket_exec::CoverageSummary, executor: &str) -> Option<String> {
-    let (what, option) = match coverage.kind {
-        CoverageKind::Python if coverage.lines == Some(0) => ("nothing", "--python-include"),
-        CoverageKind::Java if coverage.methods == Some(0) => ("no class", "--java-includes"),
-        _ => return None,
-    };
-    Some(format!(
-        "no execution reported any coverage: {what} that the include patterns match ran \
-         ({executor}); set {option} to the code under test"
-    ))
-}
-
-/// The warning for runs whose output a process the target left behind held open.
-pub fn held_output_warning(runs: u64, of: u64) -> String {
-    format!(
-        "the target left a process holding its output open (in {runs} of {of} runs): a run \
-         ends when the target ends, so thicket ended what it left behind and read its \
-         output for at most {} ms more (close stdout and stderr in processes the target \
-         leaves running)",
-        thicket_exec::plain::OUTPUT_GRACE.as_millis()
-    )
-}
-
-/// The failures of a campaign, one line each; those of a likely rejection last, as one
-/// line, and a note that says what they probably are.
-pub fn print_failures(
-    failures: &[thicket_fuzz::FailureRecord],
-    rejection: Option<&thicket_exec::LikelyRejection>,
-) {
-    let (rejected, others): (Vec<_>, Vec<_>) = failures
-        .iter()
-        .partition(|f| rejection.is_some_and(|r| r.covers(&f.kind)));
-    for f in &others {
-        eprintln!("  {} ({} runs): {}", f.key, f.count, f.file);
-    }
-    let (Some(r), Some(first)) = (rejection, rejected.first()) else {
-        return;
-    };
-    eprintln!(
-        "  {} {}: {} distinct failures ({} runs), likely rejections: {}{}",
-        r.language,
-        r.class,
-        r.distinct_failures,
-        r.runs,
-        first.file,
-        match rejected.len() {
-            1 => String::new(),
-            n => format!(" and {} more", n - 1),
-        }
-    );
-    let other_failures = others
-        .iter()
-        .filter(|f| f.kind != thicket_exec::FailureKind::Hang)
-        .count();
-    eprintln!("note: {}", rejection_note(r, other_failures));
-}
-
-/// What a likely rejection probably is, and the option that sets it aside.
-pub fn rejection_note(r: &thicket_exec::LikelyRejection, other_failures: usize) -> String {
-    let why = match r.reason {
-        thicket_exec::RejectionReason::OwnErrorType => "the target's own error type",
-        thicket_exec::RejectionReason::Dominant => "raised in nearly every failing run",
-    };
-    format!(
-        "{} of {} distinct failures ({} of {} failing runs) are {}, {why}: likely how the \
-         target rejects invalid input rather than bugs. If so, pass --expected-exception {} \
-         so that {}.",
-        r.distinct_failures,
-        r.distinct_failures + other_failures,
-        r.runs,
-        r.failing_runs,
-        r.class,
-        r.class,
-        match other_failures {
-            0 => "real failures stand out".to_string(),
-            1 => "the other failure stands out".to_string(),
-            n => format!("the {n} other failures stand out"),
-        }
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use thicket_exec::CoverageSummary;
-
-    #[test]
-    fn nothing_covered_names_the_include_option_of_the_target_kind() {
-        let python = CoverageSummary {
-            kind: CoverageKind::Python,
-            lines: Some(0),
-            ..CoverageSummary::default()
-        };
-        assert_eq!(
-            nothing_covered(&python, "python json:loads").as_deref(),
-            Some(
-                "no execution reported any coverage: nothing that the include patterns match \
-                 ran (python json:loads); set --python-include to the code under test"
-            )
-        );
-        let java = CoverageSummary {
-            kind: CoverageKind::Java,
-            methods: Some(0),
-            ..CoverageSummary::default()
-        };
-        assert!(
-            nothing_covered(&java, "java")
-                .unwrap()
-                .contains("no class that")
-        );
-        let covered = CoverageSummary {
-            lines: Some(3),
-            ..python
-        };
-        assert_eq!(nothing_covered(&covered, "python json:loads"), None);
-        let edges = CoverageSummary {
-            kind: CoverageKind::Edges,
-            ..CoverageSummary::default()
-        };
-        assert_eq!(nothing_covered(&edges, "afl"), None);
-    }
 }
