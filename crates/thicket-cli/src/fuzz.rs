@@ -11,9 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use thicket_driver::Skipped;
+use thicket_fuzz::FuzzConfig;
 use thicket_fuzz::choice::StrategyChoice;
-use thicket_fuzz::whitebox::Search;
-use thicket_fuzz::{Campaign, FuzzConfig};
+use thicket_fuzz::setup::CampaignParts;
+use thicket_fuzz::strategy::Encoding;
 use thicket_gen::Generator;
 
 /// Arguments of `thicket fuzz`.
@@ -64,7 +65,7 @@ pub struct FuzzArgs {
     sync_dir: Option<PathBuf>,
 
     /// This instance's name in --sync-dir.
-    #[arg(long, value_name = "NAME", requires = "sync_dir", value_parser = instance_name)]
+    #[arg(long, value_name = "NAME", requires = "sync_dir", value_parser = thicket_fuzz::setup::instance_name)]
     name: Option<String>,
 
     /// Time between two imports from --sync-dir: `30s`, `5m`.
@@ -197,7 +198,7 @@ pub struct FuzzArgs {
 
     /// With the whitebox strategies: token counts of the seeds (and of blackbox-tokens
     /// inputs), `MIN-MAX`.
-    #[arg(long, value_name = "MIN-MAX", default_value = "15-20", value_parser = token_range)]
+    #[arg(long, value_name = "MIN-MAX", default_value = "15-20", value_parser = thicket_fuzz::setup::token_range)]
     seed_tokens: (usize, usize),
 
     /// With the whitebox strategies: the token rules, comma-separated [default:
@@ -220,31 +221,6 @@ pub struct FuzzArgs {
 
     #[command(flatten)]
     target: TargetArgs,
-}
-
-/// FdLoop's settings from the command line, or a usage error.
-fn fdloop_config(args: &FuzzArgs) -> Result<thicket_fuzz::strategy::FdLoopConfig, String> {
-    use thicket_fuzz::strategy::{FdLoopConfig, FitnessWeights};
-    let weights = match &args.fitness_weights {
-        Some(text) => {
-            FitnessWeights::parse(text).map_err(|e| format!("--fitness-weights `{text}`: {e}"))?
-        }
-        None => FitnessWeights::for_goal(&args.goal, args.ignore_goal)?,
-    };
-    if !(args.mappings_max.is_finite() && args.mappings_max >= 1.0) {
-        return Err("--mappings-max must be a number >= 1".into());
-    }
-    let defaults = FdLoopConfig::default();
-    Ok(FdLoopConfig {
-        population: args.population.map_or(defaults.population, |n| n as usize),
-        evogfuzz_population: args
-            .population
-            .map_or(defaults.evogfuzz_population, |n| n as usize),
-        generations: args.generations,
-        weights,
-        mappings_max: args.mappings_max,
-        ..defaults
-    })
 }
 
 /// Seed trees for the learning strategies: the inputs in `paths` that parse (others
@@ -281,37 +257,19 @@ fn seed_trees(
     Ok(trees)
 }
 
-/// Reads `MIN-MAX` (or one number).
-fn token_range(text: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("`{text}` is not a token count range MIN-MAX, e.g. 15-20");
-    let (a, b) = text.split_once('-').unwrap_or((text, text));
-    let (a, b) = (
-        a.trim().parse().map_err(|_| bad())?,
-        b.trim().parse().map_err(|_| bad())?,
-    );
-    if a > b || b == 0 {
-        return Err(bad());
-    }
-    Ok((a, b))
-}
-
-/// An instance name: a plain file name, not hidden.
-fn instance_name(text: &str) -> Result<String, String> {
-    if text.is_empty()
-        || text.starts_with('.')
-        || !text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-    {
-        return Err(format!(
-            "`{text}` is not an instance name: use letters, digits, `.`, `_` and `-`, not \
-             starting with `.`"
-        ));
-    }
-    Ok(text.to_string())
-}
-
 impl FuzzArgs {
+    /// FdLoop's settings as given.
+    fn fdloop(&self) -> thicket_fuzz::setup::FdLoopOptions<'_> {
+        thicket_fuzz::setup::FdLoopOptions {
+            goal: &self.goal,
+            ignore_goal: self.ignore_goal,
+            fitness_weights: self.fitness_weights.as_deref(),
+            population: self.population,
+            generations: self.generations,
+            mappings_max: self.mappings_max,
+        }
+    }
+
     /// The campaign's output folder: -o, or DIR/NAME with --sync-dir.
     fn out_dir(&self) -> PathBuf {
         match (&self.output, &self.sync_dir, &self.name) {
@@ -337,37 +295,22 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     // The whitebox searches run in the coverage campaign's loop (its output, stats,
     // budgets); the options of the other strategies do not apply.
     let kind = args.strategy.kind();
-    let fdloop = match fdloop_config(&args) {
+    let given = thicket_fuzz::setup::OptionsGiven {
+        no_feedback: args.no_feedback,
+        mutate_share: args.mutate_share.is_some(),
+        valid_only: args.valid_only,
+        constraints: !constraints.is_empty(),
+        sync: args.sync_dir.is_some(),
+        seeds: !args.seeds.is_empty(),
+    };
+    let checked = args.fdloop().config();
+    let fdloop = match checked.and_then(|fdloop| given.check(args.strategy).map(|()| fdloop)) {
         Ok(config) => config,
         Err(e) => {
             eprintln!("error: {e}");
             return Ok(exit::USAGE);
         }
     };
-    if kind != StrategyKind::Coverage {
-        for (given, option) in [
-            (args.no_feedback, "--no-feedback"),
-            (args.mutate_share.is_some(), "--mutate-share"),
-            (args.valid_only, "--valid-only"),
-            (!constraints.is_empty(), "constraints"),
-            (args.sync_dir.is_some(), "--sync-dir"),
-        ] {
-            if given {
-                eprintln!(
-                    "error: {option} applies to --strategy coverage only, not to --strategy {}",
-                    args.strategy.name()
-                );
-                return Ok(exit::USAGE);
-            }
-        }
-    }
-    if !args.seeds.is_empty() && !kind.learns() {
-        eprintln!(
-            "error: --seeds is for the strategies that learn probabilities (probabilistic, \
-             inverse, evogfuzz, fdloop)"
-        );
-        return Ok(exit::USAGE);
-    }
     // The new strategies choose uniformly (random: Tribble's baseline) or by the
     // probabilities, which size steering would skew: --target-size defaults to 0.
     let config = if kind == StrategyKind::Coverage {
@@ -395,33 +338,16 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     };
     if let Some(solver) = &solver {
         let n = solver.constraints().len();
-        eprintln!(
-            "thicket: generated inputs satisfy {n} constraint{} (--no-constraints ignores \
-             them); {}",
-            if n == 1 { "" } else { "s" },
-            if args.valid_only {
-                "mutants are repaired to satisfy them"
-            } else if args.no_feedback {
-                "nothing is mutated"
-            } else {
-                "mutants may violate them (--valid-only repairs them)"
-            }
-        );
+        let note = thicket_fuzz::setup::constraints_note(n, args.valid_only, args.no_feedback);
+        eprintln!("thicket: {note}");
     }
-    if args
-        .strategy
-        .search()
-        .is_some_and(Search::needs_token_trace)
-        && args.target.tokenizer.is_none()
-    {
-        eprintln!(
-            "error: --strategy whitebox needs the target's token comparisons: give --python \
-             with --tokenizer MODULE:CALLABLE (e.g. esprima.scanner:Scanner.lex)"
-        );
-        return Ok(exit::USAGE);
-    }
-    if args.strategy.search().is_some() && (args.resume || args.sync_dir.is_some()) {
-        eprintln!("error: --resume and --sync-dir work with --strategy coverage only");
+    if let Err(e) = thicket_fuzz::setup::check_whitebox(
+        args.strategy,
+        args.target.tokenizer.is_some(),
+        args.resume,
+        args.sync_dir.is_some(),
+    ) {
+        eprintln!("error: {e}");
         return Ok(exit::USAGE);
     }
     let classifier = args.target.classifier()?;
@@ -436,11 +362,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     if input_grammar.packs_bits() && args.strategy.search().is_some() {
-        eprintln!(
-            "error: {} has bit fields; the whitebox searches put text tokens together \
-             and do not pack bits (use --strategy coverage)",
-            spec.source.name()
-        );
+        let error = thicket_fuzz::setup::whitebox_packed_bits_error(spec.source.name());
+        eprintln!("error: {error}");
         return Ok(exit::USAGE);
     }
     let packed = match crate::shared::encoding_for(&spec, &input_grammar) {
@@ -482,21 +405,6 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     }
     // Borrowed by a whitebox search, so made before the campaign.
     let tokens;
-    let judge = thicket_exec::Judge::new(executor, classifier);
-    let encoding = packed
-        .as_ref()
-        .map(|p| p as &dyn thicket_fuzz::strategy::Encoding);
-    let mut campaign =
-        match Campaign::with_encoding(&generator, judge, fuzz_config, &args.out_dir(), encoding) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit::FAILURE);
-            }
-        };
-    if let Some(solver) = &solver {
-        campaign = campaign.with_solver(solver);
-    }
     let whitebox = match args.strategy.search() {
         Some(search) => {
             tokens = match crate::solve_tokens::tokens_of(&spec.grammar, &args.tokens) {
@@ -517,25 +425,23 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
         None => None,
     };
-    let strategy = match args
-        .strategy
-        .build(&generator, &seeds, fdloop, whitebox, seed)
-    {
-        Ok(strategy) => strategy,
+    let parts = CampaignParts {
+        generator: &generator,
+        solver: solver.as_ref(),
+        encoding: packed.as_ref().map(|p| p as &dyn Encoding),
+        strategy: args.strategy,
+        seeds: &seeds,
+        fdloop,
+        whitebox,
+    };
+    let judge = thicket_exec::Judge::new(executor, classifier);
+    let mut campaign = match parts.campaign(judge, fuzz_config, &args.out_dir()) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return Ok(exit::FAILURE);
         }
     };
-    if let Some(strategy) = strategy {
-        campaign = match campaign.with_strategy(strategy) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit::FAILURE);
-            }
-        };
-    }
     eprintln!("thicket: {}", campaign.stats().executor);
     if args.resume {
         eprintln!(
