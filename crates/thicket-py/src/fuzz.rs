@@ -749,18 +749,10 @@ fn campaign(
     };
     // Fandango's bit fields: each tree runs as its bits packed into bytes (as `thicket
     // fuzz` runs them), and inputs not made from a tree are read one bit at a time.
-    let layout = thicket_fandango::BitLayout::new(grammar, &loaded.spec.fandango.bit_terminals);
-    let unpacked = thicket_fandango::unpacked_grammar(&loaded.spec).map_err(RunError::Spec)?;
-    let packed = match (&layout, &unpacked) {
-        (Some(layout), Some(unpacked)) => Some(thicket_fandango::PackedBits {
-            layout,
-            grammar,
-            unpacker: unpacked
-                .parser(Default::default())
-                .map_err(|e| RunError::Campaign(e.to_string()))?,
-        }),
-        _ => None,
-    };
+    let input_grammar = thicket_driver::InputGrammar::new(&loaded.spec).map_err(RunError::Spec)?;
+    let packed = input_grammar
+        .encoding(Default::default())
+        .map_err(|e| RunError::Campaign(e.to_string()))?;
     let encoding = packed
         .as_ref()
         .map(|p| p as &dyn thicket_fuzz::strategy::Encoding);
