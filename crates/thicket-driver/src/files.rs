@@ -52,6 +52,18 @@ impl Input {
     }
 }
 
+/// Every input's name and text, each read whole under `max` bytes; the first that
+/// cannot be read is the error (its message names the file).
+pub fn read_all(inputs: &[Input], max: u64) -> Result<(Vec<String>, Vec<Vec<u8>>), String> {
+    let mut names = Vec::with_capacity(inputs.len());
+    let mut texts = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        texts.push(input.read(max)?);
+        names.push(input.name());
+    }
+    Ok((names, texts))
+}
+
 /// Reads the file at `path` (`-`: stdin) whole, refusing more than `max` bytes; the
 /// message names `option`, which raises the limit.
 pub fn read_path(path: &Path, max: u64, option: &str) -> Result<Vec<u8>, String> {
