@@ -16,6 +16,8 @@
 //!   ([`thicket_fandango::Unpacker`]), as its text otherwise;
 //! - [`files`]: the input files of a command (files, folders expanded in path order,
 //!   stdin), each read whole under a size cap;
+//! - [`parsed`]: what `thicket parse` makes of one input (parsed, counted, listed,
+//!   rendered or left to be streamed) and the JSON line of an input that failed;
 //! - [`output`]: generated inputs written as `thicket generate` writes them (a file
 //!   each, or framed on one stream, raw or as JSON lines with their trees), counted;
 //! - [`kpath`]: k-path production of a loaded spec, repaired under its constraints;
@@ -28,6 +30,7 @@ pub mod files;
 pub mod kpath;
 mod load;
 pub mod output;
+pub mod parsed;
 mod produce;
 mod read;
 pub mod workers;
