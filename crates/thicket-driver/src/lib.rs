@@ -14,6 +14,8 @@
 //! - [`InputGrammar`] and [`InputReader`]: an input file read into the spec's tree,
 //!   bit by bit when the spec packs bit fields into bytes
 //!   ([`thicket_fandango::Unpacker`]), as its text otherwise;
+//! - [`checked`]: an input checked against the spec's grammar and constraints, its
+//!   violations explained, as `thicket check` reports them;
 //! - [`files`]: the input files of a command (files, folders expanded in path order,
 //!   stdin), each read whole under a size cap;
 //! - [`parsed`]: what `thicket parse` makes of one input (parsed, counted, listed,
@@ -26,6 +28,7 @@
 
 #![warn(missing_docs)]
 
+pub mod checked;
 pub mod files;
 pub mod kpath;
 mod load;
