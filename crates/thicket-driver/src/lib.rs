@@ -18,6 +18,8 @@
 //!   violations explained, as `thicket check` reports them;
 //! - [`files`]: the input files of a command (files, folders expanded in path order,
 //!   stdin), each read whole under a size cap;
+//! - [`kcover`]: the k-path coverage of a set of input files, its growth curve and
+//!   its report as data (`thicket cover`);
 //! - [`parsed`]: what `thicket parse` makes of one input (parsed, counted, listed,
 //!   rendered or left to be streamed) and the JSON line of an input that failed;
 //! - [`output`]: generated inputs written as `thicket generate` writes them (a file
@@ -30,6 +32,7 @@
 
 pub mod checked;
 pub mod files;
+pub mod kcover;
 pub mod kpath;
 mod load;
 pub mod output;
