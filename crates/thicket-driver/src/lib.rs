@@ -25,6 +25,8 @@
 //! - [`output`]: generated inputs written as `thicket generate` writes them (a file
 //!   each, or framed on one stream, raw or as JSON lines with their trees), counted;
 //! - [`kpath`]: k-path production of a loaded spec, repaired under its constraints;
+//! - [`runs`]: a set of input files run through a program's judge, tallied, with the
+//!   growth of their coverage and the report as data (`thicket coverage`);
 //! - [`workers`]: a parallel fuzzing campaign, N campaign processes sharing their
 //!   finds through one folder, their figures combined.
 
@@ -39,6 +41,7 @@ pub mod output;
 pub mod parsed;
 mod produce;
 mod read;
+pub mod runs;
 pub mod workers;
 
 pub use load::{Compiled, LoadError, SpecFile};
