@@ -24,7 +24,10 @@
 //!   rendered or left to be streamed) and the JSON line of an input that failed;
 //! - [`output`]: generated inputs written as `thicket generate` writes them (a file
 //!   each, or framed on one stream, raw or as JSON lines with their trees), counted;
-//! - [`kpath`]: k-path production of a loaded spec, repaired under its constraints;
+//! - [`kpath`]: k-path production of a loaded spec, repaired under its constraints,
+//!   and what it covered and missed;
+//! - [`ended`]: how a run of generated inputs ended against what was asked (a small
+//!   language's distinct inputs, the reason for a shortfall);
 //! - [`runs`]: a set of input files run through a program's judge, tallied, with the
 //!   growth of their coverage and the report as data (`thicket coverage`);
 //! - [`workers`]: a parallel fuzzing campaign, N campaign processes sharing their
@@ -33,6 +36,7 @@
 #![warn(missing_docs)]
 
 pub mod checked;
+pub mod ended;
 pub mod files;
 pub mod kcover;
 pub mod kpath;
