@@ -7,8 +7,9 @@ use crate::spec::{ConstraintArgs, SpecArgs};
 use clap::Args;
 use std::io::Write;
 use thicket_constraint::Checker;
+use thicket_driver::checked::Checked as Verdict;
 use thicket_driver::files::for_each_batch;
-use thicket_parse::{ParseConfig, ParseError};
+use thicket_parse::ParseConfig;
 
 /// Arguments of `thicket check`.
 #[derive(Args, Debug)]
@@ -63,17 +64,6 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     jobs: crate::shared::JobsArgs,
-}
-
-enum Verdict {
-    Valid,
-    /// Rendered text and JSON of each violation.
-    Invalid(Vec<(String, serde_json::Value)>),
-    NotInLanguage(String, serde_json::Value),
-    /// Could not be read (the message names the file).
-    Unreadable(String),
-    /// Its chart did not fit in memory (the message names the limit).
-    OutOfMemory(String),
 }
 
 /// Runs `thicket check`.
@@ -131,48 +121,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     for_each_batch(
         &inputs,
         &pool,
-        |input| {
-            let text = match input.read(args.inputs.max_input_size) {
-                Ok(text) => text,
-                Err(e) => return Verdict::Unreadable(e),
-            };
-            // The chart's memory is free again before checking needs its own.
-            match reader.read(&text) {
-                Ok(tree) => {
-                    if args.quiet {
-                        return if checker.check(&tree).is_empty() {
-                            Verdict::Valid
-                        } else {
-                            Verdict::Invalid(Vec::new())
-                        };
-                    }
-                    let violations = checker.explain(&tree);
-                    if violations.is_empty() {
-                        Verdict::Valid
-                    } else {
-                        Verdict::Invalid(
-                            violations
-                                .iter()
-                                .map(|v| (checker.render(v, &tree), checker.to_json(v, &tree)))
-                                .collect(),
-                        )
-                    }
-                }
-                Err(ParseError::Rejected(r)) => Verdict::NotInLanguage(
-                    format!("not in the language: {r}\n{}", r.excerpt(&text)),
-                    // The same error object as `thicket parse --format json`.
-                    serde_json::json!({
-                        "message": r.to_string(),
-                        "offset": r.offset, "line": r.line, "column": r.column,
-                        "found": r.found, "expected": r.expected, "rules": r.rules,
-                    }),
-                ),
-                Err(e @ ParseError::OutOfMemory { .. }) => Verdict::OutOfMemory(e.to_string()),
-                Err(e @ ParseError::TooComplex { .. }) => Verdict::NotInLanguage(
-                    e.to_string(),
-                    serde_json::json!({"message": e.to_string()}),
-                ),
-            }
+        |input| match input.read(args.inputs.max_input_size) {
+            Ok(text) => Verdict::check(&reader, &checker, &text, !args.quiet),
+            Err(e) => Verdict::Unreadable(e),
         },
         |batch, verdicts: Vec<Verdict>| {
             for (input, verdict) in batch.iter().zip(&verdicts) {
@@ -185,17 +136,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                         unreadable += 1;
                         // A read error names its file already; running out of memory
                         // does not.
-                        let (shown, kind) = match verdict {
-                            Verdict::Unreadable(_) => (message.clone(), "unreadable"),
-                            _ => (format!("{name}: {message}"), "out_of_memory"),
+                        let shown = match verdict {
+                            Verdict::Unreadable(_) => message.clone(),
+                            _ => format!("{name}: {message}"),
                         };
                         eprintln!("error: {shown}");
                         if args.json && !args.quiet {
-                            let mut error = serde_json::json!({"message": message});
-                            error[kind] = true.into();
-                            let line =
-                                serde_json::json!({"file": name, "valid": false, "error": error});
-                            writeln!(out, "{line}")?;
+                            writeln!(out, "{}", verdict.json_line(&name))?;
                         }
                         continue;
                     }
@@ -204,22 +151,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                     continue;
                 }
                 if args.json {
-                    let line = match verdict {
-                        Verdict::Valid => {
-                            serde_json::json!({"file": name, "valid": true, "violations": []})
-                        }
-                        Verdict::Invalid(v) => serde_json::json!({
-                            "file": name, "valid": false,
-                            "violations": v.iter().map(|(_, j)| j.clone()).collect::<Vec<_>>(),
-                        }),
-                        Verdict::NotInLanguage(_, e) => {
-                            serde_json::json!({"file": name, "valid": false, "error": e})
-                        }
-                        Verdict::Unreadable(_) | Verdict::OutOfMemory(_) => {
-                            unreachable!("reported above")
-                        }
-                    };
-                    writeln!(out, "{line}")?;
+                    writeln!(out, "{}", verdict.json_line(&name))?;
                     continue;
                 }
                 match verdict {

@@ -9,16 +9,15 @@ use crate::spec::SpecArgs;
 use crate::target::TargetArgs;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thicket_codeine::learning::{Focus, Inputs, LearnError, LearnEvent, Learning, Scores};
-use thicket_codeine::{CoverageMatrix, FeatureTable, LearnConfig, Model, ModelFileError};
+use thicket_codeine::{CoverageMatrix, LearnConfig, Model, ModelFileError, Prediction};
 use thicket_cover::KPathGraph;
 use thicket_driver::{InputGrammar, InputReader};
 use thicket_exec::Judge;
 
-/// Which named locations to learn.
+/// Which named locations to learn (see [`thicket_codeine::LocationKinds`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LocationKinds {
     /// Functions and methods.
@@ -27,6 +26,16 @@ pub enum LocationKinds {
     Lines,
     /// Both.
     All,
+}
+
+impl LocationKinds {
+    fn kinds(self) -> thicket_codeine::LocationKinds {
+        match self {
+            LocationKinds::Functions => thicket_codeine::LocationKinds::Functions,
+            LocationKinds::Lines => thicket_codeine::LocationKinds::Lines,
+            LocationKinds::All => thicket_codeine::LocationKinds::All,
+        }
+    }
 }
 
 /// Arguments of `thicket learn-coverage`.
@@ -157,21 +166,10 @@ pub struct LearnArgs {
 /// Reads every input (an error names the file).
 fn read_inputs(args: &InputArgs) -> Result<(Vec<String>, Vec<Vec<u8>>), u8> {
     let files = args.collect_or_report(false)?;
-    let mut names = Vec::with_capacity(files.len());
-    let mut texts = Vec::with_capacity(files.len());
-    for f in &files {
-        match f.read(args.max_input_size) {
-            Ok(t) => {
-                names.push(f.name());
-                texts.push(t);
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Err(exit::FAILURE);
-            }
-        }
-    }
-    Ok((names, texts))
+    thicket_driver::files::read_all(&files, args.max_input_size).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::FAILURE
+    })
 }
 
 /// A reader of many small inputs: no helper thread per parse (`shared::reader_for`
@@ -198,17 +196,6 @@ fn input_paths(
     reader.paths_in_any_parse(graph, text, k).ok()
 }
 
-/// Runs every input through the judge (see `thicket_codeine::run`).
-fn coverage_matrix(
-    mut judge: Judge,
-    names: &[String],
-    texts: &[Vec<u8>],
-) -> anyhow::Result<CoverageMatrix> {
-    Ok(thicket_codeine::run::coverage_matrix(
-        &mut judge, names, texts,
-    )?)
-}
-
 /// Runs `thicket learn-coverage`.
 pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     let spec = match args.spec.load() {
@@ -226,12 +213,8 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         return Ok(exit::FAILURE);
     }
     let pool = args.jobs.pool()?;
-    let kinds = args.locations;
-    let keep = |name: &str| match kinds {
-        LocationKinds::All => true,
-        LocationKinds::Functions => name.starts_with("function ") || name.starts_with("method "),
-        LocationKinds::Lines => name.starts_with("line "),
-    };
+    let kinds = args.locations.kinds();
+    let keep = |name: &str| kinds.keeps(name);
     let input_grammar = match crate::shared::input_grammar(&spec) {
         Ok(grammar) => grammar,
         Err(code) => return Ok(code),
@@ -339,7 +322,7 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
             covering,
             inputs,
         } => eprintln!("focus {location}: {covering} of {inputs} inputs cover it"),
-        LearnEvent::Round(round) => print_round(round),
+        LearnEvent::Round(round) => eprintln!("  {}", round.line()),
     });
     let learned = match learned {
         Ok(learned) => learned,
@@ -352,15 +335,12 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     let model = &learned.model;
     if let Some((name, refined)) = &learned.refined {
         if let Some(dir) = &args.save_inputs {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-            for (i, (text, hit)) in refined.added.iter().enumerate() {
-                let file = dir.join(format!("{i:06}-{}", if *hit { "hit" } else { "miss" }));
-                std::fs::write(&file, text)
-                    .with_context(|| format!("cannot write {}", file.display()))?;
-            }
+            refined.save_inputs(dir).map_err(anyhow::Error::msg)?;
         }
-        print_refined(name, refined, args.goal);
+        eprintln!("{}", refined.summary(name, args.goal));
+        if let Some(warning) = refined.no_tree_warning(name) {
+            eprintln!("warning: {warning}");
+        }
     }
     std::fs::write(&args.output, serde_json::to_vec(model)?)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
@@ -378,79 +358,10 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         learned.learning_time.as_secs_f64(),
         args.output.display()
     );
-    warn_few_positives(model);
+    if let Some(warning) = model.few_positives_warning() {
+        eprintln!("warning: {warning}");
+    }
     Ok(exit::OK)
-}
-
-/// Prints a refinement round.
-fn print_round(round: &thicket_codeine::Round) {
-    eprintln!(
-        "  {:>7?} round: {}/{} reached it ({:.1} %){}; {} executions, {} covering inputs",
-        round.phase,
-        round.hits,
-        round.inputs,
-        100.0 * round.hit_rate(),
-        if round.phase == thicket_codeine::Phase::Aimed {
-            format!(", {} satisfied their leaf", round.satisfied)
-        } else {
-            String::new()
-        },
-        round.executions,
-        round.positives
-    );
-}
-
-/// Prints what refining `name` towards `goal` did.
-fn print_refined(name: &str, refined: &thicket_codeine::Refined, goal: f64) {
-    eprintln!(
-        "focus {name}: {} after {} executions in {} rounds{}; paths up to k = {}",
-        if refined.reached_goal {
-            format!("goal {:.0} % reached", 100.0 * goal)
-        } else {
-            format!("goal {:.0} % NOT reached", 100.0 * goal)
-        },
-        refined.executions,
-        refined.rounds.len(),
-        refined
-            .rounds
-            .iter()
-            .rfind(|r| r.phase == thicket_codeine::Phase::Aimed)
-            .map(|r| format!(" (last aimed round: {}/{} reached it)", r.hits, r.inputs))
-            .unwrap_or_default(),
-        refined.k
-    );
-    if refined.location.is_none() {
-        eprintln!(
-            "warning: no input reached {name}: the model has no tree for it; give inputs \
-             that reach it, or a larger --execs"
-        );
-    }
-}
-
-/// The warning for trained locations with fewer covering inputs than
-/// [`thicket_codeine::MIN_POSITIVES`], and what to do about it.
-fn warn_few_positives(model: &Model) {
-    let few: Vec<&thicket_codeine::LocationModel> = model
-        .locations
-        .iter()
-        .filter(|l| l.too_few_positives())
-        .collect();
-    if few.is_empty() {
-        return;
-    }
-    eprintln!(
-        "warning: {} of {} trees learned from fewer than {} covering inputs (e.g. {}); such \
-         a tree describes what those inputs share, not the location: give more inputs that \
-         reach it, or refine one with --focus LOCATION and the program",
-        few.len(),
-        model.locations.len(),
-        thicket_codeine::MIN_POSITIVES,
-        few.iter()
-            .take(3)
-            .map(|l| format!("{} with {}", l.name, l.covered))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
 }
 
 /// Reads a model and the grammar it was learned on (`spec`, else the one it names),
@@ -466,7 +377,7 @@ pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_gr
                 "error: {}:{line}:{column}: not a thicket model: {message}",
                 path.display()
             ),
-            e => eprintln!("error: {}: {}", path.display(), model_error(&e)),
+            e => eprintln!("error: {}: {e}", path.display()),
         }
         exit::FAILURE
     })?;
@@ -491,19 +402,9 @@ pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_gr
             Err(exit::USAGE)
         }
         Err(e) => {
-            eprintln!("error: {}: {}", path.display(), model_error(&e));
+            eprintln!("error: {}: {e}", path.display());
             Err(exit::FAILURE)
         }
-    }
-}
-
-/// What is wrong with a model file, after its name.
-fn model_error(error: &ModelFileError) -> String {
-    match error {
-        ModelFileError::Unreadable(e) => e.to_string(),
-        ModelFileError::NotAModel { message, .. } => format!("not a thicket model: {message}"),
-        ModelFileError::OtherGrammar => "learned on another grammar".to_string(),
-        ModelFileError::Unusable(why) => format!("not a usable model: {why}"),
     }
 }
 
@@ -656,14 +557,6 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let graph = KPathGraph::new(&spec.grammar);
-    let ids = model.feature_ids();
-    let predicted: Vec<Option<Vec<usize>>> = texts
-        .par_iter()
-        .map(|t| {
-            let paths = input_paths(&reader, &graph, t, model.k)?;
-            Some(model.predict(&FeatureTable::row_with(&ids, &paths)))
-        })
-        .collect();
     let truth: Option<CoverageMatrix> = if let Some(path) = &args.truth {
         let m = CoverageMatrix::load(path).map_err(|e| anyhow::anyhow!(e))?;
         if m.inputs.len() != names.len() {
@@ -677,44 +570,28 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
         }
         Some(m)
     } else if args.target.python.is_some() || !args.target.command.is_empty() {
-        let judge = match args.target.executor_or_report(None) {
+        let mut judge = match args.target.executor_or_report(None) {
             Ok(e) => Judge::new(e, args.target.classifier()?),
             Err(code) => return Ok(code),
         };
-        Some(coverage_matrix(judge, &names, &texts)?)
+        Some(thicket_codeine::run::coverage_matrix(
+            &mut judge, &names, &texts,
+        )?)
     } else {
         None
     };
-    // Confusion counts over (input, trained location), parsed inputs only.
-    let scores = truth
-        .as_ref()
-        .map(|m| thicket_codeine::learning::score(&model, m, &predicted));
-    let rejected = predicted.iter().filter(|p| p.is_none()).count();
+    let prediction = Prediction::new(
+        &model,
+        &texts,
+        |t| input_paths(&reader, &graph, t, model.k),
+        truth.as_ref(),
+    );
+    let (predicted, rejected) = (&prediction.predicted, prediction.rejected());
     if args.json {
-        let inputs: Vec<serde_json::Value> = names
-            .iter()
-            .zip(&predicted)
-            .map(|(n, p)| match p {
-                Some(p) => serde_json::json!({"input": n, "covers": p.iter().map(|&i| &model.locations[i].name).collect::<Vec<_>>()}),
-                None => serde_json::json!({"input": n, "rejected": true}),
-            })
-            .collect();
-        let mut report = serde_json::json!({"inputs": inputs, "rejected": rejected, "locations": model.locations.len()});
-        if let Some(Scores {
-            accuracy,
-            precision,
-            recall,
-            confusion: [tp, fp, tn, fn_],
-        }) = scores
-        {
-            report["accuracy"] = accuracy.into();
-            report["precision"] = precision.into();
-            report["recall"] = recall.into();
-            report["confusion"] = serde_json::json!({"tp": tp, "fp": fp, "tn": tn, "fn": fn_});
-        }
+        let report = prediction.report(&model, &names);
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        for (n, p) in names.iter().zip(&predicted) {
+        for (n, p) in names.iter().zip(predicted) {
             match p {
                 Some(p) => println!(
                     "{n}: {}",
@@ -731,7 +608,7 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
             precision,
             recall,
             ..
-        }) = scores
+        }) = prediction.scores
         {
             println!(
                 "accuracy {accuracy:.3}, precision {precision:.3}, recall {recall:.3} over {} \

@@ -6,9 +6,9 @@ use anyhow::Context;
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
-use thicket_cover::{Coverage, KPathGraph};
-use thicket_driver::files::for_each_batch;
-use thicket_parse::{ParseConfig, ParseError};
+use thicket_cover::KPathGraph;
+use thicket_driver::kcover::{CoverageRun, Uncounted};
+use thicket_parse::ParseConfig;
 
 /// Arguments of `thicket cover`.
 #[derive(Args, Debug)]
@@ -89,153 +89,48 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
     };
     let graph = KPathGraph::new(grammar);
     let max_k = usize::from(args.k);
-    let totals: Vec<u128> = (1..=max_k).map(|k| graph.count(k)).collect();
     let inputs = match args.inputs.collect_or_report(false) {
         Ok(inputs) => inputs,
         Err(code) => return Ok(code),
     };
     let pool = args.jobs.pool()?;
-    // Each input's own coverage, in parallel, a batch at a time (the texts of a batch
-    // only); merged in input order for the curve. An error says whether the input could
-    // not be read (`true`) or was rejected.
-    let mut per_input: Vec<Result<Coverage, (bool, String)>> = Vec::with_capacity(inputs.len());
-    for_each_batch(
+    let run = CoverageRun::measure(
         &inputs,
         &pool,
-        |input| {
-            let text = input
-                .read(args.inputs.max_input_size)
-                .map_err(|e| (true, e))?;
-            let failed = |e| match e {
-                // Not counted, as an input that cannot be read.
-                ParseError::OutOfMemory { .. } => (true, format!("{}: {e}", input.name())),
-                e => (false, e.to_string()),
-            };
-            reader
-                .coverage(&graph, &text, max_k, args.all_parses)
-                .map_err(failed)
-        },
-        |_, results: Vec<_>| {
-            per_input.extend(results);
-            anyhow::Ok(())
-        },
-    )?;
-    let mut total = Coverage::new(max_k);
-    let mut curve: Vec<Vec<usize>> = Vec::with_capacity(inputs.len());
-    let (mut rejected, mut unreadable) = (0, 0);
-    for (input, own) in inputs.iter().zip(&per_input) {
+        &reader,
+        &graph,
+        max_k,
+        args.all_parses,
+        args.inputs.max_input_size,
+    );
+    for (input, own) in inputs.iter().zip(&run.per_input) {
         match own {
-            Ok(own) => total.merge(own),
-            Err((true, e)) => {
-                unreadable += 1;
-                eprintln!("error: {e} (not counted)");
-            }
-            Err((false, e)) => {
-                rejected += 1;
-                eprintln!("error: {}:{e} (not counted)", input.name());
+            Ok(_) => {}
+            Err(Uncounted::Unreadable(e)) => eprintln!("error: {e} (not counted)"),
+            Err(Uncounted::Rejected(e)) => {
+                eprintln!("error: {}:{e} (not counted)", input.name())
             }
         }
-        curve.push((1..=max_k).map(|k| total.covered(k)).collect());
     }
-    let fraction = |covered: usize, k: usize| {
-        if totals[k - 1] == 0 {
-            0.0
-        } else {
-            covered as f64 / totals[k - 1] as f64
-        }
-    };
+    let (total, totals) = (&run.total, &run.totals);
+    let (rejected, unreadable) = (run.rejected, run.unreadable);
+    let fraction = |covered: usize, k: usize| run.fraction(covered, k);
     let missing: Vec<Vec<String>> = if args.missing {
-        (1..=max_k)
-            .map(|k| total.missing(&graph, grammar, k, args.missing_limit))
-            .collect()
+        run.missing(&graph, grammar, args.missing_limit)
     } else {
         Vec::new()
     };
     if let Some(file) = &args.curve {
-        let mut csv = String::from("inputs");
-        for k in 1..=max_k {
-            csv.push_str(&format!(",k{k}"));
-        }
-        csv.push('\n');
-        for (i, row) in curve.iter().enumerate() {
-            csv.push_str(&(i + 1).to_string());
-            for (k, &covered) in row.iter().enumerate() {
-                csv.push_str(&format!(",{:.6}", fraction(covered, k + 1)));
-            }
-            csv.push('\n');
-        }
-        std::fs::write(file, csv).with_context(|| format!("cannot write {}", file.display()))?;
+        std::fs::write(file, run.curve_csv())
+            .with_context(|| format!("cannot write {}", file.display()))?;
     }
     if let Some(file) = &args.plot {
-        let series: Vec<Vec<f64>> = (1..=max_k)
-            .map(|k| curve.iter().map(|row| fraction(row[k - 1], k)).collect())
-            .collect();
-        crate::plot::growth_svg(file, spec.source.name(), &series)?;
+        crate::plot::growth_svg(file, spec.source.name(), &run.curve_series())?;
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {
-        // Typed rather than `json!`: totals are u128 and serde_json writes them as exact
-        // numbers (a `Value` cannot hold one beyond u64). Schema: docs/json-output.md.
-        #[derive(serde::Serialize)]
-        struct PerK<'a> {
-            k: usize,
-            covered: usize,
-            total: u128,
-            fraction: f64,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            missing: Option<&'a [String]>,
-        }
-        #[derive(serde::Serialize)]
-        struct PerInput<'a> {
-            file: String,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            covered: Option<Vec<usize>>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            error: Option<&'a str>,
-        }
-        #[derive(serde::Serialize)]
-        struct Report<'a> {
-            spec: &'a str,
-            inputs: usize,
-            rejected: usize,
-            unreadable: usize,
-            coverage: Vec<PerK<'a>>,
-            per_input: Vec<PerInput<'a>>,
-        }
-        let coverage = (1..=max_k)
-            .map(|k| PerK {
-                k,
-                covered: total.covered(k),
-                total: totals[k - 1],
-                fraction: fraction(total.covered(k), k),
-                missing: missing.get(k - 1).map(Vec::as_slice),
-            })
-            .collect();
-        let per_input = if args.per_input {
-            inputs
-                .iter()
-                .zip(&per_input)
-                .map(|(input, own)| PerInput {
-                    file: input.name(),
-                    covered: own
-                        .as_ref()
-                        .ok()
-                        .map(|own| (1..=max_k).map(|k| own.covered(k)).collect()),
-                    error: own.as_ref().err().map(|(_, e)| e.as_str()),
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let report = Report {
-            spec: spec.source.name(),
-            inputs: inputs.len(),
-            rejected,
-            unreadable,
-            coverage,
-            per_input,
-        };
+        let report = run.report(spec.source.name(), &inputs, &missing, args.per_input);
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         writeln!(
@@ -262,7 +157,7 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         }
         if args.per_input {
             writeln!(out)?;
-            for (input, own) in inputs.iter().zip(&per_input) {
+            for (input, own) in inputs.iter().zip(&run.per_input) {
                 let name = input.name();
                 match own {
                     Ok(own) => {
@@ -271,8 +166,8 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
                             .collect();
                         writeln!(out, "{name}: {}", cells.join(", "))?;
                     }
-                    Err((true, _)) => writeln!(out, "{name}: unreadable")?,
-                    Err((false, _)) => writeln!(out, "{name}: rejected")?,
+                    Err(Uncounted::Unreadable(_)) => writeln!(out, "{name}: unreadable")?,
+                    Err(Uncounted::Rejected(_)) => writeln!(out, "{name}: rejected")?,
                 }
             }
         }

@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
+use thicket_driver::runs::{Runs, Skip};
 use thicket_exec::{CoverageKind, FailureKind, Judge, Tally};
 
 /// Arguments of `thicket coverage`.
@@ -71,93 +72,51 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
     let parser = thicket_parse::Parser::new(&spec.grammar, Default::default())
         .map_err(|e| anyhow::anyhow!(e))?;
     let mut growth = match &args.growth {
-        Some(path) => {
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(path)
-                    .with_context(|| format!("cannot create {}", path.display()))?,
-            );
-            writeln!(f, "index,file,coverage,branches")?;
-            Some(f)
-        }
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        )),
         None => None,
     };
-    let mut tally = Tally::default();
-    let mut in_language = 0;
-    let mut unreadable = 0;
-    let mut not_run = 0;
-    for (index, file) in files.iter().enumerate() {
-        let bytes = match file.read(args.inputs.max_input_size) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                eprintln!("error: {e} (not run)");
-                unreadable += 1;
-                continue;
+    let runs = Runs::run(
+        &files,
+        &mut judge,
+        &parser,
+        args.inputs.max_input_size,
+        growth.as_mut().map(|g| g as &mut dyn Write),
+        &mut |skip| match skip {
+            Skip::Unreadable(e) => eprintln!("error: {e} (not run)"),
+            Skip::NotRun(file) => {
+                eprintln!("error: {}: the executor failed (not run)", file.name())
             }
-        };
-        in_language += usize::from(parser.recognize(&bytes).is_ok());
-        let Some(verdict) = judge.run(&bytes)? else {
-            eprintln!("error: {}: the executor failed (not run)", file.name());
-            not_run += 1;
-            continue;
-        };
-        tally.add(&judge, &verdict, || file.name());
-        if let Some(g) = &mut growth {
-            let (coverage, branches) = tally.figures(&judge);
-            writeln!(
-                g,
-                "{index},{},{coverage},{branches}",
-                csv_field(&file.name())
-            )?;
-        }
-    }
-    if let Some(mut g) = growth {
-        g.flush()?;
-    }
+        },
+    )?;
+    let (in_language, unreadable, not_run) = (runs.in_language, runs.unreadable, runs.not_run);
     let Tally {
         coverage: ref set,
         uncounted,
         failing,
         hangs,
         ref failures,
-    } = tally;
+    } = runs.tally;
     let summary = set.summary(judge.executor().map_size());
-    let rejection = tally.likely_rejection(&judge);
+    let rejection = runs.tally.likely_rejection(&judge);
     if judge.executor().held_output_runs() > 0 {
-        let runs = (files.len() - unreadable - not_run) as u64;
+        let runs = runs.ran(files.len()) as u64;
         eprintln!(
             "warning: {}",
-            crate::fuzz::held_output_warning(judge.executor().held_output_runs(), runs)
+            thicket_exec::plain::held_output_warning(judge.executor().held_output_runs(), runs)
         );
     }
-    if let Some(warning) = crate::fuzz::nothing_covered(&summary, &judge.executor().describe())
+    if let Some(warning) = summary
+        .nothing_covered_warning(&judge.executor().describe())
         .filter(|_| !files.is_empty())
     {
         eprintln!("warning: {warning}");
     }
     match args.format {
         ReportFormat::Json => {
-            let report = serde_json::json!({
-                "executor": judge.executor().describe(),
-                "inputs": files.len(),
-                "unreadable": unreadable,
-                "not_run": not_run,
-                "runs_coverage_not_counted": uncounted,
-                "in_language": in_language,
-                "failing_runs": failing,
-                "hangs": hangs,
-                "held_output_runs": judge.executor().held_output_runs(),
-                "failures": failures.iter().map(|(k, (kind, n, f))| {
-                    let mut failure = serde_json::json!({"key": k, "count": n, "first": f});
-                    if let (Some(o), serde_json::Value::Object(kind)) =
-                        (failure.as_object_mut(), serde_json::json!(kind))
-                    {
-                        o.extend(kind);
-                    }
-                    failure
-                }).collect::<Vec<_>>(),
-                "likely_rejection": rejection,
-                "coverage": summary,
-            });
+            let report = runs.report(&judge, files.len(), &summary, rejection.as_ref());
             println!("{}", serde_json::to_string_pretty(&report)?);
         }
         ReportFormat::Text => {
@@ -228,7 +187,7 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
                     .values()
                     .filter(|(k, ..)| !rejected(k) && *k != FailureKind::Hang)
                     .count();
-                eprintln!("note: {}", crate::fuzz::rejection_note(r, others));
+                eprintln!("note: {}", r.note(others));
             }
         }
     }
@@ -243,12 +202,4 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
     } else {
         exit::OK
     })
-}
-
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
 }

@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use thicket_driver::Skipped;
-use thicket_exec::CoverageKind;
+use thicket_fuzz::FuzzConfig;
 use thicket_fuzz::choice::StrategyChoice;
-use thicket_fuzz::whitebox::Search;
-use thicket_fuzz::{Campaign, FuzzConfig, Stats};
+use thicket_fuzz::setup::CampaignParts;
+use thicket_fuzz::strategy::Encoding;
 use thicket_gen::Generator;
 
 /// Arguments of `thicket fuzz`.
@@ -65,7 +65,7 @@ pub struct FuzzArgs {
     sync_dir: Option<PathBuf>,
 
     /// This instance's name in --sync-dir.
-    #[arg(long, value_name = "NAME", requires = "sync_dir", value_parser = instance_name)]
+    #[arg(long, value_name = "NAME", requires = "sync_dir", value_parser = thicket_fuzz::setup::instance_name)]
     name: Option<String>,
 
     /// Time between two imports from --sync-dir: `30s`, `5m`.
@@ -198,7 +198,7 @@ pub struct FuzzArgs {
 
     /// With the whitebox strategies: token counts of the seeds (and of blackbox-tokens
     /// inputs), `MIN-MAX`.
-    #[arg(long, value_name = "MIN-MAX", default_value = "15-20", value_parser = token_range)]
+    #[arg(long, value_name = "MIN-MAX", default_value = "15-20", value_parser = thicket_fuzz::setup::token_range)]
     seed_tokens: (usize, usize),
 
     /// With the whitebox strategies: the token rules, comma-separated [default:
@@ -221,31 +221,6 @@ pub struct FuzzArgs {
 
     #[command(flatten)]
     target: TargetArgs,
-}
-
-/// FdLoop's settings from the command line, or a usage error.
-fn fdloop_config(args: &FuzzArgs) -> Result<thicket_fuzz::strategy::FdLoopConfig, String> {
-    use thicket_fuzz::strategy::{FdLoopConfig, FitnessWeights};
-    let weights = match &args.fitness_weights {
-        Some(text) => {
-            FitnessWeights::parse(text).map_err(|e| format!("--fitness-weights `{text}`: {e}"))?
-        }
-        None => FitnessWeights::for_goal(&args.goal, args.ignore_goal)?,
-    };
-    if !(args.mappings_max.is_finite() && args.mappings_max >= 1.0) {
-        return Err("--mappings-max must be a number >= 1".into());
-    }
-    let defaults = FdLoopConfig::default();
-    Ok(FdLoopConfig {
-        population: args.population.map_or(defaults.population, |n| n as usize),
-        evogfuzz_population: args
-            .population
-            .map_or(defaults.evogfuzz_population, |n| n as usize),
-        generations: args.generations,
-        weights,
-        mappings_max: args.mappings_max,
-        ..defaults
-    })
 }
 
 /// Seed trees for the learning strategies: the inputs in `paths` that parse (others
@@ -282,37 +257,19 @@ fn seed_trees(
     Ok(trees)
 }
 
-/// Reads `MIN-MAX` (or one number).
-fn token_range(text: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("`{text}` is not a token count range MIN-MAX, e.g. 15-20");
-    let (a, b) = text.split_once('-').unwrap_or((text, text));
-    let (a, b) = (
-        a.trim().parse().map_err(|_| bad())?,
-        b.trim().parse().map_err(|_| bad())?,
-    );
-    if a > b || b == 0 {
-        return Err(bad());
-    }
-    Ok((a, b))
-}
-
-/// An instance name: a plain file name, not hidden.
-fn instance_name(text: &str) -> Result<String, String> {
-    if text.is_empty()
-        || text.starts_with('.')
-        || !text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-    {
-        return Err(format!(
-            "`{text}` is not an instance name: use letters, digits, `.`, `_` and `-`, not \
-             starting with `.`"
-        ));
-    }
-    Ok(text.to_string())
-}
-
 impl FuzzArgs {
+    /// FdLoop's settings as given.
+    fn fdloop(&self) -> thicket_fuzz::setup::FdLoopOptions<'_> {
+        thicket_fuzz::setup::FdLoopOptions {
+            goal: &self.goal,
+            ignore_goal: self.ignore_goal,
+            fitness_weights: self.fitness_weights.as_deref(),
+            population: self.population,
+            generations: self.generations,
+            mappings_max: self.mappings_max,
+        }
+    }
+
     /// The campaign's output folder: -o, or DIR/NAME with --sync-dir.
     fn out_dir(&self) -> PathBuf {
         match (&self.output, &self.sync_dir, &self.name) {
@@ -338,37 +295,22 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     // The whitebox searches run in the coverage campaign's loop (its output, stats,
     // budgets); the options of the other strategies do not apply.
     let kind = args.strategy.kind();
-    let fdloop = match fdloop_config(&args) {
+    let given = thicket_fuzz::setup::OptionsGiven {
+        no_feedback: args.no_feedback,
+        mutate_share: args.mutate_share.is_some(),
+        valid_only: args.valid_only,
+        constraints: !constraints.is_empty(),
+        sync: args.sync_dir.is_some(),
+        seeds: !args.seeds.is_empty(),
+    };
+    let checked = args.fdloop().config();
+    let fdloop = match checked.and_then(|fdloop| given.check(args.strategy).map(|()| fdloop)) {
         Ok(config) => config,
         Err(e) => {
             eprintln!("error: {e}");
             return Ok(exit::USAGE);
         }
     };
-    if kind != StrategyKind::Coverage {
-        for (given, option) in [
-            (args.no_feedback, "--no-feedback"),
-            (args.mutate_share.is_some(), "--mutate-share"),
-            (args.valid_only, "--valid-only"),
-            (!constraints.is_empty(), "constraints"),
-            (args.sync_dir.is_some(), "--sync-dir"),
-        ] {
-            if given {
-                eprintln!(
-                    "error: {option} applies to --strategy coverage only, not to --strategy {}",
-                    args.strategy.name()
-                );
-                return Ok(exit::USAGE);
-            }
-        }
-    }
-    if !args.seeds.is_empty() && !kind.learns() {
-        eprintln!(
-            "error: --seeds is for the strategies that learn probabilities (probabilistic, \
-             inverse, evogfuzz, fdloop)"
-        );
-        return Ok(exit::USAGE);
-    }
     // The new strategies choose uniformly (random: Tribble's baseline) or by the
     // probabilities, which size steering would skew: --target-size defaults to 0.
     let config = if kind == StrategyKind::Coverage {
@@ -396,33 +338,16 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     };
     if let Some(solver) = &solver {
         let n = solver.constraints().len();
-        eprintln!(
-            "thicket: generated inputs satisfy {n} constraint{} (--no-constraints ignores \
-             them); {}",
-            if n == 1 { "" } else { "s" },
-            if args.valid_only {
-                "mutants are repaired to satisfy them"
-            } else if args.no_feedback {
-                "nothing is mutated"
-            } else {
-                "mutants may violate them (--valid-only repairs them)"
-            }
-        );
+        let note = thicket_fuzz::setup::constraints_note(n, args.valid_only, args.no_feedback);
+        eprintln!("thicket: {note}");
     }
-    if args
-        .strategy
-        .search()
-        .is_some_and(Search::needs_token_trace)
-        && args.target.tokenizer.is_none()
-    {
-        eprintln!(
-            "error: --strategy whitebox needs the target's token comparisons: give --python \
-             with --tokenizer MODULE:CALLABLE (e.g. esprima.scanner:Scanner.lex)"
-        );
-        return Ok(exit::USAGE);
-    }
-    if args.strategy.search().is_some() && (args.resume || args.sync_dir.is_some()) {
-        eprintln!("error: --resume and --sync-dir work with --strategy coverage only");
+    if let Err(e) = thicket_fuzz::setup::check_whitebox(
+        args.strategy,
+        args.target.tokenizer.is_some(),
+        args.resume,
+        args.sync_dir.is_some(),
+    ) {
+        eprintln!("error: {e}");
         return Ok(exit::USAGE);
     }
     let classifier = args.target.classifier()?;
@@ -437,11 +362,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     if input_grammar.packs_bits() && args.strategy.search().is_some() {
-        eprintln!(
-            "error: {} has bit fields; the whitebox searches put text tokens together \
-             and do not pack bits (use --strategy coverage)",
-            spec.source.name()
-        );
+        let error = thicket_fuzz::setup::whitebox_packed_bits_error(spec.source.name());
+        eprintln!("error: {error}");
         return Ok(exit::USAGE);
     }
     let packed = match crate::shared::encoding_for(&spec, &input_grammar) {
@@ -483,21 +405,6 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     }
     // Borrowed by a whitebox search, so made before the campaign.
     let tokens;
-    let judge = thicket_exec::Judge::new(executor, classifier);
-    let encoding = packed
-        .as_ref()
-        .map(|p| p as &dyn thicket_fuzz::strategy::Encoding);
-    let mut campaign =
-        match Campaign::with_encoding(&generator, judge, fuzz_config, &args.out_dir(), encoding) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit::FAILURE);
-            }
-        };
-    if let Some(solver) = &solver {
-        campaign = campaign.with_solver(solver);
-    }
     let whitebox = match args.strategy.search() {
         Some(search) => {
             tokens = match crate::solve_tokens::tokens_of(&spec.grammar, &args.tokens) {
@@ -518,25 +425,23 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
         None => None,
     };
-    let strategy = match args
-        .strategy
-        .build(&generator, &seeds, fdloop, whitebox, seed)
-    {
-        Ok(strategy) => strategy,
+    let parts = CampaignParts {
+        generator: &generator,
+        solver: solver.as_ref(),
+        encoding: packed.as_ref().map(|p| p as &dyn Encoding),
+        strategy: args.strategy,
+        seeds: &seeds,
+        fdloop,
+        whitebox,
+    };
+    let judge = thicket_exec::Judge::new(executor, classifier);
+    let mut campaign = match parts.campaign(judge, fuzz_config, &args.out_dir()) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return Ok(exit::FAILURE);
         }
     };
-    if let Some(strategy) = strategy {
-        campaign = match campaign.with_strategy(strategy) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit::FAILURE);
-            }
-        };
-    }
     eprintln!("thicket: {}", campaign.stats().executor);
     if args.resume {
         eprintln!(
@@ -564,7 +469,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     let json = args.json_stats;
     let mut last_json = std::time::Instant::now();
     let result = campaign.run(&stop, |stats| {
-        bar.set_message(status_line(stats));
+        bar.set_message(thicket_fuzz::report::status_line(stats));
         if json && last_json.elapsed() >= Duration::from_secs(1) {
             last_json = std::time::Instant::now();
             println!("{}", serde_json::to_string(stats).expect("stats serialize"));
@@ -588,7 +493,11 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             serde_json::to_string(&stats).expect("stats serialize")
         );
     }
-    print_summary(&stats, &args.out_dir(), stop.load(Ordering::SeqCst));
+    for line in
+        thicket_fuzz::report::summary_lines(&stats, &args.out_dir(), stop.load(Ordering::SeqCst))
+    {
+        eprintln!("{line}");
+    }
     if args.strategy.search().is_some() {
         for line in thicket_fuzz::whitebox::summary_lines(&stats.strategy_stats) {
             eprintln!("thicket: {line}");
@@ -636,225 +545,4 @@ fn status_bar() -> indicatif::ProgressBar {
 pub fn campaign_seed(seed: Option<u64>, resume: bool, out: &std::path::Path) -> u64 {
     seed.or_else(|| resume.then(|| thicket_fuzz::recorded_seed(out)).flatten())
         .unwrap_or_else(|| crate::shared::seed_or_draw(None))
-}
-
-fn status_line(stats: &Stats) -> String {
-    let mut line = format!(
-        "{} execs ({:.0}/s) | {} | queue {} | failures {} distinct ({} files) | hangs {}",
-        stats.execs,
-        stats.execs_per_sec,
-        stats.coverage.headline(),
-        stats.queue,
-        stats.distinct_failures,
-        stats.crash_files,
-        stats.hang_files
-    );
-    if stats.hangs_dismissed > 0 {
-        line.push_str(&format!(" (+{} dismissed)", stats.hangs_dismissed));
-    }
-    if stats.restarts > 0 {
-        line.push_str(&format!(" | restarts {}", stats.restarts));
-    }
-    line.push_str(&format!(
-        " | own {:.0} us/exec | mean input {:.0} B (queue {:.0} B)",
-        stats.own_us_per_exec, stats.mean_input_size, stats.mean_queue_input_size
-    ));
-    line
-}
-
-fn print_summary(stats: &Stats, out: &std::path::Path, interrupted: bool) {
-    eprintln!(
-        "thicket fuzz: {}{} execs in {:.1} s ({:.0}/s): {}, {} kept, {} distinct failures \
-         ({} files in crashes/), {} hangs -> {}",
-        if interrupted {
-            "interrupted after "
-        } else {
-            ""
-        },
-        stats.execs,
-        stats.elapsed_s,
-        stats.execs_per_sec,
-        stats.coverage.headline(),
-        stats.queue,
-        stats.distinct_failures,
-        stats.crash_files,
-        stats.hang_files,
-        out.display()
-    );
-    if stats.hangs_dismissed > 0 {
-        eprintln!(
-            "thicket: {} candidate hangs ended when re-run with a longer limit and were not saved",
-            stats.hangs_dismissed
-        );
-    }
-    print_failures(&stats.failures, stats.likely_rejection.as_ref());
-    if stats.unsolved_rounds > 0 {
-        eprintln!(
-            "thicket: {} of {} rounds made no input that satisfies the constraints within the \
-             solver's budget, and ran nothing",
-            stats.unsolved_rounds, stats.rounds
-        );
-    }
-    if stats.unencodable_rounds > 0 {
-        eprintln!(
-            "thicket: {} of {} rounds made a tree whose bit fields fill no whole byte (no \
-             input), and ran nothing",
-            stats.unencodable_rounds, stats.rounds
-        );
-    }
-    if let Some(warning) =
-        nothing_covered(&stats.coverage, &stats.executor).filter(|_| stats.execs > 0)
-    {
-        eprintln!("warning: {warning}");
-    } else if stats.empty_coverage_runs > 0 && stats.coverage.kind == CoverageKind::Python {
-        eprintln!(
-            "warning: {} of {} executions reported no coverage at all",
-            stats.empty_coverage_runs, stats.execs
-        );
-    }
-    if stats.restarts > 0 && stats.restarts * 20 > stats.execs {
-        eprintln!(
-            "warning: the target's process was restarted {} times in {} executions (after \
-             hangs and deaths, e.g. os._exit or System.exit): each restart costs start-up time, which is \
-             why executions were slow",
-            stats.restarts, stats.execs
-        );
-    }
-    if stats.held_output_runs > 0 {
-        eprintln!(
-            "warning: {}",
-            held_output_warning(stats.held_output_runs, stats.execs)
-        );
-    }
-    if stats.executor_errors > 0 {
-        eprintln!(
-            "warning: the executor failed {} times and recovered",
-            stats.executor_errors
-        );
-    }
-}
-
-/// The warning for runs that all reported no coverage of the code under test: the
-/// include patterns match nothing that ran (Python and Java targets).
-pub fn nothing_covered(coverage: &thicket_exec::CoverageSummary, executor: &str) -> Option<String> {
-    let (what, option) = match coverage.kind {
-        CoverageKind::Python if coverage.lines == Some(0) => ("nothing", "--python-include"),
-        CoverageKind::Java if coverage.methods == Some(0) => ("no class", "--java-includes"),
-        _ => return None,
-    };
-    Some(format!(
-        "no execution reported any coverage: {what} that the include patterns match ran \
-         ({executor}); set {option} to the code under test"
-    ))
-}
-
-/// The warning for runs whose output a process the target left behind held open.
-pub fn held_output_warning(runs: u64, of: u64) -> String {
-    format!(
-        "the target left a process holding its output open (in {runs} of {of} runs): a run \
-         ends when the target ends, so thicket ended what it left behind and read its \
-         output for at most {} ms more (close stdout and stderr in processes the target \
-         leaves running)",
-        thicket_exec::plain::OUTPUT_GRACE.as_millis()
-    )
-}
-
-/// The failures of a campaign, one line each; those of a likely rejection last, as one
-/// line, and a note that says what they probably are.
-pub fn print_failures(
-    failures: &[thicket_fuzz::FailureRecord],
-    rejection: Option<&thicket_exec::LikelyRejection>,
-) {
-    let (rejected, others): (Vec<_>, Vec<_>) = failures
-        .iter()
-        .partition(|f| rejection.is_some_and(|r| r.covers(&f.kind)));
-    for f in &others {
-        eprintln!("  {} ({} runs): {}", f.key, f.count, f.file);
-    }
-    let (Some(r), Some(first)) = (rejection, rejected.first()) else {
-        return;
-    };
-    eprintln!(
-        "  {} {}: {} distinct failures ({} runs), likely rejections: {}{}",
-        r.language,
-        r.class,
-        r.distinct_failures,
-        r.runs,
-        first.file,
-        match rejected.len() {
-            1 => String::new(),
-            n => format!(" and {} more", n - 1),
-        }
-    );
-    let other_failures = others
-        .iter()
-        .filter(|f| f.kind != thicket_exec::FailureKind::Hang)
-        .count();
-    eprintln!("note: {}", rejection_note(r, other_failures));
-}
-
-/// What a likely rejection probably is, and the option that sets it aside.
-pub fn rejection_note(r: &thicket_exec::LikelyRejection, other_failures: usize) -> String {
-    let why = match r.reason {
-        thicket_exec::RejectionReason::OwnErrorType => "the target's own error type",
-        thicket_exec::RejectionReason::Dominant => "raised in nearly every failing run",
-    };
-    format!(
-        "{} of {} distinct failures ({} of {} failing runs) are {}, {why}: likely how the \
-         target rejects invalid input rather than bugs. If so, pass --expected-exception {} \
-         so that {}.",
-        r.distinct_failures,
-        r.distinct_failures + other_failures,
-        r.runs,
-        r.failing_runs,
-        r.class,
-        r.class,
-        match other_failures {
-            0 => "real failures stand out".to_string(),
-            1 => "the other failure stands out".to_string(),
-            n => format!("the {n} other failures stand out"),
-        }
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use thicket_exec::CoverageSummary;
-
-    #[test]
-    fn nothing_covered_names_the_include_option_of_the_target_kind() {
-        let python = CoverageSummary {
-            kind: CoverageKind::Python,
-            lines: Some(0),
-            ..CoverageSummary::default()
-        };
-        assert_eq!(
-            nothing_covered(&python, "python json:loads").as_deref(),
-            Some(
-                "no execution reported any coverage: nothing that the include patterns match \
-                 ran (python json:loads); set --python-include to the code under test"
-            )
-        );
-        let java = CoverageSummary {
-            kind: CoverageKind::Java,
-            methods: Some(0),
-            ..CoverageSummary::default()
-        };
-        assert!(
-            nothing_covered(&java, "java")
-                .unwrap()
-                .contains("no class that")
-        );
-        let covered = CoverageSummary {
-            lines: Some(3),
-            ..python
-        };
-        assert_eq!(nothing_covered(&covered, "python json:loads"), None);
-        let edges = CoverageSummary {
-            kind: CoverageKind::Edges,
-            ..CoverageSummary::default()
-        };
-        assert_eq!(nothing_covered(&edges, "afl"), None);
-    }
 }

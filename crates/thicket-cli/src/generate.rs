@@ -9,10 +9,11 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 use thicket_cover::GenSummary;
+use thicket_driver::ended;
 use thicket_driver::kpath::Production;
 use thicket_driver::output::{Framing, OutputSink, StreamOutput, digits};
 use thicket_driver::{BuildError, MakerOptions, Makers};
-use thicket_fandango::{GeneratorRefusal, Stop, StreamConfig};
+use thicket_fandango::{GeneratorRefusal, StreamConfig};
 use thicket_gen::{ChoicePolicy, GenConfig, Generator};
 use thicket_grammar::diag::escape_invisible;
 
@@ -177,8 +178,8 @@ pub struct GenerateArgs {
 
     /// Write SEP after each input on stdout instead of the default framing (see below);
     /// understands \n \t \r \0 \\ \xHH. Unambiguous only if no input contains SEP.
-    #[arg(long, value_name = "SEP", conflicts_with = "null", value_parser = parse_separator)]
-    separator: Option<Separator>,
+    #[arg(long, value_name = "SEP", conflicts_with = "null", value_parser = Framing::separator)]
+    separator: Option<Framing>,
 
     /// Separate inputs on stdout with NUL bytes (for `xargs -0`).
     #[arg(short = '0', long = "null")]
@@ -365,7 +366,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     let framing = if args.null {
         Framing::Separator(vec![0])
     } else if let Some(separator) = &args.separator {
-        Framing::Separator(separator.0.clone())
+        separator.clone()
     } else {
         Framing::default_for(&spec.grammar)
     };
@@ -419,34 +420,13 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     // grammar before anything is drawn (ANTLR inputs are respelled and separated after
     // generation, so their number is not the grammar's).
     let language = if args.unique && antlr.is_none() {
-        let limit = usize::try_from(count.min(UNIQUE_LISTING_LIMIT)).unwrap_or(usize::MAX);
-        generator
-            .distinct_inputs(limit)
-            .filter(|found| found.count < count)
+        ended::small_language(generator, count)
     } else {
         None
     };
-    // Where the inputs of a small language end: the grammar itself, or the limits.
-    let limits = format!(
-        "--max-depth {}, --max-repetitions {}",
-        config.max_depth, config.max_repetitions
-    );
-    let within = |found: &thicket_gen::DistinctInputs| {
-        if found.more_beyond_limits {
-            format!("within these limits ({limits})")
-        } else {
-            "in its whole language".to_string()
-        }
-    };
     if let Some(found) = &language {
-        eprintln!(
-            "note: {} has only {} distinct input{} {}; --unique stops after {}",
-            spec.source.name(),
-            found.count,
-            if found.count == 1 { "" } else { "s" },
-            within(found),
-            if found.count == 1 { "it" } else { "them" },
-        );
+        let note = ended::small_language_note(spec.source.name(), found, &config);
+        eprintln!("note: {note}");
     }
     // What this run can make: the count asked for, or all of a small language.
     let goal = language.map_or(count, |found| found.count);
@@ -496,59 +476,20 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     if args.stats {
         eprintln!("thicket: {}", summary.line(started.elapsed()));
     }
-    let seconds = started.elapsed().as_secs_f64();
-    let asked = args.count.is_some();
-    let exhausted = language.filter(|found| written == found.count);
-    let shortfall = if let Some(found) = &exhausted {
-        // Every distinct input was written: short only of a count asked for.
-        asked.then(|| {
-            format!(
-                "wrote all {written} distinct inputs there are {}, fewer than the {count} \
-                 asked for{}",
-                within(found),
-                if found.more_beyond_limits {
-                    " (raise the limits for more)"
-                } else {
-                    ""
-                }
-            )
-        })
-    } else if written < goal && stopped == Some(Stop::Deadline) {
-        // Without -n, as many as the time allowed is what was asked for, unless none.
-        let why = if solver.is_some() && written == 0 {
-            "; no input satisfied the constraints before then"
-        } else {
-            ""
-        };
-        if asked {
-            Some(format!(
-                "--time ran out after {written} of {count} inputs ({seconds:.1} s){why}"
-            ))
-        } else {
-            (written == 0)
-                .then(|| format!("--time ran out before any input was made ({seconds:.1} s){why}"))
-        }
-    } else if written < goal && args.unique {
-        Some(format!(
-            "only {written} distinct inputs in {drawn} draws (--unique gives up after {} \
-             draws per input asked for): within these limits the grammar may have few \
-             more; raise --max-depth or --max-repetitions for more",
-            args.max_draws_factor
-        ))
-    } else if written < goal {
-        // Only solving skips streams without --unique.
-        Some(match solver {
-            Some(solver) => format!(
-                "only {written} of {count} inputs satisfy the constraints within the budget \
-                 (each stream tries {} trees of {} repair rounds)",
-                solver.config().max_attempts,
-                solver.config().max_rounds
-            ),
-            None => format!("only {written} of {count} inputs were made"),
-        })
-    } else {
-        None
-    };
+    let shortfall = ended::RunEnd {
+        count,
+        asked: args.count.is_some(),
+        goal,
+        written,
+        drawn,
+        stopped,
+        unique: args.unique.then_some(args.max_draws_factor),
+        language: language.as_ref(),
+        solver: solver.map(|solver| solver.config()),
+        config: &config,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+    .shortfall();
     match shortfall {
         Some(why) => {
             eprintln!("error: {why}");
@@ -583,10 +524,6 @@ fn report_build(error: BuildError) -> u8 {
         }
     }
 }
-
-/// Most derivations `--unique` lists to learn how many distinct inputs a small
-/// language has (see `Generator::distinct_inputs`).
-const UNIQUE_LISTING_LIMIT: u64 = 1 << 20;
 
 /// `--target MODEL:LOCATION`: inputs aimed at a code location (see thicket-codeine).
 fn run_targeted<W: Write>(
@@ -692,76 +629,31 @@ fn run_kpath<W: Write>(
         limit,
         thicket_cover::Stop::at(deadline),
     );
-    let unsolved = made.dropped;
     let mut summary = GenSummary::new(grammar, args.stats);
     // Bit fields packed into bytes (kpath_finish kept only trees whose bits do).
     let (inputs, _) = thicket_driver::kpath::inputs_of(loaded, &made.trees);
     sink.write_trees(&inputs, seed, grammar, &mut summary)?;
-    let covered: usize = made.covered.iter().sum();
-    let unfinished = covered + made.unfit.len() + made.lost.len() < made.total.iter().sum();
-    let note = match args.strategy {
-        _ if made.timed_out => " (stopped at --time)",
-        Strategy::KpathRandom if !unfinished => " (then further rounds)",
-        Strategy::Kpath if unfinished => " (stopped at -n)",
-        _ => "",
-    };
-    // Longest first: "cover 36 of 36 3-paths, 20 of 20 2-paths, 9 of 9 1-paths".
-    let per_length: Vec<String> = (1..=k)
-        .rev()
-        .map(|l| format!("{} of {} {l}-paths", made.covered[l - 1], made.total[l - 1]))
-        .collect();
-    eprintln!(
-        "thicket: {} {}inputs cover {}{note}",
-        made.trees.len(),
-        if solver.is_some() { "valid " } else { "" },
-        per_length.join(", "),
+    let outcome = thicket_driver::kpath::outcome(
+        &made,
+        production,
+        k,
+        solver.is_some(),
+        args.count,
+        &graph,
+        grammar,
+        generator.config().max_depth,
     );
-    if unsolved > 0 {
-        eprintln!("warning: {unsolved} steered inputs could not be made valid within the budget");
-    }
-    if !made.lost.is_empty() {
-        eprintln!(
-            "warning: {} paths of length {k} or less are in no valid input the repairs kept \
-             (each steered to {} times), e.g. {}",
-            made.lost.len(),
-            thicket_cover::FINISH_TRIES,
-            graph.display(grammar, &made.lost[0])
-        );
-    }
-    if !made.unfit.is_empty() {
-        eprintln!(
-            "warning: {} paths of length {k} or less cannot be covered within --max-depth {}, e.g. {}",
-            made.unfit.len(),
-            generator.config().max_depth,
-            graph.display(grammar, &made.unfit[0])
-        );
+    eprintln!("thicket: {}", outcome.summary);
+    for warning in &outcome.warnings {
+        eprintln!("warning: {warning}");
     }
     if args.stats {
         eprintln!("thicket: {}", summary.line(started.elapsed()));
     }
     // -n is a count with kpath-random, a cap with kpath; no input at all is a failure
     // either way.
-    let made_count = made.trees.len() as u64;
-    let short_of_count =
-        args.strategy == Strategy::KpathRandom && args.count.is_some_and(|n| made_count < n);
-    if made.trees.is_empty() || short_of_count {
-        eprintln!(
-            "error: {made_count} {}input{} made{}",
-            if solver.is_some() { "valid " } else { "" },
-            if made_count == 1 { "" } else { "s" },
-            match args.count {
-                Some(n) if short_of_count => format!(
-                    " of the {n} asked for{}",
-                    if made.timed_out {
-                        " before --time ran out"
-                    } else {
-                        ""
-                    }
-                ),
-                _ if made.timed_out => " before --time ran out".to_string(),
-                _ => String::new(),
-            }
-        );
+    if let Some(failure) = outcome.failure {
+        eprintln!("error: {failure}");
         return Ok(exit::FAILURE);
     }
     Ok(exit::OK)
@@ -791,46 +683,4 @@ fn progress_bar(count: u64, solving: bool) -> indicatif::ProgressBar {
         .expect("valid template"),
     );
     bar
-}
-
-/// The bytes of `--separator`.
-#[derive(Clone, Debug)]
-struct Separator(Vec<u8>);
-
-/// Interprets the escapes of `--separator`: `\n \t \r \0 \\` and `\xHH` with exactly
-/// two hex digits.
-fn parse_separator(text: &str) -> Result<Separator, String> {
-    let mut out = Vec::new();
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            let mut buf = [0; 4];
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push(b'\n'),
-            Some('t') => out.push(b'\t'),
-            Some('r') => out.push(b'\r'),
-            Some('0') => out.push(0),
-            Some('\\') => out.push(b'\\'),
-            Some('x') => {
-                let hex: String = chars.by_ref().take(2).collect();
-                let byte = (hex.len() == 2 && hex.chars().all(|c| c.is_ascii_hexdigit()))
-                    .then(|| u8::from_str_radix(&hex, 16).ok())
-                    .flatten()
-                    .ok_or_else(|| {
-                        format!("`\\x{hex}`: `\\x` must be followed by two hex digits, as in \\x04")
-                    })?;
-                out.push(byte);
-            }
-            other => {
-                return Err(format!(
-                    "unknown escape `\\{}`; use \\n \\t \\r \\0 \\\\ or \\xHH",
-                    other.map(String::from).unwrap_or_default()
-                ));
-            }
-        }
-    }
-    Ok(Separator(out))
 }

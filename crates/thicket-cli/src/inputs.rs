@@ -3,8 +3,7 @@
 //! a size cap, and each failure reported for its own input without stopping the run.
 
 use clap::Args;
-use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Default of `--max-input-size`: 256 MiB.
 pub const DEFAULT_MAX_INPUT_SIZE: u64 = 256 << 20;
@@ -28,7 +27,6 @@ pub struct InputArgs {
     pub max_input_size: u64,
 }
 
-use thicket_driver::files::expand;
 pub use thicket_driver::files::{Input, read_path};
 
 /// `, N unreadable` for a summary line when some inputs could not be read, else nothing.
@@ -46,26 +44,12 @@ impl InputArgs {
     /// entry (a folder that cannot be listed) become that entry's error; only an
     /// unreadable `--files-from` list fails the whole call.
     pub fn collect(&self, stdin_if_none: bool) -> Result<Vec<Input>, String> {
-        let mut out = Vec::new();
-        for path in &self.inputs {
-            expand(path, &mut out);
-        }
-        if let Some(list) = &self.files_from {
-            let text = read_path(list, self.max_input_size, "--max-input-size")
-                .map_err(|e| format!("in --files-from: {e}"))?;
-            for line in text.lines() {
-                let line = line.map_err(|e| format!("in --files-from: {e}"))?;
-                let line = line.trim_end_matches('\r');
-                if !line.is_empty() {
-                    expand(Path::new(line), &mut out);
-                }
-            }
-        }
-        // Stdin only when nothing was named: an empty folder holds no inputs.
-        if self.inputs.is_empty() && stdin_if_none && self.files_from.is_none() {
-            out.push(Input::at(PathBuf::from("-")));
-        }
-        Ok(out)
+        thicket_driver::files::collect(
+            &self.inputs,
+            self.files_from.as_deref(),
+            self.max_input_size,
+            stdin_if_none,
+        )
     }
 
     /// [`InputArgs::collect`], or the exit code after saying why not: the list could not

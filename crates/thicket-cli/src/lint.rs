@@ -5,7 +5,7 @@ use crate::spec::{SpecArgs, report_load, spec_error_code};
 use clap::{Args, ValueEnum};
 use thicket_driver::LoadError;
 use thicket_grammar::diag::render_diagnostics;
-use thicket_grammar::{Analysis, Expr, lint};
+use thicket_grammar::summary::{LintSummary, unloadable_json};
 
 /// Arguments of `thicket lint`.
 #[derive(Args, Debug)]
@@ -57,54 +57,26 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
     let notes = loaded.notes();
     let spec = &loaded.spec;
     let grammar = &spec.grammar;
-    let analysis = Analysis::new(grammar);
-    let mut diagnostics = lint(grammar, &analysis);
-    diagnostics.extend(spec.fandango.warnings.iter().cloned());
-    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-    let warnings = diagnostics.len() - errors;
-    let rules: Vec<_> = grammar
-        .symbols()
-        .map(|s| analysis.rule_summary(grammar, s))
-        .collect();
-    let terminals = grammar
-        .expr_ids()
-        .filter(|&e| matches!(grammar.expr(e), Expr::Literal(_) | Expr::Regex(_)))
-        .count();
-    let alternatives: usize = rules.iter().map(|r| r.alternatives).sum();
-    let start = analysis.rule_summary(grammar, grammar.start());
-    let (min_depth, min_length) = (start.min_depth, start.min_length);
-    let failed = errors > 0 || (args.deny_warnings && warnings > 0);
+    let summary = LintSummary::new(grammar, spec.fandango.warnings.iter().cloned());
+    let (rules, diagnostics) = (&summary.rules, &summary.diagnostics);
+    let (errors, warnings) = (summary.errors, summary.warnings());
+    let (terminals, alternatives) = (summary.terminals, summary.alternatives);
+    let (min_depth, min_length) = (summary.start.min_depth, summary.start.min_length);
+    let failed = summary.failed(args.deny_warnings);
     match args.format {
         LintFormat::Json => {
-            let value = serde_json::json!({
-                "file": spec.source.name(),
-                "ok": !failed,
-                "start": grammar.display_symbol(grammar.start()),
-                "errors": errors,
-                "warnings": warnings,
-                "diagnostics": diagnostics.iter().map(|d| d.to_json(&spec.source)).collect::<Vec<_>>(),
-                "notes": notes,
-                "protocol": spec.fandango.is_protocol(),
-                "totals": {
-                    "rules": rules.len(),
-                    "alternatives": alternatives,
-                    "terminals": terminals,
-                    "min_depth": min_depth,
-                    "min_length": min_length,
-                    "constraints": constraints,
-                },
-                "rules": rules.iter().map(|r| serde_json::json!({
-                    "name": format!("<{}>", r.name),
-                    "alternatives": r.alternatives,
-                    "min_depth": r.min_depth,
-                    "min_length": r.min_length,
-                    "reachable": r.reachable,
-                })).collect::<Vec<_>>(),
-            });
+            let value = summary.to_json(
+                grammar,
+                &spec.source,
+                &notes,
+                spec.fandango.is_protocol(),
+                constraints,
+                args.deny_warnings,
+            );
             println!("{}", serde_json::to_string_pretty(&value)?);
         }
         LintFormat::Text => {
-            eprint!("{}", render_diagnostics(&diagnostics, &spec.source));
+            eprint!("{}", render_diagnostics(diagnostics, &spec.source));
             for note in &notes {
                 eprintln!("note: {}: {note}", spec.source.name());
             }
@@ -118,7 +90,7 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
                 "{:width$}  {:>9}  {:>10}  {:>12}",
                 "rule", "min depth", "min length", "alternatives"
             );
-            for r in &rules {
+            for r in rules {
                 println!(
                     "{:width$}  {:>9}  {:>10}  {:>12}{}",
                     format!("<{}>", r.name),
@@ -148,28 +120,6 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(if failed { exit::BAD_SPEC } else { exit::OK })
-}
-
-/// `lint --format json`'s object for a spec that could not be loaded: its diagnostics,
-/// and `null` for what only a loaded grammar tells.
-fn unloadable_json(error: &thicket_grammar::SpecError) -> serde_json::Value {
-    let errors = error.diagnostics.iter().filter(|d| d.is_error()).count();
-    serde_json::json!({
-        "file": error.source.name(),
-        "ok": false,
-        "start": null,
-        "errors": errors,
-        "warnings": error.diagnostics.len() - errors,
-        "diagnostics": error
-            .diagnostics
-            .iter()
-            .map(|d| d.to_json(&error.source))
-            .collect::<Vec<_>>(),
-        "notes": [],
-        "protocol": null,
-        "totals": null,
-        "rules": null,
-    })
 }
 
 fn plural(n: usize) -> &'static str {

@@ -11,9 +11,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 use thicket_driver::Skipped;
-use thicket_exec::{Judge, Status};
+use thicket_exec::Judge;
 use thicket_gen::{Encoding, GenConfig, Generator};
-use thicket_mine::{Catalog, MineConfig, Scored};
+use thicket_mine::{Catalog, MineConfig};
 use thicket_parse::ParseConfig;
 use thicket_tree::DerivationTree;
 
@@ -157,14 +157,10 @@ fn percentage(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A program's verdict on an input: it exited 0 and nothing counts as a failure (a
-/// run the executor could not make is not accepted).
+/// A program's verdict on an input (a run the executor could not make is not
+/// accepted).
 fn accepted(judge: &mut Judge, input: &[u8]) -> anyhow::Result<bool> {
-    Ok(judge.run(input)?.is_some_and(|v| {
-        v.outcome.status == Status::Exited(0)
-            && v.outcome.exception.is_none()
-            && v.failure.is_none()
-    }))
+    Ok(judge.run(input)?.is_some_and(|v| v.accepted()))
 }
 
 /// Runs `thicket mine`.
@@ -363,40 +359,19 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             .results
             .first()
             .context("no constraint reached the recall threshold")?;
-        std::fs::write(path, format!("# {}\n{}\n", figures(best), best.text))
+        std::fs::write(path, format!("# {}\n{}\n", best.figures(), best.text))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {
-        let results: Vec<serde_json::Value> = mined
-            .results
-            .iter()
-            .zip(&validation)
-            .map(|(r, v)| {
-                serde_json::json!({
-                    "constraint": r.text,
-                    "patterns": r.patterns,
-                    "parts": r.parts,
-                    "tp": r.tp, "fn": r.fn_, "fp": r.fp, "tn": r.tn,
-                    "recall": r.recall(), "specificity": r.specificity(),
-                    "precision": r.precision(), "accuracy": r.accuracy(),
-                    "meets_specificity": r.specificity() + 1e-12 >= config.min_specificity,
-                    "validated": v.map(|v| serde_json::json!({"accepted": v.accepted, "solved": v.solved})),
-                })
-            })
-            .collect();
-        let json = serde_json::json!({
-            "positives": positives.len(),
-            "negatives": negatives.len(),
-            "learning_set": mined.learning_set.len(),
-            "steps": mined.steps,
-            "evaluated": mined.evaluated,
-            "evaluation_seconds": mined.evaluation_seconds,
-            "timed_out": mined.timed_out,
-            "results": results,
-        });
-        writeln!(out, "{json}")?;
+        let report = mined.report(
+            positives.len(),
+            negatives.len(),
+            &validation,
+            config.min_specificity,
+        );
+        writeln!(out, "{}", serde_json::to_string(&report)?)?;
     } else {
         if mined.results.is_empty() {
             writeln!(
@@ -406,7 +381,7 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             )?;
         }
         for (i, (r, v)) in mined.results.iter().zip(&validation).enumerate() {
-            let flag = if r.specificity() + 1e-12 < config.min_specificity {
+            let flag = if !r.meets_specificity(config.min_specificity) {
                 format!(" (under --min-specificity {}%)", args.min_specificity)
             } else {
                 String::new()
@@ -421,7 +396,7 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
                 out,
                 "# {}: {}{flag}{valid}\n{}\n",
                 i + 1,
-                figures(r),
+                r.figures(),
                 r.text
             )?;
         }
@@ -432,19 +407,4 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
     } else {
         exit::OK
     })
-}
-
-fn figures(r: &Scored) -> String {
-    format!(
-        "recall {:.1}% ({}/{}), specificity {:.1}% ({}/{}), precision {:.1}%, accuracy {:.1}% [{}]",
-        r.recall() * 100.0,
-        r.tp,
-        r.tp + r.fn_,
-        r.specificity() * 100.0,
-        r.tn,
-        r.tn + r.fp,
-        r.precision() * 100.0,
-        r.accuracy() * 100.0,
-        r.patterns.join(", ")
-    )
 }

@@ -104,6 +104,8 @@ fn summarize(out: &Path, ends: &[WorkerEnd]) -> anyhow::Result<()> {
         t.distinct_failures,
         out.join("stats.json").display()
     );
-    crate::fuzz::print_failures(&t.failures, t.likely_rejection.as_ref());
+    for line in thicket_fuzz::report::failure_lines(&t.failures, t.likely_rejection.as_ref()) {
+        eprintln!("{line}");
+    }
     Ok(())
 }

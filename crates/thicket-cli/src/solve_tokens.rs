@@ -52,48 +52,6 @@ pub fn tokens_of(grammar: &thicket_grammar::Grammar, rules: &[String]) -> Result
         .map_err(|rule| format!("--tokens: the spec has no rule {rule}"))
 }
 
-/// Reads one SET.
-fn parse_set(tokens: &Tokens, text: &str, position: usize) -> Result<TokenSet, String> {
-    let n = tokens.kinds().len();
-    let (negate, body) = match text.strip_prefix('!') {
-        Some(rest) if !rest.is_empty() => (true, rest),
-        _ => (false, text),
-    };
-    let mut set = TokenSet::none(n);
-    // A lone `,` is a kind, not a separator.
-    let parts: Vec<&str> = if body == "," {
-        vec![","]
-    } else {
-        body.split(',').collect()
-    };
-    for part in parts {
-        match part {
-            "*" => {
-                set = TokenSet::all(n);
-            }
-            "$" => set.eof = true,
-            name => {
-                let k = tokens.kind_by_name(name).ok_or_else(|| {
-                    format!(
-                        "set {} (`{text}`): the spec has no token `{name}` (--list shows them)",
-                        position + 1
-                    )
-                })?;
-                set.insert(k);
-            }
-        }
-    }
-    if negate {
-        let mut all = TokenSet::all(n);
-        for k in set.kinds() {
-            all.remove(k);
-        }
-        all.eof = !set.eof;
-        set = all;
-    }
-    Ok(set)
-}
-
 /// Runs `thicket solve-tokens`.
 pub fn run(args: SolveTokensArgs) -> anyhow::Result<u8> {
     let spec = match args.spec.load() {
@@ -115,7 +73,7 @@ pub fn run(args: SolveTokensArgs) -> anyhow::Result<u8> {
     }
     let mut sets = Vec::new();
     for (i, text) in args.sets.iter().enumerate() {
-        match parse_set(&tokens, text, i) {
+        match TokenSet::parse(&tokens, text, i) {
             Ok(set) => sets.push(set),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -127,26 +85,9 @@ pub fn run(args: SolveTokensArgs) -> anyhow::Result<u8> {
     let start = Instant::now();
     let answer = solver.solve(&sets);
     let ms = start.elapsed().as_secs_f64() * 1000.0;
-    let generator =
-        thicket_gen::Generator::new(&spec.grammar, thicket_gen::GenConfig::default()).ok();
-    let texts: Vec<Vec<u8>> = answer
-        .iter()
-        .flatten()
-        .map(|&k| {
-            let kind = &tokens.kinds()[k as usize];
-            if let Some(l) = &kind.literal {
-                return l.to_vec();
-            }
-            // A token rule's (or regex's) shortest value.
-            let expr = kind.rule.map(|r| spec.grammar.rule(r).body).or(kind.regex);
-            let mut sink = thicket_tree::ByteSink { bytes: Vec::new() };
-            if let (Some(g), Some(e)) = (&generator, expr) {
-                g.expand_smallest(e, &mut thicket_gen::Generator::rng_for(0, 0), &mut sink);
-            }
-            sink.bytes
-        })
-        .collect();
-    let input = String::from_utf8_lossy(&Tokens::detokenize(&texts)).into_owned();
+    let witness = answer.as_deref().unwrap_or_default();
+    let input = thicket_solve::tokens::witness_text(&spec.grammar, &tokens, witness);
+    let input = String::from_utf8_lossy(&input).into_owned();
     let names: Vec<&str> = answer
         .iter()
         .flatten()

@@ -4,7 +4,7 @@ use crate::exit;
 use clap::Args;
 use std::path::PathBuf;
 use thicket_constraint::Constraint;
-use thicket_driver::{Compiled, LoadError, SpecFile};
+use thicket_driver::{Compiled, ConstraintError, LoadError, SpecFile};
 use thicket_grammar::diag::escape_invisible;
 use thicket_grammar::{Grammar, Spec, SpecError};
 use thicket_solve::{Solver, SolverConfig};
@@ -124,36 +124,19 @@ impl ConstraintArgs {
         loaded: &thicket_fandango::LoadedSpec,
         max_bytes: usize,
     ) -> Result<Vec<Constraint>, u8> {
-        let mut constraints = Vec::new();
-        for path in &self.constraint_files {
-            let fail = |e: String| {
+        thicket_driver::extra_constraints(
+            loaded,
+            &self.constraint_files,
+            &self.constraint_texts,
+            max_bytes,
+        )
+        .map_err(|e| match e {
+            ConstraintError::Unreadable(e) => {
                 eprintln!("error: constraint: {e}");
                 exit::FAILURE
-            };
-            let bytes = crate::inputs::read_path(path, max_bytes as u64, "--max-spec-size")
-                .map_err(fail)?;
-            // A UTF-8 byte order mark is not part of the text (as in specs).
-            let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-            let text = String::from_utf8(bytes.to_vec())
-                .map_err(|e| fail(format!("{} is not UTF-8: {e}", path.display())))?;
-            let name = path.display().to_string();
-            constraints.push(
-                loaded
-                    .extra_constraint(&name, &text)
-                    .map_err(|e| report(&e))?
-                    .constraint,
-            );
-        }
-        for (i, text) in self.constraint_texts.iter().enumerate() {
-            let name = format!("<-c {}>", i + 1);
-            constraints.push(
-                loaded
-                    .extra_constraint(&name, text)
-                    .map_err(|e| report(&e))?
-                    .constraint,
-            );
-        }
-        Ok(constraints)
+            }
+            ConstraintError::Spec(e) => report(&e),
+        })
     }
 }
 

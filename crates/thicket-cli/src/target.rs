@@ -5,8 +5,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 use thicket_exec::{
-    Classifier, ExecError, Executor, InputMode, JavaExecutor, JavaTarget, Limits, Mode,
-    PythonExecutor, PythonTarget, Target,
+    Classifier, ExecError, Executor, InputMode, JavaProgram, Mode, ProgramConfig, PythonProgram,
 };
 
 /// Which program to run on the inputs, and how.
@@ -128,7 +127,7 @@ impl TargetArgs {
     /// `budget` (a campaign's `--time`) also bounds how long a Python interpreter may
     /// take to get ready.
     pub fn executor_or_report(&self, budget: Option<Duration>) -> Result<Box<dyn Executor>, u8> {
-        match self.executor(budget) {
+        match self.program().executor(budget) {
             Ok((executor, note)) => {
                 if let Some(note) = note {
                     eprintln!("note: {note}");
@@ -146,130 +145,49 @@ impl TargetArgs {
         }
     }
 
-    /// The executor, and a note to show (e.g. that coverage is off).
-    pub fn executor(
-        &self,
-        budget: Option<Duration>,
-    ) -> Result<(Box<dyn Executor>, Option<String>), ExecError> {
-        if self.timeout == 0 {
-            return Err(ExecError::Usage(
-                "--timeout 0 would make every run a hang: give the time limit per run in \
-                 milliseconds (at least 1; default 1000)"
-                    .into(),
-            ));
-        }
-        if self.memory == Some(0) {
-            return Err(ExecError::Usage(
-                "--memory 0 leaves the target no memory at all: give the limit in MiB (or \
-                 leave it out for none)"
-                    .into(),
-            ));
-        }
-        let limits = Limits {
-            timeout: Duration::from_millis(self.timeout),
-            memory_mb: self.memory,
-        };
-        if let Some(function) = &self.python {
-            if !self.command.is_empty() {
-                return Err(ExecError::Usage(
-                    "give either --python or a command after --, not both".into(),
-                ));
-            }
-            let target = PythonTarget {
+    /// The program these arguments name, for thicket-exec.
+    pub fn program(&self) -> ProgramConfig {
+        ProgramConfig {
+            command: self.command.clone(),
+            python: self.python.as_ref().map(|function| PythonProgram {
                 function: function.clone(),
-                bytes: self.python_bytes,
                 include: self.python_include.clone(),
-                python: self.python_exe.clone(),
-                start_timeout: budget.map_or(thicket_exec::python::START_TIMEOUT, |b| {
-                    b.clamp(Duration::from_secs(1), thicket_exec::python::START_TIMEOUT)
-                }),
+                bytes: self.python_bytes,
                 tokenizer: self.tokenizer.clone(),
-            };
-            return Ok((Box::new(PythonExecutor::new(target, limits, None)?), None));
+                python: self.python_exe.clone(),
+            }),
+            java: self.java.as_ref().map(|method| JavaProgram {
+                method: method.clone(),
+                classpath: self.classpath.clone(),
+                includes: self.java_includes.clone(),
+            }),
+            input: self.input.map(|i| match i {
+                InputArg::Stdin => InputMode::Stdin,
+                InputArg::File => InputMode::File,
+                InputArg::Arg => InputMode::Arg,
+            }),
+            mode: match self.mode {
+                ModeArg::Auto => Mode::Auto,
+                ModeArg::Afl => Mode::Afl,
+                ModeArg::Plain => Mode::Plain,
+            },
+            timeout_ms: self.timeout,
+            memory_mb: self.memory,
+            failure_pattern: self.failure_pattern.clone(),
+            expected_exceptions: self.expected_exception.clone(),
         }
-        if let Some(method) = &self.java {
-            if !self.command.is_empty() {
-                return Err(ExecError::Usage(
-                    "give either --java or a command after --, not both".into(),
-                ));
-            }
-            let classpath: Vec<PathBuf> = self
-                .classpath
-                .as_deref()
-                .unwrap_or("")
-                .split(':')
-                .filter(|p| !p.is_empty())
-                .map(PathBuf::from)
-                .collect();
-            if let Some(missing) = classpath.iter().find(|p| !p.exists()) {
-                return Err(ExecError::Usage(format!(
-                    "--classpath: {} does not exist",
-                    missing.display()
-                )));
-            }
-            let mut target = JavaTarget::new(method.clone(), classpath);
-            target.includes = self
-                .java_includes
-                .iter()
-                .flat_map(|p| p.split(':'))
-                .filter(|p| !p.is_empty())
-                .map(str::to_string)
-                .collect();
-            target.start_timeout = budget.map_or(thicket_exec::java::START_TIMEOUT, |b| {
-                b.clamp(Duration::from_secs(5), thicket_exec::java::START_TIMEOUT)
-            });
-            return Ok((Box::new(JavaExecutor::new(target, limits, None)?), None));
-        }
-        let mode = self.input.map(|i| match i {
-            InputArg::Stdin => InputMode::Stdin,
-            InputArg::File => InputMode::File,
-            InputArg::Arg => InputMode::Arg,
-        });
-        let target = Target::new(&self.command, mode)?;
-        let mode = match self.mode {
-            ModeArg::Auto => Mode::Auto,
-            ModeArg::Afl => Mode::Afl,
-            ModeArg::Plain => Mode::Plain,
-        };
-        thicket_exec::executor_for(target, mode, limits, None)
     }
 
-    /// The target as a campaign records it (`--resume` refuses another): the Python
-    /// function, the Java method and classpath, or the command line.
+    /// The target as a campaign records it (see [`ProgramConfig::identity`]).
     pub fn identity(&self) -> String {
-        if let Some(method) = &self.java {
-            return format!(
-                "--java {method} --classpath {}",
-                self.classpath.as_deref().unwrap_or("")
-            );
-        }
-        match &self.python {
-            Some(function) => format!(
-                "--python {function}{}",
-                if self.python_bytes { " (bytes)" } else { "" }
-            ),
-            None => self
-                .command
-                .iter()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join(" "),
-        }
+        self.program().identity()
     }
 
     /// The failure classifier (`--failure-pattern` was checked when parsed).
     pub fn classifier(&self) -> anyhow::Result<Classifier> {
-        let pattern = match &self.failure_pattern {
-            Some(p) => Some(
-                regex::Regex::new(p)
-                    .map_err(|e| anyhow::anyhow!("--failure-pattern is not a valid regex: {e}"))?,
-            ),
-            None => None,
-        };
-        Ok(Classifier {
-            pattern,
-            expected_exceptions: self.expected_exception.clone(),
-        })
+        self.program()
+            .classifier()
+            .map_err(|e| anyhow::anyhow!("--failure-pattern is not a valid regex: {e}"))
     }
 }
 

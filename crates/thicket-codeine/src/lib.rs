@@ -21,12 +21,16 @@
 //! constraints ([`PathConstraint`], infeasible ones dropped) from which
 //! [`generate_targeted`] produces inputs aimed at the location without running the
 //! program (a best-first search after the paper's Algorithm 3), and predicts from an
-//! input alone which locations it will cover. A model stored in a file is read back
+//! input alone which locations it will cover ([`Prediction`], scored against the
+//! coverage a program showed, and its report as data). A model stored in a file is read back
 //! and checked against its grammar by [`model_file`]; a location's tree is explained
 //! by [`explain::explain`]. With the program at hand, [`Refiner`]
 //! closes the loop for one location: learn, aim, run, learn again
 //! ([`refine`]); its trees keep covering inputs per leaf ([`Exemplars`]), and aimed
-//! inputs are mutants of those that still satisfy the leaf, where one is found. Every run goes through `thicket_exec::Judge` ([`run`]).
+//! inputs are mutants of those that still satisfy the leaf, where one is found. Every run goes through `thicket_exec::Judge` ([`run`]). Around learning,
+//! [`report`] holds what `learn-coverage` decides besides: the [`LocationKinds`] asked
+//! for, a refinement's inputs written out, the warning for trees learned from too few
+//! covering inputs.
 
 #![warn(missing_docs)]
 
@@ -37,7 +41,9 @@ pub mod learning;
 pub mod matrix;
 pub mod model;
 pub mod model_file;
+pub mod predict;
 pub mod refine;
+pub mod report;
 pub mod run;
 pub mod target;
 
@@ -48,6 +54,8 @@ pub use model::{
     PathConstraint, Validation, grammar_fingerprint,
 };
 pub use model_file::{ModelFileError, read_model, split_target};
+pub use predict::{Prediction, PredictionReport};
 pub use refine::{Phase, RefineConfig, Refined, Refiner, Round, TrainingSet};
+pub use report::LocationKinds;
 pub use run::{RunError, covered_names};
 pub use target::{TargetStats, Violated, aim_cycle, generate_targeted, violated, violations};

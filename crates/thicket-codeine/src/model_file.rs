@@ -25,6 +25,20 @@ pub enum ModelFileError {
     Unusable(String),
 }
 
+impl std::fmt::Display for ModelFileError {
+    /// What is wrong with a model file, to follow its name.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelFileError::Unreadable(e) => write!(f, "{e}"),
+            ModelFileError::NotAModel { message, .. } => {
+                write!(f, "not a thicket model: {message}")
+            }
+            ModelFileError::OtherGrammar => write!(f, "learned on another grammar"),
+            ModelFileError::Unusable(why) => write!(f, "not a usable model: {why}"),
+        }
+    }
+}
+
 /// Reads the model in `path`.
 pub fn read_model(path: &Path) -> Result<Model, ModelFileError> {
     let text = std::fs::read(path).map_err(ModelFileError::Unreadable)?;

@@ -2,7 +2,7 @@
 //! sorted order), stdin; each read whole with a size cap that bounds the reader, and
 //! each failure kept with its own input so that one bad input stops no run.
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 /// How a path is named in messages (`<stdin>` for `-`).
@@ -50,6 +50,18 @@ impl Input {
         }
         std::fs::metadata(&self.path).map_or(0, |m| m.len())
     }
+}
+
+/// Every input's name and text, each read whole under `max` bytes; the first that
+/// cannot be read is the error (its message names the file).
+pub fn read_all(inputs: &[Input], max: u64) -> Result<(Vec<String>, Vec<Vec<u8>>), String> {
+    let mut names = Vec::with_capacity(inputs.len());
+    let mut texts = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        texts.push(input.read(max)?);
+        names.push(input.name());
+    }
+    Ok((names, texts))
 }
 
 /// Reads the file at `path` (`-`: stdin) whole, refusing more than `max` bytes; the
@@ -102,6 +114,38 @@ pub fn read_bounded(
         ));
     }
     Ok(bytes)
+}
+
+/// Every input in order: `paths` (folders expanded), then the paths listed one per line
+/// in the file `list` (`-`: stdin; read under `max` bytes); stdin if none is named and
+/// `stdin_if_none`. Problems with one entry (a folder that cannot be listed) become that
+/// entry's error; only an unreadable list fails the whole call.
+pub fn collect(
+    paths: &[PathBuf],
+    list: Option<&Path>,
+    max: u64,
+    stdin_if_none: bool,
+) -> Result<Vec<Input>, String> {
+    let mut out = Vec::new();
+    for path in paths {
+        expand(path, &mut out);
+    }
+    if let Some(list) = list {
+        let text = read_path(list, max, "--max-input-size")
+            .map_err(|e| format!("in --files-from: {e}"))?;
+        for line in text.lines() {
+            let line = line.map_err(|e| format!("in --files-from: {e}"))?;
+            let line = line.trim_end_matches('\r');
+            if !line.is_empty() {
+                expand(Path::new(line), &mut out);
+            }
+        }
+    }
+    // Stdin only when nothing was named: an empty folder holds no inputs.
+    if paths.is_empty() && stdin_if_none && list.is_none() {
+        out.push(Input::at(PathBuf::from("-")));
+    }
+    Ok(out)
 }
 
 /// Adds `path`, or every file below it if it is a folder.

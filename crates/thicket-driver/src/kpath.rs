@@ -2,7 +2,8 @@
 //! `kpath-random` and the Python module's `Spec.generate(strategy="kpath")` run it:
 //! under constraints each steered tree is repaired into a valid one (or replaced by a
 //! fresh solution, [`thicket_fandango::kpath_finish`]) before its paths count, so the
-//! paths covered are those of the valid outputs.
+//! paths covered are those of the valid outputs. [`outcome`] says what a production
+//! covered, what it could not, and whether it fell short.
 
 use thicket_cover::{KPathGraph, KPathProduction, Stop};
 use thicket_fandango::LoadedSpec;
@@ -67,4 +68,102 @@ pub fn inputs_of<'t>(
         })
         .collect();
     (inputs, loose)
+}
+
+/// What a k-path production tells its user: the paths covered, the warnings its
+/// figures call for, and why it failed if it did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// `N inputs cover C of T k-paths, ...` (longest first), with why it stopped.
+    pub summary: String,
+    /// Steered inputs dropped, paths lost to repairs, paths beyond the depth limit.
+    pub warnings: Vec<String>,
+    /// Why the production failed: no input at all, or with [`Production::Stream`]
+    /// fewer than the `count` asked for.
+    pub failure: Option<String>,
+}
+
+/// The [`Outcome`] of `made`, a `production` of paths up to `k` over `graph` (of
+/// `grammar`, whose generator's depth limit is `max_depth`); `valid`: the inputs
+/// satisfy constraints; `count`: the count asked for, if any.
+#[allow(clippy::too_many_arguments)]
+pub fn outcome(
+    made: &KPathProduction,
+    production: Production,
+    k: usize,
+    valid: bool,
+    count: Option<u64>,
+    graph: &KPathGraph,
+    grammar: &thicket_grammar::Grammar,
+    max_depth: u32,
+) -> Outcome {
+    let valid_ = if valid { "valid " } else { "" };
+    let covered: usize = made.covered.iter().sum();
+    let unfinished = covered + made.unfit.len() + made.lost.len() < made.total.iter().sum();
+    let note = match production {
+        _ if made.timed_out => " (stopped at --time)",
+        Production::Stream if !unfinished => " (then further rounds)",
+        Production::Cover if unfinished => " (stopped at -n)",
+        _ => "",
+    };
+    // Longest first: "cover 36 of 36 3-paths, 20 of 20 2-paths, 9 of 9 1-paths".
+    let per_length: Vec<String> = (1..=k)
+        .rev()
+        .map(|l| format!("{} of {} {l}-paths", made.covered[l - 1], made.total[l - 1]))
+        .collect();
+    let summary = format!(
+        "{} {valid_}inputs cover {}{note}",
+        made.trees.len(),
+        per_length.join(", "),
+    );
+    let mut warnings = Vec::new();
+    if made.dropped > 0 {
+        warnings.push(format!(
+            "{} steered inputs could not be made valid within the budget",
+            made.dropped
+        ));
+    }
+    if !made.lost.is_empty() {
+        warnings.push(format!(
+            "{} paths of length {k} or less are in no valid input the repairs kept \
+             (each steered to {} times), e.g. {}",
+            made.lost.len(),
+            thicket_cover::FINISH_TRIES,
+            graph.display(grammar, &made.lost[0])
+        ));
+    }
+    if !made.unfit.is_empty() {
+        warnings.push(format!(
+            "{} paths of length {k} or less cannot be covered within --max-depth {max_depth}, e.g. {}",
+            made.unfit.len(),
+            graph.display(grammar, &made.unfit[0])
+        ));
+    }
+    // A count is asked of a stream, a cap of covering; no input at all is a failure
+    // either way.
+    let made_count = made.trees.len() as u64;
+    let short_of_count = production == Production::Stream && count.is_some_and(|n| made_count < n);
+    let failure = (made.trees.is_empty() || short_of_count).then(|| {
+        format!(
+            "{made_count} {valid_}input{} made{}",
+            if made_count == 1 { "" } else { "s" },
+            match count {
+                Some(n) if short_of_count => format!(
+                    " of the {n} asked for{}",
+                    if made.timed_out {
+                        " before --time ran out"
+                    } else {
+                        ""
+                    }
+                ),
+                _ if made.timed_out => " before --time ran out".to_string(),
+                _ => String::new(),
+            }
+        )
+    });
+    Outcome {
+        summary,
+        warnings,
+        failure,
+    }
 }

@@ -41,6 +41,45 @@ pub struct Compiled {
     pub antlr: Option<AntlrSpec>,
 }
 
+/// Why a constraint given beside a spec was not compiled.
+#[derive(Debug)]
+pub enum ConstraintError {
+    /// Its file could not be read, or is not UTF-8 (the message names the file).
+    Unreadable(String),
+    /// The constraint's errors.
+    Spec(SpecError),
+}
+
+/// Constraints given beside a spec (a user's `--constraint FILE` and `-c TEXT`),
+/// compiled against it in its language (Fandango's or ISLa's, as in `where` blocks).
+/// A file is read up to `max_bytes` (the spec's limit); a UTF-8 byte order mark is not
+/// part of its text. An inline text is named `<-c N>` in messages.
+pub fn extra_constraints(
+    loaded: &LoadedSpec,
+    files: &[PathBuf],
+    texts: &[String],
+    max_bytes: usize,
+) -> Result<Vec<thicket_constraint::Constraint>, ConstraintError> {
+    let mut constraints = Vec::new();
+    for path in files {
+        let bytes = crate::files::read_path(path, max_bytes as u64, "--max-spec-size")
+            .map_err(ConstraintError::Unreadable)?;
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        let text = String::from_utf8(bytes.to_vec()).map_err(|e| {
+            ConstraintError::Unreadable(format!("{} is not UTF-8: {e}", path.display()))
+        })?;
+        let name = path.display().to_string();
+        let compiled = loaded.extra_constraint(&name, &text);
+        constraints.push(compiled.map_err(ConstraintError::Spec)?.constraint);
+    }
+    for (i, text) in texts.iter().enumerate() {
+        let name = format!("<-c {}>", i + 1);
+        let compiled = loaded.extra_constraint(&name, text);
+        constraints.push(compiled.map_err(ConstraintError::Spec)?.constraint);
+    }
+    Ok(constraints)
+}
+
 impl SpecFile {
     /// The spec at `path`, with the default start rule and limits.
     pub fn new(path: impl Into<PathBuf>) -> SpecFile {
@@ -150,5 +189,23 @@ mod tests {
         file.start = Some("<d>".to_string());
         assert!(!file.constraints_apply());
         assert!(file.compile(true).unwrap().loaded.constraints.is_empty());
+    }
+
+    #[test]
+    fn extra_constraints_are_read_without_a_byte_order_mark_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.bnf");
+        std::fs::write(&path, "<start> ::= <d>\n<d> ::= \"1\" | \"2\"\n").unwrap();
+        let loaded = SpecFile::new(&path).compile(true).unwrap().loaded;
+        let file = dir.path().join("c.isla");
+        std::fs::write(&file, "\u{feff}str.len(<d>) = 1").unwrap();
+        let texts = ["<d> = \"1\"".to_string()];
+        let both = extra_constraints(&loaded, std::slice::from_ref(&file), &texts, 1 << 20);
+        assert_eq!(both.unwrap().len(), 2);
+        let bad = ["<nope> = \"1\"".to_string()];
+        match extra_constraints(&loaded, &[], &bad, 1 << 20) {
+            Err(ConstraintError::Spec(e)) => assert_eq!(e.source.name(), "<-c 1>"),
+            _ => panic!("an unknown rule is an error"),
+        }
     }
 }

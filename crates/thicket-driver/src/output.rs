@@ -38,6 +38,46 @@ impl Framing {
             Framing::Separator(vec![b'\n'])
         }
     }
+
+    /// A separator written with escapes: `\n \t \r \0 \\` and `\xHH` with exactly
+    /// two hex digits; other characters stand for their UTF-8 bytes.
+    pub fn separator(text: &str) -> Result<Framing, String> {
+        let mut out = Vec::new();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                let mut buf = [0; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                continue;
+            }
+            match chars.next() {
+                Some('n') => out.push(b'\n'),
+                Some('t') => out.push(b'\t'),
+                Some('r') => out.push(b'\r'),
+                Some('0') => out.push(0),
+                Some('\\') => out.push(b'\\'),
+                Some('x') => {
+                    let hex: String = chars.by_ref().take(2).collect();
+                    let byte = (hex.len() == 2 && hex.chars().all(|c| c.is_ascii_hexdigit()))
+                        .then(|| u8::from_str_radix(&hex, 16).ok())
+                        .flatten()
+                        .ok_or_else(|| {
+                            format!(
+                                "`\\x{hex}`: `\\x` must be followed by two hex digits, as in \\x04"
+                            )
+                        })?;
+                    out.push(byte);
+                }
+                other => {
+                    return Err(format!(
+                        "unknown escape `\\{}`; use \\n \\t \\r \\0 \\\\ or \\xHH",
+                        other.map(String::from).unwrap_or_default()
+                    ));
+                }
+            }
+        }
+        Ok(Framing::Separator(out))
+    }
 }
 
 /// One generated input, ready to write.
@@ -324,6 +364,24 @@ pub fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn separators_read_their_escapes() {
+        assert_eq!(
+            Framing::separator(r"--\n\x04\0"),
+            Ok(Framing::Separator(b"--\n\x04\0".to_vec()))
+        );
+        assert!(
+            Framing::separator(r"\x4")
+                .unwrap_err()
+                .contains("two hex digits")
+        );
+        assert!(
+            Framing::separator(r"\q")
+                .unwrap_err()
+                .starts_with("unknown escape `\\q`")
+        );
+    }
 
     #[test]
     fn json_lines_carry_text_as_a_string_and_other_bytes_as_hex() {

@@ -132,6 +132,22 @@ pub struct CoverageSummary {
 }
 
 impl CoverageSummary {
+    /// The warning for runs that all reported no coverage of the code under test: the
+    /// include patterns match nothing that ran (Python and Java targets; `executor`
+    /// describes the target). `None` when something was covered, or the kind has no
+    /// include patterns.
+    pub fn nothing_covered_warning(&self, executor: &str) -> Option<String> {
+        let (what, option) = match self.kind {
+            CoverageKind::Python if self.lines == Some(0) => ("nothing", "--python-include"),
+            CoverageKind::Java if self.methods == Some(0) => ("no class", "--java-includes"),
+            _ => return None,
+        };
+        Some(format!(
+            "no execution reported any coverage: {what} that the include patterns match ran \
+             ({executor}); set {option} to the code under test"
+        ))
+    }
+
     /// How much was covered, in the kind's first unit (edges, or lines): comparable
     /// between summaries of one kind.
     pub fn amount(&self) -> usize {
@@ -451,6 +467,44 @@ fn merge_bytes(trace: &[u8], seen: &mut [u8], novelty: &mut Novelty) {
 mod tests {
     use super::*;
     use crate::python::{PyFileTrace, PyTrace};
+
+    #[test]
+    fn nothing_covered_names_the_include_option_of_the_target_kind() {
+        let python = CoverageSummary {
+            kind: CoverageKind::Python,
+            lines: Some(0),
+            ..CoverageSummary::default()
+        };
+        assert_eq!(
+            python
+                .nothing_covered_warning("python json:loads")
+                .as_deref(),
+            Some(
+                "no execution reported any coverage: nothing that the include patterns match \
+                 ran (python json:loads); set --python-include to the code under test"
+            )
+        );
+        let java = CoverageSummary {
+            kind: CoverageKind::Java,
+            methods: Some(0),
+            ..CoverageSummary::default()
+        };
+        assert!(
+            java.nothing_covered_warning("java")
+                .unwrap()
+                .contains("no class that")
+        );
+        let covered = CoverageSummary {
+            lines: Some(3),
+            ..python
+        };
+        assert_eq!(covered.nothing_covered_warning("python json:loads"), None);
+        let edges = CoverageSummary {
+            kind: CoverageKind::Edges,
+            ..CoverageSummary::default()
+        };
+        assert_eq!(edges.nothing_covered_warning("afl"), None);
+    }
 
     #[test]
     fn edges_and_buckets() {

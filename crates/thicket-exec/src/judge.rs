@@ -53,6 +53,14 @@ impl Verdict {
     pub fn is_hang(&self) -> bool {
         self.failure.as_ref().is_some_and(Failure::is_hang)
     }
+
+    /// Whether the program accepted the input: it exited 0 with no exception, and
+    /// nothing counts as a failure (how `thicket mine` labels inputs).
+    pub fn accepted(&self) -> bool {
+        self.outcome.status == crate::Status::Exited(0)
+            && self.outcome.exception.is_none()
+            && self.failure.is_none()
+    }
 }
 
 /// What a [`Judge`] has counted since it was made.

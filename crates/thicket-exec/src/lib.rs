@@ -20,7 +20,9 @@
 //! - [`PlainExecutor`]: any program, started per input, without coverage.
 //!
 //! Inputs reach a program on stdin, in a file whose path replaces `@@` in its arguments,
-//! or as an argument ([`InputMode`]). Timeouts kill the whole process group. Bad targets
+//! or as an argument ([`InputMode`]). A [`ProgramConfig`] names the program as a user
+//! does (a command line, a Python function or a Java method, with its limits) and gives
+//! its executor and failure classifier. Timeouts kill the whole process group. Bad targets
 //! (missing, not executable, not instrumented, dying) are errors naming the target,
 //! never panics.
 
@@ -34,6 +36,7 @@ pub mod java;
 pub mod judge;
 pub mod outcome;
 pub mod plain;
+pub mod program;
 pub mod python;
 mod reap;
 pub mod rejection;
@@ -48,6 +51,7 @@ pub use java::{JavaExecutor, JavaTarget, JavaTrace};
 pub use judge::{Judge, JudgeCounts, Tally, Verdict};
 pub use outcome::{Exception, Outcome, Status, Tail};
 pub use plain::PlainExecutor;
+pub use program::{JavaProgram, ProgramConfig, PythonProgram};
 pub use python::{PyToken, PyTrace, PythonExecutor, PythonTarget, TokenCond, TokenTrace};
 pub use reap::cleanup_now;
 pub use rejection::{LikelyRejection, RejectionReason, likely_rejection};

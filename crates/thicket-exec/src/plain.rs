@@ -255,6 +255,18 @@ impl PlainExecutor {
 /// left behind hold it open (they are not the run; their output is not its output).
 pub const OUTPUT_GRACE: Duration = Duration::from_millis(50);
 
+/// The warning for `runs` of `of` whose output a process the target left behind held
+/// open.
+pub fn held_output_warning(runs: u64, of: u64) -> String {
+    format!(
+        "the target left a process holding its output open (in {runs} of {of} runs): a run \
+         ends when the target ends, so thicket ended what it left behind and read its \
+         output for at most {} ms more (close stdout and stderr in processes the target \
+         leaves running)",
+        OUTPUT_GRACE.as_millis()
+    )
+}
+
 /// Where a run is once its program has ended.
 #[derive(Clone, Copy)]
 enum AfterExit {

@@ -90,6 +90,31 @@ impl LikelyRejection {
         matches!(kind, FailureKind::Exception { language, class }
             if *language == self.language && *class == self.class)
     }
+
+    /// What these failures probably are, and the option that sets them aside, given
+    /// the number of other failures that are not hangs.
+    pub fn note(&self, other_failures: usize) -> String {
+        let why = match self.reason {
+            RejectionReason::OwnErrorType => "the target's own error type",
+            RejectionReason::Dominant => "raised in nearly every failing run",
+        };
+        format!(
+            "{} of {} distinct failures ({} of {} failing runs) are {}, {why}: likely how the \
+             target rejects invalid input rather than bugs. If so, pass --expected-exception {} \
+             so that {}.",
+            self.distinct_failures,
+            self.distinct_failures + other_failures,
+            self.runs,
+            self.failing_runs,
+            self.class,
+            self.class,
+            match other_failures {
+                0 => "real failures stand out".to_string(),
+                1 => "the other failure stands out".to_string(),
+                n => format!("the {n} other failures stand out"),
+            }
+        )
+    }
 }
 
 /// The likely rejection among `failures` (each failure's kind and how many runs failed

@@ -21,7 +21,10 @@
 //!
 //! The output folder ([`output`]) follows AFL's layout, each finding written atomically
 //! when found; a campaign can be resumed from it. [`choice::StrategyChoice`] names
-//! every strategy (the loop's own and the whitebox searches) and makes it.
+//! every strategy (the loop's own and the whitebox searches) and makes it. [`report`]
+//! puts a campaign's figures into lines for a person: the status line, and the summary
+//! with the warnings its figures call for; [`setup`] checks a campaign's options
+//! together before anything runs.
 
 #![warn(missing_docs)]
 
@@ -31,6 +34,8 @@ pub mod combined;
 pub mod minimize;
 pub mod mutate;
 pub mod output;
+pub mod report;
+pub mod setup;
 pub mod stats;
 pub mod strategy;
 pub mod sync;

@@ -4,7 +4,8 @@
 //! `.bnf` grammars and Fandango `.fan` specs, whose Python parts are captured in
 //! [`FanParts`]; see `docs/spec-format.md`), import of
 //! fuzzingbook/ISLa JSON grammars, resolution into a [`Grammar`] of typed ids, static
-//! [`Analysis`] (minimal depth and length, productivity, reachability) and the [`lint`].
+//! [`Analysis`] (minimal depth and length, productivity, reachability) and the [`lint`]
+//! (with the figures `thicket lint` reports, [`summary::LintSummary`]).
 //!
 //! ```
 //! let grammar = thicket_grammar::load_spec_text("digits.fan", b"<start> ::= <d>+\n<d> ::= r\"[0-9]\"")?;
@@ -28,6 +29,7 @@ mod pyscan;
 pub mod reach;
 pub mod source;
 pub mod suggest;
+pub mod summary;
 pub mod tokens;
 
 pub use analysis::{Analysis, RuleSummary, UNBOUNDED, lint};

@@ -8,6 +8,7 @@
 //! share of positive samples that satisfy a constraint) and specificity (the share of
 //! negative samples it rejects). With a program ([`program`]), samples are labelled by
 //! whether it accepts them and results validated by running inputs solved for them.
+//! [`report`] gives each result's figures in a line and the whole run as data.
 //!
 //! The steps ([`mine`]):
 //! 1. **Learning set**: the positives that together cover the most k-paths, greedily,
@@ -37,6 +38,7 @@
 pub mod catalog;
 mod instantiate;
 pub mod program;
+pub mod report;
 
 pub use catalog::{Catalog, CatalogError, Kind, Pattern};
 

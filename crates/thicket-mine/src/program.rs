@@ -68,7 +68,7 @@ pub fn label<E>(
 
 /// How a result fared in [`validate`]: of the inputs solved for it, how many the
 /// program accepted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Validated {
     /// Solved inputs the program accepted.
     pub accepted: usize,

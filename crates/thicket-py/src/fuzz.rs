@@ -1,5 +1,6 @@
 //! `thicket.fuzz`: a Python callable fuzzed in this interpreter. The loop is
-//! thicket-fuzz's [`Campaign`] (strategies, keeping, findings, minimisation) and every
+//! thicket-fuzz's [`Campaign`](thicket_fuzz::Campaign) (strategies, keeping, findings,
+//! minimisation), made of its parts by `thicket_fuzz::setup::CampaignParts`, and every
 //! run goes through thicket-exec's [`Judge`]; what is particular to Python in-process is
 //! the executor, [`InProcess`], which calls the target with the GIL held and measures
 //! its lines and branches with `thicket._coverage` (sys.monitoring, or sys.settrace
@@ -23,8 +24,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use thicket_exec::python::PyFileTrace;
 use thicket_exec::{ExecError, Executor, Judge, Location, Outcome, PyTrace, Status, Trace};
+use thicket_fuzz::FuzzConfig;
 use thicket_fuzz::minimize::{MinimizeLimits, reduce_decoded};
-use thicket_fuzz::{Campaign, FuzzConfig};
 
 /// Executions of a call that gives neither `execs` nor `time`.
 pub(crate) const DEFAULT_EXECS: u64 = 10_000;
@@ -748,36 +749,26 @@ fn campaign(
     };
     // Fandango's bit fields: each tree runs as its bits packed into bytes (as `thicket
     // fuzz` runs them), and inputs not made from a tree are read one bit at a time.
-    let layout = thicket_fandango::BitLayout::new(grammar, &loaded.spec.fandango.bit_terminals);
-    let unpacked = thicket_fandango::unpacked_grammar(&loaded.spec).map_err(RunError::Spec)?;
-    let packed = match (&layout, &unpacked) {
-        (Some(layout), Some(unpacked)) => Some(thicket_fandango::PackedBits {
-            layout,
-            grammar,
-            unpacker: unpacked
-                .parser(Default::default())
-                .map_err(|e| RunError::Campaign(e.to_string()))?,
-        }),
-        _ => None,
-    };
+    let input_grammar = thicket_driver::InputGrammar::new(&loaded.spec).map_err(RunError::Spec)?;
+    let packed = input_grammar
+        .encoding(Default::default())
+        .map_err(|e| RunError::Campaign(e.to_string()))?;
     let encoding = packed
         .as_ref()
         .map(|p| p as &dyn thicket_fuzz::strategy::Encoding);
     let campaign_error = |e: thicket_fuzz::FuzzError| RunError::Campaign(e.to_string());
-    let mut campaign = Campaign::with_encoding(&generator, judge, fuzz_config, out, encoding)
+    let parts = thicket_fuzz::setup::CampaignParts {
+        generator: &generator,
+        solver: solver.as_ref(),
+        encoding,
+        strategy: thicket_fuzz::choice::StrategyChoice::Campaign(settings.strategy),
+        seeds: &[],
+        fdloop: thicket_fuzz::strategy::FdLoopConfig::default(),
+        whitebox: None,
+    };
+    let mut campaign = parts
+        .campaign(judge, fuzz_config, out)
         .map_err(campaign_error)?;
-    if let Some(solver) = &solver {
-        campaign = campaign.with_solver(solver);
-    }
-    if settings.strategy != thicket_fuzz::strategy::StrategyKind::Coverage {
-        let strategy = thicket_fuzz::strategy::make_strategy(
-            settings.strategy,
-            &generator,
-            &[],
-            thicket_fuzz::strategy::FdLoopConfig::default(),
-        );
-        campaign = campaign.with_strategy(strategy).map_err(campaign_error)?;
-    }
     let stats = campaign.run(stop, |_| {}).map_err(campaign_error)?;
     let mut judge = campaign.into_judge();
     let read = |file: &str| {

@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-use thicket_grammar::{TokSym, TokenGrammar};
+use thicket_grammar::{Grammar, TokSym, TokenGrammar, Tokens};
 
 /// A set of token kinds, and whether the input may end at this position.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -83,6 +83,74 @@ impl TokenSet {
                 .map(move |b| (i * 64 + b) as u32)
         })
     }
+
+    /// Reads the set of `tokens` written as `text` (the `position`-th, from 0, for
+    /// messages): kinds separated by `,` (a literal's text, or a token rule with or
+    /// without angle brackets; a lone `,` is the comma), `*` for any token, `$` for
+    /// the end of input, a leading `!` for the complement.
+    pub fn parse(tokens: &Tokens, text: &str, position: usize) -> Result<TokenSet, String> {
+        let n = tokens.kinds().len();
+        let (negate, body) = match text.strip_prefix('!') {
+            Some(rest) if !rest.is_empty() => (true, rest),
+            _ => (false, text),
+        };
+        let mut set = TokenSet::none(n);
+        // A lone `,` is a kind, not a separator.
+        let parts: Vec<&str> = if body == "," {
+            vec![","]
+        } else {
+            body.split(',').collect()
+        };
+        for part in parts {
+            match part {
+                "*" => {
+                    set = TokenSet::all(n);
+                }
+                "$" => set.eof = true,
+                name => {
+                    let k = tokens.kind_by_name(name).ok_or_else(|| {
+                        format!(
+                            "set {} (`{text}`): the spec has no token `{name}` (--list shows them)",
+                            position + 1
+                        )
+                    })?;
+                    set.insert(k);
+                }
+            }
+        }
+        if negate {
+            let mut all = TokenSet::all(n);
+            for k in set.kinds() {
+                all.remove(k);
+            }
+            all.eof = !set.eof;
+            set = all;
+        }
+        Ok(set)
+    }
+}
+
+/// The text of a token sequence `kinds` of `tokens` (a solver's witness): each
+/// literal as written, each token rule's (or regex's) shortest value, separated where
+/// the tokens would run together (see [`Tokens::detokenize`]).
+pub fn witness_text(grammar: &Grammar, tokens: &Tokens, kinds: &[u32]) -> Vec<u8> {
+    let generator = thicket_gen::Generator::new(grammar, thicket_gen::GenConfig::default()).ok();
+    let texts: Vec<Vec<u8>> = kinds
+        .iter()
+        .map(|&k| {
+            let kind = &tokens.kinds()[k as usize];
+            if let Some(l) = &kind.literal {
+                return l.to_vec();
+            }
+            let expr = kind.rule.map(|r| grammar.rule(r).body).or(kind.regex);
+            let mut sink = thicket_tree::ByteSink { bytes: Vec::new() };
+            if let (Some(g), Some(e)) = (&generator, expr) {
+                g.expand_smallest(e, &mut thicket_gen::Generator::rng_for(0, 0), &mut sink);
+            }
+            sink.bytes
+        })
+        .collect();
+    Tokens::detokenize(&texts)
 }
 
 /// Figures of a solver's work.

@@ -127,3 +127,33 @@ fn a_left_recursive_grammar_is_solved() {
     assert!(parses(&g, &t), "{t}");
     assert_eq!(solver.solve(&sets(&tokens, &["+"])), None);
 }
+
+#[test]
+fn sets_read_from_text_and_witnesses_get_their_text() {
+    let grammar = load_spec_text("paper.bnf", PAPER).unwrap();
+    let tokens = Tokens::new(&grammar);
+    let n = tokens.kinds().len();
+    let open = TokenSet::parse(&tokens, "(", 0).unwrap();
+    assert_eq!(open.kinds().count(), 1);
+    assert!(!open.eof);
+    let not_open = TokenSet::parse(&tokens, "!(", 1).unwrap();
+    assert_eq!(not_open.kinds().count(), n - 1);
+    assert!(not_open.eof);
+    let any = TokenSet::parse(&tokens, "*", 2).unwrap();
+    assert_eq!(any, TokenSet::all(n));
+    let error = TokenSet::parse(&tokens, "num,nope", 3).unwrap_err();
+    assert!(
+        error.starts_with("set 4 (`num,nope`): the spec has no token `nope`"),
+        "{error}"
+    );
+    let mut solver = TokenSolver::new(tokens.grammar(), n);
+    let witness = solver
+        .solve(&[open, TokenSet::parse(&tokens, "let", 1).unwrap()])
+        .unwrap();
+    let text = thicket_solve::tokens::witness_text(&grammar, &tokens, &witness);
+    assert!(
+        text.starts_with(b"( let ("),
+        "{}",
+        String::from_utf8_lossy(&text)
+    );
+}

@@ -1,0 +1,88 @@
+//! An input checked against its spec's grammar and constraints (`thicket check`): its
+//! verdict, each violation explained (rendered and as data), and the JSON line of it.
+
+use crate::InputReader;
+use thicket_constraint::Checker;
+use thicket_parse::ParseError;
+
+/// The verdict on one input.
+pub enum Checked {
+    /// In the language, every constraint holds.
+    Valid,
+    /// In the language, some constraint does not hold: each violation rendered and as
+    /// data (empty when not explained).
+    Invalid(Vec<(String, serde_json::Value)>),
+    /// Not in the language: why, rendered with the input's excerpt, and as data.
+    NotInLanguage(String, serde_json::Value),
+    /// Could not be read (the message names the file).
+    Unreadable(String),
+    /// Its chart did not fit in memory (the message names the limit).
+    OutOfMemory(String),
+}
+
+impl Checked {
+    /// Reads `text` with `reader` and checks its tree with `checker`; with `explain`,
+    /// each violation is explained with its witness.
+    pub fn check(
+        reader: &InputReader<'_>,
+        checker: &Checker<'_>,
+        text: &[u8],
+        explain: bool,
+    ) -> Checked {
+        // The chart's memory is free again before checking needs its own.
+        match reader.read(text) {
+            Ok(tree) if !explain => {
+                if checker.check(&tree).is_empty() {
+                    Checked::Valid
+                } else {
+                    Checked::Invalid(Vec::new())
+                }
+            }
+            Ok(tree) => {
+                let violations = checker.explain(&tree);
+                if violations.is_empty() {
+                    Checked::Valid
+                } else {
+                    Checked::Invalid(
+                        violations
+                            .iter()
+                            .map(|v| (checker.render(v, &tree), checker.to_json(v, &tree)))
+                            .collect(),
+                    )
+                }
+            }
+            Err(ParseError::Rejected(r)) => Checked::NotInLanguage(
+                format!("not in the language: {r}\n{}", r.excerpt(text)),
+                // The same error object as `thicket parse --format json`.
+                crate::parsed::rejection_json(&r),
+            ),
+            Err(e @ ParseError::OutOfMemory { .. }) => Checked::OutOfMemory(e.to_string()),
+            Err(e @ ParseError::TooComplex { .. }) => {
+                Checked::NotInLanguage(e.to_string(), serde_json::json!({"message": e.to_string()}))
+            }
+        }
+    }
+
+    /// The JSON line of the input called `name`: `{"file", "valid", "violations"}`, or
+    /// `{"file", "valid": false, "error"}` when it was not checked.
+    pub fn json_line(&self, name: &str) -> serde_json::Value {
+        match self {
+            Checked::Valid => serde_json::json!({"file": name, "valid": true, "violations": []}),
+            Checked::Invalid(v) => serde_json::json!({
+                "file": name, "valid": false,
+                "violations": v.iter().map(|(_, j)| j.clone()).collect::<Vec<_>>(),
+            }),
+            Checked::NotInLanguage(_, e) => {
+                serde_json::json!({"file": name, "valid": false, "error": e})
+            }
+            Checked::Unreadable(message) => serde_json::json!({
+                "file": name, "valid": false,
+                "error": {"message": message, "unreadable": true},
+            }),
+            Checked::OutOfMemory(message) => serde_json::json!({
+                "file": name, "valid": false,
+                "error": {"message": message, "out_of_memory": true},
+            }),
+        }
+    }
+}

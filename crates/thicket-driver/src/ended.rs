@@ -1,0 +1,223 @@
+//! How a run of generated inputs ended against what was asked (`thicket generate`):
+//! a small language's distinct inputs, known from the grammar before anything is drawn
+//! (so that `--unique` stops when all are written), and why a run that made fewer
+//! inputs than asked for fell short.
+
+use thicket_fandango::Stop;
+use thicket_gen::{DistinctInputs, GenConfig, Generator};
+use thicket_solve::SolverConfig;
+
+/// Most derivations listed to learn how many distinct inputs a small language has (see
+/// [`Generator::distinct_inputs`]).
+pub const UNIQUE_LISTING_LIMIT: u64 = 1 << 20;
+
+/// The distinct inputs of `generator`'s language when it has fewer than `count`
+/// within the generator's limits (listing at most [`UNIQUE_LISTING_LIMIT`]
+/// derivations); `None` for a larger language, or one too large to list.
+pub fn small_language(generator: &Generator<'_>, count: u64) -> Option<DistinctInputs> {
+    let limit = usize::try_from(count.min(UNIQUE_LISTING_LIMIT)).unwrap_or(usize::MAX);
+    generator
+        .distinct_inputs(limit)
+        .filter(|found| found.count < count)
+}
+
+/// Where a small language's inputs end, for a message: the grammar itself, or the
+/// limits of `config`.
+pub fn within(found: &DistinctInputs, config: &GenConfig) -> String {
+    if found.more_beyond_limits {
+        format!(
+            "within these limits (--max-depth {}, --max-repetitions {})",
+            config.max_depth, config.max_repetitions
+        )
+    } else {
+        "in its whole language".to_string()
+    }
+}
+
+/// The note that `spec`'s language is small and `--unique` stops after its inputs.
+pub fn small_language_note(spec: &str, found: &DistinctInputs, config: &GenConfig) -> String {
+    format!(
+        "{spec} has only {} distinct input{} {}; --unique stops after {}",
+        found.count,
+        if found.count == 1 { "" } else { "s" },
+        within(found, config),
+        if found.count == 1 { "it" } else { "them" },
+    )
+}
+
+/// A finished run of generated inputs, against what was asked of it.
+#[derive(Clone, Debug)]
+pub struct RunEnd<'a> {
+    /// The count asked for (`u64::MAX`: as many as the time allows).
+    pub count: u64,
+    /// Whether the count was given (rather than a default).
+    pub asked: bool,
+    /// What the run could make: the count, or all of a small language.
+    pub goal: u64,
+    /// Inputs written.
+    pub written: u64,
+    /// Random streams drawn.
+    pub drawn: u64,
+    /// Why the stream stopped, if it did before the goal.
+    pub stopped: Option<Stop>,
+    /// With `--unique`, the draws per input asked for before giving up.
+    pub unique: Option<u64>,
+    /// The small language whose inputs were all the run could write, if known.
+    pub language: Option<&'a DistinctInputs>,
+    /// The solver's limits, when constraints were solved.
+    pub solver: Option<SolverConfig>,
+    /// The generator's limits.
+    pub config: &'a GenConfig,
+    /// Seconds the run took.
+    pub seconds: f64,
+}
+
+impl RunEnd<'_> {
+    /// Why the run is a failure: it made fewer inputs than asked for (or none with
+    /// only a time given); `None` if it made what was asked.
+    pub fn shortfall(&self) -> Option<String> {
+        let RunEnd {
+            count,
+            asked,
+            goal,
+            written,
+            drawn,
+            seconds,
+            ..
+        } = *self;
+        let exhausted = self.language.filter(|found| written == found.count);
+        if let Some(found) = exhausted {
+            // Every distinct input was written: short only of a count asked for.
+            return asked.then(|| {
+                format!(
+                    "wrote all {written} distinct inputs there are {}, fewer than the {count} \
+                     asked for{}",
+                    within(found, self.config),
+                    if found.more_beyond_limits {
+                        " (raise the limits for more)"
+                    } else {
+                        ""
+                    }
+                )
+            });
+        }
+        if written >= goal {
+            return None;
+        }
+        if self.stopped == Some(Stop::Deadline) {
+            // Without a count, as many as the time allowed is what was asked for,
+            // unless none.
+            let why = if self.solver.is_some() && written == 0 {
+                "; no input satisfied the constraints before then"
+            } else {
+                ""
+            };
+            return if asked {
+                Some(format!(
+                    "--time ran out after {written} of {count} inputs ({seconds:.1} s){why}"
+                ))
+            } else {
+                (written == 0).then(|| {
+                    format!("--time ran out before any input was made ({seconds:.1} s){why}")
+                })
+            };
+        }
+        if let Some(factor) = self.unique {
+            return Some(format!(
+                "only {written} distinct inputs in {drawn} draws (--unique gives up after \
+                 {factor} draws per input asked for): within these limits the grammar may \
+                 have few more; raise --max-depth or --max-repetitions for more"
+            ));
+        }
+        // Only solving skips streams without --unique.
+        Some(match self.solver {
+            Some(solver) => format!(
+                "only {written} of {count} inputs satisfy the constraints within the budget \
+                 (each stream tries {} trees of {} repair rounds)",
+                solver.max_attempts, solver.max_rounds
+            ),
+            None => format!("only {written} of {count} inputs were made"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn end<'a>(config: &'a GenConfig) -> RunEnd<'a> {
+        RunEnd {
+            count: 10,
+            asked: true,
+            goal: 10,
+            written: 10,
+            drawn: 10,
+            stopped: None,
+            unique: None,
+            language: None,
+            solver: None,
+            config,
+            seconds: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_run_short_of_its_count_says_why() {
+        let config = GenConfig::default();
+        assert_eq!(end(&config).shortfall(), None);
+        let timed_out = RunEnd {
+            written: 4,
+            stopped: Some(Stop::Deadline),
+            ..end(&config)
+        };
+        assert_eq!(
+            timed_out.shortfall().as_deref(),
+            Some("--time ran out after 4 of 10 inputs (1.0 s)")
+        );
+        let open = RunEnd {
+            asked: false,
+            ..timed_out.clone()
+        };
+        assert_eq!(open.shortfall(), None);
+        let unique = RunEnd {
+            written: 4,
+            unique: Some(100),
+            ..end(&config)
+        };
+        assert!(
+            unique
+                .shortfall()
+                .unwrap()
+                .starts_with("only 4 distinct inputs")
+        );
+    }
+
+    #[test]
+    fn a_small_language_written_whole_is_short_only_of_a_count_asked_for() {
+        let config = GenConfig::default();
+        let found = DistinctInputs {
+            count: 3,
+            more_beyond_limits: false,
+        };
+        let all = RunEnd {
+            goal: 3,
+            written: 3,
+            language: Some(&found),
+            ..end(&config)
+        };
+        assert_eq!(
+            all.shortfall().as_deref(),
+            Some(
+                "wrote all 3 distinct inputs there are in its whole language, fewer than the 10 asked for"
+            )
+        );
+        assert_eq!(
+            RunEnd {
+                asked: false,
+                ..all
+            }
+            .shortfall(),
+            None
+        );
+    }
+}

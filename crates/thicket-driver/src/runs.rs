@@ -1,0 +1,223 @@
+//! A set of input files run through a program's [`Judge`] (`thicket coverage`): each
+//! read, noted in the grammar's language or not, run and tallied ([`Tally`]: the union
+//! of the coverage that counts, the distinct failures), with the growth of the
+//! coverage after each input as CSV, and the report of it all as data.
+
+use crate::files::Input;
+use serde::Serialize;
+use std::io::Write;
+use thicket_exec::{CoverageSummary, ExecError, Judge, LikelyRejection, Tally};
+use thicket_parse::Parser;
+
+/// What running a set of inputs found.
+#[derive(Default)]
+pub struct Runs {
+    /// The judged runs.
+    pub tally: Tally,
+    /// Inputs in the grammar's language.
+    pub in_language: usize,
+    /// Inputs that could not be read (not run).
+    pub unreadable: usize,
+    /// Inputs the executor failed to run.
+    pub not_run: usize,
+}
+
+/// Why an input was not run.
+pub enum Skip<'a> {
+    /// It could not be read (the message names the file).
+    Unreadable(&'a str),
+    /// The executor failed on it.
+    NotRun(&'a Input),
+}
+
+impl Runs {
+    /// Runs every input of `inputs` (each read under `max_size` bytes) through `judge`,
+    /// noting those `parser` accepts; `skipped` hears each input not run. With `growth`,
+    /// a CSV line `index,file,coverage,branches` is written after each run (its header
+    /// first). An error of the executor that it could not recover from ends the runs.
+    pub fn run(
+        inputs: &[Input],
+        judge: &mut Judge,
+        parser: &Parser<'_>,
+        max_size: u64,
+        mut growth: Option<&mut dyn Write>,
+        skipped: &mut dyn FnMut(Skip<'_>),
+    ) -> Result<Runs, RunsError> {
+        if let Some(g) = growth.as_mut() {
+            writeln!(g, "index,file,coverage,branches")?;
+        }
+        let mut runs = Runs::default();
+        for (index, input) in inputs.iter().enumerate() {
+            let bytes = match input.read(max_size) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    skipped(Skip::Unreadable(&e));
+                    runs.unreadable += 1;
+                    continue;
+                }
+            };
+            runs.in_language += usize::from(parser.recognize(&bytes).is_ok());
+            let Some(verdict) = judge.run(&bytes)? else {
+                skipped(Skip::NotRun(input));
+                runs.not_run += 1;
+                continue;
+            };
+            runs.tally.add(judge, &verdict, || input.name());
+            if let Some(g) = growth.as_mut() {
+                let (coverage, branches) = runs.tally.figures(judge);
+                writeln!(
+                    g,
+                    "{index},{},{coverage},{branches}",
+                    csv_field(&input.name())
+                )?;
+            }
+        }
+        if let Some(g) = growth.as_mut() {
+            g.flush()?;
+        }
+        Ok(runs)
+    }
+
+    /// Inputs run.
+    pub fn ran(&self, inputs: usize) -> usize {
+        inputs - self.unreadable - self.not_run
+    }
+
+    /// The report as data (`thicket coverage --format json`) of `inputs` inputs run
+    /// through `judge`, whose coverage is `summary`.
+    pub fn report<'a>(
+        &'a self,
+        judge: &Judge,
+        inputs: usize,
+        summary: &'a CoverageSummary,
+        rejection: Option<&'a LikelyRejection>,
+    ) -> RunsReport<'a> {
+        let tally = &self.tally;
+        RunsReport {
+            executor: judge.executor().describe(),
+            inputs,
+            unreadable: self.unreadable,
+            not_run: self.not_run,
+            runs_coverage_not_counted: tally.uncounted,
+            in_language: self.in_language,
+            failing_runs: tally.failing,
+            hangs: tally.hangs,
+            held_output_runs: judge.executor().held_output_runs(),
+            failures: tally
+                .failures
+                .iter()
+                .map(|(key, (kind, count, first))| FailureReport {
+                    key,
+                    count: *count,
+                    first,
+                    kind,
+                })
+                .collect(),
+            likely_rejection: rejection,
+            coverage: summary,
+        }
+    }
+}
+
+/// Why a set of runs stopped.
+#[derive(Debug)]
+pub enum RunsError {
+    /// The executor failed beyond recovery.
+    Exec(ExecError),
+    /// The growth curve could not be written.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for RunsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunsError::Exec(e) => write!(f, "{e}"),
+            RunsError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Transparent: the error is the executor's or the file's.
+impl std::error::Error for RunsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunsError::Exec(e) => e.source(),
+            RunsError::Io(e) => e.source(),
+        }
+    }
+}
+
+impl From<ExecError> for RunsError {
+    fn from(e: ExecError) -> RunsError {
+        RunsError::Exec(e)
+    }
+}
+
+impl From<std::io::Error> for RunsError {
+    fn from(e: std::io::Error) -> RunsError {
+        RunsError::Io(e)
+    }
+}
+
+/// A set of runs as data.
+#[derive(Serialize)]
+pub struct RunsReport<'a> {
+    /// The executor, described.
+    pub executor: String,
+    /// Inputs named.
+    pub inputs: usize,
+    /// Inputs that could not be read.
+    pub unreadable: usize,
+    /// Inputs the executor failed to run.
+    pub not_run: usize,
+    /// Runs whose coverage does not count (crashes, hangs).
+    pub runs_coverage_not_counted: usize,
+    /// Inputs in the grammar's language.
+    pub in_language: usize,
+    /// Runs that failed.
+    pub failing_runs: usize,
+    /// Runs that hung.
+    pub hangs: usize,
+    /// Runs whose output a process the target left behind held open.
+    pub held_output_runs: u64,
+    /// The distinct failures.
+    pub failures: Vec<FailureReport<'a>>,
+    /// The exception class that is likely the target's way of rejecting input.
+    pub likely_rejection: Option<&'a LikelyRejection>,
+    /// The coverage reached.
+    pub coverage: &'a CoverageSummary,
+}
+
+/// A distinct failure as data: its key, runs, first input and its kind's fields.
+#[derive(Serialize)]
+pub struct FailureReport<'a> {
+    /// `kind @ location`.
+    pub key: &'a str,
+    /// Runs that failed so.
+    pub count: u64,
+    /// The first input that did.
+    pub first: &'a str,
+    /// The kind and its fields.
+    #[serde(flatten)]
+    pub kind: &'a thicket_exec::FailureKind,
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_are_quoted_when_needed() {
+        assert_eq!(csv_field("a.txt"), "a.txt");
+        assert_eq!(csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
+    }
+}
