@@ -101,6 +101,23 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "non-greedy loops before a greedy loop (the greedy loop goes on)",
+        files: &[(
+            "Tail.g4",
+            "grammar Tail;\ns : (ID '=' INT ';')+ EOF ;\nINT : [0-9]+ ;\nID : [a-z0-9]*? [a-z]+? [a-z0-9]* ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[
+            // One identifier `v1`: the greedy loop takes the digit after `[a-z]+?` stops.
+            ("v1=1;", true),
+            ("v=1;", true),
+            ("ab12c3 = 4;", true),
+            ("12a=1;", true),
+            ("1=1;", false),
+            ("v1 = 2; x9y=3;", true),
+            ("v 1=1;", false),
+        ],
+    },
+    Case {
         feature: "tokens that merge with no hidden text to part them",
         files: &[(
             "Mrg.g4",
@@ -701,6 +718,32 @@ fn the_byte_grammar_reads_a_non_greedy_token_with_an_escape_whole() {
             bytes.recognize(input.as_bytes()).is_ok(),
             "{input:?}: ANTLR accepts it ({antlr}), the byte grammar does not"
         );
+    }
+}
+
+/// Where the exact lexer ends a token with a non-greedy loop elsewhere than at its
+/// shortest text, the byte grammar does not cut it there: a greedy loop after the
+/// non-greedy ones goes on (MySQL's identifiers, `[A-Z_$0-9]*? [A-Z_$]+? [A-Z_$0-9]*`,
+/// read `v1` whole), and a comment ended by a line end or `EOF` runs to the end of the
+/// input when it has no line end (JSON5's and Swift's `'//' .*? ('\n' | EOF)`, which
+/// the shortest match ended right after `//`, `EOF` being the empty string there). Every
+/// input ANTLR accepts parses (recorded verdicts; the exact reading gives the verdict,
+/// the byte grammar may accept more).
+#[test]
+fn the_byte_grammar_reads_tokens_past_a_non_greedy_loop_where_antlr_does() {
+    for feature in [
+        "non-greedy loops before a greedy loop (the greedy loop goes on)",
+        "EOF ends a lexer rule only at the end of the input",
+    ] {
+        let case = case(feature);
+        let spec = load(case);
+        let bytes = thicket_parse::Parser::new(&spec.spec.grammar, Default::default()).unwrap();
+        for &(input, antlr) in case.inputs.iter().filter(|(_, antlr)| *antlr) {
+            assert!(
+                bytes.recognize(input.as_bytes()).is_ok(),
+                "{feature}: {input:?}: ANTLR accepts it ({antlr}), the byte grammar does not"
+            );
+        }
     }
 }
 
