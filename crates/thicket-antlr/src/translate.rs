@@ -1109,12 +1109,67 @@ impl<'f> Rules<'f> {
             // A catch-all `.` rule off the default channel is error recovery (css3's
             // `UnexpectedCharacter: . -> channel(ERROR)`): as hidden text it would let
             // anything stand between any two tokens, so only the exact lexer keeps it.
+            // A skipped one is the language's comments (brainfuck's `WS : . -> skip`:
+            // every other character), read as the characters no earlier rule takes.
             let catch_all = r.alts.iter().all(|(e, _)| matches!(e, Elem::Any(_)));
-            if hidden && !r.fragment && !catch_all {
+            if hidden && !r.fragment && (!catch_all || self.skipped_characters(r).is_some()) {
                 out.entry(r.mode.clone()).or_default().push(&r.name);
             }
         }
         out
+    }
+
+    /// For a skipped catch-all rule (`WS : . -> skip`, every alternative `.`), the
+    /// characters it can skip, as a regex class: those that no earlier rule of its mode
+    /// matches as a whole token (an earlier rule wins a tie, so `+` is always `PLUS`).
+    /// Characters that only start a longer token of another rule stay in: the byte
+    /// grammar may accept more than ANTLR, never less. `None` for other rules.
+    fn skipped_characters(&self, rule: &RuleDef) -> Option<String> {
+        let catch_all = rule.alts.iter().all(|(e, commands)| {
+            matches!(e, Elem::Any(_)) && commands.iter().any(|c| *c == Command::Skip)
+        });
+        if !catch_all || rule.fragment {
+            return None;
+        }
+        let mut taken = regex_syntax::hir::ClassUnicode::empty();
+        // The implicit tokens of a combined grammar's literals come before every rule.
+        if rule.mode.is_none() {
+            for (text, _, _) in &self.implicit {
+                let mut chars = text.chars();
+                if let (Some(c), None) = (chars.next(), chars.next()) {
+                    taken.push(regex_syntax::hir::ClassUnicodeRange::new(c, c));
+                }
+            }
+        }
+        for &(_, earlier) in &self.lexer_order {
+            if std::ptr::eq(earlier, rule) {
+                break;
+            }
+            if earlier.fragment || earlier.mode != rule.mode {
+                continue;
+            }
+            for (elem, _) in &earlier.alts {
+                let ci = self.ci(earlier);
+                let one = match self.lexer_pattern(elem, ci, &earlier.name) {
+                    Ok((Pattern::Regex(regex), _)) => regex_syntax::ParserBuilder::new()
+                        .nest_limit(1000)
+                        .build()
+                        .parse(&regex)
+                        .ok()
+                        .map(|hir| one_character_texts(&hir)),
+                    _ => None,
+                };
+                // A rule not read here (recursive) may take any character.
+                taken.union(&one?);
+            }
+        }
+        taken.negate();
+        let ranges: String = taken
+            .ranges()
+            .iter()
+            .map(|r| format!("\\x{{{:X}}}-\\x{{{:X}}}", r.start() as u32, r.end() as u32))
+            .collect();
+        (!ranges.is_empty()).then(|| format!("[{ranges}]"))
     }
 
     /// Rules whose text continues the next token (`more`) and that enter `mode`, and
@@ -1383,6 +1438,14 @@ impl<'f> Rules<'f> {
                 continue;
             };
             let span = self.span(fi, rule.span);
+            if let Some(class) = self.skipped_characters(rule) {
+                rules.push(AstRule {
+                    name: rule.name.clone(),
+                    name_span: span,
+                    body: expr(AstExprKind::Regex(class), span),
+                });
+                continue;
+            }
             // With the same alternatives as `token_matches` marks.
             let alts = rule
                 .alts
@@ -1845,6 +1908,65 @@ fn alternative_paths(elem: &Elem) -> Vec<(&Elem, Vec<(usize, usize)>)> {
         Elem::Seq(items) if items.len() == 1 => alternative_paths(&items[0]),
         _ => vec![(elem, Vec::new())],
     }
+}
+
+/// The characters `hir` matches as a whole text of one character (fewer where it
+/// cannot tell: never one it does not match).
+fn one_character_texts(hir: &regex_syntax::hir::Hir) -> regex_syntax::hir::ClassUnicode {
+    use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, HirKind};
+    fn nullable(hir: &regex_syntax::hir::Hir) -> bool {
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => true,
+            HirKind::Literal(l) => l.0.is_empty(),
+            HirKind::Class(_) => false,
+            HirKind::Repetition(r) => r.min == 0 || nullable(&r.sub),
+            HirKind::Capture(c) => nullable(&c.sub),
+            HirKind::Concat(items) => items.iter().all(nullable),
+            HirKind::Alternation(items) => items.iter().any(nullable),
+        }
+    }
+    let mut out = ClassUnicode::empty();
+    match hir.kind() {
+        HirKind::Literal(l) => {
+            if let Ok(text) = std::str::from_utf8(&l.0) {
+                let mut chars = text.chars();
+                if let (Some(c), None) = (chars.next(), chars.next()) {
+                    out.push(ClassUnicodeRange::new(c, c));
+                }
+            }
+        }
+        HirKind::Class(Class::Unicode(c)) => out = c.clone(),
+        HirKind::Class(Class::Bytes(c)) => {
+            for r in c.ranges().iter().filter(|r| r.start() < 0x80) {
+                out.push(ClassUnicodeRange::new(
+                    char::from(r.start()),
+                    char::from(r.end().min(0x7F)),
+                ));
+            }
+        }
+        HirKind::Repetition(r) if r.min <= 1 && r.max != Some(0) => {
+            out = one_character_texts(&r.sub)
+        }
+        HirKind::Capture(c) => out = one_character_texts(&c.sub),
+        HirKind::Alternation(items) => {
+            for item in items {
+                out.union(&one_character_texts(item));
+            }
+        }
+        HirKind::Concat(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let others_empty = items
+                    .iter()
+                    .enumerate()
+                    .all(|(j, other)| j == i || nullable(other));
+                if others_empty {
+                    out.union(&one_character_texts(item));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 /// A lexer rule's alternative as the byte grammar reads it: one that ends in a choice

@@ -118,6 +118,24 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "a skipped catch-all rule (every other character is a comment)",
+        files: &[(
+            "Bf.g4",
+            "grammar Bf;\ns : op* EOF ;\nop : PLUS | MINUS | '[' op* ']' ;\nPLUS : '+' ;\nMINUS : '-' ;\nWS : . -> skip ;\n",
+        )],
+        inputs: &[
+            ("+ -", true),
+            ("hello + world", true),
+            ("[+]x", true),
+            ("[+", false),
+            ("]", false),
+            ("+\n-", true),
+            ("[", false),
+            ("a[b]c", true),
+            ("", true),
+        ],
+    },
+    Case {
         feature: "tokens that merge with no hidden text to part them",
         files: &[(
             "Mrg.g4",
@@ -680,8 +698,9 @@ fn the_byte_grammar_follows_hidden_text_into_other_modes() {
 /// `*/`, `.+?` after one character), else at its longest (`123` one number). Read as
 /// plain languages, a non-greedy token could end at every later position (`/* a */ */`
 /// one comment) and a run of digits be split into numbers in every way, which also
-/// made parsing take time with the square of the input or worse. ANTLR's verdicts as
-/// recorded in the cases.
+/// made parsing take time with the square of the input or worse. A skipped catch-all
+/// rule (brainfuck's comments) skips only the characters no earlier rule takes, so
+/// `[` is never skipped. ANTLR's verdicts as recorded in the cases.
 #[test]
 fn the_byte_grammar_ends_tokens_where_antlr_does() {
     for feature in [
@@ -689,6 +708,7 @@ fn the_byte_grammar_ends_tokens_where_antlr_does() {
         "non-greedy loop beside a greedy alternative (only its own path stops early)",
         "non-greedy loop of any character (one character per token)",
         "longest match (a run of digits is one number)",
+        "a skipped catch-all rule (every other character is a comment)",
     ] {
         let case = case(feature);
         let spec = load(case);
@@ -1141,3 +1161,4 @@ fn generated_inputs_mostly_avoid_alternatives_behind_predicates() {
         "the other alternative is still taken"
     );
 }
+
