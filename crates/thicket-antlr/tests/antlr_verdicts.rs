@@ -136,6 +136,31 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "a rule matching the empty string leaves its mode (an empty token)",
+        files: &[
+            (
+                "SemiParser.g4",
+                "parser grammar SemiParser;\noptions { tokenVocab = SemiLexer; }\ns : stmt* EOF ;\nstmt : ID+ EOS | LP ID* RP EOS ;\n",
+            ),
+            (
+                "SemiLexer.g4",
+                "lexer grammar SemiLexer;\nID : [a-z]+ -> mode(NL) ;\nLP : '(' ;\nRP : ')' -> mode(NL) ;\nWS : [ \\t\\n]+ -> skip ;\nmode NL;\nWS_NL : [ \\t]+ -> skip ;\nEOS : ('\\n' | ';') -> mode(DEFAULT_MODE) ;\nOTHER : -> mode(DEFAULT_MODE), skip ;\n",
+            ),
+        ],
+        inputs: &[
+            // After `a` (mode NL) nothing matches `b`: OTHER's empty token goes back.
+            ("a b\n", true),
+            ("a\nb\n", true),
+            ("a;b;", true),
+            ("(a\nb)\n", false),
+            ("(a)(b)\n", false),
+            ("a\n\n b;", true),
+            ("(\na\n)\n", false),
+            ("a", false),
+            ("a (b)\n", false),
+        ],
+    },
+    Case {
         feature: "tokens that merge with no hidden text to part them",
         files: &[(
             "Mrg.g4",
