@@ -158,6 +158,20 @@ pub fn lexer_beside(parser: &Path) -> Option<std::path::PathBuf> {
     path.is_file().then_some(path)
 }
 
+/// An input file's text as ANTLR's runtimes read it: UTF-8, each ill-formed sequence
+/// (a Latin-1 `©`, byte 0xA9) read as one U+FFFD replacement character (Java's
+/// `CharStreams.fromPath` replaces malformed input, as Python's `errors="replace"`
+/// does; grammars-v4's tests read their examples so). The lexer rules then see that
+/// character, which `.` and most negated sets match, where a raw byte that is not
+/// UTF-8 matches no rule. Both readings of a grammar take this text; valid UTF-8 is
+/// returned as it is.
+pub fn antlr_text(input: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    match String::from_utf8_lossy(input) {
+        std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(input),
+        std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(text.into_bytes()),
+    }
+}
+
 /// The probability that generation puts hidden text (whitespace, comments: skipped
 /// and off-channel tokens) before a token: small, so that generated inputs look like
 /// what a person writes; separators where tokens would merge come from

@@ -1187,3 +1187,39 @@ fn generated_inputs_mostly_avoid_alternatives_behind_predicates() {
     );
 }
 
+/// Bytes that are not UTF-8 are read as ANTLR's runtimes read a file, each ill-formed
+/// sequence as one U+FFFD (`thicket_antlr::antlr_text`): inside a comment `.` takes it,
+/// elsewhere no rule does. ANTLR's verdicts recorded from files holding these bytes
+/// (the oracle reads a file as UTF-8 with replacement; sdl's examples carry a Latin-1
+/// `©` in their comments).
+#[test]
+fn bytes_that_are_not_utf8_are_read_as_antlr_reads_them() {
+    let g4 = "grammar Latin;\ns : ID* EOF ;\nID : [a-z]+ ;\n\
+              COMMENT : '/*' .*? '*/' -> skip ;\nWS : [ \\n]+ -> skip ;\n";
+    let spec = thicket_antlr::load_g4_texts(&[("Latin.g4".into(), g4.as_bytes().to_vec())], None)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let bytes = thicket_parse::Parser::new(&spec.spec.grammar, Default::default()).unwrap();
+    let check = spec.checker();
+    for (input, antlr) in [
+        (&b"a /* (c) \xa9 1996 */ b\n"[..], true),
+        (&b"a \xa9 b\n"[..], false),
+        (&b"a /* \xe2\x80 */ b\n"[..], true),
+    ] {
+        let text = thicket_antlr::antlr_text(input);
+        assert_eq!(
+            check.accepts(&text).is_ok(),
+            antlr,
+            "{input:?}: exact reading"
+        );
+        assert_eq!(
+            bytes.recognize(&text).is_ok(),
+            antlr,
+            "{input:?}: byte grammar"
+        );
+    }
+    // Valid UTF-8 is read as it is.
+    assert!(matches!(
+        thicket_antlr::antlr_text("a /* © */ b".as_bytes()),
+        std::borrow::Cow::Borrowed(_)
+    ));
+}

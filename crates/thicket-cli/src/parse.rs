@@ -152,6 +152,8 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
         &pool,
         |input| {
             let text = match input.read(args.inputs.max_input_size) {
+                // An ANTLR grammar's input is read as ANTLR reads it.
+                Ok(text) if antlr.is_some() => thicket_antlr::antlr_text(&text).into_owned(),
                 Ok(text) => text,
                 Err(e) => return Outcome::Unreadable(e),
             };
