@@ -1125,9 +1125,10 @@ impl<'f> Rules<'f> {
     /// Characters that only start a longer token of another rule stay in: the byte
     /// grammar may accept more than ANTLR, never less. `None` for other rules.
     fn skipped_characters(&self, rule: &RuleDef) -> Option<String> {
-        let catch_all = rule.alts.iter().all(|(e, commands)| {
-            matches!(e, Elem::Any(_)) && commands.iter().any(|c| *c == Command::Skip)
-        });
+        let catch_all = rule
+            .alts
+            .iter()
+            .all(|(e, commands)| matches!(e, Elem::Any(_)) && commands.contains(&Command::Skip));
         if !catch_all || rule.fragment {
             return None;
         }
