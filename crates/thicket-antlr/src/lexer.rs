@@ -12,7 +12,8 @@
 //! regular: it is matched by an automaton with a stack ([`crate::nfa`]), the others by
 //! their DFA. Commands: `skip` and channels other than the default one drop the token
 //! from the parser's stream, `more` glues its text to the next token,
-//! `pushMode`/`popMode`/`mode` switch the rule set.
+//! `pushMode`/`popMode`/`mode` switch the rule set. Where no rule matches any text, a
+//! rule matching the empty string that leaves the mode makes an empty token.
 
 use crate::nfa;
 use crate::syntax::Command;
