@@ -69,7 +69,11 @@ def describe(folder, repo):
         files += sorted(str(Path(p)) for p in glob.glob(str(folder / pattern)))
     if not files:
         files = sorted(str(p) for p in folder.glob("*.g4"))
-    start = (xml_texts(desc, "entry-point") or xml_texts(pom, "entryPoint") or [None])[0]
+    # grammars-v4's own test driver (trgen) takes desc.xml's entry point, else the
+    # parser rule that ends in EOF; pom.xml's entryPoint is older and sometimes stale
+    # (spl's names `expression`, which cannot read its examples whole).
+    start = (xml_texts(desc, "entry-point") or eof_rules(files)[:1]
+             or xml_texts(pom, "entryPoint") or [None])[0]
     name = (xml_texts(desc, "grammar-name") or xml_texts(pom, "grammarName") or [None])[0]
     patterns = xml_texts(desc, "inputs")[:1] or ["examples"]
     inputs = []
@@ -87,6 +91,19 @@ def describe(folder, repo):
         "name": name,
         "inputs": sorted(str(p) for p in set(inputs)),
     }
+
+
+def eof_rules(files):
+    """The parser rules of `files` whose every alternative ends in EOF, when there is
+    exactly one (trgen's start rule); else none."""
+    found = []
+    for f in files:
+        text = re.sub(r"//[^\n]*|/\*.*?\*/", "", Path(f).read_text(errors="replace"), flags=re.S)
+        for m in re.finditer(r"^\s*([a-z]\w*)\s*:(.*?);\s*$", text, flags=re.S | re.M):
+            alts = re.sub(r"'(\\.|[^'\\])*'", "''", m.group(2)).split("|")
+            if all(re.search(r"\bEOF\s*$", a.strip()) for a in alts):
+                found.append(m.group(1))
+    return found if len(found) == 1 else []
 
 
 def kind_of(path):

@@ -119,8 +119,9 @@ fn main() {
     println!("parsers built in {:.2?}", clock.elapsed());
     let (mut both, mut total, mut negative, mut rejected) = (0, 0, 0, 0);
     for input in &inputs {
+        // Read as ANTLR reads a file (bytes that are not UTF-8 as U+FFFD).
         let text = match std::fs::read(input) {
-            Ok(text) => text,
+            Ok(text) => thicket_antlr::antlr_text(&text).into_owned(),
             Err(e) => {
                 println!("{}: unreadable: {e}", input.display());
                 continue;

@@ -12,7 +12,8 @@
 //! regular: it is matched by an automaton with a stack ([`crate::nfa`]), the others by
 //! their DFA. Commands: `skip` and channels other than the default one drop the token
 //! from the parser's stream, `more` glues its text to the next token,
-//! `pushMode`/`popMode`/`mode` switch the rule set.
+//! `pushMode`/`popMode`/`mode` switch the rule set. Where no rule matches any text, a
+//! rule matching the empty string that leaves the mode makes an empty token.
 
 use crate::nfa;
 use crate::syntax::Command;
@@ -300,6 +301,43 @@ impl Lexer {
             .any(|r| r.spec.name == rule && r.spec.commands.contains(&Command::More))
     }
 
+    /// The first rule of `mode` (in priority order) that matches the empty string at
+    /// `pos` and whose commands leave `mode` (with `stack` the modes pushed): a rule
+    /// that stays would match the empty string there for ever.
+    fn empty_match(
+        &self,
+        input: &[u8],
+        pos: usize,
+        mode: usize,
+        stack: &[usize],
+    ) -> Option<(usize, &Rule)> {
+        self.rules
+            .iter()
+            .find(|rule| {
+                let in_mode = match &rule.spec.mode {
+                    None => mode == 0,
+                    Some(m) => *m == self.modes[mode],
+                };
+                let mut next = mode;
+                for c in &rule.spec.commands {
+                    match c {
+                        Command::PushMode(m) | Command::Mode(m) => next = self.mode_index(m),
+                        Command::PopMode => next = stack.last().copied().unwrap_or(mode),
+                        _ => {}
+                    }
+                }
+                let mut empty = false;
+                if in_mode && next != mode {
+                    rule.matcher.match_ends(input, pos, |e| {
+                        empty |= e == pos;
+                        false
+                    });
+                }
+                empty
+            })
+            .map(|rule| (pos, rule))
+    }
+
     /// The tokens the parser sees in `input` (skipped and hidden tokens dropped).
     pub fn tokens(&self, input: &[u8]) -> Result<Vec<Token>, LexError> {
         match self.tokens_until_error(input) {
@@ -316,6 +354,7 @@ impl Lexer {
         let mut mode = 0;
         let mut pos = 0;
         let mut token_start = None;
+        let mut empty_at = None;
         while pos < input.len() {
             let mut best: Option<(usize, &Rule)> = None;
             for &i in &self.candidates[mode][usize::from(input[pos])] {
@@ -339,6 +378,16 @@ impl Lexer {
                     best = Some((e, rule));
                 }
             }
+            // No rule matches text here: a rule that matches the empty string and moves the
+            // lexer to another mode makes an empty token (golang's `OTHER : -> mode(..)`
+            // leaves the mode that inserts semicolons at line ends), as ANTLR's does.
+            // One empty token a position: two could send the lexer round in a circle.
+            let best = best.or_else(|| {
+                (empty_at != Some(pos))
+                    .then(|| self.empty_match(input, pos, mode, &stack))
+                    .flatten()
+            });
+            empty_at = best.filter(|&(end, _)| end == pos).map(|_| pos);
             let Some((end, rule)) = best else {
                 let error = LexError {
                     offset: pos,

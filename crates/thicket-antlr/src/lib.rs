@@ -33,7 +33,8 @@
 //!    rule is a rule; each token used by the parser is preceded by `<_hidden>`, a
 //!    repetition of the lexer rules with `-> skip` or a `channel(..)` other than the
 //!    default (whitespace, comments), of the token's lexer mode (`<_hidden.MODE>`), and
-//!    `EOF` is the hidden text at the end. Lexer rules the parser reaches (tokens,
+//!    `EOF` is the hidden text at the end (a skipped catch-all rule, `WS : . -> skip`,
+//!    is there as the characters no earlier rule takes). Lexer rules the parser reaches (tokens,
 //!    fragments, skipped rules) become rules over bytes: literals, sets as regex
 //!    classes (`~` sets as negated classes over all of Unicode, `\p{..}` kept),
 //!    `.` as any character, case-insensitive literals and sets as `(?i:..)`
@@ -43,7 +44,9 @@
 //!    is followed there: the hidden rules of that mode up to the one that returns.
 //!    Tokens end where the exact lexer ends them (`Grammar::set_token_match`): an
 //!    alternative through a non-greedy loop at its shortest text (`'/*' .*? '*/'` at
-//!    the first `*/`, `.+?` after one character), the others at their longest
+//!    the first `*/`, `.+?` after one character; not where the lexer goes on: a greedy
+//!    loop after it, an exit through `EOF`, which is split off and ends at the end of
+//!    the input), the others at their longest
 //!    (`123` one number, not `1` `23`; not for rules with a predicate or used inside
 //!    other lexer rules); actions are the empty string, predicates true (each
 //!    reported, see below). This grammar accepts every input ANTLR accepts (with the same split
@@ -54,7 +57,9 @@
 //!    shortest match on the paths through a non-greedy loop (each alternative of
 //!    such a rule is matched apart, and the longest of their matches wins), modes
 //!    with `pushMode`,
-//!    `popMode` and `mode`, `skip`, `more`, named and numbered channels, `type`)
+//!    `popMode` and `mode`, `skip`, `more`, named and numbered channels, `type`; an
+//!    empty token where only a rule matching the empty string applies and it leaves
+//!    the mode)
 //!    turns the input into tokens, and the parser rules are parsed over the token
 //!    stream (thicket's own parser on a token-level grammar, each token type two
 //!    bytes, the stream ended by an end-of-input code that `EOF` matches, so that
@@ -65,6 +70,9 @@
 //!    invocations, as ANTLR's own lexer does ([`nfa`]), non-greedy loops in it
 //!    stopped as ANTLR stops them (`'/*' (COMMENT | .)*? '*/'` reads a nested
 //!    comment whole).
+//!
+//! An input is read as ANTLR's runtimes read a file ([`antlr_text`]): UTF-8, each
+//! ill-formed sequence one U+FFFD.
 //!
 //! Characters are read as ANTLR's tool reads them ([`chars`]): `\uXXXX`, `\u{X..}`
 //! and the other escapes, `\p{..}` properties in sets, and `caseInsensitive`
@@ -156,6 +164,20 @@ pub fn lexer_beside(parser: &Path) -> Option<std::path::PathBuf> {
     }
     let path = parser.with_file_name(format!("{}.g4", file.option("tokenVocab")?));
     path.is_file().then_some(path)
+}
+
+/// An input file's text as ANTLR's runtimes read it: UTF-8, each ill-formed sequence
+/// (a Latin-1 `©`, byte 0xA9) read as one U+FFFD replacement character (Java's
+/// `CharStreams.fromPath` replaces malformed input, as Python's `errors="replace"`
+/// does; grammars-v4's tests read their examples so). The lexer rules then see that
+/// character, which `.` and most negated sets match, where a raw byte that is not
+/// UTF-8 matches no rule. Both readings of a grammar take this text; valid UTF-8 is
+/// returned as it is.
+pub fn antlr_text(input: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    match String::from_utf8_lossy(input) {
+        std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(input),
+        std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(text.into_bytes()),
+    }
 }
 
 /// The probability that generation puts hidden text (whitespace, comments: skipped

@@ -746,11 +746,15 @@ impl<'f> Rules<'f> {
             let longest = !inside_others.contains(rule.name.as_str())
                 && !rule.alts.iter().any(|(e, _)| has_predicate(e));
             let ci = self.ci(rule);
-            let of = rule.alts.len();
-            let patterns: Vec<_> = rule
+            let alts: Vec<std::borrow::Cow<'_, Elem>> = rule
                 .alts
                 .iter()
-                .map(|(elem, _)| self.lexer_pattern(elem, ci, &rule.name).ok())
+                .map(|(e, _)| end_of_input_apart(e))
+                .collect();
+            let of = alts.len();
+            let patterns: Vec<_> = alts
+                .iter()
+                .map(|elem| self.lexer_pattern(elem, ci, &rule.name).ok())
                 .collect();
             let mark = |path: Vec<(usize, usize)>, how| TokenAlternative {
                 rule: rule.name.clone(),
@@ -765,23 +769,30 @@ impl<'f> Rules<'f> {
                 out.push(mark(Vec::new(), TokenMatch::Longest));
                 continue;
             }
-            for (i, ((elem, _), pattern)) in rule.alts.iter().zip(&patterns).enumerate() {
+            for (i, (elem, pattern)) in alts.iter().zip(&patterns).enumerate() {
                 let base: Vec<(usize, usize)> = if of > 1 { vec![(i, of)] } else { Vec::new() };
                 match pattern {
                     Some((Pattern::Regex(_), false)) if longest => {
                         out.push(mark(base, TokenMatch::Longest));
                     }
-                    // Where the lexer's priorities can take it further, the token is
-                    // left its whole language (the exact reading decides).
-                    Some((Pattern::Regex(_), true)) if ends_past_shortest(elem) => {}
                     Some((Pattern::Regex(_), true)) => {
-                        let pieces = alternative_paths(elem);
-                        if pieces.len() == 1 {
-                            out.push(mark(base, TokenMatch::Shortest));
-                            continue;
-                        }
-                        for (piece, path) in pieces {
+                        for (piece, path) in alternative_paths(elem) {
                             let how = match self.lexer_pattern(piece, ci, &rule.name) {
+                                // A piece ended by the end of the input runs to it:
+                                // its longest match, which goes at least as far.
+                                Ok((Pattern::Regex(_), _))
+                                    if longest && piece_ends_in_eof(piece) =>
+                                {
+                                    TokenMatch::Longest
+                                }
+                                // Where the lexer's priorities can take it further,
+                                // the piece is left its whole language (the exact
+                                // reading decides).
+                                Ok((Pattern::Regex(_), true))
+                                    if ends_past_shortest(&self.inlined(piece, MAX_INLINED)) =>
+                                {
+                                    continue;
+                                }
                                 Ok((Pattern::Regex(_), true)) => TokenMatch::Shortest,
                                 Ok((Pattern::Regex(_), false)) if longest => TokenMatch::Longest,
                                 _ => continue,
@@ -817,6 +828,36 @@ impl<'f> Rules<'f> {
                 Ok((Pattern::Recursive(Program { procs }), false))
             }
             Err(NotRegex::Error(d)) => Err(d),
+        }
+    }
+
+    /// `elem` with the lexer rules it names written in place, `depth` rules deep (a
+    /// regular rule's references end; a name left as it is past that depth).
+    fn inlined(&self, elem: &Elem, depth: usize) -> Elem {
+        match elem {
+            Elem::Alt(items) => Elem::Alt(items.iter().map(|e| self.inlined(e, depth)).collect()),
+            Elem::Seq(items) => Elem::Seq(items.iter().map(|e| self.inlined(e, depth)).collect()),
+            Elem::Repeat {
+                item,
+                min,
+                max,
+                greedy,
+            } => Elem::Repeat {
+                item: Box::new(self.inlined(item, depth)),
+                min: *min,
+                max: *max,
+                greedy: *greedy,
+            },
+            Elem::Ref(name, _) if depth > 0 => match self.lexer.get(name.as_str()) {
+                Some(&(_, rule)) => Elem::Alt(
+                    rule.alts
+                        .iter()
+                        .map(|(e, _)| self.inlined(e, depth - 1))
+                        .collect(),
+                ),
+                None => elem.clone(),
+            },
+            _ => elem.clone(),
         }
     }
 
@@ -1068,12 +1109,68 @@ impl<'f> Rules<'f> {
             // A catch-all `.` rule off the default channel is error recovery (css3's
             // `UnexpectedCharacter: . -> channel(ERROR)`): as hidden text it would let
             // anything stand between any two tokens, so only the exact lexer keeps it.
+            // A skipped one is the language's comments (brainfuck's `WS : . -> skip`:
+            // every other character), read as the characters no earlier rule takes.
             let catch_all = r.alts.iter().all(|(e, _)| matches!(e, Elem::Any(_)));
-            if hidden && !r.fragment && !catch_all {
+            if hidden && !r.fragment && (!catch_all || self.skipped_characters(r).is_some()) {
                 out.entry(r.mode.clone()).or_default().push(&r.name);
             }
         }
         out
+    }
+
+    /// For a skipped catch-all rule (`WS : . -> skip`, every alternative `.`), the
+    /// characters it can skip, as a regex class: those that no earlier rule of its mode
+    /// matches as a whole token (an earlier rule wins a tie, so `+` is always `PLUS`).
+    /// Characters that only start a longer token of another rule stay in: the byte
+    /// grammar may accept more than ANTLR, never less. `None` for other rules.
+    fn skipped_characters(&self, rule: &RuleDef) -> Option<String> {
+        let catch_all = rule
+            .alts
+            .iter()
+            .all(|(e, commands)| matches!(e, Elem::Any(_)) && commands.contains(&Command::Skip));
+        if !catch_all || rule.fragment {
+            return None;
+        }
+        let mut taken = regex_syntax::hir::ClassUnicode::empty();
+        // The implicit tokens of a combined grammar's literals come before every rule.
+        if rule.mode.is_none() {
+            for (text, _, _) in &self.implicit {
+                let mut chars = text.chars();
+                if let (Some(c), None) = (chars.next(), chars.next()) {
+                    taken.push(regex_syntax::hir::ClassUnicodeRange::new(c, c));
+                }
+            }
+        }
+        for &(_, earlier) in &self.lexer_order {
+            if std::ptr::eq(earlier, rule) {
+                break;
+            }
+            if earlier.fragment || earlier.mode != rule.mode {
+                continue;
+            }
+            for (elem, _) in &earlier.alts {
+                let ci = self.ci(earlier);
+                let one = match self.lexer_pattern(elem, ci, &earlier.name) {
+                    Ok((Pattern::Regex(regex), _)) => regex_syntax::ParserBuilder::new()
+                        .nest_limit(1000)
+                        .build()
+                        .parse(&regex)
+                        .ok()
+                        .map(|hir| one_character_texts(&hir)),
+                    _ => None,
+                };
+                // A rule not read here (recursive) may take any character.
+                taken.union(&one?);
+            }
+        }
+        taken.negate();
+        let ranges: String = taken
+            .ranges()
+            .iter()
+            .map(|r| format!("\\x{{{:X}}}-\\x{{{:X}}}", r.start() as u32, r.end() as u32))
+            .collect();
+        (!ranges.is_empty()).then(|| format!("[{ranges}]"))
     }
 
     /// Rules whose text continues the next token (`more`) and that enter `mode`, and
@@ -1342,10 +1439,19 @@ impl<'f> Rules<'f> {
                 continue;
             };
             let span = self.span(fi, rule.span);
+            if let Some(class) = self.skipped_characters(rule) {
+                rules.push(AstRule {
+                    name: rule.name.clone(),
+                    name_span: span,
+                    body: expr(AstExprKind::Regex(class), span),
+                });
+                continue;
+            }
+            // With the same alternatives as `token_matches` marks.
             let alts = rule
                 .alts
                 .iter()
-                .map(|(e, _)| self.lexer_expr(fi, e, self.ci(rule), &mut todo))
+                .map(|(e, _)| self.lexer_expr(fi, &end_of_input_apart(e), self.ci(rule), &mut todo))
                 .collect();
             rules.push(AstRule {
                 name: rule.name.clone(),
@@ -1758,6 +1864,15 @@ fn ends_in_eof(rule: &RuleDef) -> bool {
     })
 }
 
+/// Whether `elem` (a piece of a lexer rule's alternative) ends in `EOF`.
+fn piece_ends_in_eof(elem: &Elem) -> bool {
+    match elem {
+        Elem::Eof(_) => true,
+        Elem::Seq(items) => items.last().is_some_and(piece_ends_in_eof),
+        _ => false,
+    }
+}
+
 /// The lexer rules `elem` names, into `out`.
 fn lexer_refs<'e>(elem: &'e Elem, out: &mut HashSet<&'e str>) {
     match elem {
@@ -1796,10 +1911,121 @@ fn alternative_paths(elem: &Elem) -> Vec<(&Elem, Vec<(usize, usize)>)> {
     }
 }
 
-/// Whether the exact lexer may end `elem` past its shortest match: a non-greedy loop
-/// whose body is more than one character, string or set in a row (a choice, a rule,
-/// another loop) goes on where a higher-priority path does (`('\\"' | .)*?` past
-/// `\"`), which the priority automaton follows and a shortest match would not.
+/// The characters `hir` matches as a whole text of one character (fewer where it
+/// cannot tell: never one it does not match).
+fn one_character_texts(hir: &regex_syntax::hir::Hir) -> regex_syntax::hir::ClassUnicode {
+    use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, HirKind};
+    fn nullable(hir: &regex_syntax::hir::Hir) -> bool {
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => true,
+            HirKind::Literal(l) => l.0.is_empty(),
+            HirKind::Class(_) => false,
+            HirKind::Repetition(r) => r.min == 0 || nullable(&r.sub),
+            HirKind::Capture(c) => nullable(&c.sub),
+            HirKind::Concat(items) => items.iter().all(nullable),
+            HirKind::Alternation(items) => items.iter().any(nullable),
+        }
+    }
+    let mut out = ClassUnicode::empty();
+    match hir.kind() {
+        HirKind::Literal(l) => {
+            if let Ok(text) = std::str::from_utf8(&l.0) {
+                let mut chars = text.chars();
+                if let (Some(c), None) = (chars.next(), chars.next()) {
+                    out.push(ClassUnicodeRange::new(c, c));
+                }
+            }
+        }
+        HirKind::Class(Class::Unicode(c)) => out = c.clone(),
+        HirKind::Class(Class::Bytes(c)) => {
+            for r in c.ranges().iter().filter(|r| r.start() < 0x80) {
+                out.push(ClassUnicodeRange::new(
+                    char::from(r.start()),
+                    char::from(r.end().min(0x7F)),
+                ));
+            }
+        }
+        HirKind::Repetition(r) if r.min <= 1 && r.max != Some(0) => {
+            out = one_character_texts(&r.sub)
+        }
+        HirKind::Capture(c) => out = one_character_texts(&c.sub),
+        HirKind::Alternation(items) => {
+            for item in items {
+                out.union(&one_character_texts(item));
+            }
+        }
+        HirKind::Concat(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let others_empty = items
+                    .iter()
+                    .enumerate()
+                    .all(|(j, other)| j == i || nullable(other));
+                if others_empty {
+                    out.union(&one_character_texts(item));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// A lexer rule's alternative as the byte grammar reads it: one that ends in a choice
+/// with `EOF` (`'//' .*? ('\n' | EOF)`) split in two, the choice without `EOF` and the
+/// text ended by the end of the input (`'//' .*? EOF`), so that each piece gets its own
+/// end ([`Rules::token_matches`]): the first its shortest match, the second its
+/// longest, which reaches the end of the input whenever the token does. Read as one,
+/// `EOF` (the empty string in the byte grammar) would end the token's shortest match
+/// right after `//`, and its whole language would let every comment end anywhere.
+fn end_of_input_apart(elem: &Elem) -> std::borrow::Cow<'_, Elem> {
+    use std::borrow::Cow;
+    let is_eof = |e: &Elem| match e {
+        Elem::Eof(_) => true,
+        Elem::Seq(items) => matches!(items.as_slice(), [Elem::Eof(_)]),
+        _ => false,
+    };
+    match elem {
+        Elem::Alt(items) => {
+            let parts: Vec<Cow<'_, Elem>> = items.iter().map(end_of_input_apart).collect();
+            if parts.iter().all(|p| matches!(p, Cow::Borrowed(_))) {
+                Cow::Borrowed(elem)
+            } else {
+                Cow::Owned(Elem::Alt(parts.into_iter().map(Cow::into_owned).collect()))
+            }
+        }
+        Elem::Seq(items) => match items.split_last() {
+            Some((Elem::Alt(exits), prefix))
+                if exits.iter().any(is_eof) && !exits.iter().all(is_eof) =>
+            {
+                let eof = exits.iter().find(|e| is_eof(e)).cloned();
+                let mut others: Vec<Elem> = exits.iter().filter(|e| !is_eof(e)).cloned().collect();
+                let exit = if others.len() == 1 {
+                    others.pop().expect("one exit")
+                } else {
+                    Elem::Alt(others)
+                };
+                let with = |last: Elem| Elem::Seq(prefix.iter().cloned().chain([last]).collect());
+                Cow::Owned(Elem::Alt(vec![with(exit), with(eof.expect("an EOF exit"))]))
+            }
+            _ => Cow::Borrowed(elem),
+        },
+        _ => Cow::Borrowed(elem),
+    }
+}
+
+/// How many rules deep [`Rules::inlined`] writes lexer rules in place.
+const MAX_INLINED: usize = 32;
+
+/// Whether the exact lexer may end `elem` (with the lexer rules it names written in
+/// place) elsewhere than at its shortest match:
+/// - a non-greedy loop whose body is more than one character, string or set in a row
+///   (a choice, a rule, another loop) goes on where a higher-priority path does
+///   (`('\\"' | .)*?` past `\"`), which the priority automaton follows and a shortest
+///   match would not;
+/// - a greedy loop after a non-greedy one goes on after the non-greedy loop has
+///   stopped (`[a-z0-9]*? [a-z]+? [a-z0-9]*` reads `v1` whole, not `v`);
+/// - `EOF` matches only at the end of the input, where the shortest match takes it
+///   as the empty string anywhere (`'//' .*? ('\n' | EOF)` would end after `//`).
 fn ends_past_shortest(elem: &Elem) -> bool {
     fn simple(elem: &Elem) -> bool {
         match elem {
@@ -1808,9 +2034,27 @@ fn ends_past_shortest(elem: &Elem) -> bool {
             _ => false,
         }
     }
+    fn any(elem: &Elem, hit: &dyn Fn(&Elem) -> bool) -> bool {
+        hit(elem)
+            || match elem {
+                Elem::Alt(items) | Elem::Seq(items) => items.iter().any(|i| any(i, hit)),
+                Elem::Repeat { item, .. } => any(item, hit),
+                _ => false,
+            }
+    }
+    let non_greedy = |e: &Elem| any(e, &|e| matches!(e, Elem::Repeat { greedy: false, .. }));
+    let greedy = |e: &Elem| any(e, &|e| matches!(e, Elem::Repeat { greedy: true, .. }));
+    if non_greedy(elem) && any(elem, &|e| matches!(e, Elem::Eof(_))) {
+        return true;
+    }
     match elem {
-        Elem::Alt(items) | Elem::Seq(items) => items.iter().any(ends_past_shortest),
-        Elem::Repeat { item, greedy, .. } => (!greedy && !simple(item)) || ends_past_shortest(item),
+        Elem::Alt(items) => items.iter().any(ends_past_shortest),
+        Elem::Seq(items) => items.iter().enumerate().any(|(i, item)| {
+            ends_past_shortest(item) || (non_greedy(item) && items[i + 1..].iter().any(greedy))
+        }),
+        Elem::Repeat { item, greedy, .. } => {
+            (!greedy && !simple(item)) || (*greedy && non_greedy(item)) || ends_past_shortest(item)
+        }
         _ => false,
     }
 }

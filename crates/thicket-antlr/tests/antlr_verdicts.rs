@@ -101,6 +101,66 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "non-greedy loops before a greedy loop (the greedy loop goes on)",
+        files: &[(
+            "Tail.g4",
+            "grammar Tail;\ns : (ID '=' INT ';')+ EOF ;\nINT : [0-9]+ ;\nID : [a-z0-9]*? [a-z]+? [a-z0-9]* ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[
+            // One identifier `v1`: the greedy loop takes the digit after `[a-z]+?` stops.
+            ("v1=1;", true),
+            ("v=1;", true),
+            ("ab12c3 = 4;", true),
+            ("12a=1;", true),
+            ("1=1;", false),
+            ("v1 = 2; x9y=3;", true),
+            ("v 1=1;", false),
+        ],
+    },
+    Case {
+        feature: "a skipped catch-all rule (every other character is a comment)",
+        files: &[(
+            "Bf.g4",
+            "grammar Bf;\ns : op* EOF ;\nop : PLUS | MINUS | '[' op* ']' ;\nPLUS : '+' ;\nMINUS : '-' ;\nWS : . -> skip ;\n",
+        )],
+        inputs: &[
+            ("+ -", true),
+            ("hello + world", true),
+            ("[+]x", true),
+            ("[+", false),
+            ("]", false),
+            ("+\n-", true),
+            ("[", false),
+            ("a[b]c", true),
+            ("", true),
+        ],
+    },
+    Case {
+        feature: "a rule matching the empty string leaves its mode (an empty token)",
+        files: &[
+            (
+                "SemiParser.g4",
+                "parser grammar SemiParser;\noptions { tokenVocab = SemiLexer; }\ns : stmt* EOF ;\nstmt : ID+ EOS | LP ID* RP EOS ;\n",
+            ),
+            (
+                "SemiLexer.g4",
+                "lexer grammar SemiLexer;\nID : [a-z]+ -> mode(NL) ;\nLP : '(' ;\nRP : ')' -> mode(NL) ;\nWS : [ \\t\\n]+ -> skip ;\nmode NL;\nWS_NL : [ \\t]+ -> skip ;\nEOS : ('\\n' | ';') -> mode(DEFAULT_MODE) ;\nOTHER : -> mode(DEFAULT_MODE), skip ;\n",
+            ),
+        ],
+        inputs: &[
+            // After `a` (mode NL) nothing matches `b`: OTHER's empty token goes back.
+            ("a b\n", true),
+            ("a\nb\n", true),
+            ("a;b;", true),
+            ("(a\nb)\n", false),
+            ("(a)(b)\n", false),
+            ("a\n\n b;", true),
+            ("(\na\n)\n", false),
+            ("a", false),
+            ("a (b)\n", false),
+        ],
+    },
+    Case {
         feature: "tokens that merge with no hidden text to part them",
         files: &[(
             "Mrg.g4",
@@ -663,8 +723,9 @@ fn the_byte_grammar_follows_hidden_text_into_other_modes() {
 /// `*/`, `.+?` after one character), else at its longest (`123` one number). Read as
 /// plain languages, a non-greedy token could end at every later position (`/* a */ */`
 /// one comment) and a run of digits be split into numbers in every way, which also
-/// made parsing take time with the square of the input or worse. ANTLR's verdicts as
-/// recorded in the cases.
+/// made parsing take time with the square of the input or worse. A skipped catch-all
+/// rule (brainfuck's comments) skips only the characters no earlier rule takes, so
+/// `[` is never skipped. ANTLR's verdicts as recorded in the cases.
 #[test]
 fn the_byte_grammar_ends_tokens_where_antlr_does() {
     for feature in [
@@ -672,6 +733,7 @@ fn the_byte_grammar_ends_tokens_where_antlr_does() {
         "non-greedy loop beside a greedy alternative (only its own path stops early)",
         "non-greedy loop of any character (one character per token)",
         "longest match (a run of digits is one number)",
+        "a skipped catch-all rule (every other character is a comment)",
     ] {
         let case = case(feature);
         let spec = load(case);
@@ -701,6 +763,32 @@ fn the_byte_grammar_reads_a_non_greedy_token_with_an_escape_whole() {
             bytes.recognize(input.as_bytes()).is_ok(),
             "{input:?}: ANTLR accepts it ({antlr}), the byte grammar does not"
         );
+    }
+}
+
+/// Where the exact lexer ends a token with a non-greedy loop elsewhere than at its
+/// shortest text, the byte grammar does not cut it there: a greedy loop after the
+/// non-greedy ones goes on (MySQL's identifiers, `[A-Z_$0-9]*? [A-Z_$]+? [A-Z_$0-9]*`,
+/// read `v1` whole), and a comment ended by a line end or `EOF` runs to the end of the
+/// input when it has no line end (JSON5's and Swift's `'//' .*? ('\n' | EOF)`, which
+/// the shortest match ended right after `//`, `EOF` being the empty string there). Every
+/// input ANTLR accepts parses (recorded verdicts; the exact reading gives the verdict,
+/// the byte grammar may accept more).
+#[test]
+fn the_byte_grammar_reads_tokens_past_a_non_greedy_loop_where_antlr_does() {
+    for feature in [
+        "non-greedy loops before a greedy loop (the greedy loop goes on)",
+        "EOF ends a lexer rule only at the end of the input",
+    ] {
+        let case = case(feature);
+        let spec = load(case);
+        let bytes = thicket_parse::Parser::new(&spec.spec.grammar, Default::default()).unwrap();
+        for &(input, antlr) in case.inputs.iter().filter(|(_, antlr)| *antlr) {
+            assert!(
+                bytes.recognize(input.as_bytes()).is_ok(),
+                "{feature}: {input:?}: ANTLR accepts it ({antlr}), the byte grammar does not"
+            );
+        }
     }
 }
 
@@ -1097,4 +1185,41 @@ fn generated_inputs_mostly_avoid_alternatives_behind_predicates() {
         semicolons < statements,
         "the other alternative is still taken"
     );
+}
+
+/// Bytes that are not UTF-8 are read as ANTLR's runtimes read a file, each ill-formed
+/// sequence as one U+FFFD (`thicket_antlr::antlr_text`): inside a comment `.` takes it,
+/// elsewhere no rule does. ANTLR's verdicts recorded from files holding these bytes
+/// (the oracle reads a file as UTF-8 with replacement; sdl's examples carry a Latin-1
+/// `©` in their comments).
+#[test]
+fn bytes_that_are_not_utf8_are_read_as_antlr_reads_them() {
+    let g4 = "grammar Latin;\ns : ID* EOF ;\nID : [a-z]+ ;\n\
+              COMMENT : '/*' .*? '*/' -> skip ;\nWS : [ \\n]+ -> skip ;\n";
+    let spec = thicket_antlr::load_g4_texts(&[("Latin.g4".into(), g4.as_bytes().to_vec())], None)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let bytes = thicket_parse::Parser::new(&spec.spec.grammar, Default::default()).unwrap();
+    let check = spec.checker();
+    for (input, antlr) in [
+        (&b"a /* (c) \xa9 1996 */ b\n"[..], true),
+        (&b"a \xa9 b\n"[..], false),
+        (&b"a /* \xe2\x80 */ b\n"[..], true),
+    ] {
+        let text = thicket_antlr::antlr_text(input);
+        assert_eq!(
+            check.accepts(&text).is_ok(),
+            antlr,
+            "{input:?}: exact reading"
+        );
+        assert_eq!(
+            bytes.recognize(&text).is_ok(),
+            antlr,
+            "{input:?}: byte grammar"
+        );
+    }
+    // Valid UTF-8 is read as it is.
+    assert!(matches!(
+        thicket_antlr::antlr_text("a /* © */ b".as_bytes()),
+        std::borrow::Cow::Borrowed(_)
+    ));
 }

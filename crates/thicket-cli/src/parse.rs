@@ -141,7 +141,14 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
         &inputs,
         &pool,
         |input| match input.read(args.inputs.max_input_size) {
-            Ok(text) => request.parse(&reader, checker.as_ref(), grammar, text),
+            Ok(text) => {
+                // An ANTLR grammar's input is read as ANTLR reads it.
+                let text = match antlr {
+                    Some(_) => thicket_antlr::antlr_text(&text).into_owned(),
+                    None => text,
+                };
+                request.parse(&reader, checker.as_ref(), grammar, text)
+            }
             Err(e) => Outcome::Unreadable(e),
         },
         |batch, outcomes: Vec<Outcome>| {
