@@ -71,6 +71,14 @@
 //! evaluated again over the whole tree (see `PythonHost::evaluate`). Several requests
 //! can go in one message (a batch: a tree's generators).
 //!
+//! A comparison the solver repairs by writing a value (tar's `str(<checksum>) ==
+//! f(<header>)`, a [`Joint`] judgement) has its value side watched: the runner notes
+//! whether it read inside the tree the value goes into (that tree's children or text).
+//! One that did not gives the same value after the write, so the host keeps the value
+//! under the part with the target's interior left out (`ExpectedKey`) and answers the
+//! judgement after the write from it, without Python. That halves the calls of a spec
+//! whose function walks a whole header to compute the checksum inside it.
+//!
 //! The Python class behaves as Fandango's `DerivationTree` does in specs: `symbol`
 //! (`.name()` is `<x>`), `children`, `parent`, `str()`, `bytes()`, `int()`, `float()`,
 //! `len()` (the number of children), `value()`, `to_string()`, `to_bytes()`,
