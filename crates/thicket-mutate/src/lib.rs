@@ -21,9 +21,14 @@ pub fn rule_of(grammar: &Grammar, tree: &DerivationTree, node: NodeId) -> Option
 
 /// The rule-reference nodes of a tree other than the root: where mutations apply.
 pub fn rule_nodes(grammar: &Grammar, tree: &DerivationTree) -> Vec<NodeId> {
-    tree.descendants(tree.root())
-        .filter(|&n| rule_of(grammar, tree, n).is_some())
-        .collect()
+    // Room for every node up front: collected from a filter, the vector would grow by
+    // doubling, and this runs for most mutations.
+    let mut nodes = Vec::with_capacity(tree.len());
+    nodes.extend(
+        tree.descendants(tree.root())
+            .filter(|&n| rule_of(grammar, tree, n).is_some()),
+    );
+    nodes
 }
 
 /// A uniformly chosen element, `None` (drawing nothing) if there is none.
@@ -338,7 +343,17 @@ pub fn recurse<R: Rng + ?Sized>(
         let most = ((max_len - len) / growth).min(MAX_PUMP) as u32;
         let extra = log_uniform(rng, most);
         let expr = tree.expr(outer);
+        // The mutant's size is known: each extra level adds the nodes and text between
+        // `outer` and `inner`.
+        let level_nodes =
+            (tree.subtree_end(outer) - outer.index()) - (tree.subtree_end(inner) - inner.index());
+        let more_nodes = tree.len() + extra as usize * level_nodes;
+        let more_text = len + extra as usize * growth;
         return Some(replace(tree, outer, |sink| {
+            sink.reserve(
+                more_nodes.saturating_sub(sink.node_count()),
+                more_text.saturating_sub(sink.bytes().len()),
+            );
             pump(grammar, tree, outer, inner, expr, extra + 1, sink)
         }));
     }
@@ -387,7 +402,13 @@ pub fn repeat<R: Rng + ?Sized>(
     let most = ((max_len - len) / growth).min(room).min(MAX_PUMP) as u32;
     let extra = log_uniform(rng, most);
     let expr = tree.expr(node);
+    let more_nodes = tree.len() + extra as usize * (tree.subtree_end(item) - item.index());
+    let more_text = len + extra as usize * growth;
     Some(replace(tree, node, |sink| {
+        sink.reserve(
+            more_nodes.saturating_sub(sink.node_count()),
+            more_text.saturating_sub(sink.bytes().len()),
+        );
         sink.open(expr);
         for &child in &children {
             let copies = if child == item { 1 + extra } else { 1 };

@@ -355,7 +355,9 @@ impl DerivationTree {
         out: W,
     ) -> std::io::Result<W> {
         let mut renderer = Renderer::new(grammar, rendering, out);
-        self.walk_symbolic(grammar, |event| renderer.event(event));
+        // As sink events, so each rule's name is made once, not once per node (a
+        // campaign writes the tree of every input it keeps).
+        self.emit_subtree(grammar, self.root(), self.expr(self.root()), &mut renderer);
         renderer.finish()
     }
 
@@ -676,6 +678,16 @@ impl TreeBuilder {
         }
         let text_end = text_end(old, start, tree.text.len());
         self.spell(&tree.text[hole_text.end..text_end]);
+    }
+
+    /// Makes room for `nodes` more nodes and `bytes` more bytes of text, for a caller
+    /// that knows how large what it emits will be (a mutation repeating a part of a
+    /// tree), so the vectors grow once rather than by doubling, copying each time.
+    pub fn reserve(&mut self, nodes: usize, bytes: usize) {
+        self.nodes.reserve(nodes);
+        if !self.preset {
+            self.text.reserve(bytes);
+        }
     }
 
     /// Text derived so far.
