@@ -85,28 +85,65 @@ fn choose_by_rule<R: Rng + ?Sized>(
     tree: &DerivationTree,
     nodes: &[NodeId],
 ) -> Option<NodeId> {
-    if nodes.is_empty() {
-        return None;
-    }
-    // The draw of `choose_grouped` keyed by rule, with the rules present found in one
-    // pass over a table of the grammar's rules instead of a search per node (this runs
-    // for every regeneration, splice and recursion of a campaign).
-    let mut present = vec![false; grammar.rules().len() + 1];
-    let mut rules: Vec<Option<SymbolId>> = Vec::new();
-    for &node in nodes {
-        let rule = rule_of(grammar, tree, node);
-        let slot = rule.map_or(grammar.rules().len(), SymbolId::index);
-        if !present[slot] {
-            present[slot] = true;
-            rules.push(rule);
+    RuleGroups::new(grammar, tree, nodes).choose(rng)
+}
+
+/// Nodes grouped by the rule they expand, for drawing the rule first and then one of its
+/// nodes: the draw of [`choose_grouped`] keyed by rule, with each node's rule looked up
+/// once (a splice draws up to 4 times from the same nodes, a recursion up to 8, and
+/// this runs for most mutations of a campaign).
+struct RuleGroups<'n> {
+    nodes: &'n [NodeId],
+    /// Per node, its group: the rule's index, or the number of rules for a node that
+    /// expands none.
+    slots: Vec<u32>,
+    /// The groups present, in order of first appearance.
+    order: Vec<u32>,
+    /// Nodes per group.
+    counts: Vec<u32>,
+}
+
+impl<'n> RuleGroups<'n> {
+    fn new(grammar: &Grammar, tree: &DerivationTree, nodes: &'n [NodeId]) -> RuleGroups<'n> {
+        let none = grammar.rules().len();
+        let mut counts = vec![0u32; none + 1];
+        let mut order = Vec::new();
+        let slots = nodes
+            .iter()
+            .map(|&node| {
+                let slot = rule_of(grammar, tree, node).map_or(none, SymbolId::index);
+                if counts[slot] == 0 {
+                    order.push(slot as u32);
+                }
+                counts[slot] += 1;
+                slot as u32
+            })
+            .collect();
+        RuleGroups {
+            nodes,
+            slots,
+            order,
+            counts,
         }
     }
-    let group = rules.swap_remove(below(rng, rules.len() as u32) as usize);
-    choose_where(
-        rng,
-        || nodes.iter().copied(),
-        |n| rule_of(grammar, tree, n) == group,
-    )
+
+    /// A group drawn uniformly among those present, then one of its nodes uniformly;
+    /// `None` (drawing nothing) if there are no nodes.
+    fn choose<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<NodeId> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let group = self.order[below(rng, self.order.len() as u32) as usize];
+        let nth = below(rng, self.counts[group as usize]) as usize;
+        let at = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|&(_, &slot)| slot == group)
+            .nth(nth)
+            .map(|(i, _)| i)?;
+        Some(self.nodes[at])
+    }
 }
 
 /// The rule nodes of a tree that have a descendant expanding the same rule: where
@@ -258,9 +295,10 @@ fn splice_from<R: Rng + ?Sized, I: Iterator<Item = NodeId>>(
 ) -> Option<DerivationTree> {
     let grammar = generator.grammar();
     let nodes = rule_nodes(grammar, tree);
+    let groups = RuleGroups::new(grammar, tree, &nodes);
     // A few tries to find a rule the donor also expands.
     for _ in 0..4 {
-        let hole = choose_by_rule(rng, grammar, tree, &nodes)?;
+        let hole = groups.choose(rng)?;
         let rule = rule_of(grammar, tree, hole).expect("a rule node");
         let Some(part) = choose_where(rng, || nodes_of(rule), |n| donor.text(n) != tree.text(hole))
         else {
@@ -325,8 +363,9 @@ pub fn recurse<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Option<DerivationTree> {
     let nodes = recursive_nodes(grammar, tree);
+    let groups = RuleGroups::new(grammar, tree, &nodes);
     for _ in 0..8 {
-        let outer = choose_by_rule(rng, grammar, tree, &nodes)?;
+        let outer = groups.choose(rng)?;
         let rule = rule_of(grammar, tree, outer);
         let Some(inner) = choose_where(
             rng,
