@@ -76,7 +76,7 @@ impl<'g> Ctx<'_, 'g> {
     pub fn kept(&self) -> impl Iterator<Item = (usize, &DerivationTree)> {
         self.corpus
             .iter()
-            .filter_map(|e| e.tree.as_ref().map(|t| (e.id, t)))
+            .filter_map(|e| e.tree().map(|t| (e.id, t)))
     }
 
     /// The campaign's producer of fresh trees: the constraint solver if the campaign has
@@ -623,20 +623,21 @@ fn coverage_guided(ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
         };
         let a = draw();
         let b = draw();
-        let size = |e: &Entry| e.tree.as_ref().map_or(0, DerivationTree::len);
+        let size = |e: &Entry| e.tree().map_or(0, DerivationTree::len);
         let parent = if size(b) < size(a) { b } else { a };
         // Recursive mutation may grow a tree past the generation depth, up to four
         // times its parent's size (at least 4 KiB).
-        let budget = (parent.tree.as_ref().map_or(0, |t| t.bytes().len()) * 4).max(4096);
+        let parent_tree = parent.tree().expect("drawn among entries with trees");
+        let budget = (parent_tree.bytes().len() * 4).max(4096);
         // A donor other than the parent itself needs a second kept tree.
-        let donors: Vec<&DerivationTree> = if parents > 1 {
+        let donors: Vec<&mutate::Donor> = if parents > 1 {
             ctx.corpus.iter().filter_map(|e| e.tree.as_ref()).collect()
         } else {
             Vec::new()
         };
         let (mut tree, applied) = mutate::stack(
             ctx.generator,
-            parent.tree.clone().expect("filtered"),
+            parent_tree,
             &donors,
             budget,
             ctx.config.valid_only,
@@ -965,9 +966,8 @@ mod tests {
         // Entry 1 has no tree (bytes from elsewhere); entry 2 alone is favoured.
         let corpus: Vec<Entry> = (0..6)
             .map(|id| Entry {
-                id,
-                tree: (id != 1).then(|| tree(id as u64)),
                 favoured: id == 2,
+                ..Entry::new(&grammar, id, (id != 1).then(|| tree(id as u64)))
             })
             .collect();
         let stop = AtomicBool::new(false);

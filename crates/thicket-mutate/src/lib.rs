@@ -21,9 +21,14 @@ pub fn rule_of(grammar: &Grammar, tree: &DerivationTree, node: NodeId) -> Option
 
 /// The rule-reference nodes of a tree other than the root: where mutations apply.
 pub fn rule_nodes(grammar: &Grammar, tree: &DerivationTree) -> Vec<NodeId> {
-    tree.descendants(tree.root())
-        .filter(|&n| rule_of(grammar, tree, n).is_some())
-        .collect()
+    // Room for every node up front: collected from a filter, the vector would grow by
+    // doubling, and this runs for most mutations.
+    let mut nodes = Vec::with_capacity(tree.len());
+    nodes.extend(
+        tree.descendants(tree.root())
+            .filter(|&n| rule_of(grammar, tree, n).is_some()),
+    );
+    nodes
 }
 
 /// A uniformly chosen element, `None` (drawing nothing) if there is none.
@@ -80,28 +85,65 @@ fn choose_by_rule<R: Rng + ?Sized>(
     tree: &DerivationTree,
     nodes: &[NodeId],
 ) -> Option<NodeId> {
-    if nodes.is_empty() {
-        return None;
-    }
-    // The draw of `choose_grouped` keyed by rule, with the rules present found in one
-    // pass over a table of the grammar's rules instead of a search per node (this runs
-    // for every regeneration, splice and recursion of a campaign).
-    let mut present = vec![false; grammar.rules().len() + 1];
-    let mut rules: Vec<Option<SymbolId>> = Vec::new();
-    for &node in nodes {
-        let rule = rule_of(grammar, tree, node);
-        let slot = rule.map_or(grammar.rules().len(), SymbolId::index);
-        if !present[slot] {
-            present[slot] = true;
-            rules.push(rule);
+    RuleGroups::new(grammar, tree, nodes).choose(rng)
+}
+
+/// Nodes grouped by the rule they expand, for drawing the rule first and then one of its
+/// nodes: the draw of [`choose_grouped`] keyed by rule, with each node's rule looked up
+/// once (a splice draws up to 4 times from the same nodes, a recursion up to 8, and
+/// this runs for most mutations of a campaign).
+struct RuleGroups<'n> {
+    nodes: &'n [NodeId],
+    /// Per node, its group: the rule's index, or the number of rules for a node that
+    /// expands none.
+    slots: Vec<u32>,
+    /// The groups present, in order of first appearance.
+    order: Vec<u32>,
+    /// Nodes per group.
+    counts: Vec<u32>,
+}
+
+impl<'n> RuleGroups<'n> {
+    fn new(grammar: &Grammar, tree: &DerivationTree, nodes: &'n [NodeId]) -> RuleGroups<'n> {
+        let none = grammar.rules().len();
+        let mut counts = vec![0u32; none + 1];
+        let mut order = Vec::new();
+        let slots = nodes
+            .iter()
+            .map(|&node| {
+                let slot = rule_of(grammar, tree, node).map_or(none, SymbolId::index);
+                if counts[slot] == 0 {
+                    order.push(slot as u32);
+                }
+                counts[slot] += 1;
+                slot as u32
+            })
+            .collect();
+        RuleGroups {
+            nodes,
+            slots,
+            order,
+            counts,
         }
     }
-    let group = rules.swap_remove(below(rng, rules.len() as u32) as usize);
-    choose_where(
-        rng,
-        || nodes.iter().copied(),
-        |n| rule_of(grammar, tree, n) == group,
-    )
+
+    /// A group drawn uniformly among those present, then one of its nodes uniformly;
+    /// `None` (drawing nothing) if there are no nodes.
+    fn choose<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<NodeId> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let group = self.order[below(rng, self.order.len() as u32) as usize];
+        let nth = below(rng, self.counts[group as usize]) as usize;
+        let at = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|&(_, &slot)| slot == group)
+            .nth(nth)
+            .map(|(i, _)| i)?;
+        Some(self.nodes[at])
+    }
 }
 
 /// The rule nodes of a tree that have a descendant expanding the same rule: where
@@ -135,14 +177,65 @@ pub fn recursive_nodes(grammar: &Grammar, tree: &DerivationTree) -> Vec<NodeId> 
         .collect()
 }
 
+/// A tree to splice from, with its rule nodes grouped by rule (each group in preorder):
+/// a splice then looks at the donor's nodes of one rule instead of walking the whole
+/// donor, which a campaign did for every splice of every mutant, over kept inputs larger
+/// on average than the parents it mutates.
+pub struct Donor {
+    tree: DerivationTree,
+    /// Where each rule's group starts in `nodes` (by symbol index; one more at the end).
+    starts: Vec<u32>,
+    nodes: Vec<NodeId>,
+}
+
+impl Donor {
+    /// Groups `tree`'s rule nodes (see [`rule_nodes`]) by rule.
+    pub fn new(grammar: &Grammar, tree: DerivationTree) -> Donor {
+        let rules = grammar.rules().len();
+        let mut starts = vec![0u32; rules + 1];
+        for node in tree.descendants(tree.root()) {
+            if let Some(rule) = rule_of(grammar, &tree, node) {
+                starts[rule.index() + 1] += 1;
+            }
+        }
+        for i in 1..=rules {
+            starts[i] += starts[i - 1];
+        }
+        let mut next = starts.clone();
+        let mut nodes = vec![NodeId::from_index(0); starts[rules] as usize];
+        for node in tree.descendants(tree.root()) {
+            if let Some(rule) = rule_of(grammar, &tree, node) {
+                let slot = &mut next[rule.index()];
+                nodes[*slot as usize] = node;
+                *slot += 1;
+            }
+        }
+        Donor {
+            tree,
+            starts,
+            nodes,
+        }
+    }
+
+    /// The tree.
+    pub fn tree(&self) -> &DerivationTree {
+        &self.tree
+    }
+
+    /// The nodes expanding `rule`, in preorder.
+    pub fn rule_nodes(&self, rule: SymbolId) -> &[NodeId] {
+        let i = rule.index();
+        &self.nodes[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+}
+
 /// A copy of `tree` with the subtree at `hole` replaced by what `fill` emits.
 fn replace(
-    grammar: &Grammar,
     tree: &DerivationTree,
     hole: NodeId,
-    fill: &mut dyn FnMut(&mut TreeBuilder),
+    fill: impl FnOnce(&mut TreeBuilder),
 ) -> DerivationTree {
-    tree.replace_subtrees(grammar, &[hole], &mut |_, sink| fill(sink))
+    tree.replace_subtree(hole, fill)
 }
 
 /// Replaces the subtree at a rule node (the rule drawn first, see [`choose_grouped`]) by
@@ -157,7 +250,7 @@ pub fn regenerate<R: Rng + ?Sized>(
     let hole = choose_by_rule(rng, grammar, tree, &rule_nodes(grammar, tree))?;
     let depth = tree.depth_above(grammar, hole);
     let expr = tree.expr(hole);
-    Some(replace(grammar, tree, hole, &mut |sink| {
+    Some(replace(tree, hole, |sink| {
         generator.expand(expr, depth, rng, sink);
     }))
 }
@@ -172,20 +265,47 @@ pub fn splice<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Option<DerivationTree> {
     let grammar = generator.grammar();
+    splice_from(generator, tree, donor, rng, |rule| {
+        donor
+            .descendants(donor.root())
+            .filter(move |&n| rule_of(grammar, donor, n) == Some(rule))
+    })
+}
+
+/// [`splice`] from a [`Donor`], whose nodes of the hole's rule are looked up rather than
+/// found by walking the whole donor (the same draws: the same nodes in the same order).
+pub fn splice_donor<R: Rng + ?Sized>(
+    generator: &Generator<'_>,
+    tree: &DerivationTree,
+    donor: &Donor,
+    rng: &mut R,
+) -> Option<DerivationTree> {
+    splice_from(generator, tree, &donor.tree, rng, |rule| {
+        donor.rule_nodes(rule).iter().copied()
+    })
+}
+
+/// [`splice`], the donor's nodes of a rule, in preorder, given by `nodes_of`.
+fn splice_from<R: Rng + ?Sized, I: Iterator<Item = NodeId>>(
+    generator: &Generator<'_>,
+    tree: &DerivationTree,
+    donor: &DerivationTree,
+    rng: &mut R,
+    nodes_of: impl Fn(SymbolId) -> I,
+) -> Option<DerivationTree> {
+    let grammar = generator.grammar();
     let nodes = rule_nodes(grammar, tree);
+    let groups = RuleGroups::new(grammar, tree, &nodes);
     // A few tries to find a rule the donor also expands.
     for _ in 0..4 {
-        let hole = choose_by_rule(rng, grammar, tree, &nodes)?;
-        let rule = rule_of(grammar, tree, hole);
-        let Some(part) = choose_where(
-            rng,
-            || donor.descendants(donor.root()),
-            |n| rule_of(grammar, donor, n) == rule && donor.text(n) != tree.text(hole),
-        ) else {
+        let hole = groups.choose(rng)?;
+        let rule = rule_of(grammar, tree, hole).expect("a rule node");
+        let Some(part) = choose_where(rng, || nodes_of(rule), |n| donor.text(n) != tree.text(hole))
+        else {
             continue;
         };
         let expr = tree.expr(hole);
-        let result = replace(grammar, tree, hole, &mut |sink| {
+        let result = replace(tree, hole, |sink| {
             donor.emit_subtree(grammar, part, expr, sink);
         });
         if result.depth(grammar) <= generator.config().max_depth {
@@ -210,7 +330,7 @@ fn pump(
     if levels == 0 {
         tree.emit_subtree(grammar, inner, root_expr, sink);
     } else {
-        tree.emit_with_holes(grammar, outer, root_expr, &[inner], sink, &mut |_, s| {
+        sink.push_subtree_with_hole(tree, outer, root_expr, inner, |s| {
             pump(grammar, tree, outer, inner, tree.expr(inner), levels - 1, s)
         });
     }
@@ -243,8 +363,9 @@ pub fn recurse<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Option<DerivationTree> {
     let nodes = recursive_nodes(grammar, tree);
+    let groups = RuleGroups::new(grammar, tree, &nodes);
     for _ in 0..8 {
-        let outer = choose_by_rule(rng, grammar, tree, &nodes)?;
+        let outer = groups.choose(rng)?;
         let rule = rule_of(grammar, tree, outer);
         let Some(inner) = choose_where(
             rng,
@@ -261,7 +382,17 @@ pub fn recurse<R: Rng + ?Sized>(
         let most = ((max_len - len) / growth).min(MAX_PUMP) as u32;
         let extra = log_uniform(rng, most);
         let expr = tree.expr(outer);
-        return Some(replace(grammar, tree, outer, &mut |sink| {
+        // The mutant's size is known: each extra level adds the nodes and text between
+        // `outer` and `inner`.
+        let level_nodes =
+            (tree.subtree_end(outer) - outer.index()) - (tree.subtree_end(inner) - inner.index());
+        let more_nodes = tree.len() + extra as usize * level_nodes;
+        let more_text = len + extra as usize * growth;
+        return Some(replace(tree, outer, |sink| {
+            sink.reserve(
+                more_nodes.saturating_sub(sink.node_count()),
+                more_text.saturating_sub(sink.bytes().len()),
+            );
             pump(grammar, tree, outer, inner, expr, extra + 1, sink)
         }));
     }
@@ -310,7 +441,13 @@ pub fn repeat<R: Rng + ?Sized>(
     let most = ((max_len - len) / growth).min(room).min(MAX_PUMP) as u32;
     let extra = log_uniform(rng, most);
     let expr = tree.expr(node);
-    Some(replace(grammar, tree, node, &mut |sink| {
+    let more_nodes = tree.len() + extra as usize * (tree.subtree_end(item) - item.index());
+    let more_text = len + extra as usize * growth;
+    Some(replace(tree, node, |sink| {
+        sink.reserve(
+            more_nodes.saturating_sub(sink.node_count()),
+            more_text.saturating_sub(sink.bytes().len()),
+        );
         sink.open(expr);
         for &child in &children {
             let copies = if child == item { 1 + extra } else { 1 };
@@ -428,14 +565,9 @@ fn edit_one<R: Rng + ?Sized, T>(
 }
 
 /// A copy of `tree` with the terminal `leaf` spelling `text`.
-fn with_terminal_text(
-    grammar: &Grammar,
-    tree: &DerivationTree,
-    leaf: NodeId,
-    text: &[u8],
-) -> DerivationTree {
+fn with_terminal_text(tree: &DerivationTree, leaf: NodeId, text: &[u8]) -> DerivationTree {
     let expr = tree.expr(leaf);
-    replace(grammar, tree, leaf, &mut |sink| sink.terminal(expr, text))
+    replace(tree, leaf, |sink| sink.terminal(expr, text))
 }
 
 /// How a leaf mutation changes a terminal's text.
@@ -464,7 +596,7 @@ pub fn edit_leaf<R: Rng + ?Sized>(
     let leaf = choose(rng, &leaves)?;
     if let Some(texts) = edits.encoding.and_then(|e| e.leaf_texts(tree.expr(leaf))) {
         let text = choose_where(rng, || texts.iter().copied(), |t| t != tree.text(leaf))?;
-        return Some((with_terminal_text(grammar, tree, leaf, text), true));
+        return Some((with_terminal_text(tree, leaf, text), true));
     }
     let text = if edits.text {
         let mut chars: Vec<char> = std::str::from_utf8(tree.text(leaf)).ok()?.chars().collect();
@@ -475,7 +607,7 @@ pub fn edit_leaf<R: Rng + ?Sized>(
         edit_bytes(rng, &mut bytes);
         bytes
     };
-    Some((with_terminal_text(grammar, tree, leaf, &text), false))
+    Some((with_terminal_text(tree, leaf, &text), false))
 }
 
 /// Characters text mutations insert: the bytes of [`INTERESTING`] that are characters
@@ -593,7 +725,7 @@ impl Applied {
     }
 }
 
-/// One to three mutations stacked on `tree`: splice 2/7 (with a tree of `donors`),
+/// One to three mutations stacked on a copy of `parent`: splice 2/7 (with one of `donors`),
 /// regenerate 2/7, recursion 1/7, repetition 1/7, a terminal's text 1/7 (not with
 /// `valid_only`; as `leaves` says: a byte, a character that keeps the input UTF-8, or
 /// another of the texts the encoding allows, a bit flipped). Splicing falls
@@ -601,8 +733,8 @@ impl Applied {
 /// tree without them. Recursion and repetition grow the tree to at most `budget` bytes.
 pub fn stack<R: Rng + ?Sized>(
     generator: &Generator<'_>,
-    mut tree: DerivationTree,
-    donors: &[&DerivationTree],
+    parent: &DerivationTree,
+    donors: &[&Donor],
     budget: usize,
     valid_only: bool,
     leaves: LeafEdits<'_>,
@@ -610,31 +742,34 @@ pub fn stack<R: Rng + ?Sized>(
 ) -> (DerivationTree, Applied) {
     let grammar = generator.grammar();
     let mut applied = 0u8;
+    // The parent is read, never copied: the first mutation that applies writes the
+    // first copy, and a parent no mutation changed is copied once at the end.
+    let mut mutant: Option<DerivationTree> = None;
     for _ in 0..1 + below(rng, 3) {
-        let mutant = match below(rng, if valid_only { 6 } else { 7 }) {
-            4 => recurse(grammar, &tree, budget, rng).map(|t| (t, 8)),
-            5 => repeat(grammar, &tree, budget, rng).map(|t| (t, 32)),
+        let tree = mutant.as_ref().unwrap_or(parent);
+        let next = match below(rng, if valid_only { 6 } else { 7 }) {
+            4 => recurse(grammar, tree, budget, rng).map(|t| (t, 8)),
+            5 => repeat(grammar, tree, budget, rng).map(|t| (t, 32)),
             6 => {
                 // A tree without terminals stays as it is.
-                if let Some((t, allowed)) = edit_leaf(grammar, &tree, leaves, rng) {
+                if let Some((t, allowed)) = edit_leaf(grammar, tree, leaves, rng) {
                     applied |= if allowed { 16 } else { 4 };
-                    tree = t;
+                    mutant = Some(t);
                 }
                 continue;
             }
             c if c < 2 && !donors.is_empty() => {
                 let donor = donors[below(rng, donors.len() as u32) as usize];
-                splice(generator, &tree, donor, rng).map(|t| (t, 2))
+                splice_donor(generator, tree, donor, rng).map(|t| (t, 2))
             }
             _ => None,
         };
-        if let Some((t, bit)) = mutant.or_else(|| regenerate(generator, &tree, rng).map(|t| (t, 1)))
-        {
-            tree = t;
+        if let Some((t, bit)) = next.or_else(|| regenerate(generator, tree, rng).map(|t| (t, 1))) {
+            mutant = Some(t);
             applied |= bit;
         }
     }
-    (tree, Applied(applied))
+    (mutant.unwrap_or_else(|| parent.clone()), Applied(applied))
 }
 
 #[cfg(test)]
@@ -700,6 +835,36 @@ mod tests {
     }
 
     #[test]
+    fn splicing_from_a_donor_draws_as_splicing_from_its_tree() {
+        // A campaign's donors carry their rule nodes grouped; the mutants must be those
+        // of the plain splice (campaigns are reproducible from their seed).
+        let grammar = grammar();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let mut spliced = 0;
+        for i in 0..300 {
+            let mut rng = Generator::rng_for(21, i);
+            let (tree, _) = generator.generate_tree(&mut rng);
+            let (donor_tree, _) = generator.generate_tree(&mut rng);
+            let donor = Donor::new(&grammar, donor_tree.clone());
+            for node in rule_nodes(&grammar, &donor_tree) {
+                let rule = rule_of(&grammar, &donor_tree, node).unwrap();
+                assert!(donor.rule_nodes(rule).contains(&node));
+            }
+            assert_eq!(donor.nodes.len(), rule_nodes(&grammar, &donor_tree).len());
+            let (mut a, mut b) = (Generator::rng_for(22, i), Generator::rng_for(22, i));
+            let plain = splice(&generator, &tree, &donor_tree, &mut a);
+            let indexed = splice_donor(&generator, &tree, &donor, &mut b);
+            assert_eq!(
+                plain.as_ref().map(|t| t.bytes().to_vec()),
+                indexed.as_ref().map(|t| t.bytes().to_vec())
+            );
+            assert_eq!(below(&mut a, 1000), below(&mut b, 1000), "same draws used");
+            spliced += usize::from(plain.is_some());
+        }
+        assert!(spliced > 100, "{spliced}");
+    }
+
+    #[test]
     fn choosing_among_matches_draws_as_choosing_from_their_list() {
         // The same seed must give the same mutants whether candidates are collected or
         // counted (campaigns are reproducible from their seed).
@@ -744,7 +909,7 @@ mod tests {
             let (tree, _) = generator.generate_tree(&mut rng);
             let (tree, _) = stack(
                 &generator,
-                tree,
+                &tree,
                 &[],
                 600,
                 true,

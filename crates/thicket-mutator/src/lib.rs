@@ -209,10 +209,12 @@ impl GrammarMutator {
         let (bytes, name) = match self.tree_of(input) {
             Some(tree) => {
                 let budget = (input.len() * 4).max(4096).min(max_size);
-                let donors: Vec<&DerivationTree> = donor.iter().collect();
+                let grammar = self.generator.grammar();
+                let donor = donor.map(|d| thicket_mutate::Donor::new(grammar, d));
+                let donors: Vec<&thicket_mutate::Donor> = donor.iter().collect();
                 let (mutant, applied) = thicket_mutate::stack(
                     &self.generator,
-                    tree,
+                    &tree,
                     &donors,
                     budget,
                     self.config.valid_only,

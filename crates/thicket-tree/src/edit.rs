@@ -3,7 +3,7 @@
 //! immutable preorder arena, so an edit writes a new tree in one pass; what callers
 //! edit (mutation, constraint repair) is small next to what they generate.
 
-use crate::{DerivationTree, Node, NodeId, TreeBuilder, TreeSink};
+use crate::{DerivationTree, NO_NODE, Node, NodeId, TreeBuilder, TreeSink};
 use thicket_grammar::{Expr, ExprId, Grammar};
 
 impl DerivationTree {
@@ -61,6 +61,56 @@ impl DerivationTree {
         for _ in open_ends {
             sink.close();
         }
+    }
+
+    /// A copy of the tree with the subtree at `hole` replaced by what `fill` emits (one
+    /// complete subtree): [`DerivationTree::replace_subtrees`] for one hole, with the new
+    /// subtree written straight into the copy. A mutation's new subtree can be most of
+    /// the mutant (a recursion repeated a hundred times), and building it apart first
+    /// wrote it twice and grew a second pair of vectors.
+    ///
+    /// # Panics
+    /// If `fill` leaves a node open or emits nothing: a bug in the caller.
+    pub fn replace_subtree(
+        &self,
+        hole: NodeId,
+        fill: impl FnOnce(&mut TreeBuilder),
+    ) -> DerivationTree {
+        let (start, end) = (hole.index(), self.subtree_end(hole));
+        let old_text = self.text_range(hole);
+        // The nodes before the hole keep their places; only its ancestors' ends move.
+        let mut nodes = Vec::with_capacity(self.nodes.len());
+        nodes.extend_from_slice(&self.nodes[..start]);
+        let mut text = Vec::with_capacity(self.text.len());
+        text.extend_from_slice(&self.text[..old_text.start]);
+        let mut builder = TreeBuilder {
+            at: text.len(),
+            nodes,
+            text,
+            ..TreeBuilder::default()
+        };
+        fill(&mut builder);
+        assert!(builder.top == NO_NODE, "replacement left a node open");
+        assert!(builder.nodes.len() > start, "replacement emitted nothing");
+        let (mut nodes, mut text) = (
+            std::mem::take(&mut builder.nodes),
+            std::mem::take(&mut builder.text),
+        );
+        // Where the node after the hole's subtree, and its text, now start.
+        let node_shift = nodes.len() as i64 - end as i64;
+        let text_shift = text.len() as i64 - old_text.end as i64;
+        for node in &mut nodes[..start] {
+            if node.end as usize > start {
+                node.end = (i64::from(node.end) + node_shift) as u32;
+            }
+        }
+        nodes.extend(self.nodes[end..].iter().map(|n| Node {
+            expr: n.expr,
+            end: (i64::from(n.end) + node_shift) as u32,
+            text_start: (i64::from(n.text_start) + text_shift) as u32,
+        }));
+        text.extend_from_slice(&self.text[old_text.end..]);
+        DerivationTree { nodes, text }
     }
 
     /// A copy of the tree with the subtree at each of `holes` replaced by what
@@ -371,6 +421,85 @@ mod tests {
                     let reference = b.finish();
                     assert_eq!(fast.bytes(), reference.bytes(), "{x:?} {y:?} {sizes:?}");
                     assert_eq!(layout(&fast), layout(&reference), "{x:?} {y:?} {sizes:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_hole_replaced_in_place_matches_the_general_replacement() {
+        let g = grammar();
+        let t = tree(&g, b"0110");
+        let donor = tree(&g, b"1001");
+        let layout = |t: &DerivationTree| {
+            t.descendants(t.root())
+                .map(|n| (t.expr(n), t.subtree_end(n), t.text_range(n)))
+                .collect::<Vec<_>>()
+        };
+        // Every node as the hole (the root too), filled with less (one terminal, or no
+        // text) or more (the donor's whole tree) than it held.
+        for hole in t.descendants(t.root()) {
+            for size in 0..3 {
+                let fill = |sink: &mut TreeBuilder| match size {
+                    0 => sink.terminal(t.expr(hole), b"xy"),
+                    1 => sink.terminal(t.expr(hole), b""),
+                    _ => donor.emit_subtree(&g, donor.root(), t.expr(hole), sink),
+                };
+                let fast = t.replace_subtree(hole, fill);
+                let reference = t.replace_subtrees(&g, &[hole], &mut |_, sink| fill(sink));
+                assert_eq!(fast.bytes(), reference.bytes(), "{hole:?} {size}");
+                assert_eq!(layout(&fast), layout(&reference), "{hole:?} {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_subtree_copied_around_a_hole_matches_the_events() {
+        let g = grammar();
+        let t = tree(&g, b"0110");
+        let layout = |t: &DerivationTree| {
+            t.descendants(t.root())
+                .map(|n| (t.expr(n), t.subtree_end(n), t.text_range(n)))
+                .collect::<Vec<_>>()
+        };
+        // Every node with every node strictly inside it as the hole, after some nodes
+        // already built; the hole filled by the same copy again (nested, as recursive
+        // mutation pumps) or by a terminal.
+        for node in t.descendants(t.root()) {
+            for hole in t.descendants(node).skip(1) {
+                for nested in [false, true] {
+                    let (mut fast, mut slow) = (TreeBuilder::new(), Events(TreeBuilder::new()));
+                    let other = g.root();
+                    fast.open(other);
+                    slow.open(other);
+                    fast.terminal(other, b"ab");
+                    slow.terminal(other, b"ab");
+                    let root_expr = t.expr(node);
+                    fast.push_subtree_with_hole(&t, node, root_expr, hole, |b| {
+                        if nested {
+                            b.push_subtree_with_hole(&t, node, root_expr, hole, |b| {
+                                b.terminal(t.expr(hole), b"z")
+                            });
+                        } else {
+                            b.terminal(t.expr(hole), b"z");
+                        }
+                    });
+                    t.emit_with_holes(&g, node, root_expr, &[hole], &mut slow, &mut |_, s| {
+                        if nested {
+                            t.emit_with_holes(&g, node, root_expr, &[hole], s, &mut |_, s| {
+                                s.terminal(t.expr(hole), b"z")
+                            });
+                        } else {
+                            s.terminal(t.expr(hole), b"z");
+                        }
+                    });
+                    fast.terminal(other, b"c");
+                    slow.terminal(other, b"c");
+                    fast.close();
+                    slow.close();
+                    let (fast, slow) = (fast.finish(), slow.0.finish());
+                    assert_eq!(fast.bytes(), slow.bytes(), "{node:?} {hole:?} {nested}");
+                    assert_eq!(layout(&fast), layout(&slow), "{node:?} {hole:?} {nested}");
                 }
             }
         }

@@ -355,7 +355,9 @@ impl DerivationTree {
         out: W,
     ) -> std::io::Result<W> {
         let mut renderer = Renderer::new(grammar, rendering, out);
-        self.walk_symbolic(grammar, |event| renderer.event(event));
+        // As sink events, so each rule's name is made once, not once per node (a
+        // campaign writes the tree of every input it keeps).
+        self.emit_subtree(grammar, self.root(), self.expr(self.root()), &mut renderer);
         renderer.finish()
     }
 
@@ -600,6 +602,92 @@ impl TreeBuilder {
             }));
         self.nodes[(start as i64 + base) as usize].expr = root_expr;
         self.spell(text);
+    }
+
+    /// Appends a copy of `tree`'s subtree at `node`, its root instantiating
+    /// `root_expr`, with the subtree at `hole` (a node strictly inside it) replaced by
+    /// what `fill` emits: [`DerivationTree::emit_with_holes`] for one hole, the runs
+    /// before and after the hole copied node by node with their offsets shifted rather
+    /// than replayed as sink events (a recursive mutation nests hundreds of these).
+    ///
+    /// # Panics
+    /// If `hole` is not strictly inside `node`'s subtree, or `fill` leaves a node open.
+    pub fn push_subtree_with_hole(
+        &mut self,
+        tree: &DerivationTree,
+        node: NodeId,
+        root_expr: ExprId,
+        hole: NodeId,
+        fill: impl FnOnce(&mut TreeBuilder),
+    ) {
+        let (start, end) = (node.index(), tree.subtree_end(node));
+        let (inner, inner_end) = (hole.index(), tree.subtree_end(hole));
+        assert!(
+            start < inner && inner_end <= end,
+            "the hole is not inside the subtree"
+        );
+        let old = &tree.nodes;
+        // Before the hole: the hole's ancestors are opened (closed after the fill, at
+        // their old ends), the other nodes copied with shifted offsets.
+        let first = self.nodes.len() as u32;
+        let base = i64::from(first) - start as i64;
+        let at = self.at as i64 - i64::from(old[start].text_start);
+        for (i, n) in old[start..inner].iter().enumerate() {
+            let text_start = (i64::from(n.text_start) + at) as u32;
+            let expr = if i == 0 { root_expr } else { n.expr };
+            if n.end as usize > inner {
+                let index = self.nodes.len() as u32;
+                self.nodes.push(Node {
+                    expr,
+                    end: self.top,
+                    text_start,
+                });
+                self.top = index;
+            } else {
+                self.nodes.push(Node {
+                    expr,
+                    end: (i64::from(n.end) + base) as u32,
+                    text_start,
+                });
+            }
+        }
+        let hole_text = tree.text_range(hole);
+        self.spell(&tree.text[old[start].text_start as usize..hole_text.start]);
+        fill(self);
+        // After the hole: an open ancestor (one of this call's, at or after `first`)
+        // closes where its old subtree ended.
+        let base = self.nodes.len() as i64 - inner_end as i64;
+        let at = self.at as i64 - hole_text.end as i64;
+        let old_end_of_top = |builder: &TreeBuilder| {
+            (builder.top != NO_NODE && builder.top >= first).then(|| {
+                old[(i64::from(builder.top) - (i64::from(first) - start as i64)) as usize].end
+            })
+        };
+        for (i, n) in old.iter().enumerate().take(end).skip(inner_end) {
+            while old_end_of_top(self).is_some_and(|e| e as usize <= i) {
+                self.close();
+            }
+            self.nodes.push(Node {
+                expr: n.expr,
+                end: (i64::from(n.end) + base) as u32,
+                text_start: (i64::from(n.text_start) + at) as u32,
+            });
+        }
+        while old_end_of_top(self).is_some() {
+            self.close();
+        }
+        let text_end = text_end(old, start, tree.text.len());
+        self.spell(&tree.text[hole_text.end..text_end]);
+    }
+
+    /// Makes room for `nodes` more nodes and `bytes` more bytes of text, for a caller
+    /// that knows how large what it emits will be (a mutation repeating a part of a
+    /// tree), so the vectors grow once rather than by doubling, copying each time.
+    pub fn reserve(&mut self, nodes: usize, bytes: usize) {
+        self.nodes.reserve(nodes);
+        if !self.preset {
+            self.text.reserve(bytes);
+        }
     }
 
     /// Text derived so far.

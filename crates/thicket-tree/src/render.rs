@@ -53,6 +53,8 @@ pub struct Renderer<'g, W: Write> {
     parents: Vec<usize>,
     /// Display names of rules met so far, by symbol index (sink events).
     names: Vec<Option<Box<str>>>,
+    /// JSON: a string item's quoted form, written here first.
+    scratch: Vec<u8>,
 }
 
 impl<'g, W: Write> Renderer<'g, W> {
@@ -69,6 +71,7 @@ impl<'g, W: Write> Renderer<'g, W> {
             next_id: 0,
             parents: Vec::new(),
             names: Vec::new(),
+            scratch: Vec::new(),
         };
         if rendering == Rendering::Dot {
             renderer.write(b"digraph tree {\n  node [shape=box, fontname=monospace];\n");
@@ -98,11 +101,11 @@ impl<'g, W: Write> Renderer<'g, W> {
             self.write(b",");
         }
         self.write(b"[");
-        self.write(
-            serde_json::to_string(label)
-                .expect("strings serialize")
-                .as_bytes(),
-        );
+        let mut quoted = std::mem::take(&mut self.scratch);
+        quoted.clear();
+        serde_json::to_writer(&mut quoted, label).expect("strings serialize");
+        self.write(&quoted);
+        self.scratch = quoted;
         self.write(b",[");
     }
 
@@ -327,6 +330,11 @@ mod tests {
                 let streamed = sink.finish().unwrap();
                 let walked = tree.render_to(&g, rendering, Vec::new()).unwrap();
                 assert_eq!(streamed, walked, "{rendering:?} at depth {depth}");
+                // The symbolic walk (a name per rule node) renders the same.
+                let mut by_events = Renderer::new(&g, rendering, Vec::new());
+                tree.walk_symbolic(&g, |event| by_events.event(event));
+                let by_events = by_events.finish().unwrap();
+                assert_eq!(by_events, walked, "{rendering:?} at depth {depth}");
             }
         }
         let mut builder = TreeBuilder::new();

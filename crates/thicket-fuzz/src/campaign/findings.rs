@@ -67,11 +67,8 @@ impl Campaign<'_> {
             outcome,
         )?;
         self.queue_bytes += input.bytes().len() as u64;
-        self.corpus.push(Entry {
-            id,
-            tree: input.tree().cloned(),
-            favoured: false,
-        });
+        self.corpus
+            .push(Entry::new(self.grammar, id, input.tree().cloned()));
         self.rate_last_entry(input.bytes().len());
         self.stats.last_find_exec = self.stats.execs;
         Ok(())

@@ -28,12 +28,29 @@ use thicket_tree::DerivationTree;
 /// Rounds in a row without a valid input after which a campaign gives up.
 const MAX_CONSECUTIVE_UNSOLVED: u32 = 1000;
 
-/// A kept input: its queue id, its tree if it has one, and whether it is favoured (the
-/// smallest kept input reaching some code feature).
+/// A kept input: its queue id, its tree if it has one (with its rule nodes grouped for
+/// splicing), and whether it is favoured (the smallest kept input reaching some code
+/// feature).
 pub(crate) struct Entry {
     pub(crate) id: usize,
-    pub(crate) tree: Option<DerivationTree>,
+    pub(crate) tree: Option<crate::mutate::Donor>,
     pub(crate) favoured: bool,
+}
+
+impl Entry {
+    /// An entry of `tree`, if it has one.
+    pub(crate) fn new(grammar: &Grammar, id: usize, tree: Option<DerivationTree>) -> Entry {
+        Entry {
+            id,
+            tree: tree.map(|t| crate::mutate::Donor::new(grammar, t)),
+            favoured: false,
+        }
+    }
+
+    /// Its tree.
+    pub(crate) fn tree(&self) -> Option<&DerivationTree> {
+        self.tree.as_ref().map(crate::mutate::Donor::tree)
+    }
 }
 
 /// AFL's favoured set: for each code feature, the smallest kept input that reaches it.

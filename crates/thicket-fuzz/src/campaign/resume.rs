@@ -91,11 +91,8 @@ impl Campaign<'_> {
                 self.cover(verdict);
             }
             self.queue_bytes += bytes.len() as u64;
-            self.corpus.push(Entry {
-                id: id_of(&name).unwrap_or(self.corpus.len()),
-                tree,
-                favoured: false,
-            });
+            let id = id_of(&name).unwrap_or(self.corpus.len());
+            self.corpus.push(Entry::new(self.grammar, id, tree));
             if verdict.is_some_and(|v| v.counts_for_coverage()) {
                 self.rate_last_entry(bytes.len());
             }
