@@ -234,7 +234,7 @@ impl DerivationTree {
 #[cfg(test)]
 mod tests {
     use crate::{DerivationTree, NodeId, TreeBuilder, TreeSink};
-    use thicket_grammar::{Expr, Grammar, load_spec_bytes};
+    use thicket_grammar::{Expr, ExprId, Grammar, load_spec_bytes};
 
     fn grammar() -> Grammar {
         load_spec_bytes(
@@ -317,15 +317,18 @@ mod tests {
         }
     }
 
+    /// Each node's expression, subtree end and text range: what makes two trees the
+    /// same.
+    fn layout(t: &DerivationTree) -> Vec<(ExprId, usize, std::ops::Range<usize>)> {
+        t.descendants(t.root())
+            .map(|n| (t.expr(n), t.subtree_end(n), t.text_range(n)))
+            .collect()
+    }
+
     #[test]
     fn a_builder_copies_subtrees_as_the_events_would_build_them() {
         let g = grammar();
         let t = tree(&g, b"0110");
-        let layout = |t: &DerivationTree| {
-            t.descendants(t.root())
-                .map(|n| (t.expr(n), t.subtree_end(n), t.text_range(n)))
-                .collect::<Vec<_>>()
-        };
         // Every subtree, copied after some nodes and text already built; rule nodes
         // under another expression at their root.
         for node in t.descendants(t.root()) {
@@ -381,11 +384,6 @@ mod tests {
         let t = tree(&g, b"0110");
         let donor = tree(&g, b"1001");
         let nodes: Vec<NodeId> = t.descendants(t.root()).skip(1).collect();
-        let layout = |t: &DerivationTree| {
-            t.descendants(t.root())
-                .map(|n| (t.expr(n), t.subtree_end(n), t.text_range(n)))
-                .collect::<Vec<_>>()
-        };
         // Every pair of nodes as holes (nested pairs too), each filled with something
         // smaller (one terminal) or larger (the donor's whole tree) than what it replaces.
         for (a, &x) in nodes.iter().enumerate() {
@@ -431,11 +429,6 @@ mod tests {
         let g = grammar();
         let t = tree(&g, b"0110");
         let donor = tree(&g, b"1001");
-        let layout = |t: &DerivationTree| {
-            t.descendants(t.root())
-                .map(|n| (t.expr(n), t.subtree_end(n), t.text_range(n)))
-                .collect::<Vec<_>>()
-        };
         // Every node as the hole (the root too), filled with less (one terminal, or no
         // text) or more (the donor's whole tree) than it held.
         for hole in t.descendants(t.root()) {
@@ -457,11 +450,6 @@ mod tests {
     fn a_subtree_copied_around_a_hole_matches_the_events() {
         let g = grammar();
         let t = tree(&g, b"0110");
-        let layout = |t: &DerivationTree| {
-            t.descendants(t.root())
-                .map(|n| (t.expr(n), t.subtree_end(n), t.text_range(n)))
-                .collect::<Vec<_>>()
-        };
         // Every node with every node strictly inside it as the hole, after some nodes
         // already built; the hole filled by the same copy again (nested, as recursive
         // mutation pumps) or by a terminal.
