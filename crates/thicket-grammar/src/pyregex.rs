@@ -1,15 +1,11 @@
-//! Fandango's regex terminals (`r'...'`, `rb'...'`) are Python `re` patterns; thicket's
-//! are Rust `regex` patterns. The two syntaxes agree on most patterns; this module
-//! rewrites the constructs where they differ, so that the compiled terminal matches
-//! what Python matches:
+//! Fandango's regex terminals (`r'...'`, `rb'...'`) are Python patterns, compiled by
+//! Fandango's parser with the `regex` module (PyPI `regex`) in its default mode, whose
+//! syntax is that of Python's `re`; thicket's are Rust `regex` patterns. The two
+//! syntaxes agree on most patterns; this module rewrites the constructs where they
+//! differ, so that the compiled terminal matches what Fandango's parser matches:
 //!
 //! - a bytes pattern (`rb'...'`) matches bytes: it is compiled without Unicode,
 //!   `(?-u:...)`, so `\xff` is the byte 0xFF and `.`/`\w` are ASCII-only, as in Python;
-//! - in a text pattern, `\w` is what Python's is (`str.isalnum()` or `_`: a letter or a
-//!   number of any kind, `[\p{L}\p{N}_]`; Rust's `\w` leaves out numbers such as `³`
-//!   and takes in marks) and `\s` takes in the separators 0x1C-0x1F as Python's does
-//!   (`str.isspace()`); `\W`, `\S` and `\D` are their complements; `\w` and `\d`
-//!   leave out the letters and digits that Python 3.11's Unicode tables (14.0) lack;
 //! - octal escapes (`\0`, `\012`) become `\x{..}`; `\b` in a class is a backspace;
 //! - a `{` that does not start a repetition is a literal `{` (Python's reading), and
 //!   `{,n}` is `{0,n}`;
@@ -25,26 +21,15 @@
 //! Everything else passes through unchanged, so a pattern in Rust syntax that Python
 //! would not accept (`\x{7F}`, `(?i-u:...)`, `\p{L}`) keeps its Rust meaning.
 //!
-//! The Unicode tables of Python and of the `regex` crate are of different Unicode
-//! versions: `\w` and `\d` leave out what is newer than Python 3.11's, the oldest
-//! Python Fandango runs on (so a newer Python, which knows more, accepts all of it);
-//! other classes (`\p{L}`, case folding) follow the `regex` crate's tables.
-
-/// The letters and numbers of the `regex` crate's Unicode tables that Python 3.11 (the
-/// oldest Python Fandango runs on; Unicode 14.0) does not know: Python's `\w` and `\d`
-/// do not match them, so thicket's leave them out (and generates no character that
-/// some Python Fandango runs on would reject).
-const NEWER_THAN_PYTHON: &str = concat!(
-    r"[\x{1C89}-\x{1C8A}\x{A7CB}-\x{A7CD}\x{A7DA}-\x{A7DC}\x{105C0}-\x{105F3}",
-    r"\x{10D40}-\x{10D65}\x{10D6F}-\x{10D85}\x{10EC2}-\x{10EC4}\x{1123F}-\x{11240}\x{11380}-\x{11389}",
-    r"\x{1138B}\x{1138E}\x{11390}-\x{113B5}\x{113B7}\x{113D1}\x{113D3}\x{116D0}-\x{116E3}",
-    r"\x{11BC0}-\x{11BE0}\x{11BF0}-\x{11BF9}\x{11F02}\x{11F04}-\x{11F10}\x{11F12}-\x{11F33}",
-    r"\x{11F50}-\x{11F59}\x{1342F}\x{13441}-\x{13446}\x{13460}-\x{143FA}\x{16100}-\x{1611D}",
-    r"\x{16130}-\x{16139}\x{16D40}-\x{16D6C}\x{16D70}-\x{16D79}\x{18CFF}\x{1B132}\x{1B155}",
-    r"\x{1CCF0}-\x{1CCF9}\x{1D2C0}-\x{1D2D3}\x{1DF25}-\x{1DF2A}\x{1E030}-\x{1E06D}\x{1E4D0}-\x{1E4EB}",
-    r"\x{1E4F0}-\x{1E4F9}\x{1E5D0}-\x{1E5ED}\x{1E5F0}-\x{1E5FA}\x{2B739}\x{2EBF0}-\x{2EE5D}",
-    r"\x{31350}-\x{323AF}]",
-);
+//! The Unicode classes `\w`, `\d`, `\s` and their complements pass through too: the
+//! `regex` module defines them as Rust does (`\w` is Alphabetic, Mark, Decimal_Number,
+//! Connector_Punctuation and Join_Control; `\d` is Decimal_Number; `\s` is
+//! White_Space), from Unicode tables of its own, not Python's. Python's `re` differs
+//! (its `\w` takes in every number, such as `²` and `₆`, and leaves out marks; its `\s`
+//! takes in 0x1C-0x1F), and Fandango's parser rejects what only `re` matches. The oldest
+//! `regex` Fandango 1.3 allows (2024.11.6) has Unicode 16.0's tables, as the `regex`
+//! crate does; a newer one knows more characters, which thicket then neither generates
+//! nor accepts.
 
 /// A pattern in Rust syntax and where each of its bytes came from.
 #[derive(Clone, Debug)]
@@ -69,8 +54,6 @@ pub struct TranslationError {
 
 struct Translator<'a> {
     src: &'a str,
-    /// Whether the pattern is over bytes (`rb'...'`).
-    over_bytes: bool,
     bytes: &'a [u8],
     pos: usize,
     out: String,
@@ -83,7 +66,6 @@ pub fn translate(pattern: &str, bytes: bool) -> Result<Translation, TranslationE
     let (start, end) = strip_anchors(pattern);
     let mut t = Translator {
         src: pattern,
-        over_bytes: bytes,
         bytes: pattern.as_bytes(),
         pos: start,
         out: String::with_capacity(pattern.len() + 8),
@@ -222,23 +204,6 @@ impl Translator<'_> {
             'Z' => "\\z".to_string(),
             // Python's `\<` and `\>` are the characters; Rust's are word boundaries.
             '<' | '>' => next.to_string(),
-            // Python's Unicode classes (see the module documentation); inside a class,
-            // a complement is a nested class.
-            'w' | 'W' | 's' | 'S' | 'd' | 'D' if !self.over_bytes => {
-                let items = match next.to_ascii_lowercase() {
-                    'w' => format!(r"\p{{L}}\p{{N}}_--{NEWER_THAN_PYTHON}"),
-                    'd' => format!(r"\p{{Nd}}--{NEWER_THAN_PYTHON}"),
-                    _ => r"\s\x1C-\x1F".to_string(),
-                };
-                // A set difference is a class of its own (inside a class, nested).
-                let nested = items.contains("--");
-                match (next.is_ascii_lowercase(), in_class) {
-                    (true, true) if nested => format!("[{items}]"),
-                    (true, true) => items,
-                    (true, false) => format!("[{items}]"),
-                    (false, _) => format!("[^{items}]"),
-                }
-            }
             'x' | 'u' | 'U' | 'N' | 'p' | 'P' => {
                 // The escape's argument: `{...}`, or a fixed number of hex digits (one
                 // character for `\pL`).
@@ -484,38 +449,70 @@ mod tests {
         assert_eq!(rust(r"ab\$", false), r"ab\$");
         assert_eq!(rust(r"a(?#note)b", false), "ab");
         assert_eq!(rust(r"\<a[\<\>]", false), "<a[<>]");
-        let w = format!(r"\p{{L}}\p{{N}}_--{NEWER_THAN_PYTHON}");
-        assert_eq!(
-            rust(r"\w[\w-]\S[\W]", false),
-            format!(r"[{w}][[{w}]-][^\s\x1C-\x1F][[^{w}]]")
-        );
-        assert_eq!(
-            rust(r"\d", false),
-            format!(r"[\p{{Nd}}--{NEWER_THAN_PYTHON}]")
-        );
+        assert_eq!(rust(r"\w[\w-]\S[\W]\d\D", false), r"\w[\w-]\S[\W]\d\D");
         assert_eq!(rust(r"\w\s", true), r"(?-u:\w\s)");
     }
 
-    #[test]
-    fn word_and_digit_classes_leave_out_what_python_3_11_lacks() {
-        use regex_syntax::hir::{Class, HirKind};
-        let matches = |pattern: &str, c: char| {
-            let hir = regex_syntax::parse(&rust(pattern, false)).unwrap();
-            match hir.kind() {
-                HirKind::Class(Class::Unicode(class)) => {
-                    class.iter().any(|r| r.start() <= c && c <= r.end())
-                }
-                other => panic!("{pattern}: {other:?}"),
+    /// Whether `pattern`, translated, matches the one character `c`.
+    fn matches_char(pattern: &str, c: char) -> bool {
+        let hir = regex_syntax::parse(&rust(pattern, false)).unwrap();
+        match hir.kind() {
+            regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Unicode(class)) => {
+                class.iter().any(|r| r.start() <= c && c <= r.end())
             }
-        };
-        for c in ['a', 'é', '³', '_', '٣'] {
-            assert!(matches(r"\w", c) && !matches(r"\W", c), "{c}");
+            other => panic!("{pattern}: {other:?}"),
         }
-        // A Kirat Rai digit (Unicode 16): Python 3.11 reads it as no word character.
-        let newer = '\u{16131}';
-        assert!(!matches(r"\w", newer) && matches(r"\W", newer));
-        assert!(matches(r"\d", '٣') && !matches(r"\d", newer) && matches(r"\D", newer));
-        assert!(matches(r"[\w-]", '-') && matches(r"[\w-]", 'x') && !matches(r"[\w-]", newer));
+    }
+
+    #[test]
+    fn unicode_classes_match_what_fandangos_parser_matches() {
+        // Each character's verdict is Fandango 1.3.1's: `fandango parse` of the one
+        // character with `<start> ::= r'\w'` (and `\d`, `\s`) accepts it or not.
+        let chars = [
+            'a',
+            'é',
+            '_',
+            '٣',
+            '₆',
+            '²',
+            '\u{111F4}',
+            '\u{301}',
+            '\u{200D}',
+            'Ⓐ',
+            '\u{16131}',
+            '-',
+            ' ',
+            '\u{85}',
+            '\u{A0}',
+            '\u{2028}',
+            '\u{1C}',
+            '\u{1F}',
+            '\u{200B}',
+            'Ⅰ',
+        ];
+        let verdicts = [
+            (r"\w", "11110001111000000001"),
+            (r"\d", "00010000001000000000"),
+            (r"\s", "00000000000011110000"),
+        ];
+        for (pattern, accepted) in verdicts {
+            let complement = pattern.to_uppercase();
+            for (&c, verdict) in chars.iter().zip(accepted.chars()) {
+                let fandango = verdict == '1';
+                assert_eq!(matches_char(pattern, c), fandango, "{pattern} on {c:?}");
+                assert_eq!(
+                    matches_char(&complement, c),
+                    !fandango,
+                    "{complement} on {c:?}"
+                );
+                let in_class = format!("[{pattern}-]");
+                assert_eq!(
+                    matches_char(&in_class, c),
+                    fandango || c == '-',
+                    "{in_class} on {c:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -33,8 +33,7 @@
 <_alphanum> ::= r'[a-zA-Z0-9_]'
 <alphanum> ::= <_alphanum>
 
-# Unicode classes, as Python's `re` has them: \w is a letter, a number or `_`, \s is
-# whitespace (str.isspace()).
+# Unicode classes, as Fandango's parser matches them (the `regex` module's \w, \d, \s).
 <_any_letter> ::= r'\w'
 <any_letter> ::= <_any_letter>
 <_any_digit> ::= r'\d'
