@@ -35,7 +35,8 @@ pub enum LocationKinds {
     after_help = "Runs the program (or --python function) once on every input, \
 recording which named code locations each covers (Python: functions and lines), writes that \
 matrix if --matrix is given (--from-matrix reuses one instead of running anything), reads \
-each input's l-paths (l <= k) in any parse as its features, and learns one decision tree \
+each input's l-paths (l <= k) in the derivation the parser returns (the one `thicket parse` \
+prints) as its features, and learns one decision tree \
 per location that some but not all inputs cover (CART, classes balanced by sub-sampling). \
 Inputs the grammar rejects are left out of learning. Each tree is cross-validated \
 (--folds); locations with fewer than 20 covering inputs are listed with a warning.\n\n\
@@ -187,15 +188,19 @@ fn small_inputs_reader<'g>(
     })
 }
 
-/// The k-paths of an input in any of its parses (read bit by bit if the spec packs
-/// bit fields), `None` if the grammar rejects it.
+/// The k-paths of an input in the derivation the parser returns (read bit by bit if
+/// the spec packs bit fields), `None` if the grammar rejects it.
 fn input_paths(
     reader: &InputReader<'_>,
     graph: &KPathGraph,
     text: &[u8],
     k: usize,
 ) -> Option<rustc_hash::FxHashSet<thicket_cover::KPath>> {
-    reader.paths_in_any_parse(graph, text, k).ok()
+    Some(thicket_codeine::tree_paths(
+        graph,
+        &reader.read(text).ok()?,
+        k,
+    ))
 }
 
 /// Runs every input through the judge (see `thicket_codeine::run`).

@@ -1,23 +1,43 @@
-//! Input features (CODEINE §5.1): the presence of every l-path (l <= k) in *any* parse
-//! of an input, read from the parse forest with memoisation per forest node
-//! (`thicket_parse::ParseResult::paths_in_any_parse`); paths no input has are not
+//! Input features (CODEINE §5.1): the presence of every l-path (l <= k) in the
+//! derivation the parser returns for an input (the one it found first, as `thicket
+//! parse` prints it; an unambiguous input has no other); paths no input has are not
 //! features, and paths every input has (the root's 1-path) are dropped as constant.
+//!
+//! One derivation, not every one: under an ambiguous grammar the paths of every parse
+//! cost time cubic in the input (an e-mail header value with a run of unclosed
+//! comments has 10^33 derivations; following its forest took 0.3 s, against a
+//! quarter of a millisecond for one tree), and the learner sees inputs as the parser
+//! reads them everywhere: training inputs, the inputs a loop runs, a leaf's exemplars
+//! (parsed into that derivation before they are mutated) and the candidates of
+//! targeted generation (read back through the parser before their conditions are
+//! checked, [`crate::target`]), so a leaf's conditions hold of the text it is checked
+//! on, whichever tree generated it.
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use thicket_cover::{KPath, KPathGraph};
-use thicket_grammar::ExprId;
+use thicket_cover::{KPath, KPathGraph, for_each_tree_path};
 use thicket_parse::Parser;
+use thicket_tree::DerivationTree;
 
-/// The k-paths of one input in any of its parses (longer paths than `k` are not listed).
+/// The k-paths of one input in the derivation the parser returns (longer paths than
+/// `k` are not listed).
 pub fn input_paths(
     parser: &Parser<'_>,
     graph: &KPathGraph,
     text: &[u8],
     k: usize,
 ) -> Result<FxHashSet<KPath>, String> {
-    let parsed = parser.parse(text).map_err(|e| e.to_string())?;
-    Ok(parsed.paths_in_any_parse(|x| graph.is_node(ExprId::from_index(x as usize)), k))
+    let tree = parser.parse(text).map_err(|e| e.to_string())?.tree();
+    Ok(tree_paths(graph, &tree, k))
+}
+
+/// The l-paths (l <= `k`) of one tree.
+pub fn tree_paths(graph: &KPathGraph, tree: &DerivationTree, k: usize) -> FxHashSet<KPath> {
+    let mut paths = FxHashSet::default();
+    for_each_tree_path(graph, tree, k, |p| {
+        paths.insert(KPath::from(p));
+    });
+    paths
 }
 
 /// A feature table: which paths each input has.
@@ -94,5 +114,52 @@ impl FeatureTable {
         let mut row: Vec<u32> = paths.iter().filter_map(|p| ids.get(p).copied()).collect();
         row.sort_unstable();
         row
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thicket_grammar::{ExprId, Grammar};
+    use thicket_parse::ParseConfig;
+
+    /// `"a"` has two derivations, through `<x>` and through `<y>`.
+    const AMBIGUOUS: &[u8] = b"<start> ::= <x> | <y> | <z>\n<x> ::= \"a\"\n<y> ::= \"a\"\n\
+        <z> ::= \"b\" <x>";
+
+    /// The rules named by an input's paths.
+    fn rules_in(grammar: &Grammar, paths: &FxHashSet<KPath>) -> Vec<String> {
+        let mut names: Vec<String> = paths
+            .iter()
+            .flat_map(|p| p.iter())
+            .map(|&x| grammar.display_expr(ExprId::from_index(x as usize)))
+            .filter(|name| name.starts_with('<'))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    #[test]
+    fn features_are_the_paths_of_the_derivation_the_parser_returns() {
+        let grammar = thicket_grammar::load_spec_text("t.fan", AMBIGUOUS).unwrap();
+        let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+        let graph = KPathGraph::new(&grammar);
+        let parsed = parser.parse(b"a").unwrap();
+        let is_node = |x: u32| graph.is_node(ExprId::from_index(x as usize));
+        let every = parsed.paths_in_any_parse(is_node, 3);
+        assert_eq!(rules_in(&grammar, &every), ["<x>", "<y>"]);
+        // One derivation's: the tree `thicket parse` prints, the same on every reading.
+        let paths = input_paths(&parser, &graph, b"a", 3).unwrap();
+        assert_eq!(paths, tree_paths(&graph, &parsed.tree(), 3));
+        assert_eq!(paths, input_paths(&parser, &graph, b"a", 3).unwrap());
+        let rules = rules_in(&grammar, &paths);
+        assert!(rules == ["<x>"] || rules == ["<y>"], "{rules:?}");
+        // An unambiguous input has no other derivation: its paths are unchanged.
+        let parsed = parser.parse(b"ba").unwrap();
+        assert_eq!(
+            input_paths(&parser, &graph, b"ba", 3).unwrap(),
+            parsed.paths_in_any_parse(is_node, 3)
+        );
     }
 }

@@ -1,5 +1,5 @@
 //! A model learned from a set of inputs as `thicket learn-coverage` learns it: each
-//! input's paths in any parse as its features, one tree per location of the coverage
+//! input's paths in the derivation the parser returns as its features, one tree per location of the coverage
 //! matrix (of the kinds asked for), and, with the program at hand, one location's tree
 //! refined by running inputs aimed at it ([`Refiner`]).
 
@@ -19,7 +19,8 @@ use thicket_parse::Parser;
 pub struct Inputs {
     /// Each input's bytes.
     pub texts: Vec<Vec<u8>>,
-    /// Each input's l-paths in any parse (`None`: the grammar rejects it).
+    /// Each input's l-paths in the parser's derivation (`None`: the grammar rejects
+    /// it).
     pub paths: Vec<Option<FxHashSet<KPath>>>,
 }
 

@@ -119,6 +119,9 @@ struct Search<'a, 'g> {
     mutator: &'a Generator<'g>,
     /// The constraint's exemplars as parsed.
     exemplars: &'a ParsedExemplars,
+    /// Reads each candidate's text back into the derivation the learner sees (see
+    /// [`Search::queued`]); `None` if the grammar has no parser.
+    parser: Option<&'a Parser<'g>>,
 }
 
 /// A constraint's exemplars (covering inputs that reach its leaf) as parsed, and their
@@ -169,7 +172,12 @@ impl Queued {
 }
 
 impl Search<'_, '_> {
+    /// A candidate with its violations, as the parser reads its text: features are the
+    /// paths of the derivation the parser returns (`crate::features`), and under an
+    /// ambiguous grammar a generated tree may be another derivation of its text, with
+    /// paths the learner would not see in it (or without ones it would).
     fn queued(&self, tree: DerivationTree, seq: usize) -> Queued {
+        let tree = self.as_parsed(tree);
         let violated = violated(self.graph, self.features, self.constraint, &tree, self.k);
         Queued {
             violations: violated.count(),
@@ -178,6 +186,15 @@ impl Search<'_, '_> {
             tree,
             violated,
         }
+    }
+
+    /// The derivation the parser returns for `tree`'s text (`tree` itself if the
+    /// parser rejects the text, which a tree of the grammar should not make it).
+    fn as_parsed(&self, tree: DerivationTree) -> DerivationTree {
+        let parsed = self
+            .parser
+            .and_then(|parser| Some(parser.parse(tree.bytes()).ok()?.tree()));
+        parsed.unwrap_or(tree)
     }
 
     /// The rule nodes of `tree` below the root.
@@ -454,14 +471,11 @@ pub(crate) fn aimed_inputs(
         return (out, stats);
     }
     let tries = tries.clamp(1, 1 << 16);
-    let parser = constraints
-        .iter()
-        .any(|c| !c.exemplars.is_empty())
-        .then(|| Parser::new(generator.grammar(), ParseConfig::default()).ok())
-        .flatten();
+    let parser = Parser::new(generator.grammar(), ParseConfig::default()).ok();
+    let has_exemplars = constraints.iter().any(|c| !c.exemplars.is_empty());
     // Mutants' new subtrees are closed off with the paper's uniform choices (small
     // ones), whatever the generator's policy: a mutant should keep most of its exemplar.
-    let uniform = (parser.is_some() && generator.config().policy != ChoicePolicy::Uniform)
+    let uniform = (has_exemplars && generator.config().policy != ChoicePolicy::Uniform)
         .then(|| {
             let config = GenConfig {
                 policy: ChoicePolicy::Uniform,
@@ -474,7 +488,7 @@ pub(crate) fn aimed_inputs(
     // The cycle repeats constraints: each distinct one's exemplars are parsed once,
     // and its searches share them.
     let mut parsed: FxHashMap<&[String], ParsedExemplars> = FxHashMap::default();
-    if let Some(parser) = &parser {
+    if let Some(parser) = parser.as_ref().filter(|_| has_exemplars) {
         for constraint in constraints {
             parsed.entry(&constraint.exemplars).or_insert_with(|| {
                 let trees: Vec<DerivationTree> = constraint
@@ -500,6 +514,7 @@ pub(crate) fn aimed_inputs(
             reaches: FxHashMap::default(),
             mutator,
             exemplars: parsed.get(&constraint.exemplars[..]).unwrap_or(&none),
+            parser: parser.as_ref(),
         })
         .collect();
     for i in 0..count {
@@ -559,6 +574,7 @@ pub fn aim_cycle(constraints: Vec<PathConstraint>) -> Vec<PathConstraint> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use thicket_cover::KPath;
     use thicket_grammar::ExprId;
 
     /// Whether `expr` is a rule reference.
@@ -575,6 +591,70 @@ mod tests {
 
     /// Trees built per input: few, so that drawing steered trees again does not do.
     const TRIES: u32 = 30;
+
+    #[test]
+    fn aimed_inputs_are_checked_on_the_derivation_the_parser_returns() {
+        // `"a"` derives through `<x>` or through `<y>`; the learner sees the one the
+        // parser returns, so a condition on the other is met by no text.
+        let grammar = thicket_grammar::load_spec_text(
+            "t.fan",
+            b"<start> ::= <x> | <y>\n<x> ::= \"a\"\n<y> ::= \"a\"",
+        )
+        .unwrap();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let graph = KPathGraph::new(&grammar);
+        let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+        let naming = |rule: &str| -> Vec<u32> {
+            let every = parser
+                .parse(b"a")
+                .unwrap()
+                .paths_in_any_parse(|x| graph.is_node(ExprId::from_index(x as usize)), 2);
+            let mut named: Vec<&KPath> = every
+                .iter()
+                .filter(|p| {
+                    p.iter()
+                        .any(|&x| grammar.display_expr(ExprId::from_index(x as usize)) == rule)
+                })
+                .collect();
+            named.sort();
+            named[0].to_vec()
+        };
+        let features = vec![naming("<x>"), naming("<y>")];
+        let seen = crate::input_paths(&parser, &graph, b"a", 2).unwrap();
+        let (read, other): (u32, u32) = if seen.contains(&features[0][..]) {
+            (0, 1)
+        } else {
+            (1, 0)
+        };
+        assert!(!seen.contains(&features[other as usize][..]));
+        let requiring = |f: u32| PathConstraint {
+            exists: vec![f],
+            absent: Vec::new(),
+            support: 1,
+            correct: 1,
+            inputs_covered: 1,
+            inputs_not_covered: 0,
+            exemplars: Vec::new(),
+        };
+        let aim = |f: u32| {
+            let constraint = requiring(f);
+            let (_, stats) = generate_targeted(
+                &generator,
+                &graph,
+                &features,
+                std::slice::from_ref(&constraint),
+                2,
+                3,
+                10,
+                TRIES,
+            );
+            stats
+        };
+        assert_eq!(aim(read).satisfied, 10);
+        // A tree through the other rule is generated easily, and its text read back
+        // is not it.
+        assert_eq!(aim(other).satisfied, 0);
+    }
 
     #[test]
     fn the_search_satisfies_several_required_and_forbidden_paths() {
