@@ -42,7 +42,9 @@ pub mod refine;
 pub mod run;
 pub mod target;
 
-pub use features::{FeatureTable, input_paths, tree_paths};
+pub use features::{
+    FeatureTable, SMALL_FOREST_STATES, input_paths, parse_paths, small_forest_paths, tree_paths,
+};
 pub use matrix::CoverageMatrix;
 pub use model::{
     EXEMPLARS_PER_LEAF, Exemplars, LearnConfig, LocationModel, MIN_POSITIVES, Model,
@@ -51,4 +53,6 @@ pub use model::{
 pub use model_file::{ModelFileError, read_model, split_target};
 pub use refine::{Phase, RefineConfig, Refined, Refiner, Round, TrainingSet};
 pub use run::{RunError, covered_names};
-pub use target::{TargetStats, Violated, aim_cycle, generate_targeted, violated, violations};
+pub use target::{
+    TargetStats, Violated, aim_cycle, generate_targeted, violated, violated_in, violations,
+};

@@ -26,7 +26,7 @@ use crate::model::PathConstraint;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use thicket_cover::{KPathGraph, PathSteering, SteeredTo, for_each_tree_path};
+use thicket_cover::{KPath, KPathGraph, PathSteering, SteeredTo, for_each_tree_path};
 use thicket_gen::{ChoicePolicy, Fresh, GenConfig, GenRng, Generator, Producer, below};
 use thicket_grammar::Expr;
 use thicket_parse::{ParseConfig, Parser};
@@ -71,22 +71,31 @@ pub fn violated(
     tree: &DerivationTree,
     k: usize,
 ) -> Violated {
-    let mut paths: FxHashSet<Vec<u32>> = FxHashSet::default();
+    let mut paths: FxHashSet<KPath> = FxHashSet::default();
     for_each_tree_path(graph, tree, k, |p| {
-        paths.insert(p.to_vec());
+        paths.insert(KPath::from(p));
     });
+    violated_in(features, constraint, &paths)
+}
+
+/// Which conditions of `constraint` an input with these paths violates.
+pub fn violated_in(
+    features: &[Vec<u32>],
+    constraint: &PathConstraint,
+    paths: &FxHashSet<KPath>,
+) -> Violated {
     Violated {
         missing: constraint
             .exists
             .iter()
             .copied()
-            .filter(|&f| !paths.contains(&features[f as usize]))
+            .filter(|&f| !paths.contains(&features[f as usize][..]))
             .collect(),
         forbidden: constraint
             .absent
             .iter()
             .copied()
-            .filter(|&f| paths.contains(&features[f as usize]))
+            .filter(|&f| paths.contains(&features[f as usize][..]))
             .collect(),
     }
 }
@@ -172,13 +181,13 @@ impl Queued {
 }
 
 impl Search<'_, '_> {
-    /// A candidate with its violations, as the parser reads its text: features are the
-    /// paths of the derivation the parser returns (`crate::features`), and under an
-    /// ambiguous grammar a generated tree may be another derivation of its text, with
-    /// paths the learner would not see in it (or without ones it would).
+    /// A candidate with its violations, as the learner reads its text
+    /// ([`crate::features`]: every derivation if its forest is small, else the one the
+    /// parser returns): under an ambiguous grammar a generated tree may be another
+    /// derivation of its text, with paths the learner would not see in it (or without
+    /// ones it would). The tree kept is the parser's, whose slots the search refills.
     fn queued(&self, tree: DerivationTree, seq: usize) -> Queued {
-        let tree = self.as_parsed(tree);
-        let violated = violated(self.graph, self.features, self.constraint, &tree, self.k);
+        let (tree, violated) = self.read(tree);
         Queued {
             violations: violated.count(),
             len: tree.bytes().len(),
@@ -188,13 +197,19 @@ impl Search<'_, '_> {
         }
     }
 
-    /// The derivation the parser returns for `tree`'s text (`tree` itself if the
+    /// The derivation the parser returns for `tree`'s text and the conditions its
+    /// text violates as features read it (`tree` itself and its own paths if the
     /// parser rejects the text, which a tree of the grammar should not make it).
-    fn as_parsed(&self, tree: DerivationTree) -> DerivationTree {
-        let parsed = self
-            .parser
-            .and_then(|parser| Some(parser.parse(tree.bytes()).ok()?.tree()));
-        parsed.unwrap_or(tree)
+    fn read(&self, tree: DerivationTree) -> (DerivationTree, Violated) {
+        if let Some(parsed) = self.parser.and_then(|p| p.parse(tree.bytes()).ok()) {
+            let paths = crate::features::parse_paths(&parsed, self.graph, self.k);
+            return (
+                parsed.tree(),
+                violated_in(self.features, self.constraint, &paths),
+            );
+        }
+        let violated = violated(self.graph, self.features, self.constraint, &tree, self.k);
+        (tree, violated)
     }
 
     /// The rule nodes of `tree` below the root.
@@ -368,7 +383,7 @@ impl Search<'_, '_> {
         let tries = tries.max(1) as usize;
         let mut queue: BinaryHeap<Reverse<Queued>> = BinaryHeap::new();
         // The best tree built so far (a copy: the queue keeps its own).
-        let mut best: Option<(usize, usize, DerivationTree)> = None;
+        let mut best: Option<(usize, usize, DerivationTree, Violated)> = None;
         let mut built = 0usize;
         // First round: one tree steered to each required path (a plain one if none).
         let starts = required.len().max(1);
@@ -388,7 +403,7 @@ impl Search<'_, '_> {
                     .as_ref()
                     .is_none_or(|b| (q.violations, q.len) < (b.0, b.1))
                 {
-                    best = Some((q.violations, q.len, q.tree.clone()));
+                    best = Some((q.violations, q.len, q.tree.clone(), q.violated.clone()));
                 }
                 queue.push(Reverse(q));
                 if built >= tries {
@@ -412,9 +427,9 @@ impl Search<'_, '_> {
                 fresh.push(self.steered(path, rng));
             }
         }
-        let (violations, len, tree) = best.expect("at least one tree was built");
+        let (violations, len, tree, violated) = best.expect("at least one tree was built");
         Queued {
-            violated: violated(self.graph, self.features, self.constraint, &tree, self.k),
+            violated,
             violations,
             len,
             seq: built,
@@ -593,9 +608,10 @@ mod tests {
     const TRIES: u32 = 30;
 
     #[test]
-    fn aimed_inputs_are_checked_on_the_derivation_the_parser_returns() {
-        // `"a"` derives through `<x>` or through `<y>`; the learner sees the one the
-        // parser returns, so a condition on the other is met by no text.
+    fn aimed_inputs_are_checked_on_their_text_as_features_read_it() {
+        // `"a"` derives through `<x>` or through `<y>`, and its forest is small: the
+        // learner sees both in every `a`, so either can be required, and a tree through
+        // one alone does not escape a condition that forbids the other.
         let grammar = thicket_grammar::load_spec_text(
             "t.fan",
             b"<start> ::= <x> | <y>\n<x> ::= \"a\"\n<y> ::= \"a\"",
@@ -621,23 +637,17 @@ mod tests {
         };
         let features = vec![naming("<x>"), naming("<y>")];
         let seen = crate::input_paths(&parser, &graph, b"a", 2).unwrap();
-        let (read, other): (u32, u32) = if seen.contains(&features[0][..]) {
-            (0, 1)
-        } else {
-            (1, 0)
-        };
-        assert!(!seen.contains(&features[other as usize][..]));
-        let requiring = |f: u32| PathConstraint {
-            exists: vec![f],
-            absent: Vec::new(),
-            support: 1,
-            correct: 1,
-            inputs_covered: 1,
-            inputs_not_covered: 0,
-            exemplars: Vec::new(),
-        };
-        let aim = |f: u32| {
-            let constraint = requiring(f);
+        assert!(features.iter().all(|f| seen.contains(&f[..])));
+        let aim = |exists: Vec<u32>, absent: Vec<u32>| {
+            let constraint = PathConstraint {
+                exists,
+                absent,
+                support: 1,
+                correct: 1,
+                inputs_covered: 1,
+                inputs_not_covered: 0,
+                exemplars: Vec::new(),
+            };
             let (_, stats) = generate_targeted(
                 &generator,
                 &graph,
@@ -650,10 +660,10 @@ mod tests {
             );
             stats
         };
-        assert_eq!(aim(read).satisfied, 10);
-        // A tree through the other rule is generated easily, and its text read back
-        // is not it.
-        assert_eq!(aim(other).satisfied, 0);
+        assert_eq!(aim(vec![0], Vec::new()).satisfied, 10);
+        assert_eq!(aim(vec![1], Vec::new()).satisfied, 10);
+        // A tree through `<x>` has no `<y>` path of its own; its text has.
+        assert_eq!(aim(vec![0], vec![1]).satisfied, 0);
     }
 
     #[test]
