@@ -88,8 +88,8 @@ impl Default for RefineConfig {
 pub struct TrainingSet {
     /// Each input.
     pub texts: Vec<Vec<u8>>,
-    /// Each input's l-paths in the parser's derivation (`None`: the grammar rejects
-    /// it).
+    /// Each input's l-paths as [`crate::input_paths`] reads them (`None`: the grammar
+    /// rejects it).
     pub paths: Vec<Option<FxHashSet<KPath>>>,
     /// Whether each input covered the location.
     pub covered: Vec<bool>,
@@ -270,7 +270,7 @@ pub struct Refiner<'a, 'g> {
     /// their paths few: an aimed input that holds little beyond its leaf's conditions
     /// tells the next tree which of them matter.
     pub aim_generator: &'a Generator<'g>,
-    /// Reads each input's paths (in the derivation it returns, as learning does).
+    /// Reads each input's paths (as [`crate::input_paths`] does, as learning does).
     pub parser: &'a Parser<'g>,
     /// The grammar's k-path graph.
     pub graph: &'a KPathGraph,
