@@ -44,7 +44,8 @@ impl LocationKinds {
     after_help = "Runs the program (or --python function) once on every input, \
 recording which named code locations each covers (Python: functions and lines), writes that \
 matrix if --matrix is given (--from-matrix reuses one instead of running anything), reads \
-each input's l-paths (l <= k) in any parse as its features, and learns one decision tree \
+each input's l-paths (l <= k) in every derivation if its parse forest is small, else in \
+the derivation the parser returns (the one `thicket parse` prints), as its features, and learns one decision tree \
 per location that some but not all inputs cover (CART, classes balanced by sub-sampling). \
 Inputs the grammar rejects are left out of learning. Each tree is cross-validated \
 (--folds); locations with fewer than 20 covering inputs are listed with a warning.\n\n\
@@ -185,15 +186,29 @@ fn small_inputs_reader<'g>(
     })
 }
 
-/// The k-paths of an input in any of its parses (read bit by bit if the spec packs
-/// bit fields), `None` if the grammar rejects it.
+/// The k-paths of an input as CODEINE reads them (`thicket_codeine::input_paths`:
+/// every derivation if its forest is small, else the one the parser returns; read bit
+/// by bit if the spec packs bit fields), `None` if the grammar rejects it.
 fn input_paths(
     reader: &InputReader<'_>,
     graph: &KPathGraph,
     text: &[u8],
     k: usize,
 ) -> Option<rustc_hash::FxHashSet<thicket_cover::KPath>> {
-    reader.paths_in_any_parse(graph, text, k).ok()
+    let small = reader
+        .with_parse(text, |parsed| {
+            thicket_codeine::small_forest_paths(parsed, graph, k)
+        })
+        .ok()?;
+    match small {
+        Some(paths) => Some(paths),
+        // The tree of a packed input is the spec's once packed again: `read` does it.
+        None => Some(thicket_codeine::tree_paths(
+            graph,
+            &reader.read(text).ok()?,
+            k,
+        )),
+    }
 }
 
 /// Runs `thicket learn-coverage`.

@@ -1,6 +1,7 @@
 //! A model learned from a set of inputs as `thicket learn-coverage` learns it: each
-//! input's paths in any parse as its features, one tree per location of the coverage
-//! matrix (of the kinds asked for), and, with the program at hand, one location's tree
+//! input's paths (every derivation's if its forest is small, else the parser's tree's:
+//! [`crate::features`]) as its features, one tree per location of the coverage matrix
+//! (of the kinds asked for), and, with the program at hand, one location's tree
 //! refined by running inputs aimed at it ([`Refiner`]).
 
 use crate::{
@@ -19,7 +20,8 @@ use thicket_parse::Parser;
 pub struct Inputs {
     /// Each input's bytes.
     pub texts: Vec<Vec<u8>>,
-    /// Each input's l-paths in any parse (`None`: the grammar rejects it).
+    /// Each input's l-paths as [`crate::input_paths`] reads them (`None`: the grammar
+    /// rejects it).
     pub paths: Vec<Option<FxHashSet<KPath>>>,
 }
 

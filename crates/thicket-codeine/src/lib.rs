@@ -6,8 +6,9 @@
 //! 1. A test suite is run once ([`run::coverage_matrix`]); per input, the named code
 //!    locations it covered (`thicket_exec::Judge::covered_locations`: Python functions
 //!    and lines, C functions, Java methods) form a [`CoverageMatrix`].
-//! 2. Each input's features are the l-paths (l <= k) present in any of its parses
-//!    ([`FeatureTable`]); features with one value on every input are dropped.
+//! 2. Each input's features are the l-paths (l <= k) present in the derivation the
+//!    parser returns for it ([`features`], [`FeatureTable`]); features with one value
+//!    on every input are dropped.
 //! 3. One CART decision tree per location ([`cart::Tree`], depth <= 5, classes
 //!    balanced by sub-sampling, locations never or always covered skipped), learned in
 //!    parallel over locations: the [`Model`].
@@ -47,7 +48,9 @@ pub mod report;
 pub mod run;
 pub mod target;
 
-pub use features::{FeatureTable, input_paths};
+pub use features::{
+    FeatureTable, SMALL_FOREST_STATES, input_paths, parse_paths, small_forest_paths, tree_paths,
+};
 pub use matrix::CoverageMatrix;
 pub use model::{
     EXEMPLARS_PER_LEAF, Exemplars, LearnConfig, LocationModel, MIN_POSITIVES, Model,
@@ -58,4 +61,6 @@ pub use predict::{Prediction, PredictionReport};
 pub use refine::{Phase, RefineConfig, Refined, Refiner, Round, TrainingSet};
 pub use report::LocationKinds;
 pub use run::{RunError, covered_names};
-pub use target::{TargetStats, Violated, aim_cycle, generate_targeted, violated, violations};
+pub use target::{
+    TargetStats, Violated, aim_cycle, generate_targeted, violated, violated_in, violations,
+};

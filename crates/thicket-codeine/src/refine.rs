@@ -88,7 +88,8 @@ impl Default for RefineConfig {
 pub struct TrainingSet {
     /// Each input.
     pub texts: Vec<Vec<u8>>,
-    /// Each input's l-paths in any parse (`None`: the grammar rejects it).
+    /// Each input's l-paths as [`crate::input_paths`] reads them (`None`: the grammar
+    /// rejects it).
     pub paths: Vec<Option<FxHashSet<KPath>>>,
     /// Whether each input covered the location.
     pub covered: Vec<bool>,
@@ -269,7 +270,7 @@ pub struct Refiner<'a, 'g> {
     /// their paths few: an aimed input that holds little beyond its leaf's conditions
     /// tells the next tree which of them matter.
     pub aim_generator: &'a Generator<'g>,
-    /// Reads each input's paths (in any parse, as learning does).
+    /// Reads each input's paths (as [`crate::input_paths`] does, as learning does).
     pub parser: &'a Parser<'g>,
     /// The grammar's k-path graph.
     pub graph: &'a KPathGraph,
@@ -453,9 +454,8 @@ impl Refiner<'_, '_> {
                 }
                 if stalled >= config.patience && k < config.max_k {
                     k += 1;
-                    // Read once, as long as paths may grow: reading every input again
-                    // at each step cost minutes on an ambiguous grammar (e-mail
-                    // headers), where each input's paths in any parse are dear.
+                    // Read once, as long as paths may grow: every input is parsed
+                    // again for it, which costs a large training set seconds.
                     if read_k < k {
                         read_k = config.max_k;
                         training.read_paths(self.parser, self.graph, read_k);

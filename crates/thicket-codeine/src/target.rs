@@ -26,7 +26,7 @@ use crate::model::PathConstraint;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use thicket_cover::{KPathGraph, PathSteering, SteeredTo, for_each_tree_path};
+use thicket_cover::{KPath, KPathGraph, PathSteering, SteeredTo, for_each_tree_path};
 use thicket_gen::{ChoicePolicy, Fresh, GenConfig, GenRng, Generator, Producer, below};
 use thicket_grammar::Expr;
 use thicket_parse::{ParseConfig, Parser};
@@ -71,22 +71,31 @@ pub fn violated(
     tree: &DerivationTree,
     k: usize,
 ) -> Violated {
-    let mut paths: FxHashSet<Vec<u32>> = FxHashSet::default();
+    let mut paths: FxHashSet<KPath> = FxHashSet::default();
     for_each_tree_path(graph, tree, k, |p| {
-        paths.insert(p.to_vec());
+        paths.insert(KPath::from(p));
     });
+    violated_in(features, constraint, &paths)
+}
+
+/// Which conditions of `constraint` an input with these paths violates.
+pub fn violated_in(
+    features: &[Vec<u32>],
+    constraint: &PathConstraint,
+    paths: &FxHashSet<KPath>,
+) -> Violated {
     Violated {
         missing: constraint
             .exists
             .iter()
             .copied()
-            .filter(|&f| !paths.contains(&features[f as usize]))
+            .filter(|&f| !paths.contains(&features[f as usize][..]))
             .collect(),
         forbidden: constraint
             .absent
             .iter()
             .copied()
-            .filter(|&f| paths.contains(&features[f as usize]))
+            .filter(|&f| paths.contains(&features[f as usize][..]))
             .collect(),
     }
 }
@@ -119,6 +128,9 @@ struct Search<'a, 'g> {
     mutator: &'a Generator<'g>,
     /// The constraint's exemplars as parsed.
     exemplars: &'a ParsedExemplars,
+    /// Reads each candidate's text back into the derivation the learner sees (see
+    /// [`Search::queued`]); `None` if the grammar has no parser.
+    parser: Option<&'a Parser<'g>>,
 }
 
 /// A constraint's exemplars (covering inputs that reach its leaf) as parsed, and their
@@ -169,8 +181,13 @@ impl Queued {
 }
 
 impl Search<'_, '_> {
+    /// A candidate with its violations, as the learner reads its text
+    /// ([`crate::features`]: every derivation if its forest is small, else the one the
+    /// parser returns): under an ambiguous grammar a generated tree may be another
+    /// derivation of its text, with paths the learner would not see in it (or without
+    /// ones it would). The tree kept is the parser's, whose slots the search refills.
     fn queued(&self, tree: DerivationTree, seq: usize) -> Queued {
-        let violated = violated(self.graph, self.features, self.constraint, &tree, self.k);
+        let (tree, violated) = self.read(tree);
         Queued {
             violations: violated.count(),
             len: tree.bytes().len(),
@@ -178,6 +195,21 @@ impl Search<'_, '_> {
             tree,
             violated,
         }
+    }
+
+    /// The derivation the parser returns for `tree`'s text and the conditions its
+    /// text violates as features read it (`tree` itself and its own paths if the
+    /// parser rejects the text, which a tree of the grammar should not make it).
+    fn read(&self, tree: DerivationTree) -> (DerivationTree, Violated) {
+        if let Some(parsed) = self.parser.and_then(|p| p.parse(tree.bytes()).ok()) {
+            let paths = crate::features::parse_paths(&parsed, self.graph, self.k);
+            return (
+                parsed.tree(),
+                violated_in(self.features, self.constraint, &paths),
+            );
+        }
+        let violated = violated(self.graph, self.features, self.constraint, &tree, self.k);
+        (tree, violated)
     }
 
     /// The rule nodes of `tree` below the root.
@@ -351,7 +383,7 @@ impl Search<'_, '_> {
         let tries = tries.max(1) as usize;
         let mut queue: BinaryHeap<Reverse<Queued>> = BinaryHeap::new();
         // The best tree built so far (a copy: the queue keeps its own).
-        let mut best: Option<(usize, usize, DerivationTree)> = None;
+        let mut best: Option<(usize, usize, DerivationTree, Violated)> = None;
         let mut built = 0usize;
         // First round: one tree steered to each required path (a plain one if none).
         let starts = required.len().max(1);
@@ -371,7 +403,7 @@ impl Search<'_, '_> {
                     .as_ref()
                     .is_none_or(|b| (q.violations, q.len) < (b.0, b.1))
                 {
-                    best = Some((q.violations, q.len, q.tree.clone()));
+                    best = Some((q.violations, q.len, q.tree.clone(), q.violated.clone()));
                 }
                 queue.push(Reverse(q));
                 if built >= tries {
@@ -395,9 +427,9 @@ impl Search<'_, '_> {
                 fresh.push(self.steered(path, rng));
             }
         }
-        let (violations, len, tree) = best.expect("at least one tree was built");
+        let (violations, len, tree, violated) = best.expect("at least one tree was built");
         Queued {
-            violated: violated(self.graph, self.features, self.constraint, &tree, self.k),
+            violated,
             violations,
             len,
             seq: built,
@@ -454,14 +486,11 @@ pub(crate) fn aimed_inputs(
         return (out, stats);
     }
     let tries = tries.clamp(1, 1 << 16);
-    let parser = constraints
-        .iter()
-        .any(|c| !c.exemplars.is_empty())
-        .then(|| Parser::new(generator.grammar(), ParseConfig::default()).ok())
-        .flatten();
+    let parser = Parser::new(generator.grammar(), ParseConfig::default()).ok();
+    let has_exemplars = constraints.iter().any(|c| !c.exemplars.is_empty());
     // Mutants' new subtrees are closed off with the paper's uniform choices (small
     // ones), whatever the generator's policy: a mutant should keep most of its exemplar.
-    let uniform = (parser.is_some() && generator.config().policy != ChoicePolicy::Uniform)
+    let uniform = (has_exemplars && generator.config().policy != ChoicePolicy::Uniform)
         .then(|| {
             let config = GenConfig {
                 policy: ChoicePolicy::Uniform,
@@ -474,7 +503,7 @@ pub(crate) fn aimed_inputs(
     // The cycle repeats constraints: each distinct one's exemplars are parsed once,
     // and its searches share them.
     let mut parsed: FxHashMap<&[String], ParsedExemplars> = FxHashMap::default();
-    if let Some(parser) = &parser {
+    if let Some(parser) = parser.as_ref().filter(|_| has_exemplars) {
         for constraint in constraints {
             parsed.entry(&constraint.exemplars).or_insert_with(|| {
                 let trees: Vec<DerivationTree> = constraint
@@ -500,6 +529,7 @@ pub(crate) fn aimed_inputs(
             reaches: FxHashMap::default(),
             mutator,
             exemplars: parsed.get(&constraint.exemplars[..]).unwrap_or(&none),
+            parser: parser.as_ref(),
         })
         .collect();
     for i in 0..count {
@@ -559,6 +589,7 @@ pub fn aim_cycle(constraints: Vec<PathConstraint>) -> Vec<PathConstraint> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use thicket_cover::KPath;
     use thicket_grammar::ExprId;
 
     /// Whether `expr` is a rule reference.
@@ -575,6 +606,65 @@ mod tests {
 
     /// Trees built per input: few, so that drawing steered trees again does not do.
     const TRIES: u32 = 30;
+
+    #[test]
+    fn aimed_inputs_are_checked_on_their_text_as_features_read_it() {
+        // `"a"` derives through `<x>` or through `<y>`, and its forest is small: the
+        // learner sees both in every `a`, so either can be required, and a tree through
+        // one alone does not escape a condition that forbids the other.
+        let grammar = thicket_grammar::load_spec_text(
+            "t.fan",
+            b"<start> ::= <x> | <y>\n<x> ::= \"a\"\n<y> ::= \"a\"",
+        )
+        .unwrap();
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let graph = KPathGraph::new(&grammar);
+        let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+        let naming = |rule: &str| -> Vec<u32> {
+            let every = parser
+                .parse(b"a")
+                .unwrap()
+                .paths_in_any_parse(|x| graph.is_node(ExprId::from_index(x as usize)), 2);
+            let mut named: Vec<&KPath> = every
+                .iter()
+                .filter(|p| {
+                    p.iter()
+                        .any(|&x| grammar.display_expr(ExprId::from_index(x as usize)) == rule)
+                })
+                .collect();
+            named.sort();
+            named[0].to_vec()
+        };
+        let features = vec![naming("<x>"), naming("<y>")];
+        let seen = crate::input_paths(&parser, &graph, b"a", 2).unwrap();
+        assert!(features.iter().all(|f| seen.contains(&f[..])));
+        let aim = |exists: Vec<u32>, absent: Vec<u32>| {
+            let constraint = PathConstraint {
+                exists,
+                absent,
+                support: 1,
+                correct: 1,
+                inputs_covered: 1,
+                inputs_not_covered: 0,
+                exemplars: Vec::new(),
+            };
+            let (_, stats) = generate_targeted(
+                &generator,
+                &graph,
+                &features,
+                std::slice::from_ref(&constraint),
+                2,
+                3,
+                10,
+                TRIES,
+            );
+            stats
+        };
+        assert_eq!(aim(vec![0], Vec::new()).satisfied, 10);
+        assert_eq!(aim(vec![1], Vec::new()).satisfied, 10);
+        // A tree through `<x>` has no `<y>` path of its own; its text has.
+        assert_eq!(aim(vec![0], vec![1]).satisfied, 0);
+    }
 
     #[test]
     fn the_search_satisfies_several_required_and_forbidden_paths() {

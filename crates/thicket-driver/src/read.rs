@@ -147,8 +147,9 @@ impl<'g> InputReader<'g> {
         Ok(own)
     }
 
-    /// The k-paths of `input` in any of its parses, up to `max_k` long (CODEINE's
-    /// features).
+    /// The k-paths of `input` in any of its parses, up to `max_k` long (`thicket cover
+    /// --all-parses`'s reading; CODEINE's features are those of the one tree
+    /// [`InputReader::read`] returns, `thicket_codeine::features`).
     pub fn paths_in_any_parse(
         &self,
         graph: &KPathGraph,

@@ -103,6 +103,12 @@ struct Counter<'a, 'p, 'g> {
     /// Where each nonterminal node can end when it starts at a position: `(node, start)`
     /// to ends, from the chart's complete items (Leo-skipped ones included).
     ends_index: crate::chart::EndsIndex,
+    /// How many forest states (memoised counts and suffixes) counting may keep before
+    /// it gives up (`exhausted`): a bound on the work, for callers that only want small
+    /// forests followed.
+    budget: usize,
+    /// Whether counting gave up for the budget; every count since is meaningless.
+    exhausted: bool,
 }
 
 impl<'p, 'g> ParseResult<'p, 'g> {
@@ -113,6 +119,8 @@ impl<'p, 'g> ParseResult<'p, 'g> {
             active: FxHashSet::default(),
             suffixes: FxHashMap::default(),
             ends_index: self.ends_index(),
+            budget: usize::MAX,
+            exhausted: false,
         }
     }
 
@@ -267,6 +275,10 @@ impl Counter<'_, '_, '_> {
         let mut stack = vec![(node, i, j)];
         let mut missing = Vec::new();
         while let Some(&key) = stack.last() {
+            if self.exhausted || self.memo.len() + self.suffixes.len() > self.budget {
+                self.exhausted = true;
+                return N::Overflow;
+            }
             if self.memo.contains_key(&key) {
                 stack.pop();
                 continue;
@@ -377,7 +389,7 @@ impl Counter<'_, '_, '_> {
     fn resolve(&mut self, mut fill: impl FnMut(&mut Self, &mut Vec<Key>) -> bool) {
         let mut missing = Vec::new();
         // Each round counts what the last one missed; one with nothing missing is done.
-        while !fill(self, &mut missing) && !missing.is_empty() {
+        while !fill(self, &mut missing) && !missing.is_empty() && !self.exhausted {
             for (node, i, j) in std::mem::take(&mut missing) {
                 self.count(node, i, j);
             }
@@ -656,12 +668,46 @@ impl<'p, 'g> ParseResult<'p, 'g> {
             Some(Err(_)) => return one_tree_paths(&self.tree(), is_symbolic, max_k),
             None => {}
         }
+        self.forest_paths(&is_symbolic, max_k, usize::MAX)
+            .unwrap_or_else(|| one_tree_paths(&self.tree(), &is_symbolic, max_k))
+    }
+
+    /// [`ParseResult::paths_in_any_parse`] if the input's forest is small: `None` when
+    /// counting its derivations needs more than `max_states` forest states (a count per
+    /// forest node and per partial split of a sequence or repetition), so that a caller
+    /// pays for following the forest only where it is cheap. Whether an input is
+    /// followed depends on the input (and the grammar) alone: the same text always
+    /// gets the same answer. An input known to be unambiguous costs its one tree.
+    pub fn paths_in_any_parse_within(
+        &self,
+        is_symbolic: impl Fn(u32) -> bool,
+        max_k: usize,
+        max_states: usize,
+    ) -> Option<FxHashSet<Box<[u32]>>> {
+        match self.with_every_derivation() {
+            Some(Ok(every)) => every.paths_in_any_parse_within(is_symbolic, max_k, max_states),
+            Some(Err(_)) => None,
+            None => self.forest_paths(&is_symbolic, max_k, max_states),
+        }
+    }
+
+    /// The paths of every derivation, read from this chart; `None` if counting needs
+    /// more than `max_states` forest states.
+    fn forest_paths(
+        &self,
+        is_symbolic: &impl Fn(u32) -> bool,
+        max_k: usize,
+        max_states: usize,
+    ) -> Option<FxHashSet<Box<[u32]>>> {
         if self.known_unambiguous() {
-            return one_tree_paths(&self.tree(), is_symbolic, max_k);
+            return Some(one_tree_paths(&self.tree(), is_symbolic, max_k));
         }
         let mut collector = PathCollector {
-            counter: self.counter(),
-            is_symbolic: &is_symbolic,
+            counter: Counter {
+                budget: max_states,
+                ..self.counter()
+            },
+            is_symbolic,
             max_k,
             down: FxHashMap::default(),
             active: FxHashSet::default(),
@@ -669,8 +715,14 @@ impl<'p, 'g> ParseResult<'p, 'g> {
         let root = self.root;
         let n = self.text.len();
         let total = collector.counter.count(root, 0, n);
+        if collector.counter.exhausted {
+            return None;
+        }
+        // Counted within the budget: following the derivations visits the forest
+        // nodes just counted, so it is not bounded again.
+        collector.counter.budget = usize::MAX;
         if total.is_zero() {
-            return FxHashSet::default();
+            return Some(FxHashSet::default());
         }
         // Every forest node in some derivation, from the root down; the paths starting
         // at each symbolic one are its `down` set.
@@ -686,7 +738,7 @@ impl<'p, 'g> ParseResult<'p, 'g> {
             }
             stack.extend(collector.children(node, i, j));
         }
-        all
+        Some(all)
     }
 }
 

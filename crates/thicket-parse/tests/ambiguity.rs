@@ -312,3 +312,27 @@ fn associative_lists_cost_linear_items_read_left_nested_and_count_every_bracketi
             .contains(&right_list)
     );
 }
+
+#[test]
+fn the_paths_of_every_parse_are_followed_only_within_the_budget() {
+    let grammar = load_spec_text("t.fan", b"<start> ::= <a>\n<a> ::= <a> <a> | \"x\"").unwrap();
+    let parser = Parser::new(&grammar, ParseConfig::default()).unwrap();
+    // A small forest: the same paths as without a budget.
+    let parsed = parser.parse(b"xxx").unwrap();
+    assert_eq!(
+        parsed.paths_in_any_parse_within(|_| true, 3, 1_000),
+        Some(parsed.paths_in_any_parse(|_| true, 3))
+    );
+    // Every split of 80 leaves: thousands of forest states, past a budget of 1,000,
+    // whatever the order they are counted in; and the same answer on a second parse.
+    let run = "x".repeat(80);
+    for _ in 0..2 {
+        let parsed = parser.parse(run.as_bytes()).unwrap();
+        assert_eq!(parsed.paths_in_any_parse_within(|_| true, 3, 1_000), None);
+        assert!(
+            parsed
+                .paths_in_any_parse_within(|_| true, 3, usize::MAX)
+                .is_some()
+        );
+    }
+}
