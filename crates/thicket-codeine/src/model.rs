@@ -584,6 +584,21 @@ pub struct PathConstraint {
 }
 
 impl PathConstraint {
+    /// A leaf of one covering training input that requires `exists` and forbids
+    /// `absent`, without exemplars: what the tests aim at.
+    #[cfg(test)]
+    pub(crate) fn of_one_input(exists: Vec<u32>, absent: Vec<u32>) -> PathConstraint {
+        PathConstraint {
+            exists,
+            absent,
+            support: 1,
+            correct: 1,
+            inputs_covered: 1,
+            inputs_not_covered: 0,
+            exemplars: Vec::new(),
+        }
+    }
+
     /// From a leaf's conditions.
     pub fn from_conditions(conditions: &[Condition], leaf: &Node) -> PathConstraint {
         let (support, correct, inputs_covered, inputs_not_covered) = match leaf {
@@ -695,15 +710,7 @@ mod tests {
     #[test]
     fn a_required_path_containing_a_forbidden_one_is_infeasible() {
         let features = vec![vec![1, 2, 3], vec![1, 2], vec![2, 3], vec![4]];
-        let c = |exists: Vec<u32>, absent: Vec<u32>| PathConstraint {
-            exists,
-            absent,
-            support: 1,
-            correct: 1,
-            inputs_covered: 1,
-            inputs_not_covered: 0,
-            exemplars: Vec::new(),
-        };
+        let c = PathConstraint::of_one_input;
         assert!(!c(vec![0], vec![1]).feasible(&features));
         assert!(!c(vec![0], vec![2]).feasible(&features));
         assert!(c(vec![0], vec![3]).feasible(&features));

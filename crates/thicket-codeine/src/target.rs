@@ -639,15 +639,7 @@ mod tests {
         let seen = crate::input_paths(&parser, &graph, b"a", 2).unwrap();
         assert!(features.iter().all(|f| seen.contains(&f[..])));
         let aim = |exists: Vec<u32>, absent: Vec<u32>| {
-            let constraint = PathConstraint {
-                exists,
-                absent,
-                support: 1,
-                correct: 1,
-                inputs_covered: 1,
-                inputs_not_covered: 0,
-                exemplars: Vec::new(),
-            };
+            let constraint = PathConstraint::of_one_input(exists, absent);
             let (_, stats) = generate_targeted(
                 &generator,
                 &graph,
@@ -680,15 +672,8 @@ mod tests {
         };
         let id = |t: &str| features.iter().position(|f| text_of(f) == t).unwrap() as u32;
         // "a", "b" and "e" present, "c" absent.
-        let constraint = PathConstraint {
-            exists: vec![id("a"), id("b"), id("e")],
-            absent: vec![id("c")],
-            support: 1,
-            correct: 1,
-            inputs_covered: 1,
-            inputs_not_covered: 0,
-            exemplars: Vec::new(),
-        };
+        let constraint =
+            PathConstraint::of_one_input(vec![id("a"), id("b"), id("e")], vec![id("c")]);
         let (trees, stats) = generate_targeted(
             &generator,
             &graph,
