@@ -476,6 +476,10 @@ pub struct PythonHost {
     /// The values joint judgements gave that writing into their target leaves as
     /// they are (see [`ExpectedKey`]).
     expected: Mutex<FxHashMap<ExpectedKey, Vec<u8>>>,
+    /// Joint expressions (by id) whose value side has read nothing inside its target
+    /// at least once: only theirs are looked up in `expected`, so no other judgement
+    /// hashes its tree for a key.
+    target_free: Mutex<FxHashSet<u32>>,
     seed: AtomicU64,
     started: AtomicU64,
     python_version: String,
@@ -586,6 +590,7 @@ impl PythonHost {
             look_above: Mutex::new(FxHashSet::default()),
             results: Mutex::new(FxHashMap::default()),
             expected: Mutex::new(FxHashMap::default()),
+            target_free: Mutex::new(FxHashSet::default()),
             started: AtomicU64::new(1),
             python_version,
         })
@@ -1044,6 +1049,10 @@ impl PythonHost {
         id
     }
 
+    fn lock_target_free(&self) -> std::sync::MutexGuard<'_, FxHashSet<u32>> {
+        self.target_free.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn lock_expected(&self) -> std::sync::MutexGuard<'_, FxHashMap<ExpectedKey, Vec<u8>>> {
         self.expected.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -1339,7 +1348,9 @@ impl Host for PythonHost {
         };
         let id = self.expr_id(&joint.expr);
         let whole = self.looks_above(id);
-        let expectation = self.expectation(id, joint, whole, tree, grammar, args);
+        let keyed = || self.expectation(id, joint, whole, tree, grammar, args);
+        let lookup = self.lock_target_free().contains(&id);
+        let expectation = if lookup { keyed() } else { None };
         if let Some((key, target)) = &expectation
             && let Some(kept) = self.lock_expected().get(key)
         {
@@ -1361,17 +1372,16 @@ impl Host for PythonHost {
                     .and_then(|v| text_of(value, v));
                 // A call that looked above its part was evaluated over the whole tree:
                 // the key, made for the part, does not cover what it read.
-                if let (true, Ok(text), Some((key, _)), false) = (
-                    target_free,
-                    &text,
-                    expectation,
-                    self.looks_above(id) != whole,
-                ) {
+                if let (true, Ok(text), false) = (target_free, &text, self.looks_above(id) != whole)
+                    && let Some((key, _)) = expectation.or_else(keyed)
+                {
                     let mut expected = self.lock_expected();
                     if expected.len() >= KEPT_RESULTS {
                         expected.clear();
                     }
                     expected.insert(key, text.clone());
+                    drop(expected);
+                    self.lock_target_free().insert(id);
                 }
                 (Ok(false), Some(text))
             }
