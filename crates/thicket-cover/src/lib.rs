@@ -214,7 +214,10 @@ impl Coverage {
     pub fn add_tree(&mut self, graph: &KPathGraph, tree: &DerivationTree) -> Vec<usize> {
         let mut new = vec![0; self.max_k];
         for_each_tree_path(graph, tree, self.max_k, |path| {
-            if self.covered[path.len() - 1].insert(path.into()) {
+            // Most paths of a tree are covered already: look them up before boxing one.
+            let covered = &mut self.covered[path.len() - 1];
+            if !covered.contains(path) {
+                covered.insert(path.into());
                 new[path.len() - 1] += 1;
             }
         });
@@ -226,10 +229,9 @@ impl Coverage {
     pub fn add_paths(&mut self, paths: impl IntoIterator<Item = KPath>) -> Vec<usize> {
         let mut new = vec![0; self.max_k];
         for path in paths {
-            if (1..=self.max_k).contains(&path.len())
-                && self.covered[path.len() - 1].insert(path.clone())
-            {
-                new[path.len() - 1] += 1;
+            let len = path.len();
+            if (1..=self.max_k).contains(&len) && self.covered[len - 1].insert(path) {
+                new[len - 1] += 1;
             }
         }
         new
