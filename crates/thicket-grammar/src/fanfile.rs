@@ -179,11 +179,16 @@ fn parse_file(source: Arc<SourceFile>) -> Result<ParsedFile, Box<Diagnostic>> {
         let Statement { kind, start, end } = statement;
         match kind {
             StatementKind::Production => {
-                let before = grammar.rules.len();
-                let stop = parser::parse_fandango_productions(text, start, end, &mut grammar)?;
-                items.extend((before..grammar.rules.len()).map(Item::Rule));
-                if let Some(at) = stop {
-                    items.push(constraint(text, ConstraintKind::Where, at, end)?);
+                let mut from = start;
+                while from < end {
+                    let before = grammar.rules.len();
+                    let stop = parser::parse_fandango_productions(text, from, end, &mut grammar)?;
+                    items.extend((before..grammar.rules.len()).map(Item::Rule));
+                    let Some(at) = stop else { break };
+                    // An indented `where` under a production ends where an indented
+                    // definition starts, as in Fandango; the productions go on there.
+                    from = next_definition(text, at, end).unwrap_or(end);
+                    items.push(constraint(text, ConstraintKind::Where, at, from)?);
                 }
             }
             StatementKind::Constraint(kind) => items.push(constraint(text, kind, start, end)?),
@@ -246,6 +251,20 @@ fn constraint(
         ));
     }
     Ok(Item::Constraint(kind, Span::new(s, e)))
+}
+
+/// The start of the first logical line in `at..end` after the one holding `at` that
+/// defines a rule (`<name> ::=`): no expression has such a line.
+fn next_definition(text: &str, at: usize, end: usize) -> Option<usize> {
+    let lines = pyscan::logical_lines(&text[..end]).ok()?;
+    lines
+        .iter()
+        .filter(|line| line.start > at)
+        .map(|line| line.start)
+        .find(|&start| {
+            text[start..].starts_with('<')
+                && classify(text, start) == (StatementKind::Production, false)
+        })
 }
 
 /// An `include("path")` statement.

@@ -433,6 +433,16 @@ fn statements_end_where_fandango_ends_them() {
         vec!["f(\"\"\"\n)\"\"\", '#')", "g(<start>,\n  1)"]
     );
     assert_eq!(spec.fandango.python[0].text(), "x = ')'");
+    // A `where` indented under a production ends where an indented definition starts
+    // (Fandango's own indentation test spec has one).
+    let spec = load(
+        "<start> ::= <x>+\n    where len(str(<start>)) > 3 and f(<start>,\n        1)\n\n    <x> ::= 'a' | 'b'\n",
+    );
+    assert_eq!(body(&spec.grammar, "x"), "\"a\" | \"b\"");
+    assert_eq!(
+        spec.fandango.constraints[0].block.text(),
+        "len(str(<start>)) > 3 and f(<start>,\n        1)"
+    );
     // Something that is no statement is a syntax error where it stands.
     let err = error("<start> ::= 'x'\n::= 'y'\n");
     assert!(err.to_string().contains("test.fan:2:1"), "{err}");
