@@ -29,8 +29,9 @@ speed: the five evaluation specs unchanged (evaluation/{csv,rest,scriptsizec,tar
 For each seed: Fandango's start-up (`fandango fuzz -n 1`, wall time), then
 `fandango fuzz -n N --random-seed S -d DIR` (wall time of the whole process; a run cut by
 --fandango-timeout counts the inputs written so far over the time limit) and
-`thicket generate -n N --seed S --stats -o DIR` (wall time, and thicket's own figure from
---stats, which leaves out its start-up). Both sides' outputs are judged by
+`thicket generate -n N --seed S -o DIR` (wall time), then the same with `--stats` once
+for thicket's own figure, which leaves out its start-up (the timed runs leave --stats
+out: it counts k-paths, which Fandango is not asked for). Both sides' outputs are judged by
 `fandango parse --validate`: only valid inputs count. Reported per spec: valid inputs per
 second (whole process, and without start-up), mean size in bytes and share of distinct
 inputs among the valid ones, and the ratio thicket/fandango with its median and minimum
@@ -203,6 +204,11 @@ def fresh_dir(path):
         shutil.rmtree(path)
     os.makedirs(path)
     return path
+
+
+def read_file(path):
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def list_files(directory):
@@ -891,18 +897,26 @@ def speed_run(args, ctx, spec, count, seed):
     log(f"  seed {seed}: fandango valid {fd['valid']}/{len(files)}, {fd['valid_per_s']} valid/s")
 
     if thicket is not None:
-        # Each run makes the same inputs; the run of median wall time counts.
+        # Each run makes the same inputs; the run of median wall time counts. The timed
+        # runs are the plain command, as `fandango fuzz` is: --stats counts k-paths, work
+        # Fandango is not asked for. One more run with --stats gives thicket's own figure.
         runs = []
         for _ in range(max(1, args.thicket_runs)):
             record.setdefault("load_1min", []).append(round(os.getloadavg()[0], 2))
             r, files, cmd = thicket_generate(thicket, ctx["thicket_include"], repo, spec, count,
                                              seed, os.path.join(work, "thicket"),
-                                             args.thicket_timeout, stats=True)
+                                             args.thicket_timeout)
             runs.append((r.wall, r, files, cmd))
         runs.sort(key=lambda run: run[0])
         _, r, files, cmd = runs[len(runs) // 2]
         record["thicket_walls_s"] = [round(run[0], 3) for run in runs]
         save_log(os.path.join(work, "thicket.log"), cmd, r)
+        stats_run, stats_files, stats_cmd = thicket_generate(
+            thicket, ctx["thicket_include"], repo, spec, count, seed,
+            os.path.join(work, "thicket-stats"), args.thicket_timeout, stats=True)
+        save_log(os.path.join(work, "thicket-stats.log"), stats_cmd, stats_run)
+        if [read_file(f) for f in stats_files] != [read_file(f) for f in files]:
+            record["thicket_stats_run_differs"] = True
         verdicts = None
         if files:
             verdicts, failure = fandango_validate(fandango, repo, spec, files,
@@ -913,7 +927,7 @@ def speed_run(args, ctx, spec, count, seed):
         th["timed_out"] = r.timed_out
         if not r.ok() and not r.timed_out:
             th["error"] = f"exit {r.rc}: {first_error_line(r.output)}"
-        m = STATS_RE.search(r.output)
+        m = STATS_RE.search(stats_run.output)
         if m:
             th["stats_line"] = m.group(0)
             th["stats_seconds"] = float(m.group(2))
@@ -973,8 +987,9 @@ def speed_markdown(summary, results, ctx, args):
            f"{ctx['thicket_version']}; seeds {', '.join(map(str, args.seeds))}; "
            "medians over seeds. valid/s counts only inputs `fandango parse --validate` "
            "accepts; \"process\" is the wall time of the whole command (thicket's: the "
-           f"median of {args.thicket_runs} runs), \"w/o start-up\" "
-           "subtracts Fandango's `-n 1` run and takes thicket's own --stats time; \"CPU\" "
+           f"median of {args.thicket_runs} runs, without --stats), \"w/o start-up\" "
+           "subtracts Fandango's `-n 1` run and takes thicket's own --stats time (one "
+           "more run); \"CPU\" "
            "divides by the whole command's CPU time (user and system, with the processes "
            "it waited for, such as thicket's Python runner), which a busy machine's "
            "waiting for a core does not inflate.", "",
