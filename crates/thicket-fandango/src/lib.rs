@@ -262,7 +262,7 @@ impl LoadedSpec {
     /// Whether evaluating the spec calls Python: a constraint or goal that is not
     /// native, or a generator.
     pub fn needs_python(&self) -> bool {
-        self.generators.is_some()
+        self.generators.as_ref().is_some_and(|g| g.call_python())
             || self.counts.is_some()
             || self.constraints.iter().any(|c| !c.host_exprs.is_empty())
             || self.goals.iter().any(|g| !g.native)
@@ -454,7 +454,12 @@ pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecErro
     // subtrees at (before anything compiles against the grammar).
     let mut generator_exprs = Vec::new();
     let mut generator_params = Vec::new();
+    let mut generator_constants = Vec::new();
     for g in &spec.fandango.generators {
+        generator_constants.push(thicket_constraint::fandango::generator_constant(
+            g.block.source.text(),
+            g.block.span,
+        ));
         let (expr, names) =
             thicket_constraint::fandango::generator_expr(g.block.source.text(), g.block.span);
         let mut params = Vec::new();
@@ -540,6 +545,7 @@ pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecErro
             rules: parts.generators.iter().map(|g| g.rule).collect(),
             exprs: generator_exprs,
             params: generator_params,
+            constants: generator_constants,
         })
     });
     let loaded = LoadedSpec {
@@ -732,6 +738,9 @@ pub struct PythonGenerators {
     exprs: Vec<HostExpr>,
     /// Per generator, the rules of its arguments (`:= f(<x>)`), in parameter order.
     params: Vec<Vec<SymbolId>>,
+    /// Per generator, its value if its expression is a literal (`:= "'100'"`): given
+    /// without asking Python, which such specs then never start.
+    constants: Vec<Option<Vec<u8>>>,
 }
 
 impl SubtreeSource for PythonGenerators {
@@ -753,14 +762,23 @@ impl SubtreeSource for PythonGenerators {
     }
 
     fn texts(&self, calls: &[SourceCall<'_>]) -> Vec<Result<Vec<u8>, String>> {
+        let mut texts: Vec<Option<Result<Vec<u8>, String>>> = calls
+            .iter()
+            .map(|call| self.constant(call.rule).map(|value| Ok(value.to_vec())))
+            .collect();
+        if texts.iter().all(Option::is_some) {
+            return texts.into_iter().flatten().collect();
+        }
         let host = match self.host.get() {
             Ok(host) => host,
             Err(e) => return vec![Err(e.message); calls.len()],
         };
-        let mut texts: Vec<Option<Result<Vec<u8>, String>>> = vec![None; calls.len()];
         let mut asked = Vec::with_capacity(calls.len());
         let mut generator_calls = Vec::with_capacity(calls.len());
         for (k, call) in calls.iter().enumerate() {
+            if texts[k].is_some() {
+                continue;
+            }
             match self.generator_call(call) {
                 Ok(g) => {
                     asked.push(k);
@@ -780,6 +798,17 @@ impl SubtreeSource for PythonGenerators {
 }
 
 impl PythonGenerators {
+    /// Whether some generator's expression is more than a literal, so that Python runs.
+    fn call_python(&self) -> bool {
+        self.constants.iter().any(Option::is_none)
+    }
+
+    /// The value of `rule`'s generator if its expression is a literal.
+    fn constant(&self, rule: SymbolId) -> Option<&[u8]> {
+        let i = self.rules.iter().position(|&r| r == rule)?;
+        self.constants[i].as_deref()
+    }
+
     /// The host's call for a solver's call of a generated rule.
     fn generator_call<'c>(
         &'c self,

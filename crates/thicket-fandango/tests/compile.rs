@@ -116,6 +116,45 @@ fn python_that_is_never_called_needs_no_interpreter_and_missing_python_is_named(
 }
 
 #[test]
+fn generators_whose_expression_is_a_literal_need_no_interpreter() {
+    let missing = Options {
+        python: PythonConfig {
+            python: "/nonexistent/python3".into(),
+            ..PythonConfig::default()
+        },
+        ..Options::default()
+    };
+    // Whitespace and quotes drawn freely but written as one space and `"`; a number as
+    // an int literal; adjacent strings joined; bytes. As Python's values would give.
+    let spec = "<start> ::= <q> <word> <q> <ws> <n> <ws> <tail>\n\
+                <ws> ::= (' ' | '\\t')+ := ' '\n\
+                <q> ::= ('\"' | \"'\")? := '\"'\n\
+                <word> ::= <ascii_lowercase_letter>+\n\
+                <n> ::= <digit>+ := 42\n\
+                <tail> ::= <ascii_letter>+ := 'x' \"y\"\n";
+    let loaded = load(spec, &missing).unwrap();
+    assert!(!loaded.needs_python());
+    let solver = Solver::new(&loaded.spec.grammar, Vec::new(), SolverConfig::default())
+        .unwrap()
+        .with_source(loaded.generators.clone().unwrap());
+    for i in 0..20 {
+        let (tree, _) = solver
+            .solve(&mut Solver::rng_for(4, i))
+            .unwrap_or_else(|e| panic!("input {i}: {e}"));
+        let text = String::from_utf8(tree.bytes().to_vec()).unwrap();
+        let word = text
+            .strip_prefix('"')
+            .and_then(|t| t.strip_suffix("\" 42 xy"))
+            .unwrap_or_else(|| panic!("{text:?}"));
+        assert!(word.bytes().all(|b| b.is_ascii_lowercase()), "{text:?}");
+    }
+    // An expression that is more than a literal still needs Python, and says so.
+    let computed = "<start> ::= <n>\n<n> ::= <digit>+ := 40 + 2\n";
+    let err = load(computed, &missing).err().unwrap();
+    assert!(err.contains("/nonexistent/python3"), "{err}");
+}
+
+#[test]
 fn goals_pick_the_best_candidate() {
     if !have_python() {
         return;

@@ -103,6 +103,7 @@ use crate::host::SharedHost;
 use crate::smt::Value;
 use crate::view::TreeView;
 use crate::{Constraint, Outcome};
+use lexer::StrValue;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use thicket_grammar::{Diagnostic, Grammar, SourceFile, Span, SpecError, SymbolId};
@@ -312,6 +313,24 @@ pub fn generator_expr(text: &str, span: Span) -> (crate::host::HostExpr, Vec<Str
     };
     let params = (0..names.len()).map(|k| format!("_fan{k}")).collect();
     (crate::host::HostExpr { source, params }, names)
+}
+
+/// The value of a generator whose expression is one literal (`:= "'100'"`, `:= b"\\x00"`,
+/// `:= 42`, adjacent strings joined) as the text its rule's subtree is parsed from,
+/// the text Python's value would give; `None` for any other expression. Such a
+/// generator needs no Python: its value is the same on every call.
+pub fn generator_constant(text: &str, span: Span) -> Option<Vec<u8>> {
+    let (direction, expr) =
+        parser::parse_goal(text, span.start as usize, span.end as usize).ok()?;
+    if direction.is_some() {
+        return None;
+    }
+    match expr.kind {
+        ast::ExprKind::Str(Some(StrValue::Text(text))) => Some(text.into_bytes()),
+        ast::ExprKind::Str(Some(StrValue::Bytes(bytes))) => Some(bytes),
+        ast::ExprKind::Int(Some(n)) => Some(n.to_string().into_bytes()),
+        _ => None,
+    }
 }
 
 /// The top-level names a block of Python code binds: `def`, `class`, assignments and
