@@ -27,16 +27,7 @@ pub struct InputArgs {
     pub max_input_size: u64,
 }
 
-pub use thicket_driver::files::{Input, read_path};
-
-/// `, N unreadable` for a summary line when some inputs could not be read, else nothing.
-pub fn unreadable_note(unreadable: usize) -> String {
-    if unreadable > 0 {
-        format!(", {unreadable} unreadable")
-    } else {
-        String::new()
-    }
-}
+pub use thicket_driver::files::{Input, read_path, unreadable_note};
 
 impl InputArgs {
     /// Every input in order: the arguments (folders expanded), then the paths listed in

@@ -6,7 +6,7 @@
 use crate::files::Input;
 use serde::Serialize;
 use std::io::Write;
-use thicket_exec::{CoverageSummary, ExecError, Judge, LikelyRejection, Tally};
+use thicket_exec::{CoverageSummary, ExecError, FailureKind, Judge, LikelyRejection, Tally};
 use thicket_parse::Parser;
 
 /// What running a set of inputs found.
@@ -83,6 +83,54 @@ impl Runs {
         inputs - self.unreadable - self.not_run
     }
 
+    /// The report as `thicket coverage` prints it for people, of `inputs` inputs run
+    /// through `judge`, whose coverage is `summary`: the target, the inputs' verdicts,
+    /// the coverage ([`CoverageSummary::text_lines`]), each distinct failure but those
+    /// `rejection` explains as the target's way of rejecting input, which get one line
+    /// together and a note.
+    pub fn text(
+        &self,
+        judge: &Judge,
+        inputs: usize,
+        summary: &CoverageSummary,
+        rejection: Option<&LikelyRejection>,
+    ) -> TextReport {
+        let tally = &self.tally;
+        let mut lines = vec![
+            judge.executor().describe(),
+            format!(
+                "{inputs} inputs ({} in the grammar's language{}), {} failing, {} hanging",
+                self.in_language,
+                crate::files::unreadable_note(self.unreadable),
+                tally.failing,
+                tally.hangs
+            ),
+        ];
+        lines.extend(summary.text_lines());
+        let rejected = |kind: &FailureKind| rejection.is_some_and(|r| r.covers(kind));
+        let failures = &tally.failures;
+        for (key, (_, n, first)) in failures.iter().filter(|(_, (k, ..))| !rejected(k)) {
+            lines.push(format!("failure {key} ({n} runs), first: {first}"));
+        }
+        let mut note = None;
+        if let Some(r) = rejection {
+            let first = failures
+                .values()
+                .find(|(k, ..)| rejected(k))
+                .map_or("", |(.., f)| f.as_str());
+            lines.push(format!(
+                "failures {} {}: {} distinct ({} runs), likely rejections, first: {first}",
+                r.language, r.class, r.distinct_failures, r.runs
+            ));
+            let others = failures
+                .values()
+                .filter(|(k, ..)| !rejected(k) && *k != FailureKind::Hang)
+                .count();
+            note = Some(r.note(others));
+        }
+        TextReport { lines, note }
+    }
+
     /// The report as data (`thicket coverage --format json`) of `inputs` inputs run
     /// through `judge`, whose coverage is `summary`.
     pub fn report<'a>(
@@ -117,6 +165,14 @@ impl Runs {
             coverage: summary,
         }
     }
+}
+
+/// A set of runs as text ([`Runs::text`]).
+pub struct TextReport {
+    /// The lines of the report (stdout).
+    pub lines: Vec<String>,
+    /// A note on the failures that are likely rejections of invalid input (stderr).
+    pub note: Option<String>,
 }
 
 /// Why a set of runs stopped.
