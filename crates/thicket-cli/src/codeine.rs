@@ -11,7 +11,8 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use thicket_codeine::learning::{Focus, Inputs, LearnError, LearnEvent, Learning, Scores};
+use thicket_codeine::learning::{Focus, Inputs, LearnError, LearnEvent, Learning};
+use thicket_codeine::text::LearnTimes;
 use thicket_codeine::{CoverageMatrix, LearnConfig, Model, ModelFileError, Prediction};
 use thicket_cover::KPathGraph;
 use thicket_driver::{InputGrammar, InputReader};
@@ -359,19 +360,14 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     }
     std::fs::write(&args.output, serde_json::to_vec(model)?)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
+    let times = LearnTimes {
+        coverage: ran,
+        features: featured,
+    };
+    let output = args.output.display().to_string();
     eprintln!(
-        "{} inputs ({rejected} rejected by the grammar), {} locations: {} trees, {} never or \
-         always covered; {} features (l-paths, l <= {k}); coverage {:.2} s, features {:.2} s, \
-         learning {:.2} s; model in {}",
-        names.len(),
-        learned.locations,
-        model.locations.len(),
-        model.skipped,
-        model.features.len(),
-        ran.as_secs_f64(),
-        featured.as_secs_f64(),
-        learned.learning_time.as_secs_f64(),
-        args.output.display()
+        "{}",
+        learned.summary(names.len(), rejected, k, times, &output)
     );
     if let Some(warning) = model.few_positives_warning() {
         eprintln!("warning: {warning}");
@@ -471,51 +467,14 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<u8> {
         println!("{}", serde_json::to_string_pretty(&explained)?);
         return Ok(exit::OK);
     }
-    println!(
-        "{}: covered by {} of {} training inputs",
-        explained.location, explained.covered, explained.inputs
-    );
-    let share = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{x:.3}"));
-    match &explained.cross_validated {
-        Some(v) => println!(
-            "predicting inputs it was not fitted on ({}-fold cross-validation): accuracy {}, \
-             precision {}, recall {}",
-            v.folds,
-            share(v.accuracy),
-            share(v.precision),
-            share(v.recall)
-        ),
-        None => println!(
-            "prediction quality not measured (no cross-validation: too few covering inputs, \
-             or a model learned with --folds 0)"
-        ),
-    }
+    // The support and the tree's quality, then the warning, then the leaves.
+    let lines = explained.text_lines();
+    let (head, leaves) = lines.split_at(2);
+    head.iter().for_each(|line| println!("{line}"));
     if let Some(w) = &explained.warning {
         eprintln!("warning: {w}");
     }
-    for leaf in &explained.leaves {
-        println!(
-            "{} (training inputs here: {} covering, {} not) if:",
-            if leaf.covered {
-                "COVERED"
-            } else {
-                "not covered"
-            },
-            leaf.training_inputs.covered,
-            leaf.training_inputs.not_covered
-        );
-        if leaf.conditions.is_empty() {
-            println!("    (always)");
-        }
-        for c in &leaf.conditions {
-            println!(
-                "    {} {}    [{}]",
-                if c.present { "has   " } else { "has no" },
-                c.pattern,
-                c.path
-            );
-        }
-    }
+    leaves.iter().for_each(|line| println!("{line}"));
     Ok(exit::OK)
 }
 
@@ -601,36 +560,12 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
         |t| input_paths(&reader, &graph, t, model.k),
         truth.as_ref(),
     );
-    let (predicted, rejected) = (&prediction.predicted, prediction.rejected());
     if args.json {
         let report = prediction.report(&model, &names);
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        for (n, p) in names.iter().zip(predicted) {
-            match p {
-                Some(p) => println!(
-                    "{n}: {}",
-                    p.iter()
-                        .map(|&i| model.locations[i].name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                None => println!("{n}: rejected by the grammar"),
-            }
-        }
-        if let Some(Scores {
-            accuracy,
-            precision,
-            recall,
-            ..
-        }) = prediction.scores
-        {
-            println!(
-                "accuracy {accuracy:.3}, precision {precision:.3}, recall {recall:.3} over {} \
-                 inputs x {} locations ({rejected} inputs rejected)",
-                names.len() - rejected,
-                model.locations.len()
-            );
+        for line in prediction.text_lines(&model, &names) {
+            println!("{line}");
         }
     }
     Ok(exit::OK)

@@ -574,16 +574,8 @@ fn run_targeted<W: Write>(
     }
     let mut summary = GenSummary::new(grammar, args.stats);
     sink.write_trees(&inputs, seed, grammar, &mut summary)?;
-    eprintln!(
-        "thicket: {} inputs for {} constraint(s): {} satisfy theirs, {} do not (best of --tries {}); {} candidates, {} inputs searched past their steered trees",
-        trees.len(),
-        constraints.len(),
-        stats.satisfied,
-        stats.unsatisfied,
-        args.tries,
-        stats.candidates,
-        stats.searched
-    );
+    let summary = stats.summary(trees.len(), constraints.len(), args.tries);
+    eprintln!("thicket: {summary}");
     Ok(exit::OK)
 }
 
