@@ -373,33 +373,8 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
         );
         writeln!(out, "{}", serde_json::to_string(&report)?)?;
     } else {
-        if mined.results.is_empty() {
-            writeln!(
-                out,
-                "# no constraint reaches recall {}% on the positives",
-                args.min_recall
-            )?;
-        }
-        for (i, (r, v)) in mined.results.iter().zip(&validation).enumerate() {
-            let flag = if !r.meets_specificity(config.min_specificity) {
-                format!(" (under --min-specificity {}%)", args.min_specificity)
-            } else {
-                String::new()
-            };
-            let valid = v.map_or(String::new(), |v| {
-                format!(
-                    "; program accepted {}/{} solved inputs",
-                    v.accepted, v.solved
-                )
-            });
-            writeln!(
-                out,
-                "# {}: {}{flag}{valid}\n{}\n",
-                i + 1,
-                r.figures(),
-                r.text
-            )?;
-        }
+        let text = mined.text(&validation, args.min_recall, args.min_specificity);
+        write!(out, "{text}")?;
     }
     out.flush()?;
     Ok(if mined.results.is_empty() {
