@@ -85,4 +85,66 @@ impl Checked {
             }),
         }
     }
+
+    /// Why the input called `name` was not checked (it could not be read, or its chart
+    /// did not fit in memory), as an error message naming it; `None` if it was.
+    pub fn error(&self, name: &str) -> Option<String> {
+        match self {
+            // A read error names its file already; running out of memory does not.
+            Checked::Unreadable(message) => Some(message.clone()),
+            Checked::OutOfMemory(message) => Some(format!("{name}: {message}")),
+            _ => None,
+        }
+    }
+
+    /// The verdict on the input called `name` as `thicket check` prints it: `valid`, or
+    /// `invalid` with each violation (or why it is not in the language) indented below;
+    /// nothing for an input that was not checked ([`Checked::error`]).
+    pub fn text_lines(&self, name: &str) -> Vec<String> {
+        let explained: Vec<&str> = match self {
+            Checked::Valid => return vec![format!("{name}: valid")],
+            Checked::Invalid(v) => v.iter().flat_map(|(text, _)| text.lines()).collect(),
+            Checked::NotInLanguage(text, _) => text.lines().collect(),
+            Checked::Unreadable(_) | Checked::OutOfMemory(_) => return Vec::new(),
+        };
+        let mut lines = vec![format!("{name}: invalid")];
+        lines.extend(explained.into_iter().map(|line| format!("  {line}")));
+        lines
+    }
+}
+
+/// The verdicts on a set of inputs, counted (`thicket check`'s summary).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tally {
+    /// Valid inputs.
+    pub valid: usize,
+    /// Inputs that violate a constraint.
+    pub invalid: usize,
+    /// Inputs not in the language.
+    pub rejected: usize,
+    /// Inputs not checked: unreadable, or too large for memory.
+    pub unreadable: usize,
+}
+
+impl Tally {
+    /// Counts one more verdict.
+    pub fn add(&mut self, verdict: &Checked) {
+        match verdict {
+            Checked::Valid => self.valid += 1,
+            Checked::Invalid(_) => self.invalid += 1,
+            Checked::NotInLanguage(..) => self.rejected += 1,
+            Checked::Unreadable(_) | Checked::OutOfMemory(_) => self.unreadable += 1,
+        }
+    }
+
+    /// The summary line of `inputs` inputs.
+    pub fn line(&self, inputs: usize) -> String {
+        format!(
+            "{inputs} inputs: {} valid, {} violate constraints, {} not in the language{}",
+            self.valid,
+            self.invalid,
+            self.rejected,
+            crate::files::unreadable_note(self.unreadable)
+        )
+    }
 }
