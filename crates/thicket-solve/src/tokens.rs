@@ -153,6 +153,48 @@ pub fn witness_text(grammar: &Grammar, tokens: &Tokens, kinds: &[u32]) -> Vec<u8
     Tokens::detokenize(&texts)
 }
 
+/// A shortest input whose tokens lie in given sets, or that there is none (`thicket
+/// solve-tokens`); serialized, its JSON answer (fields in alphabetical order, as a
+/// JSON map writes them).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Answer {
+    /// The witness's text (`None`: unsatisfiable).
+    pub input: Option<String>,
+    /// Token kinds of the spec.
+    pub kinds: usize,
+    /// Whether an input was found.
+    pub sat: bool,
+    /// Milliseconds the solver took.
+    pub time_ms: f64,
+    /// The witness's token kinds, by name.
+    pub tokens: Vec<String>,
+}
+
+impl Answer {
+    /// Solves `sets` (one per leading token) over the `tokens` of `grammar` and
+    /// reads the witness's text ([`witness_text`], bytes that are not UTF-8 replaced).
+    pub fn solve(grammar: &Grammar, tokens: &Tokens, sets: &[TokenSet]) -> Answer {
+        let mut solver = TokenSolver::new(tokens.grammar(), tokens.kinds().len());
+        let start = Instant::now();
+        let answer = solver.solve(sets);
+        let time_ms = start.elapsed().as_secs_f64() * 1000.0;
+        let witness = answer.as_deref().unwrap_or_default();
+        let input = witness_text(grammar, tokens, witness);
+        Answer {
+            input: answer
+                .is_some()
+                .then(|| String::from_utf8_lossy(&input).into_owned()),
+            kinds: tokens.kinds().len(),
+            sat: answer.is_some(),
+            time_ms,
+            tokens: witness
+                .iter()
+                .map(|&k| tokens.kinds()[k as usize].name.clone())
+                .collect(),
+        }
+    }
+}
+
 /// Figures of a solver's work.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct TokenSolveStats {
