@@ -356,9 +356,12 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             );
             return Ok(exit::USAGE);
         }
-        match crate::learn::load_weights(path, &spec.grammar, args.inverse) {
+        match thicket_gen::prob::Weights::read_file(path, &spec.grammar, args.inverse) {
             Ok(weights) => makers.weights = Some(weights),
-            Err(code) => return Ok(code),
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                return Ok(exit::FAILURE);
+            }
         }
     }
     let (generator, solver) = (&makers.generator, makers.solver.as_ref());

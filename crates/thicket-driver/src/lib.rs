@@ -14,7 +14,8 @@
 //!   drives it;
 //! - [`InputGrammar`] and [`InputReader`]: an input file read into the spec's tree,
 //!   bit by bit when the spec packs bit fields into bytes
-//!   ([`thicket_fandango::Unpacker`]), as its text otherwise;
+//!   ([`thicket_fandango::Unpacker`]), as its text otherwise; sample inputs' choices
+//!   counted for a probabilistic grammar ([`InputReader::count_choices`]);
 //! - [`checked`]: an input checked against the spec's grammar and constraints, its
 //!   violations explained, as `thicket check` reports them;
 //! - [`files`]: the input files of a command (files, folders expanded in path order,
@@ -51,4 +52,4 @@ pub mod workers;
 
 pub use load::{Compiled, ConstraintError, LoadError, SpecFile, extra_constraints};
 pub use produce::{BuildError, InputProducer, MakerOptions, Makers};
-pub use read::{InputGrammar, InputReader, Skipped};
+pub use read::{ChoiceCounts, InputGrammar, InputReader, Skipped};

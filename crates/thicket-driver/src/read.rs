@@ -6,6 +6,7 @@ use rustc_hash::FxHashSet;
 use thicket_cover::{Coverage, KPath, KPathGraph};
 use thicket_fandango::{BitLayout, PackedBits, UnpackedGrammar, Unpacker};
 use thicket_grammar::{ExprId, Grammar, Spec, SpecError};
+use thicket_gen::prob::Counts;
 use thicket_parse::{CompileError, ParseConfig, ParseError, ParseResult, Parser};
 use thicket_tree::DerivationTree;
 
@@ -200,6 +201,57 @@ impl InputReader<'_> {
             }
         }
         Ok(trees)
+    }
+}
+
+/// The choices of sample inputs counted ([`InputReader::count_choices`]).
+pub struct ChoiceCounts {
+    /// Per alternation and repetition, the choices the samples' trees took.
+    pub counts: Counts,
+    /// Samples not counted: unreadable, or not in the language.
+    pub rejected: usize,
+    /// Samples not counted because their chart did not fit in memory.
+    pub out_of_memory: usize,
+}
+
+impl InputReader<'_> {
+    /// Counts the choices of the trees of `inputs` (each read whole under `max` bytes)
+    /// in `grammar` (`thicket learn`: the counts a probabilistic grammar is learned
+    /// from); `skipped` hears each input not counted and why.
+    pub fn count_choices(
+        &self,
+        grammar: &Grammar,
+        inputs: &[Input],
+        max: u64,
+        skipped: &mut dyn FnMut(&Input, Skipped),
+    ) -> ChoiceCounts {
+        let mut counted = ChoiceCounts {
+            counts: Counts::new(grammar),
+            rejected: 0,
+            out_of_memory: 0,
+        };
+        for input in inputs {
+            let bytes = match input.read(max) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    counted.rejected += 1;
+                    skipped(input, Skipped::Unreadable(e));
+                    continue;
+                }
+            };
+            // The chart's memory is free again before counting needs its own.
+            match self.read(&bytes) {
+                Ok(tree) => counted.counts.add_tree(grammar, &tree),
+                Err(e) => {
+                    match e {
+                        ParseError::OutOfMemory { .. } => counted.out_of_memory += 1,
+                        _ => counted.rejected += 1,
+                    }
+                    skipped(input, Skipped::Rejected(e));
+                }
+            }
+        }
+        counted
     }
 }
 
