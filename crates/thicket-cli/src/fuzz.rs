@@ -504,23 +504,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
     }
     if args.minimize && !stop.load(Ordering::SeqCst) {
-        use thicket_fuzz::minimize::CrashEvent;
-        let result = campaign.minimize_crashes(args.minimize_runs, &mut |event| match event {
-            CrashEvent::Reduce { path, len, event } => {
-                crate::minimize::print_event(&path.display().to_string(), len, event)
-            }
-            CrashEvent::Flaky { path } => eprintln!(
-                "note: {} does not fail any more (flaky): not minimised",
-                path.display()
-            ),
-            CrashEvent::Minimized {
-                name,
-                from,
-                to,
-                key,
-            } => {
-                eprintln!("thicket: minimized/{name}: {from} -> {to} bytes, `{key}`")
-            }
+        let result = campaign.minimize_crashes(args.minimize_runs, &mut |event| {
+            eprintln!("{}", event.line())
         });
         result?;
     }

@@ -32,6 +32,8 @@
 //!   language's distinct inputs, the reason for a shortfall);
 //! - [`runs`]: a set of input files run through a program's judge, tallied, with the
 //!   growth of their coverage and the report as data (`thicket coverage`);
+//! - [`minimize`]: a failing input reduced as its spec reads it (as text, or as the
+//!   bits it packs);
 //! - [`workers`]: a parallel fuzzing campaign, N campaign processes sharing their
 //!   finds through one folder, their figures combined.
 
@@ -43,6 +45,7 @@ pub mod files;
 pub mod kcover;
 pub mod kpath;
 mod load;
+pub mod minimize;
 pub mod output;
 pub mod parsed;
 mod produce;
