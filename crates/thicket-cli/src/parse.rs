@@ -8,8 +8,9 @@ use clap::{Args, ValueEnum};
 use std::io::Write;
 use thicket_driver::InputReader;
 use thicket_driver::files::for_each_batch;
-use thicket_driver::parsed::{ParseRequest, Parsed as Outcome, accepted_line_start, failure_line};
+use thicket_driver::parsed::{ParseRequest, Parsed as Outcome, failure_line};
 use thicket_parse::{ParseConfig, TreeCount};
+use thicket_tree::Rendering;
 
 /// Arguments of `thicket parse`.
 #[derive(Args, Debug)]
@@ -166,63 +167,21 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                             if let Some(count) = &count {
                                 print_count(&name, count);
                             }
-                            if json {
-                                let start = accepted_line_start(&name, count.as_ref(), args.all);
-                                writeln!(out, "{start}{tree}}}")?;
-                            } else {
-                                if many {
-                                    writeln!(out, "# {name}")?;
-                                }
-                                write!(out, "{tree}")?;
-                                if !tree.ends_with('\n') {
-                                    writeln!(out)?;
-                                }
-                            }
+                            request.write_parsed(&mut out, &name, &tree, count.as_ref(), many)?;
                         }
                         Outcome::Large(text) => {
                             let InputReader::Text(parser) = &reader else {
                                 unreachable!("only text inputs are left to be streamed")
                             };
-                            // Parsed here, one at a time, and its tree written as it is read:
-                            // memory is the chart's, not the tree's or the rendering's.
-                            let result = match parser.parse_streaming(&text) {
-                                Ok(result) => result,
-                                Err(e) => {
-                                    // Reported as a small input's failure.
-                                    next = Some(Outcome::failed(&text, e));
-                                    continue;
-                                }
-                            };
-                            let counting = args.count || args.all;
-                            if counting && !result.known_unambiguous() {
-                                next = Some(request.counted(&result, grammar));
-                                continue;
-                            }
-                            // Its one tree (`--all` lists it, `--count` counts it).
-                            if counting {
-                                print_count(&name, &TreeCount::Finite(1));
-                            }
-                            if json {
-                                let count = counting.then_some(TreeCount::Finite(1));
-                                let start = accepted_line_start(&name, count.as_ref(), args.all);
-                                write!(out, "{start}{}", if args.all { "[" } else { "" })?;
-                            } else {
-                                if many {
-                                    writeln!(out, "# {name}")?;
-                                }
-                                if args.all {
-                                    writeln!(out, "# tree 1 of 1")?;
-                                }
-                            }
-                            let mut renderer = Renderer::new(grammar, request.rendering, &mut out);
-                            result.build_into(&mut renderer);
-                            renderer.finish()?;
-                            match args.format {
-                                TreeFormat::Json if args.all => writeln!(out, "]}}")?,
-                                TreeFormat::Json => writeln!(out, "}}")?,
-                                TreeFormat::Sexp => writeln!(out)?,
-                                TreeFormat::Tree | TreeFormat::Dot => {}
-                            }
+                            // Parsed here, one at a time, and its tree written as it is read.
+                            next = request.write_large(
+                                &mut out,
+                                parser,
+                                grammar,
+                                (&name, &text),
+                                many,
+                                &mut |count| print_count(&name, count),
+                            )?;
                         }
                         failed => {
                             let quiet = args.quiet;
@@ -283,5 +242,3 @@ fn print_count(name: &str, count: &TreeCount) {
     };
     eprintln!("{name}: {count} derivation tree{plural}");
 }
-
-use thicket_tree::{Renderer, Rendering};
