@@ -3,7 +3,6 @@
 use crate::exit;
 use crate::shared::{remove_partial_files_on_interrupt, seed_or_draw};
 use crate::spec::{SolveArgs, SpecArgs};
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -375,18 +374,8 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     };
     if let Some(dir) = &args.output {
         remove_partial_files_on_interrupt();
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create output directory {}", dir.display()))?;
-        let occupied = std::fs::read_dir(dir)
-            .with_context(|| format!("cannot read output directory {}", dir.display()))?
-            .next()
-            .is_some();
-        if occupied && !args.force {
-            eprintln!(
-                "error: output directory {} is not empty; give --force to write into it \
-                 anyway (same-named files are replaced, others stay)",
-                dir.display()
-            );
+        if let Err(e) = thicket_driver::output::prepare_dir(dir, args.force) {
+            eprintln!("error: {e}");
             return Ok(exit::FAILURE);
         }
     }
@@ -456,43 +445,30 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     // ANTLR inputs and packed bits are not their trees' text: no k-paths counted.
     let state = out.write(&producer, stream, producer.inputs_are_text())?;
     let drawn = state.drawn();
-    let (unsolved_count, first_unsolved) = state.misses();
-    let stopped = state.stopped();
     let written = state.made();
     summary.set_draws(drawn);
     sink.out.flush()?;
     progress.finish_and_clear();
-    if let Some(unsolved) = first_unsolved {
-        eprintln!(
-            "warning: {unsolved_count} of {drawn} random streams gave no valid input: {unsolved}"
-        );
-    }
-    if summary.budget_exhausted() > 0 {
-        eprintln!(
-            "warning: {} of {} inputs reached --max-nodes {} or --max-size {} and were closed off along the shortest derivations",
-            summary.budget_exhausted(),
-            written,
-            config.max_nodes,
-            config.max_size
-        );
-    }
-    if args.stats {
-        eprintln!("thicket: {}", summary.line(started.elapsed()));
-    }
-    let shortfall = ended::RunEnd {
+    let end = ended::RunEnd {
         count,
         asked: args.count.is_some(),
         goal,
         written,
         drawn,
-        stopped,
+        stopped: state.stopped(),
         unique: args.unique.then_some(args.max_draws_factor),
         language: language.as_ref(),
         solver: solver.map(|solver| solver.config()),
         config: &config,
         seconds: started.elapsed().as_secs_f64(),
+    };
+    for warning in end.warnings(state.misses(), summary.budget_exhausted()) {
+        eprintln!("warning: {warning}");
     }
-    .shortfall();
+    if args.stats {
+        eprintln!("thicket: {}", summary.line(started.elapsed()));
+    }
+    let shortfall = end.shortfall();
     match shortfall {
         Some(why) => {
             eprintln!("error: {why}");

@@ -73,6 +73,26 @@ pub struct RunEnd<'a> {
 }
 
 impl RunEnd<'_> {
+    /// The warnings about the inputs of the run: `misses` (streams that gave no input,
+    /// and the first one's reason) and inputs closed off along the shortest derivations
+    /// at the limits (`budget_exhausted`).
+    pub fn warnings(&self, misses: (u64, Option<&str>), budget_exhausted: u64) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if let (unsolved, Some(first)) = misses {
+            warnings.push(format!(
+                "{unsolved} of {} random streams gave no valid input: {first}",
+                self.drawn
+            ));
+        }
+        if budget_exhausted > 0 {
+            warnings.push(format!(
+                "{budget_exhausted} of {} inputs reached --max-nodes {} or --max-size {} and were closed off along the shortest derivations",
+                self.written, self.config.max_nodes, self.config.max_size
+            ));
+        }
+        warnings
+    }
+
     /// Why the run is a failure: it made fewer inputs than asked for (or none with
     /// only a time given); `None` if it made what was asked.
     pub fn shortfall(&self) -> Option<String> {
