@@ -34,11 +34,14 @@
 //!   growth of their coverage and the report as data (`thicket coverage`);
 //! - [`minimize`]: a failing input reduced as its spec reads it (as text, or as the
 //!   bits it packs);
+//! - [`alloc`]: the allocator thicket's binaries install, which ends the process with
+//!   a message naming the limit to raise when memory runs out;
 //! - [`workers`]: a parallel fuzzing campaign, N campaign processes sharing their
 //!   finds through one folder, their figures combined.
 
 #![warn(missing_docs)]
 
+pub mod alloc;
 pub mod checked;
 pub mod ended;
 pub mod files;
