@@ -187,31 +187,6 @@ fn small_inputs_reader<'g>(
     })
 }
 
-/// The k-paths of an input as CODEINE reads them (`thicket_codeine::input_paths`:
-/// every derivation if its forest is small, else the one the parser returns; read bit
-/// by bit if the spec packs bit fields), `None` if the grammar rejects it.
-fn input_paths(
-    reader: &InputReader<'_>,
-    graph: &KPathGraph,
-    text: &[u8],
-    k: usize,
-) -> Option<rustc_hash::FxHashSet<thicket_cover::KPath>> {
-    let small = reader
-        .with_parse(text, |parsed| {
-            thicket_codeine::small_forest_paths(parsed, graph, k)
-        })
-        .ok()?;
-    match small {
-        Some(paths) => Some(paths),
-        // The tree of a packed input is the spec's once packed again: `read` does it.
-        None => Some(thicket_codeine::tree_paths(
-            graph,
-            &reader.read(text).ok()?,
-            k,
-        )),
-    }
-}
-
 /// Runs `thicket learn-coverage`.
 pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     let spec = match args.spec.load() {
@@ -250,7 +225,7 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     let graph = KPathGraph::new(&spec.grammar);
     let k = usize::from(args.k);
     let started = Instant::now();
-    let inputs = pool.install(|| Inputs::read(texts, |t| input_paths(&reader, &graph, t, k)));
+    let inputs = pool.install(|| Inputs::read(texts, |t| reader.feature_paths(&graph, t, k)));
     let featured = started.elapsed();
     let rejected = inputs.rejected();
     if rejected == names.len() {
@@ -557,7 +532,7 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
     let prediction = Prediction::new(
         &model,
         &texts,
-        |t| input_paths(&reader, &graph, t, model.k),
+        |t| reader.feature_paths(&graph, t, model.k),
         truth.as_ref(),
     );
     if args.json {

@@ -162,6 +162,28 @@ impl<'g> InputReader<'g> {
         })
     }
 
+    /// The k-paths of `input` (paths up to `k` long) as CODEINE reads an input's
+    /// features ([`thicket_codeine::input_paths`]: in every derivation if its parse
+    /// forest is small, else in the tree the parser returns), bit by bit when the
+    /// inputs are packed; `None` if the grammar rejects it.
+    pub fn feature_paths(
+        &self,
+        graph: &KPathGraph,
+        input: &[u8],
+        k: usize,
+    ) -> Option<FxHashSet<KPath>> {
+        let small = self
+            .with_parse(input, |parsed| {
+                thicket_codeine::small_forest_paths(parsed, graph, k)
+            })
+            .ok()?;
+        match small {
+            Some(paths) => Some(paths),
+            // The tree of a packed input is the spec's once packed again: `read` does it.
+            None => Some(thicket_codeine::tree_paths(graph, &self.read(input).ok()?, k)),
+        }
+    }
+
     /// The parser of text inputs (`None` for packed ones).
     pub fn text_parser(&self) -> Option<&Parser<'_>> {
         match self {
