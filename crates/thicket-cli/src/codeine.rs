@@ -12,6 +12,7 @@ use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thicket_codeine::learning::{Focus, Inputs, LearnError, LearnEvent, Learning};
+use thicket_codeine::given::GivenMatrixError;
 use thicket_codeine::text::LearnTimes;
 use thicket_codeine::{CoverageMatrix, LearnConfig, Model, ModelFileError, Prediction};
 use thicket_cover::KPathGraph;
@@ -247,19 +248,10 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     };
     let started = Instant::now();
     let matrix = match &args.from_matrix {
-        Some(path) => {
-            let m = CoverageMatrix::load(path).map_err(|e| anyhow::anyhow!(e))?;
-            if m.inputs != names {
-                eprintln!(
-                    "error: {} lists {} inputs, not the {} given (in the same order)",
-                    path.display(),
-                    m.inputs.len(),
-                    names.len()
-                );
-                return Ok(exit::USAGE);
-            }
-            m
-        }
+        Some(path) => match CoverageMatrix::load_for(path, &names, true) {
+            Ok(m) => m,
+            Err(e) => return Ok(matrix_error(e)),
+        },
         None => {
             let judge = judge.as_mut().expect("made when no matrix is given");
             let m = thicket_codeine::run::coverage_matrix(judge, &names, &inputs.texts)?;
@@ -350,21 +342,25 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
+/// Says why a matrix given for the inputs cannot be used; the exit code.
+fn matrix_error(error: GivenMatrixError) -> u8 {
+    match error {
+        GivenMatrixError::Unreadable(e) => {
+            eprintln!("error: {e}");
+            exit::FAILURE
+        }
+        GivenMatrixError::OtherInputs(e) => {
+            eprintln!("error: {e}");
+            exit::USAGE
+        }
+    }
+}
+
 /// Reads a model and the grammar it was learned on (`spec`, else the one it names),
 /// checking that the grammar is the same.
 pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_grammar::Spec), u8> {
     let model = thicket_codeine::read_model(path).map_err(|e| {
-        match e {
-            ModelFileError::NotAModel {
-                line,
-                column,
-                message,
-            } => eprintln!(
-                "error: {}:{line}:{column}: not a thicket model: {message}",
-                path.display()
-            ),
-            e => eprintln!("error: {}: {e}", path.display()),
-        }
+        eprintln!("error: {}", e.message(path, None));
         exit::FAILURE
     })?;
     let spec_path = spec.map_or_else(|| PathBuf::from(&model.spec), Path::to_path_buf);
@@ -378,18 +374,12 @@ pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_gr
     let spec = spec_args.load()?;
     match model.check_grammar(&spec.grammar) {
         Ok(()) => Ok((model, spec)),
-        Err(ModelFileError::OtherGrammar) => {
-            eprintln!(
-                "error: {} was learned on another grammar than {} (edited since?); learn again \
-                 or give the spec it was learned on with --spec",
-                path.display(),
-                spec_path.display()
-            );
-            Err(exit::USAGE)
-        }
         Err(e) => {
-            eprintln!("error: {}: {e}", path.display());
-            Err(exit::FAILURE)
+            eprintln!("error: {}", e.message(path, Some(&spec_path)));
+            Err(match e {
+                ModelFileError::OtherGrammar => exit::USAGE,
+                _ => exit::FAILURE,
+            })
         }
     }
 }
@@ -507,17 +497,10 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
     };
     let graph = KPathGraph::new(&spec.grammar);
     let truth: Option<CoverageMatrix> = if let Some(path) = &args.truth {
-        let m = CoverageMatrix::load(path).map_err(|e| anyhow::anyhow!(e))?;
-        if m.inputs.len() != names.len() {
-            eprintln!(
-                "error: {} lists {} inputs, not the {} given",
-                path.display(),
-                m.inputs.len(),
-                names.len()
-            );
-            return Ok(exit::USAGE);
+        match CoverageMatrix::load_for(path, &names, false) {
+            Ok(m) => Some(m),
+            Err(e) => return Ok(matrix_error(e)),
         }
-        Some(m)
     } else if args.target.python.is_some() || !args.target.command.is_empty() {
         let mut judge = match args.target.executor_or_report(None) {
             Ok(e) => Judge::new(e, args.target.classifier()?),

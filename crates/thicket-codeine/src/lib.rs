@@ -31,13 +31,15 @@
 //! inputs are mutants of those that still satisfy the leaf, where one is found. Every run goes through `thicket_exec::Judge` ([`run`]). Around learning,
 //! [`report`] holds what `learn-coverage` decides besides: the [`LocationKinds`] asked
 //! for, a refinement's inputs written out, the warning for trees learned from too few
-//! covering inputs. What the commands print for people is composed in [`text`].
+//! covering inputs. What the commands print for people is composed in [`text`]; a matrix given for a
+//! command's inputs is read and checked by [`given`].
 
 #![warn(missing_docs)]
 
 pub mod cart;
 pub mod explain;
 pub mod features;
+pub mod given;
 pub mod learning;
 pub mod matrix;
 pub mod model;

@@ -6,7 +6,8 @@
 
 use crate::explain::Explanation;
 use crate::learning::{Learned, Scores};
-use crate::{Model, Prediction, TargetStats};
+use crate::{Model, ModelFileError, Prediction, TargetStats};
+use std::path::Path;
 use std::time::Duration;
 
 impl Explanation {
@@ -145,5 +146,33 @@ impl TargetStats {
              trees",
             self.satisfied, self.unsatisfied, self.candidates, self.searched
         )
+    }
+}
+
+impl ModelFileError {
+    /// The error as a message for people about the model in `model`, used with the
+    /// spec at `spec` (if one was read): where a file stops being a model, or that the
+    /// spec is not the one it was learned on, and what to do.
+    pub fn message(&self, model: &Path, spec: Option<&Path>) -> String {
+        match (self, spec) {
+            (
+                ModelFileError::NotAModel {
+                    line,
+                    column,
+                    message,
+                },
+                _,
+            ) => format!(
+                "{}:{line}:{column}: not a thicket model: {message}",
+                model.display()
+            ),
+            (ModelFileError::OtherGrammar, Some(spec)) => format!(
+                "{} was learned on another grammar than {} (edited since?); learn again or \
+                 give the spec it was learned on with --spec",
+                model.display(),
+                spec.display()
+            ),
+            (e, _) => format!("{}: {e}", model.display()),
+        }
     }
 }
