@@ -92,20 +92,9 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
         },
     )?;
     let (unreadable, not_run) = (runs.unreadable, runs.not_run);
-    let uncounted = runs.tally.uncounted;
     let summary = runs.tally.coverage.summary(judge.executor().map_size());
     let rejection = runs.tally.likely_rejection(&judge);
-    if judge.executor().held_output_runs() > 0 {
-        let runs = runs.ran(files.len()) as u64;
-        eprintln!(
-            "warning: {}",
-            thicket_exec::plain::held_output_warning(judge.executor().held_output_runs(), runs)
-        );
-    }
-    if let Some(warning) = summary
-        .nothing_covered_warning(&judge.executor().describe())
-        .filter(|_| !files.is_empty())
-    {
+    for warning in runs.warnings(&judge, files.len(), &summary) {
         eprintln!("warning: {warning}");
     }
     match args.format {
@@ -121,11 +110,8 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    if uncounted > 0 {
-        eprintln!(
-            "note: the coverage of {uncounted} crashing or hanging runs is not counted (that \
-             of exceptions and pattern matches is), as in a campaign"
-        );
+    if let Some(note) = runs.uncounted_note() {
+        eprintln!("note: {note}");
     }
     Ok(if unreadable + not_run > 0 {
         exit::FAILURE

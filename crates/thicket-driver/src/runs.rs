@@ -83,6 +83,37 @@ impl Runs {
         inputs - self.unreadable - self.not_run
     }
 
+    /// The warnings about `inputs` inputs run through `judge`, whose coverage is
+    /// `summary`: runs whose output a process the target left behind held open, and
+    /// runs that covered nothing the include patterns match.
+    pub fn warnings(&self, judge: &Judge, inputs: usize, summary: &CoverageSummary) -> Vec<String> {
+        let executor = judge.executor();
+        let mut warnings = Vec::new();
+        if executor.held_output_runs() > 0 {
+            let runs = self.ran(inputs) as u64;
+            warnings.push(thicket_exec::plain::held_output_warning(
+                executor.held_output_runs(),
+                runs,
+            ));
+        }
+        if inputs > 0 {
+            warnings.extend(summary.nothing_covered_warning(&executor.describe()));
+        }
+        warnings
+    }
+
+    /// The note that the coverage of the crashing or hanging runs is not counted, if
+    /// there were any.
+    pub fn uncounted_note(&self) -> Option<String> {
+        let uncounted = self.tally.uncounted;
+        (uncounted > 0).then(|| {
+            format!(
+                "the coverage of {uncounted} crashing or hanging runs is not counted (that \
+                 of exceptions and pattern matches is), as in a campaign"
+            )
+        })
+    }
+
     /// The report as `thicket coverage` prints it for people, of `inputs` inputs run
     /// through `judge`, whose coverage is `summary`: the target, the inputs' verdicts,
     /// the coverage ([`CoverageSummary::text_lines`]), each distinct failure but those
