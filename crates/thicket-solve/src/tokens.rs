@@ -154,20 +154,19 @@ pub fn witness_text(grammar: &Grammar, tokens: &Tokens, kinds: &[u32]) -> Vec<u8
 }
 
 /// A shortest input whose tokens lie in given sets, or that there is none (`thicket
-/// solve-tokens`); serialized, its JSON answer (fields in alphabetical order, as a
-/// JSON map writes them).
+/// solve-tokens`); serialized, its JSON answer.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Answer {
-    /// The witness's text (`None`: unsatisfiable).
-    pub input: Option<String>,
-    /// Token kinds of the spec.
-    pub kinds: usize,
     /// Whether an input was found.
     pub sat: bool,
-    /// Milliseconds the solver took.
-    pub time_ms: f64,
     /// The witness's token kinds, by name.
     pub tokens: Vec<String>,
+    /// The witness's text (`None`: unsatisfiable).
+    pub input: Option<String>,
+    /// Milliseconds the solver took.
+    pub time_ms: f64,
+    /// Token kinds of the spec.
+    pub kinds: usize,
 }
 
 impl Answer {
@@ -181,16 +180,16 @@ impl Answer {
         let witness = answer.as_deref().unwrap_or_default();
         let input = witness_text(grammar, tokens, witness);
         Answer {
-            input: answer
-                .is_some()
-                .then(|| String::from_utf8_lossy(&input).into_owned()),
-            kinds: tokens.kinds().len(),
             sat: answer.is_some(),
-            time_ms,
             tokens: witness
                 .iter()
                 .map(|&k| tokens.kinds()[k as usize].name.clone())
                 .collect(),
+            input: answer
+                .is_some()
+                .then(|| String::from_utf8_lossy(&input).into_owned()),
+            time_ms,
+            kinds: tokens.kinds().len(),
         }
     }
 }
