@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use std::io::Write;
 use thicket_driver::InputReader;
 use thicket_driver::files::for_each_batch;
-use thicket_driver::parsed::{ParseRequest, Parsed as Outcome, failure_line};
+use thicket_driver::parsed::{Failure, ParseRequest, Parsed as Outcome, failure_line};
 use thicket_parse::{ParseConfig, TreeCount};
 use thicket_tree::Rendering;
 
@@ -184,36 +184,19 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                             )?;
                         }
                         failed => {
-                            let quiet = args.quiet;
-                            if let Some(line) =
-                                failure_line(&name, &failed).filter(|_| json && !quiet)
+                            if let Some(line) = failure_line(&name, &failed)
+                                .filter(|_| json && !args.quiet)
                             {
                                 writeln!(out, "{line}")?;
                             }
-                            match failed {
-                                Outcome::Rejected(excerpt, r) => {
-                                    rejected += 1;
-                                    if !quiet {
-                                        eprintln!("error: {name}:{r}\n{excerpt}");
-                                    }
-                                }
-                                Outcome::TooComplex(message) => {
-                                    rejected += 1;
-                                    if !quiet {
-                                        eprintln!("error: {name}: {message}");
-                                    }
-                                }
-                                Outcome::OutOfMemory(message) => {
-                                    unreadable += 1;
-                                    eprintln!("error: {name}: {message}");
-                                }
-                                Outcome::Unreadable(message) => {
-                                    unreadable += 1;
-                                    eprintln!("error: {message}");
-                                }
-                                Outcome::Parsed(..) | Outcome::Large(_) => {
-                                    unreachable!("handled above")
-                                }
+                            let (message, failure) =
+                                failed.error(&name, args.quiet).expect("a failure");
+                            if let Some(message) = message {
+                                eprintln!("error: {message}");
+                            }
+                            match failure {
+                                Failure::Rejected => rejected += 1,
+                                Failure::Unreadable => unreadable += 1,
                             }
                         }
                     }

@@ -57,6 +57,33 @@ impl Parsed {
     }
 }
 
+/// How an input failed, for `thicket parse`'s exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// Not in the language, or the parser gave up on it.
+    Rejected,
+    /// Not read: unreadable, or its chart did not fit in memory.
+    Unreadable,
+}
+
+impl Parsed {
+    /// The error message of an input called `name` that failed (shown even with
+    /// `quiet` only when it was not read), with the kind of failure; `None` for an
+    /// accepted input.
+    pub fn error(&self, name: &str, quiet: bool) -> Option<(Option<String>, Failure)> {
+        let shown = |message: String| (!quiet).then_some(message);
+        Some(match self {
+            Parsed::Rejected(excerpt, r) => {
+                (shown(format!("{name}:{r}\n{excerpt}")), Failure::Rejected)
+            }
+            Parsed::TooComplex(message) => (shown(format!("{name}: {message}")), Failure::Rejected),
+            Parsed::OutOfMemory(message) => (Some(format!("{name}: {message}")), Failure::Unreadable),
+            Parsed::Unreadable(message) => (Some(message.clone()), Failure::Unreadable),
+            Parsed::Parsed(..) | Parsed::Large(_) => return None,
+        })
+    }
+}
+
 impl ParseRequest {
     /// Parses one input and renders what is to be shown of it; an ANTLR grammar's
     /// `checker` (its exact reading) decides first. Large accepted text inputs are left
