@@ -522,28 +522,18 @@ fn run_targeted<W: Write>(
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
-    let constraints = match model.target_constraints(location) {
-        Ok(c) => c,
+    let count = args.count.unwrap_or(10) as usize;
+    let aimed = match model.aim(location, generator, count, args.tries, seed) {
+        Ok(aimed) => aimed,
         Err(e) => {
             eprintln!("error: --target: {e}");
             return Ok(exit::FAILURE);
         }
     };
-    let graph = thicket_cover::KPathGraph::new(grammar);
-    let count = args.count.unwrap_or(10) as usize;
-    let (trees, stats) = thicket_codeine::generate_targeted(
-        generator,
-        &graph,
-        &model.features,
-        &thicket_codeine::aim_cycle(constraints.clone()),
-        model.k,
-        seed,
-        count,
-        args.tries,
-    );
+    let trees = &aimed.trees;
     // With bit fields, each tree's input is its bits packed into bytes; a tree whose
     // bits fill no whole byte stands for no input.
-    let (inputs, loose) = thicket_driver::kpath::inputs_of(loaded, &trees);
+    let (inputs, loose) = thicket_driver::kpath::inputs_of(loaded, trees);
     if let Some(why) = loose {
         eprintln!(
             "warning: {} of {} targeted trees are no input and were left out: {why}",
@@ -553,7 +543,7 @@ fn run_targeted<W: Write>(
     }
     let mut summary = GenSummary::new(grammar, args.stats);
     sink.write_trees(&inputs, seed, grammar, &mut summary)?;
-    let summary = stats.summary(trees.len(), constraints.len(), args.tries);
+    let summary = aimed.stats.summary(trees.len(), aimed.constraints, args.tries);
     eprintln!("thicket: {summary}");
     Ok(exit::OK)
 }

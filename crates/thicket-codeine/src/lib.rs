@@ -32,10 +32,12 @@
 //! [`report`] holds what `learn-coverage` decides besides: the [`LocationKinds`] asked
 //! for, a refinement's inputs written out, the warning for trees learned from too few
 //! covering inputs. What the commands print for people is composed in [`text`]; a matrix given for a
-//! command's inputs is read and checked by [`given`].
+//! command's inputs is read and checked by [`given`]; inputs are aimed at a stored
+//! model's location by [`aimed`].
 
 #![warn(missing_docs)]
 
+pub mod aimed;
 pub mod cart;
 pub mod explain;
 pub mod features;
