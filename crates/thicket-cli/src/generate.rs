@@ -308,15 +308,8 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let (mut loaded, mut antlr) = (compiled.loaded, compiled.antlr);
-    for (flag, minimize, goals) in [
-        ("--minimize", true, &args.minimize),
-        ("--maximize", false, &args.maximize),
-    ] {
-        for (i, text) in goals.iter().enumerate() {
-            if let Err(e) = loaded.add_goal(&format!("<{flag} {}>", i + 1), text, minimize) {
-                return Ok(crate::spec::report(&e));
-            }
-        }
+    if let Err(e) = thicket_driver::add_goals(&mut loaded, &args.minimize, &args.maximize) {
+        return Ok(crate::spec::report(&e));
     }
     // An ANTLR grammar's inputs are separated where its lexer would merge tokens and
     // checked by its exact reading (see `thicket_antlr::AntlrProducer`).

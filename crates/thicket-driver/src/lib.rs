@@ -7,7 +7,7 @@
 //! - [`SpecFile`]: a spec read from a file in any format thicket reads (`.fan`, `.bnf`,
 //!   a `.json` grammar dictionary, an ANTLR 4 `.g4` grammar with its lexer) and compiled
 //!   into a [`thicket_fandango::LoadedSpec`], and the constraints a user gives beside
-//!   it ([`extra_constraints`]);
+//!   it ([`extra_constraints`]) and the goals ([`add_goals`]);
 //! - [`Makers`] and [`InputProducer`]: the producer of fresh inputs a spec's options
 //!   give (the constraint solver, ANTLR-aware generation, weights, plain generation;
 //!   Fandango's bit fields packed into bytes), one [`thicket_gen::Producer`] whoever
@@ -56,6 +56,6 @@ mod read;
 pub mod runs;
 pub mod workers;
 
-pub use load::{Compiled, ConstraintError, LoadError, SpecFile, extra_constraints};
+pub use load::{Compiled, ConstraintError, LoadError, SpecFile, add_goals, extra_constraints};
 pub use produce::{BuildError, InputProducer, MakerOptions, Makers};
 pub use read::{ChoiceCounts, InputGrammar, InputReader, Skipped};
