@@ -558,20 +558,11 @@ fn run_kpath<W: Write>(
     let k = usize::from(args.k.unwrap_or(2));
     let graph = thicket_cover::KPathGraph::new(grammar);
     // No input is begun after --time; those made are written.
-    let (production, limit) = if args.strategy == Strategy::KpathRandom {
-        let count = args
-            .count
-            .unwrap_or(if args.time.is_some() { u64::MAX } else { 10 });
-        (
-            Production::Stream,
-            usize::try_from(count).unwrap_or(usize::MAX),
-        )
-    } else {
-        (
-            Production::Cover,
-            args.count.map_or(usize::MAX, |n| n as usize),
-        )
+    let production = match args.strategy {
+        Strategy::KpathRandom => Production::Stream,
+        _ => Production::Cover,
     };
+    let limit = production.limit(args.count, args.time.is_some());
     let made = thicket_driver::kpath::produce(
         loaded,
         generator,
