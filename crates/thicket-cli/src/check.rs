@@ -72,22 +72,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
-    let mut spec_constraints = loaded.core_constraints();
-    let with_spec = !args.no_spec_constraints && args.spec.constraints_apply();
-    if !with_spec {
-        spec_constraints.clear();
+    let (mut constraints, note) = thicket_driver::checked::spec_constraints(
+        &loaded,
+        args.no_spec_constraints,
+        args.spec.constraints_apply(),
+    );
+    if let Some(note) = note.filter(|_| !args.quiet) {
+        eprintln!("note: {note}");
     }
-    if !args.no_spec_constraints
-        && loaded.spec.constraints_start.is_some()
-        && !with_spec
-        && !args.quiet
-    {
-        eprintln!(
-            "note: the `where` constraints of {} are about whole inputs; with --start they are not checked",
-            loaded.spec.source.name()
-        );
-    }
-    let mut constraints = spec_constraints;
     match args.constraints.compile(&loaded, args.spec.max_spec_size) {
         Ok(extra) => constraints.extend(extra),
         Err(code) => return Ok(code),

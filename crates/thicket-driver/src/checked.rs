@@ -2,8 +2,32 @@
 //! verdict, each violation explained (rendered and as data), and the JSON line of it.
 
 use crate::InputReader;
-use thicket_constraint::Checker;
+use thicket_constraint::{Checker, Constraint};
+use thicket_fandango::LoadedSpec;
 use thicket_parse::ParseError;
+
+/// The spec's own constraints that `thicket check` checks: all, none when `skip`
+/// (`--no-spec-constraints`), or none when they do not `apply` (they are about whole
+/// inputs and another start rule is given), with the note that says so.
+pub fn spec_constraints(
+    loaded: &LoadedSpec,
+    skip: bool,
+    apply: bool,
+) -> (Vec<Constraint>, Option<String>) {
+    if skip {
+        return (Vec::new(), None);
+    }
+    if apply {
+        return (loaded.core_constraints(), None);
+    }
+    let note = loaded.spec.constraints_start.is_some().then(|| {
+        format!(
+            "the `where` constraints of {} are about whole inputs; with --start they are not checked",
+            loaded.spec.source.name()
+        )
+    });
+    (Vec::new(), note)
+}
 
 /// The verdict on one input.
 pub enum Checked {
