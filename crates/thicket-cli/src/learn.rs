@@ -7,8 +7,8 @@ use crate::spec::SpecArgs;
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
-use thicket_driver::{ChoiceCounts, Skipped};
-use thicket_gen::prob::{DEFAULT_SMOOTHING, Weights};
+use thicket_driver::Skipped;
+use thicket_gen::prob::DEFAULT_SMOOTHING;
 use thicket_parse::ParseError;
 
 /// Arguments of `thicket learn`.
@@ -76,12 +76,8 @@ pub fn run(args: LearnArgs) -> anyhow::Result<u8> {
             Skipped::Rejected(e) => eprintln!("error: {}:{e}", input.name()),
         },
     );
-    let ChoiceCounts {
-        counts,
-        rejected,
-        out_of_memory: failed,
-    } = counted;
-    if counts.trees() == 0 {
+    let (rejected, failed) = (counted.rejected, counted.out_of_memory);
+    if counted.counts.trees() == 0 {
         eprintln!("error: no sample could be parsed: nothing to learn from");
         return Ok(if failed > 0 {
             exit::FAILURE
@@ -89,27 +85,13 @@ pub fn run(args: LearnArgs) -> anyhow::Result<u8> {
             exit::REJECTED
         });
     }
-    let weights = Weights::learn(&spec.grammar, &counts, args.smoothing, None);
-    let mut text = serde_json::to_string_pretty(&weights.to_json(
-        &spec.grammar,
-        args.smoothing,
-        counts.trees(),
-    ))?;
-    text.push('\n');
+    let text = counted.weights_json(&spec.grammar, args.smoothing);
     match &args.output {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => print!("{text}"),
     }
-    eprintln!(
-        "learned from {} samples{}",
-        counts.trees(),
-        if rejected > 0 {
-            format!(" ({rejected} rejected)")
-        } else {
-            String::new()
-        }
-    );
+    eprintln!("{}", counted.summary());
     Ok(if failed > 0 {
         exit::FAILURE
     } else if rejected > 0 {

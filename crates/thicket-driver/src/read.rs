@@ -6,7 +6,7 @@ use rustc_hash::FxHashSet;
 use thicket_cover::{Coverage, KPath, KPathGraph};
 use thicket_fandango::{BitLayout, PackedBits, UnpackedGrammar, Unpacker};
 use thicket_grammar::{ExprId, Grammar, Spec, SpecError};
-use thicket_gen::prob::Counts;
+use thicket_gen::prob::{Counts, Weights};
 use thicket_parse::{CompileError, ParseConfig, ParseError, ParseResult, Parser};
 use thicket_tree::DerivationTree;
 
@@ -234,6 +234,27 @@ pub struct ChoiceCounts {
     pub rejected: usize,
     /// Samples not counted because their chart did not fit in memory.
     pub out_of_memory: usize,
+}
+
+impl ChoiceCounts {
+    /// The probabilities learned from the counts with additive `smoothing`, as the
+    /// JSON text `thicket learn` writes (docs/json-output.md), ending in a line break.
+    pub fn weights_json(&self, grammar: &Grammar, smoothing: f64) -> String {
+        let weights = Weights::learn(grammar, &self.counts, smoothing, None);
+        let json = weights.to_json(grammar, smoothing, self.counts.trees());
+        let mut text = serde_json::to_string_pretty(&json).expect("JSON values serialize");
+        text.push('\n');
+        text
+    }
+
+    /// What the probabilities were learned from: `learned from N samples (R rejected)`.
+    pub fn summary(&self) -> String {
+        let rejected = match self.rejected {
+            0 => String::new(),
+            n => format!(" ({n} rejected)"),
+        };
+        format!("learned from {} samples{rejected}", self.counts.trees())
+    }
 }
 
 impl InputReader<'_> {
