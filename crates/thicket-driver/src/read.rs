@@ -226,6 +226,30 @@ impl InputReader<'_> {
     }
 }
 
+impl InputReader<'_> {
+    /// The trees of sample inputs (`thicket mine`'s positives and negatives), each read
+    /// whole under `max` bytes, and how many the grammar rejects: those are left out,
+    /// `rejected` told of each with its number among them (from 1). An input that
+    /// cannot be read ends the reading (the message names it).
+    pub fn read_samples(
+        &self,
+        inputs: &[Input],
+        max: u64,
+        rejected: &mut dyn FnMut(usize, &Input, &ParseError),
+    ) -> Result<(Vec<DerivationTree>, usize), String> {
+        let mut count = 0;
+        let trees = self.read_files(inputs, max, &mut |input, skipped| match skipped {
+            Skipped::Unreadable(e) => Err(e),
+            Skipped::Rejected(e) => {
+                count += 1;
+                rejected(count, input, &e);
+                Ok(())
+            }
+        })?;
+        Ok((trees, count))
+    }
+}
+
 /// The choices of sample inputs counted ([`InputReader::count_choices`]).
 pub struct ChoiceCounts {
     /// Per alternation and repetition, the choices the samples' trees took.

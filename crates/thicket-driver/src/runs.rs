@@ -9,6 +9,29 @@ use std::io::Write;
 use thicket_exec::{CoverageSummary, ExecError, FailureKind, Judge, LikelyRejection, Tally};
 use thicket_parse::Parser;
 
+/// Whether the program `judge` runs accepts the input `tree` stands for: its text, or
+/// with `encoding` its bits packed into bytes (a tree whose bits fill no whole byte
+/// stands for no input, which no program accepts). A run the executor could not make
+/// is not accepted.
+pub fn accepts(
+    judge: &mut Judge,
+    encoding: Option<&thicket_fandango::PackedBits<'_>>,
+    tree: &thicket_tree::DerivationTree,
+) -> Result<bool, ExecError> {
+    let packed;
+    let input = match encoding {
+        Some(encoding) => match thicket_gen::Encoding::encode(encoding, tree) {
+            Ok(bytes) => {
+                packed = bytes;
+                &packed
+            }
+            Err(_) => return Ok(false),
+        },
+        None => tree.bytes(),
+    };
+    Ok(judge.run(input)?.is_some_and(|v| v.accepted()))
+}
+
 /// What running a set of inputs found.
 #[derive(Default)]
 pub struct Runs {
