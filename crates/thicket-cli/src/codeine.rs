@@ -198,12 +198,6 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
-    if names.is_empty() {
-        eprintln!(
-            "error: nothing to learn from: no inputs (generate some with thicket generate -o DIR)"
-        );
-        return Ok(exit::FAILURE);
-    }
     let pool = args.jobs.pool()?;
     let kinds = args.locations.kinds();
     let keep = |name: &str| kinds.keeps(name);
@@ -229,12 +223,8 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     let inputs = pool.install(|| Inputs::read(texts, |t| reader.feature_paths(&graph, t, k)));
     let featured = started.elapsed();
     let rejected = inputs.rejected();
-    if rejected == names.len() {
-        eprintln!(
-            "error: nothing to learn from: all {} inputs are rejected by the grammar (the model \
-             learns from inputs the grammar accepts)",
-            names.len()
-        );
+    if let Some(why) = inputs.nothing_to_learn() {
+        eprintln!("error: {why}");
         return Ok(exit::FAILURE);
     }
     let needs_program = args.from_matrix.is_none() || args.focus.is_some();

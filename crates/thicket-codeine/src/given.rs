@@ -1,7 +1,9 @@
-//! A coverage matrix given for a command's inputs (`learn-coverage --from-matrix`,
-//! `predict --truth`): read, and checked to be of those inputs.
+//! What a command is given, checked: a coverage matrix for its inputs
+//! (`learn-coverage --from-matrix`, `predict --truth`), read and checked to be of
+//! those inputs; inputs to learn from, checked to give something to learn.
 
 use crate::CoverageMatrix;
+use crate::learning::Inputs;
 use std::path::Path;
 
 /// Why a given matrix cannot be used.
@@ -42,5 +44,26 @@ impl CoverageMatrix {
                 ""
             }
         )))
+    }
+}
+
+impl Inputs {
+    /// Why these inputs give nothing to learn from: there are none, or the grammar
+    /// rejects them all (a model learns from inputs the grammar accepts); `None` if
+    /// some can be learned from.
+    pub fn nothing_to_learn(&self) -> Option<String> {
+        let inputs = self.texts.len();
+        if inputs == 0 {
+            return Some(
+                "nothing to learn from: no inputs (generate some with thicket generate -o DIR)"
+                    .to_string(),
+            );
+        }
+        (self.rejected() == inputs).then(|| {
+            format!(
+                "nothing to learn from: all {inputs} inputs are rejected by the grammar (the \
+                 model learns from inputs the grammar accepts)"
+            )
+        })
     }
 }
