@@ -7,7 +7,7 @@ use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use thicket_cover::KPathGraph;
-use thicket_driver::kcover::{CoverageRun, Uncounted};
+use thicket_driver::kcover::CoverageRun;
 use thicket_parse::ParseConfig;
 
 /// Arguments of `thicket cover`.
@@ -103,14 +103,8 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         args.all_parses,
         args.inputs.max_input_size,
     );
-    for (input, own) in inputs.iter().zip(&run.per_input) {
-        match own {
-            Ok(_) => {}
-            Err(Uncounted::Unreadable(e)) => eprintln!("error: {e} (not counted)"),
-            Err(Uncounted::Rejected(e)) => {
-                eprintln!("error: {}:{e} (not counted)", input.name())
-            }
-        }
+    for error in run.errors(&inputs) {
+        eprintln!("error: {error}");
     }
     let (rejected, unreadable) = (run.rejected, run.unreadable);
     let missing: Vec<Vec<String>> = if args.missing {

@@ -146,6 +146,18 @@ impl CoverageRun {
             .collect()
     }
 
+    /// The error message of each input of `inputs` whose coverage is not counted, in
+    /// order.
+    pub fn errors(&self, inputs: &[Input]) -> Vec<String> {
+        let uncounted = inputs.iter().zip(&self.per_input);
+        uncounted
+            .filter_map(|(input, own)| match own.as_ref().err()? {
+                Uncounted::Unreadable(e) => Some(format!("{e} (not counted)")),
+                Uncounted::Rejected(e) => Some(format!("{}:{e} (not counted)", input.name())),
+            })
+            .collect()
+    }
+
     /// The report as `thicket cover` prints it for people: the inputs counted, a table
     /// of the paths covered per length, with `per_input` each input's share per
     /// length, then the `missing` paths listed per length (with how many there are).
