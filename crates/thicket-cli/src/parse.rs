@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use std::io::Write;
 use thicket_driver::InputReader;
 use thicket_driver::files::for_each_batch;
-use thicket_driver::parsed::{Failure, ParseRequest, Parsed as Outcome, failure_line};
+use thicket_driver::parsed::{Failure, ParseRequest, Parsed as Outcome, count_line, failure_line};
 use thicket_parse::{ParseConfig, TreeCount};
 use thicket_tree::Rendering;
 
@@ -218,10 +218,5 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
 
 /// The count of an input's trees, on stderr.
 fn print_count(name: &str, count: &TreeCount) {
-    let plural = if *count == TreeCount::Finite(1) {
-        ""
-    } else {
-        "s"
-    };
-    eprintln!("{name}: {count} derivation tree{plural}");
+    eprintln!("{}", count_line(name, count));
 }

@@ -334,6 +334,17 @@ impl ParseRequest {
     }
 }
 
+/// The line on an input's tree count (`thicket parse --count`, on stderr):
+/// `NAME: N derivation trees`.
+pub fn count_line(name: &str, count: &TreeCount) -> String {
+    let plural = if *count == TreeCount::Finite(1) {
+        ""
+    } else {
+        "s"
+    };
+    format!("{name}: {count} derivation tree{plural}")
+}
+
 /// The start of the JSON line of an accepted input called `name`, up to its tree or
 /// trees: `{"file", "ok": true`, then with a `count` `"trees"` (a number, or null with
 /// the reason in `"trees_unknown"`), then `"all":` (`all`: a list of trees follows) or
