@@ -291,7 +291,6 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     };
     // --mutate-share and --valid-only conflict with --no-feedback (clap says so).
     let mutate_share = args.mutate_share.unwrap_or(0.8);
-    use thicket_fuzz::strategy::StrategyKind;
     // The whitebox searches run in the coverage campaign's loop (its output, stats,
     // budgets); the options of the other strategies do not apply.
     let kind = args.strategy.kind();
@@ -311,13 +310,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             return Ok(exit::USAGE);
         }
     };
-    // The new strategies choose uniformly (random: Tribble's baseline) or by the
-    // probabilities, which size steering would skew: --target-size defaults to 0.
-    let config = if kind == StrategyKind::Coverage {
-        args.limits.config()
-    } else {
-        args.limits.config_or(0)
-    };
+    let target_size = thicket_fuzz::setup::default_target_size(kind);
+    let config = args.limits.config_or(target_size);
     let generator = match Generator::new(&spec.grammar, config) {
         Ok(g) => g,
         Err(e) => {
@@ -444,12 +438,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     };
     eprintln!("thicket: {}", campaign.stats().executor);
     if args.resume {
-        eprintln!(
-            "thicket: resumed at {} executions with {} kept inputs, {}",
-            campaign.stats().execs,
-            campaign.stats().queue,
-            campaign.stats().coverage.headline()
-        );
+        let resumed = thicket_fuzz::report::resumed_line(campaign.stats());
+        eprintln!("thicket: {resumed}");
     }
     let stop = Arc::new(AtomicBool::new(false));
     {
