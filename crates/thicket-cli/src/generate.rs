@@ -14,7 +14,6 @@ use thicket_driver::output::{Framing, OutputSink, StreamOutput, digits};
 use thicket_driver::{BuildError, MakerOptions, Makers};
 use thicket_fandango::{GeneratorRefusal, StreamConfig};
 use thicket_gen::{ChoicePolicy, GenConfig, Generator};
-use thicket_grammar::diag::escape_invisible;
 
 /// The limits of generation, shared by every subcommand that generates.
 #[derive(Args, Debug, Clone, Copy)]
@@ -473,28 +472,16 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
 
 /// Prints why a spec's inputs cannot be made and returns the exit code.
 fn report_build(error: BuildError) -> u8 {
-    match error {
-        BuildError::NotGenerable(why) => {
-            eprintln!("error: {why}");
-            exit::FAILURE
-        }
-        BuildError::Generator(GeneratorRefusal::Limits(why)) => {
-            eprintln!("error: {}", escape_invisible(&why));
-            exit::FAILURE
-        }
-        BuildError::Generator(GeneratorRefusal::Spec { errors, also }) => {
-            // Shown where they are, as `thicket lint` does, with the code for spec errors.
-            let code = crate::spec::report(&errors);
-            if let Some(why) = also {
-                eprintln!("error: {}", escape_invisible(&why));
-            }
-            code
-        }
-        BuildError::Unsolvable(e) => {
-            eprintln!("error: {}", escape_invisible(&e.to_string()));
-            exit::BAD_SPEC
-        }
+    let code = match &error {
+        // Shown where they are, as `thicket lint` does, with the code for spec errors.
+        BuildError::Generator(GeneratorRefusal::Spec { errors, .. }) => crate::spec::report(errors),
+        BuildError::Unsolvable(_) => exit::BAD_SPEC,
+        _ => exit::FAILURE,
+    };
+    if let Some(message) = error.message() {
+        eprintln!("error: {message}");
     }
+    code
 }
 
 /// `--target MODEL:LOCATION`: inputs aimed at a code location (see thicket-codeine).
