@@ -47,7 +47,7 @@ impl BuildError {
     /// the spec's own errors when the generator refuses the spec (rendered where they
     /// are, from [`GeneratorRefusal::Spec`]); `None` when those say it all.
     pub fn message(&self) -> Option<String> {
-        let escaped = thicket_grammar::diag::escape_invisible;
+        let escaped = |text: &str| thicket_grammar::diag::escape_invisible(text).into_owned();
         match self {
             BuildError::NotGenerable(why) => Some(why.clone()),
             BuildError::Generator(GeneratorRefusal::Limits(why)) => Some(escaped(why)),
