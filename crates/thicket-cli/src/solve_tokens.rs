@@ -70,16 +70,13 @@ pub fn run(args: SolveTokensArgs) -> anyhow::Result<u8> {
         }
         return Ok(exit::OK);
     }
-    let mut sets = Vec::new();
-    for (i, text) in args.sets.iter().enumerate() {
-        match TokenSet::parse(&tokens, text, i) {
-            Ok(set) => sets.push(set),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit::USAGE);
-            }
+    let sets = match TokenSet::parse_all(&tokens, &args.sets) {
+        Ok(sets) => sets,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(exit::USAGE);
         }
-    }
+    };
     let answer = Answer::solve(&spec.grammar, &tokens, &sets);
     let ms = answer.time_ms;
     if args.json {

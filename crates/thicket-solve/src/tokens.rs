@@ -84,6 +84,14 @@ impl TokenSet {
         })
     }
 
+    /// Reads one set per text of `texts`, in order (see [`TokenSet::parse`]); the first
+    /// error.
+    pub fn parse_all(tokens: &Tokens, texts: &[String]) -> Result<Vec<TokenSet>, String> {
+        let sets = texts.iter().enumerate();
+        sets.map(|(i, text)| TokenSet::parse(tokens, text, i))
+            .collect()
+    }
+
     /// Reads the set of `tokens` written as `text` (the `position`-th, from 0, for
     /// messages): kinds separated by `,` (a literal's text, or a token rule with or
     /// without angle brackets; a lone `,` is the comma), `*` for any token, `$` for
