@@ -278,10 +278,7 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             args.seed,
             &mut |tree| accepts(judge, tree),
         )?;
-        eprintln!(
-            "labelled by the program: {} generated and {} mutated inputs: {} accepted, {} rejected",
-            labelled.generated, labelled.mutated, labelled.accepted, labelled.rejected
-        );
+        eprintln!("{}", labelled.line());
     }
     if positives.is_empty() {
         eprintln!("error: no positive input in the grammar to learn from");

@@ -1,7 +1,7 @@
 //! What `thicket mine` reports of its results: each result's figures in one line, and
 //! the whole run as data (`--json`).
 
-use crate::program::Validated;
+use crate::program::{Labelled, Validated};
 use crate::{Mined, Scored, StepCount};
 use serde::Serialize;
 
@@ -25,6 +25,16 @@ impl Scored {
             self.precision() * 100.0,
             self.accuracy() * 100.0,
             self.patterns.join(", ")
+        )
+    }
+}
+
+impl Labelled {
+    /// The line on the samples the program labelled.
+    pub fn line(&self) -> String {
+        format!(
+            "labelled by the program: {} generated and {} mutated inputs: {} accepted, {} rejected",
+            self.generated, self.mutated, self.accepted, self.rejected
         )
     }
 }
