@@ -66,10 +66,7 @@ impl GenLimits {
             max_repetitions: self.max_repetitions,
             max_nodes: usize::try_from(self.max_nodes).unwrap_or(usize::MAX),
             max_size: self.max_size,
-            policy: match self.target_size.unwrap_or(target_size) {
-                0 => ChoicePolicy::Uniform,
-                bytes => ChoicePolicy::Sized { bytes },
-            },
+            policy: ChoicePolicy::for_target_size(self.target_size.unwrap_or(target_size)),
         }
     }
 }
