@@ -393,10 +393,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             &mut sink,
         );
     }
-    // With --time and no -n, as many as the time allows.
-    let count = args
-        .count
-        .unwrap_or(if args.time.is_some() { u64::MAX } else { 10 });
+    let count = ended::count_or_default(args.count, args.time.is_some());
     // --unique on a small language: how many distinct inputs there are, known from the
     // grammar before anything is drawn (ANTLR inputs are respelled and separated after
     // generation, so their number is not the grammar's).

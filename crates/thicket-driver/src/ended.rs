@@ -11,6 +11,12 @@ use thicket_solve::SolverConfig;
 /// [`Generator::distinct_inputs`]).
 pub const UNIQUE_LISTING_LIMIT: u64 = 1 << 20;
 
+/// How many inputs a run makes for the `count` asked for (`-n`): that, else 10, or as
+/// many as the time allows when `timed` (`--time` without `-n`).
+pub fn count_or_default(count: Option<u64>, timed: bool) -> u64 {
+    count.unwrap_or(if timed { u64::MAX } else { 10 })
+}
+
 /// The distinct inputs of `generator`'s language when it has fewer than `count`
 /// within the generator's limits (listing at most [`UNIQUE_LISTING_LIMIT`]
 /// derivations); `None` for a larger language, or one too large to list.

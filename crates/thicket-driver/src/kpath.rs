@@ -29,7 +29,7 @@ impl Production {
         match self {
             Production::Cover => count.map_or(usize::MAX, |n| n as usize),
             Production::Stream => {
-                let count = count.unwrap_or(if timed { u64::MAX } else { 10 });
+                let count = crate::ended::count_or_default(count, timed);
                 usize::try_from(count).unwrap_or(usize::MAX)
             }
         }
