@@ -15,8 +15,7 @@ pub fn run(out: &Path, jobs: u32, seed: Option<u64>, resume: bool) -> anyhow::Re
     // Worker 0 runs with the campaign's seed itself.
     let seed = crate::fuzz::campaign_seed(seed, resume, &out.join("worker-0"));
     let all: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let after_subcommand = all.iter().position(|a| a == "fuzz").map_or(0, |i| i + 1);
-    let (options, target) = workers::worker_args(&all[after_subcommand..]);
+    let (options, target) = workers::worker_args_of(&all);
     let exe = std::env::current_exe().context("cannot find the thicket executable")?;
     let workers = Workers {
         out: out.to_path_buf(),

@@ -28,6 +28,13 @@ const PER_WORKER: [(&str, Option<char>, bool); 6] = [
     ("--sync-every", None, true),
 ];
 
+/// [`worker_args`] of a whole command line `args` (without the program's name): the
+/// arguments after the `fuzz` subcommand.
+pub fn worker_args_of(args: &[OsString]) -> (Vec<OsString>, Vec<OsString>) {
+    let after_subcommand = args.iter().position(|a| a == "fuzz").map_or(0, |i| i + 1);
+    worker_args(&args[after_subcommand..])
+}
+
 /// The arguments of `thicket fuzz` (after the subcommand) without the per-worker ones:
 /// `(options, target)`, the target being what follows `--` (with the `--`).
 pub fn worker_args(args: &[OsString]) -> (Vec<OsString>, Vec<OsString>) {
