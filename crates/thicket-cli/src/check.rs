@@ -85,11 +85,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     }
     let spec = loaded.spec;
-    if constraints.is_empty() && !args.quiet {
-        eprintln!(
-            "note: {} has no constraints and none were given: checking the grammar only",
-            spec.source.name()
-        );
+    let note = thicket_driver::checked::no_constraints_note(spec.source.name(), &constraints);
+    if let Some(note) = note.filter(|_| !args.quiet) {
+        eprintln!("note: {note}");
     }
     let grammar = &spec.grammar;
     // Inputs that pack bit fields into bytes are read one bit at a time.

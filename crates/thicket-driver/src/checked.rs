@@ -29,6 +29,14 @@ pub fn spec_constraints(
     (Vec::new(), note)
 }
 
+/// The note that the spec called `spec` has no constraints and none were given, when
+/// `constraints` is empty: only the grammar is checked.
+pub fn no_constraints_note(spec: &str, constraints: &[Constraint]) -> Option<String> {
+    constraints.is_empty().then(|| {
+        format!("{spec} has no constraints and none were given: checking the grammar only")
+    })
+}
+
 /// The verdict on one input.
 pub enum Checked {
     /// In the language, every constraint holds.
