@@ -517,7 +517,9 @@ fn run_targeted<W: Write>(
     }
     let mut summary = GenSummary::new(grammar, args.stats);
     sink.write_trees(&inputs, seed, grammar, &mut summary)?;
-    let summary = aimed.stats.summary(trees.len(), aimed.constraints, args.tries);
+    let summary = aimed
+        .stats
+        .summary(trees.len(), aimed.constraints, args.tries);
     eprintln!("thicket: {summary}");
     Ok(exit::OK)
 }

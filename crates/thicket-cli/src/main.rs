@@ -67,7 +67,8 @@ fn spec_flag_as_argument(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsStrin
 
 /// Running out of memory ends the process with a message, never with an abort.
 #[global_allocator]
-static ALLOCATOR: thicket_driver::alloc::ExitWhenExhausted = thicket_driver::alloc::ExitWhenExhausted;
+static ALLOCATOR: thicket_driver::alloc::ExitWhenExhausted =
+    thicket_driver::alloc::ExitWhenExhausted;
 
 /// Exit codes, the same for every subcommand.
 pub mod exit {

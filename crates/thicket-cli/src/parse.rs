@@ -184,8 +184,8 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                             )?;
                         }
                         failed => {
-                            if let Some(line) = failure_line(&name, &failed)
-                                .filter(|_| json && !args.quiet)
+                            if let Some(line) =
+                                failure_line(&name, &failed).filter(|_| json && !args.quiet)
                             {
                                 writeln!(out, "{line}")?;
                             }

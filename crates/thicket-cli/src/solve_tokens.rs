@@ -92,9 +92,5 @@ pub fn run(args: SolveTokensArgs) -> anyhow::Result<u8> {
         println!("UNSAT");
         eprintln!("thicket: no input of the grammar has such tokens ({ms:.2} ms)");
     }
-    Ok(if answer.sat {
-        exit::OK
-    } else {
-        exit::REJECTED
-    })
+    Ok(if answer.sat { exit::OK } else { exit::REJECTED })
 }

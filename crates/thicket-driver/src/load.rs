@@ -58,7 +58,10 @@ pub fn add_goals(
     minimize: &[String],
     maximize: &[String],
 ) -> Result<(), SpecError> {
-    for (flag, smaller, goals) in [("--minimize", true, minimize), ("--maximize", false, maximize)] {
+    for (flag, smaller, goals) in [
+        ("--minimize", true, minimize),
+        ("--maximize", false, maximize),
+    ] {
         for (i, text) in goals.iter().enumerate() {
             loaded.add_goal(&format!("<{flag} {}>", i + 1), text, smaller)?;
         }

@@ -35,8 +35,6 @@ pub fn reduce(
                 grammar, judge, encoded, limits, seed, bytes, events,
             )
         }
-        None => {
-            thicket_fuzz::minimize::reduce(grammar, judge, input, limits, seed, bytes, events)
-        }
+        None => thicket_fuzz::minimize::reduce(grammar, judge, input, limits, seed, bytes, events),
     }
 }

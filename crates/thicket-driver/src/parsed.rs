@@ -4,9 +4,9 @@
 //! that failed, shared by `parse` and `check`.
 
 use crate::InputReader;
+use std::io::Write;
 use thicket_grammar::Grammar;
 use thicket_parse::{ParseError, ParseResult, Parser, Rejection, TreeCount};
-use std::io::Write;
 use thicket_tree::{DerivationTree, Renderer, Rendering};
 
 /// Inputs up to this size (64 KiB) are parsed and rendered in parallel, into memory;
@@ -77,7 +77,9 @@ impl Parsed {
                 (shown(format!("{name}:{r}\n{excerpt}")), Failure::Rejected)
             }
             Parsed::TooComplex(message) => (shown(format!("{name}: {message}")), Failure::Rejected),
-            Parsed::OutOfMemory(message) => (Some(format!("{name}: {message}")), Failure::Unreadable),
+            Parsed::OutOfMemory(message) => {
+                (Some(format!("{name}: {message}")), Failure::Unreadable)
+            }
             Parsed::Unreadable(message) => (Some(message.clone()), Failure::Unreadable),
             Parsed::Parsed(..) | Parsed::Large(_) => return None,
         })

@@ -5,8 +5,8 @@ use crate::files::Input;
 use rustc_hash::FxHashSet;
 use thicket_cover::{Coverage, KPath, KPathGraph};
 use thicket_fandango::{BitLayout, PackedBits, UnpackedGrammar, Unpacker};
-use thicket_grammar::{ExprId, Grammar, Spec, SpecError};
 use thicket_gen::prob::{Counts, Weights};
+use thicket_grammar::{ExprId, Grammar, Spec, SpecError};
 use thicket_parse::{CompileError, ParseConfig, ParseError, ParseResult, Parser};
 use thicket_tree::DerivationTree;
 
@@ -180,7 +180,11 @@ impl<'g> InputReader<'g> {
         match small {
             Some(paths) => Some(paths),
             // The tree of a packed input is the spec's once packed again: `read` does it.
-            None => Some(thicket_codeine::tree_paths(graph, &self.read(input).ok()?, k)),
+            None => Some(thicket_codeine::tree_paths(
+                graph,
+                &self.read(input).ok()?,
+                k,
+            )),
         }
     }
 

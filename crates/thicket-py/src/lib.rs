@@ -529,7 +529,6 @@ impl Violation {
     }
 }
 
-
 /// A rule name without angle brackets.
 fn bare(name: &str) -> &str {
     name.trim_start_matches('<').trim_end_matches('>')
