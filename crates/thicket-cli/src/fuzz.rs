@@ -243,18 +243,14 @@ fn seed_trees(
     .collect_or_report(false)?;
     let reader = crate::shared::reader_for(spec, input_grammar, Default::default())?;
     let max = crate::inputs::DEFAULT_MAX_INPUT_SIZE;
-    let trees = reader.read_files(&inputs, max, &mut |input, skipped| {
-        match skipped {
-            Skipped::Unreadable(e) => eprintln!("warning: seed {e}; skipped"),
-            Skipped::Rejected(e) => eprintln!("warning: seed {}:{e}; skipped", input.name()),
-        }
-        Ok::<(), u8>(())
-    })?;
-    if trees.is_empty() {
-        eprintln!("error: no seed input is in the grammar's language: nothing to learn from");
-        return Err(exit::FAILURE);
-    }
-    Ok(trees)
+    let warn = &mut |input: &thicket_driver::files::Input, skipped| match skipped {
+        Skipped::Unreadable(e) => eprintln!("warning: seed {e}; skipped"),
+        Skipped::Rejected(e) => eprintln!("warning: seed {}:{e}; skipped", input.name()),
+    };
+    reader.seed_trees(&inputs, max, warn).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::FAILURE
+    })
 }
 
 impl FuzzArgs {

@@ -254,6 +254,34 @@ impl InputReader<'_> {
     }
 }
 
+impl InputReader<'_> {
+    /// Seed trees for a campaign's learning strategies (`thicket fuzz --seeds`): the
+    /// trees of `inputs` (each read whole under `max`), those that cannot be read or
+    /// are not in the language left out after `skipped` is told; an error if none is
+    /// left.
+    pub fn seed_trees(
+        &self,
+        inputs: &[Input],
+        max: u64,
+        skipped: &mut dyn FnMut(&Input, Skipped),
+    ) -> Result<Vec<DerivationTree>, String> {
+        let read = self.read_files(inputs, max, &mut |input, why| {
+            skipped(input, why);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        let trees = match read {
+            Ok(trees) => trees,
+            Err(never) => match never {},
+        };
+        if trees.is_empty() {
+            return Err(
+                "no seed input is in the grammar's language: nothing to learn from".to_string(),
+            );
+        }
+        Ok(trees)
+    }
+}
+
 /// The choices of sample inputs counted ([`InputReader::count_choices`]).
 pub struct ChoiceCounts {
     /// Per alternation and repetition, the choices the samples' trees took.
