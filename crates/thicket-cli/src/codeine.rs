@@ -12,7 +12,7 @@ use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thicket_codeine::given::GivenMatrixError;
-use thicket_codeine::learning::{Focus, Inputs, LearnError, LearnEvent, Learning};
+use thicket_codeine::learning::{Focus, Inputs, LearnError, Learning};
 use thicket_codeine::text::LearnTimes;
 use thicket_codeine::{CoverageMatrix, LearnConfig, Model, ModelFileError, Prediction};
 use thicket_cover::KPathGraph;
@@ -289,14 +289,7 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         config,
         pool: Some(&pool),
     };
-    let learned = learning.run(focus, &mut |event| match event {
-        LearnEvent::FocusStarts {
-            location,
-            covering,
-            inputs,
-        } => eprintln!("focus {location}: {covering} of {inputs} inputs cover it"),
-        LearnEvent::Round(round) => eprintln!("  {}", round.line()),
-    });
+    let learned = learning.run(focus, &mut |event| eprintln!("{}", event.line()));
     let learned = match learned {
         Ok(learned) => learned,
         Err(LearnError::UnknownFocus(e)) => {

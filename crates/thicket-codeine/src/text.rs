@@ -5,7 +5,7 @@
 //! same types.
 
 use crate::explain::Explanation;
-use crate::learning::{Learned, Scores};
+use crate::learning::{LearnEvent, Learned, Scores};
 use crate::{Model, ModelFileError, Prediction, TargetStats};
 use std::path::Path;
 use std::time::Duration;
@@ -96,6 +96,21 @@ impl Prediction {
             ));
         }
         lines
+    }
+}
+
+impl LearnEvent<'_> {
+    /// The event as a line for people: a refinement starts, or a round of it ended
+    /// (indented under the first).
+    pub fn line(&self) -> String {
+        match self {
+            LearnEvent::FocusStarts {
+                location,
+                covering,
+                inputs,
+            } => format!("focus {location}: {covering} of {inputs} inputs cover it"),
+            LearnEvent::Round(round) => format!("  {}", round.line()),
+        }
     }
 }
 
