@@ -27,7 +27,7 @@ pub struct InputArgs {
     pub max_input_size: u64,
 }
 
-pub use thicket_driver::files::{Input, read_path, unreadable_note};
+pub use thicket_driver::files::{Input, read_path};
 
 impl InputArgs {
     /// Every input in order: the arguments (folders expanded), then the paths listed in
