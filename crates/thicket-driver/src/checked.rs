@@ -180,3 +180,31 @@ impl Tally {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_print_and_count_as_check_reports_them() {
+        let invalid = Checked::Invalid(vec![("violates\n  here".into(), serde_json::Value::Null)]);
+        assert_eq!(
+            invalid.text_lines("a"),
+            ["a: invalid", "  violates", "    here"]
+        );
+        assert_eq!(Checked::Valid.text_lines("b"), ["b: valid"]);
+        let unread = Checked::Unreadable("c: no such file".into());
+        assert!(unread.text_lines("c").is_empty());
+        assert_eq!(unread.error("c").as_deref(), Some("c: no such file"));
+        let memory = Checked::OutOfMemory("over the limit".into());
+        assert_eq!(memory.error("d").as_deref(), Some("d: over the limit"));
+        let mut tally = Tally::default();
+        for verdict in [&invalid, &Checked::Valid, &unread, &memory] {
+            tally.add(verdict);
+        }
+        assert_eq!(
+            tally.line(4),
+            "4 inputs: 1 valid, 1 violate constraints, 0 not in the language, 2 unreadable"
+        );
+    }
+}

@@ -171,6 +171,28 @@ impl RunEnd<'_> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn without_n_a_run_makes_ten_or_what_the_time_allows_and_k_path_production_follows() {
+        use crate::kpath::Production;
+        assert_eq!(count_or_default(Some(3), true), 3);
+        assert_eq!(count_or_default(None, false), 10);
+        assert_eq!(count_or_default(None, true), u64::MAX);
+        assert_eq!(Production::Stream.limit(None, false), 10);
+        assert_eq!(Production::Cover.limit(None, false), usize::MAX);
+        assert_eq!(Production::Cover.limit(Some(4), true), 4);
+    }
+
+    #[test]
+    fn warnings_name_the_missed_streams_and_the_inputs_closed_off() {
+        let config = GenConfig::default();
+        let run = end(&config);
+        assert!(run.warnings((0, None), 0).is_empty());
+        let warnings = run.warnings((2, Some("unsat")), 1);
+        assert_eq!(warnings.len(), 2);
+        assert!(warnings[0].starts_with("2 of 10 random streams gave no valid input: unsat"));
+        assert!(warnings[1].starts_with("1 of 10 inputs reached --max-nodes"));
+    }
+
     fn end<'a>(config: &'a GenConfig) -> RunEnd<'a> {
         RunEnd {
             count: 10,

@@ -521,6 +521,20 @@ mod tests {
     use crate::python::{PyFileTrace, PyTrace};
 
     #[test]
+    fn a_summary_as_text_counts_in_its_kinds_units() {
+        let edges = CoverageSummary {
+            kind: CoverageKind::Edges,
+            edges: Some(37),
+            map_size: Some(65536),
+            ..CoverageSummary::default()
+        };
+        assert_eq!(edges.text_lines(), ["coverage: 37 edges (map size 65536)"]);
+        let plain = CoverageSummary::default();
+        assert_eq!(plain.kind, CoverageKind::None);
+        assert_eq!(plain.text_lines(), ["coverage: none measured (plain mode)"]);
+    }
+
+    #[test]
     fn nothing_covered_names_the_include_option_of_the_target_kind() {
         let python = CoverageSummary {
             kind: CoverageKind::Python,
