@@ -7,7 +7,7 @@ use crate::spec::{ConstraintArgs, SpecArgs};
 use clap::Args;
 use std::io::Write;
 use thicket_constraint::Checker;
-use thicket_driver::checked::Checked as Verdict;
+use thicket_driver::checked::{Checked as Verdict, Tally};
 use thicket_driver::files::for_each_batch;
 use thicket_parse::ParseConfig;
 
@@ -72,32 +72,22 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
-    let mut spec_constraints = loaded.core_constraints();
-    let with_spec = !args.no_spec_constraints && args.spec.constraints_apply();
-    if !with_spec {
-        spec_constraints.clear();
+    let (mut constraints, note) = thicket_driver::checked::spec_constraints(
+        &loaded,
+        args.no_spec_constraints,
+        args.spec.constraints_apply(),
+    );
+    if let Some(note) = note.filter(|_| !args.quiet) {
+        eprintln!("note: {note}");
     }
-    if !args.no_spec_constraints
-        && loaded.spec.constraints_start.is_some()
-        && !with_spec
-        && !args.quiet
-    {
-        eprintln!(
-            "note: the `where` constraints of {} are about whole inputs; with --start they are not checked",
-            loaded.spec.source.name()
-        );
-    }
-    let mut constraints = spec_constraints;
     match args.constraints.compile(&loaded, args.spec.max_spec_size) {
         Ok(extra) => constraints.extend(extra),
         Err(code) => return Ok(code),
     }
     let spec = loaded.spec;
-    if constraints.is_empty() && !args.quiet {
-        eprintln!(
-            "note: {} has no constraints and none were given: checking the grammar only",
-            spec.source.name()
-        );
+    let note = thicket_driver::checked::no_constraints_note(spec.source.name(), &constraints);
+    if let Some(note) = note.filter(|_| !args.quiet) {
+        eprintln!("note: {note}");
     }
     let grammar = &spec.grammar;
     // Inputs that pack bit fields into bytes are read one bit at a time.
@@ -117,7 +107,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let pool = args.jobs.pool()?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let (mut valid, mut invalid, mut rejected, mut unreadable) = (0, 0, 0, 0);
+    let mut tally = Tally::default();
     for_each_batch(
         &inputs,
         &pool,
@@ -128,24 +118,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         |batch, verdicts: Vec<Verdict>| {
             for (input, verdict) in batch.iter().zip(&verdicts) {
                 let name = input.name();
-                match verdict {
-                    Verdict::Valid => valid += 1,
-                    Verdict::Invalid(_) => invalid += 1,
-                    Verdict::NotInLanguage(..) => rejected += 1,
-                    Verdict::Unreadable(message) | Verdict::OutOfMemory(message) => {
-                        unreadable += 1;
-                        // A read error names its file already; running out of memory
-                        // does not.
-                        let shown = match verdict {
-                            Verdict::Unreadable(_) => message.clone(),
-                            _ => format!("{name}: {message}"),
-                        };
-                        eprintln!("error: {shown}");
-                        if args.json && !args.quiet {
-                            writeln!(out, "{}", verdict.json_line(&name))?;
-                        }
-                        continue;
-                    }
+                tally.add(verdict);
+                if let Some(error) = verdict.error(&name) {
+                    eprintln!("error: {error}");
                 }
                 if args.quiet {
                     continue;
@@ -154,25 +129,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                     writeln!(out, "{}", verdict.json_line(&name))?;
                     continue;
                 }
-                match verdict {
-                    Verdict::Valid => writeln!(out, "{name}: valid")?,
-                    Verdict::Invalid(v) => {
-                        writeln!(out, "{name}: invalid")?;
-                        for (text, _) in v {
-                            for line in text.lines() {
-                                writeln!(out, "  {line}")?;
-                            }
-                        }
-                    }
-                    Verdict::NotInLanguage(text, _) => {
-                        writeln!(out, "{name}: invalid")?;
-                        for line in text.lines() {
-                            writeln!(out, "  {line}")?;
-                        }
-                    }
-                    Verdict::Unreadable(_) | Verdict::OutOfMemory(_) => {
-                        unreachable!("reported above")
-                    }
+                for line in verdict.text_lines(&name) {
+                    writeln!(out, "{line}")?;
                 }
             }
             out.flush()?;
@@ -181,12 +139,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     )?;
     out.flush()?;
     if !args.quiet && inputs.len() > 1 {
-        eprintln!(
-            "{} inputs: {valid} valid, {invalid} violate constraints, {rejected} not in the language{}",
-            inputs.len(),
-            crate::inputs::unreadable_note(unreadable)
-        );
+        eprintln!("{}", tally.line(inputs.len()));
     }
+    let Tally {
+        invalid,
+        rejected,
+        unreadable,
+        ..
+    } = tally;
     Ok(if unreadable > 0 {
         exit::FAILURE
     } else if invalid + rejected > 0 {

@@ -11,7 +11,9 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use thicket_codeine::learning::{Focus, Inputs, LearnError, LearnEvent, Learning, Scores};
+use thicket_codeine::given::GivenMatrixError;
+use thicket_codeine::learning::{Focus, Inputs, LearnError, Learning};
+use thicket_codeine::text::LearnTimes;
 use thicket_codeine::{CoverageMatrix, LearnConfig, Model, ModelFileError, Prediction};
 use thicket_cover::KPathGraph;
 use thicket_driver::{InputGrammar, InputReader};
@@ -186,31 +188,6 @@ fn small_inputs_reader<'g>(
     })
 }
 
-/// The k-paths of an input as CODEINE reads them (`thicket_codeine::input_paths`:
-/// every derivation if its forest is small, else the one the parser returns; read bit
-/// by bit if the spec packs bit fields), `None` if the grammar rejects it.
-fn input_paths(
-    reader: &InputReader<'_>,
-    graph: &KPathGraph,
-    text: &[u8],
-    k: usize,
-) -> Option<rustc_hash::FxHashSet<thicket_cover::KPath>> {
-    let small = reader
-        .with_parse(text, |parsed| {
-            thicket_codeine::small_forest_paths(parsed, graph, k)
-        })
-        .ok()?;
-    match small {
-        Some(paths) => Some(paths),
-        // The tree of a packed input is the spec's once packed again: `read` does it.
-        None => Some(thicket_codeine::tree_paths(
-            graph,
-            &reader.read(text).ok()?,
-            k,
-        )),
-    }
-}
-
 /// Runs `thicket learn-coverage`.
 pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     let spec = match args.spec.load() {
@@ -221,12 +198,6 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
-    if names.is_empty() {
-        eprintln!(
-            "error: nothing to learn from: no inputs (generate some with thicket generate -o DIR)"
-        );
-        return Ok(exit::FAILURE);
-    }
     let pool = args.jobs.pool()?;
     let kinds = args.locations.kinds();
     let keep = |name: &str| kinds.keeps(name);
@@ -249,15 +220,11 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     let graph = KPathGraph::new(&spec.grammar);
     let k = usize::from(args.k);
     let started = Instant::now();
-    let inputs = pool.install(|| Inputs::read(texts, |t| input_paths(&reader, &graph, t, k)));
+    let inputs = pool.install(|| Inputs::read(texts, |t| reader.feature_paths(&graph, t, k)));
     let featured = started.elapsed();
     let rejected = inputs.rejected();
-    if rejected == names.len() {
-        eprintln!(
-            "error: nothing to learn from: all {} inputs are rejected by the grammar (the model \
-             learns from inputs the grammar accepts)",
-            names.len()
-        );
+    if let Some(why) = inputs.nothing_to_learn() {
+        eprintln!("error: {why}");
         return Ok(exit::FAILURE);
     }
     let needs_program = args.from_matrix.is_none() || args.focus.is_some();
@@ -271,19 +238,10 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     };
     let started = Instant::now();
     let matrix = match &args.from_matrix {
-        Some(path) => {
-            let m = CoverageMatrix::load(path).map_err(|e| anyhow::anyhow!(e))?;
-            if m.inputs != names {
-                eprintln!(
-                    "error: {} lists {} inputs, not the {} given (in the same order)",
-                    path.display(),
-                    m.inputs.len(),
-                    names.len()
-                );
-                return Ok(exit::USAGE);
-            }
-            m
-        }
+        Some(path) => match CoverageMatrix::load_for(path, &names, true) {
+            Ok(m) => m,
+            Err(e) => return Ok(matrix_error(e)),
+        },
         None => {
             let judge = judge.as_mut().expect("made when no matrix is given");
             let m = thicket_codeine::run::coverage_matrix(judge, &names, &inputs.texts)?;
@@ -331,14 +289,7 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
         config,
         pool: Some(&pool),
     };
-    let learned = learning.run(focus, &mut |event| match event {
-        LearnEvent::FocusStarts {
-            location,
-            covering,
-            inputs,
-        } => eprintln!("focus {location}: {covering} of {inputs} inputs cover it"),
-        LearnEvent::Round(round) => eprintln!("  {}", round.line()),
-    });
+    let learned = learning.run(focus, &mut |event| eprintln!("{}", event.line()));
     let learned = match learned {
         Ok(learned) => learned,
         Err(LearnError::UnknownFocus(e)) => {
@@ -359,19 +310,14 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     }
     std::fs::write(&args.output, serde_json::to_vec(model)?)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
+    let times = LearnTimes {
+        coverage: ran,
+        features: featured,
+    };
+    let output = args.output.display().to_string();
     eprintln!(
-        "{} inputs ({rejected} rejected by the grammar), {} locations: {} trees, {} never or \
-         always covered; {} features (l-paths, l <= {k}); coverage {:.2} s, features {:.2} s, \
-         learning {:.2} s; model in {}",
-        names.len(),
-        learned.locations,
-        model.locations.len(),
-        model.skipped,
-        model.features.len(),
-        ran.as_secs_f64(),
-        featured.as_secs_f64(),
-        learned.learning_time.as_secs_f64(),
-        args.output.display()
+        "{}",
+        learned.summary(names.len(), rejected, k, times, &output)
     );
     if let Some(warning) = model.few_positives_warning() {
         eprintln!("warning: {warning}");
@@ -379,21 +325,25 @@ pub fn run_learn(args: LearnArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
+/// Says why a matrix given for the inputs cannot be used; the exit code.
+fn matrix_error(error: GivenMatrixError) -> u8 {
+    match error {
+        GivenMatrixError::Unreadable(e) => {
+            eprintln!("error: {e}");
+            exit::FAILURE
+        }
+        GivenMatrixError::OtherInputs(e) => {
+            eprintln!("error: {e}");
+            exit::USAGE
+        }
+    }
+}
+
 /// Reads a model and the grammar it was learned on (`spec`, else the one it names),
 /// checking that the grammar is the same.
 pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_grammar::Spec), u8> {
     let model = thicket_codeine::read_model(path).map_err(|e| {
-        match e {
-            ModelFileError::NotAModel {
-                line,
-                column,
-                message,
-            } => eprintln!(
-                "error: {}:{line}:{column}: not a thicket model: {message}",
-                path.display()
-            ),
-            e => eprintln!("error: {}: {e}", path.display()),
-        }
+        eprintln!("error: {}", e.message(path, None));
         exit::FAILURE
     })?;
     let spec_path = spec.map_or_else(|| PathBuf::from(&model.spec), Path::to_path_buf);
@@ -407,18 +357,12 @@ pub fn load_model(path: &Path, spec: Option<&Path>) -> Result<(Model, thicket_gr
     let spec = spec_args.load()?;
     match model.check_grammar(&spec.grammar) {
         Ok(()) => Ok((model, spec)),
-        Err(ModelFileError::OtherGrammar) => {
-            eprintln!(
-                "error: {} was learned on another grammar than {} (edited since?); learn again \
-                 or give the spec it was learned on with --spec",
-                path.display(),
-                spec_path.display()
-            );
-            Err(exit::USAGE)
-        }
         Err(e) => {
-            eprintln!("error: {}: {e}", path.display());
-            Err(exit::FAILURE)
+            eprintln!("error: {}", e.message(path, Some(&spec_path)));
+            Err(match e {
+                ModelFileError::OtherGrammar => exit::USAGE,
+                _ => exit::FAILURE,
+            })
         }
     }
 }
@@ -471,51 +415,14 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<u8> {
         println!("{}", serde_json::to_string_pretty(&explained)?);
         return Ok(exit::OK);
     }
-    println!(
-        "{}: covered by {} of {} training inputs",
-        explained.location, explained.covered, explained.inputs
-    );
-    let share = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{x:.3}"));
-    match &explained.cross_validated {
-        Some(v) => println!(
-            "predicting inputs it was not fitted on ({}-fold cross-validation): accuracy {}, \
-             precision {}, recall {}",
-            v.folds,
-            share(v.accuracy),
-            share(v.precision),
-            share(v.recall)
-        ),
-        None => println!(
-            "prediction quality not measured (no cross-validation: too few covering inputs, \
-             or a model learned with --folds 0)"
-        ),
-    }
+    // The support and the tree's quality, then the warning, then the leaves.
+    let lines = explained.text_lines();
+    let (head, leaves) = lines.split_at(2);
+    head.iter().for_each(|line| println!("{line}"));
     if let Some(w) = &explained.warning {
         eprintln!("warning: {w}");
     }
-    for leaf in &explained.leaves {
-        println!(
-            "{} (training inputs here: {} covering, {} not) if:",
-            if leaf.covered {
-                "COVERED"
-            } else {
-                "not covered"
-            },
-            leaf.training_inputs.covered,
-            leaf.training_inputs.not_covered
-        );
-        if leaf.conditions.is_empty() {
-            println!("    (always)");
-        }
-        for c in &leaf.conditions {
-            println!(
-                "    {} {}    [{}]",
-                if c.present { "has   " } else { "has no" },
-                c.pattern,
-                c.path
-            );
-        }
-    }
+    leaves.iter().for_each(|line| println!("{line}"));
     Ok(exit::OK)
 }
 
@@ -573,17 +480,10 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
     };
     let graph = KPathGraph::new(&spec.grammar);
     let truth: Option<CoverageMatrix> = if let Some(path) = &args.truth {
-        let m = CoverageMatrix::load(path).map_err(|e| anyhow::anyhow!(e))?;
-        if m.inputs.len() != names.len() {
-            eprintln!(
-                "error: {} lists {} inputs, not the {} given",
-                path.display(),
-                m.inputs.len(),
-                names.len()
-            );
-            return Ok(exit::USAGE);
+        match CoverageMatrix::load_for(path, &names, false) {
+            Ok(m) => Some(m),
+            Err(e) => return Ok(matrix_error(e)),
         }
-        Some(m)
     } else if args.target.python.is_some() || !args.target.command.is_empty() {
         let mut judge = match args.target.executor_or_report(None) {
             Ok(e) => Judge::new(e, args.target.classifier()?),
@@ -598,39 +498,15 @@ pub fn run_predict(args: PredictArgs) -> anyhow::Result<u8> {
     let prediction = Prediction::new(
         &model,
         &texts,
-        |t| input_paths(&reader, &graph, t, model.k),
+        |t| reader.feature_paths(&graph, t, model.k),
         truth.as_ref(),
     );
-    let (predicted, rejected) = (&prediction.predicted, prediction.rejected());
     if args.json {
         let report = prediction.report(&model, &names);
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        for (n, p) in names.iter().zip(predicted) {
-            match p {
-                Some(p) => println!(
-                    "{n}: {}",
-                    p.iter()
-                        .map(|&i| model.locations[i].name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                None => println!("{n}: rejected by the grammar"),
-            }
-        }
-        if let Some(Scores {
-            accuracy,
-            precision,
-            recall,
-            ..
-        }) = prediction.scores
-        {
-            println!(
-                "accuracy {accuracy:.3}, precision {precision:.3}, recall {recall:.3} over {} \
-                 inputs x {} locations ({rejected} inputs rejected)",
-                names.len() - rejected,
-                model.locations.len()
-            );
+        for line in prediction.text_lines(&model, &names) {
+            println!("{line}");
         }
     }
     Ok(exit::OK)

@@ -7,7 +7,7 @@ use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use thicket_cover::KPathGraph;
-use thicket_driver::kcover::{CoverageRun, Uncounted};
+use thicket_driver::kcover::CoverageRun;
 use thicket_parse::ParseConfig;
 
 /// Arguments of `thicket cover`.
@@ -103,18 +103,10 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         args.all_parses,
         args.inputs.max_input_size,
     );
-    for (input, own) in inputs.iter().zip(&run.per_input) {
-        match own {
-            Ok(_) => {}
-            Err(Uncounted::Unreadable(e)) => eprintln!("error: {e} (not counted)"),
-            Err(Uncounted::Rejected(e)) => {
-                eprintln!("error: {}:{e} (not counted)", input.name())
-            }
-        }
+    for error in run.errors(&inputs) {
+        eprintln!("error: {error}");
     }
-    let (total, totals) = (&run.total, &run.totals);
     let (rejected, unreadable) = (run.rejected, run.unreadable);
-    let fraction = |covered: usize, k: usize| run.fraction(covered, k);
     let missing: Vec<Vec<String>> = if args.missing {
         run.missing(&graph, grammar, args.missing_limit)
     } else {
@@ -133,62 +125,8 @@ pub fn run(args: CoverArgs) -> anyhow::Result<u8> {
         let report = run.report(spec.source.name(), &inputs, &missing, args.per_input);
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        writeln!(
-            out,
-            "{} inputs ({} rejected{}), {}",
-            inputs.len(),
-            rejected,
-            crate::inputs::unreadable_note(unreadable),
-            spec.source.name()
-        )?;
-        writeln!(
-            out,
-            "{:>3}  {:>10}  {:>10}  {:>8}",
-            "k", "covered", "total", "coverage"
-        )?;
-        for k in 1..=max_k {
-            writeln!(
-                out,
-                "{k:>3}  {:>10}  {:>10}  {:>7.2}%",
-                total.covered(k),
-                totals[k - 1],
-                100.0 * fraction(total.covered(k), k)
-            )?;
-        }
-        if args.per_input {
-            writeln!(out)?;
-            for (input, own) in inputs.iter().zip(&run.per_input) {
-                let name = input.name();
-                match own {
-                    Ok(own) => {
-                        let cells: Vec<String> = (1..=max_k)
-                            .map(|k| format!("k{k} {:.1}%", 100.0 * fraction(own.covered(k), k)))
-                            .collect();
-                        writeln!(out, "{name}: {}", cells.join(", "))?;
-                    }
-                    Err(Uncounted::Unreadable(_)) => writeln!(out, "{name}: unreadable")?,
-                    Err(Uncounted::Rejected(_)) => writeln!(out, "{name}: rejected")?,
-                }
-            }
-        }
-        for (k, list) in missing.iter().enumerate() {
-            let k = k + 1;
-            let absent = totals[k - 1].saturating_sub(total.covered(k) as u128);
-            if absent == 0 {
-                continue;
-            }
-            writeln!(
-                out,
-                "\nmissing {k}-paths ({absent}{}):",
-                if absent as usize > list.len() {
-                    format!(", first {}", list.len())
-                } else {
-                    String::new()
-                }
-            )?;
-            for path in list {
-                writeln!(out, "  {path}")?;
-            }
+        for line in run.text_lines(spec.source.name(), &inputs, &missing, args.per_input) {
+            writeln!(out, "{line}")?;
         }
     }
     out.flush()?;

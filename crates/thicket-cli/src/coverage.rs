@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
 use thicket_driver::runs::{Runs, Skip};
-use thicket_exec::{CoverageKind, FailureKind, Judge, Tally};
+use thicket_exec::Judge;
 
 /// Arguments of `thicket coverage`.
 #[derive(Args, Debug)]
@@ -91,27 +91,10 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             }
         },
     )?;
-    let (in_language, unreadable, not_run) = (runs.in_language, runs.unreadable, runs.not_run);
-    let Tally {
-        coverage: ref set,
-        uncounted,
-        failing,
-        hangs,
-        ref failures,
-    } = runs.tally;
-    let summary = set.summary(judge.executor().map_size());
+    let (unreadable, not_run) = (runs.unreadable, runs.not_run);
+    let summary = runs.tally.coverage.summary(judge.executor().map_size());
     let rejection = runs.tally.likely_rejection(&judge);
-    if judge.executor().held_output_runs() > 0 {
-        let runs = runs.ran(files.len()) as u64;
-        eprintln!(
-            "warning: {}",
-            thicket_exec::plain::held_output_warning(judge.executor().held_output_runs(), runs)
-        );
-    }
-    if let Some(warning) = summary
-        .nothing_covered_warning(&judge.executor().describe())
-        .filter(|_| !files.is_empty())
-    {
+    for warning in runs.warnings(&judge, files.len(), &summary) {
         eprintln!("warning: {warning}");
     }
     match args.format {
@@ -120,82 +103,15 @@ pub fn run(args: CoverageArgs) -> anyhow::Result<u8> {
             println!("{}", serde_json::to_string_pretty(&report)?);
         }
         ReportFormat::Text => {
-            println!("{}", judge.executor().describe());
-            println!(
-                "{} inputs ({in_language} in the grammar's language{}), {failing} failing, {hangs} hanging",
-                files.len(),
-                crate::inputs::unreadable_note(unreadable)
-            );
-            match summary.kind {
-                CoverageKind::Edges => println!(
-                    "coverage: {} edges (map size {})",
-                    summary.edges.unwrap_or(0),
-                    summary.map_size.unwrap_or(0)
-                ),
-                CoverageKind::Python => {
-                    println!(
-                        "coverage: {} of {} statements, {} branches of {} (as coverage.py \
-                         counts them; statements that run only at import excluded)",
-                        summary.lines.unwrap_or(0),
-                        summary.statements.unwrap_or(0),
-                        summary.branches.unwrap_or(0),
-                        summary.branch_total.unwrap_or(0)
-                    );
-                    for f in &summary.files {
-                        println!(
-                            "  {:>5}/{:<5} lines {:>5}/{:<5} branches  {}",
-                            f.lines, f.statements, f.branches, f.branch_total, f.path
-                        );
-                    }
-                }
-                CoverageKind::Java => {
-                    println!(
-                        "coverage: {} of {} methods, {} of {} lines (as JaCoCo counts them, in \
-                         the classes that ran)",
-                        summary.methods.unwrap_or(0),
-                        summary.method_total.unwrap_or(0),
-                        summary.lines.unwrap_or(0),
-                        summary.statements.unwrap_or(0),
-                    );
-                    for f in &summary.files {
-                        println!(
-                            "  {:>5}/{:<5} methods {:>5}/{:<5} lines  {}",
-                            f.methods.unwrap_or(0),
-                            f.method_total.unwrap_or(0),
-                            f.lines,
-                            f.statements,
-                            f.path
-                        );
-                    }
-                }
-                CoverageKind::None => println!("coverage: none measured (plain mode)"),
-            }
-            let rejected = |kind: &FailureKind| rejection.as_ref().is_some_and(|r| r.covers(kind));
-            for (key, (_, n, first)) in failures.iter().filter(|(_, (k, ..))| !rejected(k)) {
-                println!("failure {key} ({n} runs), first: {first}");
-            }
-            if let Some(r) = &rejection {
-                let first = failures
-                    .values()
-                    .find(|(k, ..)| rejected(k))
-                    .map_or("", |(.., f)| f.as_str());
-                println!(
-                    "failures {} {}: {} distinct ({} runs), likely rejections, first: {first}",
-                    r.language, r.class, r.distinct_failures, r.runs
-                );
-                let others = failures
-                    .values()
-                    .filter(|(k, ..)| !rejected(k) && *k != FailureKind::Hang)
-                    .count();
-                eprintln!("note: {}", r.note(others));
+            let report = runs.text(&judge, files.len(), &summary, rejection.as_ref());
+            report.lines.iter().for_each(|line| println!("{line}"));
+            if let Some(note) = &report.note {
+                eprintln!("note: {note}");
             }
         }
     }
-    if uncounted > 0 {
-        eprintln!(
-            "note: the coverage of {uncounted} crashing or hanging runs is not counted (that \
-             of exceptions and pattern matches is), as in a campaign"
-        );
+    if let Some(note) = runs.uncounted_note() {
+        eprintln!("note: {note}");
     }
     Ok(if unreadable + not_run > 0 {
         exit::FAILURE

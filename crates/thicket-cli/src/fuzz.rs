@@ -243,18 +243,14 @@ fn seed_trees(
     .collect_or_report(false)?;
     let reader = crate::shared::reader_for(spec, input_grammar, Default::default())?;
     let max = crate::inputs::DEFAULT_MAX_INPUT_SIZE;
-    let trees = reader.read_files(&inputs, max, &mut |input, skipped| {
-        match skipped {
-            Skipped::Unreadable(e) => eprintln!("warning: seed {e}; skipped"),
-            Skipped::Rejected(e) => eprintln!("warning: seed {}:{e}; skipped", input.name()),
-        }
-        Ok::<(), u8>(())
-    })?;
-    if trees.is_empty() {
-        eprintln!("error: no seed input is in the grammar's language: nothing to learn from");
-        return Err(exit::FAILURE);
-    }
-    Ok(trees)
+    let warn = &mut |input: &thicket_driver::files::Input, skipped| match skipped {
+        Skipped::Unreadable(e) => eprintln!("warning: seed {e}; skipped"),
+        Skipped::Rejected(e) => eprintln!("warning: seed {}:{e}; skipped", input.name()),
+    };
+    reader.seed_trees(&inputs, max, warn).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::FAILURE
+    })
 }
 
 impl FuzzArgs {
@@ -291,7 +287,6 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     };
     // --mutate-share and --valid-only conflict with --no-feedback (clap says so).
     let mutate_share = args.mutate_share.unwrap_or(0.8);
-    use thicket_fuzz::strategy::StrategyKind;
     // The whitebox searches run in the coverage campaign's loop (its output, stats,
     // budgets); the options of the other strategies do not apply.
     let kind = args.strategy.kind();
@@ -311,13 +306,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             return Ok(exit::USAGE);
         }
     };
-    // The new strategies choose uniformly (random: Tribble's baseline) or by the
-    // probabilities, which size steering would skew: --target-size defaults to 0.
-    let config = if kind == StrategyKind::Coverage {
-        args.limits.config()
-    } else {
-        args.limits.config_or(0)
-    };
+    let target_size = thicket_fuzz::setup::default_target_size(kind);
+    let config = args.limits.config_or(target_size);
     let generator = match Generator::new(&spec.grammar, config) {
         Ok(g) => g,
         Err(e) => {
@@ -444,12 +434,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     };
     eprintln!("thicket: {}", campaign.stats().executor);
     if args.resume {
-        eprintln!(
-            "thicket: resumed at {} executions with {} kept inputs, {}",
-            campaign.stats().execs,
-            campaign.stats().queue,
-            campaign.stats().coverage.headline()
-        );
+        let resumed = thicket_fuzz::report::resumed_line(campaign.stats());
+        eprintln!("thicket: {resumed}");
     }
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -504,23 +490,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
     }
     if args.minimize && !stop.load(Ordering::SeqCst) {
-        use thicket_fuzz::minimize::CrashEvent;
-        let result = campaign.minimize_crashes(args.minimize_runs, &mut |event| match event {
-            CrashEvent::Reduce { path, len, event } => {
-                crate::minimize::print_event(&path.display().to_string(), len, event)
-            }
-            CrashEvent::Flaky { path } => eprintln!(
-                "note: {} does not fail any more (flaky): not minimised",
-                path.display()
-            ),
-            CrashEvent::Minimized {
-                name,
-                from,
-                to,
-                key,
-            } => {
-                eprintln!("thicket: minimized/{name}: {from} -> {to} bytes, `{key}`")
-            }
+        let result = campaign.minimize_crashes(args.minimize_runs, &mut |event| {
+            eprintln!("{}", event.line())
         });
         result?;
     }

@@ -3,7 +3,6 @@
 use crate::exit;
 use crate::shared::{remove_partial_files_on_interrupt, seed_or_draw};
 use crate::spec::{SolveArgs, SpecArgs};
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -15,7 +14,6 @@ use thicket_driver::output::{Framing, OutputSink, StreamOutput, digits};
 use thicket_driver::{BuildError, MakerOptions, Makers};
 use thicket_fandango::{GeneratorRefusal, StreamConfig};
 use thicket_gen::{ChoicePolicy, GenConfig, Generator};
-use thicket_grammar::diag::escape_invisible;
 
 /// The limits of generation, shared by every subcommand that generates.
 #[derive(Args, Debug, Clone, Copy)]
@@ -68,10 +66,7 @@ impl GenLimits {
             max_repetitions: self.max_repetitions,
             max_nodes: usize::try_from(self.max_nodes).unwrap_or(usize::MAX),
             max_size: self.max_size,
-            policy: match self.target_size.unwrap_or(target_size) {
-                0 => ChoicePolicy::Uniform,
-                bytes => ChoicePolicy::Sized { bytes },
-            },
+            policy: ChoicePolicy::for_target_size(self.target_size.unwrap_or(target_size)),
         }
     }
 }
@@ -309,15 +304,8 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let (mut loaded, mut antlr) = (compiled.loaded, compiled.antlr);
-    for (flag, minimize, goals) in [
-        ("--minimize", true, &args.minimize),
-        ("--maximize", false, &args.maximize),
-    ] {
-        for (i, text) in goals.iter().enumerate() {
-            if let Err(e) = loaded.add_goal(&format!("<{flag} {}>", i + 1), text, minimize) {
-                return Ok(crate::spec::report(&e));
-            }
-        }
+    if let Err(e) = thicket_driver::add_goals(&mut loaded, &args.minimize, &args.maximize) {
+        return Ok(crate::spec::report(&e));
     }
     // An ANTLR grammar's inputs are separated where its lexer would merge tokens and
     // checked by its exact reading (see `thicket_antlr::AntlrProducer`).
@@ -356,9 +344,12 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             );
             return Ok(exit::USAGE);
         }
-        match crate::learn::load_weights(path, &spec.grammar, args.inverse) {
+        match thicket_gen::prob::Weights::read_file(path, &spec.grammar, args.inverse) {
             Ok(weights) => makers.weights = Some(weights),
-            Err(code) => return Ok(code),
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                return Ok(exit::FAILURE);
+            }
         }
     }
     let (generator, solver) = (&makers.generator, makers.solver.as_ref());
@@ -372,18 +363,8 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     };
     if let Some(dir) = &args.output {
         remove_partial_files_on_interrupt();
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create output directory {}", dir.display()))?;
-        let occupied = std::fs::read_dir(dir)
-            .with_context(|| format!("cannot read output directory {}", dir.display()))?
-            .next()
-            .is_some();
-        if occupied && !args.force {
-            eprintln!(
-                "error: output directory {} is not empty; give --force to write into it \
-                 anyway (same-named files are replaced, others stay)",
-                dir.display()
-            );
+        if let Err(e) = thicket_driver::output::prepare_dir(dir, args.force) {
+            eprintln!("error: {e}");
             return Ok(exit::FAILURE);
         }
     }
@@ -412,10 +393,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
             &mut sink,
         );
     }
-    // With --time and no -n, as many as the time allows.
-    let count = args
-        .count
-        .unwrap_or(if args.time.is_some() { u64::MAX } else { 10 });
+    let count = ended::count_or_default(args.count, args.time.is_some());
     // --unique on a small language: how many distinct inputs there are, known from the
     // grammar before anything is drawn (ANTLR inputs are respelled and separated after
     // generation, so their number is not the grammar's).
@@ -453,43 +431,30 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     // ANTLR inputs and packed bits are not their trees' text: no k-paths counted.
     let state = out.write(&producer, stream, producer.inputs_are_text())?;
     let drawn = state.drawn();
-    let (unsolved_count, first_unsolved) = state.misses();
-    let stopped = state.stopped();
     let written = state.made();
     summary.set_draws(drawn);
     sink.out.flush()?;
     progress.finish_and_clear();
-    if let Some(unsolved) = first_unsolved {
-        eprintln!(
-            "warning: {unsolved_count} of {drawn} random streams gave no valid input: {unsolved}"
-        );
-    }
-    if summary.budget_exhausted() > 0 {
-        eprintln!(
-            "warning: {} of {} inputs reached --max-nodes {} or --max-size {} and were closed off along the shortest derivations",
-            summary.budget_exhausted(),
-            written,
-            config.max_nodes,
-            config.max_size
-        );
-    }
-    if args.stats {
-        eprintln!("thicket: {}", summary.line(started.elapsed()));
-    }
-    let shortfall = ended::RunEnd {
+    let end = ended::RunEnd {
         count,
         asked: args.count.is_some(),
         goal,
         written,
         drawn,
-        stopped,
+        stopped: state.stopped(),
         unique: args.unique.then_some(args.max_draws_factor),
         language: language.as_ref(),
         solver: solver.map(|solver| solver.config()),
         config: &config,
         seconds: started.elapsed().as_secs_f64(),
+    };
+    for warning in end.warnings(state.misses(), summary.budget_exhausted()) {
+        eprintln!("warning: {warning}");
     }
-    .shortfall();
+    if args.stats {
+        eprintln!("thicket: {}", summary.line(started.elapsed()));
+    }
+    let shortfall = end.shortfall();
     match shortfall {
         Some(why) => {
             eprintln!("error: {why}");
@@ -501,28 +466,16 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
 
 /// Prints why a spec's inputs cannot be made and returns the exit code.
 fn report_build(error: BuildError) -> u8 {
-    match error {
-        BuildError::NotGenerable(why) => {
-            eprintln!("error: {why}");
-            exit::FAILURE
-        }
-        BuildError::Generator(GeneratorRefusal::Limits(why)) => {
-            eprintln!("error: {}", escape_invisible(&why));
-            exit::FAILURE
-        }
-        BuildError::Generator(GeneratorRefusal::Spec { errors, also }) => {
-            // Shown where they are, as `thicket lint` does, with the code for spec errors.
-            let code = crate::spec::report(&errors);
-            if let Some(why) = also {
-                eprintln!("error: {}", escape_invisible(&why));
-            }
-            code
-        }
-        BuildError::Unsolvable(e) => {
-            eprintln!("error: {}", escape_invisible(&e.to_string()));
-            exit::BAD_SPEC
-        }
+    let code = match &error {
+        // Shown where they are, as `thicket lint` does, with the code for spec errors.
+        BuildError::Generator(GeneratorRefusal::Spec { errors, .. }) => crate::spec::report(errors),
+        BuildError::Unsolvable(_) => exit::BAD_SPEC,
+        _ => exit::FAILURE,
+    };
+    if let Some(message) = error.message() {
+        eprintln!("error: {message}");
     }
+    code
 }
 
 /// `--target MODEL:LOCATION`: inputs aimed at a code location (see thicket-codeine).
@@ -543,28 +496,18 @@ fn run_targeted<W: Write>(
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
-    let constraints = match model.target_constraints(location) {
-        Ok(c) => c,
+    let count = args.count.unwrap_or(10) as usize;
+    let aimed = match model.aim(location, generator, count, args.tries, seed) {
+        Ok(aimed) => aimed,
         Err(e) => {
             eprintln!("error: --target: {e}");
             return Ok(exit::FAILURE);
         }
     };
-    let graph = thicket_cover::KPathGraph::new(grammar);
-    let count = args.count.unwrap_or(10) as usize;
-    let (trees, stats) = thicket_codeine::generate_targeted(
-        generator,
-        &graph,
-        &model.features,
-        &thicket_codeine::aim_cycle(constraints.clone()),
-        model.k,
-        seed,
-        count,
-        args.tries,
-    );
+    let trees = &aimed.trees;
     // With bit fields, each tree's input is its bits packed into bytes; a tree whose
     // bits fill no whole byte stands for no input.
-    let (inputs, loose) = thicket_driver::kpath::inputs_of(loaded, &trees);
+    let (inputs, loose) = thicket_driver::kpath::inputs_of(loaded, trees);
     if let Some(why) = loose {
         eprintln!(
             "warning: {} of {} targeted trees are no input and were left out: {why}",
@@ -574,16 +517,10 @@ fn run_targeted<W: Write>(
     }
     let mut summary = GenSummary::new(grammar, args.stats);
     sink.write_trees(&inputs, seed, grammar, &mut summary)?;
-    eprintln!(
-        "thicket: {} inputs for {} constraint(s): {} satisfy theirs, {} do not (best of --tries {}); {} candidates, {} inputs searched past their steered trees",
-        trees.len(),
-        constraints.len(),
-        stats.satisfied,
-        stats.unsatisfied,
-        args.tries,
-        stats.candidates,
-        stats.searched
-    );
+    let summary = aimed
+        .stats
+        .summary(trees.len(), aimed.constraints, args.tries);
+    eprintln!("thicket: {summary}");
     Ok(exit::OK)
 }
 
@@ -604,20 +541,11 @@ fn run_kpath<W: Write>(
     let k = usize::from(args.k.unwrap_or(2));
     let graph = thicket_cover::KPathGraph::new(grammar);
     // No input is begun after --time; those made are written.
-    let (production, limit) = if args.strategy == Strategy::KpathRandom {
-        let count = args
-            .count
-            .unwrap_or(if args.time.is_some() { u64::MAX } else { 10 });
-        (
-            Production::Stream,
-            usize::try_from(count).unwrap_or(usize::MAX),
-        )
-    } else {
-        (
-            Production::Cover,
-            args.count.map_or(usize::MAX, |n| n as usize),
-        )
+    let production = match args.strategy {
+        Strategy::KpathRandom => Production::Stream,
+        _ => Production::Cover,
     };
+    let limit = production.limit(args.count, args.time.is_some());
     let made = thicket_driver::kpath::produce(
         loaded,
         generator,

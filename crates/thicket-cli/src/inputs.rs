@@ -29,15 +29,6 @@ pub struct InputArgs {
 
 pub use thicket_driver::files::{Input, read_path};
 
-/// `, N unreadable` for a summary line when some inputs could not be read, else nothing.
-pub fn unreadable_note(unreadable: usize) -> String {
-    if unreadable > 0 {
-        format!(", {unreadable} unreadable")
-    } else {
-        String::new()
-    }
-}
-
 impl InputArgs {
     /// Every input in order: the arguments (folders expanded), then the paths listed in
     /// `--files-from`; stdin if there is none (when `stdin_if_none`). Problems with one

@@ -6,9 +6,9 @@ use crate::inputs::InputArgs;
 use crate::spec::SpecArgs;
 use anyhow::Context;
 use clap::Args;
-use std::path::{Path, PathBuf};
-use thicket_gen::prob::{Counts, DEFAULT_SMOOTHING, Weights};
-use thicket_grammar::Grammar;
+use std::path::PathBuf;
+use thicket_driver::Skipped;
+use thicket_gen::prob::DEFAULT_SMOOTHING;
 use thicket_parse::ParseError;
 
 /// Arguments of `thicket learn`.
@@ -64,33 +64,20 @@ pub fn run(args: LearnArgs) -> anyhow::Result<u8> {
         Ok(reader) => reader,
         Err(code) => return Ok(code),
     };
-    let mut counts = Counts::new(&spec.grammar);
-    let mut rejected = 0;
-    // Inputs whose chart did not fit in memory.
-    let mut failed = 0;
-    for input in &inputs {
-        let bytes = match input.read(args.inputs.max_input_size) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                eprintln!("error: {e}");
-                rejected += 1;
-                continue;
+    let counted = reader.count_choices(
+        &spec.grammar,
+        &inputs,
+        args.inputs.max_input_size,
+        &mut |input, skipped| match skipped {
+            Skipped::Unreadable(e) => eprintln!("error: {e}"),
+            Skipped::Rejected(e @ ParseError::OutOfMemory { .. }) => {
+                eprintln!("error: {}: {e}", input.name())
             }
-        };
-        // The chart's memory is free again before counting needs its own.
-        match reader.read(&bytes) {
-            Ok(tree) => counts.add_tree(&spec.grammar, &tree),
-            Err(e @ ParseError::OutOfMemory { .. }) => {
-                eprintln!("error: {}: {e}", input.name());
-                failed += 1;
-            }
-            Err(e) => {
-                eprintln!("error: {}:{e}", input.name());
-                rejected += 1;
-            }
-        }
-    }
-    if counts.trees() == 0 {
+            Skipped::Rejected(e) => eprintln!("error: {}:{e}", input.name()),
+        },
+    );
+    let (rejected, failed) = (counted.rejected, counted.out_of_memory);
+    if counted.counts.trees() == 0 {
         eprintln!("error: no sample could be parsed: nothing to learn from");
         return Ok(if failed > 0 {
             exit::FAILURE
@@ -98,50 +85,18 @@ pub fn run(args: LearnArgs) -> anyhow::Result<u8> {
             exit::REJECTED
         });
     }
-    let weights = Weights::learn(&spec.grammar, &counts, args.smoothing, None);
-    let mut text = serde_json::to_string_pretty(&weights.to_json(
-        &spec.grammar,
-        args.smoothing,
-        counts.trees(),
-    ))?;
-    text.push('\n');
+    let text = counted.weights_json(&spec.grammar, args.smoothing);
     match &args.output {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => print!("{text}"),
     }
-    eprintln!(
-        "learned from {} samples{}",
-        counts.trees(),
-        if rejected > 0 {
-            format!(" ({rejected} rejected)")
-        } else {
-            String::new()
-        }
-    );
+    eprintln!("{}", counted.summary());
     Ok(if failed > 0 {
         exit::FAILURE
     } else if rejected > 0 {
         exit::REJECTED
     } else {
         exit::OK
-    })
-}
-
-/// Reads a probabilities file written by `thicket learn` for `grammar` (inverted with
-/// `inverse`), or prints why not (naming the file) and returns the exit code.
-pub fn load_weights(path: &Path, grammar: &Grammar, inverse: bool) -> Result<Weights, u8> {
-    let fail = |message: String| {
-        eprintln!("error: {}: {message}", path.display());
-        exit::FAILURE
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| fail(format!("not JSON: {e}")))?;
-    let weights = Weights::from_json(grammar, &value).map_err(|e| fail(e.to_string()))?;
-    Ok(if inverse {
-        weights.inverted(grammar)
-    } else {
-        weights
     })
 }

@@ -58,10 +58,6 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
     let spec = &loaded.spec;
     let grammar = &spec.grammar;
     let summary = LintSummary::new(grammar, spec.fandango.warnings.iter().cloned());
-    let (rules, diagnostics) = (&summary.rules, &summary.diagnostics);
-    let (errors, warnings) = (summary.errors, summary.warnings());
-    let (terminals, alternatives) = (summary.terminals, summary.alternatives);
-    let (min_depth, min_length) = (summary.start.min_depth, summary.start.min_length);
     let failed = summary.failed(args.deny_warnings);
     match args.format {
         LintFormat::Json => {
@@ -76,52 +72,14 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
             println!("{}", serde_json::to_string_pretty(&value)?);
         }
         LintFormat::Text => {
-            eprint!("{}", render_diagnostics(diagnostics, &spec.source));
+            eprint!("{}", render_diagnostics(&summary.diagnostics, &spec.source));
             for note in &notes {
                 eprintln!("note: {}: {note}", spec.source.name());
             }
-            let width = rules
-                .iter()
-                .map(|r| r.name.len() + 2)
-                .max()
-                .unwrap_or(4)
-                .max(4);
-            println!(
-                "{:width$}  {:>9}  {:>10}  {:>12}",
-                "rule", "min depth", "min length", "alternatives"
-            );
-            for r in rules {
-                println!(
-                    "{:width$}  {:>9}  {:>10}  {:>12}{}",
-                    format!("<{}>", r.name),
-                    r.min_depth.map_or("never".to_string(), |d| d.to_string()),
-                    r.min_length.map_or("never".to_string(), |d| d.to_string()),
-                    r.alternatives,
-                    if r.reachable { "" } else { "  (unreachable)" }
-                );
+            for line in summary.text_lines(grammar, &spec.source, constraints) {
+                println!("{line}");
             }
-            println!(
-                "\n{}: {} rules, {alternatives} alternatives, {terminals} terminals, {constraints} constraint{}; start {}, minimal depth {}, minimal input length {}",
-                spec.source.name(),
-                rules.len(),
-                plural(constraints),
-                grammar.display_symbol(grammar.start()),
-                min_depth.map_or("never".to_string(), |d| d.to_string()),
-                min_length.map_or("never".to_string(), |d| format!(
-                    "{d} byte{}",
-                    if d == 1 { "" } else { "s" }
-                )),
-            );
-            let verdict = match (errors, warnings) {
-                (0, 0) => "clean".to_string(),
-                (e, w) => format!("{e} error{}, {w} warning{}", plural(e), plural(w)),
-            };
-            println!("{}: {verdict}", spec.source.name());
         }
     }
     Ok(if failed { exit::BAD_SPEC } else { exit::OK })
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

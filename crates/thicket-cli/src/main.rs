@@ -3,7 +3,6 @@
 //! The `thicket` binary: reads a spec, checks it, generates inputs. Each subcommand lives
 //! in its own module; this file holds the argument model and the exit-code policy.
 
-mod alloc;
 mod check;
 mod codeine;
 mod cover;
@@ -68,7 +67,8 @@ fn spec_flag_as_argument(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsStrin
 
 /// Running out of memory ends the process with a message, never with an abort.
 #[global_allocator]
-static ALLOCATOR: alloc::ExitWhenExhausted = alloc::ExitWhenExhausted;
+static ALLOCATOR: thicket_driver::alloc::ExitWhenExhausted =
+    thicket_driver::alloc::ExitWhenExhausted;
 
 /// Exit codes, the same for every subcommand.
 pub mod exit {

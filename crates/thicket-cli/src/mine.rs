@@ -10,11 +10,11 @@ use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
-use thicket_driver::Skipped;
+use thicket_driver::files::Input;
 use thicket_exec::Judge;
-use thicket_gen::{Encoding, GenConfig, Generator};
+use thicket_gen::{GenConfig, Generator};
 use thicket_mine::{Catalog, MineConfig};
-use thicket_parse::ParseConfig;
+use thicket_parse::{ParseConfig, ParseError};
 use thicket_tree::DerivationTree;
 
 /// Arguments of `thicket mine`.
@@ -157,12 +157,6 @@ fn percentage(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A program's verdict on an input (a run the executor could not make is not
-/// accepted).
-fn accepted(judge: &mut Judge, input: &[u8]) -> anyhow::Result<bool> {
-    Ok(judge.run(input)?.is_some_and(|v| v.accepted()))
-}
-
 /// Runs `thicket mine`.
 pub fn run(args: MineArgs) -> anyhow::Result<u8> {
     let mut catalog = Catalog::bundled();
@@ -223,13 +217,8 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
         Ok(encoding) => encoding,
         Err(code) => return Ok(code),
     };
-    // A tree whose bits fill no whole byte is no input: the program accepts none.
-    let accepts = |judge: &mut Judge, tree: &DerivationTree| match &encoding {
-        Some(encoding) => match encoding.encode(tree) {
-            Ok(input) => accepted(judge, &input),
-            Err(_) => Ok(false),
-        },
-        None => accepted(judge, tree.bytes()),
+    let accepts = |judge: &mut Judge, tree: &DerivationTree| {
+        thicket_driver::runs::accepts(judge, encoding.as_ref(), tree)
     };
     let read_all = |paths: &[PathBuf], what: &str| -> Result<Vec<DerivationTree>, u8> {
         if paths.is_empty() {
@@ -241,25 +230,18 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             max_input_size: args.max_input_size,
         }
         .collect_or_report(false)?;
-        let mut rejected = 0;
-        let trees = reader.read_files(&inputs, args.max_input_size, &mut |input, skipped| {
-            match skipped {
-                Skipped::Unreadable(e) => {
-                    eprintln!("error: {e}");
-                    return Err(exit::FAILURE);
-                }
-                Skipped::Rejected(e) => {
-                    rejected += 1;
-                    if rejected <= 3 {
-                        eprintln!(
-                            "note: {} ({what}) is not in the grammar, skipped: {e}",
-                            input.name()
-                        );
-                    }
-                }
+        let note = &mut |n: usize, input: &Input, e: &ParseError| {
+            if n <= 3 {
+                let name = input.name();
+                eprintln!("note: {name} ({what}) is not in the grammar, skipped: {e}");
             }
-            Ok(())
-        })?;
+        };
+        let (trees, rejected) = reader
+            .read_samples(&inputs, args.max_input_size, note)
+            .map_err(|e| {
+                eprintln!("error: {e}");
+                exit::FAILURE
+            })?;
         if rejected > 3 {
             eprintln!(
                 "note: {rejected} {what} inputs in all are not in the grammar and were skipped"
@@ -296,10 +278,7 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
             args.seed,
             &mut |tree| accepts(judge, tree),
         )?;
-        eprintln!(
-            "labelled by the program: {} generated and {} mutated inputs: {} accepted, {} rejected",
-            labelled.generated, labelled.mutated, labelled.accepted, labelled.rejected
-        );
+        eprintln!("{}", labelled.line());
     }
     if positives.is_empty() {
         eprintln!("error: no positive input in the grammar to learn from");
@@ -373,33 +352,8 @@ pub fn run(args: MineArgs) -> anyhow::Result<u8> {
         );
         writeln!(out, "{}", serde_json::to_string(&report)?)?;
     } else {
-        if mined.results.is_empty() {
-            writeln!(
-                out,
-                "# no constraint reaches recall {}% on the positives",
-                args.min_recall
-            )?;
-        }
-        for (i, (r, v)) in mined.results.iter().zip(&validation).enumerate() {
-            let flag = if !r.meets_specificity(config.min_specificity) {
-                format!(" (under --min-specificity {}%)", args.min_specificity)
-            } else {
-                String::new()
-            };
-            let valid = v.map_or(String::new(), |v| {
-                format!(
-                    "; program accepted {}/{} solved inputs",
-                    v.accepted, v.solved
-                )
-            });
-            writeln!(
-                out,
-                "# {}: {}{flag}{valid}\n{}\n",
-                i + 1,
-                r.figures(),
-                r.text
-            )?;
-        }
+        let text = mined.text(&validation, args.min_recall, args.min_specificity);
+        write!(out, "{text}")?;
     }
     out.flush()?;
     Ok(if mined.results.is_empty() {

@@ -8,7 +8,7 @@ use clap::Args;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use thicket_exec::Judge;
-use thicket_fuzz::minimize::{Encoded, MinimizeLimits, ReduceEvent, reduce, reduce_encoded};
+use thicket_fuzz::minimize::MinimizeLimits;
 
 /// Arguments of `thicket minimize`.
 #[derive(Args, Debug)]
@@ -92,34 +92,16 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         Err(code) => return Ok(code),
     };
     let what = args.failing.display().to_string();
-    let mut events = |event: ReduceEvent<'_>| print_event(&what, input.len(), event);
-    let reduced = match &encoding {
-        Some(encoding) => {
-            let encoded = Encoded {
-                input: &input,
-                tree: encoding.unpacker.parse(&input),
-                encoding,
-            };
-            reduce_encoded(
-                &spec.grammar,
-                &mut judge,
-                encoded,
-                limits,
-                args.seed,
-                args.bytes,
-                &mut events,
-            )?
-        }
-        None => reduce(
-            &spec.grammar,
-            &mut judge,
-            &input,
-            limits,
-            args.seed,
-            args.bytes,
-            &mut events,
-        )?,
-    };
+    let reduced = thicket_driver::minimize::reduce(
+        &spec.grammar,
+        encoding.as_ref(),
+        &mut judge,
+        &input,
+        limits,
+        args.seed,
+        args.bytes,
+        &mut |event| eprintln!("{}", event.line(&what, input.len())),
+    )?;
     let Some(reduced) = reduced else {
         eprintln!(
             "error: {what} does not fail ({}): nothing to minimize (a failure is a crash, a \
@@ -137,22 +119,9 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         .with_context(|| format!("-o {}: not a file name", output.display()))?
         .to_string_lossy();
     thicket_driver::output::write_atomically(dir, &name, &reduced.bytes)?;
-    eprintln!(
-        "thicket: {} -> {} bytes{} in {} runs ({} repeated candidates skipped), {:.1} s; \
-         still fails with `{}`; written to {}",
-        input.len(),
-        reduced.bytes.len(),
-        if reduced.in_grammar {
-            ", in the grammar"
-        } else {
-            ""
-        },
-        reduced.stats.runs,
-        reduced.stats.repeats,
-        started.elapsed().as_secs_f64(),
-        reduced.key,
-        output.display()
-    );
+    let output = output.display().to_string();
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!("{}", reduced.summary(input.len(), seconds, &output));
     if reduced.stats.budget_spent {
         eprintln!(
             "note: the budget ran out (--max-runs {} / --time): a longer run may reduce further",
@@ -160,19 +129,4 @@ pub fn run(args: MinimizeArgs) -> anyhow::Result<u8> {
         );
     }
     Ok(exit::OK)
-}
-
-/// Prints what minimising `what` (`len` bytes) reports.
-pub fn print_event(what: &str, len: usize, event: ReduceEvent<'_>) {
-    match event {
-        ReduceEvent::Fails { key } => {
-            eprintln!("thicket: {what} ({len} bytes) fails with `{key}`; minimizing")
-        }
-        ReduceEvent::OutsideGrammar { error } => {
-            eprintln!("note: {what} is not in the grammar ({error}): reducing its bytes")
-        }
-        ReduceEvent::Progress { seconds, smallest } => {
-            eprintln!("thicket: {seconds:.0} s: smallest so far {smallest} bytes")
-        }
-    }
 }

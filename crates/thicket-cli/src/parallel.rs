@@ -8,15 +8,14 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use thicket_driver::workers::{self, Tick, WorkerEnd, Workers};
+use thicket_driver::workers::{self, Tick, Workers};
 
 /// Runs the workers and sums up their figures; the exit code is the worst of theirs.
 pub fn run(out: &Path, jobs: u32, seed: Option<u64>, resume: bool) -> anyhow::Result<u8> {
     // Worker 0 runs with the campaign's seed itself.
     let seed = crate::fuzz::campaign_seed(seed, resume, &out.join("worker-0"));
     let all: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let after_subcommand = all.iter().position(|a| a == "fuzz").map_or(0, |i| i + 1);
-    let (options, target) = workers::worker_args(&all[after_subcommand..]);
+    let (options, target) = workers::worker_args_of(&all);
     let exe = std::env::current_exe().context("cannot find the thicket executable")?;
     let workers = Workers {
         out: out.to_path_buf(),
@@ -52,60 +51,12 @@ pub fn run(out: &Path, jobs: u32, seed: Option<u64>, resume: bool) -> anyhow::Re
     if terminal {
         eprintln!();
     }
-    summarize(out, &ends)?;
-    Ok(ends
-        .iter()
-        .map(|end| exit_code(end).clamp(0, 255) as u8)
-        .max()
-        .unwrap_or(exit::OK))
-}
-
-/// A worker's exit code; one killed by a signal counts as a failure.
-fn exit_code(end: &WorkerEnd) -> i32 {
-    end.code.unwrap_or(i32::from(exit::FAILURE))
-}
-
-/// One line per worker, the totals and the failures over all workers; writes the
-/// combined figures to `OUT/stats.json` a last time.
-fn summarize(out: &Path, ends: &[WorkerEnd]) -> anyhow::Result<()> {
-    for end in ends {
-        let (name, code) = (&end.name, exit_code(end));
-        let Some(s) = &end.stats else {
-            eprintln!(
-                "thicket: {name}: no stats (exit {code}); see {}",
-                out.join(format!("{name}.log")).display()
-            );
-            continue;
-        };
-        eprintln!(
-            "thicket: {name}: {} execs ({:.0}/s), {}, {} kept ({} imported from the others), \
-             {} distinct failures{}",
-            s.execs,
-            s.execs_per_sec,
-            s.coverage.headline(),
-            s.queue,
-            s.imported,
-            s.distinct_failures,
-            match code {
-                0 => String::new(),
-                c => format!(", exit {c}: see {name}.log"),
-            }
-        );
-    }
-    let Some(combined) = workers::combine_ends(out, ends)? else {
-        return Ok(());
-    };
-    let t = &combined.totals;
-    eprintln!(
-        "thicket: all {} workers: {} execs ({:.0}/s), {} distinct failures -> {}",
-        ends.len(),
-        t.execs,
-        t.execs_per_sec,
-        t.distinct_failures,
-        out.join("stats.json").display()
-    );
-    for line in thicket_fuzz::report::failure_lines(&t.failures, t.likely_rejection.as_ref()) {
+    for line in workers::summary_lines(out, &ends)? {
         eprintln!("{line}");
     }
-    Ok(())
+    Ok(ends
+        .iter()
+        .map(|end| end.exit_code().clamp(0, 255) as u8)
+        .max()
+        .unwrap_or(exit::OK))
 }

@@ -8,8 +8,9 @@ use clap::{Args, ValueEnum};
 use std::io::Write;
 use thicket_driver::InputReader;
 use thicket_driver::files::for_each_batch;
-use thicket_driver::parsed::{ParseRequest, Parsed as Outcome, accepted_line_start, failure_line};
+use thicket_driver::parsed::{Failure, ParseRequest, Parsed as Outcome, count_line, failure_line};
 use thicket_parse::{ParseConfig, TreeCount};
+use thicket_tree::Rendering;
 
 /// Arguments of `thicket parse`.
 #[derive(Args, Debug)]
@@ -166,95 +167,36 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
                             if let Some(count) = &count {
                                 print_count(&name, count);
                             }
-                            if json {
-                                let start = accepted_line_start(&name, count.as_ref(), args.all);
-                                writeln!(out, "{start}{tree}}}")?;
-                            } else {
-                                if many {
-                                    writeln!(out, "# {name}")?;
-                                }
-                                write!(out, "{tree}")?;
-                                if !tree.ends_with('\n') {
-                                    writeln!(out)?;
-                                }
-                            }
+                            request.write_parsed(&mut out, &name, &tree, count.as_ref(), many)?;
                         }
                         Outcome::Large(text) => {
                             let InputReader::Text(parser) = &reader else {
                                 unreachable!("only text inputs are left to be streamed")
                             };
-                            // Parsed here, one at a time, and its tree written as it is read:
-                            // memory is the chart's, not the tree's or the rendering's.
-                            let result = match parser.parse_streaming(&text) {
-                                Ok(result) => result,
-                                Err(e) => {
-                                    // Reported as a small input's failure.
-                                    next = Some(Outcome::failed(&text, e));
-                                    continue;
-                                }
-                            };
-                            let counting = args.count || args.all;
-                            if counting && !result.known_unambiguous() {
-                                next = Some(request.counted(&result, grammar));
-                                continue;
-                            }
-                            // Its one tree (`--all` lists it, `--count` counts it).
-                            if counting {
-                                print_count(&name, &TreeCount::Finite(1));
-                            }
-                            if json {
-                                let count = counting.then_some(TreeCount::Finite(1));
-                                let start = accepted_line_start(&name, count.as_ref(), args.all);
-                                write!(out, "{start}{}", if args.all { "[" } else { "" })?;
-                            } else {
-                                if many {
-                                    writeln!(out, "# {name}")?;
-                                }
-                                if args.all {
-                                    writeln!(out, "# tree 1 of 1")?;
-                                }
-                            }
-                            let mut renderer = Renderer::new(grammar, request.rendering, &mut out);
-                            result.build_into(&mut renderer);
-                            renderer.finish()?;
-                            match args.format {
-                                TreeFormat::Json if args.all => writeln!(out, "]}}")?,
-                                TreeFormat::Json => writeln!(out, "}}")?,
-                                TreeFormat::Sexp => writeln!(out)?,
-                                TreeFormat::Tree | TreeFormat::Dot => {}
-                            }
+                            // Parsed here, one at a time, and its tree written as it is read.
+                            next = request.write_large(
+                                &mut out,
+                                parser,
+                                grammar,
+                                (&name, &text),
+                                many,
+                                &mut |count| print_count(&name, count),
+                            )?;
                         }
                         failed => {
-                            let quiet = args.quiet;
                             if let Some(line) =
-                                failure_line(&name, &failed).filter(|_| json && !quiet)
+                                failure_line(&name, &failed).filter(|_| json && !args.quiet)
                             {
                                 writeln!(out, "{line}")?;
                             }
-                            match failed {
-                                Outcome::Rejected(excerpt, r) => {
-                                    rejected += 1;
-                                    if !quiet {
-                                        eprintln!("error: {name}:{r}\n{excerpt}");
-                                    }
-                                }
-                                Outcome::TooComplex(message) => {
-                                    rejected += 1;
-                                    if !quiet {
-                                        eprintln!("error: {name}: {message}");
-                                    }
-                                }
-                                Outcome::OutOfMemory(message) => {
-                                    unreadable += 1;
-                                    eprintln!("error: {name}: {message}");
-                                }
-                                Outcome::Unreadable(message) => {
-                                    unreadable += 1;
-                                    eprintln!("error: {message}");
-                                }
-                                Outcome::Parsed(..) | Outcome::Large(_) => {
-                                    unreachable!("handled above")
-                                }
+                            let (message, failure) =
+                                failed.error(&name, args.quiet).expect("a failure");
+                            if let Some(message) = message {
+                                eprintln!("error: {message}");
+                            }
+                            match failure {
+                                Failure::Rejected => rejected += 1,
+                                Failure::Unreadable => unreadable += 1,
                             }
                         }
                     }
@@ -276,12 +218,5 @@ pub fn run(args: ParseArgs) -> anyhow::Result<u8> {
 
 /// The count of an input's trees, on stderr.
 fn print_count(name: &str, count: &TreeCount) {
-    let plural = if *count == TreeCount::Finite(1) {
-        ""
-    } else {
-        "s"
-    };
-    eprintln!("{name}: {count} derivation tree{plural}");
+    eprintln!("{}", count_line(name, count));
 }
-
-use thicket_tree::{Renderer, Rendering};

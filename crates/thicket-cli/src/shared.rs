@@ -61,9 +61,7 @@ const MAX_DURATION_SECONDS: f64 = 100.0 * 365.25 * 24.0 * 3600.0;
 /// repeated with `--seed`.
 pub fn seed_or_draw(seed: Option<u64>) -> u64 {
     seed.unwrap_or_else(|| {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
+        let seed = thicket_gen::draw_seed();
         eprintln!("thicket: using --seed {seed}");
         seed
     })

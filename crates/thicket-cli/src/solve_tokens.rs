@@ -3,9 +3,8 @@
 use crate::exit;
 use crate::spec::SpecArgs;
 use clap::Args;
-use std::time::Instant;
 use thicket_grammar::Tokens;
-use thicket_solve::tokens::{TokenSet, TokenSolver};
+use thicket_solve::tokens::{Answer, TokenSet};
 
 /// Arguments of `thicket solve-tokens`.
 #[derive(Args, Debug)]
@@ -71,53 +70,27 @@ pub fn run(args: SolveTokensArgs) -> anyhow::Result<u8> {
         }
         return Ok(exit::OK);
     }
-    let mut sets = Vec::new();
-    for (i, text) in args.sets.iter().enumerate() {
-        match TokenSet::parse(&tokens, text, i) {
-            Ok(set) => sets.push(set),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit::USAGE);
-            }
+    let sets = match TokenSet::parse_all(&tokens, &args.sets) {
+        Ok(sets) => sets,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(exit::USAGE);
         }
-    }
-    let mut solver = TokenSolver::new(tokens.grammar(), tokens.kinds().len());
-    let start = Instant::now();
-    let answer = solver.solve(&sets);
-    let ms = start.elapsed().as_secs_f64() * 1000.0;
-    let witness = answer.as_deref().unwrap_or_default();
-    let input = thicket_solve::tokens::witness_text(&spec.grammar, &tokens, witness);
-    let input = String::from_utf8_lossy(&input).into_owned();
-    let names: Vec<&str> = answer
-        .iter()
-        .flatten()
-        .map(|&k| tokens.kinds()[k as usize].name.as_str())
-        .collect();
+    };
+    let answer = Answer::solve(&spec.grammar, &tokens, &sets);
+    let ms = answer.time_ms;
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "sat": answer.is_some(),
-                "tokens": names,
-                "input": answer.as_ref().map(|_| &input),
-                "time_ms": ms,
-                "kinds": tokens.kinds().len(),
-            })
-        );
-    } else if answer.is_some() {
+        println!("{}", serde_json::to_string(&answer)?);
+    } else if let Some(input) = &answer.input {
         println!("{input}");
         eprintln!(
             "thicket: {} tokens ({}) in {ms:.2} ms",
-            names.len(),
-            names.join(" ")
+            answer.tokens.len(),
+            answer.tokens.join(" ")
         );
     } else {
         println!("UNSAT");
         eprintln!("thicket: no input of the grammar has such tokens ({ms:.2} ms)");
     }
-    Ok(if answer.is_some() {
-        exit::OK
-    } else {
-        exit::REJECTED
-    })
+    Ok(if answer.sat { exit::OK } else { exit::REJECTED })
 }

@@ -207,7 +207,7 @@ pub fn report_load(error: LoadError) -> u8 {
 
 /// The exit code for a spec that has errors: 4 if it could not be read, 3 otherwise.
 pub fn spec_error_code(error: &SpecError) -> u8 {
-    if error.diagnostics.iter().any(|d| d.code == "io") {
+    if error.is_unreadable() {
         exit::FAILURE
     } else {
         exit::BAD_SPEC
@@ -217,11 +217,6 @@ pub fn spec_error_code(error: &SpecError) -> u8 {
 /// Prints a spec's errors rustc-style and returns the matching exit code.
 pub fn report(error: &SpecError) -> u8 {
     eprint!("{}", error.render());
-    let errors = error.diagnostics.iter().filter(|d| d.is_error()).count();
-    eprintln!(
-        "error: {} has {errors} error{}",
-        error.source.name(),
-        if errors == 1 { "" } else { "s" }
-    );
+    eprintln!("error: {}", error.summary());
     spec_error_code(error)
 }

@@ -31,13 +31,17 @@
 //! inputs are mutants of those that still satisfy the leaf, where one is found. Every run goes through `thicket_exec::Judge` ([`run`]). Around learning,
 //! [`report`] holds what `learn-coverage` decides besides: the [`LocationKinds`] asked
 //! for, a refinement's inputs written out, the warning for trees learned from too few
-//! covering inputs.
+//! covering inputs. What the commands print for people is composed in [`text`]; a matrix given for a
+//! command's inputs is read and checked by [`given`]; inputs are aimed at a stored
+//! model's location by [`aimed`].
 
 #![warn(missing_docs)]
 
+pub mod aimed;
 pub mod cart;
 pub mod explain;
 pub mod features;
+pub mod given;
 pub mod learning;
 pub mod matrix;
 pub mod model;
@@ -47,6 +51,7 @@ pub mod refine;
 pub mod report;
 pub mod run;
 pub mod target;
+pub mod text;
 
 pub use features::{
     FeatureTable, SMALL_FOREST_STATES, input_paths, parse_paths, small_forest_paths, tree_paths,

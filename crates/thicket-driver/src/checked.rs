@@ -2,8 +2,40 @@
 //! verdict, each violation explained (rendered and as data), and the JSON line of it.
 
 use crate::InputReader;
-use thicket_constraint::Checker;
+use thicket_constraint::{Checker, Constraint};
+use thicket_fandango::LoadedSpec;
 use thicket_parse::ParseError;
+
+/// The spec's own constraints that `thicket check` checks: all, none when `skip`
+/// (`--no-spec-constraints`), or none when they do not `apply` (they are about whole
+/// inputs and another start rule is given), with the note that says so.
+pub fn spec_constraints(
+    loaded: &LoadedSpec,
+    skip: bool,
+    apply: bool,
+) -> (Vec<Constraint>, Option<String>) {
+    if skip {
+        return (Vec::new(), None);
+    }
+    if apply {
+        return (loaded.core_constraints(), None);
+    }
+    let note = loaded.spec.constraints_start.is_some().then(|| {
+        format!(
+            "the `where` constraints of {} are about whole inputs; with --start they are not checked",
+            loaded.spec.source.name()
+        )
+    });
+    (Vec::new(), note)
+}
+
+/// The note that the spec called `spec` has no constraints and none were given, when
+/// `constraints` is empty: only the grammar is checked.
+pub fn no_constraints_note(spec: &str, constraints: &[Constraint]) -> Option<String> {
+    constraints.is_empty().then(|| {
+        format!("{spec} has no constraints and none were given: checking the grammar only")
+    })
+}
 
 /// The verdict on one input.
 pub enum Checked {
@@ -84,5 +116,95 @@ impl Checked {
                 "error": {"message": message, "out_of_memory": true},
             }),
         }
+    }
+
+    /// Why the input called `name` was not checked (it could not be read, or its chart
+    /// did not fit in memory), as an error message naming it; `None` if it was.
+    pub fn error(&self, name: &str) -> Option<String> {
+        match self {
+            // A read error names its file already; running out of memory does not.
+            Checked::Unreadable(message) => Some(message.clone()),
+            Checked::OutOfMemory(message) => Some(format!("{name}: {message}")),
+            _ => None,
+        }
+    }
+
+    /// The verdict on the input called `name` as `thicket check` prints it: `valid`, or
+    /// `invalid` with each violation (or why it is not in the language) indented below;
+    /// nothing for an input that was not checked ([`Checked::error`]).
+    pub fn text_lines(&self, name: &str) -> Vec<String> {
+        let explained: Vec<&str> = match self {
+            Checked::Valid => return vec![format!("{name}: valid")],
+            Checked::Invalid(v) => v.iter().flat_map(|(text, _)| text.lines()).collect(),
+            Checked::NotInLanguage(text, _) => text.lines().collect(),
+            Checked::Unreadable(_) | Checked::OutOfMemory(_) => return Vec::new(),
+        };
+        let mut lines = vec![format!("{name}: invalid")];
+        lines.extend(explained.into_iter().map(|line| format!("  {line}")));
+        lines
+    }
+}
+
+/// The verdicts on a set of inputs, counted (`thicket check`'s summary).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tally {
+    /// Valid inputs.
+    pub valid: usize,
+    /// Inputs that violate a constraint.
+    pub invalid: usize,
+    /// Inputs not in the language.
+    pub rejected: usize,
+    /// Inputs not checked: unreadable, or too large for memory.
+    pub unreadable: usize,
+}
+
+impl Tally {
+    /// Counts one more verdict.
+    pub fn add(&mut self, verdict: &Checked) {
+        match verdict {
+            Checked::Valid => self.valid += 1,
+            Checked::Invalid(_) => self.invalid += 1,
+            Checked::NotInLanguage(..) => self.rejected += 1,
+            Checked::Unreadable(_) | Checked::OutOfMemory(_) => self.unreadable += 1,
+        }
+    }
+
+    /// The summary line of `inputs` inputs.
+    pub fn line(&self, inputs: usize) -> String {
+        format!(
+            "{inputs} inputs: {} valid, {} violate constraints, {} not in the language{}",
+            self.valid,
+            self.invalid,
+            self.rejected,
+            crate::files::unreadable_note(self.unreadable)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_print_and_count_as_check_reports_them() {
+        let invalid = Checked::Invalid(vec![("violates\n  here".into(), serde_json::Value::Null)]);
+        assert_eq!(
+            invalid.text_lines("a"),
+            ["a: invalid", "  violates", "    here"]
+        );
+        assert_eq!(Checked::Valid.text_lines("b"), ["b: valid"]);
+        let unread = Checked::Unreadable("c: no such file".into());
+        assert!(unread.text_lines("c").is_empty());
+        assert_eq!(unread.error("c").as_deref(), Some("c: no such file"));
+        let memory = Checked::OutOfMemory("over the limit".into());
+        assert_eq!(memory.error("d").as_deref(), Some("d: over the limit"));
+        let mut tally = Tally::default();
+        for verdict in [&invalid, &Checked::Valid, &unread, &memory] {
+            tally.add(verdict);
+        }
+        assert_eq!(
+            tally.line(4),
+            "4 inputs: 1 valid, 1 violate constraints, 0 not in the language, 2 unreadable"
+        );
     }
 }

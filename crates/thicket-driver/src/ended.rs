@@ -11,6 +11,12 @@ use thicket_solve::SolverConfig;
 /// [`Generator::distinct_inputs`]).
 pub const UNIQUE_LISTING_LIMIT: u64 = 1 << 20;
 
+/// How many inputs a run makes for the `count` asked for (`-n`): that, else 10, or as
+/// many as the time allows when `timed` (`--time` without `-n`).
+pub fn count_or_default(count: Option<u64>, timed: bool) -> u64 {
+    count.unwrap_or(if timed { u64::MAX } else { 10 })
+}
+
 /// The distinct inputs of `generator`'s language when it has fewer than `count`
 /// within the generator's limits (listing at most [`UNIQUE_LISTING_LIMIT`]
 /// derivations); `None` for a larger language, or one too large to list.
@@ -73,6 +79,26 @@ pub struct RunEnd<'a> {
 }
 
 impl RunEnd<'_> {
+    /// The warnings about the inputs of the run: `misses` (streams that gave no input,
+    /// and the first one's reason) and inputs closed off along the shortest derivations
+    /// at the limits (`budget_exhausted`).
+    pub fn warnings(&self, misses: (u64, Option<&str>), budget_exhausted: u64) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if let (unsolved, Some(first)) = misses {
+            warnings.push(format!(
+                "{unsolved} of {} random streams gave no valid input: {first}",
+                self.drawn
+            ));
+        }
+        if budget_exhausted > 0 {
+            warnings.push(format!(
+                "{budget_exhausted} of {} inputs reached --max-nodes {} or --max-size {} and were closed off along the shortest derivations",
+                self.written, self.config.max_nodes, self.config.max_size
+            ));
+        }
+        warnings
+    }
+
     /// Why the run is a failure: it made fewer inputs than asked for (or none with
     /// only a time given); `None` if it made what was asked.
     pub fn shortfall(&self) -> Option<String> {
@@ -144,6 +170,28 @@ impl RunEnd<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_n_a_run_makes_ten_or_what_the_time_allows_and_k_path_production_follows() {
+        use crate::kpath::Production;
+        assert_eq!(count_or_default(Some(3), true), 3);
+        assert_eq!(count_or_default(None, false), 10);
+        assert_eq!(count_or_default(None, true), u64::MAX);
+        assert_eq!(Production::Stream.limit(None, false), 10);
+        assert_eq!(Production::Cover.limit(None, false), usize::MAX);
+        assert_eq!(Production::Cover.limit(Some(4), true), 4);
+    }
+
+    #[test]
+    fn warnings_name_the_missed_streams_and_the_inputs_closed_off() {
+        let config = GenConfig::default();
+        let run = end(&config);
+        assert!(run.warnings((0, None), 0).is_empty());
+        let warnings = run.warnings((2, Some("unsat")), 1);
+        assert_eq!(warnings.len(), 2);
+        assert!(warnings[0].starts_with("2 of 10 random streams gave no valid input: unsat"));
+        assert!(warnings[1].starts_with("1 of 10 inputs reached --max-nodes"));
+    }
 
     fn end<'a>(config: &'a GenConfig) -> RunEnd<'a> {
         RunEnd {

@@ -14,6 +14,16 @@ pub fn display_name(path: &Path) -> String {
     }
 }
 
+/// `, N unreadable` for a summary line of a set of inputs when some could not be read,
+/// else nothing.
+pub fn unreadable_note(unreadable: usize) -> String {
+    if unreadable > 0 {
+        format!(", {unreadable} unreadable")
+    } else {
+        String::new()
+    }
+}
+
 /// One input to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Input {

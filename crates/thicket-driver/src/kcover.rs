@@ -146,6 +146,83 @@ impl CoverageRun {
             .collect()
     }
 
+    /// The error message of each input of `inputs` whose coverage is not counted, in
+    /// order.
+    pub fn errors(&self, inputs: &[Input]) -> Vec<String> {
+        let uncounted = inputs.iter().zip(&self.per_input);
+        uncounted
+            .filter_map(|(input, own)| match own.as_ref().err()? {
+                Uncounted::Unreadable(e) => Some(format!("{e} (not counted)")),
+                Uncounted::Rejected(e) => Some(format!("{}:{e} (not counted)", input.name())),
+            })
+            .collect()
+    }
+
+    /// The report as `thicket cover` prints it for people: the inputs counted, a table
+    /// of the paths covered per length, with `per_input` each input's share per
+    /// length, then the `missing` paths listed per length (with how many there are).
+    pub fn text_lines(
+        &self,
+        spec: &str,
+        inputs: &[Input],
+        missing: &[Vec<String>],
+        per_input: bool,
+    ) -> Vec<String> {
+        let (total, totals) = (&self.total, &self.totals);
+        let mut lines = vec![
+            format!(
+                "{} inputs ({} rejected{}), {spec}",
+                inputs.len(),
+                self.rejected,
+                crate::files::unreadable_note(self.unreadable),
+            ),
+            format!(
+                "{:>3}  {:>10}  {:>10}  {:>8}",
+                "k", "covered", "total", "coverage"
+            ),
+        ];
+        for k in 1..=self.max_k {
+            lines.push(format!(
+                "{k:>3}  {:>10}  {:>10}  {:>7.2}%",
+                total.covered(k),
+                totals[k - 1],
+                100.0 * self.fraction(total.covered(k), k)
+            ));
+        }
+        if per_input {
+            lines.push(String::new());
+            for (input, own) in inputs.iter().zip(&self.per_input) {
+                let name = input.name();
+                lines.push(match own {
+                    Ok(own) => {
+                        let cells: Vec<String> = (1..=self.max_k)
+                            .map(|k| {
+                                format!("k{k} {:.1}%", 100.0 * self.fraction(own.covered(k), k))
+                            })
+                            .collect();
+                        format!("{name}: {}", cells.join(", "))
+                    }
+                    Err(Uncounted::Unreadable(_)) => format!("{name}: unreadable"),
+                    Err(Uncounted::Rejected(_)) => format!("{name}: rejected"),
+                });
+            }
+        }
+        for (k, list) in (1..).zip(missing) {
+            let absent = totals[k - 1].saturating_sub(total.covered(k) as u128);
+            if absent == 0 {
+                continue;
+            }
+            let first = if absent as usize > list.len() {
+                format!(", first {}", list.len())
+            } else {
+                String::new()
+            };
+            lines.push(format!("\nmissing {k}-paths ({absent}{first}):"));
+            lines.extend(list.iter().map(|path| format!("  {path}")));
+        }
+        lines
+    }
+
     /// The report as data (`thicket cover --json`; docs/json-output.md): the figures
     /// per length (with `missing` paths if listed), and with `per_input` each input's.
     pub fn report<'a>(

@@ -21,6 +21,21 @@ pub enum Production {
     Stream,
 }
 
+impl Production {
+    /// The most inputs the production makes for the `count` asked for (`-n`): a cap
+    /// when covering (none if not given); the number made when streaming (10 if not
+    /// given, as many as the time allows when `timed`).
+    pub fn limit(self, count: Option<u64>, timed: bool) -> usize {
+        match self {
+            Production::Cover => count.map_or(usize::MAX, |n| n as usize),
+            Production::Stream => {
+                let count = crate::ended::count_or_default(count, timed);
+                usize::try_from(count).unwrap_or(usize::MAX)
+            }
+        }
+    }
+}
+
 /// The trees of a k-path production of `loaded` for paths up to `k` (`graph` is
 /// `loaded`'s), at most `limit`, with `solver` repairing each when the spec has
 /// constraints; `stop` is asked before each input.

@@ -50,6 +50,25 @@ pub enum ConstraintError {
     Spec(SpecError),
 }
 
+/// Goals given beside a spec (a user's `--minimize EXPR` and `--maximize EXPR`, as a
+/// spec's `minimizing` and `maximizing`), added after the spec's own; each is named
+/// `<--minimize N>` or `<--maximize N>` in messages.
+pub fn add_goals(
+    loaded: &mut thicket_fandango::LoadedSpec,
+    minimize: &[String],
+    maximize: &[String],
+) -> Result<(), SpecError> {
+    for (flag, smaller, goals) in [
+        ("--minimize", true, minimize),
+        ("--maximize", false, maximize),
+    ] {
+        for (i, text) in goals.iter().enumerate() {
+            loaded.add_goal(&format!("<{flag} {}>", i + 1), text, smaller)?;
+        }
+    }
+    Ok(())
+}
+
 /// Constraints given beside a spec (a user's `--constraint FILE` and `-c TEXT`),
 /// compiled against it in its language (Fandango's or ISLa's, as in `where` blocks).
 /// A file is read up to `max_bytes` (the spec's limit); a UTF-8 byte order mark is not

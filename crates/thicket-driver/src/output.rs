@@ -334,6 +334,26 @@ pub fn remove_files_in_flight() {
     std::mem::forget(files);
 }
 
+/// Makes `dir` ready for a file per input: created if missing, and refused if it
+/// holds files, unless `force` (same-named files are then replaced, others stay). The
+/// error names the folder and says what to do.
+pub fn prepare_dir(dir: &Path, force: bool) -> Result<(), String> {
+    let display = dir.display();
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create output directory {display}: {e}"))?;
+    let occupied = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read output directory {display}: {e}"))?
+        .next()
+        .is_some();
+    if occupied && !force {
+        return Err(format!(
+            "output directory {display} is not empty; give --force to write into it \
+             anyway (same-named files are replaced, others stay)"
+        ));
+    }
+    Ok(())
+}
+
 /// Writes `dir/name` whole or not at all: into a hidden temporary file first (removed
 /// again if writing fails, e.g. on a full disk, or by [`remove_files_in_flight`]), then
 /// renamed over `name`. The error names the file.

@@ -4,9 +4,10 @@
 //! that failed, shared by `parse` and `check`.
 
 use crate::InputReader;
+use std::io::Write;
 use thicket_grammar::Grammar;
 use thicket_parse::{ParseError, ParseResult, Parser, Rejection, TreeCount};
-use thicket_tree::{DerivationTree, Rendering};
+use thicket_tree::{DerivationTree, Renderer, Rendering};
 
 /// Inputs up to this size (64 KiB) are parsed and rendered in parallel, into memory;
 /// larger ones are parsed when their turn comes to be printed, and their tree streamed
@@ -53,6 +54,35 @@ impl Parsed {
             e @ ParseError::TooComplex { .. } => Parsed::TooComplex(e.to_string()),
             e @ ParseError::OutOfMemory { .. } => Parsed::OutOfMemory(e.to_string()),
         }
+    }
+}
+
+/// How an input failed, for `thicket parse`'s exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// Not in the language, or the parser gave up on it.
+    Rejected,
+    /// Not read: unreadable, or its chart did not fit in memory.
+    Unreadable,
+}
+
+impl Parsed {
+    /// The error message of an input called `name` that failed (shown even with
+    /// `quiet` only when it was not read), with the kind of failure; `None` for an
+    /// accepted input.
+    pub fn error(&self, name: &str, quiet: bool) -> Option<(Option<String>, Failure)> {
+        let shown = |message: String| (!quiet).then_some(message);
+        Some(match self {
+            Parsed::Rejected(excerpt, r) => {
+                (shown(format!("{name}:{r}\n{excerpt}")), Failure::Rejected)
+            }
+            Parsed::TooComplex(message) => (shown(format!("{name}: {message}")), Failure::Rejected),
+            Parsed::OutOfMemory(message) => {
+                (Some(format!("{name}: {message}")), Failure::Unreadable)
+            }
+            Parsed::Unreadable(message) => (Some(message.clone()), Failure::Unreadable),
+            Parsed::Parsed(..) | Parsed::Large(_) => return None,
+        })
     }
 }
 
@@ -225,6 +255,96 @@ pub fn render(tree: &DerivationTree, grammar: &Grammar, rendering: Rendering) ->
         Rendering::Sexp => tree.to_sexp(grammar),
         Rendering::Dot => tree.to_dot(grammar),
     }
+}
+
+impl ParseRequest {
+    /// Writes the tree (or trees) `tree` of an accepted input called `name`, rendered
+    /// in memory, to `out` as `thicket parse` does: a JSON line with its `count`, or the
+    /// rendering, headed by `# NAME` when the input is one of `many`.
+    pub fn write_parsed(
+        &self,
+        out: &mut dyn Write,
+        name: &str,
+        tree: &str,
+        count: Option<&TreeCount>,
+        many: bool,
+    ) -> std::io::Result<()> {
+        if self.rendering == Rendering::FuzzingbookJson {
+            let start = accepted_line_start(name, count, self.all);
+            return writeln!(out, "{start}{tree}}}");
+        }
+        if many {
+            writeln!(out, "# {name}")?;
+        }
+        write!(out, "{tree}")?;
+        if !tree.ends_with('\n') {
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+
+    /// Parses a large input (`text`, [`Parsed::Large`], called `name`) with `parser`
+    /// and writes its tree to `out` as it is read, as [`ParseRequest::write_parsed`]
+    /// would write it: memory is the chart's, not the tree's or the rendering's.
+    /// `count` hears its one tree's count when one is asked for. Returns the outcome
+    /// to report instead when the tree is not written: the input failed, or its trees
+    /// are to be counted or listed in memory after all (it may be ambiguous).
+    pub fn write_large(
+        &self,
+        out: &mut dyn Write,
+        parser: &Parser<'_>,
+        grammar: &Grammar,
+        (name, text): (&str, &[u8]),
+        many: bool,
+        count: &mut dyn FnMut(&TreeCount),
+    ) -> std::io::Result<Option<Parsed>> {
+        let result = match parser.parse_streaming(text) {
+            Ok(result) => result,
+            Err(e) => return Ok(Some(Parsed::failed(text, e))),
+        };
+        let counting = self.count || self.all;
+        if counting && !result.known_unambiguous() {
+            return Ok(Some(self.counted(&result, grammar)));
+        }
+        // Its one tree (`all` lists it, `count` counts it).
+        if counting {
+            count(&TreeCount::Finite(1));
+        }
+        let json = self.rendering == Rendering::FuzzingbookJson;
+        if json {
+            let one = counting.then_some(TreeCount::Finite(1));
+            let start = accepted_line_start(name, one.as_ref(), self.all);
+            write!(out, "{start}{}", if self.all { "[" } else { "" })?;
+        } else {
+            if many {
+                writeln!(out, "# {name}")?;
+            }
+            if self.all {
+                writeln!(out, "# tree 1 of 1")?;
+            }
+        }
+        let mut renderer = Renderer::new(grammar, self.rendering, &mut *out);
+        result.build_into(&mut renderer);
+        renderer.finish()?;
+        match self.rendering {
+            Rendering::FuzzingbookJson if self.all => writeln!(out, "]}}")?,
+            Rendering::FuzzingbookJson => writeln!(out, "}}")?,
+            Rendering::Sexp => writeln!(out)?,
+            Rendering::Indented | Rendering::Dot => {}
+        }
+        Ok(None)
+    }
+}
+
+/// The line on an input's tree count (`thicket parse --count`, on stderr):
+/// `NAME: N derivation trees`.
+pub fn count_line(name: &str, count: &TreeCount) -> String {
+    let plural = if *count == TreeCount::Finite(1) {
+        ""
+    } else {
+        "s"
+    };
+    format!("{name}: {count} derivation tree{plural}")
 }
 
 /// The start of the JSON line of an accepted input called `name`, up to its tree or

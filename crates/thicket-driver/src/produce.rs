@@ -42,6 +42,23 @@ pub enum BuildError {
     Unsolvable(SolveError),
 }
 
+impl BuildError {
+    /// What stops the spec's inputs, for people (invisible characters escaped), besides
+    /// the spec's own errors when the generator refuses the spec (rendered where they
+    /// are, from [`GeneratorRefusal::Spec`]); `None` when those say it all.
+    pub fn message(&self) -> Option<String> {
+        let escaped = |text: &str| thicket_grammar::diag::escape_invisible(text).into_owned();
+        match self {
+            BuildError::NotGenerable(why) => Some(why.clone()),
+            BuildError::Generator(GeneratorRefusal::Limits(why)) => Some(escaped(why)),
+            BuildError::Generator(GeneratorRefusal::Spec { also, .. }) => {
+                also.as_deref().map(escaped)
+            }
+            BuildError::Unsolvable(e) => Some(escaped(&e.to_string())),
+        }
+    }
+}
+
 /// What makes the inputs of one spec under one set of options: its generator, its
 /// solver when constraints, goals or `:=` generators are in force, and the weights
 /// that steer plain generation.

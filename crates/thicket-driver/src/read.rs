@@ -5,6 +5,7 @@ use crate::files::Input;
 use rustc_hash::FxHashSet;
 use thicket_cover::{Coverage, KPath, KPathGraph};
 use thicket_fandango::{BitLayout, PackedBits, UnpackedGrammar, Unpacker};
+use thicket_gen::prob::{Counts, Weights};
 use thicket_grammar::{ExprId, Grammar, Spec, SpecError};
 use thicket_parse::{CompileError, ParseConfig, ParseError, ParseResult, Parser};
 use thicket_tree::DerivationTree;
@@ -161,6 +162,32 @@ impl<'g> InputReader<'g> {
         })
     }
 
+    /// The k-paths of `input` (paths up to `k` long) as CODEINE reads an input's
+    /// features ([`thicket_codeine::input_paths`]: in every derivation if its parse
+    /// forest is small, else in the tree the parser returns), bit by bit when the
+    /// inputs are packed; `None` if the grammar rejects it.
+    pub fn feature_paths(
+        &self,
+        graph: &KPathGraph,
+        input: &[u8],
+        k: usize,
+    ) -> Option<FxHashSet<KPath>> {
+        let small = self
+            .with_parse(input, |parsed| {
+                thicket_codeine::small_forest_paths(parsed, graph, k)
+            })
+            .ok()?;
+        match small {
+            Some(paths) => Some(paths),
+            // The tree of a packed input is the spec's once packed again: `read` does it.
+            None => Some(thicket_codeine::tree_paths(
+                graph,
+                &self.read(input).ok()?,
+                k,
+            )),
+        }
+    }
+
     /// The parser of text inputs (`None` for packed ones).
     pub fn text_parser(&self) -> Option<&Parser<'_>> {
         match self {
@@ -200,6 +227,130 @@ impl InputReader<'_> {
             }
         }
         Ok(trees)
+    }
+}
+
+impl InputReader<'_> {
+    /// The trees of sample inputs (`thicket mine`'s positives and negatives), each read
+    /// whole under `max` bytes, and how many the grammar rejects: those are left out,
+    /// `rejected` told of each with its number among them (from 1). An input that
+    /// cannot be read ends the reading (the message names it).
+    pub fn read_samples(
+        &self,
+        inputs: &[Input],
+        max: u64,
+        rejected: &mut dyn FnMut(usize, &Input, &ParseError),
+    ) -> Result<(Vec<DerivationTree>, usize), String> {
+        let mut count = 0;
+        let trees = self.read_files(inputs, max, &mut |input, skipped| match skipped {
+            Skipped::Unreadable(e) => Err(e),
+            Skipped::Rejected(e) => {
+                count += 1;
+                rejected(count, input, &e);
+                Ok(())
+            }
+        })?;
+        Ok((trees, count))
+    }
+}
+
+impl InputReader<'_> {
+    /// Seed trees for a campaign's learning strategies (`thicket fuzz --seeds`): the
+    /// trees of `inputs` (each read whole under `max`), those that cannot be read or
+    /// are not in the language left out after `skipped` is told; an error if none is
+    /// left.
+    pub fn seed_trees(
+        &self,
+        inputs: &[Input],
+        max: u64,
+        skipped: &mut dyn FnMut(&Input, Skipped),
+    ) -> Result<Vec<DerivationTree>, String> {
+        let read = self.read_files(inputs, max, &mut |input, why| {
+            skipped(input, why);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        let trees = match read {
+            Ok(trees) => trees,
+            Err(never) => match never {},
+        };
+        if trees.is_empty() {
+            return Err(
+                "no seed input is in the grammar's language: nothing to learn from".to_string(),
+            );
+        }
+        Ok(trees)
+    }
+}
+
+/// The choices of sample inputs counted ([`InputReader::count_choices`]).
+pub struct ChoiceCounts {
+    /// Per alternation and repetition, the choices the samples' trees took.
+    pub counts: Counts,
+    /// Samples not counted: unreadable, or not in the language.
+    pub rejected: usize,
+    /// Samples not counted because their chart did not fit in memory.
+    pub out_of_memory: usize,
+}
+
+impl ChoiceCounts {
+    /// The probabilities learned from the counts with additive `smoothing`, as the
+    /// JSON text `thicket learn` writes (docs/json-output.md), ending in a line break.
+    pub fn weights_json(&self, grammar: &Grammar, smoothing: f64) -> String {
+        let weights = Weights::learn(grammar, &self.counts, smoothing, None);
+        let json = weights.to_json(grammar, smoothing, self.counts.trees());
+        let mut text = serde_json::to_string_pretty(&json).expect("JSON values serialize");
+        text.push('\n');
+        text
+    }
+
+    /// What the probabilities were learned from: `learned from N samples (R rejected)`.
+    pub fn summary(&self) -> String {
+        let rejected = match self.rejected {
+            0 => String::new(),
+            n => format!(" ({n} rejected)"),
+        };
+        format!("learned from {} samples{rejected}", self.counts.trees())
+    }
+}
+
+impl InputReader<'_> {
+    /// Counts the choices of the trees of `inputs` (each read whole under `max` bytes)
+    /// in `grammar` (`thicket learn`: the counts a probabilistic grammar is learned
+    /// from); `skipped` hears each input not counted and why.
+    pub fn count_choices(
+        &self,
+        grammar: &Grammar,
+        inputs: &[Input],
+        max: u64,
+        skipped: &mut dyn FnMut(&Input, Skipped),
+    ) -> ChoiceCounts {
+        let mut counted = ChoiceCounts {
+            counts: Counts::new(grammar),
+            rejected: 0,
+            out_of_memory: 0,
+        };
+        for input in inputs {
+            let bytes = match input.read(max) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    counted.rejected += 1;
+                    skipped(input, Skipped::Unreadable(e));
+                    continue;
+                }
+            };
+            // The chart's memory is free again before counting needs its own.
+            match self.read(&bytes) {
+                Ok(tree) => counted.counts.add_tree(grammar, &tree),
+                Err(e) => {
+                    match e {
+                        ParseError::OutOfMemory { .. } => counted.out_of_memory += 1,
+                        _ => counted.rejected += 1,
+                    }
+                    skipped(input, Skipped::Rejected(e));
+                }
+            }
+        }
+        counted
     }
 }
 

@@ -6,8 +6,31 @@
 use crate::files::Input;
 use serde::Serialize;
 use std::io::Write;
-use thicket_exec::{CoverageSummary, ExecError, Judge, LikelyRejection, Tally};
+use thicket_exec::{CoverageSummary, ExecError, FailureKind, Judge, LikelyRejection, Tally};
 use thicket_parse::Parser;
+
+/// Whether the program `judge` runs accepts the input `tree` stands for: its text, or
+/// with `encoding` its bits packed into bytes (a tree whose bits fill no whole byte
+/// stands for no input, which no program accepts). A run the executor could not make
+/// is not accepted.
+pub fn accepts(
+    judge: &mut Judge,
+    encoding: Option<&thicket_fandango::PackedBits<'_>>,
+    tree: &thicket_tree::DerivationTree,
+) -> Result<bool, ExecError> {
+    let packed;
+    let input = match encoding {
+        Some(encoding) => match thicket_gen::Encoding::encode(encoding, tree) {
+            Ok(bytes) => {
+                packed = bytes;
+                &packed
+            }
+            Err(_) => return Ok(false),
+        },
+        None => tree.bytes(),
+    };
+    Ok(judge.run(input)?.is_some_and(|v| v.accepted()))
+}
 
 /// What running a set of inputs found.
 #[derive(Default)]
@@ -83,6 +106,85 @@ impl Runs {
         inputs - self.unreadable - self.not_run
     }
 
+    /// The warnings about `inputs` inputs run through `judge`, whose coverage is
+    /// `summary`: runs whose output a process the target left behind held open, and
+    /// runs that covered nothing the include patterns match.
+    pub fn warnings(&self, judge: &Judge, inputs: usize, summary: &CoverageSummary) -> Vec<String> {
+        let executor = judge.executor();
+        let mut warnings = Vec::new();
+        if executor.held_output_runs() > 0 {
+            let runs = self.ran(inputs) as u64;
+            warnings.push(thicket_exec::plain::held_output_warning(
+                executor.held_output_runs(),
+                runs,
+            ));
+        }
+        if inputs > 0 {
+            warnings.extend(summary.nothing_covered_warning(&executor.describe()));
+        }
+        warnings
+    }
+
+    /// The note that the coverage of the crashing or hanging runs is not counted, if
+    /// there were any.
+    pub fn uncounted_note(&self) -> Option<String> {
+        let uncounted = self.tally.uncounted;
+        (uncounted > 0).then(|| {
+            format!(
+                "the coverage of {uncounted} crashing or hanging runs is not counted (that \
+                 of exceptions and pattern matches is), as in a campaign"
+            )
+        })
+    }
+
+    /// The report as `thicket coverage` prints it for people, of `inputs` inputs run
+    /// through `judge`, whose coverage is `summary`: the target, the inputs' verdicts,
+    /// the coverage ([`CoverageSummary::text_lines`]), each distinct failure but those
+    /// `rejection` explains as the target's way of rejecting input, which get one line
+    /// together and a note.
+    pub fn text(
+        &self,
+        judge: &Judge,
+        inputs: usize,
+        summary: &CoverageSummary,
+        rejection: Option<&LikelyRejection>,
+    ) -> TextReport {
+        let tally = &self.tally;
+        let mut lines = vec![
+            judge.executor().describe(),
+            format!(
+                "{inputs} inputs ({} in the grammar's language{}), {} failing, {} hanging",
+                self.in_language,
+                crate::files::unreadable_note(self.unreadable),
+                tally.failing,
+                tally.hangs
+            ),
+        ];
+        lines.extend(summary.text_lines());
+        let rejected = |kind: &FailureKind| rejection.is_some_and(|r| r.covers(kind));
+        let failures = &tally.failures;
+        for (key, (_, n, first)) in failures.iter().filter(|(_, (k, ..))| !rejected(k)) {
+            lines.push(format!("failure {key} ({n} runs), first: {first}"));
+        }
+        let mut note = None;
+        if let Some(r) = rejection {
+            let first = failures
+                .values()
+                .find(|(k, ..)| rejected(k))
+                .map_or("", |(.., f)| f.as_str());
+            lines.push(format!(
+                "failures {} {}: {} distinct ({} runs), likely rejections, first: {first}",
+                r.language, r.class, r.distinct_failures, r.runs
+            ));
+            let others = failures
+                .values()
+                .filter(|(k, ..)| !rejected(k) && *k != FailureKind::Hang)
+                .count();
+            note = Some(r.note(others));
+        }
+        TextReport { lines, note }
+    }
+
     /// The report as data (`thicket coverage --format json`) of `inputs` inputs run
     /// through `judge`, whose coverage is `summary`.
     pub fn report<'a>(
@@ -117,6 +219,14 @@ impl Runs {
             coverage: summary,
         }
     }
+}
+
+/// A set of runs as text ([`Runs::text`]).
+pub struct TextReport {
+    /// The lines of the report (stdout).
+    pub lines: Vec<String>,
+    /// A note on the failures that are likely rejections of invalid input (stderr).
+    pub note: Option<String>,
 }
 
 /// Why a set of runs stopped.

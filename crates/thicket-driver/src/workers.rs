@@ -28,6 +28,13 @@ const PER_WORKER: [(&str, Option<char>, bool); 6] = [
     ("--sync-every", None, true),
 ];
 
+/// [`worker_args`] of a whole command line `args` (without the program's name): the
+/// arguments after the `fuzz` subcommand.
+pub fn worker_args_of(args: &[OsString]) -> (Vec<OsString>, Vec<OsString>) {
+    let after_subcommand = args.iter().position(|a| a == "fuzz").map_or(0, |i| i + 1);
+    worker_args(&args[after_subcommand..])
+}
+
 /// The arguments of `thicket fuzz` (after the subcommand) without the per-worker ones:
 /// `(options, target)`, the target being what follows `--` (with the `--`).
 pub fn worker_args(args: &[OsString]) -> (Vec<OsString>, Vec<OsString>) {
@@ -115,6 +122,63 @@ pub struct WorkerEnd {
     pub code: Option<i32>,
     /// Its own figures.
     pub stats: Option<Stats>,
+}
+
+impl WorkerEnd {
+    /// Its exit code; one killed by a signal counts as a failed campaign (4, as
+    /// `thicket fuzz` ends when the target cannot be run).
+    pub fn exit_code(&self) -> i32 {
+        self.code.unwrap_or(4)
+    }
+}
+
+/// What a parallel campaign ended with, for people: a line per worker (its figures, or
+/// where its log is when it left none; its exit code when not 0), then the figures of
+/// all workers combined (written to OUT/stats.json a last time, see [`combine_ends`])
+/// with their failures.
+pub fn summary_lines(out: &Path, ends: &[WorkerEnd]) -> Result<Vec<String>, WorkersError> {
+    let mut lines = Vec::new();
+    for end in ends {
+        let (name, code) = (&end.name, end.exit_code());
+        let Some(s) = &end.stats else {
+            lines.push(format!(
+                "thicket: {name}: no stats (exit {code}); see {}",
+                out.join(format!("{name}.log")).display()
+            ));
+            continue;
+        };
+        lines.push(format!(
+            "thicket: {name}: {} execs ({:.0}/s), {}, {} kept ({} imported from the others), \
+             {} distinct failures{}",
+            s.execs,
+            s.execs_per_sec,
+            s.coverage.headline(),
+            s.queue,
+            s.imported,
+            s.distinct_failures,
+            match code {
+                0 => String::new(),
+                c => format!(", exit {c}: see {name}.log"),
+            }
+        ));
+    }
+    let Some(combined) = combine_ends(out, ends)? else {
+        return Ok(lines);
+    };
+    let t = &combined.totals;
+    lines.push(format!(
+        "thicket: all {} workers: {} execs ({:.0}/s), {} distinct failures -> {}",
+        ends.len(),
+        t.execs,
+        t.execs_per_sec,
+        t.distinct_failures,
+        out.join("stats.json").display()
+    ));
+    lines.extend(thicket_fuzz::report::failure_lines(
+        &t.failures,
+        t.likely_rejection.as_ref(),
+    ));
+    Ok(lines)
 }
 
 impl Workers {

@@ -148,6 +148,58 @@ impl CoverageSummary {
         ))
     }
 
+    /// The coverage as `thicket coverage` prints it: a line of totals in the kind's
+    /// units (edges and map size; Python statements and branches; Java methods and
+    /// lines), then a line per file (Python, Java).
+    pub fn text_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        match self.kind {
+            CoverageKind::Edges => lines.push(format!(
+                "coverage: {} edges (map size {})",
+                self.edges.unwrap_or(0),
+                self.map_size.unwrap_or(0)
+            )),
+            CoverageKind::Python => {
+                lines.push(format!(
+                    "coverage: {} of {} statements, {} branches of {} (as coverage.py \
+                     counts them; statements that run only at import excluded)",
+                    self.lines.unwrap_or(0),
+                    self.statements.unwrap_or(0),
+                    self.branches.unwrap_or(0),
+                    self.branch_total.unwrap_or(0)
+                ));
+                lines.extend(self.files.iter().map(|f| {
+                    format!(
+                        "  {:>5}/{:<5} lines {:>5}/{:<5} branches  {}",
+                        f.lines, f.statements, f.branches, f.branch_total, f.path
+                    )
+                }));
+            }
+            CoverageKind::Java => {
+                lines.push(format!(
+                    "coverage: {} of {} methods, {} of {} lines (as JaCoCo counts them, in \
+                     the classes that ran)",
+                    self.methods.unwrap_or(0),
+                    self.method_total.unwrap_or(0),
+                    self.lines.unwrap_or(0),
+                    self.statements.unwrap_or(0),
+                ));
+                lines.extend(self.files.iter().map(|f| {
+                    format!(
+                        "  {:>5}/{:<5} methods {:>5}/{:<5} lines  {}",
+                        f.methods.unwrap_or(0),
+                        f.method_total.unwrap_or(0),
+                        f.lines,
+                        f.statements,
+                        f.path
+                    )
+                }));
+            }
+            CoverageKind::None => lines.push("coverage: none measured (plain mode)".to_string()),
+        }
+        lines
+    }
+
     /// How much was covered, in the kind's first unit (edges, or lines): comparable
     /// between summaries of one kind.
     pub fn amount(&self) -> usize {
@@ -467,6 +519,20 @@ fn merge_bytes(trace: &[u8], seen: &mut [u8], novelty: &mut Novelty) {
 mod tests {
     use super::*;
     use crate::python::{PyFileTrace, PyTrace};
+
+    #[test]
+    fn a_summary_as_text_counts_in_its_kinds_units() {
+        let edges = CoverageSummary {
+            kind: CoverageKind::Edges,
+            edges: Some(37),
+            map_size: Some(65536),
+            ..CoverageSummary::default()
+        };
+        assert_eq!(edges.text_lines(), ["coverage: 37 edges (map size 65536)"]);
+        let plain = CoverageSummary::default();
+        assert_eq!(plain.kind, CoverageKind::None);
+        assert_eq!(plain.text_lines(), ["coverage: none measured (plain mode)"]);
+    }
 
     #[test]
     fn nothing_covered_names_the_include_option_of_the_target_kind() {

@@ -492,6 +492,65 @@ pub enum ReduceEvent<'a> {
     },
 }
 
+impl Reduced {
+    /// The closing line of `thicket minimize`: the input's size (`from` bytes) and the
+    /// result's, whether it is in the grammar, the runs it took in `seconds`, how it
+    /// fails and where it was written (`output`).
+    pub fn summary(&self, from: usize, seconds: f64, output: &str) -> String {
+        format!(
+            "thicket: {from} -> {} bytes{} in {} runs ({} repeated candidates skipped), \
+             {seconds:.1} s; still fails with `{}`; written to {output}",
+            self.bytes.len(),
+            if self.in_grammar {
+                ", in the grammar"
+            } else {
+                ""
+            },
+            self.stats.runs,
+            self.stats.repeats,
+            self.key,
+        )
+    }
+}
+
+impl ReduceEvent<'_> {
+    /// The event as a line for people, of the minimisation of `what` (`len` bytes).
+    pub fn line(&self, what: &str, len: usize) -> String {
+        match self {
+            ReduceEvent::Fails { key } => {
+                format!("thicket: {what} ({len} bytes) fails with `{key}`; minimizing")
+            }
+            ReduceEvent::OutsideGrammar { error } => {
+                format!("note: {what} is not in the grammar ({error}): reducing its bytes")
+            }
+            ReduceEvent::Progress { seconds, smallest } => {
+                format!("thicket: {seconds:.0} s: smallest so far {smallest} bytes")
+            }
+        }
+    }
+}
+
+impl CrashEvent<'_> {
+    /// The event as a line for people.
+    pub fn line(&self) -> String {
+        match self {
+            CrashEvent::Reduce { path, len, event } => {
+                event.line(&path.display().to_string(), *len)
+            }
+            CrashEvent::Flaky { path } => format!(
+                "note: {} does not fail any more (flaky): not minimised",
+                path.display()
+            ),
+            CrashEvent::Minimized {
+                name,
+                from,
+                to,
+                key,
+            } => format!("thicket: minimized/{name}: {from} -> {to} bytes, `{key}`"),
+        }
+    }
+}
+
 /// What [`Campaign::minimize_crashes`](crate::Campaign::minimize_crashes) reports.
 #[derive(Debug)]
 pub enum CrashEvent<'a> {

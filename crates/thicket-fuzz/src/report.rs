@@ -32,6 +32,17 @@ pub fn status_line(stats: &Stats) -> String {
     line
 }
 
+/// The line of a resumed campaign: the executions, kept inputs and coverage it goes on
+/// from.
+pub fn resumed_line(stats: &Stats) -> String {
+    format!(
+        "resumed at {} executions with {} kept inputs, {}",
+        stats.execs,
+        stats.queue,
+        stats.coverage.headline()
+    )
+}
+
 /// The summary of a finished campaign whose output is in `out` (`interrupted`: stopped
 /// by the user): its figures, its failures, and a warning (`warning: ...`) or note for
 /// each figure that says something went wrong.

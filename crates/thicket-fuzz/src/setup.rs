@@ -187,6 +187,17 @@ impl FdLoopOptions<'_> {
     }
 }
 
+/// The generator's size target a strategy of `kind` defaults to (`--target-size`):
+/// the coverage campaign's sizing, or 0 for the other strategies, which choose
+/// uniformly (random: Tribble's baseline) or by probabilities the sizing would skew.
+pub fn default_target_size(kind: StrategyKind) -> u32 {
+    if kind == StrategyKind::Coverage {
+        thicket_gen::DEFAULT_TARGET_SIZE
+    } else {
+        0
+    }
+}
+
 /// What a campaign with `constraints` constraints does with them, for the user.
 pub fn constraints_note(constraints: usize, valid_only: bool, no_feedback: bool) -> String {
     format!(

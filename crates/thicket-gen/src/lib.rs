@@ -115,6 +115,25 @@ pub enum ChoicePolicy {
 /// figures there: 65-70 bytes, all distinct).
 pub const DEFAULT_TARGET_SIZE: u32 = 56;
 
+impl ChoicePolicy {
+    /// The policy a size target of `bytes` asks for (`--target-size`): sized, or
+    /// uniform choices for 0.
+    pub fn for_target_size(bytes: u32) -> ChoicePolicy {
+        match bytes {
+            0 => ChoicePolicy::Uniform,
+            bytes => ChoicePolicy::Sized { bytes },
+        }
+    }
+}
+
+/// A seed drawn from the clock, for a run given none (which should say which it drew,
+/// so that the run can be repeated).
+pub fn draw_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 impl Default for ChoicePolicy {
     /// [`ChoicePolicy::Sized`] with [`DEFAULT_TARGET_SIZE`].
     fn default() -> Self {

@@ -369,6 +369,24 @@ impl Weights {
         })
     }
 
+    /// Reads a probabilities file (the JSON of [`Weights::to_json`], as `thicket learn`
+    /// writes it) for `grammar`, inverted with `inverse` ([`Weights::inverted`]); an
+    /// error says why, without the file's name.
+    pub fn read_file(
+        path: &std::path::Path,
+        grammar: &Grammar,
+        inverse: bool,
+    ) -> Result<Weights, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        let value: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+        let weights = Weights::from_json(grammar, &value).map_err(|e| e.to_string())?;
+        Ok(if inverse {
+            weights.inverted(grammar)
+        } else {
+            weights
+        })
+    }
+
     /// Reads the JSON of [`Weights::to_json`] for `grammar`: every rule and choice named
     /// must exist with the same text; choices not named stay uniform. Errors name the
     /// rule and choice.

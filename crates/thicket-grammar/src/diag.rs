@@ -509,6 +509,19 @@ impl SpecError {
     pub fn render(&self) -> String {
         render_diagnostics(&self.diagnostics, &self.source)
     }
+
+    /// The line after the rendered diagnostics: `NAME has N errors`.
+    pub fn summary(&self) -> String {
+        let errors = self.diagnostics.iter().filter(|d| d.is_error()).count();
+        let plural = if errors == 1 { "" } else { "s" };
+        format!("{} has {errors} error{plural}", self.source.name())
+    }
+
+    /// Whether the spec could not be read at all (an `io` diagnostic), rather than
+    /// read and found wrong.
+    pub fn is_unreadable(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.code == "io")
+    }
 }
 
 impl fmt::Display for SpecError {

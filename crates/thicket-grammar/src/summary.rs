@@ -55,6 +55,59 @@ impl LintSummary {
         self.errors > 0 || (deny_warnings && self.warnings() > 0)
     }
 
+    /// The report as `thicket lint` prints it for people: a table of the rules (each
+    /// one's minimal depth and length, alternatives, and whether it is reachable), the
+    /// totals of the spec read from `source` with its number of `constraints`, and the
+    /// verdict.
+    pub fn text_lines(
+        &self,
+        grammar: &Grammar,
+        source: &SourceFile,
+        constraints: usize,
+    ) -> Vec<String> {
+        let width = self
+            .rules
+            .iter()
+            .map(|r| r.name.len() + 2)
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        let mut lines = vec![format!(
+            "{:width$}  {:>9}  {:>10}  {:>12}",
+            "rule", "min depth", "min length", "alternatives"
+        )];
+        for r in &self.rules {
+            lines.push(format!(
+                "{:width$}  {:>9}  {:>10}  {:>12}{}",
+                format!("<{}>", r.name),
+                never(r.min_depth),
+                never(r.min_length),
+                r.alternatives,
+                if r.reachable { "" } else { "  (unreachable)" }
+            ));
+        }
+        lines.push(format!(
+            "\n{}: {} rules, {} alternatives, {} terminals, {constraints} constraint{}; start {}, minimal depth {}, minimal input length {}",
+            source.name(),
+            self.rules.len(),
+            self.alternatives,
+            self.terminals,
+            plural(constraints),
+            grammar.display_symbol(grammar.start()),
+            never(self.start.min_depth),
+            self.start.min_length.map_or("never".to_string(), |d| format!(
+                "{d} byte{}",
+                if d == 1 { "" } else { "s" }
+            )),
+        ));
+        let verdict = match (self.errors, self.warnings()) {
+            (0, 0) => "clean".to_string(),
+            (e, w) => format!("{e} error{}, {w} warning{}", plural(e), plural(w)),
+        };
+        lines.push(format!("{}: {verdict}", source.name()));
+        lines
+    }
+
     /// The report as data (docs/json-output.md): the spec read from `source`, its
     /// `notes`, whether it is a `protocol`, its number of `constraints`, the verdict
     /// with `deny_warnings`.
@@ -93,6 +146,15 @@ impl LintSummary {
             })).collect::<Vec<_>>(),
         })
     }
+}
+
+/// A figure, or `never` for a rule that cannot finish.
+fn never(figure: Option<impl std::fmt::Display>) -> String {
+    figure.map_or("never".to_string(), |d| d.to_string())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// The report of a spec that could not be read: its diagnostics, and `null` for what
@@ -139,5 +201,13 @@ mod tests {
         let json = summary.to_json(&spec.grammar, &spec.source, &[], false, 0, true);
         assert_eq!(json["ok"], false);
         assert_eq!(json["totals"]["rules"], 3);
+        let text = summary.text_lines(&spec.grammar, &spec.source, 0);
+        assert!(text[0].starts_with("rule "), "{text:?}");
+        assert!(text[3].starts_with("<unused>") && text[3].ends_with("(unreachable)"));
+        let totals = format!(
+            "3 rules, {} alternatives, 4 terminals, 0 constraints",
+            summary.alternatives
+        );
+        assert!(text[4].contains(&totals), "{text:?}");
     }
 }

@@ -1,7 +1,7 @@
 //! What `thicket mine` reports of its results: each result's figures in one line, and
 //! the whole run as data (`--json`).
 
-use crate::program::Validated;
+use crate::program::{Labelled, Validated};
 use crate::{Mined, Scored, StepCount};
 use serde::Serialize;
 
@@ -29,7 +29,53 @@ impl Scored {
     }
 }
 
+impl Labelled {
+    /// The line on the samples the program labelled.
+    pub fn line(&self) -> String {
+        format!(
+            "labelled by the program: {} generated and {} mutated inputs: {} accepted, {} rejected",
+            self.generated, self.mutated, self.accepted, self.rejected
+        )
+    }
+}
+
 impl Mined {
+    /// The results as `thicket mine` prints them: each numbered, with its figures, a
+    /// flag when it is under `min_specificity_pct` (in percent, as given), how the
+    /// program took the inputs solved for it (`validation`, one per result, in order),
+    /// then its constraint; or a comment that none reaches `min_recall_pct`.
+    pub fn text(
+        &self,
+        validation: &[Option<Validated>],
+        min_recall_pct: f64,
+        min_specificity_pct: f64,
+    ) -> String {
+        if self.results.is_empty() {
+            return format!("# no constraint reaches recall {min_recall_pct}% on the positives\n");
+        }
+        let mut text = String::new();
+        for (i, (r, v)) in self.results.iter().zip(validation).enumerate() {
+            let flag = if !r.meets_specificity(min_specificity_pct / 100.0) {
+                format!(" (under --min-specificity {min_specificity_pct}%)")
+            } else {
+                String::new()
+            };
+            let valid = v.map_or(String::new(), |v| {
+                format!(
+                    "; program accepted {}/{} solved inputs",
+                    v.accepted, v.solved
+                )
+            });
+            text.push_str(&format!(
+                "# {}: {}{flag}{valid}\n{}\n\n",
+                i + 1,
+                r.figures(),
+                r.text
+            ));
+        }
+        text
+    }
+
     /// The run as data: the samples counted, the steps, and each result with its
     /// figures, whether it meets `min_specificity` and, in `validation` (one per
     /// result, in order), how the program took the inputs solved for it.

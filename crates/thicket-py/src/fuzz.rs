@@ -12,7 +12,7 @@
 //! instruction. Python code that loops is therefore stopped; a call blocked in C code
 //! (a `time.sleep`, a C extension's loop) is stopped only when it returns to Python.
 
-use crate::{GenerateError, Spec, TargetTimeout, draw_seed, json_to_py};
+use crate::{GenerateError, Spec, TargetTimeout, json_to_py};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
@@ -618,7 +618,7 @@ pub(crate) fn run(
         interrupt: Arc::clone(&interrupt),
         last_exception: Arc::clone(&last_exception),
     };
-    let seed = settings.seed.unwrap_or_else(draw_seed);
+    let seed = settings.seed.unwrap_or_else(thicket_gen::draw_seed);
     let loaded = Arc::clone(&spec.loaded);
     let constraints = settings.constraints && spec.constraints_apply;
     let kept_dir = settings.out.clone();

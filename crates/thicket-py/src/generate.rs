@@ -37,11 +37,9 @@ impl Limits {
         GenConfig {
             max_depth: self.max_depth.unwrap_or(default.max_depth),
             max_repetitions: self.max_repetitions.unwrap_or(default.max_repetitions),
-            policy: match self.target_size {
-                None => default.policy,
-                Some(0) => ChoicePolicy::Uniform,
-                Some(bytes) => ChoicePolicy::Sized { bytes },
-            },
+            policy: self
+                .target_size
+                .map_or(default.policy, ChoicePolicy::for_target_size),
             ..default
         }
     }

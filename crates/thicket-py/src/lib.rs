@@ -256,7 +256,7 @@ impl Spec {
         };
         if let Some(production) = production {
             let k = kpath::check_k(k.unwrap_or(2))?;
-            let seed = seed.unwrap_or_else(draw_seed);
+            let seed = seed.unwrap_or_else(thicket_gen::draw_seed);
             let engine = self.engine(py, limits, constraints)?;
             // `n` caps Algorithm 1 (which stops when the paths are covered) and counts
             // the stream's inputs.
@@ -482,7 +482,7 @@ impl Spec {
         let engine = self.engine(py, limits, constraints)?;
         Ok(generate::Stream::new(
             engine,
-            seed.unwrap_or_else(draw_seed),
+            seed.unwrap_or_else(thicket_gen::draw_seed),
             count,
         ))
     }
@@ -527,13 +527,6 @@ impl Violation {
     fn __str__(&self) -> String {
         self.message.clone()
     }
-}
-
-/// A seed from the clock, for calls that give none (each input keeps its seed).
-fn draw_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 /// A rule name without angle brackets.

@@ -84,6 +84,14 @@ impl TokenSet {
         })
     }
 
+    /// Reads one set per text of `texts`, in order (see [`TokenSet::parse`]); the first
+    /// error.
+    pub fn parse_all(tokens: &Tokens, texts: &[String]) -> Result<Vec<TokenSet>, String> {
+        let sets = texts.iter().enumerate();
+        sets.map(|(i, text)| TokenSet::parse(tokens, text, i))
+            .collect()
+    }
+
     /// Reads the set of `tokens` written as `text` (the `position`-th, from 0, for
     /// messages): kinds separated by `,` (a literal's text, or a token rule with or
     /// without angle brackets; a lone `,` is the comma), `*` for any token, `$` for
@@ -151,6 +159,47 @@ pub fn witness_text(grammar: &Grammar, tokens: &Tokens, kinds: &[u32]) -> Vec<u8
         })
         .collect();
     Tokens::detokenize(&texts)
+}
+
+/// A shortest input whose tokens lie in given sets, or that there is none (`thicket
+/// solve-tokens`); serialized, its JSON answer.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Answer {
+    /// Whether an input was found.
+    pub sat: bool,
+    /// The witness's token kinds, by name.
+    pub tokens: Vec<String>,
+    /// The witness's text (`None`: unsatisfiable).
+    pub input: Option<String>,
+    /// Milliseconds the solver took.
+    pub time_ms: f64,
+    /// Token kinds of the spec.
+    pub kinds: usize,
+}
+
+impl Answer {
+    /// Solves `sets` (one per leading token) over the `tokens` of `grammar` and
+    /// reads the witness's text ([`witness_text`], bytes that are not UTF-8 replaced).
+    pub fn solve(grammar: &Grammar, tokens: &Tokens, sets: &[TokenSet]) -> Answer {
+        let mut solver = TokenSolver::new(tokens.grammar(), tokens.kinds().len());
+        let start = Instant::now();
+        let answer = solver.solve(sets);
+        let time_ms = start.elapsed().as_secs_f64() * 1000.0;
+        let witness = answer.as_deref().unwrap_or_default();
+        let input = witness_text(grammar, tokens, witness);
+        Answer {
+            sat: answer.is_some(),
+            tokens: witness
+                .iter()
+                .map(|&k| tokens.kinds()[k as usize].name.clone())
+                .collect(),
+            input: answer
+                .is_some()
+                .then(|| String::from_utf8_lossy(&input).into_owned()),
+            time_ms,
+            kinds: tokens.kinds().len(),
+        }
+    }
 }
 
 /// Figures of a solver's work.

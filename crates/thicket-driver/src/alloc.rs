@@ -1,6 +1,8 @@
-//! The binary's allocator: the system's, except that an allocation that fails ends the
-//! process with a message naming the limit to raise (exit 4), where Rust would abort
-//! with "memory allocation of N bytes failed".
+//! An allocator for thicket's binaries: the system's, except that an allocation that
+//! fails ends the process with a message naming the limit to raise (exit 4, the
+//! command line's code for a failure), where Rust would abort with "memory allocation
+//! of N bytes failed". A binary installs it with `#[global_allocator]`; a library (the
+//! Python module) leaves the allocator to its host.
 //!
 //! The large allocations ask first (the parser's chart grows only while it fits under
 //! the address-space limit, see `thicket_parse::memory`, and an input that does not fit
@@ -11,6 +13,13 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write;
 
 /// The system allocator that exits cleanly when memory runs out.
+///
+/// ```
+/// #[global_allocator]
+/// static ALLOCATOR: thicket_driver::alloc::ExitWhenExhausted =
+///     thicket_driver::alloc::ExitWhenExhausted;
+/// # fn main() {}
+/// ```
 pub struct ExitWhenExhausted;
 
 // SAFETY: every call is passed on to the system allocator unchanged; a null result
@@ -48,6 +57,10 @@ unsafe impl GlobalAlloc for ExitWhenExhausted {
         unsafe { System.dealloc(ptr, layout) }
     }
 }
+
+/// The exit code when memory runs out: the command line's code for a failure that is
+/// not the input's nor the spec's.
+pub const EXIT_CODE: i32 = 4;
 
 /// A message written into a fixed buffer: nothing may be allocated once memory ran out.
 struct Message {
@@ -94,6 +107,6 @@ fn exhausted(bytes: usize) -> ! {
     // running anything more (no destructor may allocate now).
     unsafe {
         libc::write(2, message.bytes.as_ptr().cast(), message.len);
-        libc::_exit(i32::from(crate::exit::FAILURE));
+        libc::_exit(EXIT_CODE);
     }
 }
