@@ -4,7 +4,7 @@
 # for docs/fuzz-eval.md's equal-time comparison with afl-fuzz on json-c, where the edges
 # afl-fuzz reaches and thicket fuzz with specs/json.fan does not are these extensions.
 # The rest of the file is specs/json.fan's (see its comments there). Kept as measured
-# there, with one gap: a <ws> is whitespace or comments each followed by more, so
+# there, with one gap: a <ws> is empty, whitespace, or a comment followed by a <ws>, so
 # whitespace before a comment (`1 // x`) is outside this grammar (json-c reads it).
 
 <start>     ::= <element>
