@@ -72,7 +72,11 @@ impl Offside {
     /// with the line ends the parser does not see dropped and the idiom's tokens put in
     /// (each empty, at the first token of its line; those at the end at the input's
     /// end).
-    pub fn apply(&self, input: &[u8], tokens: Vec<(Token, bool)>) -> Result<Vec<Token>, IndentError> {
+    pub fn apply(
+        &self,
+        input: &[u8],
+        tokens: Vec<(Token, bool)>,
+    ) -> Result<Vec<Token>, IndentError> {
         let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
         let mut levels: Vec<usize> = vec![0];
         let mut depth = 0usize;

@@ -746,9 +746,11 @@ impl<'f> Rules<'f> {
                     .then(|| unguarded_part(elem))
                     .flatten()
                     .map(|part| (std::borrow::Cow::Owned(part), commands, false));
-                unguarded
-                    .into_iter()
-                    .chain([(std::borrow::Cow::Borrowed(elem), commands, has_predicate(elem))])
+                unguarded.into_iter().chain([(
+                    std::borrow::Cow::Borrowed(elem),
+                    commands,
+                    has_predicate(elem),
+                )])
             });
             for (elem, commands, guarded) in parts {
                 let elem: &Elem = &elem;
@@ -1566,9 +1568,7 @@ impl<'f> Rules<'f> {
             // The indentation idiom's tokens: `INDENT` and `DEDENT` empty (the byte
             // grammar does not follow indentation), a `LINE_BREAK` a line end.
             let body = match &self.offside {
-                Some(o) if t == o.indent || t == o.dedent => {
-                    expr(AstExprKind::Seq(Vec::new()), at)
-                }
+                Some(o) if t == o.indent || t == o.dedent => expr(AstExprKind::Seq(Vec::new()), at),
                 Some(o) if t == o.logical_line_end => {
                     expr(AstExprKind::Ref(o.line_end.clone()), at)
                 }
