@@ -120,6 +120,13 @@
 //! warning at its file:line:col saying how it was treated: actions (and rule
 //! arguments, `returns`, `@init`, named actions) are ignored, predicates assumed true.
 //!
+//! One idiom of target code is read natively: a lexer that declares `tokens { INDENT,
+//! DEDENT }` which no rule makes, beside a `NEWLINE` rule, gets them from the
+//! indentation of lines as Python's tokenizer makes them ([`offside`]; reported as
+//! `g4-indentation`). The exact reading follows the indentation; the byte grammar
+//! reads `INDENT` and `DEDENT` as empty, and generation writes no indentation (it
+//! takes no alternative that needs `INDENT`).
+//!
 //! ## Not supported
 //!
 //! In the byte grammar, `more` outside the mode-entry pattern above and the lexer
