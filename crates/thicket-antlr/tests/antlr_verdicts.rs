@@ -1343,4 +1343,19 @@ fn generation_under_the_indentation_idiom_takes_no_block() {
             String::from_utf8_lossy(&drawn.bytes)
         );
     }
+    // Each draw is one the exact reading accepts at once, not after draws without
+    // indentation were thrown away.
+    let weights = thicket_antlr::generate::generation_weights(&spec);
+    let check = spec.checker();
+    for i in 0..100 {
+        let mut rng = thicket_gen::Generator::rng_for(1, i);
+        let (tree, _) = generator.generate_tree_weighted(&mut rng, &weights);
+        if let Ok(bytes) = spec.separate(&tree) {
+            assert!(
+                check.accepts(&bytes).is_ok(),
+                "{:?}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
+    }
 }
