@@ -31,7 +31,10 @@
 //! end at the end of an input that lacks one outside blocks, and keeps a blank line
 //! just before the end; python/python's base class counts a tab to the next multiple
 //! of 4; none but python2_7_18's and python3_14's report an inconsistent dedent, and
-//! those two also report the first mix of tabs and spaces, which this does not.
+//! those two also report the first mix of tabs and spaces, which this does not. A
+//! grammar that declares the same tokens for another language's rules (grammars-v4's
+//! Scala 3, whose base class keeps line ends inside braces) is read by Python's rules
+//! all the same.
 //!
 //! The byte grammar cannot follow indentation (it is not context-free): there
 //! `INDENT` and `DEDENT` are empty, a line end may also be hidden text (blank lines,
