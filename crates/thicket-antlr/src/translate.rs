@@ -542,7 +542,6 @@ impl<'f> Rules<'f> {
         } else {
             return;
         };
-        let at = self.span(fi, at);
         self.warnings.push((
             fi,
             Diagnostic::warning(

@@ -1291,14 +1291,25 @@ fn bytes_that_are_not_utf8_are_read_as_antlr_reads_them() {
 fn indentation_is_read_as_python_reads_it() {
     let case = case("indentation idiom (INDENT and DEDENT from a lexer base class)");
     let spec = load(case);
-    let noted: Vec<String> = spec
+    let noted: Vec<_> = spec
         .warnings
         .iter()
         .filter(|(_, d)| d.code == "g4-indentation")
-        .map(|(_, d)| d.message.clone())
         .collect();
     assert_eq!(noted.len(), 1, "{:?}", spec.warnings);
-    assert!(noted[0].contains("INDENT and DEDENT"), "{}", noted[0]);
+    let (file, note) = noted[0];
+    assert!(
+        note.message.contains("INDENT and DEDENT"),
+        "{}",
+        note.message
+    );
+    // Where the lexer grammar declares INDENT.
+    let lexer = include_str!("data/indent/IndentLexer.g4");
+    assert_eq!(file.name(), "IndentLexer.g4");
+    assert_eq!(
+        note.labels[0].span.start as usize,
+        lexer.find("INDENT, DEDENT").unwrap()
+    );
     let check = spec.checker();
     let input = "a\nif a:\n    b\n    if c:\n        d\n    e\nf\n";
     let kinds: Vec<String> = check
