@@ -3,10 +3,12 @@
 Python parser for a grammar, and the Python runtime (PyPI antlr4-python3-runtime
 4.13.2) parses each input from the start rule. Predicates and actions are the
 grammar's own Python target code; grammars written for another target fail to
-generate or to run, and are reported so.
+generate or to run, and are reported so. Python files given with the grammars (a
+lexer's `superClass`, such as grammars-v4's PythonLexerBase.py) are put beside the
+generated code.
 
 usage:
-  eval/antlr_oracle.py [--start RULE] [--tokens] [--cache DIR] GRAMMAR.g4 [LEXER.g4 ...] -- INPUT...
+  eval/antlr_oracle.py [--start RULE] [--tokens] [--cache DIR] GRAMMAR.g4 [LEXER.g4 ...] [BASE.py ...] -- INPUT...
   eval/antlr_oracle.py ... --stdin-json      (inputs as a JSON list of strings on stdin)
   eval/antlr_oracle.py --probe               (exit 0 when antlr-ng and the runtime are there)
 
@@ -63,6 +65,9 @@ def generate(grammars, cache):
     out.mkdir(parents=True)
     for g in grammars:
         shutil.copy(g, out / Path(g).name)
+    # Python files given beside the grammars are target code they name (a lexer's
+    # superClass), imported by the generated code from the same folder.
+    grammars = [g for g in grammars if not str(g).endswith(".py")]
     # Imported grammars are looked up beside the first grammar.
     lib = str(Path(grammars[0]).resolve().parent)
     names = [Path(g).name for g in grammars]

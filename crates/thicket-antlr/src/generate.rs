@@ -242,7 +242,50 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
             }
         }
     }
+    if let Some(offside) = &antlr.offside {
+        never_indent(grammar, offside, &mut weights);
+    }
     weights
+}
+
+/// Under the indentation idiom, generation writes no indentation (not done: `INDENT`
+/// and `DEDENT` are empty in the byte grammar), so it keeps to what it made before the
+/// idiom was read: the alternatives that need `INDENT` are never taken, and a line end
+/// is never hidden text (it would end a statement in the middle).
+fn never_indent(grammar: &Grammar, offside: &crate::offside::Offside, weights: &mut Weights) {
+    let indent = grammar.symbol(&offside.indent);
+    let line_end = grammar.symbol(&offside.line_end);
+    // Whether every text of `id` passes through `symbol`.
+    fn needs(grammar: &Grammar, id: ExprId, symbol: SymbolId) -> bool {
+        match grammar.expr(id) {
+            Expr::Ref(s) => *s == symbol,
+            Expr::Seq(items) => items.iter().any(|&i| needs(grammar, i, symbol)),
+            Expr::Alt(items) => items.iter().all(|&i| needs(grammar, i, symbol)),
+            Expr::Repeat(r) => r.min > 0 && needs(grammar, r.item, symbol),
+            Expr::Literal(_) | Expr::Regex(_) => false,
+        }
+    }
+    for symbol in grammar.symbols() {
+        // A line end stays a token; it is avoided as hidden text only.
+        let avoid = match rule_role(grammar, symbol) {
+            RuleRole::Parser | RuleRole::Root => indent,
+            RuleRole::Hidden => line_end,
+            RuleRole::Lexer => None,
+        };
+        let Some(avoid) = avoid else { continue };
+        let mut stack = vec![grammar.rule(symbol).body];
+        while let Some(id) = stack.pop() {
+            let expr = grammar.expr(id);
+            stack.extend_from_slice(expr.children());
+            if let Expr::Alt(alts) = expr {
+                for &alt in alts {
+                    if needs(grammar, alt, avoid) {
+                        weights.set_alternative(alt, 0.0);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The repetitions whose item cannot derive the rule they are in again (a string's

@@ -349,6 +349,22 @@ impl Lexer {
     /// The tokens the parser sees in `input` up to where no rule matches, and the
     /// error there if there is one.
     pub fn tokens_until_error(&self, input: &[u8]) -> (Vec<Token>, Option<LexError>) {
+        let (tokens, error) = self.lex(input, false);
+        (tokens.into_iter().map(|(t, _)| t).collect(), error)
+    }
+
+    /// Every token in `input`, skipped and hidden ones too, each with whether the
+    /// parser sees it: what an indentation idiom reads ([`crate::offside`]).
+    pub fn all_tokens(&self, input: &[u8]) -> Result<Vec<(Token, bool)>, LexError> {
+        match self.lex(input, true) {
+            (tokens, None) => Ok(tokens),
+            (_, Some(error)) => Err(error),
+        }
+    }
+
+    /// The tokens up to where no rule matches, each with whether the parser sees it
+    /// (the ones it does not see only if `keep_hidden`).
+    fn lex(&self, input: &[u8], keep_hidden: bool) -> (Vec<(Token, bool)>, Option<LexError>) {
         let mut out = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
         let mut mode = 0;
@@ -414,12 +430,15 @@ impl Lexer {
                     Command::Type(_) | Command::Channel(_) => {}
                 }
             }
-            if emit {
-                out.push(Token {
+            // A `more` token is part of the next one, not a token of its own.
+            let more = token_start.is_some();
+            if emit || (keep_hidden && !more) {
+                let token = Token {
                     kind: rule.spec.token.clone(),
                     start,
                     end,
-                });
+                };
+                out.push((token, emit));
             }
             pos = end;
         }

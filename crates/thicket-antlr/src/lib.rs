@@ -120,6 +120,13 @@
 //! warning at its file:line:col saying how it was treated: actions (and rule
 //! arguments, `returns`, `@init`, named actions) are ignored, predicates assumed true.
 //!
+//! One idiom of target code is read natively: a lexer that declares `tokens { INDENT,
+//! DEDENT }` which no rule makes, beside a `NEWLINE` rule, gets them from the
+//! indentation of lines as Python's tokenizer makes them ([`offside`]; reported as
+//! `g4-indentation`). The exact reading follows the indentation; the byte grammar
+//! reads `INDENT` and `DEDENT` as empty, and generation writes no indentation (it
+//! takes no alternative that needs `INDENT`).
+//!
 //! ## Not supported
 //!
 //! In the byte grammar, `more` outside the mode-entry pattern above and the lexer
@@ -133,6 +140,7 @@ pub mod generate;
 pub mod leftrec;
 pub mod lexer;
 pub mod nfa;
+pub mod offside;
 mod produce;
 pub mod syntax;
 pub mod translate;
@@ -195,6 +203,9 @@ pub struct AntlrSpec {
     pub spec: Spec,
     /// The exact lexer.
     pub lexer: Lexer,
+    /// The indentation idiom, where the grammar declares it: the exact reading makes
+    /// `INDENT` and `DEDENT` from the indentation of lines ([`offside`]).
+    pub offside: Option<offside::Offside>,
     /// The parser rules over token codes.
     token_grammar: Grammar,
     /// Token type names, by code.
@@ -509,6 +520,7 @@ pub fn load_g4_texts(
             fandango: Default::default(),
         },
         lexer,
+        offside: t.offside.take(),
         token_grammar,
         token_types: t.token_types,
         warnings: t
@@ -977,14 +989,7 @@ impl Checker<'_> {
     /// fails, with the token types the parser expected there (or, where no token
     /// matches, the lexer mode).
     pub fn accepts(&self, input: &[u8]) -> Result<(), Rejection> {
-        let tokens = self.spec.lexer.tokens(input).map_err(|e| {
-            Rejection::at(
-                input,
-                e.offset,
-                vec![format!("a token of lexer mode {}", e.mode)],
-                Vec::new(),
-            )
-        })?;
+        let tokens = self.parser_tokens(input)?;
         let mut codes = Vec::with_capacity(tokens.len() * 2);
         for t in &tokens {
             let index = self.spec.token_types.iter().position(|n| *n == t.kind);
@@ -1037,7 +1042,28 @@ impl Checker<'_> {
         }
     }
 
-    /// The tokens the parser sees.
+    /// The tokens the parser sees, or where the lexer (or the indentation idiom)
+    /// rejects the input.
+    pub fn parser_tokens(&self, input: &[u8]) -> Result<Vec<Token>, Rejection> {
+        let lex_error = |e: LexError| {
+            Rejection::at(
+                input,
+                e.offset,
+                vec![format!("a token of lexer mode {}", e.mode)],
+                Vec::new(),
+            )
+        };
+        let Some(offside) = &self.spec.offside else {
+            return self.spec.lexer.tokens(input).map_err(lex_error);
+        };
+        let all = self.spec.lexer.all_tokens(input).map_err(lex_error)?;
+        offside
+            .apply(input, all)
+            .map_err(|e| Rejection::at(input, e.offset, vec![e.expected], Vec::new()))
+    }
+
+    /// The tokens the lexer gives the parser (without those of the indentation
+    /// idiom: see [`Checker::parser_tokens`]).
     pub fn tokens(&self, input: &[u8]) -> Result<Vec<Token>, LexError> {
         self.spec.lexer.tokens(input)
     }

@@ -68,6 +68,8 @@ enum NotRegex {
 
 /// What the translation produces.
 pub struct Translation {
+    /// The indentation idiom, where the grammar declares it ([`crate::offside`]).
+    pub offside: Option<crate::offside::Offside>,
     /// The scannerless grammar.
     pub ast: SpecAst,
     /// The start rule's name.
@@ -163,6 +165,8 @@ struct Rules<'f> {
     /// Where the parser first names each token that no lexer rule makes (in the
     /// spec's source; elsewhere its start), for diagnostics about that token.
     first_use: BTreeMap<String, Span>,
+    /// The indentation idiom, if the grammar declares it.
+    offside: Option<crate::offside::Offside>,
     warnings: Vec<FileDiagnostic>,
     errors: Vec<FileDiagnostic>,
 }
@@ -199,6 +203,7 @@ pub fn translate(
         literal_tokens: BTreeMap::new(),
         implicit: Vec::new(),
         first_use: BTreeMap::new(),
+        offside: None,
         warnings: Vec::new(),
         errors: Vec::new(),
     };
@@ -208,6 +213,7 @@ pub fn translate(
         return Err(rules.errors);
     }
     rules.warn_actions();
+    rules.recognise_offside();
     rules.map_literals();
     let start = match start {
         Some(s) => {
@@ -268,6 +274,7 @@ pub fn translate(
         .collect();
     let parser_rules = bodies.into_iter().map(|(_, name, _, _)| name).collect();
     Ok(Translation {
+        offside: rules.offside,
         ast,
         start: root,
         lexer,
@@ -500,6 +507,66 @@ impl<'f> Rules<'f> {
         }
     }
 
+    /// Recognises the indentation idiom ([`crate::offside`]): `INDENT` and `DEDENT`
+    /// declared in `tokens {}` and made by no rule, and a lexer rule `NEWLINE` of the
+    /// default mode; the parser's line end is `LINE_BREAK` where it is declared the
+    /// same way, else `NEWLINE` (which must then reach the parser). Reported as a
+    /// warning where `INDENT` is declared.
+    fn recognise_offside(&mut self) {
+        let declared_only = |name: &str| {
+            if self.lexer.contains_key(name) || !self.producers(name).is_empty() {
+                return None;
+            }
+            self.files.iter().enumerate().find_map(|(fi, f)| {
+                f.tokens
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, at)| (fi, *at))
+            })
+        };
+        let (Some((fi, at)), Some(_)) = (declared_only("INDENT"), declared_only("DEDENT")) else {
+            return;
+        };
+        let line_end = "NEWLINE";
+        if !self
+            .lexer
+            .get(line_end)
+            .is_some_and(|(_, r)| !r.fragment && r.mode.is_none())
+        {
+            return;
+        }
+        let logical = if declared_only("LINE_BREAK").is_some() {
+            "LINE_BREAK"
+        } else if !self.producers(line_end).is_empty() {
+            line_end
+        } else {
+            return;
+        };
+        self.warnings.push((
+            fi,
+            Diagnostic::warning(
+                "g4-indentation",
+                format!(
+                    "INDENT and DEDENT are made from the indentation of lines, as Python's \
+                     tokenizer makes them (no lexer rule makes them: the grammar's target \
+                     code would); {logical} ends each logical line"
+                ),
+                at,
+            )
+            .with_note(
+                "line ends inside brackets and blank or comment-only lines are ignored, a \
+                 tab counts to the next multiple of 8 columns, and the end of the input \
+                 closes every block; the byte grammar does not check indentation",
+            ),
+        ));
+        self.offside = Some(crate::offside::Offside {
+            indent: "INDENT".into(),
+            dedent: "DEDENT".into(),
+            line_end: line_end.into(),
+            logical_line_end: logical.into(),
+        });
+    }
+
     /// Reports every piece of target code and how it is treated.
     fn warn_actions(&mut self) {
         let files = self.files;
@@ -669,7 +736,23 @@ impl<'f> Rules<'f> {
                 continue;
             }
             let ci = self.ci(rule);
-            for (elem, commands) in &rule.alts {
+            // An alternative with a predicate on some of its paths only (Python's
+            // `NEWLINE : ({atStartOfInput()}? SPACES | '\n' SPACES?)`) is matched in
+            // two parts: first its paths without a predicate, which do not lose ties,
+            // then the whole, which does (see `LexRuleSpec::guarded`).
+            let parts = rule.alts.iter().flat_map(|(elem, commands)| {
+                let unguarded = has_predicate(elem)
+                    .then(|| unguarded_part(elem))
+                    .flatten()
+                    .map(|part| (std::borrow::Cow::Owned(part), commands, false));
+                unguarded.into_iter().chain([(
+                    std::borrow::Cow::Borrowed(elem),
+                    commands,
+                    has_predicate(elem),
+                )])
+            });
+            for (elem, commands, guarded) in parts {
+                let elem: &Elem = &elem;
                 let whole = match self.lexer_pattern(elem, ci, &rule.name) {
                     Ok(whole) => whole,
                     Err(d) => {
@@ -704,7 +787,7 @@ impl<'f> Rules<'f> {
                             .unwrap_or_else(|| rule.name.clone()),
                         mode: rule.mode.clone(),
                         pattern,
-                        guarded: has_predicate(elem),
+                        guarded,
                         commands: commands.clone(),
                         at: (fi, rule.span),
                     });
@@ -1346,7 +1429,17 @@ impl<'f> Rules<'f> {
     }
 
     fn byte_grammar(&mut self, start: &str) -> (SpecAst, String) {
-        let hidden = self.hidden_rules();
+        let mut hidden = self.hidden_rules();
+        // Under the indentation idiom a line end may be hidden text: a blank line, or
+        // a line end inside brackets (the byte grammar does not know which).
+        if let Some(offside) = &self.offside
+            && let Some((&name, _)) = self.lexer.get_key_value(offside.line_end.as_str())
+        {
+            let default = hidden.entry(None).or_default();
+            if !default.contains(&name) {
+                default.push(name);
+            }
+        }
         let mut rules = Vec::new();
         let mut used_lexer: BTreeSet<&'f str> = BTreeSet::new();
         let mut used_hidden: BTreeSet<Option<String>> = BTreeSet::new();
@@ -1471,10 +1564,19 @@ impl<'f> Rules<'f> {
             // Placed where the parser names the token, so that a diagnostic about the
             // rule (`lint`: it matches no string) points there.
             let at = self.first_use.get(&t).copied().unwrap_or(Span::new(0, 0));
+            // The indentation idiom's tokens: `INDENT` and `DEDENT` empty (the byte
+            // grammar does not follow indentation), a `LINE_BREAK` a line end.
+            let body = match &self.offside {
+                Some(o) if t == o.indent || t == o.dedent => expr(AstExprKind::Seq(Vec::new()), at),
+                Some(o) if t == o.logical_line_end => {
+                    expr(AstExprKind::Ref(o.line_end.clone()), at)
+                }
+                _ => expr(AstExprKind::Regex(NOTHING.into()), at),
+            };
             rules.push(AstRule {
                 name: t,
                 name_span: at,
-                body: expr(AstExprKind::Regex(NOTHING.into()), at),
+                body,
             });
         }
         let rules = prune_impossible(rules, &root);
@@ -1846,6 +1948,43 @@ impl<'f> Rules<'f> {
 }
 
 /// Whether `elem` holds a semantic predicate.
+/// The paths of a lexer rule's alternative that pass no predicate (`None` if every
+/// path does).
+fn unguarded_part(elem: &Elem) -> Option<Elem> {
+    match elem {
+        Elem::Predicate(_) => None,
+        Elem::Alt(items) => {
+            let mut kept: Vec<Elem> = items.iter().filter_map(unguarded_part).collect();
+            match kept.len() {
+                0 => None,
+                1 => kept.pop(),
+                _ => Some(Elem::Alt(kept)),
+            }
+        }
+        Elem::Seq(items) => items
+            .iter()
+            .map(unguarded_part)
+            .collect::<Option<Vec<Elem>>>()
+            .map(Elem::Seq),
+        Elem::Repeat {
+            item,
+            min,
+            max,
+            greedy,
+        } => match unguarded_part(item) {
+            Some(item) => Some(Elem::Repeat {
+                item: Box::new(item),
+                min: *min,
+                max: *max,
+                greedy: *greedy,
+            }),
+            None if *min == 0 => Some(Elem::Seq(Vec::new())),
+            None => None,
+        },
+        other => Some(other.clone()),
+    }
+}
+
 fn has_predicate(elem: &Elem) -> bool {
     match elem {
         Elem::Predicate(_) => true,

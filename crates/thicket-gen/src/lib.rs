@@ -1049,7 +1049,8 @@ impl<'g> Generator<'g> {
 
     /// Chooses an alternative of the alternation `op` at `depth`: uniformly among those
     /// that fit the depth limit (with [`ChoicePolicy::Sized`]: among the recursive ones while
-    /// the room left is above `grow_until`, else among the others, if any of them fits),
+    /// the room left is above `grow_until`, else among the others, if any of them fits
+    /// and, choosing by weights, any of them weighs more than nothing),
     /// or the shortest once the node budget is spent or when the one drawn does not fit
     /// the room left (then the budget counts as spent).
     #[inline]
@@ -1095,8 +1096,17 @@ impl<'g> Generator<'g> {
                 };
                 (class, self.fitting(class, depth))
             });
+            // A class whose every alternative weighs nothing is not steered to: a
+            // zero weight means never, which the size steering must not override.
+            let weightless = |class: Class, n: u32| {
+                weights.is_some_and(|w| {
+                    self.children[class.start as usize..(class.start + n) as usize]
+                        .iter()
+                        .all(|&o| w.alternative(self.expr_id(o)) <= 0.0)
+                })
+            };
             let (class, n) = match steered {
-                Some((class, n)) if n > 0 => (class, n),
+                Some((class, n)) if n > 0 && !weightless(class, n) => (class, n),
                 _ => (all, fitting),
             };
             let options = &self.children[class.start as usize..(class.start + n) as usize];
@@ -1521,6 +1531,28 @@ mod tests {
                 // (at most 2 pending slots per level of depth, 2 bytes each).
                 assert!(out.len() <= 150 + 4 * 30, "{spec}: {} bytes", out.len());
             }
+        }
+    }
+
+    /// An alternative weighing nothing is never taken, though the size steering would
+    /// grow the input through it (the only recursive alternative of `<s>`).
+    #[test]
+    fn a_weightless_alternative_is_never_taken_even_to_grow() {
+        let (g, _) = generator(
+            "<start> ::= <s>\n<s> ::= \"(\" <s> \")\" | \"x\"",
+            GenConfig::default(),
+        );
+        let gen_ = Generator::new(&g, GenConfig::default()).unwrap();
+        let mut weights = crate::prob::Weights::uniform(&g);
+        let s = g.symbol("s").unwrap();
+        let thicket_grammar::Expr::Alt(alts) = g.expr(g.rule(s).body) else {
+            panic!("an alternation")
+        };
+        weights.set_alternative(alts[0], 0.0);
+        for i in 0..100 {
+            let mut out = Vec::new();
+            gen_.generate_bytes_weighted(&mut Generator::rng_for(1, i), &mut out, &weights);
+            assert_eq!(out, b"x");
         }
     }
 
