@@ -3,7 +3,7 @@
 //! written out, and when a model's trees learned from too few covering inputs to be
 //! trusted.
 
-use crate::{MIN_POSITIVES, Model, Phase, Refined, Round};
+use crate::{Ending, MIN_POSITIVES, Model, Phase, Refined, Round};
 use std::path::Path;
 
 /// Which named locations to learn.
@@ -55,8 +55,8 @@ impl Refined {
     /// What refining `name` towards the hit rate `goal` came to, in one line.
     pub fn summary(&self, name: &str, goal: f64) -> String {
         format!(
-            "focus {name}: {} after {} executions in {} rounds{}; paths up to k = {}",
-            if self.reached_goal {
+            "focus {name}: {} after {} executions in {} rounds{}; paths up to k = {}{}",
+            if self.reached_goal() {
                 format!("goal {:.0} % reached", 100.0 * goal)
             } else {
                 format!("goal {:.0} % NOT reached", 100.0 * goal)
@@ -68,7 +68,14 @@ impl Refined {
                 .rfind(|r| r.phase == Phase::Aimed)
                 .map(|r| format!(" (last aimed round: {}/{} reached it)", r.hits, r.inputs))
                 .unwrap_or_default(),
-            self.k
+            self.k,
+            match self.ending {
+                Ending::GoalReached | Ending::ExecutionsSpent => "",
+                Ending::DrawsSpent =>
+                    "; stopped early: the trees aimed mostly at inputs run before \
+                     (a small language, or a leaf too narrow)",
+                Ending::Deadline => "; stopped at --focus-time",
+            }
         )
     }
 
@@ -144,7 +151,7 @@ mod tests {
             location: None,
             rounds: Vec::new(),
             executions: 2,
-            reached_goal: false,
+            ending: Ending::ExecutionsSpent,
             added: vec![(b"a".to_vec(), true), (b"b".to_vec(), false)],
             k: 2,
         };
