@@ -15,6 +15,19 @@
 //! The tree kept is the one whose round hit most: its hit rate was measured by running
 //! its inputs.
 //!
+//! A round that reaches the goal is confirmed before the loop stops: the same tree
+//! aims a second round of fresh inputs, and the goal counts as reached if the two
+//! rounds together reach it (else the loop learns on from both). One round of 100 is
+//! a draw: a tree that reached 81 of 86 once gave fresh inputs that reached its line
+//! 68 times in 100.
+//!
+//! Aimed inputs are texts the loop has not run ([`crate::target`] draws them distinct
+//! and leaves out the ones run before). A tree whose leaves allow few texts, all run
+//! already, yields rounds of few or no inputs, each costing its searches and a tree
+//! learned again; so the searches have a budget of their own, [`DRAWS_PER_INPUT`] per
+//! execution of the budget, and the loop ends when it is spent ([`Ending::DrawsSpent`]).
+//! Without it the executions bounded nothing: a round of no new input spends none.
+//!
 //! Each tree keeps, per covering leaf, some of the covering inputs that reach it
 //! ([`LocationModel::keep_exemplars`]); aimed inputs are mutants of those that still
 //! satisfy the leaf where one is found ([`crate::target`]), so they keep what the

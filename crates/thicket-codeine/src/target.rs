@@ -21,6 +21,11 @@
 //! while completing; ours redraws the slot and lets the queue's order drop trees that
 //! still hold it. The counts in [`TargetStats`] say how often the search ends without
 //! a solution.
+//!
+//! The inputs are distinct texts as far as the leaves' language allows
+//! ([`DRAWS_PER_INPUT`] searches per input asked for): a search that lands on a text
+//! drawn before is run again with fresh choices, so a hit rate of aimed inputs is one
+//! of the leaves' texts, not of how often the search favours one of them.
 
 use crate::model::PathConstraint;
 use rustc_hash::{FxHashMap, FxHashSet};
