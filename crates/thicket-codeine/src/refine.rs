@@ -232,8 +232,11 @@ pub enum Phase {
 pub struct Round {
     /// How its inputs were drawn.
     pub phase: Phase,
-    /// Inputs run.
+    /// Inputs of the round: those run, and in aimed rounds those drawn again that had
+    /// run before (not run again, their outcome taken from then).
     pub inputs: u32,
+    /// Of [`Round::inputs`], those run before.
+    pub run_before: u32,
     /// Of those, how many reached the location.
     pub hits: u32,
     /// Aimed rounds: inputs that satisfied their leaf's constraint.
@@ -363,7 +366,13 @@ impl Refiner<'_, '_> {
         let mut k = self.k;
         // The longest paths each input of `training` has been read for (`k` or more).
         let mut read_k = k;
-        let mut seen: FxHashSet<Vec<u8>> = training.texts.iter().cloned().collect();
+        // Every input run, with whether it reached the location.
+        let mut seen: FxHashMap<Vec<u8>, bool> = training
+            .texts
+            .iter()
+            .cloned()
+            .zip(training.covered.iter().copied())
+            .collect();
         let (mut best_rate, mut stalled) = (0.0f64, 0u32);
         // The tree whose aimed round hit most, with its hit rate and path length.
         let mut best_tree: Option<(f64, LearnedTree, usize)> = None;
@@ -390,12 +399,13 @@ impl Refiner<'_, '_> {
                 .as_ref()
                 .map(|(l, features)| (aim_cycle(l.constraints(features)), features))
                 .filter(|(c, _)| !c.is_empty());
+            // Aimed rounds: inputs run before (their outcome is known), whether the
+            // tree's language ran out before a batch.
+            let mut run_before = (0u32, 0u32);
+            let mut language_spent = false;
             let (phase, texts, satisfied): (Phase, Vec<Vec<u8>>, u32) = match constraints {
                 Some((constraints, features)) => {
-                    // Inputs run before are not drawn again: they teach nothing new, and
-                    // a program that caches (urllib's `urlsplit` keeps the last 128
-                    // results) does not run the same code for them twice.
-                    let max_draws = (DRAWS_PER_INPUT * n).min((max_draws - draws) as usize);
+                    let allowed = DRAWS_PER_INPUT * n;
                     let (aimed, stats) = aimed_inputs(
                         self.aim_generator,
                         self.graph,
@@ -405,13 +415,28 @@ impl Refiner<'_, '_> {
                         seed ^ (round_no << 20),
                         Draws {
                             count: n,
-                            max_draws,
-                            avoid: &seen,
+                            max_draws: allowed.min((max_draws - draws) as usize),
                         },
                         config.tries,
                     );
                     draws += stats.draws as u64;
-                    let texts = aimed.into_iter().map(|(t, _)| t.bytes().to_vec()).collect();
+                    language_spent = aimed.len() < n && stats.draws >= allowed;
+                    // Inputs run before are not run again: they teach nothing new, and a
+                    // program that caches (urllib's `urlsplit` keeps the last 128
+                    // results) does not run the same code for them twice. Their outcome
+                    // still counts toward the round's hit rate: the round measures the
+                    // tree's aimed inputs, and a leaf's language may be small enough that
+                    // the loop has run most of it.
+                    let mut texts = Vec::with_capacity(aimed.len());
+                    for (tree, _) in aimed {
+                        match seen.get(tree.bytes()) {
+                            Some(&hit) => {
+                                run_before.0 += 1;
+                                run_before.1 += u32::from(hit);
+                            }
+                            None => texts.push(tree.bytes().to_vec()),
+                        }
+                    }
                     (Phase::Aimed, texts, stats.satisfied as u32)
                 }
                 None => {
@@ -464,12 +489,14 @@ impl Refiner<'_, '_> {
                 let covered = names.iter().any(|l| l == location);
                 hits += u32::from(covered);
                 let paths = input_paths(self.parser, self.graph, &text, read_k).ok();
-                seen.insert(text.clone());
+                seen.insert(text.clone(), covered);
                 training.push(text, paths, covered);
             }
+            let (ran, hits) = (ran + run_before.0, hits + run_before.1);
             let round = Round {
                 phase,
                 inputs: ran,
+                run_before: run_before.0,
                 hits,
                 satisfied,
                 executions,
@@ -483,10 +510,10 @@ impl Refiner<'_, '_> {
                 // A confirming round is pooled with the round it confirms.
                 let (all_hits, all_ran) =
                     first_round.map_or((hits, ran), |(h, r)| (h + hits, r + ran));
-                // At least half a batch (a small language may not have a batch of new
-                // inputs left) for a round to count toward the goal; a confirming round
-                // of any size, since the round it confirms had that many.
-                if first_round.is_some() || 2 * ran as usize >= batch {
+                // At least half a batch, or all of the tree's language the searches
+                // found, for a round to count toward the goal; a confirming round of
+                // any size, since the round it confirms counted.
+                if first_round.is_some() || 2 * ran as usize >= batch || language_spent {
                     let meets = f64::from(all_hits) >= config.goal * f64::from(all_ran);
                     if meets && first_round.is_none() {
                         // One round may be lucky: the same tree aims again before the

@@ -32,7 +32,8 @@ impl LocationKinds {
 
 impl Round {
     /// The round in one line: its phase, how many of its inputs reached the location
-    /// (and satisfied their leaf, when aimed), the executions and covering inputs so far.
+    /// (and, when aimed, satisfied their leaf and had run before), the executions and
+    /// covering inputs so far.
     pub fn line(&self) -> String {
         format!(
             "{:>7?} round: {}/{} reached it ({:.1} %){}; {} executions, {} covering inputs",
@@ -41,7 +42,10 @@ impl Round {
             self.inputs,
             100.0 * self.hit_rate(),
             if self.phase == Phase::Aimed {
-                format!(", {} satisfied their leaf", self.satisfied)
+                format!(
+                    ", {} satisfied their leaf, {} run before",
+                    self.satisfied, self.run_before
+                )
             } else {
                 String::new()
             },

@@ -492,7 +492,6 @@ pub fn generate_targeted(
         Draws {
             count,
             max_draws: count.saturating_mul(DRAWS_PER_INPUT),
-            avoid: &FxHashSet::default(),
         },
         tries,
     );
@@ -507,20 +506,18 @@ pub fn generate_targeted(
     (aimed.into_iter().map(|(tree, _)| tree).collect(), stats)
 }
 
-/// How many inputs [`aimed_inputs`] draws, and which texts it leaves out.
-pub(crate) struct Draws<'a> {
-    /// Inputs wanted, each a text not in `avoid` and drawn once.
+/// How many inputs [`aimed_inputs`] draws.
+pub(crate) struct Draws {
+    /// Inputs wanted, distinct texts.
     pub count: usize,
     /// Searches it may run to find them (each a search of up to `tries` trees).
     pub max_draws: usize,
-    /// Texts not to return (the refinement loop's inputs run before).
-    pub avoid: &'a FxHashSet<Vec<u8>>,
 }
 
-/// Up to `draws.count` inputs as [`generate_targeted`] searches them, distinct texts
-/// none of which is in `draws.avoid`, from at most `draws.max_draws` searches (fewer
-/// inputs when those find no more), each with whether it satisfies its constraint (as
-/// the search found, so that a caller need not read its paths again).
+/// Up to `draws.count` inputs as [`generate_targeted`] searches them, distinct texts,
+/// from at most `draws.max_draws` searches (fewer inputs when those find no more), each
+/// with whether it satisfies its constraint (as the search found, so that a caller
+/// need not read its paths again).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn aimed_inputs(
     generator: &Generator<'_>,
@@ -529,7 +526,7 @@ pub(crate) fn aimed_inputs(
     constraints: &[PathConstraint],
     k: usize,
     seed: u64,
-    draws: Draws<'_>,
+    draws: Draws,
     tries: u32,
 ) -> (Vec<(DerivationTree, bool)>, TargetStats) {
     let steering = PathSteering::new(generator.grammar(), graph);
@@ -599,7 +596,7 @@ pub(crate) fn aimed_inputs(
             None => search.run(&mut rng, tries, &mut stats),
         };
         let text = found.tree.bytes();
-        if draws.avoid.contains(text) || !drawn.insert(text.to_vec()) {
+        if !drawn.insert(text.to_vec()) {
             continue;
         }
         out.push((found.tree, found.violations == 0));

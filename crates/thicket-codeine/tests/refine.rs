@@ -161,6 +161,7 @@ fn a_rare_location_is_gathered_for_then_aimed_at_until_the_goal() {
     assert_eq!(
         u64::from(location.inputs),
         100 + refined.executions - u64::from(goal_round.inputs + confirming.inputs)
+            + u64::from(goal_round.run_before + confirming.run_before)
     );
     assert!(location.covered >= thicket_codeine::MIN_POSITIVES);
     assert!(
@@ -329,8 +330,20 @@ fn a_leaf_whose_inputs_were_all_run_before_ends_the_loop_within_its_draws() {
         ..RefineConfig::default()
     };
     let refined = refine_on(SMALL_LEAF, x_below_7, config);
-    // The training inputs hold every `x` text, so the aimed rounds find no new input,
-    // and no execution is spent: the searches have their own budget.
+    // The training inputs hold every `x` text, so the aimed rounds find no new input
+    // and spend no execution (their hit rate that of their texts as run before): the
+    // searches have their own budget.
+    assert_eq!(refined.executions, 0);
+    let aimed: Vec<&thicket_codeine::Round> = refined
+        .rounds
+        .iter()
+        .filter(|r| r.phase == Phase::Aimed)
+        .collect();
+    assert!(
+        aimed
+            .iter()
+            .all(|r| r.inputs > 0 && r.run_before == r.inputs)
+    );
     assert_eq!(
         refined.ending,
         thicket_codeine::Ending::DrawsSpent,
@@ -338,11 +351,7 @@ fn a_leaf_whose_inputs_were_all_run_before_ends_the_loop_within_its_draws() {
         refined.rounds.len()
     );
     assert!(!refined.reached_goal());
-    let aimed = refined
-        .rounds
-        .iter()
-        .filter(|r| r.phase == Phase::Aimed)
-        .count();
+    let aimed = aimed.len();
     let most = (thicket_codeine::DRAWS_PER_INPUT as u64 * config.max_executions)
         .div_ceil(config.batch as u64);
     assert!(
