@@ -21,12 +21,14 @@
 //! a draw: a tree that reached 81 of 86 once gave fresh inputs that reached its line
 //! 68 times in 100.
 //!
-//! Aimed inputs are texts the loop has not run ([`crate::target`] draws them distinct
-//! and leaves out the ones run before). A tree whose leaves allow few texts, all run
-//! already, yields rounds of few or no inputs, each costing its searches and a tree
-//! learned again; so the searches have a budget of their own, [`DRAWS_PER_INPUT`] per
-//! execution of the budget, and the loop ends when it is spent ([`Ending::DrawsSpent`]).
-//! Without it the executions bounded nothing: a round of no new input spends none.
+//! A round's aimed inputs are distinct texts ([`crate::target`]); those the loop ran
+//! before are not run again but count with the outcome they had, so a round measures
+//! the tree's aimed inputs even when the loop has run most of its language. A tree
+//! whose leaves allow few texts, all run already, yields rounds of no new input, each
+//! costing its searches and a tree learned again but no execution; so the searches
+//! have a budget of their own, [`DRAWS_PER_INPUT`] per execution of the budget, and
+//! the loop ends when it is spent ([`Ending::DrawsSpent`]). Without it the executions
+//! bounded nothing.
 //!
 //! Each tree keeps, per covering leaf, some of the covering inputs that reach it
 //! ([`LocationModel::keep_exemplars`]); aimed inputs are mutants of those that still
