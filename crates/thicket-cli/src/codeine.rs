@@ -55,8 +55,9 @@ With --focus LOCATION the program is used further for that location: while it ha
 than --min-positives (5) covering inputs, more inputs are drawn (random, then steered to the \
 k-paths its covering inputs share); then rounds of --batch inputs aimed at it by the \
 current tree are run and added with their coverage, and the tree is learned again, until a \
-round's hit rate reaches --goal or --execs executions (or --focus-time) are spent. The \
-model then holds the refined tree for LOCATION.\n\n\
+round's hit rate reaches --goal and a second round of the same tree keeps it there, or \
+--execs executions (or --focus-time) are spent. The model then holds the refined tree for \
+LOCATION.\n\n\
 Examples:\n  thicket generate specs/expr.fan -n 1000 --seed 1 -o train/\n  \
 thicket learn-coverage specs/expr.fan train/ -o expr.model.json --python eval/targets/expr_eval.py:evaluate\n  \
 thicket learn-coverage specs/json.fan train/ -o json.model.json --python json:loads --focus 'line /usr/lib/python3.11/json/decoder.py:120' --execs 5000\n  \

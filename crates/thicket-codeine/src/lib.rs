@@ -63,9 +63,10 @@ pub use model::{
 };
 pub use model_file::{ModelFileError, read_model, split_target};
 pub use predict::{Prediction, PredictionReport};
-pub use refine::{Phase, RefineConfig, Refined, Refiner, Round, TrainingSet};
+pub use refine::{Ending, Phase, RefineConfig, Refined, Refiner, Round, TrainingSet};
 pub use report::LocationKinds;
 pub use run::{RunError, covered_names};
 pub use target::{
-    TargetStats, Violated, aim_cycle, generate_targeted, violated, violated_in, violations,
+    DRAWS_PER_INPUT, TargetStats, Violated, aim_cycle, generate_targeted, violated, violated_in,
+    violations,
 };

@@ -15,6 +15,21 @@
 //! The tree kept is the one whose round hit most: its hit rate was measured by running
 //! its inputs.
 //!
+//! A round that reaches the goal is confirmed before the loop stops: the same tree
+//! aims a second round of fresh inputs, and the goal counts as reached if the two
+//! rounds together reach it (else the loop learns on from both). One round of 100 is
+//! a draw: a tree that reached 81 of 86 once gave fresh inputs that reached its line
+//! 68 times in 100.
+//!
+//! A round's aimed inputs are distinct texts ([`crate::target`]); those the loop ran
+//! before are not run again but count with the outcome they had, so a round measures
+//! the tree's aimed inputs even when the loop has run most of its language. A tree
+//! whose leaves allow few texts, all run already, yields rounds of no new input, each
+//! costing its searches and a tree learned again but no execution; so the searches
+//! have a budget of their own, [`DRAWS_PER_INPUT`] per execution of the budget, and
+//! the loop ends when it is spent ([`Ending::DrawsSpent`]). Without it the executions
+//! bounded nothing.
+//!
 //! Each tree keeps, per covering leaf, some of the covering inputs that reach it
 //! ([`LocationModel::keep_exemplars`]); aimed inputs are mutants of those that still
 //! satisfy the leaf where one is found ([`crate::target`]), so they keep what the
@@ -26,7 +41,7 @@ use crate::features::{FeatureTable, input_paths};
 use crate::model::MIN_POSITIVES;
 use crate::model::{LearnConfig, LocationModel};
 use crate::run::{RunError, covered_names};
-use crate::target::{aim_cycle, aimed_inputs};
+use crate::target::{DRAWS_PER_INPUT, Draws, aim_cycle, aimed_inputs};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::Instant;
@@ -219,8 +234,11 @@ pub enum Phase {
 pub struct Round {
     /// How its inputs were drawn.
     pub phase: Phase,
-    /// Inputs run.
+    /// Inputs of the round: those run, and in aimed rounds those drawn again that had
+    /// run before (not run again, their outcome taken from then).
     pub inputs: u32,
+    /// Of [`Round::inputs`], those run before.
+    pub run_before: u32,
     /// Of those, how many reached the location.
     pub hits: u32,
     /// Aimed rounds: inputs that satisfied their leaf's constraint.
@@ -238,6 +256,22 @@ impl Round {
     }
 }
 
+/// Why a refinement loop stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// A tree's aimed inputs reached the goal over two rounds: the one that first
+    /// reached it and a confirming round of fresh inputs from the same tree.
+    GoalReached,
+    /// The budget of executions is spent.
+    ExecutionsSpent,
+    /// The aimed inputs drawn are spent ([`DRAWS_PER_INPUT`] per execution of the
+    /// budget): the trees' aimed inputs were mostly inputs run before, so that the
+    /// executions alone no longer bound the work.
+    DrawsSpent,
+    /// The deadline passed.
+    Deadline,
+}
+
 /// What the loop came to.
 #[derive(Clone, Debug)]
 pub struct Refined {
@@ -252,8 +286,8 @@ pub struct Refined {
     pub rounds: Vec<Round>,
     /// Executions spent.
     pub executions: u64,
-    /// Whether a full round of aimed inputs reached the goal.
-    pub reached_goal: bool,
+    /// Why the loop stopped.
+    pub ending: Ending,
     /// The inputs the loop ran and whether each reached the location.
     pub added: Vec<(Vec<u8>, bool)>,
     /// The longest feature paths of [`Refined::location`].
@@ -278,11 +312,15 @@ pub struct Refiner<'a, 'g> {
     pub k: usize,
 }
 
+impl Refined {
+    /// Whether a tree's aimed inputs reached the goal (and a confirming round kept it).
+    pub fn reached_goal(&self) -> bool {
+        self.ending == Ending::GoalReached
+    }
+}
+
 /// Default of [`RefineConfig::min_positives`].
 pub const LOOP_MIN_POSITIVES: u32 = 5;
-
-/// Times an aimed round draws its inputs again to replace ones already run.
-const DRAWS_FOR_NEW_INPUTS: u64 = 4;
 
 /// How much an aimed round's hit rate must beat the best so far to count as progress.
 pub const PLATEAU_MARGIN: f64 = 0.05;
@@ -309,66 +347,99 @@ impl Refiner<'_, '_> {
         let mut rounds: Vec<Round> = Vec::new();
         // The training set's own inputs; every input the loop runs is added after them.
         let given = training.texts.len();
-        let mut reached_goal = false;
         let mut scratch = Vec::new();
         let mut names = Vec::new();
-        let out_of_budget = |executions: u64| {
-            executions >= config.max_executions
-                || config.deadline.is_some_and(|d| Instant::now() >= d)
+        // Aimed searches run: a round whose tree aims mostly at inputs run before
+        // draws many for few executions, so they have a budget of their own.
+        let max_draws = DRAWS_PER_INPUT as u64 * config.max_executions;
+        let mut draws = 0u64;
+        let stop = |executions: u64, draws: u64| {
+            if executions >= config.max_executions {
+                Some(Ending::ExecutionsSpent)
+            } else if draws >= max_draws {
+                Some(Ending::DrawsSpent)
+            } else if config.deadline.is_some_and(|d| Instant::now() >= d) {
+                Some(Ending::Deadline)
+            } else {
+                None
+            }
         };
         let mut round_no = 0u64;
         let mut k = self.k;
         // The longest paths each input of `training` has been read for (`k` or more).
         let mut read_k = k;
-        let mut seen: FxHashSet<Vec<u8>> = training.texts.iter().cloned().collect();
+        // Every input run, with whether it reached the location.
+        let mut seen: FxHashMap<Vec<u8>, bool> = training
+            .texts
+            .iter()
+            .cloned()
+            .zip(training.covered.iter().copied())
+            .collect();
         let (mut best_rate, mut stalled) = (0.0f64, 0u32);
         // The tree whose aimed round hit most, with its hit rate and path length.
         let mut best_tree: Option<(f64, LearnedTree, usize)> = None;
-        while !out_of_budget(executions) {
+        // A tree whose round reached the goal, to be confirmed by a second round of
+        // fresh inputs, with that round's hits and inputs.
+        let mut confirming: Option<(LearnedTree, u32, u32)> = None;
+        let ending = loop {
+            if let Some(ending) = stop(executions, draws) {
+                break ending;
+            }
             round_no += 1;
             let n = batch.min((config.max_executions - executions) as usize);
             let positives = training.positives();
-            let mut learned = (positives >= config.min_positives)
-                .then(|| training.learn(location, config.learn, round_no, k))
-                .flatten();
+            let (mut learned, first_round) = match confirming.take() {
+                Some((tree, hits, ran)) => (Some(tree), Some((hits, ran))),
+                None => (
+                    (positives >= config.min_positives)
+                        .then(|| training.learn(location, config.learn, round_no, k))
+                        .flatten(),
+                    None,
+                ),
+            };
             let constraints = learned
                 .as_ref()
                 .map(|(l, features)| (aim_cycle(l.constraints(features)), features))
                 .filter(|(c, _)| !c.is_empty());
+            // Aimed rounds: inputs run before (their outcome is known), whether the
+            // tree's language ran out before a batch.
+            let mut run_before = (0u32, 0u32);
+            let mut language_spent = false;
             let (phase, texts, satisfied): (Phase, Vec<Vec<u8>>, u32) = match constraints {
                 Some((constraints, features)) => {
-                    // Inputs run before are drawn again: they teach nothing new, and a
+                    let allowed = DRAWS_PER_INPUT * n;
+                    let (aimed, stats) = aimed_inputs(
+                        self.aim_generator,
+                        self.graph,
+                        features,
+                        &constraints,
+                        k,
+                        seed ^ (round_no << 20),
+                        Draws {
+                            count: n,
+                            max_draws: allowed.min((max_draws - draws) as usize),
+                        },
+                        config.tries,
+                    );
+                    draws += stats.draws as u64;
+                    language_spent = aimed.len() < n && stats.draws >= allowed;
+                    // Inputs run before are not run again: they teach nothing new, and a
                     // program that caches (urllib's `urlsplit` keeps the last 128
-                    // results) does not run the same code for them twice.
-                    let mut texts: Vec<Vec<u8>> = Vec::with_capacity(n);
-                    let mut satisfied = 0u32;
-                    let mut fresh: FxHashSet<Vec<u8>> = FxHashSet::default();
-                    for attempt in 0..DRAWS_FOR_NEW_INPUTS {
-                        let missing = n - texts.len();
-                        if missing == 0 {
-                            break;
-                        }
-                        let (aimed, _) = aimed_inputs(
-                            self.aim_generator,
-                            self.graph,
-                            features,
-                            &constraints,
-                            k,
-                            seed ^ (round_no << 20) ^ (attempt << 40),
-                            missing,
-                            config.tries,
-                        );
-                        for (tree, satisfies) in aimed {
-                            let text = tree.bytes();
-                            if seen.contains(text) || fresh.contains(text) {
-                                continue;
+                    // results) does not run the same code for them twice. Their outcome
+                    // still counts toward the round's hit rate: the round measures the
+                    // tree's aimed inputs, and a leaf's language may be small enough that
+                    // the loop has run most of it.
+                    let mut texts = Vec::with_capacity(aimed.len());
+                    for (tree, _) in aimed {
+                        match seen.get(tree.bytes()) {
+                            Some(&hit) => {
+                                run_before.0 += 1;
+                                run_before.1 += u32::from(hit);
                             }
-                            satisfied += u32::from(satisfies);
-                            fresh.insert(text.to_vec());
-                            texts.push(text.to_vec());
+                            None => texts.push(tree.bytes().to_vec()),
                         }
                     }
-                    (Phase::Aimed, texts, satisfied)
+                    (Phase::Aimed, texts, stats.satisfied as u32)
                 }
                 None => {
                     let targets = if positives == 0 {
@@ -420,12 +491,14 @@ impl Refiner<'_, '_> {
                 let covered = names.iter().any(|l| l == location);
                 hits += u32::from(covered);
                 let paths = input_paths(self.parser, self.graph, &text, read_k).ok();
-                seen.insert(text.clone());
+                seen.insert(text.clone(), covered);
                 training.push(text, paths, covered);
             }
+            let (ran, hits) = (ran + run_before.0, hits + run_before.1);
             let round = Round {
                 phase,
                 inputs: ran,
+                run_before: run_before.0,
                 hits,
                 satisfied,
                 executions,
@@ -435,16 +508,28 @@ impl Refiner<'_, '_> {
             let rate = round.hit_rate();
             rounds.push(round);
             if phase == Phase::Aimed {
-                // At least half a batch (a small language may not have a batch of new
-                // inputs left) for a round to count toward the goal.
-                if 2 * ran as usize >= batch {
-                    if best_tree.as_ref().is_none_or(|(best, _, _)| rate > *best) {
-                        let tree = learned.take().expect("aimed rounds have a tree");
-                        best_tree = Some((rate, tree, k));
+                let tree = learned.take().expect("aimed rounds have a tree");
+                // A confirming round is pooled with the round it confirms.
+                let (all_hits, all_ran) =
+                    first_round.map_or((hits, ran), |(h, r)| (h + hits, r + ran));
+                // At least half a batch, or all of the tree's language the searches
+                // found, for a round to count toward the goal; a confirming round of
+                // any size, since the round it confirms counted.
+                if first_round.is_some() || 2 * ran as usize >= batch || language_spent {
+                    let meets = f64::from(all_hits) >= config.goal * f64::from(all_ran);
+                    if meets && first_round.is_none() {
+                        // One round may be lucky: the same tree aims again before the
+                        // goal counts as reached.
+                        confirming = Some((tree, hits, ran));
+                        (best_rate, stalled) = (best_rate.max(rate), 0);
+                        continue;
                     }
-                    if f64::from(hits) >= config.goal * f64::from(ran) {
-                        reached_goal = true;
-                        break;
+                    let pooled = f64::from(all_hits) / f64::from(all_ran.max(1));
+                    if best_tree.as_ref().is_none_or(|(best, _, _)| pooled > *best) {
+                        best_tree = Some((pooled, tree, k));
+                    }
+                    if meets {
+                        break Ending::GoalReached;
                     }
                 }
                 if rate > best_rate + PLATEAU_MARGIN {
@@ -463,6 +548,13 @@ impl Refiner<'_, '_> {
                     (best_rate, stalled) = (0.0, 0);
                 }
             }
+        };
+        // A goal round the budget left no confirming round for still measured its tree.
+        if let Some((tree, hits, ran)) = confirming {
+            let rate = f64::from(hits) / f64::from(ran.max(1));
+            if best_tree.as_ref().is_none_or(|(best, _, _)| rate > *best) {
+                best_tree = Some((rate, tree, k));
+            }
         }
         let (location, k) = match best_tree {
             Some((_, tree, k)) => (Some(tree), k),
@@ -478,7 +570,7 @@ impl Refiner<'_, '_> {
             location,
             rounds,
             executions,
-            reached_goal,
+            ending,
             added,
             k,
         })

@@ -3,7 +3,7 @@
 //! written out, and when a model's trees learned from too few covering inputs to be
 //! trusted.
 
-use crate::{MIN_POSITIVES, Model, Phase, Refined, Round};
+use crate::{Ending, MIN_POSITIVES, Model, Phase, Refined, Round};
 use std::path::Path;
 
 /// Which named locations to learn.
@@ -32,7 +32,8 @@ impl LocationKinds {
 
 impl Round {
     /// The round in one line: its phase, how many of its inputs reached the location
-    /// (and satisfied their leaf, when aimed), the executions and covering inputs so far.
+    /// (and, when aimed, satisfied their leaf and had run before), the executions and
+    /// covering inputs so far.
     pub fn line(&self) -> String {
         format!(
             "{:>7?} round: {}/{} reached it ({:.1} %){}; {} executions, {} covering inputs",
@@ -41,7 +42,10 @@ impl Round {
             self.inputs,
             100.0 * self.hit_rate(),
             if self.phase == Phase::Aimed {
-                format!(", {} satisfied their leaf", self.satisfied)
+                format!(
+                    ", {} satisfied their leaf, {} run before",
+                    self.satisfied, self.run_before
+                )
             } else {
                 String::new()
             },
@@ -55,8 +59,8 @@ impl Refined {
     /// What refining `name` towards the hit rate `goal` came to, in one line.
     pub fn summary(&self, name: &str, goal: f64) -> String {
         format!(
-            "focus {name}: {} after {} executions in {} rounds{}; paths up to k = {}",
-            if self.reached_goal {
+            "focus {name}: {} after {} executions in {} rounds{}; paths up to k = {}{}",
+            if self.reached_goal() {
                 format!("goal {:.0} % reached", 100.0 * goal)
             } else {
                 format!("goal {:.0} % NOT reached", 100.0 * goal)
@@ -68,7 +72,14 @@ impl Refined {
                 .rfind(|r| r.phase == Phase::Aimed)
                 .map(|r| format!(" (last aimed round: {}/{} reached it)", r.hits, r.inputs))
                 .unwrap_or_default(),
-            self.k
+            self.k,
+            match self.ending {
+                Ending::GoalReached | Ending::ExecutionsSpent => "",
+                Ending::DrawsSpent =>
+                    "; stopped early: the trees aimed mostly at inputs run before \
+                     (a small language, or a leaf too narrow)",
+                Ending::Deadline => "; stopped at --focus-time",
+            }
         )
     }
 
@@ -144,7 +155,7 @@ mod tests {
             location: None,
             rounds: Vec::new(),
             executions: 2,
-            reached_goal: false,
+            ending: Ending::ExecutionsSpent,
             added: vec![(b"a".to_vec(), true), (b"b".to_vec(), false)],
             k: 2,
         };

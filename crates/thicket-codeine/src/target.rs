@@ -21,6 +21,11 @@
 //! while completing; ours redraws the slot and lets the queue's order drop trees that
 //! still hold it. The counts in [`TargetStats`] say how often the search ends without
 //! a solution.
+//!
+//! The inputs are distinct texts as far as the leaves' language allows
+//! ([`DRAWS_PER_INPUT`] searches per input asked for): a search that lands on a text
+//! drawn before is run again with fresh choices, so a hit rate of aimed inputs is one
+//! of the leaves' texts, not of how often the search favours one of them.
 
 use crate::model::PathConstraint;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -35,15 +40,27 @@ use thicket_tree::{DerivationTree, NodeId};
 /// What targeted generation did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TargetStats {
-    /// Inputs that satisfy their constraint.
+    /// Inputs returned that satisfy their constraint.
     pub satisfied: usize,
-    /// Inputs that do not (the best of `tries` candidates).
+    /// Inputs returned that do not (the best of `tries` candidates).
     pub unsatisfied: usize,
     /// Candidate trees built in all.
     pub candidates: usize,
     /// Inputs whose search went past its first round (the steered trees it starts
     /// with): the paper reports its search "often finishes after one outer round".
     pub searched: usize,
+    /// Searches run (an input each), those whose text was drawn before included.
+    pub draws: usize,
+    /// Distinct texts among the inputs returned.
+    pub distinct: usize,
+}
+
+impl TargetStats {
+    /// Counts the inputs that satisfy their constraint and those that do not.
+    fn count_satisfied(&mut self, inputs: &[(DerivationTree, bool)]) {
+        self.satisfied = inputs.iter().filter(|(_, ok)| *ok).count();
+        self.unsatisfied = inputs.len() - self.satisfied;
+    }
 }
 
 /// Which conditions of a constraint a tree violates: feature ids of required paths it
@@ -438,10 +455,22 @@ impl Search<'_, '_> {
     }
 }
 
+/// Searches an input may take, per input asked for, to find texts not drawn before:
+/// a leaf whose language is small repeats its inputs, and its searches stop there.
+pub const DRAWS_PER_INPUT: usize = 4;
+
 /// `count` inputs for the constraints (taken in turn, the first the most precise:
-/// input i serves constraint `i % constraints.len()`), each the result of a best-first
+/// search i serves constraint `i % constraints.len()`), each the result of a best-first
 /// search of at most `tries` trees (see the module docs); every random choice comes
 /// from `seed`. `k` is the model's path length, `features` its feature paths.
+///
+/// The inputs are distinct texts where the constraints' language allows it: a text
+/// drawn again is drawn anew, up to [`DRAWS_PER_INPUT`] searches per input asked for;
+/// only when those find fewer than `count` texts are the rest repeats, of the texts
+/// found in the order found ([`TargetStats::distinct`] says how many differ). A leaf
+/// whose aimed inputs are a handful of texts would otherwise weigh each by how often
+/// its search lands on it: one text missing the location, drawn 29 times in 100, is a
+/// hit rate of the draw, not of the leaf.
 #[allow(clippy::too_many_arguments)]
 pub fn generate_targeted(
     generator: &Generator<'_>,
@@ -453,21 +482,42 @@ pub fn generate_targeted(
     count: usize,
     tries: u32,
 ) -> (Vec<DerivationTree>, TargetStats) {
-    let (aimed, stats) = aimed_inputs(
+    let (mut aimed, mut stats) = aimed_inputs(
         generator,
         graph,
         features,
         constraints,
         k,
         seed,
-        count,
+        Draws {
+            count,
+            max_draws: count.saturating_mul(DRAWS_PER_INPUT),
+        },
         tries,
     );
+    // The language is smaller than asked for: its texts again, in turn.
+    for i in 0..count.saturating_sub(aimed.len()) {
+        if stats.distinct == 0 {
+            break;
+        }
+        aimed.push(aimed[i % stats.distinct].clone());
+    }
+    stats.count_satisfied(&aimed);
     (aimed.into_iter().map(|(tree, _)| tree).collect(), stats)
 }
 
-/// [`generate_targeted`]'s inputs, each with whether it satisfies its constraint (as
-/// the search found, so that a caller need not read its paths again).
+/// How many inputs [`aimed_inputs`] draws.
+pub(crate) struct Draws {
+    /// Inputs wanted, distinct texts.
+    pub count: usize,
+    /// Searches it may run to find them (each a search of up to `tries` trees).
+    pub max_draws: usize,
+}
+
+/// Up to `draws.count` inputs as [`generate_targeted`] searches them, distinct texts,
+/// from at most `draws.max_draws` searches (fewer inputs when those find no more), each
+/// with whether it satisfies its constraint (as the search found, so that a caller
+/// need not read its paths again).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn aimed_inputs(
     generator: &Generator<'_>,
@@ -476,12 +526,12 @@ pub(crate) fn aimed_inputs(
     constraints: &[PathConstraint],
     k: usize,
     seed: u64,
-    count: usize,
+    draws: Draws,
     tries: u32,
 ) -> (Vec<(DerivationTree, bool)>, TargetStats) {
     let steering = PathSteering::new(generator.grammar(), graph);
     let mut stats = TargetStats::default();
-    let mut out = Vec::with_capacity(count);
+    let mut out = Vec::with_capacity(draws.count);
     if constraints.is_empty() {
         return (out, stats);
     }
@@ -532,22 +582,27 @@ pub(crate) fn aimed_inputs(
             parser: parser.as_ref(),
         })
         .collect();
-    for i in 0..count {
+    let mut drawn: FxHashSet<Vec<u8>> = FxHashSet::default();
+    for i in 0..draws.max_draws {
+        if out.len() >= draws.count {
+            break;
+        }
         let n = searches.len();
         let search = &mut searches[i % n];
         let mut rng = Generator::rng_for(seed, i as u64);
+        stats.draws += 1;
         let found = match search.mutant(&mut rng, tries, &mut stats) {
             Some(found) => found,
             None => search.run(&mut rng, tries, &mut stats),
         };
-        let satisfied = found.violations == 0;
-        if satisfied {
-            stats.satisfied += 1;
-        } else {
-            stats.unsatisfied += 1;
+        let text = found.tree.bytes();
+        if !drawn.insert(text.to_vec()) {
+            continue;
         }
-        out.push((found.tree, satisfied));
+        out.push((found.tree, found.violations == 0));
     }
+    stats.distinct = out.len();
+    stats.count_satisfied(&out);
     (out, stats)
 }
 
@@ -708,6 +763,38 @@ mod tests {
             trees.iter().map(|t| t.bytes().to_vec()).collect::<Vec<_>>(),
             again.iter().map(|t| t.bytes().to_vec()).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn aimed_inputs_are_distinct_texts_where_the_language_has_enough() {
+        let texts = |spec: &[u8], count: usize| {
+            let grammar = thicket_grammar::load_spec_text("t.fan", spec).unwrap();
+            let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+            let graph = KPathGraph::new(&grammar);
+            let anything = PathConstraint::of_one_input(Vec::new(), Vec::new());
+            let (trees, stats) =
+                generate_targeted(&generator, &graph, &[], &[anything], 2, 9, count, TRIES);
+            let texts: Vec<Vec<u8>> = trees.iter().map(|t| t.bytes().to_vec()).collect();
+            (texts, stats)
+        };
+        // A hundred texts: forty drawn at random repeat some; asked for, none repeats.
+        let digits = b"<start> ::= <d> <d>\n\
+            <d> ::= \"0\" | \"1\" | \"2\" | \"3\" | \"4\" | \"5\" | \"6\" | \"7\" | \"8\" | \"9\"";
+        let (many, stats) = texts(digits, 40);
+        let distinct: FxHashSet<&Vec<u8>> = many.iter().collect();
+        assert_eq!((many.len(), distinct.len()), (40, 40), "{stats:?}");
+        assert_eq!(stats.distinct, 40);
+        assert!(stats.draws >= 40, "{stats:?}");
+        // Three texts: all three, then again in the order found.
+        let (few, stats) = texts(b"<start> ::= \"a\" | \"b\" | \"c\"", 10);
+        assert_eq!(few.len(), 10);
+        assert_eq!(stats.distinct, 3, "{stats:?}");
+        assert_eq!(stats.satisfied, 10);
+        assert_eq!(stats.draws, 10 * DRAWS_PER_INPUT);
+        assert_eq!(few[3..6], few[..3]);
+        let mut first: Vec<&[u8]> = few[..3].iter().map(Vec::as_slice).collect();
+        first.sort();
+        assert_eq!(first, [&b"a"[..], &b"b"[..], &b"c"[..]]);
     }
 
     /// Whether a text holds a pair of equal leaves, `(x x)`: a condition on two places

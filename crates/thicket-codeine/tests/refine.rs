@@ -128,7 +128,7 @@ fn a_rare_location_is_gathered_for_then_aimed_at_until_the_goal() {
         ..RefineConfig::default()
     };
     let refined = refine(rare, config);
-    assert!(refined.reached_goal, "{:#?}", refined.rounds);
+    assert!(refined.reached_goal(), "{:#?}", refined.rounds);
     assert!(refined.executions <= 5000);
     // Too few covering inputs at first: inputs are drawn before the first tree.
     assert_ne!(
@@ -139,16 +139,29 @@ fn a_rare_location_is_gathered_for_then_aimed_at_until_the_goal() {
     );
     let last = refined.rounds.last().unwrap();
     assert_eq!(last.phase, Phase::Aimed);
-    assert!(last.hits * 10 >= last.inputs * 9, "{last:?}");
     // Every input the loop ran is reported, with whether it reached the location.
     assert_eq!(refined.added.len() as u64, refined.executions);
     assert!(refined.added.iter().all(|(text, hit)| rare(text) == *hit));
     let (location, _) = refined.location.expect("a tree at the end");
-    // The tree is the one that aimed the goal round (learned before its inputs ran),
-    // not one learned again from them.
+    // The goal is reached over two rounds of one tree: the one that reached it and a
+    // confirming one, pooled.
+    let [.., goal_round, confirming] = &refined.rounds[..] else {
+        panic!("a goal round and its confirmation: {:#?}", refined.rounds)
+    };
+    assert_eq!(goal_round.phase, Phase::Aimed);
+    assert!(
+        goal_round.hits * 10 >= goal_round.inputs * 9,
+        "{goal_round:?}"
+    );
+    assert!(
+        (goal_round.hits + confirming.hits) * 10 >= (goal_round.inputs + confirming.inputs) * 9
+    );
+    // The tree is the one that aimed both (learned before their inputs ran), not one
+    // learned again from them.
     assert_eq!(
         u64::from(location.inputs),
-        100 + refined.executions - u64::from(last.inputs)
+        100 + refined.executions - u64::from(goal_round.inputs + confirming.inputs)
+            + u64::from(goal_round.run_before + confirming.run_before)
     );
     assert!(location.covered >= thicket_codeine::MIN_POSITIVES);
     assert!(
@@ -172,7 +185,7 @@ fn a_location_nothing_reaches_spends_the_budget_and_says_so() {
         ..RefineConfig::default()
     };
     let refined = refine(|text| text.starts_with(b"zz"), config);
-    assert!(!refined.reached_goal);
+    assert!(!refined.reached_goal());
     assert_eq!(refined.executions, 300);
     assert!(refined.location.is_none());
     assert!(refined.rounds.iter().all(|r| r.phase == Phase::Random));
@@ -199,7 +212,7 @@ fn a_condition_paths_cannot_express_is_hit_by_mutating_covering_inputs() {
         ..RefineConfig::default()
     };
     let refined = refine(twin_d, config);
-    assert!(refined.reached_goal, "{:#?}", refined.rounds);
+    assert!(refined.reached_goal(), "{:#?}", refined.rounds);
     let (location, _) = refined.location.expect("a tree at the end");
     // The kept tree carries covering inputs to mutate, each one that reached it.
     let exemplars: Vec<&String> = location.exemplars.iter().flat_map(|e| &e.inputs).collect();
@@ -233,7 +246,7 @@ fn a_location_that_needs_many_paths_absent_is_aimed_at_without_any_of_them() {
         ..RefineConfig::default()
     };
     let refined = refine_on(MANY_LEAVES, valid_with_a, config);
-    assert!(refined.reached_goal, "{:#?}", refined.rounds);
+    assert!(refined.reached_goal(), "{:#?}", refined.rounds);
     let (location, features) = refined.location.expect("a tree at the end");
     // The paths no covering input has are kept, and every aim forbids them.
     let grammar = thicket_grammar::load_spec_text("t.fan", MANY_LEAVES).unwrap();
@@ -287,4 +300,64 @@ fn a_tree_learned_from_longer_paths_read_keeps_to_its_path_length() {
     let long = read(4).learn("function t.py:f", config, 1, 2).unwrap();
     assert!(long.1.iter().all(|p| p.len() <= 2));
     assert_eq!(short, long);
+}
+
+/// Two kinds of input: `x` and a digit (ten texts, alike in their paths) or a run of
+/// `y`s.
+const SMALL_LEAF: &[u8] = b"<start> ::= <small> | <big>\n\
+    <small> ::= \"x\" r\"[0-9]\"\n\
+    <big> ::= \"y\" <big> | \"y\"";
+
+/// Covered by seven of the ten `x` texts: no path tells them from the other three, so
+/// every tree's covering leaf is "an `x` text", which misses three times in ten.
+fn x_below_7(input: &[u8]) -> bool {
+    input.len() == 2 && input[0] == b'x' && (b'0'..=b'6').contains(&input[1])
+}
+
+#[test]
+fn a_leaf_whose_inputs_were_all_run_before_ends_the_loop_within_its_draws() {
+    let config = RefineConfig {
+        goal: 0.9,
+        max_executions: 2000,
+        batch: 50,
+        // A safety net only: the loop must end long before it.
+        deadline: Some(std::time::Instant::now() + Duration::from_secs(120)),
+        learn: LearnConfig {
+            k: 2,
+            seed: 6,
+            ..LearnConfig::default()
+        },
+        ..RefineConfig::default()
+    };
+    let refined = refine_on(SMALL_LEAF, x_below_7, config);
+    // The training inputs hold every `x` text, so the aimed rounds find no new input
+    // and spend no execution (their hit rate that of their texts as run before): the
+    // searches have their own budget.
+    assert_eq!(refined.executions, 0);
+    let aimed: Vec<&thicket_codeine::Round> = refined
+        .rounds
+        .iter()
+        .filter(|r| r.phase == Phase::Aimed)
+        .collect();
+    assert!(
+        aimed
+            .iter()
+            .all(|r| r.inputs > 0 && r.run_before == r.inputs)
+    );
+    assert_eq!(
+        refined.ending,
+        thicket_codeine::Ending::DrawsSpent,
+        "{} rounds",
+        refined.rounds.len()
+    );
+    assert!(!refined.reached_goal());
+    let aimed = aimed.len();
+    let most = (thicket_codeine::DRAWS_PER_INPUT as u64 * config.max_executions)
+        .div_ceil(config.batch as u64);
+    assert!(
+        aimed as u64 <= most,
+        "{aimed} aimed rounds for {} executions",
+        refined.executions
+    );
+    assert!(refined.summary("f", 0.9).contains("stopped early"));
 }
