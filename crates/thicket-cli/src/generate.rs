@@ -332,6 +332,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     }
     let config = if args.probabilities.is_some() {
         args.limits.config_or(0)
+    } else if let Some(antlr) = &antlr {
+        args.limits
+            .config_or(thicket_antlr::generate::target_size(antlr))
     } else {
         args.limits.config()
     };
