@@ -241,7 +241,8 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
                 for &alt in alts.iter() {
                     let len = analysis.expr_min_len(alt).max(1) as f64;
                     let ascii = may_start_with(grammar, &analysis, alt, &printable);
-                    weights.set_alternative(alt, if ascii { 1.0 } else { other_share } / len);
+                    weights
+                        .set_alternative(alt, if ascii { 1.0 } else { other_share } / (len * len));
                 }
             }
         }
