@@ -159,15 +159,23 @@ impl<'a> InputMaker<'a> {
 /// - hidden text before a token as the byte grammar's default probabilities say
 ///   ([`AntlrSpec::set_hidden_probability`]), and when drawn, from a rule that can
 ///   start with whitespace [`WHITESPACE_SHARE`] of the time (comments, byte order
-///   marks and directives share the rest);
-/// - the count of every repetition whose item cannot derive its own rule again
-///   geometric past its minimum ([`REPEAT_CONTINUE`]; the generator's sized policy
-///   steers the recursive ones);
+///   marks and directives share the rest), a hidden rule that can only start outside
+///   printable ASCII and whitespace (a byte order mark, which real parsers take only
+///   at the start of a file) by the share of such characters that sets and `.` get
+///   ([`PRINTABLE_PERCENT`]);
+/// - the count of every repetition geometric past its minimum ([`REPEAT_CONTINUE`]),
+///   including a repetition whose item derives its own rule again (`value (','
+///   value)*`): the sized policy stops recursion past its target, but such a count is
+///   still drawn from its row there, its items closing off, so that a small input's
+///   list can have a second item (with the minimum, a JSON input of 16 bytes never
+///   had one);
 /// - an alternative of a parser rule that begins with a semantic predicate
 ///   [`GUARDED_ODDS`] times less likely than the others;
-/// - in lexer rules, each alternative weighted by one over its shortest text (a
-///   string's plain character over an escape, `\n` over `\U0010FFFF`), and an
-///   alternative that can only start with a character outside printable ASCII (a
+/// - in lexer rules, each alternative weighted by one over the square of its shortest
+///   text (a string's plain character over an escape, `\n` over `\U0010FFFF`, and an
+///   identifier's letter well over a `\uXXXX` escape, whose random code point is
+///   seldom a letter: JavaScript rejected one ecmascript input in five for it), and
+///   an alternative that can only start with a character outside printable ASCII (a
 ///   zero-width joiner, a combining mark) by the share of such characters that sets
 ///   and `.` get ([`PRINTABLE_PERCENT`]).
 pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
@@ -253,13 +261,15 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
 /// The default size target of an ANTLR grammar's sized generation
 /// ([`thicket_gen::ChoicePolicy::Sized`], `thicket generate`'s `--target-size`): a
 /// quarter of the sum of the smallest lengths of the parser rules the start rule
-/// reaches (each rule once), at most [`thicket_gen::DEFAULT_TARGET_SIZE`]; 0 (uniform
-/// choices) for a grammar whose rules are that short. The sum is about the size of an
-/// input that holds one of each of the grammar's phrases; a quarter of it keeps a
-/// grammar of a few rules small, as a person writes to try each construct (JSON's
-/// five rules, 10 bytes: a target of 2, a mean of 12 bytes, more than half of the
-/// inputs distinct, where the default made 70 bytes of nesting), while a grammar of
-/// many rules keeps the default.
+/// reaches (each rule once), at most twice [`thicket_gen::DEFAULT_TARGET_SIZE`]; 0
+/// (uniform choices) for a grammar whose rules are that short. The sum is about the
+/// size of an input that holds one of each of the grammar's phrases; a quarter of it
+/// keeps a grammar of a few rules small, as a person writes to try each construct
+/// (JSON's five rules, 10 bytes: a target of 2, a mean of 12 bytes, more than half of
+/// the inputs distinct, where the default made 70 bytes of nesting), while a grammar
+/// of many rules gets room for more of its constructs (css3: tinycss2's lines
+/// reached by names outside ASCII), within a bound, as generation time grows with
+/// size.
 pub fn target_size(antlr: &AntlrSpec) -> u32 {
     let grammar = &antlr.spec.grammar;
     let analysis = Analysis::new(grammar);
@@ -282,7 +292,7 @@ pub fn target_size(antlr: &AntlrSpec) -> u32 {
     }
     u32::try_from(sum / 4)
         .unwrap_or(u32::MAX)
-        .min(thicket_gen::DEFAULT_TARGET_SIZE)
+        .min(2 * thicket_gen::DEFAULT_TARGET_SIZE)
 }
 
 /// Every repetition of the grammar, with its bounds.
