@@ -261,15 +261,14 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
 /// The default size target of an ANTLR grammar's sized generation
 /// ([`thicket_gen::ChoicePolicy::Sized`], `thicket generate`'s `--target-size`): a
 /// quarter of the sum of the smallest lengths of the parser rules the start rule
-/// reaches (each rule once), at most twice [`thicket_gen::DEFAULT_TARGET_SIZE`]; 0
-/// (uniform choices) for a grammar whose rules are that short. The sum is about the
-/// size of an input that holds one of each of the grammar's phrases; a quarter of it
-/// keeps a grammar of a few rules small, as a person writes to try each construct
-/// (JSON's five rules, 10 bytes: a target of 2, a mean of 12 bytes, more than half of
-/// the inputs distinct, where the default made 70 bytes of nesting), while a grammar
-/// of many rules gets room for more of its constructs (css3: tinycss2's lines
-/// reached by names outside ASCII), within a bound, as generation time grows with
-/// size.
+/// reaches (each rule once), at most [`thicket_gen::DEFAULT_TARGET_SIZE`]; 0 (uniform
+/// choices) for a grammar whose rules are that short. The sum is about the size of an
+/// input that holds one of each of the grammar's phrases; a quarter of it keeps a
+/// grammar of a few rules small, as a person writes to try each construct (JSON's
+/// five rules, 10 bytes: a target of 2, a mean of 12 bytes, more than half of the
+/// inputs distinct, where the default made 70 bytes of nesting), while a grammar of
+/// many rules keeps the default (twice it made some grammars' inputs three times as
+/// large and their generation and judging several times slower).
 pub fn target_size(antlr: &AntlrSpec) -> u32 {
     let grammar = &antlr.spec.grammar;
     let analysis = Analysis::new(grammar);
@@ -292,7 +291,7 @@ pub fn target_size(antlr: &AntlrSpec) -> u32 {
     }
     u32::try_from(sum / 4)
         .unwrap_or(u32::MAX)
-        .min(2 * thicket_gen::DEFAULT_TARGET_SIZE)
+        .min(thicket_gen::DEFAULT_TARGET_SIZE)
 }
 
 /// Every repetition of the grammar, with its bounds.

@@ -50,7 +50,7 @@ pub struct GenLimits {
     /// every choice uniform (Algorithm 2 of the k-path paper), which on grammars
     /// written for parsers gives small and often repeated inputs [default: 56; for a
     /// .g4 spec a quarter of the smallest lengths of its parser rules summed, at most
-    /// 112; 0 with --probabilities, whose choices then follow the probabilities
+    /// 56; 0 with --probabilities, whose choices then follow the probabilities
     /// alone].
     #[arg(long, value_name = "BYTES")]
     pub target_size: Option<u32>,
