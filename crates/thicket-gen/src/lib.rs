@@ -102,8 +102,8 @@ pub enum ChoicePolicy {
     /// uniformly among the others (strings, numbers, `true`, ...), and repetitions of
     /// a recursive item take their minimum (with weights that give such a repetition's
     /// counts a row: a count drawn from the row, its items closing off the same way,
-    /// so that a small input's list can still have a second item), so the tree closes
-    /// off in a few steps.
+    /// until the input reaches twice its target, so that a small input's list can
+    /// still have a second item), so the tree closes off in a few steps.
     /// Everything else (non-recursive choices, repetition counts below the target,
     /// every limit) is as in [`ChoicePolicy::Uniform`]; a grammar without recursion
     /// draws no target and gets the same inputs as with [`ChoicePolicy::Uniform`].
@@ -811,12 +811,16 @@ impl<'g> Generator<'g> {
         let mut stack: Vec<Task> = Vec::with_capacity(64);
         let mut scratch = Vec::new();
         // Sized choices: grow while the room left is above `grow_until`.
-        let grow_until = match self.config.policy {
+        // Past it, a recursive repetition with a weight row still draws its count while
+        // the input is under twice its target (`lists_until`), then takes its minimum:
+        // items holding such repetitions again would otherwise keep recursion alive.
+        let (grow_until, lists_until) = match self.config.policy {
             ChoicePolicy::Sized { bytes } if self.recursive => {
                 let target = u64::from(rng.choose(bytes.saturating_mul(2).saturating_add(1)));
-                Some(room.bytes.saturating_sub(target))
+                let floor = room.bytes.saturating_sub(target);
+                (Some(floor), Some(floor.saturating_sub(target)))
             }
-            _ => None,
+            _ => (None, None),
         };
         let mut current = Some((start.index() as u32, depth));
         loop {
@@ -957,16 +961,20 @@ impl<'g> Generator<'g> {
                 } => {
                     let item_fits = depth.saturating_add(item_depth) <= max_depth;
                     // Past a sized target, recursion stops: a recursive repetition takes
-                    // its minimum, unless the weights give its counts a row (its items
-                    // then close off along the non-recursive alternatives, so a list
-                    // still gets a second item in a small input).
+                    // its minimum, unless the weights give its counts a row and the input
+                    // is under twice its target (its items then close off along the
+                    // non-recursive alternatives, so a list still gets a second item in
+                    // a small input).
                     let row = weights
                         .filter(|_| WEIGHTED)
                         .map(|w| w.repetition_row(expr()))
                         .filter(|row| !row.is_empty());
-                    let grown = recursive
-                        && row.is_none()
-                        && grow_until.is_some_and(|floor| room.bytes <= floor);
+                    let stop = if row.is_some() {
+                        lists_until
+                    } else {
+                        grow_until
+                    };
+                    let grown = recursive && stop.is_some_and(|floor| room.bytes <= floor);
                     if C::ITEM_BY_ITEM && !WEIGHTED {
                         // The minimum now, then one choice per optional item.
                         let optional = if !item_fits || stats.budget_exhausted || grown {
