@@ -265,8 +265,8 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
 /// choices) for a grammar whose rules are that short. The sum is about the size of an
 /// input that holds one of each of the grammar's phrases; a quarter of it keeps a
 /// grammar of a few rules small, as a person writes to try each construct (JSON's
-/// five rules, 10 bytes: a target of 2, a mean of 12 bytes, more than half of the
-/// inputs distinct, where the default made 70 bytes of nesting), while a grammar of
+/// five rules, 10 bytes: a target of 2, a mean of 8 bytes, half of the inputs
+/// distinct, where the default made 70 bytes of nesting), while a grammar of
 /// many rules keeps the default (twice it made some grammars' inputs three times as
 /// large and their generation and judging several times slower).
 pub fn target_size(antlr: &AntlrSpec) -> u32 {
