@@ -159,22 +159,30 @@ impl<'a> InputMaker<'a> {
 /// - hidden text before a token as the byte grammar's default probabilities say
 ///   ([`AntlrSpec::set_hidden_probability`]), and when drawn, from a rule that can
 ///   start with whitespace [`WHITESPACE_SHARE`] of the time (comments, byte order
-///   marks and directives share the rest);
-/// - the count of every repetition whose item cannot derive its own rule again
-///   geometric past its minimum ([`REPEAT_CONTINUE`]; the generator's sized policy
-///   steers the recursive ones);
+///   marks and directives share the rest), a hidden rule that can only start outside
+///   printable ASCII and whitespace (a byte order mark, which real parsers take only
+///   at the start of a file) by the share of such characters that sets and `.` get
+///   ([`PRINTABLE_PERCENT`]);
+/// - the count of every repetition geometric past its minimum ([`REPEAT_CONTINUE`]),
+///   including a repetition whose item derives its own rule again (`value (','
+///   value)*`): the sized policy stops recursion past its target, but such a count is
+///   still drawn from its row there, its items closing off, so that a small input's
+///   list can have a second item (with the minimum, a JSON input of 16 bytes never
+///   had one);
 /// - an alternative of a parser rule that begins with a semantic predicate
 ///   [`GUARDED_ODDS`] times less likely than the others;
-/// - in lexer rules, each alternative weighted by one over its shortest text (a
-///   string's plain character over an escape, `\n` over `\U0010FFFF`), and an
-///   alternative that can only start with a character outside printable ASCII (a
+/// - in lexer rules, each alternative weighted by one over the square of its shortest
+///   text (a string's plain character over an escape, `\n` over `\U0010FFFF`, and an
+///   identifier's letter well over a `\uXXXX` escape, whose random code point is
+///   seldom a letter: JavaScript rejected one ecmascript input in five for it), and
+///   an alternative that can only start with a character outside printable ASCII (a
 ///   zero-width joiner, a combining mark) by the share of such characters that sets
 ///   and `.` get ([`PRINTABLE_PERCENT`]).
 pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
     let grammar = &antlr.spec.grammar;
     let analysis = Analysis::new(grammar);
     let mut weights = Weights::from_spec(grammar).unwrap_or_else(|| Weights::uniform(grammar));
-    for (id, r) in non_recursive_repetitions(grammar) {
+    for (id, r) in repetitions(grammar) {
         let upper = r.min.saturating_add(ROW_LEN).min(r.max.unwrap_or(u32::MAX));
         // Each count past the minimum goes on with REPEAT_CONTINUE, up to the maximum:
         // `x?` takes its item half the time.
@@ -222,22 +230,27 @@ pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
                     .map(|&a| may_start_with(grammar, &analysis, a, &whitespace))
                     .collect();
                 let n = spaces.iter().filter(|&&s| s).count();
-                if n == 0 || n == alts.len() {
-                    continue;
-                }
                 for (&alt, space) in alts.iter().zip(spaces) {
-                    let share = if space {
+                    let share = if n == 0 || n == alts.len() {
+                        1.0
+                    } else if space {
                         WHITESPACE_SHARE / n as f64
                     } else {
                         (1.0 - WHITESPACE_SHARE) / (alts.len() - n) as f64
                     };
-                    weights.set_alternative(alt, share);
+                    // Hidden text that can only start outside printable ASCII (a byte
+                    // order mark, which a real parser takes only at the start) gets the
+                    // share such characters get in sets and `.`.
+                    let plain =
+                        may_start_with(grammar, &analysis, alt, &|c| printable(c) || whitespace(c));
+                    weights.set_alternative(alt, if plain { share } else { share * other_share });
                 }
             } else if role == RuleRole::Lexer {
                 for &alt in alts.iter() {
                     let len = analysis.expr_min_len(alt).max(1) as f64;
                     let ascii = may_start_with(grammar, &analysis, alt, &printable);
-                    weights.set_alternative(alt, if ascii { 1.0 } else { other_share } / len);
+                    weights
+                        .set_alternative(alt, if ascii { 1.0 } else { other_share } / (len * len));
                 }
             }
         }
@@ -288,57 +301,51 @@ fn never_indent(grammar: &Grammar, offside: &crate::offside::Offside, weights: &
     }
 }
 
-/// The repetitions whose item cannot derive the rule they are in again (a string's
-/// characters, a list of statements): the sized policy of the generator steers the
-/// others (`value (',' value)*` in JSON), whose counts stay uniform.
-fn non_recursive_repetitions(grammar: &Grammar) -> Vec<(ExprId, thicket_grammar::Repeat)> {
-    let rules: Vec<SymbolId> = grammar.symbols().collect();
-    let refs_in = |expr: ExprId| {
-        let mut refs = Vec::new();
-        let mut stack = vec![expr];
-        while let Some(id) = stack.pop() {
-            match grammar.expr(id) {
-                Expr::Ref(s) => refs.push(*s),
-                other => stack.extend_from_slice(other.children()),
-            }
+/// The default size target of an ANTLR grammar's sized generation
+/// ([`thicket_gen::ChoicePolicy::Sized`], `thicket generate`'s `--target-size`): a
+/// quarter of the sum of the smallest lengths of the parser rules the start rule
+/// reaches (each rule once), at most [`thicket_gen::DEFAULT_TARGET_SIZE`]; 0 (uniform
+/// choices) for a grammar whose rules are that short. The sum is about the size of an
+/// input that holds one of each of the grammar's phrases; a quarter of it keeps a
+/// grammar of a few rules small, as a person writes to try each construct (JSON's
+/// five rules, 10 bytes: a target of 2, a mean of 8 bytes, half of the inputs
+/// distinct, where the default made 70 bytes of nesting), while a grammar of
+/// many rules keeps the default (twice it made some grammars' inputs three times as
+/// large and their generation and judging several times slower).
+pub fn target_size(antlr: &AntlrSpec) -> u32 {
+    let grammar = &antlr.spec.grammar;
+    let analysis = Analysis::new(grammar);
+    let mut seen = vec![false; grammar.symbols().count()];
+    let mut stack = vec![grammar.start()];
+    let mut sum = 0u64;
+    while let Some(symbol) = stack.pop() {
+        if std::mem::replace(&mut seen[symbol.index()], true) {
+            continue;
         }
-        refs
-    };
-    let direct: Vec<Vec<SymbolId>> = rules
-        .iter()
-        .map(|&s| refs_in(grammar.rule(s).body))
-        .collect();
-    // Whether one of `from` is `to` or reaches it through references.
-    let reaches = |from: &[SymbolId], to: SymbolId| {
-        let mut seen = vec![false; rules.len()];
-        let mut stack: Vec<SymbolId> = from.to_vec();
-        while let Some(s) = stack.pop() {
-            if s == to {
-                return true;
-            }
-            if !std::mem::replace(&mut seen[s.index()], true) {
-                stack.extend_from_slice(&direct[s.index()]);
-            }
+        let body = grammar.rule(symbol).body;
+        if rule_role(grammar, symbol) == RuleRole::Parser {
+            sum = sum.saturating_add(analysis.expr_min_len(body));
         }
-        false
-    };
-    let mut out = Vec::new();
-    for &rule in &rules {
-        let mut stack = vec![grammar.rule(rule).body];
-        while let Some(id) = stack.pop() {
-            let expr = grammar.expr(id);
-            if matches!(expr, Expr::Ref(_)) {
-                continue;
+        thicket_grammar::reach::refs_in(grammar, body, |s| {
+            if matches!(rule_role(grammar, s), RuleRole::Parser | RuleRole::Root) {
+                stack.push(s);
             }
-            stack.extend_from_slice(expr.children());
-            if let Expr::Repeat(r) = expr
-                && !reaches(&refs_in(r.item), rule)
-            {
-                out.push((id, *r));
-            }
-        }
+        });
     }
-    out
+    u32::try_from(sum / 4)
+        .unwrap_or(u32::MAX)
+        .min(thicket_gen::DEFAULT_TARGET_SIZE)
+}
+
+/// Every repetition of the grammar, with its bounds.
+fn repetitions(grammar: &Grammar) -> Vec<(ExprId, thicket_grammar::Repeat)> {
+    grammar
+        .expr_ids()
+        .filter_map(|id| match grammar.expr(id) {
+            Expr::Repeat(r) => Some((id, *r)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether some text of `expr` may start with a character `ok` accepts (an

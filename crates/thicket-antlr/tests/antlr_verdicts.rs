@@ -499,6 +499,21 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "generation: a small recursive grammar",
+        files: &[(
+            "Small.g4",
+            "grammar Small;\ns : v EOF ;\nv : '[' v (',' v)* ']' | ID ;\nID : [a-z]+ ;\n\
+             WS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            ("[a,b]", true),
+            ("[[a], b]", true),
+            ("a", true),
+            ("[a,]", false),
+            ("[]", false),
+        ],
+    },
+    Case {
         feature: "generation: escapes and non-ASCII alternatives",
         files: &[(
             "Esc.g4",
@@ -1125,6 +1140,68 @@ fn generated_hidden_text_is_mostly_whitespace() {
     assert!(
         spaces as f64 > 0.75 * (spaces + others) as f64,
         "{spaces} runs of whitespace, {others} comments and marks"
+    );
+}
+
+/// Hidden text that can only start outside printable ASCII (a byte order mark, which
+/// real parsers take only at the start of a file) is drawn as rarely as such
+/// characters are in sets and `.`: far less often than a comment.
+#[test]
+fn generated_hidden_text_outside_printable_ascii_is_rare() {
+    let inputs = generated("generation: several hidden rules", 300, |spec| {
+        spec.set_hidden_probability(0.8)
+    });
+    let (mut comments, mut marks) = (0usize, 0usize);
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+        comments += input.matches('#').count();
+        marks += input.matches('\u{FEFF}').count();
+    }
+    // Before, the two were drawn equally often.
+    assert!(comments > 20, "{comments} comments");
+    assert!(marks * 5 < comments, "{marks} marks, {comments} comments");
+}
+
+/// A small grammar gets a small size target (a quarter of the sum of its parser
+/// rules' smallest lengths, `thicket_antlr::generate::target_size`) rather than the
+/// default 56 bytes, and its lists still get second items: past the target a list's
+/// count is still drawn, its items closing off.
+#[test]
+fn generated_inputs_of_a_small_grammar_are_small_and_varied() {
+    let spec = load(case("generation: a small recursive grammar"));
+    let target = thicket_antlr::generate::target_size(&spec);
+    // `s` and `v` are one byte each at least, `[a]` three.
+    assert!(target < 4, "{target}");
+    let config = thicket_gen::GenConfig {
+        policy: thicket_gen::ChoicePolicy::Sized { bytes: 4 },
+        ..thicket_gen::GenConfig::default()
+    };
+    let generator = thicket_gen::Generator::new(&spec.spec.grammar, config).unwrap();
+    let maker = thicket_antlr::generate::InputMaker::new(&spec);
+    let inputs: Vec<Vec<u8>> = (0..300)
+        .map(|i| {
+            let drawn = maker.input(&generator, 1, i);
+            assert!(
+                drawn.accepted,
+                "{:?}",
+                String::from_utf8_lossy(&drawn.bytes)
+            );
+            drawn.bytes
+        })
+        .collect();
+    let mean = inputs.iter().map(Vec::len).sum::<usize>() as f64 / inputs.len() as f64;
+    // With the default target the mean was over 50 bytes.
+    assert!(mean < 16.0, "mean {mean} bytes");
+    let distinct: std::collections::HashSet<&Vec<u8>> = inputs.iter().collect();
+    assert!(
+        distinct.len() * 2 > inputs.len(),
+        "{} distinct",
+        distinct.len()
+    );
+    let with_second_items = inputs.iter().filter(|i| i.contains(&b',')).count();
+    assert!(
+        with_second_items > 30,
+        "{with_second_items} lists of two or more"
     );
 }
 

@@ -46,8 +46,10 @@ pub struct GenLimits {
     /// input draws a target between 0 and twice this, prefers the recursive
     /// alternatives of a rule until it reaches the target, then closes off. 0 makes
     /// every choice uniform (Algorithm 2 of the k-path paper), which on grammars
-    /// written for parsers gives small and often repeated inputs [default: 56; 0 with
-    /// --probabilities, whose choices then follow the probabilities alone].
+    /// written for parsers gives small and often repeated inputs [default: 56; for a
+    /// .g4 spec a quarter of the smallest lengths of its parser rules summed, at most
+    /// 56; 0 with --probabilities, whose choices then follow the probabilities
+    /// alone].
     #[arg(long, value_name = "BYTES")]
     pub target_size: Option<u32>,
 }
@@ -320,6 +322,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     }
     let config = if args.probabilities.is_some() {
         args.limits.config_or(0)
+    } else if let Some(antlr) = &antlr {
+        args.limits
+            .config_or(thicket_antlr::generate::target_size(antlr))
     } else {
         args.limits.config()
     };

@@ -100,7 +100,10 @@ pub enum ChoicePolicy {
     /// derivations can contain the enclosing rule again, like `<obj>` and `<arr>` in
     /// JSON's `<value>`), if one fits the depth limit. Past the target it chooses
     /// uniformly among the others (strings, numbers, `true`, ...), and repetitions of
-    /// a recursive item take their minimum, so the tree closes off in a few steps.
+    /// a recursive item take their minimum (with weights that give such a repetition's
+    /// counts a row: a count drawn from the row, its items closing off the same way,
+    /// until the input reaches twice its target, so that a small input's list can
+    /// still have a second item), so the tree closes off in a few steps.
     /// Everything else (non-recursive choices, repetition counts below the target,
     /// every limit) is as in [`ChoicePolicy::Uniform`]; a grammar without recursion
     /// draws no target and gets the same inputs as with [`ChoicePolicy::Uniform`].
@@ -827,12 +830,16 @@ impl<'g> Generator<'g> {
         let mut stack: Vec<Task> = Vec::with_capacity(64);
         let mut scratch = Vec::new();
         // Sized choices: grow while the room left is above `grow_until`.
-        let grow_until = match self.config.policy {
+        // Past it, a recursive repetition with a weight row still draws its count while
+        // the input is under twice its target (`lists_until`), then takes its minimum:
+        // items holding such repetitions again would otherwise keep recursion alive.
+        let (grow_until, lists_until) = match self.config.policy {
             ChoicePolicy::Sized { bytes } if self.recursive => {
                 let target = u64::from(rng.choose(bytes.saturating_mul(2).saturating_add(1)));
-                Some(room.bytes.saturating_sub(target))
+                let floor = room.bytes.saturating_sub(target);
+                (Some(floor), Some(floor.saturating_sub(target)))
             }
-            _ => None,
+            _ => (None, None),
         };
         let mut current = Some((start.index() as u32, depth));
         loop {
@@ -972,8 +979,21 @@ impl<'g> Generator<'g> {
                     recursive,
                 } => {
                     let item_fits = depth.saturating_add(item_depth) <= max_depth;
-                    // Past a sized target, recursion stops.
-                    let grown = recursive && grow_until.is_some_and(|floor| room.bytes <= floor);
+                    // Past a sized target, recursion stops: a recursive repetition takes
+                    // its minimum, unless the weights give its counts a row and the input
+                    // is under twice its target (its items then close off along the
+                    // non-recursive alternatives, so a list still gets a second item in
+                    // a small input).
+                    let row = weights
+                        .filter(|_| WEIGHTED)
+                        .map(|w| w.repetition_row(expr()))
+                        .filter(|row| !row.is_empty());
+                    let stop = if row.is_some() {
+                        lists_until
+                    } else {
+                        grow_until
+                    };
+                    let grown = recursive && stop.is_some_and(|floor| room.bytes <= floor);
                     if C::ITEM_BY_ITEM && !WEIGHTED {
                         // The minimum now, then one choice per optional item.
                         let optional = if !item_fits || stats.budget_exhausted || grown {
@@ -1005,8 +1025,7 @@ impl<'g> Generator<'g> {
                     }
                     let mut count = if !item_fits || stats.budget_exhausted || grown {
                         min
-                    } else if let Some(weights) = weights.filter(|_| WEIGHTED) {
-                        let row = weights.repetition_row(expr());
+                    } else if let Some(row) = row {
                         let options = row.get(min as usize..row.len().min(max as usize + 1));
                         match options.and_then(|o| weighted(rng, o.iter().copied())) {
                             Some(i) => min + i as u32,
@@ -1554,6 +1573,43 @@ mod tests {
             gen_.generate_bytes_weighted(&mut Generator::rng_for(1, i), &mut out, &weights);
             assert_eq!(out, b"x");
         }
+    }
+
+    #[test]
+    fn past_the_target_a_recursive_repetition_with_a_weight_row_still_takes_items() {
+        // Depth first, a list's first item grows until the target is reached, so the
+        // rest of the list comes after it: without a row, every list has one item.
+        let (g, _) = generator(
+            "<start> ::= <v>\n<v> ::= \"[\" <v> (\",\" <v>)* \"]\" | \"a\"",
+            GenConfig::default(),
+        );
+        let config = GenConfig {
+            policy: ChoicePolicy::Sized { bytes: 4 },
+            ..GenConfig::default()
+        };
+        let generator = Generator::new(&g, config).unwrap();
+        let repeat = g
+            .expr_ids()
+            .find(|&id| matches!(g.expr(id), Expr::Repeat(_)))
+            .unwrap();
+        let lists = |weights: &Weights| {
+            let (mut commas, mut bytes) = (0, 0);
+            for i in 0..300 {
+                let mut out = Vec::new();
+                generator.generate_bytes_weighted(&mut Generator::rng_for(1, i), &mut out, weights);
+                commas += out.iter().filter(|&&b| b == b',').count();
+                bytes += out.len();
+            }
+            (commas, bytes)
+        };
+        let uniform = Weights::uniform(&g);
+        assert_eq!(lists(&uniform).0, 0);
+        let mut rows = Weights::uniform(&g);
+        rows.set_repetition(repeat, vec![0.5, 0.25, 0.25]);
+        let (commas, bytes) = lists(&rows);
+        assert!(commas > 50, "{commas} second items");
+        // The items close off: inputs stay near the target.
+        assert!(bytes < 300 * 20, "{bytes} bytes");
     }
 
     /// A source that always makes choice 0.

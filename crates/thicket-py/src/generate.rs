@@ -33,13 +33,17 @@ pub struct Limits {
 impl Limits {
     /// The generator configuration: `thicket generate`'s for the same flags.
     pub fn config(self) -> GenConfig {
+        self.config_or(thicket_gen::DEFAULT_TARGET_SIZE)
+    }
+
+    /// The configuration with `target_size` as the default size target (an ANTLR
+    /// grammar's own, `thicket_antlr::generate::target_size`).
+    pub fn config_or(self, target_size: u32) -> GenConfig {
         let default = GenConfig::default();
         GenConfig {
             max_depth: self.max_depth.unwrap_or(default.max_depth),
             max_repetitions: self.max_repetitions.unwrap_or(default.max_repetitions),
-            policy: self
-                .target_size
-                .map_or(default.policy, ChoicePolicy::for_target_size),
+            policy: ChoicePolicy::for_target_size(self.target_size.unwrap_or(target_size)),
             ..default
         }
     }

@@ -497,7 +497,14 @@ impl Spec {
         let loaded = self.loaded.clone();
         let constraints = constraints && self.constraints_apply;
         let antlr = self.antlr.clone();
-        py.detach(|| generate::Engine::build(loaded, limits.config(), constraints, antlr))
+        // An ANTLR grammar's default size target is its own, as in `thicket generate`.
+        let config = match &antlr {
+            Some(cell) => {
+                limits.config_or(thicket_antlr::generate::target_size(cell.borrow_owner()))
+            }
+            None => limits.config(),
+        };
+        py.detach(|| generate::Engine::build(loaded, config, constraints, antlr))
             .map(Arc::new)
             .map_err(|e| e.into_py_err(py))
     }
