@@ -27,6 +27,17 @@ fn have_python() -> bool {
     ok
 }
 
+/// Options naming an interpreter that does not exist.
+fn missing_python() -> Options {
+    Options {
+        python: PythonConfig {
+            python: "/nonexistent/python3".into(),
+            ..PythonConfig::default()
+        },
+        ..Options::default()
+    }
+}
+
 fn load(text: &str, options: &Options) -> Result<thicket_fandango::LoadedSpec, String> {
     let spec = thicket_grammar::load_spec_bytes("test.fan", text.as_bytes(), &Default::default())
         .map_err(|e| e.render())?;
@@ -97,13 +108,7 @@ fn generators_and_python_constraints_make_valid_records() {
 
 #[test]
 fn python_that_is_never_called_needs_no_interpreter_and_missing_python_is_named() {
-    let missing = Options {
-        python: PythonConfig {
-            python: "/nonexistent/python3".into(),
-            ..PythonConfig::default()
-        },
-        ..Options::default()
-    };
+    let missing = missing_python();
     // Native constraints only: the code block is never run.
     let native = "def unused():\n    return 1\n\n<start> ::= <digit>+\nwhere int(<start>) > 5\n";
     let loaded = load(native, &missing).unwrap();
@@ -117,13 +122,7 @@ fn python_that_is_never_called_needs_no_interpreter_and_missing_python_is_named(
 
 #[test]
 fn generators_whose_expression_is_a_literal_need_no_interpreter() {
-    let missing = Options {
-        python: PythonConfig {
-            python: "/nonexistent/python3".into(),
-            ..PythonConfig::default()
-        },
-        ..Options::default()
-    };
+    let missing = missing_python();
     // Whitespace and quotes drawn freely but written as one space and `"`; a number as
     // an int literal; adjacent strings joined; bytes. As Python's values would give.
     let spec = "<start> ::= <q> <word> <q> <ws> <n> <ws> <tail>\n\
