@@ -187,7 +187,7 @@ fn parse_file(source: Arc<SourceFile>) -> Result<ParsedFile, Box<Diagnostic>> {
                     let Some(at) = stop else { break };
                     // An indented `where` under a production ends where an indented
                     // definition starts, as in Fandango; the productions go on there.
-                    from = next_definition(text, at, end).unwrap_or(end);
+                    from = next_definition(text, from, at, end).unwrap_or(end);
                     items.push(constraint(text, ConstraintKind::Where, at, from)?);
                 }
             }
@@ -254,13 +254,14 @@ fn constraint(
 }
 
 /// The start of the first logical line in `at..end` after the one holding `at` that
-/// defines a rule (`<name> ::=`): no expression has such a line.
-fn next_definition(text: &str, at: usize, end: usize) -> Option<usize> {
-    let lines = pyscan::logical_lines(&text[..end]).ok()?;
+/// defines a rule (`<name> ::=`): no expression has such a line. `from`, at or before
+/// `at`, starts a logical line: the lines are read from there, not from the file's start.
+fn next_definition(text: &str, from: usize, at: usize, end: usize) -> Option<usize> {
+    let lines = pyscan::logical_lines(&text[from..end]).ok()?;
     lines
         .iter()
-        .filter(|line| line.start > at)
-        .map(|line| line.start)
+        .map(|line| from + line.start)
+        .filter(|&start| start > at)
         .find(|&start| {
             text[start..].starts_with('<')
                 && classify(text, start) == (StatementKind::Production, false)
