@@ -749,10 +749,7 @@ impl SubtreeSource for PythonGenerators {
     }
 
     fn params(&self, rule: SymbolId) -> &[SymbolId] {
-        self.rules
-            .iter()
-            .position(|&r| r == rule)
-            .map_or(&[], |i| &self.params[i])
+        self.index(rule).map_or(&[], |i| &self.params[i])
     }
 
     fn text(&self, call: &SourceCall<'_>) -> Result<Vec<u8>, String> {
@@ -803,10 +800,14 @@ impl PythonGenerators {
         self.constants.iter().any(Option::is_none)
     }
 
+    /// The index of `rule`'s generator.
+    fn index(&self, rule: SymbolId) -> Option<usize> {
+        self.rules.iter().position(|&r| r == rule)
+    }
+
     /// The value of `rule`'s generator if its expression is a literal.
     fn constant(&self, rule: SymbolId) -> Option<&[u8]> {
-        let i = self.rules.iter().position(|&r| r == rule)?;
-        self.constants[i].as_deref()
+        self.constants[self.index(rule)?].as_deref()
     }
 
     /// The host's call for a solver's call of a generated rule.
@@ -814,11 +815,7 @@ impl PythonGenerators {
         &'c self,
         call: &SourceCall<'c>,
     ) -> Result<thicket_python::GeneratorCall<'c>, String> {
-        let i = self
-            .rules
-            .iter()
-            .position(|&r| r == call.rule)
-            .ok_or("not a generated rule")?;
+        let i = self.index(call.rule).ok_or("not a generated rule")?;
         let sources = call
             .args
             .iter()
