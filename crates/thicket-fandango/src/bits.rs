@@ -79,6 +79,33 @@ impl BitLayout {
         self.is_bit.get(expr.index()).copied().unwrap_or(false)
     }
 
+    /// Whether every text of `rule` is made of bits alone (and it has a terminal at
+    /// all): the rules whose generated `bytes` values are read bit by bit.
+    pub fn derives_only_bits(&self, grammar: &Grammar, rule: thicket_grammar::SymbolId) -> bool {
+        let mut seen_rules = vec![false; grammar.rules().len()];
+        let mut todo = vec![grammar.rule(rule).body];
+        seen_rules[rule.index()] = true;
+        let mut any_bit = false;
+        while let Some(expr) = todo.pop() {
+            match grammar.expr(expr) {
+                Expr::Ref(symbol) => {
+                    if !std::mem::replace(&mut seen_rules[symbol.index()], true) {
+                        todo.push(grammar.rule(*symbol).body);
+                    }
+                }
+                Expr::Literal(bytes) if bytes.is_empty() => {}
+                Expr::Literal(_) | Expr::Regex(_) => {
+                    if !self.is_bit(expr) {
+                        return false;
+                    }
+                    any_bit = true;
+                }
+                other => todo.extend_from_slice(other.children()),
+            }
+        }
+        any_bit
+    }
+
     /// The input `tree` stands for: its bits packed into bytes, its other terminals as
     /// they are; or where bits do not fill a whole byte.
     pub fn pack(&self, tree: &DerivationTree, grammar: &Grammar) -> Result<Vec<u8>, LooseBits> {

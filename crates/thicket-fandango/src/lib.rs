@@ -539,6 +539,14 @@ pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecErro
         };
         (constraints, goals)
     };
+    let generator_rules_of_bits = parts
+        .generators
+        .iter()
+        .map(|g| {
+            bits.as_ref()
+                .is_some_and(|layout| layout.derives_only_bits(&spec.grammar, g.rule))
+        })
+        .collect();
     let generators = (!parts.generators.is_empty()).then(|| {
         Arc::new(PythonGenerators {
             host: host.clone(),
@@ -546,6 +554,7 @@ pub fn compile(mut spec: Spec, options: &Options) -> Result<LoadedSpec, SpecErro
             exprs: generator_exprs,
             params: generator_params,
             constants: generator_constants,
+            bit_valued: generator_rules_of_bits,
         })
     });
     let loaded = LoadedSpec {
@@ -741,6 +750,11 @@ pub struct PythonGenerators {
     /// Per generator, its value if its expression is a literal (`:= "'100'"`): given
     /// without asking Python, which such specs then never start.
     constants: Vec<Option<Vec<u8>>>,
+    /// Per generator, whether its rule is made of bits alone: a `bytes` value is then
+    /// read bit by bit, first bit most significant, as Fandango's parser reads bytes
+    /// against bits (`<byte>+ := s.encode()`). A `str` value is read as text, whose
+    /// `0` and `1` characters are thicket's bits.
+    bit_valued: Vec<bool>,
 }
 
 impl SubtreeSource for PythonGenerators {
@@ -785,7 +799,13 @@ impl SubtreeSource for PythonGenerators {
             }
         }
         for (k, value) in asked.into_iter().zip(host.generate_many(&generator_calls)) {
-            texts[k] = Some(value.map_err(|e| e.message).and_then(value_text));
+            let of_bits = self
+                .index(calls[k].rule)
+                .is_some_and(|i| self.bit_valued[i]);
+            texts[k] = Some(value.map_err(|e| e.message).and_then(|value| match value {
+                PyValue::Bytes(bytes) if of_bits => Ok(bits::unpack(&bytes)),
+                value => value_text(value),
+            }));
         }
         texts
             .into_iter()

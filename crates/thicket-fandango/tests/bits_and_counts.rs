@@ -271,6 +271,51 @@ fn repetition_counts_follow_the_field_they_are_computed_from() {
     }
 }
 
+/// A field of bits whose value a generator gives as `bytes` (the text of a digit
+/// rule, encoded), with the converter back that Fandango's parser needs.
+const ENCODED_FIELD: &str = r#"<start> ::= <packed> b"|"
+<packed> ::= <byte>+ := encoded(<digits>)
+<digits> ::= <digit>{1,4} := decoded(<packed>)
+<byte> ::= <bit>{8}
+
+def encoded(digits):
+    return str(digits).encode()
+
+def decoded(packed):
+    return bytes(packed).decode()
+"#;
+
+#[test]
+fn a_bytes_value_of_a_rule_of_bits_is_read_bit_by_bit() {
+    if !have_python() {
+        return;
+    }
+    let loaded = load(ENCODED_FIELD);
+    assert!(loaded.generable().is_ok(), "{:?}", loaded.generable());
+    let made = generate(&loaded, 30);
+    let mut packed_values = std::collections::HashSet::new();
+    for (tree, input) in &made {
+        let text = std::str::from_utf8(input).unwrap_or_else(|_| panic!("{input:?}"));
+        let packed = text.strip_suffix('|').unwrap_or_else(|| panic!("{text:?}"));
+        // The digits, encoded, are the bytes the field's bits pack into.
+        assert!(
+            (1..=4).contains(&packed.len()) && packed.bytes().all(|b| b.is_ascii_digit()),
+            "{text:?}"
+        );
+        assert_eq!(
+            field(&loaded, tree, "packed"),
+            thicket_fandango::bits::unpack(packed.as_bytes())
+        );
+        packed_values.insert(packed.to_owned());
+    }
+    assert!(packed_values.len() > 10, "{packed_values:?}");
+    let temp = tempfile::tempdir().unwrap();
+    let inputs: Vec<Vec<u8>> = made.into_iter().map(|(_, input)| input).collect();
+    if let Some(verdict) = fandango_accepts(ENCODED_FIELD, &inputs, temp.path()) {
+        verdict.unwrap_or_else(|e| panic!("Fandango rejects thicket's inputs: {e}"));
+    }
+}
+
 #[test]
 fn a_count_that_fails_in_python_says_where_it_is() {
     if !have_python() {
