@@ -350,7 +350,7 @@ def evaluate(desc, args, tool):
         record["examples_failures"] = [
             {"input": os.path.relpath(p, args.repo), "why": verdicts[p].get("why", "unreadable")}
             for p in chosen if p in positives and p in verdicts and not
-            (verdicts[p].get("exact") and verdicts[p].get("bytes"))][:5]
+            (verdicts[p].get("exact") and verdicts[p].get("bytes"))]
         negs = [verdicts.get(p) for p in negatives]
         record["negatives"] = len(negatives)
         record["negatives_rejected"] = sum(bool(v and v.get("rejected")) for v in negs)

@@ -29,7 +29,8 @@ speed: the five evaluation specs unchanged (evaluation/{csv,rest,scriptsizec,tar
 For each seed: Fandango's start-up (`fandango fuzz -n 1`, wall time), then
 `fandango fuzz -n N --random-seed S -d DIR` (wall time of the whole process; a run cut by
 --fandango-timeout counts the inputs written so far over the time limit) and
-`thicket generate -n N --seed S -o DIR` (wall time), then the same with `--stats` once
+`thicket generate -n N --seed S --unique -o DIR` (wall time; `--unique` as Fandango's
+outputs are distinct: its population holds no duplicates), then the same with `--stats` once
 for thicket's own figure, which leaves out its start-up (the timed runs leave --stats
 out: it counts k-paths, which Fandango is not asked for). The timed runs write into
 --scratch, a RAM disk by default (see --help), both tools alike. Both sides' outputs are judged by
@@ -614,7 +615,8 @@ def thicket_env():
     return env
 
 
-def thicket_generate(thicket, include, repo, spec, count, seed, out_dir, timeout, stats=False):
+def thicket_generate(thicket, include, repo, spec, count, seed, out_dir, timeout, stats=False,
+                     unique=False):
     if os.path.isdir(out_dir):
         shutil.rmtree(out_dir)
     cmd = [thicket, "generate", os.path.join(repo, spec), "-n", str(count), "--seed",
@@ -623,6 +625,8 @@ def thicket_generate(thicket, include, repo, spec, count, seed, out_dir, timeout
         cmd += ["-I", os.path.join(repo, os.path.dirname(spec))]
     if stats:
         cmd.append("--stats")
+    if unique:
+        cmd.append("--unique")
     r = run(cmd, timeout=timeout, cwd=spec_cwd(repo, spec), env=thicket_env())
     return r, list_files(out_dir), cmd
 
@@ -917,7 +921,7 @@ def speed_run(args, ctx, spec, count, seed):
             record.setdefault("load_1min", []).append(round(os.getloadavg()[0], 2))
             r, files, cmd = thicket_generate(thicket, ctx["thicket_include"], repo, spec, count,
                                              seed, os.path.join(timed, "thicket"),
-                                             args.thicket_timeout)
+                                             args.thicket_timeout, unique=True)
             runs.append((r.wall, r, files, cmd))
         runs.sort(key=lambda run: run[0])
         _, r, files, cmd = runs[len(runs) // 2]
@@ -925,7 +929,7 @@ def speed_run(args, ctx, spec, count, seed):
         save_log(os.path.join(work, "thicket.log"), cmd, r)
         stats_run, stats_files, stats_cmd = thicket_generate(
             thicket, ctx["thicket_include"], repo, spec, count, seed,
-            os.path.join(timed, "thicket-stats"), args.thicket_timeout, stats=True)
+            os.path.join(timed, "thicket-stats"), args.thicket_timeout, stats=True, unique=True)
         save_log(os.path.join(work, "thicket-stats.log"), stats_cmd, stats_run)
         if [read_file(f) for f in stats_files] != [read_file(f) for f in files]:
             record["thicket_stats_run_differs"] = True
