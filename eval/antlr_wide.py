@@ -351,6 +351,10 @@ def evaluate(desc, args, tool):
             {"input": os.path.relpath(p, args.repo), "why": verdicts[p].get("why", "unreadable")}
             for p in chosen if p in positives and p in verdicts and not
             (verdicts[p].get("exact") and verdicts[p].get("bytes"))]
+        record["examples_chosen"] = [os.path.relpath(p, args.repo) for p in positives]
+        record["examples_unreached"] = [os.path.relpath(p, args.repo) for p in positives
+                                        if p not in verdicts]
+        record["target_code"] = has_target_code(files)
         negs = [verdicts.get(p) for p in negatives]
         record["negatives"] = len(negatives)
         record["negatives_rejected"] = sum(bool(v and v.get("rejected")) for v in negs)
@@ -393,21 +397,39 @@ def evaluate(desc, args, tool):
 
 
 def recheck(path, args):
-    """ANTLR's verdict (predicates off) on the example inputs thicket did not parse,
-    written into each record as "failures_antlr": [[input, ANTLR accepts?], ...]."""
+    """ANTLR's verdict (predicates true, actions left out: the reading thicket gives a
+    grammar) on the example inputs thicket did not parse or did not reach, and on every
+    example run of a grammar with target code (where ANTLR without that code may reject
+    what thicket parses), written into each record as "antlr_examples": {input: ANTLR
+    accepts? (None: no verdict)}. Each record is written back as soon as it is asked."""
     rows = [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
     for r in rows:
-        failed = [f["input"] for f in r.get("examples_failures", [])]
-        if not failed or "failures_antlr" in r or r.get("antlr_error"):
+        if "antlr_examples" in r or r.get("antlr_error") or r.get("thicket_error"):
+            continue
+        asked = [f["input"] for f in r.get("examples_failures", [])] + r.get("examples_unreached", [])
+        if r.get("target_code"):
+            asked = r.get("examples_chosen", asked)
+        if not asked:
             continue
         with tempfile.TemporaryDirectory() as tmp:
             _, found, _, _ = antlr_verdicts(r["files"], r["main"], r.get("lexer"), r.get("start"),
                                             Path(tmp), args.judge_timeout,
-                                            ["--", *(str(args.repo / f) for f in failed)])
+                                            ["--", *(str(args.repo / f) for f in asked)])
             verdicts = {os.path.relpath(v["input"], args.repo): v["ok"] for v in found}
-            r["failures_antlr"] = [[f, verdicts.get(f)] for f in failed]
-            print(f"{r['grammar']}: {r['failures_antlr']}", file=sys.stderr, flush=True)
-    Path(path).write_text("".join(json.dumps(r) + "\n" for r in rows))
+            r["antlr_examples"] = {f: verdicts.get(f) for f in asked}
+            print(f"{r['grammar']}: {r['antlr_examples']}", file=sys.stderr, flush=True)
+        Path(path).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def antlr_reading(r):
+    """(examples ANTLR accepts with predicates true and actions left out, how many of
+    those thicket parses) for one record rechecked by `recheck`; an example ANTLR gave
+    no verdict on counts as accepted."""
+    rejected = {f for f, ok in r.get("antlr_examples", {}).items() if ok is False}
+    failed = {f["input"] for f in r.get("examples_failures", [])} | set(r.get("examples_unreached", []))
+    accepted = r.get("examples_run", 0) - len(rejected)
+    parsed_rejected = len(rejected - failed)
+    return accepted, r.get("examples_parsed", 0) - parsed_rejected
 
 
 def table(path):
@@ -429,6 +451,14 @@ def table(path):
     print(f"example inputs (of the grammars imported): {ex_ok} of {ex_run} parse by both readings "
           f"({100 * ex_ok / max(1, ex_run):.1f}%), exact reading {ex_exact} ({100 * ex_exact / max(1, ex_run):.1f}%); "
           f"{ex_run - ex_reached} not reached in the time budget")
+    checked = [r for r in imported if "examples_chosen" in r]
+    if checked and all("antlr_examples" in r or not (r.get("examples_failures") or r.get("examples_unreached")
+                                                     or r.get("target_code")) for r in checked):
+        pairs = [antlr_reading(r) for r in checked]
+        base, hit = sum(a for a, _ in pairs), sum(b for _, b in pairs)
+        print(f"example inputs ANTLR parses with predicates true and actions left out (--recheck): "
+              f"{base} of {sum(r.get('examples_run', 0) for r in checked)}; thicket parses {hit} of "
+              f"them ({100 * hit / max(1, base):.1f}%)")
     print(f"generated inputs accepted by ANTLR: grammars without target code {pa} of {pj} "
           f"({100 * pa / max(1, pj):.2f}%); all judged grammars {aa} of {aj} ({100 * aa / max(1, aj):.2f}%)")
     print()
@@ -465,10 +495,11 @@ def table(path):
         if r.get("examples_failures"):
             f = r["examples_failures"][0]
             notes.append(f"e.g. {f['input']}: {f['why'][:120]}")
-            verdicts = [v for _, v in r.get("failures_antlr", []) if v is not None]
-            if verdicts:
-                notes.append(f"ANTLR rejects {verdicts.count(False)} of the {len(verdicts)} "
-                             "examples thicket did not parse")
+        failed = {f["input"] for f in r.get("examples_failures", [])} | set(r.get("examples_unreached", []))
+        verdicts = [v for f, v in r.get("antlr_examples", {}).items() if f in failed and v is not None]
+        if verdicts:
+            notes.append(f"ANTLR rejects {verdicts.count(False)} of the {len(verdicts)} "
+                         "examples thicket did not parse")
         if r.get("generate_error"):
             notes.append("generate: " + r["generate_error"].splitlines()[-1][:160])
         if r.get("judge_error") and r.get("judged", 0) < r.get("generated", 0):
