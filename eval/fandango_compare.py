@@ -103,7 +103,7 @@ SPEED_COUNT_DEFAULT = 100
 PARTY_RE = re.compile(r"<[A-Za-z_]\w*:[A-Za-z_]\w*(?::[A-Za-z_]\w*)?>")
 INCLUDE_RE = re.compile(r"""^\s*include\(\s*(['"])(.+?)\1\s*\)""", re.M)
 STATS_RE = re.compile(
-    r"(\d+) inputs in ([\d.]+) s: ([\d.]+) inputs/s.*?mean size ([\d.]+) bytes; "
+    r"(\d+) inputs(?: \(\d+ draws\))? in ([\d.]+) s: ([\d.]+) inputs/s.*?mean size ([\d.]+) bytes; "
     r"([\d.]+)% distinct")
 
 
