@@ -34,14 +34,25 @@ pub struct Token {
 /// Why the lexer stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LexError {
-    /// Byte offset where no rule matched.
+    /// Byte offset where no rule matched, or where the token that popped an empty
+    /// mode stack starts.
     pub offset: usize,
     /// The mode it was in.
     pub mode: String,
+    /// Whether a `popMode` found no mode to return to: ANTLR's runtimes fail there
+    /// (an empty stack exception), so the input is rejected.
+    pub empty_stack: bool,
 }
 
 impl std::fmt::Display for LexError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.empty_stack {
+            return write!(
+                f,
+                "the token of mode {} at byte {} pops an empty mode stack",
+                self.mode, self.offset
+            );
+        }
         write!(
             f,
             "no token of mode {} matches at byte {}",
@@ -408,10 +419,12 @@ impl Lexer {
                 let error = LexError {
                     offset: pos,
                     mode: self.modes[mode].clone(),
+                    empty_stack: false,
                 };
                 return (out, Some(error));
             };
             let start = token_start.take().unwrap_or(pos);
+            let mode_before = mode;
             let mut emit = true;
             for c in &rule.spec.commands {
                 match c {
@@ -425,7 +438,17 @@ impl Lexer {
                         stack.push(mode);
                         mode = self.mode_index(m);
                     }
-                    Command::PopMode => mode = stack.pop().unwrap_or(0),
+                    Command::PopMode => match stack.pop() {
+                        Some(below) => mode = below,
+                        None => {
+                            let error = LexError {
+                                offset: start,
+                                mode: self.modes[mode_before].clone(),
+                                empty_stack: true,
+                            };
+                            return (out, Some(error));
+                        }
+                    },
                     Command::Mode(m) => mode = self.mode_index(m),
                     Command::Type(_) | Command::Channel(_) => {}
                 }
