@@ -6,9 +6,12 @@
 //! as ANTLR's does ([`crate::nfa`]): a path through the loop's exit ends the paths of
 //! lower priority only, so `'/*' .*? '*/'` ends at the first `*/` and
 //! `'"' ('\\"' | .)*? '"'` goes on past an escaped quote. A rule with a semantic predicate
-//! (assumed true) loses ties with rules without one: such predicates guard special
-//! cases (JavaScript's `}` closing a template expression), and taking them always would
-//! shadow the ordinary token. A rule that reaches itself through its fragments is not
+//! before its text (assumed true) loses ties with rules without one: such predicates
+//! check the context of a special case (JavaScript's `{this.IsInTemplateString()}? '}'`
+//! closing a template expression), and taking them always would shadow the ordinary
+//! token. A predicate after some text (JSX's `'<' {this.IsJsxPossible()}?`, the
+//! `'let' {this.IsStrictMode()}?` keywords) leaves the rule its place in the order, as
+//! ANTLR does with predicates true. A rule that reaches itself through its fragments is not
 //! regular: it is matched by an automaton with a stack ([`crate::nfa`]), the others by
 //! their DFA. Commands: `skip` and channels other than the default one drop the token
 //! from the parser's stream, `more` glues its text to the next token,
@@ -396,7 +399,8 @@ impl Lexer {
                     true
                 });
                 // Longest match; at equal length the rule defined first, except that
-                // a rule guarded by a predicate yields to one that is not.
+                // a rule guarded by a predicate before its text yields to one that is
+                // not.
                 if let Some(e) = end
                     && best.is_none_or(|(b, r): (usize, &Rule)| {
                         e > b || (e == b && r.spec.guarded && !rule.spec.guarded)

@@ -57,7 +57,8 @@
 //!    into tokens), and more: it does not know that `if` is a keyword and not an
 //!    identifier, nor that `intx` is one identifier.
 //! 2. **The exact reading** ([`AntlrSpec::checker`]): a real ANTLR-style [`Lexer`]
-//!    (maximal munch over the lexer rules, rule order between equal lengths,
+//!    (maximal munch over the lexer rules, rule order between equal lengths (a rule
+//!    with a predicate before its text last, see [`lexer`]),
 //!    shortest match on the paths through a non-greedy loop (each alternative of
 //!    such a rule is matched apart, and the longest of their matches wins), modes
 //!    with `pushMode`,

@@ -29,8 +29,10 @@ pub struct LexRuleSpec {
     pub mode: Option<String>,
     /// What the rule matches.
     pub pattern: Pattern,
-    /// Whether it holds a semantic predicate: assumed true, but it loses ties with
-    /// rules that hold none (see the crate docs).
+    /// Whether a semantic predicate can come before its text: assumed true, but the
+    /// rule loses ties with rules that have none there (see the crate docs). A
+    /// predicate after the text leaves the rule its place in the order, as in ANTLR
+    /// with predicates true.
     pub guarded: bool,
     /// Its commands.
     pub commands: Vec<Command>,
@@ -620,7 +622,7 @@ impl<'f> Rules<'f> {
                     *span,
                 )
                 .with_label_message("assumed true")
-                .with_note("inputs the predicate would reject are accepted and may be generated; in a lexer rule, the guarded rule loses ties with unguarded ones"),
+                .with_note("inputs the predicate would reject are accepted and may be generated; in a lexer rule, a predicate before the rule's text makes it lose ties with rules without one"),
             )),
             _ => {}
         }
@@ -748,7 +750,7 @@ impl<'f> Rules<'f> {
                 unguarded.into_iter().chain([(
                     std::borrow::Cow::Borrowed(elem),
                     commands,
-                    has_predicate(elem),
+                    predicate_before_text(elem),
                 )])
             });
             for (elem, commands, guarded) in parts {
@@ -2074,6 +2076,24 @@ fn has_predicate(elem: &Elem) -> bool {
         Elem::Predicate(_) => true,
         Elem::Alt(items) | Elem::Seq(items) => items.iter().any(has_predicate),
         Elem::Repeat { item, .. } | Elem::NotTokens(item, _) => has_predicate(item),
+        _ => false,
+    }
+}
+
+/// Whether a semantic predicate of lexer rule alternative `elem` can come before any
+/// of its text (`{this.IsInTemplateString()}? '}'`, or one alternative of a block that
+/// begins the rule): such a predicate checks the context the rule applies in, and the
+/// rule loses ties with rules without one (see [`LexRuleSpec::guarded`]). A predicate
+/// after text (`'<' {this.IsJsxPossible()}?`) does not make the rule lose ties.
+fn predicate_before_text(elem: &Elem) -> bool {
+    match elem {
+        Elem::Predicate(_) => true,
+        Elem::Alt(items) => items.iter().any(predicate_before_text),
+        Elem::Seq(items) => items
+            .iter()
+            .find(|item| !matches!(item, Elem::Action(_)))
+            .is_some_and(predicate_before_text),
+        Elem::Repeat { item, .. } => predicate_before_text(item),
         _ => false,
     }
 }

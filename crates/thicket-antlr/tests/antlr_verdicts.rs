@@ -327,6 +327,26 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "a predicate after a lexer rule's text keeps the rule's place; one before it loses ties",
+        // Recorded with the predicates as written: the one after `<` true (JSX's
+        // `'<' {this.IsJsxPossible()}?`, which thicket assumes true as it assumes every
+        // predicate), the one before `}` false (JavaScript's
+        // `{this.IsInTemplateString()}? '}'`, which holds only inside a template: thicket
+        // lets such a rule lose ties).
+        files: &[(
+            "Pred.g4",
+            "grammar Pred;\ns : (ID | JSX ID | RBRACE)* EOF ;\nJSX : '<' {True}? ;\nCLOSE : {False}? '}' ;\nLT : '<' ;\nRBRACE : '}' ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            ("<a }", true),
+            ("}", true),
+            ("a <b } c", true),
+            ("a <", false),
+            ("a < }", false),
+            ("<}", false),
+        ],
+    },
+    Case {
         feature: "type(T) and tokens {}",
         files: &[
             (
