@@ -659,6 +659,12 @@ const CASES: &[Case] = &[
             ("", true),
             ("\n", true),
             ("if a:\n    b\n        c\n", false),
+            // A line end missing elsewhere than at the end.
+            ("a b", false),
+            ("if a: b c", false),
+            ("if a:\n    b\n    c d", false),
+            ("if a:\n    b c\n", false),
+            ("if a:\n    b\nelse:\n    c", true),
         ],
     },
 ];
