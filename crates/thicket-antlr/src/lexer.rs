@@ -6,9 +6,12 @@
 //! as ANTLR's does ([`crate::nfa`]): a path through the loop's exit ends the paths of
 //! lower priority only, so `'/*' .*? '*/'` ends at the first `*/` and
 //! `'"' ('\\"' | .)*? '"'` goes on past an escaped quote. A rule with a semantic predicate
-//! (assumed true) loses ties with rules without one: such predicates guard special
-//! cases (JavaScript's `}` closing a template expression), and taking them always would
-//! shadow the ordinary token. A rule that reaches itself through its fragments is not
+//! before its text (assumed true) loses ties with rules without one: such predicates
+//! check the context of a special case (JavaScript's `{this.IsInTemplateString()}? '}'`
+//! closing a template expression), and taking them always would shadow the ordinary
+//! token. A predicate after some text (JSX's `'<' {this.IsJsxPossible()}?`, the
+//! `'let' {this.IsStrictMode()}?` keywords) leaves the rule its place in the order, as
+//! ANTLR does with predicates true. A rule that reaches itself through its fragments is not
 //! regular: it is matched by an automaton with a stack ([`crate::nfa`]), the others by
 //! their DFA. Commands: `skip` and channels other than the default one drop the token
 //! from the parser's stream, `more` glues its text to the next token,
@@ -34,14 +37,25 @@ pub struct Token {
 /// Why the lexer stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LexError {
-    /// Byte offset where no rule matched.
+    /// Byte offset where no rule matched, or where the token that popped an empty
+    /// mode stack starts.
     pub offset: usize,
     /// The mode it was in.
     pub mode: String,
+    /// Whether a `popMode` found no mode to return to: ANTLR's runtimes fail there
+    /// (an empty stack exception), so the input is rejected.
+    pub empty_stack: bool,
 }
 
 impl std::fmt::Display for LexError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.empty_stack {
+            return write!(
+                f,
+                "the token of mode {} at byte {} pops an empty mode stack",
+                self.mode, self.offset
+            );
+        }
         write!(
             f,
             "no token of mode {} matches at byte {}",
@@ -385,7 +399,8 @@ impl Lexer {
                     true
                 });
                 // Longest match; at equal length the rule defined first, except that
-                // a rule guarded by a predicate yields to one that is not.
+                // a rule guarded by a predicate before its text yields to one that is
+                // not.
                 if let Some(e) = end
                     && best.is_none_or(|(b, r): (usize, &Rule)| {
                         e > b || (e == b && r.spec.guarded && !rule.spec.guarded)
@@ -408,10 +423,12 @@ impl Lexer {
                 let error = LexError {
                     offset: pos,
                     mode: self.modes[mode].clone(),
+                    empty_stack: false,
                 };
                 return (out, Some(error));
             };
             let start = token_start.take().unwrap_or(pos);
+            let mode_before = mode;
             let mut emit = true;
             for c in &rule.spec.commands {
                 match c {
@@ -425,7 +442,17 @@ impl Lexer {
                         stack.push(mode);
                         mode = self.mode_index(m);
                     }
-                    Command::PopMode => mode = stack.pop().unwrap_or(0),
+                    Command::PopMode => match stack.pop() {
+                        Some(below) => mode = below,
+                        None => {
+                            let error = LexError {
+                                offset: start,
+                                mode: self.modes[mode_before].clone(),
+                                empty_stack: true,
+                            };
+                            return (out, Some(error));
+                        }
+                    },
                     Command::Mode(m) => mode = self.mode_index(m),
                     Command::Type(_) | Command::Channel(_) => {}
                 }

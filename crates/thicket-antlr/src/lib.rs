@@ -41,7 +41,11 @@
 //!    regexes. A token of a mode entered by a `more` rule is written after that rule
 //!    and the mode's own `more` rules (XML's `<?target ... ?>`). Hidden text that
 //!    enters another mode (a `#` that pushes a directive mode, popped by the line end)
-//!    is followed there: the hidden rules of that mode up to the one that returns.
+//!    is followed there: the hidden rules of that mode (and its `more` rules) up to
+//!    where the lexer is back in its mode with the mode stack it had, through any
+//!    chain of `pushMode`, `popMode` and `mode` commands, several to a rule
+//!    (Verilog's `` `ifdef `` pushes a skipped branch that `` `endif ``'s
+//!    `popMode, popMode, popMode` ends).
 //!    Tokens end where the exact lexer ends them (`Grammar::set_token_match`): an
 //!    alternative through a non-greedy loop at its shortest text (`'/*' .*? '*/'` at
 //!    the first `*/`, `.+?` after one character; not where the lexer goes on: a greedy
@@ -53,11 +57,13 @@
 //!    into tokens), and more: it does not know that `if` is a keyword and not an
 //!    identifier, nor that `intx` is one identifier.
 //! 2. **The exact reading** ([`AntlrSpec::checker`]): a real ANTLR-style [`Lexer`]
-//!    (maximal munch over the lexer rules, rule order between equal lengths,
+//!    (maximal munch over the lexer rules, rule order between equal lengths (a rule
+//!    with a predicate before its text last, see [`lexer`]),
 //!    shortest match on the paths through a non-greedy loop (each alternative of
 //!    such a rule is matched apart, and the longest of their matches wins), modes
 //!    with `pushMode`,
-//!    `popMode` and `mode`, `skip`, `more`, named and numbered channels, `type`; an
+//!    `popMode` (an error on an empty mode stack, as in ANTLR's runtimes) and `mode`,
+//!    `skip`, `more`, named and numbered channels, `type`; an
 //!    empty token where only a rule matching the empty string applies and it leaves
 //!    the mode)
 //!    turns the input into tokens, and the parser rules are parsed over the token
@@ -129,9 +135,10 @@
 //!
 //! ## Not supported
 //!
-//! In the byte grammar, `more` outside the mode-entry pattern above and the lexer
-//! mode at the end of input (the default mode's hidden text is allowed there); the
-//! exact reading has both.
+//! In the byte grammar, `more` outside the mode-entry pattern above and hidden text,
+//! and the lexer mode at the end of input (the default mode's hidden text is allowed
+//! there, not an excursion into another mode that has not returned: an input that
+//! ends inside a skipped preprocessor branch); the exact reading has both.
 
 #![warn(missing_docs)]
 
@@ -1049,7 +1056,14 @@ impl Checker<'_> {
             Rejection::at(
                 input,
                 e.offset,
-                vec![format!("a token of lexer mode {}", e.mode)],
+                vec![if e.empty_stack {
+                    format!(
+                        "a token of lexer mode {} that pops no more modes than were pushed",
+                        e.mode
+                    )
+                } else {
+                    format!("a token of lexer mode {}", e.mode)
+                }],
                 Vec::new(),
             )
         };

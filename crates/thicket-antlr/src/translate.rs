@@ -29,8 +29,10 @@ pub struct LexRuleSpec {
     pub mode: Option<String>,
     /// What the rule matches.
     pub pattern: Pattern,
-    /// Whether it holds a semantic predicate: assumed true, but it loses ties with
-    /// rules that hold none (see the crate docs).
+    /// Whether a semantic predicate can come before its text: assumed true, but the
+    /// rule loses ties with rules that have none there (see the crate docs). A
+    /// predicate after the text leaves the rule its place in the order, as in ANTLR
+    /// with predicates true.
     pub guarded: bool,
     /// Its commands.
     pub commands: Vec<Command>,
@@ -620,7 +622,7 @@ impl<'f> Rules<'f> {
                     *span,
                 )
                 .with_label_message("assumed true")
-                .with_note("inputs the predicate would reject are accepted and may be generated; in a lexer rule, the guarded rule loses ties with unguarded ones"),
+                .with_note("inputs the predicate would reject are accepted and may be generated; in a lexer rule, a predicate before the rule's text makes it lose ties with rules without one"),
             )),
             _ => {}
         }
@@ -748,7 +750,7 @@ impl<'f> Rules<'f> {
                 unguarded.into_iter().chain([(
                     std::borrow::Cow::Borrowed(elem),
                     commands,
-                    has_predicate(elem),
+                    predicate_before_text(elem),
                 )])
             });
             for (elem, commands, guarded) in parts {
@@ -1282,36 +1284,75 @@ impl<'f> Rules<'f> {
         (enter, inside)
     }
 
-    /// Hidden text that changes the lexer's mode (a preprocessor line: `#` pushes a
-    /// directive mode whose hidden tokens run to a line end that pops it) as ANTLR
-    /// lexes it: for each hidden rule of a mode that enters another mode, the rule
-    /// (named in the result, keyed by mode and rule) of the hidden text that follows in
-    /// the mode entered until the lexer is back (its `popMode`, or a `mode(..)` back).
-    /// Rules with several mode commands are not followed, and an entry whose way back
-    /// cannot be made of hidden rules stays as it was: its one token.
+    /// Hidden text that changes the lexer's mode, as ANTLR lexes it: for each hidden
+    /// rule of a mode that moves the lexer elsewhere, the rule (named in the result,
+    /// keyed by mode and rule) of the hidden text that follows until the lexer is back
+    /// in that mode with the mode stack it had. A preprocessor line (`#` pushes a
+    /// directive mode whose line end pops it) is the simple case; the mode stack is
+    /// followed whole, so that rules with several mode commands are read too
+    /// (Verilog's `` `ifdef X `` pushes a mode whose skipped branch runs to an
+    /// `` `endif `` that pops three frames, `` `else `` pops one and switches). This is
+    /// the classic reading of a pushdown automaton as a grammar: a rule per mode,
+    /// stack of modes pushed inside the excursion, and way it ends ([`ExcursionEnd`]).
+    /// In an excursion, a mode's `more` rules are hidden text too (their text begins
+    /// the next token, which is hidden there). An entry whose way back cannot be made
+    /// of hidden text, or that pops a frame it did not push, stays as it was: its one
+    /// token. Rules whose alternatives differ in their mode commands are not followed.
     #[allow(clippy::type_complexity)]
     fn excursions(
         &self,
         hidden: &BTreeMap<Option<String>, Vec<&'f str>>,
         used_lexer: &mut BTreeSet<&'f str>,
     ) -> (BTreeMap<(Option<String>, &'f str), String>, Vec<AstRule>) {
-        type Key = (Option<String>, ExcursionEnd);
+        /// Where an excursion is: its mode, the modes pushed since it began (the last
+        /// one on top), and how it must end.
+        type Key = (Option<String>, Vec<Option<String>>, ExcursionEnd);
         /// A symbol of a production: a hidden rule, or another excursion.
         #[derive(Clone)]
         enum Sym<'f> {
             Token(&'f str),
             Rest(Key),
         }
-        let rule_of = |name: &str| self.lexer.get(name).map(|&(_, r)| r);
+        /// Modes pushed within one excursion beyond which it is not followed (a guard:
+        /// a grammar whose rules push more modes than they pop has no end).
+        const MAX_PUSHED: usize = 8;
+        let commands_of = |name: &str| self.lexer.get(name).and_then(|&(_, r)| mode_commands(r));
+        // The rules an excursion reads in each mode, each with whether it is `more`.
+        let mut inside: BTreeMap<Option<String>, Vec<(&'f str, bool)>> = hidden
+            .iter()
+            .map(|(m, names)| (m.clone(), names.iter().map(|&n| (n, false)).collect()))
+            .collect();
+        for &(_, r) in &self.lexer_order {
+            if !r.fragment && r.alts.iter().all(|(_, c)| c.contains(&Command::More)) {
+                inside
+                    .entry(r.mode.clone())
+                    .or_default()
+                    .push((r.name.as_str(), true));
+            }
+        }
+        // What a rule that pops a frame leaves to the mode below: the commands after
+        // its `popMode` (Verilog's `popMode, popMode, popMode` leaves two pops).
+        let mut left_below: BTreeSet<Vec<ModeCommand>> = BTreeSet::new();
+        for names in inside.values() {
+            for commands in names.iter().filter_map(|&(n, _)| commands_of(n)) {
+                for (i, c) in commands.iter().enumerate() {
+                    if *c == ModeCommand::Pop {
+                        left_below.insert(commands[i + 1..].to_vec());
+                    }
+                }
+            }
+        }
         let mut productions: BTreeMap<Key, Vec<Vec<Sym<'f>>>> = BTreeMap::new();
         let mut entry_keys: Vec<((Option<String>, &'f str), Key)> = Vec::new();
         let mut todo: Vec<Key> = Vec::new();
         for (mode, names) in hidden {
             for &n in names {
-                let key = match rule_of(n).map(mode_move) {
-                    Some(ModeMove::Push(k)) => (k, ExcursionEnd::Pop),
-                    Some(ModeMove::Switch(k)) if k != *mode => {
-                        (k, ExcursionEnd::SwitchTo(mode.clone()))
+                let Some(commands) = commands_of(n) else {
+                    continue;
+                };
+                let key = match apply_mode_commands(&commands, mode, &[]) {
+                    Moved::At(m, pushed) if (&m, pushed.len()) != (mode, 0) => {
+                        (m, pushed, ExcursionEnd::Back(mode.clone()))
                     }
                     _ => continue,
                 };
@@ -1319,34 +1360,61 @@ impl<'f> Rules<'f> {
                 todo.push(key);
             }
         }
+        /// The production of `first` followed by what remains after the lexer `moved`
+        /// on the way to `end`; `None` where that way is not `end`'s.
+        fn then<'f>(
+            first: Sym<'f>,
+            moved: Moved,
+            end: &ExcursionEnd,
+            todo: &mut Vec<Key>,
+        ) -> Option<Vec<Sym<'f>>> {
+            match moved {
+                Moved::Exit(left) => (ExcursionEnd::Pop(left) == *end).then(|| vec![first]),
+                Moved::At(m, pushed)
+                    if pushed.is_empty() && *end == ExcursionEnd::Back(m.clone()) =>
+                {
+                    Some(vec![first])
+                }
+                Moved::At(_, pushed) if pushed.len() > MAX_PUSHED => None,
+                Moved::At(m, pushed) => {
+                    let rest = (m, pushed, end.clone());
+                    todo.push(rest.clone());
+                    Some(vec![first, Sym::Rest(rest)])
+                }
+            }
+        }
         while let Some(key) = todo.pop() {
             if productions.contains_key(&key) {
                 continue;
             }
-            let (mode, end) = &key;
+            let (mode, pushed, end) = &key;
             let mut prods = Vec::new();
-            let need = |k: Key, todo: &mut Vec<Key>| {
-                todo.push(k.clone());
-                Sym::Rest(k)
-            };
-            for &n in hidden.get(mode).map(Vec::as_slice).unwrap_or_default() {
-                let Some(rule) = rule_of(n) else { continue };
-                let token = Sym::Token(n);
-                match (mode_move(rule), end) {
-                    (ModeMove::Stay, _) => prods.push(vec![token, need(key.clone(), &mut todo)]),
-                    (ModeMove::Pop, ExcursionEnd::Pop) => prods.push(vec![token]),
-                    (ModeMove::Switch(k), ExcursionEnd::SwitchTo(back)) if k == *back => {
-                        prods.push(vec![token])
+            match pushed.split_last() {
+                // In the excursion's own frame: each rule of the mode, then the rest.
+                None => {
+                    for &(n, more) in inside.get(mode).map(Vec::as_slice).unwrap_or_default() {
+                        let Some(commands) = commands_of(n) else {
+                            continue;
+                        };
+                        let moved = apply_mode_commands(&commands, mode, &[]);
+                        let production = then(Sym::Token(n), moved, end, &mut todo);
+                        // `more` text needs a token of the excursion after it.
+                        if let Some(p) = production.filter(|p| !more || p.len() == 2) {
+                            prods.push(p);
+                        }
                     }
-                    (ModeMove::Switch(k), _) => {
-                        prods.push(vec![token, need((k, end.clone()), &mut todo)])
+                }
+                // In a frame pushed inside: the text up to its pop, then what the
+                // popping rule leaves for the frame below, then the rest.
+                Some((below_mode, below)) => {
+                    for left in &left_below {
+                        let inner = (mode.clone(), Vec::new(), ExcursionEnd::Pop(left.clone()));
+                        let moved = apply_mode_commands(left, below_mode, below);
+                        if let Some(p) = then(Sym::Rest(inner.clone()), moved, end, &mut todo) {
+                            todo.push(inner);
+                            prods.push(p);
+                        }
                     }
-                    (ModeMove::Push(k), _) => prods.push(vec![
-                        token,
-                        need((k, ExcursionEnd::Pop), &mut todo),
-                        need(key.clone(), &mut todo),
-                    ]),
-                    _ => {}
                 }
             }
             productions.insert(key, prods);
@@ -1371,15 +1439,33 @@ impl<'f> Rules<'f> {
                 break;
             }
         }
-        let name = |(mode, end): &Key| {
-            let mode = mode.as_deref().unwrap_or(crate::lexer::DEFAULT_MODE);
-            match end {
-                ExcursionEnd::Pop => format!("_mode.{mode}.pop"),
-                ExcursionEnd::SwitchTo(back) => format!(
-                    "_mode.{mode}.to.{}",
-                    back.as_deref().unwrap_or(crate::lexer::DEFAULT_MODE)
-                ),
+        let mode_name = |m: &Option<String>| {
+            m.as_deref()
+                .unwrap_or(crate::lexer::DEFAULT_MODE)
+                .to_string()
+        };
+        let name = |(mode, pushed, end): &Key| {
+            let mut name = format!("_mode.{}", mode_name(mode));
+            if !pushed.is_empty() {
+                let below: Vec<String> = pushed.iter().map(mode_name).collect();
+                name += &format!("[{}]", below.join(","));
             }
+            match end {
+                ExcursionEnd::Pop(left) if left.is_empty() => name += ".pop",
+                ExcursionEnd::Pop(left) => {
+                    let left: Vec<String> = left
+                        .iter()
+                        .map(|c| match c {
+                            ModeCommand::Push(m) => format!("pushMode({})", mode_name(m)),
+                            ModeCommand::Pop => "popMode".to_string(),
+                            ModeCommand::Switch(m) => format!("mode({})", mode_name(m)),
+                        })
+                        .collect();
+                    name += &format!(".pop.then({})", left.join(","));
+                }
+                ExcursionEnd::Back(back) => name += &format!(".to.{}", mode_name(back)),
+            }
+            name
         };
         let span = Span::new(0, 0);
         let mut rules = Vec::new();
@@ -1994,6 +2080,24 @@ fn has_predicate(elem: &Elem) -> bool {
     }
 }
 
+/// Whether a semantic predicate of lexer rule alternative `elem` can come before any
+/// of its text (`{this.IsInTemplateString()}? '}'`, or one alternative of a block that
+/// begins the rule): such a predicate checks the context the rule applies in, and the
+/// rule loses ties with rules without one (see [`LexRuleSpec::guarded`]). A predicate
+/// after text (`'<' {this.IsJsxPossible()}?`) does not make the rule lose ties.
+fn predicate_before_text(elem: &Elem) -> bool {
+    match elem {
+        Elem::Predicate(_) => true,
+        Elem::Alt(items) => items.iter().any(predicate_before_text),
+        Elem::Seq(items) => items
+            .iter()
+            .find(|item| !matches!(item, Elem::Action(_)))
+            .is_some_and(predicate_before_text),
+        Elem::Repeat { item, .. } => predicate_before_text(item),
+        _ => false,
+    }
+}
+
 /// Whether every alternative of `rule` ends in `EOF`.
 fn ends_in_eof(rule: &RuleDef) -> bool {
     rule.alts.iter().all(|(e, _)| match e {
@@ -2198,28 +2302,34 @@ fn ends_past_shortest(elem: &Elem) -> bool {
     }
 }
 
-/// How a hidden lexer rule moves the lexer between modes (`None`: the default mode).
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum ModeMove {
-    /// No mode command.
-    Stay,
+/// A mode command of a lexer rule (`None`: the default mode).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum ModeCommand {
     /// `pushMode(X)`.
     Push(Option<String>),
     /// `popMode`.
     Pop,
     /// `mode(X)`.
     Switch(Option<String>),
-    /// Several mode commands, or alternatives that differ: not followed in the byte
-    /// grammar.
-    Other,
 }
 
-/// How hidden text entered by a mode command ends: the `popMode` of the frame it
-/// pushed, or a `mode(X)` back to the mode it left.
+/// How hidden text that left a mode ends (`Rules::excursions`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum ExcursionEnd {
-    Pop,
-    SwitchTo(Option<String>),
+    /// A rule pops the frame the excursion began in, leaving these of its commands
+    /// (those after that `popMode`) to the frame below.
+    Pop(Vec<ModeCommand>),
+    /// The lexer is back in this mode, with the stack it had when the excursion began.
+    Back(Option<String>),
+}
+
+/// Where mode commands leave the lexer, seen from the frame they start in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Moved {
+    /// They pop that frame, leaving these commands to the frame below.
+    Exit(Vec<ModeCommand>),
+    /// In this mode, with these modes pushed on the frame (the last one on top).
+    At(Option<String>, Vec<Option<String>>),
 }
 
 /// The mode named in a command (`DEFAULT_MODE` is the default mode).
@@ -2227,32 +2337,45 @@ fn mode_named(name: &str) -> Option<String> {
     (name != crate::lexer::DEFAULT_MODE).then(|| name.to_string())
 }
 
-/// How `rule` moves the lexer between modes.
-fn mode_move(rule: &RuleDef) -> ModeMove {
-    let mut moves = rule.alts.iter().map(|(_, commands)| {
-        let modes: Vec<&Command> = commands
+/// The mode commands of `rule` in their order, as ANTLR runs them; `None` where its
+/// alternatives differ in them (not followed in the byte grammar).
+fn mode_commands(rule: &RuleDef) -> Option<Vec<ModeCommand>> {
+    let mut each = rule.alts.iter().map(|(_, commands)| {
+        commands
             .iter()
-            .filter(|c| {
-                matches!(
-                    c,
-                    Command::PushMode(_) | Command::PopMode | Command::Mode(_)
-                )
+            .filter_map(|c| match c {
+                Command::PushMode(x) => Some(ModeCommand::Push(mode_named(x))),
+                Command::PopMode => Some(ModeCommand::Pop),
+                Command::Mode(x) => Some(ModeCommand::Switch(mode_named(x))),
+                _ => None,
             })
-            .collect();
-        match modes.as_slice() {
-            [] => ModeMove::Stay,
-            [Command::PushMode(x)] => ModeMove::Push(mode_named(x)),
-            [Command::PopMode] => ModeMove::Pop,
-            [Command::Mode(x)] => ModeMove::Switch(mode_named(x)),
-            _ => ModeMove::Other,
-        }
+            .collect::<Vec<_>>()
     });
-    let first = moves.next().unwrap_or(ModeMove::Stay);
-    if moves.all(|m| m == first) {
-        first
-    } else {
-        ModeMove::Other
+    let first = each.next().unwrap_or_default();
+    each.all(|c| c == first).then_some(first)
+}
+
+/// Runs `commands` in `mode` with `pushed` on the frame: `pushMode` saves the mode on
+/// the stack, `popMode` takes it back (or leaves the frame when nothing is pushed),
+/// `mode` replaces the current one.
+fn apply_mode_commands(
+    commands: &[ModeCommand],
+    mode: &Option<String>,
+    pushed: &[Option<String>],
+) -> Moved {
+    let mut mode = mode.clone();
+    let mut pushed = pushed.to_vec();
+    for (i, c) in commands.iter().enumerate() {
+        match c {
+            ModeCommand::Push(next) => pushed.push(std::mem::replace(&mut mode, next.clone())),
+            ModeCommand::Switch(next) => mode = next.clone(),
+            ModeCommand::Pop => match pushed.pop() {
+                Some(saved) => mode = saved,
+                None => return Moved::Exit(commands[i + 1..].to_vec()),
+            },
+        }
     }
+    Moved::At(mode, pushed)
 }
 
 /// `ast` with the lexer rules named in `never` matching nothing (tokens no input has,

@@ -294,6 +294,59 @@ const CASES: &[Case] = &[
         inputs: &[("a 'b c' d", true), ("''", true), ("'abc", false)],
     },
     Case {
+        feature: "hidden text through a stack of modes (a preprocessor's skipped branch)",
+        files: &[
+            (
+                "PpParser.g4",
+                "parser grammar PpParser;\noptions { tokenVocab = PpLexer; }\ns : ID* EOF ;\n",
+            ),
+            (
+                "PpLexer.g4",
+                "lexer grammar PpLexer;\nchannels { DIRECTIVES }\nID : [a-z]+ ;\nWS : [ \\n]+ -> skip ;\nGA : '`' -> channel(DIRECTIVES), pushMode(DIR) ;\nmode DIR;\nIFDEF : 'ifdef' -> channel(DIRECTIVES), mode(IFDEF_MODE) ;\nELSE : 'else' -> channel(DIRECTIVES), popMode, mode(ELSE_MODE) ;\nENDIF : 'endif' -> channel(DIRECTIVES), popMode, popMode, popMode ;\nDEFINE : 'define' -> channel(DIRECTIVES), popMode ;\nmode IFDEF_MODE;\nNAME : [a-z]+ -> channel(DIRECTIVES) ;\nSP : ' ' -> skip ;\nNL : '\\n' -> skip, pushMode(TEXT) ;\nmode ELSE_MODE;\nNL_ELSE : '\\n' -> skip, mode(TEXT) ;\nmode TEXT;\nGA_TEXT : '`' -> channel(DIRECTIVES), pushMode(DIR) ;\nSLASH : '/' -> more ;\nBODY : ~[`/]+ -> channel(DIRECTIVES) ;\n",
+            ),
+        ],
+        inputs: &[
+            // `ifdef x` and its line end push the skipped text's mode; `endif` pops
+            // three frames: the text's, the directive's, the one `` ` `` pushed.
+            ("a `ifdef x\nb c\n`endif d", true),
+            ("a `ifdef x\nb\n`else\nc\n`endif\n", true),
+            ("`ifdef x\n`ifdef y\nq\n`endif\nr\n`endif\nz", true),
+            ("`ifdef x\na/b\n`endif c", true),
+            ("`ifdef x\n/\n`endif", true),
+            ("`define a", true),
+            ("`ifdef x\nb\n`endif `define c", true),
+            ("`ifdef x\nb\n`endif`ifdef y\n`endif`define q", true),
+            ("`ifdef x\n`else\n`else\n`endif y", true),
+            ("`ifdef\n`endif", true),
+            ("`ifdef x\nb `else c\n`endif", false),
+            // Popping more frames than were pushed: ANTLR's runtime fails.
+            ("`ifdef x\nb\n`endif\n`endif", false),
+            ("`endif a", false),
+            // The input may end inside the skipped text.
+            ("a `ifdef x\nb", true),
+        ],
+    },
+    Case {
+        feature: "a predicate after a lexer rule's text keeps the rule's place; one before it loses ties",
+        // Recorded with the predicates as written: the one after `<` true (JSX's
+        // `'<' {this.IsJsxPossible()}?`, which thicket assumes true as it assumes every
+        // predicate), the one before `}` false (JavaScript's
+        // `{this.IsInTemplateString()}? '}'`, which holds only inside a template: thicket
+        // lets such a rule lose ties).
+        files: &[(
+            "Pred.g4",
+            "grammar Pred;\ns : (ID | JSX ID | RBRACE)* EOF ;\nJSX : '<' {True}? ;\nCLOSE : {False}? '}' ;\nLT : '<' ;\nRBRACE : '}' ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            ("<a }", true),
+            ("}", true),
+            ("a <b } c", true),
+            ("a <", false),
+            ("a < }", false),
+            ("<}", false),
+        ],
+    },
+    Case {
         feature: "type(T) and tokens {}",
         files: &[
             (
@@ -606,6 +659,12 @@ const CASES: &[Case] = &[
             ("", true),
             ("\n", true),
             ("if a:\n    b\n        c\n", false),
+            // A line end missing elsewhere than at the end.
+            ("a b", false),
+            ("if a: b c", false),
+            ("if a:\n    b\n    c d", false),
+            ("if a:\n    b c\n", false),
+            ("if a:\n    b\nelse:\n    c", true),
         ],
     },
 ];
@@ -788,6 +847,27 @@ fn the_byte_grammar_follows_hidden_text_into_other_modes() {
             (antlr, antlr),
             "{input:?}: exact, byte grammar"
         );
+    }
+}
+
+/// Hidden text whose rules push, pop and switch modes several at a time (Verilog's
+/// and GLSL's preprocessors: `` `ifdef X `` pushes the mode of the skipped branch, whose
+/// text runs to an `` `endif `` that pops three frames): the byte grammar follows the
+/// lexer's mode stack as ANTLR's lexer does, so every input ANTLR accepts parses with
+/// both readings and the ones it rejects for the mode stack are rejected.
+#[test]
+fn the_byte_grammar_follows_hidden_text_through_a_stack_of_modes() {
+    let case = case("hidden text through a stack of modes (a preprocessor's skipped branch)");
+    let spec = load(case);
+    let bytes = thicket_parse::Parser::new(&spec.spec.grammar, Default::default()).unwrap();
+    for &(input, antlr) in case.inputs {
+        // Text past the end of the skipped branch's mode is not read by the byte
+        // grammar (the lexer mode at the end of input).
+        if input == "a `ifdef x\nb" {
+            continue;
+        }
+        let byte = bytes.recognize(input.as_bytes()).is_ok();
+        assert_eq!(byte, antlr, "{input:?}: the byte grammar");
     }
 }
 
