@@ -18,7 +18,7 @@
 use crate::nfa;
 use crate::syntax::Command;
 use crate::translate::{LexRuleSpec, Pattern};
-use thicket_parse::RegexMatcher;
+use thicket_parse::{RegexCache, RegexMatcher};
 
 /// A token the parser sees.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,6 +116,8 @@ impl Lexer {
     pub fn new(specs: Vec<LexRuleSpec>) -> Result<Lexer, Box<(LexRuleSpec, String)>> {
         let mut modes = vec![DEFAULT_MODE.to_string()];
         let mut rules = Vec::new();
+        // Rules often repeat another's regex (`PREP : NAME ;`): one DFA for each.
+        let mut built = RegexCache::default();
         for spec in specs {
             if let Some(m) = &spec.mode
                 && !modes.contains(m)
@@ -131,7 +133,7 @@ impl Lexer {
                         .parse(regex);
                     match hir
                         .map_err(|e| e.to_string())
-                        .and_then(|h| RegexMatcher::new(&h))
+                        .and_then(|h| built.matcher(&h))
                     {
                         Ok(m) => Matcher::Dfa(Box::new(m)),
                         Err(e) => return Err(Box::new((spec, e))),
@@ -146,7 +148,7 @@ impl Lexer {
                         .build()
                         .parse(regex)
                         .map_err(|e| e.to_string())
-                        .and_then(|h| RegexMatcher::new(&h));
+                        .and_then(|h| built.matcher(&h));
                     match first {
                         Ok(m) => {
                             Matcher::Priority(nfa::Matcher::new(program), Box::new(m.first_bytes()))
