@@ -535,6 +535,65 @@ impl RegexMatcher {
         Some(true)
     }
 
+    /// Whether every match of `self` is a match of `other` (their regexes' languages);
+    /// `None` if that takes more pairs of states than are left in `budget`.
+    pub fn within(&self, other: &RegexMatcher, budget: &mut usize) -> Option<bool> {
+        if Arc::ptr_eq(&self.automaton, &other.automaton) {
+            return Some(true);
+        }
+        let mut seen: rustc_hash::FxHashSet<(StateID, StateID)> = Default::default();
+        let mut stack = vec![(self.start(), other.start())];
+        seen.insert((self.start(), other.start()));
+        while let Some((a, b)) = stack.pop() {
+            if self.accepts(a) && !other.accepts(b) {
+                return Some(false);
+            }
+            for byte in 0..=255u8 {
+                let x = self.dfa().next_state(a, byte);
+                if self.dfa().is_dead_state(x) {
+                    continue;
+                }
+                // `other` dead is followed too: `self` may still reach a match.
+                let y = other.dfa().next_state(b, byte);
+                if seen.insert((x, y)) {
+                    *budget = budget.checked_sub(1)?;
+                    stack.push((x, y));
+                }
+            }
+        }
+        Some(true)
+    }
+
+    /// A shortest text that matches (the regex's language, as in
+    /// [`RegexMatcher::matches_exactly`]), or `None` if none does.
+    pub fn shortest_match(&self) -> Option<Vec<u8>> {
+        // Breadth first from the start, each state with the state and byte it was
+        // first reached from.
+        let mut reached: rustc_hash::FxHashMap<StateID, Option<(StateID, u8)>> = Default::default();
+        reached.insert(self.start(), None);
+        let mut queue = std::collections::VecDeque::from([self.start()]);
+        while let Some(state) = queue.pop_front() {
+            if self.accepts(state) {
+                let mut text = Vec::new();
+                let mut at = state;
+                while let Some(&Some((from, byte))) = reached.get(&at) {
+                    text.push(byte);
+                    at = from;
+                }
+                text.reverse();
+                return Some(text);
+            }
+            for byte in 0..=255u8 {
+                let next = self.dfa().next_state(state, byte);
+                if !self.dfa().is_dead_state(next) && !reached.contains_key(&next) {
+                    reached.insert(next, Some((state, byte)));
+                    queue.push_back(next);
+                }
+            }
+        }
+        None
+    }
+
     /// How many bytes of `text[at..]` begin some match: `at` plus this is the first byte
     /// no match can continue with (or the end of `text`). For explaining rejections; one
     /// DFA step per byte, and a look at every byte's step where a match ended.
@@ -713,6 +772,27 @@ mod tests {
         let mut ends = Vec::new();
         longest.match_ends("ab c".as_bytes(), 0, |e| ends.push(e));
         assert_eq!(ends, vec![2]);
+    }
+
+    /// One language inside another, and a shortest text of each.
+    #[test]
+    fn tells_whether_every_match_is_a_match_of_another() {
+        let name = matcher(r"[a-z_][a-z0-9_]*'*");
+        let budget = &mut 10_000;
+        assert_eq!(matcher(r"[a-z][a-z0-9]*").within(&name, budget), Some(true));
+        assert_eq!(matcher(r"_[a-z]*").within(&name, budget), Some(true));
+        assert_eq!(matcher(r"[a-z]+!").within(&name, budget), Some(false));
+        assert_eq!(matcher(r"[0-9]+").within(&name, budget), Some(false));
+        assert_eq!(name.within(&matcher(r"[a-z]+"), budget), Some(false));
+        assert_eq!(name.within(&name.clone(), budget), Some(true));
+        assert_eq!(matcher(r"[a-z]+").within(&name, &mut 1), None);
+        assert_eq!(name.shortest_match(), Some(b"_".to_vec()));
+        assert_eq!(
+            matcher(r"ab+|x(yz)+").shortest_match(),
+            Some(b"ab".to_vec())
+        );
+        assert_eq!(matcher(r"[a-z]*").shortest_match(), Some(Vec::new()));
+        assert_eq!(matcher(r"(?-u:[^\x00-\xff])").shortest_match(), None);
     }
 
     /// Token splits take a repetition's first byte as its length only where every match
