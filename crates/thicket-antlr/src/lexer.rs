@@ -21,7 +21,7 @@
 use crate::nfa;
 use crate::syntax::Command;
 use crate::translate::{LexRuleSpec, Pattern};
-use thicket_parse::RegexMatcher;
+use thicket_parse::{RegexCache, RegexMatcher};
 
 /// A token the parser sees.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,6 +130,8 @@ impl Lexer {
     pub fn new(specs: Vec<LexRuleSpec>) -> Result<Lexer, Box<(LexRuleSpec, String)>> {
         let mut modes = vec![DEFAULT_MODE.to_string()];
         let mut rules = Vec::new();
+        // Rules often repeat another's regex (`PREP : NAME ;`): one DFA for each.
+        let mut built = RegexCache::default();
         for spec in specs {
             if let Some(m) = &spec.mode
                 && !modes.contains(m)
@@ -145,7 +147,7 @@ impl Lexer {
                         .parse(regex);
                     match hir
                         .map_err(|e| e.to_string())
-                        .and_then(|h| RegexMatcher::new(&h))
+                        .and_then(|h| built.matcher(&h))
                     {
                         Ok(m) => Matcher::Dfa(Box::new(m)),
                         Err(e) => return Err(Box::new((spec, e))),
@@ -160,7 +162,7 @@ impl Lexer {
                         .build()
                         .parse(regex)
                         .map_err(|e| e.to_string())
-                        .and_then(|h| RegexMatcher::new(&h));
+                        .and_then(|h| built.matcher(&h));
                     match first {
                         Ok(m) => {
                             Matcher::Priority(nfa::Matcher::new(program), Box::new(m.first_bytes()))
@@ -230,22 +232,36 @@ impl Lexer {
         })
     }
 
-    /// The rules of the default mode that never make a token: each of their texts (a
-    /// finite set of literals, such as a keyword) is matched as long by a rule of
-    /// higher priority, which wins it (`IDENTIFIER : [a-z]+` before `IF : 'if'`), so
-    /// no input has the token. ANTLR warns of the same ("token unreachable"). Rules
-    /// whose texts are not a small finite set, rules with commands other than `type`
-    /// and rules with a predicate are not judged.
+    /// The rules that never make a token: each of their texts (a finite set of
+    /// literals, such as a keyword) is matched as long by a rule of higher priority,
+    /// which wins it (`IDENTIFIER : [a-z]+` before `IF : 'if'`), so no input has the
+    /// token. ANTLR warns of the same ("token unreachable"). A regular rule whose
+    /// texts are not a small finite set, or that belongs to another mode than the
+    /// default one, is judged by its language: unreachable where one earlier rule of
+    /// its mode matches all of it (see `Lexer::covered_before`). Rules with commands
+    /// other than `type` and rules with a predicate are not judged.
     pub fn unreachable_rules(&self) -> Vec<Unreachable> {
         use regex_syntax::hir::literal::Extractor;
         let mut out = Vec::new();
-        for rule in &self.rules {
+        let first_bytes: Vec<Option<[bool; 256]>> = self
+            .rules
+            .iter()
+            .map(|rule| match &rule.matcher {
+                Matcher::Dfa(m) => Some(m.first_bytes()),
+                _ => None,
+            })
+            .collect();
+        for (index, rule) in self.rules.iter().enumerate() {
             let spec = &rule.spec;
             let plain = spec.commands.iter().all(|c| matches!(c, Command::Type(_)));
             let Pattern::Regex(regex) = &spec.pattern else {
                 continue;
             };
-            if spec.mode.is_some() || spec.guarded || !plain {
+            if spec.guarded || !plain {
+                continue;
+            }
+            if spec.mode.is_some() {
+                out.extend(self.covered_before(index, &first_bytes));
                 continue;
             }
             let Ok(hir) = regex_syntax::ParserBuilder::new()
@@ -262,6 +278,7 @@ impl Lexer {
                 .limit_total(512)
                 .extract(&hir);
             let Some(literals) = texts.literals().filter(|_| texts.is_exact()) else {
+                out.extend(self.covered_before(index, &first_bytes));
                 continue;
             };
             if literals.is_empty() || literals.iter().any(|l| l.as_bytes().is_empty()) {
@@ -306,6 +323,55 @@ impl Lexer {
                 && named.insert(u.rule.clone())
         });
         out
+    }
+
+    /// Whether a rule of its mode before `rules[index]` (a regular rule) matches
+    /// every text it matches: that rule wins each of them, as long and
+    /// earlier (`PREP : NAME ;` after `NAME`, or an identifier rule after a wider
+    /// one). The earlier rule must hold no predicate (it would lose ties); a rule
+    /// matching the empty text is not judged. `first_bytes`: each rule's
+    /// [`RegexMatcher::first_bytes`], for the rules matched by a DFA.
+    fn covered_before(
+        &self,
+        index: usize,
+        first_bytes: &[Option<[bool; 256]>],
+    ) -> Option<Unreachable> {
+        /// Pairs of states looked at for one rule: a DFA over Unicode classes has
+        /// thousands.
+        const BUDGET: usize = 200_000;
+        let Matcher::Dfa(late) = &self.rules[index].matcher else {
+            return None;
+        };
+        let late_first = first_bytes[index]?;
+        if late.matches_exactly(b"") {
+            return None;
+        }
+        let mut budget = BUDGET;
+        for (rule, first) in self.rules[..index].iter().zip(first_bytes) {
+            let (Matcher::Dfa(early), Some(first)) = (&rule.matcher, first) else {
+                continue;
+            };
+            if rule.spec.mode != self.rules[index].spec.mode
+                || rule.spec.guarded
+                || (0..256).any(|b| late_first[b] && !first[b])
+            {
+                continue;
+            }
+            match late.within(early, &mut budget) {
+                Some(true) => {
+                    let spec = &self.rules[index].spec;
+                    return Some(Unreachable {
+                        rule: spec.name.clone(),
+                        at: spec.at,
+                        text: late.shortest_match()?,
+                        winner: rule.spec.token.clone(),
+                    });
+                }
+                Some(false) => {}
+                None => return None,
+            }
+        }
+        None
     }
 
     /// Whether lexer rule `rule` glues its text to the next token (`more`).

@@ -1097,6 +1097,31 @@ fn tokens_a_rule_using_them_always_wins_are_not_generated() {
     );
 }
 
+/// A token whose every text an earlier rule matches, in infinitely many texts over
+/// Unicode classes (ANTLR's Z grammar: `I : NAME ;` after `NAME`, used as an infix
+/// operator): no input has it, the import says so, and the parser's parts that need
+/// it go, so the byte grammar does not read every name as each such token too.
+#[test]
+fn tokens_whose_language_an_earlier_rule_holds_are_dropped() {
+    let g4 = "grammar Cover;\ns : NAME (INFIX NAME | WORD)* EOF ;\n\
+              NAME : [\\p{L}\\p{Nd}_]+ '\\u2032'* ;\nINFIX : NAME ;\nWORD : [\\p{L}]+ ;\n\
+              NUMBER : [0-9]+ '!' ;\nWS : ' ' -> skip ;\n";
+    let spec = thicket_antlr::load_g4_texts(&[("Cover.g4".into(), g4.as_bytes().to_vec())], None)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let warned: Vec<&str> = spec
+        .warnings
+        .iter()
+        .filter(|(_, d)| d.code == "g4-unreachable-token")
+        .map(|(_, d)| d.message.as_str())
+        .collect();
+    assert_eq!(warned.len(), 2, "{warned:?}");
+    assert!(warned[0].contains("`INFIX`") && warned[0].contains("`NAME`"));
+    assert!(warned[1].contains("`WORD`") && warned[1].contains("`NAME`"));
+    // ANTLR reads `x y` as two names, which `s` rejects; `NUMBER` is not covered.
+    assert!(spec.checker().accepts("x1′".as_bytes()).is_ok());
+    assert!(spec.checker().accepts(b"x y").is_err());
+}
+
 /// A rule that only reads as `if` because of its place: `IF` before `ID` is made, and
 /// nothing is dropped.
 #[test]

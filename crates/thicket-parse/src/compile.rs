@@ -4,8 +4,9 @@
 use crate::ParseConfig;
 use crate::earley::{Item, Spare};
 use crate::error::CompileError;
-use crate::terminal::RegexMatcher;
-use std::sync::{Arc, OnceLock};
+use crate::terminal::{RegexCache, RegexMatcher};
+use regex_syntax::hir::Hir;
+use std::sync::{Arc, Mutex, OnceLock};
 use thicket_grammar::{Expr, ExprId, Grammar, TokenMatch};
 
 #[derive(Clone, Copy, Debug)]
@@ -60,6 +61,9 @@ pub struct Parser<'g> {
     pub(crate) lengths: Vec<(u32, u32)>,
     /// DFAs of regular nodes, built on first use (`None` if too large).
     pub(crate) tokens: Vec<OnceLock<Option<RegexMatcher>>>,
+    /// Every DFA built so far, by regex (shared with the derived parsers): the regular
+    /// nodes of different rules often have the same language (`PREP : NAME ;`).
+    pub(crate) built: Arc<Mutex<RegexCache>>,
     /// For regular nodes repeated inside tokens: the length of the node's derivations
     /// by their first byte, where that byte tells it (see `token.rs`), built on first
     /// use.
@@ -120,6 +124,21 @@ impl ByteSet {
 }
 
 impl<'g> Parser<'g> {
+    /// The DFA of `hir`'s whole language, built unless this parser (or the one it was
+    /// derived from) built it before. Not built under the lock: other threads scanning
+    /// with this parser may need other DFAs meanwhile.
+    pub(crate) fn matcher_of(&self, hir: &Hir) -> Result<RegexMatcher, String> {
+        let key = hir.to_string();
+        if let Some(found) = self.built.lock().ok().and_then(|b| b.get(&key, hir)) {
+            return found;
+        }
+        let built = RegexMatcher::new(hir);
+        if let Ok(mut cache) = self.built.lock() {
+            cache.insert(key, hir, built.clone());
+        }
+        built
+    }
+
     /// Whether a parse may start helper threads now: asked for, and no other parse of
     /// this parser is building its chart (its thread would compete with the helpers).
     pub(crate) fn may_start_threads(&self, running_besides: usize) -> bool {
@@ -201,6 +220,7 @@ impl<'g> Parser<'g> {
             regular,
             lengths,
             tokens: (0..n).map(|_| OnceLock::new()).collect(),
+            built: Arc::clone(&self.built),
             lengths_by_first_byte: (0..n).map(|_| OnceLock::new()).collect(),
             first: self.first.clone(),
             literals: self.literals.clone(),
@@ -235,6 +255,7 @@ impl<'g> Parser<'g> {
             regular: vec![false; n],
             lengths: Vec::new(),
             tokens: (0..n).map(|_| OnceLock::new()).collect(),
+            built: Default::default(),
             lengths_by_first_byte: (0..n).map(|_| OnceLock::new()).collect(),
             first: vec![ByteSet::default(); n],
             literals: vec![(0, 0); n],
@@ -264,12 +285,13 @@ impl<'g> Parser<'g> {
                 Expr::Regex(r) => {
                     // A longest-match token's mark counts where the chart scans it
                     // (`Parser::scans_longest`), a shortest one's in its matcher.
-                    let matcher = match grammar.token_match(id) {
-                        Some(TokenMatch::Shortest) => {
-                            RegexMatcher::for_token(&r.hir, TokenMatch::Shortest)
-                        }
-                        _ => RegexMatcher::new(&r.hir),
-                    };
+                    let matcher =
+                        parser
+                            .matcher_of(&r.hir)
+                            .map(|m| match grammar.token_match(id) {
+                                Some(TokenMatch::Shortest) => m.taking(TokenMatch::Shortest),
+                                _ => m,
+                            });
                     (
                         Op::Regex,
                         Some(matcher.map_err(|reason| CompileError::Regex {

@@ -63,7 +63,7 @@ pub use chart::ParseResult;
 pub use compile::Parser;
 pub use count::TreeCount;
 pub use error::{CompileError, ParseError, Rejection};
-pub use terminal::RegexMatcher;
+pub use terminal::{RegexCache, RegexMatcher};
 
 /// Limits of the parser.
 #[derive(Clone, Copy, Debug)]

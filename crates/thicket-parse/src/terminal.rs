@@ -8,6 +8,7 @@ use regex_automata::nfa::thompson;
 use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
 use regex_syntax::hir::Hir;
+use std::sync::Arc;
 use thicket_grammar::TokenMatch;
 
 /// Largest DFA built for one regex terminal.
@@ -22,15 +23,67 @@ const MAX_FORCED_STATES: usize = 32;
 /// Most states of a DFA copied into a `Table` (256 transitions of 4 bytes each).
 const MAX_TABLE_STATES: usize = 1024;
 
-/// An anchored DFA for one regex terminal.
+/// An anchored DFA for one regex terminal. Cloning it shares the DFA.
 #[derive(Clone, Debug)]
 pub struct RegexMatcher {
+    automaton: Arc<Compiled>,
+    /// Which ends count where several do ([`RegexMatcher::for_token`]); all if `None`.
+    only: Option<TokenMatch>,
+}
+
+/// What a [`RegexMatcher`] shares with its clones: the DFA and its start.
+#[derive(Debug)]
+struct Compiled {
     dfa: dense::DFA<Vec<u32>>,
     start: StateID,
     /// The same DFA as a flat table for `match_ends`, unless it has too many states.
     table: Option<Table>,
-    /// Which ends count where several do ([`RegexMatcher::for_token`]); all if `None`.
-    only: Option<TokenMatch>,
+}
+
+/// Matchers built before, by regex, so that a regex met again is not determinized
+/// again: grammars repeat a rule's regex under other names (ANTLR's Z grammar has 71
+/// tokens defined as `NAME`, whose DFA over Unicode letter classes takes half a second
+/// to build), and a grammar's analyses ask for the same languages more than once.
+/// Owned by whoever builds the matchers (a lexer, a parser): no process-wide state.
+#[derive(Debug, Default)]
+pub struct RegexCache {
+    /// By the regex's text; the regexes themselves are compared too, so that two
+    /// regexes printed alike are never mistaken for each other.
+    built: rustc_hash::FxHashMap<String, Vec<(Hir, Built)>>,
+}
+
+/// A matcher, or why the regex is too large for one.
+type Built = Result<RegexMatcher, String>;
+
+impl RegexCache {
+    /// The matcher of `hir` (its whole language, as [`RegexMatcher::new`]), built on
+    /// the first request for it.
+    pub fn matcher(&mut self, hir: &Hir) -> Result<RegexMatcher, String> {
+        let key = hir.to_string();
+        if let Some(found) = self.get(&key, hir) {
+            return found;
+        }
+        let built = RegexMatcher::new(hir);
+        self.insert(key, hir, built.clone());
+        built
+    }
+
+    /// The matcher of `hir` if it was built before; `key` is `hir`'s text.
+    pub(crate) fn get(&self, key: &str, hir: &Hir) -> Option<Built> {
+        self.built
+            .get(key)?
+            .iter()
+            .find(|(h, _)| h == hir)
+            .map(|(_, m)| m.clone())
+    }
+
+    /// Records the matcher built for `hir`, whose text is `key`.
+    pub(crate) fn insert(&mut self, key: String, hir: &Hir, built: Built) {
+        let same = self.built.entry(key).or_default();
+        if !same.iter().any(|(h, _)| h == hir) {
+            same.push((hir.clone(), built));
+        }
+    }
 }
 
 /// A DFA's transitions as one flat table, for the tightest scanning loop: a state is its
@@ -136,11 +189,30 @@ impl RegexMatcher {
             .map_err(|e| e.to_string())?;
         let table = Table::new(&dfa, start);
         Ok(RegexMatcher {
-            dfa,
-            start,
-            table,
+            automaton: Arc::new(Compiled { dfa, start, table }),
             only: None,
         })
+    }
+
+    /// The DFA.
+    #[inline]
+    fn dfa(&self) -> &dense::DFA<Vec<u32>> {
+        &self.automaton.dfa
+    }
+
+    /// The DFA's anchored start state.
+    #[inline]
+    fn start(&self) -> StateID {
+        self.automaton.start
+    }
+
+    /// This matcher for a lexer's token (see [`RegexMatcher::for_token`]), sharing its
+    /// DFA.
+    pub fn taking(&self, how: TokenMatch) -> RegexMatcher {
+        RegexMatcher {
+            automaton: Arc::clone(&self.automaton),
+            only: Some(how),
+        }
     }
 
     /// The matcher of a lexer's token (see `thicket_grammar::Grammar::set_token_match`):
@@ -151,10 +223,7 @@ impl RegexMatcher {
     /// analyses of the grammar (disjointness, unique splits, lengths by first byte)
     /// read the regex's whole language, a superset, so what they conclude still holds.
     pub fn for_token(hir: &Hir, how: TokenMatch) -> Result<RegexMatcher, String> {
-        Ok(RegexMatcher {
-            only: Some(how),
-            ..RegexMatcher::new(hir)?
-        })
+        Ok(RegexMatcher::new(hir)?.taking(how))
     }
 
     /// Calls `found(end)` for every `end` (ascending) such that `text[at..end]` matches
@@ -178,7 +247,7 @@ impl RegexMatcher {
     fn all_match_ends(&self, text: &[u8], at: usize, mut found: impl FnMut(usize)) {
         let shortest = self.only == Some(TokenMatch::Shortest);
         // DFA match states are entered one byte after the match ends.
-        if let Some(table) = &self.table {
+        if let Some(table) = &self.automaton.table {
             let mut state = table.start;
             for (offset, &byte) in text[at..].iter().enumerate() {
                 state = table.trans[state as usize + usize::from(byte)];
@@ -197,20 +266,20 @@ impl RegexMatcher {
             }
             return;
         }
-        let mut state = self.start;
+        let mut state = self.start();
         for (offset, &byte) in text[at..].iter().enumerate() {
-            state = self.dfa.next_state(state, byte);
-            if self.dfa.is_match_state(state) {
+            state = self.dfa().next_state(state, byte);
+            if self.dfa().is_match_state(state) {
                 found(at + offset);
                 if shortest && offset > 0 {
                     return;
                 }
             }
-            if self.dfa.is_dead_state(state) {
+            if self.dfa().is_dead_state(state) {
                 return;
             }
         }
-        if self.dfa.is_match_state(self.dfa.next_eoi_state(state)) {
+        if self.dfa().is_match_state(self.dfa().next_eoi_state(state)) {
             found(text.len());
         }
     }
@@ -221,8 +290,8 @@ impl RegexMatcher {
         let mut first = [false; 256];
         for (b, can) in first.iter_mut().enumerate() {
             *can = !self
-                .dfa
-                .is_dead_state(self.dfa.next_state(self.start, b as u8));
+                .dfa()
+                .is_dead_state(self.dfa().next_state(self.start(), b as u8));
         }
         first
     }
@@ -233,7 +302,7 @@ impl RegexMatcher {
     pub(crate) fn length_by_first_byte(&self) -> Box<[u8; 256]> {
         // The bytes of one class take the DFA through the same states: one of each is
         // followed.
-        let classes = self.dfa.byte_classes();
+        let classes = self.dfa().byte_classes();
         let representatives: Vec<u8> = classes
             .representatives(0..=255u8)
             .filter_map(|unit| unit.as_u8())
@@ -242,8 +311,8 @@ impl RegexMatcher {
         let mut frontier: Vec<StateID> = Vec::new();
         let mut next: Vec<StateID> = Vec::new();
         for &first in &representatives {
-            let state = self.dfa.next_state(self.start, first);
-            if self.dfa.is_dead_state(state) {
+            let state = self.dfa().next_state(self.start(), first);
+            if self.dfa().is_dead_state(state) {
                 continue;
             }
             // Breadth first over the states after `len` bytes, noting the lengths at
@@ -256,7 +325,7 @@ impl RegexMatcher {
             let forced = loop {
                 if frontier
                     .iter()
-                    .any(|&s| self.dfa.is_match_state(self.dfa.next_eoi_state(s)))
+                    .any(|&s| self.dfa().is_match_state(self.dfa().next_eoi_state(s)))
                 {
                     if found.is_some() {
                         break None;
@@ -266,8 +335,8 @@ impl RegexMatcher {
                 next.clear();
                 for &s in &frontier {
                     for &b in &representatives {
-                        let t = self.dfa.next_state(s, b);
-                        if !self.dfa.is_dead_state(t) && !next.contains(&t) {
+                        let t = self.dfa().next_state(s, b);
+                        if !self.dfa().is_dead_state(t) && !next.contains(&t) {
                             next.push(t);
                         }
                     }
@@ -292,12 +361,12 @@ impl RegexMatcher {
 
     /// Whether the bytes read into `state` are a match.
     fn accepts(&self, state: StateID) -> bool {
-        self.dfa.is_match_state(self.dfa.next_eoi_state(state))
+        self.dfa().is_match_state(self.dfa().next_eoi_state(state))
     }
 
     /// One byte of each class (bytes of one class take the DFA through the same states).
     fn representatives(&self) -> Vec<u8> {
-        self.dfa
+        self.dfa()
             .byte_classes()
             .representatives(0..=255u8)
             .filter_map(|unit| unit.as_u8())
@@ -310,16 +379,16 @@ impl RegexMatcher {
     pub(crate) fn extensions(&self, limit: usize) -> Option<crate::compile::ByteSet> {
         let classes = self.representatives();
         // The states reachable from the start, with their successors.
-        let mut states = vec![self.start];
+        let mut states = vec![self.start()];
         let mut number: rustc_hash::FxHashMap<StateID, usize> = Default::default();
-        number.insert(self.start, 0);
+        number.insert(self.start(), 0);
         let mut edges: Vec<(usize, u8, usize)> = Vec::new();
         let mut at = 0;
         while at < states.len() {
             let s = states[at];
             for &b in &classes {
-                let t = self.dfa.next_state(s, b);
-                if self.dfa.is_dead_state(t) {
+                let t = self.dfa().next_state(s, b);
+                if self.dfa().is_dead_state(t) {
                     continue;
                 }
                 let next = *number.entry(t).or_insert_with(|| {
@@ -349,7 +418,7 @@ impl RegexMatcher {
             }
         }
         let mut out = crate::compile::ByteSet::default();
-        let dfa_classes = self.dfa.byte_classes();
+        let dfa_classes = self.dfa().byte_classes();
         for &(from, b, to) in &edges {
             if live[to] && self.accepts(states[from]) {
                 for c in 0..=255u8 {
@@ -373,16 +442,16 @@ impl RegexMatcher {
     ) -> Option<bool> {
         let take = |budget: &mut usize| budget.checked_sub(1).map(|left| *budget = left);
         // The matches of `self`: its accepting states.
-        let mut states = vec![self.start];
+        let mut states = vec![self.start()];
         let mut seen: rustc_hash::FxHashSet<StateID> = Default::default();
-        seen.insert(self.start);
+        seen.insert(self.start());
         let mut at = 0;
         while at < states.len() {
             let s = states[at];
             at += 1;
             for byte in 0..=255u8 {
-                let t = self.dfa.next_state(s, byte);
-                if !self.dfa.is_dead_state(t) && seen.insert(t) {
+                let t = self.dfa().next_state(s, byte);
+                if !self.dfa().is_dead_state(t) && seen.insert(t) {
                     take(budget)?;
                     states.push(t);
                 }
@@ -394,17 +463,20 @@ impl RegexMatcher {
         let mut stack: Vec<(StateID, StateID, bool)> = states
             .iter()
             .filter(|&&s| self.accepts(s))
-            .map(|&s| (s, rest.start, false))
+            .map(|&s| (s, rest.start(), false))
             .collect();
         pairs.extend(stack.iter().copied());
         let mut after_x: rustc_hash::FxHashSet<(StateID, StateID)> = Default::default();
         while let Some((a, b, moved)) = stack.pop() {
-            if moved && self.accepts(a) && after_x.insert((b, rest.start)) {
+            if moved && self.accepts(a) && after_x.insert((b, rest.start())) {
                 take(budget)?;
             }
             for byte in 0..=255u8 {
-                let (x, y) = (self.dfa.next_state(a, byte), rest.dfa.next_state(b, byte));
-                if self.dfa.is_dead_state(x) || rest.dfa.is_dead_state(y) {
+                let (x, y) = (
+                    self.dfa().next_state(a, byte),
+                    rest.dfa().next_state(b, byte),
+                );
+                if self.dfa().is_dead_state(x) || rest.dfa().is_dead_state(y) {
                     continue;
                 }
                 if pairs.insert((x, y, true)) {
@@ -420,8 +492,11 @@ impl RegexMatcher {
                 return Some(false);
             }
             for byte in 0..=255u8 {
-                let (x, y) = (rest.dfa.next_state(q, byte), rest.dfa.next_state(r, byte));
-                if rest.dfa.is_dead_state(x) || rest.dfa.is_dead_state(y) {
+                let (x, y) = (
+                    rest.dfa().next_state(q, byte),
+                    rest.dfa().next_state(r, byte),
+                );
+                if rest.dfa().is_dead_state(x) || rest.dfa().is_dead_state(y) {
                     continue;
                 }
                 if after_x.insert((x, y)) {
@@ -437,15 +512,18 @@ impl RegexMatcher {
     /// of states than are left in `budget` (each pair looked at is taken from it).
     pub(crate) fn disjoint(&self, other: &RegexMatcher, budget: &mut usize) -> Option<bool> {
         let mut seen: rustc_hash::FxHashSet<(StateID, StateID)> = Default::default();
-        let mut stack = vec![(self.start, other.start)];
-        seen.insert((self.start, other.start));
+        let mut stack = vec![(self.start(), other.start())];
+        seen.insert((self.start(), other.start()));
         while let Some((a, b)) = stack.pop() {
             if self.accepts(a) && other.accepts(b) {
                 return Some(false);
             }
             for byte in 0..=255u8 {
-                let (x, y) = (self.dfa.next_state(a, byte), other.dfa.next_state(b, byte));
-                if self.dfa.is_dead_state(x) || other.dfa.is_dead_state(y) {
+                let (x, y) = (
+                    self.dfa().next_state(a, byte),
+                    other.dfa().next_state(b, byte),
+                );
+                if self.dfa().is_dead_state(x) || other.dfa().is_dead_state(y) {
                     continue;
                 }
                 if seen.insert((x, y)) {
@@ -457,19 +535,78 @@ impl RegexMatcher {
         Some(true)
     }
 
+    /// Whether every match of `self` is a match of `other` (their regexes' languages);
+    /// `None` if that takes more pairs of states than are left in `budget`.
+    pub fn within(&self, other: &RegexMatcher, budget: &mut usize) -> Option<bool> {
+        if Arc::ptr_eq(&self.automaton, &other.automaton) {
+            return Some(true);
+        }
+        let mut seen: rustc_hash::FxHashSet<(StateID, StateID)> = Default::default();
+        let mut stack = vec![(self.start(), other.start())];
+        seen.insert((self.start(), other.start()));
+        while let Some((a, b)) = stack.pop() {
+            if self.accepts(a) && !other.accepts(b) {
+                return Some(false);
+            }
+            for byte in 0..=255u8 {
+                let x = self.dfa().next_state(a, byte);
+                if self.dfa().is_dead_state(x) {
+                    continue;
+                }
+                // `other` dead is followed too: `self` may still reach a match.
+                let y = other.dfa().next_state(b, byte);
+                if seen.insert((x, y)) {
+                    *budget = budget.checked_sub(1)?;
+                    stack.push((x, y));
+                }
+            }
+        }
+        Some(true)
+    }
+
+    /// A shortest text that matches (the regex's language, as in
+    /// [`RegexMatcher::matches_exactly`]), or `None` if none does.
+    pub fn shortest_match(&self) -> Option<Vec<u8>> {
+        // Breadth first from the start, each state with the state and byte it was
+        // first reached from.
+        let mut reached: rustc_hash::FxHashMap<StateID, Option<(StateID, u8)>> = Default::default();
+        reached.insert(self.start(), None);
+        let mut queue = std::collections::VecDeque::from([self.start()]);
+        while let Some(state) = queue.pop_front() {
+            if self.accepts(state) {
+                let mut text = Vec::new();
+                let mut at = state;
+                while let Some(&Some((from, byte))) = reached.get(&at) {
+                    text.push(byte);
+                    at = from;
+                }
+                text.reverse();
+                return Some(text);
+            }
+            for byte in 0..=255u8 {
+                let next = self.dfa().next_state(state, byte);
+                if !self.dfa().is_dead_state(next) && !reached.contains_key(&next) {
+                    reached.insert(next, Some((state, byte)));
+                    queue.push_back(next);
+                }
+            }
+        }
+        None
+    }
+
     /// How many bytes of `text[at..]` begin some match: `at` plus this is the first byte
     /// no match can continue with (or the end of `text`). For explaining rejections; one
     /// DFA step per byte, and a look at every byte's step where a match ended.
     pub fn viable_prefix_len(&self, text: &[u8], at: usize) -> usize {
-        let mut state = self.start;
+        let mut state = self.start();
         for (offset, &byte) in text[at..].iter().enumerate() {
-            state = self.dfa.next_state(state, byte);
-            if self.dfa.is_dead_state(state) {
+            state = self.dfa().next_state(state, byte);
+            if self.dfa().is_dead_state(state) {
                 return offset;
             }
             // Matches are reported one byte late: a match state says `text[at..at +
             // offset]` matched, not that the byte just read continues a match.
-            if self.dfa.is_match_state(state)
+            if self.dfa().is_match_state(state)
                 && ((self.only == Some(TokenMatch::Shortest) && offset > 0)
                     || !self.continues(state))
             {
@@ -482,28 +619,28 @@ impl RegexMatcher {
     /// Whether the bytes read into `state` (a match state) begin some match: they match
     /// themselves, or some byte leads on.
     fn continues(&self, state: StateID) -> bool {
-        self.dfa.is_match_state(self.dfa.next_eoi_state(state))
-            || (0..=255u8).any(|b| !self.dfa.is_dead_state(self.dfa.next_state(state, b)))
+        self.dfa().is_match_state(self.dfa().next_eoi_state(state))
+            || (0..=255u8).any(|b| !self.dfa().is_dead_state(self.dfa().next_state(state, b)))
     }
 
     /// Whether some non-empty match starts with `byte`.
     pub fn can_start_with(&self, byte: u8) -> bool {
         !self
-            .dfa
-            .is_dead_state(self.dfa.next_state(self.start, byte))
+            .dfa()
+            .is_dead_state(self.dfa().next_state(self.start(), byte))
     }
 
     /// Whether the whole of `span` matches (the regex's language: a token's matcher
     /// may take a shorter or longer end, see [`RegexMatcher::matches_at`]).
     pub fn matches_exactly(&self, span: &[u8]) -> bool {
-        let mut state = self.start;
+        let mut state = self.start();
         for &byte in span {
-            state = self.dfa.next_state(state, byte);
-            if self.dfa.is_dead_state(state) {
+            state = self.dfa().next_state(state, byte);
+            if self.dfa().is_dead_state(state) {
                 return false;
             }
         }
-        self.dfa.is_match_state(self.dfa.next_eoi_state(state))
+        self.dfa().is_match_state(self.dfa().next_eoi_state(state))
     }
 
     /// Whether `text[start..end]` is a match that scanning `text` at `start` takes:
@@ -602,6 +739,60 @@ mod tests {
             vec![7, 12]
         );
         assert_eq!(ends(&matcher("[0-9]+"), b"123", 0), vec![1, 2, 3]);
+    }
+
+    /// A regex met again is not determinized again: the cache hands out the DFA it
+    /// built (ANTLR's Z grammar defines 71 tokens as `NAME`, a regex over Unicode
+    /// letter classes whose DFA takes half a second to build).
+    #[test]
+    fn a_regex_met_again_shares_its_dfa() {
+        let hir = |p: &str| {
+            regex_syntax::ParserBuilder::new()
+                .utf8(false)
+                .build()
+                .parse(p)
+                .unwrap()
+        };
+        let mut cache = RegexCache::default();
+        let name = cache
+            .matcher(&hir(r"[\p{L}_][\p{L}\p{Nd}]*\x{2032}*"))
+            .unwrap();
+        let again = cache
+            .matcher(&hir(r"[\p{L}_][\p{L}\p{Nd}]*\x{2032}*"))
+            .unwrap();
+        assert!(Arc::ptr_eq(&name.automaton, &again.automaton));
+        let other = cache.matcher(&hir(r"[\p{L}_]+")).unwrap();
+        assert!(!Arc::ptr_eq(&name.automaton, &other.automaton));
+        assert!(again.matches_exactly("Δx1′′".as_bytes()));
+        assert!(!again.matches_exactly("1x".as_bytes()));
+        assert!(!other.matches_exactly("x1".as_bytes()));
+        // A token's matcher made from it shares it too, and takes its own ends.
+        let longest = again.taking(TokenMatch::Longest);
+        assert!(Arc::ptr_eq(&name.automaton, &longest.automaton));
+        let mut ends = Vec::new();
+        longest.match_ends("ab c".as_bytes(), 0, |e| ends.push(e));
+        assert_eq!(ends, vec![2]);
+    }
+
+    /// One language inside another, and a shortest text of each.
+    #[test]
+    fn tells_whether_every_match_is_a_match_of_another() {
+        let name = matcher(r"[a-z_][a-z0-9_]*'*");
+        let budget = &mut 10_000;
+        assert_eq!(matcher(r"[a-z][a-z0-9]*").within(&name, budget), Some(true));
+        assert_eq!(matcher(r"_[a-z]*").within(&name, budget), Some(true));
+        assert_eq!(matcher(r"[a-z]+!").within(&name, budget), Some(false));
+        assert_eq!(matcher(r"[0-9]+").within(&name, budget), Some(false));
+        assert_eq!(name.within(&matcher(r"[a-z]+"), budget), Some(false));
+        assert_eq!(name.within(&name.clone(), budget), Some(true));
+        assert_eq!(matcher(r"[a-z]+").within(&name, &mut 1), None);
+        assert_eq!(name.shortest_match(), Some(b"_".to_vec()));
+        assert_eq!(
+            matcher(r"ab+|x(yz)+").shortest_match(),
+            Some(b"ab".to_vec())
+        );
+        assert_eq!(matcher(r"[a-z]*").shortest_match(), Some(Vec::new()));
+        assert_eq!(matcher(r"(?-u:[^\x00-\xff])").shortest_match(), None);
     }
 
     /// Token splits take a repetition's first byte as its length only where every match

@@ -182,10 +182,11 @@ impl Parser<'_> {
         self.tokens[node as usize]
             .get_or_init(|| {
                 let hir = self.to_hir(node);
-                match self.marked_token(node, TokenMatch::Shortest) {
-                    Some(_) => RegexMatcher::for_token(&hir, TokenMatch::Shortest).ok(),
-                    None => RegexMatcher::new(&hir).ok(),
-                }
+                let matcher = self.matcher_of(&hir).ok()?;
+                Some(match self.marked_token(node, TokenMatch::Shortest) {
+                    Some(_) => matcher.taking(TokenMatch::Shortest),
+                    None => matcher,
+                })
             })
             .as_ref()
     }
@@ -214,7 +215,7 @@ impl Parser<'_> {
         } else {
             Hir::concat(parts.iter().map(|&p| self.to_hir(p)).collect())
         };
-        RegexMatcher::new(&hir).ok()
+        self.matcher_of(&hir).ok()
     }
 
     /// Whether `node` is scanned as one token.
