@@ -63,7 +63,9 @@ pub use model::{
 };
 pub use model_file::{ModelFileError, read_model, split_target};
 pub use predict::{Prediction, PredictionReport};
-pub use refine::{Ending, Phase, RefineConfig, Refined, Refiner, Round, TrainingSet};
+pub use refine::{
+    Ending, Evidence, GOAL_CONFIDENCE, Phase, RefineConfig, Refined, Refiner, Round, TrainingSet,
+};
 pub use report::LocationKinds;
 pub use run::{RunError, covered_names};
 pub use target::{
