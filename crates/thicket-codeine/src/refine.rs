@@ -409,6 +409,26 @@ impl Refined {
     }
 }
 
+/// Makes `tree` (of paths up to `k`) the `best` if its `evidence` has rounds and a
+/// higher bound than the best's.
+fn keep_best(
+    best: &mut Option<(Evidence, LearnedTree, usize)>,
+    evidence: Evidence,
+    tree: LearnedTree,
+    k: usize,
+) {
+    if evidence.rounds.is_empty() {
+        return;
+    }
+    let bound = evidence.lower_bound();
+    if best
+        .as_ref()
+        .is_none_or(|(kept, _, _)| bound > kept.lower_bound())
+    {
+        *best = Some((evidence, tree, k));
+    }
+}
+
 /// Default of [`RefineConfig::min_positives`].
 pub const LOOP_MIN_POSITIVES: u32 = 5;
 
@@ -466,8 +486,8 @@ impl Refiner<'_, '_> {
             .zip(training.covered.iter().copied())
             .collect();
         let (mut best_rate, mut stalled) = (0.0f64, 0u32);
-        // The tree whose aimed rounds put the highest bound on its hit rate, with them
-        // and its path length.
+        // Of the trees whose aimed rounds are over, the one whose rounds put the highest
+        // bound on its hit rate, with them and its path length.
         let mut best_tree: Option<(Evidence, LearnedTree, usize)> = None;
         // A tree whose round reached the goal, aiming again until its pooled rounds
         // show the goal or fall under it: its rounds, and the texts they counted.
@@ -626,14 +646,8 @@ impl Refiner<'_, '_> {
                 };
                 if counts {
                     evidence.rounds.push((new_hits, new_inputs));
-                    let bound = evidence.lower_bound();
-                    if best_tree
-                        .as_ref()
-                        .is_none_or(|(best, _, _)| bound > best.lower_bound())
-                    {
-                        best_tree = Some((evidence.clone(), tree.clone(), k));
-                    }
                     if evidence.trusts(config.goal) {
+                        best_tree = Some((evidence, tree, k));
                         break Ending::GoalReached;
                     }
                     // One round may be lucky, and a rate close above the goal needs
@@ -647,6 +661,8 @@ impl Refiner<'_, '_> {
                         continue;
                     }
                 }
+                // The tree's rounds are over: all of them, not its best, weigh it.
+                keep_best(&mut best_tree, evidence, tree, k);
                 if rate > best_rate + PLATEAU_MARGIN {
                     (best_rate, stalled) = (rate, 0);
                 } else {
@@ -664,6 +680,10 @@ impl Refiner<'_, '_> {
                 }
             }
         };
+        // A tree the budget ended on while it aimed again.
+        if let Some((tree, evidence, _)) = trial {
+            keep_best(&mut best_tree, evidence, tree, k);
+        }
         let (location, k, evidence) = match best_tree {
             Some((evidence, tree, k)) => (Some(tree), k, Some(evidence)),
             None => (training.learn(location, config.learn, 0, k), k, None),
