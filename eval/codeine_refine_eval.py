@@ -18,15 +18,16 @@ here; the last two are not run by default):
    - refined: `learn-coverage --from-matrix` on the training matrix (nothing run again)
      with `--focus LOCATION --execs 5000 --seed j`, then 100 inputs from `generate
      --target` on the refined model (seed 200+j). The loop's own figures (executions
-     spent, whether a round of aimed inputs reached 90 %, the last aimed round's hits)
-     are read from its report.
+     spent, whether the goal was reached (a tree's pooled aimed rounds put the lower 95 %
+     bound of its hit rate at the goal), the last aimed round's hits, the kept tree's
+     rounds and their bound) are read from its report.
    Every input set is run with the subject to count the inputs that reach the location.
 
 Usage: python3 eval/codeine_refine_eval.py [OUT_DIR] [--subjects json,urllib,toml,email,ipaddress]
        [--per-subject N] [--reference R] [--execs E] [--band LO,HI] [--goal G]
        [--candidates-only] [--only J,K,...] [--keep-inputs]
 (--band: the random hit rates of the candidates, default 0.001,0.01; --goal: the loop's
-goal, default 0.9: a round of aimed inputs reaching it ends the loop; --candidates-only: stop
+goal, default 0.9: a tree's rounds showing it at 95 % confidence end the loop; --candidates-only: stop
 after choosing the locations, to check cheaply that a subject has enough in the band;
 --only: aim only at these of the chosen locations (by index j, seeds unchanged), to
 split a subject's run over several processes; --keep-inputs: write every input a loop
@@ -117,9 +118,9 @@ def main():
     if not os.path.exists(thicket):
         run(["cargo", "build", "--release", "-p", "thicket-cli"])
     summary = []
-    print("| subject | location | random (of %d) | one-shot (of %d) | refined (of %d) | executions | goal round | last round | k | seed |"
-          % (reference, AIMED, AIMED))
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| subject | location | random (of %d) | one-shot (of %d) | refined (of %d) | executions | goal reached | last round "
+          "| kept tree's rounds (bound) | k | seed |" % (reference, AIMED, AIMED))
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in subjects:
         spec, target, include = SUBJECTS[name]
         spec = os.path.join(REPO, spec)
@@ -195,6 +196,8 @@ def main():
             reached, spent = report.group(1) == "reached", int(report.group(2))
             last = f"{report.group(4)}/{report.group(5)}" if report.group(4) else "-"
             k = report.group(6)
+            kept = re.search(r"the kept tree's aimed inputs hit ([0-9/ +]+), at least ([0-9.]+) %", out.stderr)
+            kept = f"{kept.group(1)} ({kept.group(2)} %)" if kept else "-"
             refined_model = json.load(open(refined))
             if any(l["name"] == loc for l in refined_model["locations"]):
                 gen(f"refined{j}", ["--target", f"{refined}:{loc}", "-n", str(AIMED), "--seed", str(200 + j)])
@@ -203,12 +206,12 @@ def main():
                 ref_hits = 0
             short = re.sub(r"/.*/", ".../", loc)
             print(f"| {name} | `{short}` | {round(rate * reference)} ({100 * rate:.1f} %) | {one} | {ref_hits} "
-                  f"| {spent} | {'yes' if reached else 'no'} | {last} | {k} | {j} |", flush=True)
+                  f"| {spent} | {'yes' if reached else 'no'} | {last} | {kept} | {k} | {j} |", flush=True)
             rows.append((rate, one / AIMED, ref_hits / AIMED, spent, reached, time.time() - started))
         summary.append((name, len(candidates), rows))
     print()
     print(f"| subject | candidates ({100 * low:g}-{100 * high:g} %) | aimed at | median random | median one-shot | median refined "
-          "| refined >= 90 % | goal round reached | median executions |")
+          "| refined >= 90 % | goal reached | median executions |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, n, rows in summary:
         if not rows:

@@ -55,8 +55,8 @@ With --focus LOCATION the program is used further for that location: while it ha
 than --min-positives (5) covering inputs, more inputs are drawn (random, then steered to the \
 k-paths its covering inputs share); then rounds of --batch inputs aimed at it by the \
 current tree are run and added with their coverage, and the tree is learned again, until a \
-round's hit rate reaches --goal and a second round of the same tree keeps it there, or \
---execs executions (or --focus-time) are spent. The model then holds the refined tree for \
+tree's rounds, pooled (two or more), put the lower 95 % confidence bound of its hit rate at \
+--goal, or --execs executions (or --focus-time) are spent. The model then holds the refined tree for \
 LOCATION.\n\n\
 Examples:\n  thicket generate specs/expr.fan -n 1000 --seed 1 -o train/\n  \
 thicket learn-coverage specs/expr.fan train/ -o expr.model.json --python eval/targets/expr_eval.py:evaluate\n  \
@@ -116,7 +116,7 @@ pub struct LearnArgs {
     #[arg(long, value_name = "LOCATION")]
     focus: Option<String>,
 
-    /// With --focus: the share of a round's aimed inputs that must reach the location.
+    /// With --focus: the hit rate of aimed inputs to show (at 95 % confidence).
     #[arg(long, value_name = "RATE", default_value_t = 0.9, requires = "focus",
           value_parser = crate::generate::parse_probability)]
     goal: f64,

@@ -27,7 +27,8 @@
 //! and checked against its grammar by [`model_file`]; a location's tree is explained
 //! by [`explain::explain`]. With the program at hand, [`Refiner`]
 //! closes the loop for one location: learn, aim, run, learn again
-//! ([`refine`]); its trees keep covering inputs per leaf ([`Exemplars`]), and aimed
+//! ([`refine`]), until a tree's pooled aimed rounds show the goal at a lower confidence
+//! bound ([`Evidence`]); its trees keep covering inputs per leaf ([`Exemplars`]), and aimed
 //! inputs are mutants of those that still satisfy the leaf, where one is found. Every run goes through `thicket_exec::Judge` ([`run`]). Around learning,
 //! [`report`] holds what `learn-coverage` decides besides: the [`LocationKinds`] asked
 //! for, a refinement's inputs written out, the warning for trees learned from too few
@@ -63,7 +64,9 @@ pub use model::{
 };
 pub use model_file::{ModelFileError, read_model, split_target};
 pub use predict::{Prediction, PredictionReport};
-pub use refine::{Ending, Phase, RefineConfig, Refined, Refiner, Round, TrainingSet};
+pub use refine::{
+    Ending, Evidence, GOAL_CONFIDENCE, Phase, RefineConfig, Refined, Refiner, Round, TrainingSet,
+};
 pub use report::LocationKinds;
 pub use run::{RunError, covered_names};
 pub use target::{

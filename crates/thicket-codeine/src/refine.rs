@@ -12,14 +12,27 @@
 //! missed are the negatives the first tree lacked (a tree learned from four covering
 //! inputs says what they share; the next one learns which of that does not matter).
 //! When rounds stop improving, the feature paths grow by one ([`RefineConfig::max_k`]).
-//! The tree kept is the one whose round hit most: its hit rate was measured by running
-//! its inputs.
 //!
-//! A round that reaches the goal is confirmed before the loop stops: the same tree
-//! aims a second round of fresh inputs, and the goal counts as reached if the two
-//! rounds together reach it (else the loop learns on from both). One round of 100 is
-//! a draw: a tree that reached 81 of 86 once gave fresh inputs that reached its line
-//! 68 times in 100.
+//! The goal counts as reached only when the evidence supports it: the aimed rounds of
+//! one tree, pooled, must put a **lower confidence bound** on the tree's hit rate at
+//! the goal or above ([`Evidence::lower_bound`]: Wilson's score bound, one-sided, at
+//! [`GOAL_CONFIDENCE`]), not their share of hits. A round whose share reaches the goal
+//! makes its tree a candidate; the same tree then aims further rounds of fresh inputs,
+//! pooled with the first, while their pooled share stays at the goal, for at most
+//! [`TRIAL_ROUNDS`] rounds in all. The goal is reached when the bound of the pooled
+//! rounds is at the goal, and never on the candidate's first round alone: that round was
+//! chosen for being high, and one round of 100 is a draw (a tree that reached 81 of 86
+//! once gave fresh inputs that reached its line 68 times in 100). Else the loop learns
+//! on from every input run, as after any round. A tree whose true rate is just under
+//! the goal passes a point estimate about half of the time; at the bound it needs a
+//! pooled share a few points above the goal (on 200 inputs and a goal of 90 %, 187 hits
+//! give a bound of 90.0 %, 180 give 86.0 %). A confirming round counts each text once
+//! per tree: a text the same tree aimed before adds nothing, and a round that adds no
+//! text ends the trial (its tree's language is spent).
+//!
+//! When the budget ends first, the tree kept is the one whose pooled rounds have the
+//! highest lower bound (so a round of 4 of 4 does not outrank 92 of 100), and
+//! [`Refined::evidence`] says what its rounds were.
 //!
 //! A round's aimed inputs are distinct texts ([`crate::target`]); those the loop ran
 //! before are not run again but count with the outcome they had, so a round measures
@@ -56,7 +69,9 @@ pub type LearnedTree = (LocationModel, Vec<Vec<u32>>);
 /// When the loop stops and how it learns.
 #[derive(Clone, Copy, Debug)]
 pub struct RefineConfig {
-    /// The share of a round's aimed inputs that must reach the location.
+    /// The hit rate of aimed inputs the loop aims for: reached when the lower
+    /// confidence bound of a tree's pooled aimed rounds is at least this
+    /// ([`Evidence::trusts`]).
     pub goal: f64,
     /// Executions of the program the loop may spend (the training set's not counted).
     pub max_executions: u64,
@@ -256,11 +271,81 @@ impl Round {
     }
 }
 
+/// A tree's aimed rounds, pooled: what the loop knows of the tree's hit rate.
+///
+/// Each round counts the texts the tree had not aimed before (a confirming round's
+/// repeat of an earlier round's text is no new evidence).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Evidence {
+    /// Per round, in order: the texts that reached the location, and the texts.
+    pub rounds: Vec<(u32, u32)>,
+}
+
+impl Evidence {
+    /// Texts that reached the location, over every round.
+    pub fn hits(&self) -> u32 {
+        self.rounds.iter().map(|&(hits, _)| hits).sum()
+    }
+
+    /// Texts, over every round.
+    pub fn inputs(&self) -> u32 {
+        self.rounds.iter().map(|&(_, inputs)| inputs).sum()
+    }
+
+    /// The pooled share of texts that reached the location (0 without any).
+    pub fn rate(&self) -> f64 {
+        f64::from(self.hits()) / f64::from(self.inputs().max(1))
+    }
+
+    /// The lower bound of the tree's hit rate at [`GOAL_CONFIDENCE`]: Wilson's score
+    /// interval, one-sided, of the pooled rounds (0 without any input). Wilson's bound
+    /// rather than the normal one: it stays inside 0-1 and is not overconfident at
+    /// rates near 1, where every goal worth asking lies.
+    pub fn lower_bound(&self) -> f64 {
+        wilson_lower_bound(self.hits(), self.inputs(), GOAL_Z)
+    }
+
+    /// Whether the evidence supports a hit rate of at least `goal`: more than one
+    /// round (the first was chosen for reaching the goal) whose pooled lower bound is
+    /// at `goal` or above.
+    pub fn trusts(&self, goal: f64) -> bool {
+        self.rounds.len() >= 2 && self.lower_bound() >= goal
+    }
+}
+
+/// The lower end of Wilson's score interval for `hits` of `n` at the normal quantile
+/// `z` (0 when `n` is 0).
+fn wilson_lower_bound(hits: u32, n: u32, z: f64) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let n = f64::from(n);
+    let p = f64::from(hits) / n;
+    let z2 = z * z;
+    let centre = p + z2 / (2.0 * n);
+    let spread = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - spread) / (1.0 + z2 / n)).max(0.0)
+}
+
+/// The confidence of the bound a tree's hit rate must have at the goal
+/// ([`Evidence::lower_bound`]).
+pub const GOAL_CONFIDENCE: f64 = 0.95;
+
+/// The standard normal quantile of [`GOAL_CONFIDENCE`] (one-sided).
+const GOAL_Z: f64 = 1.644_853_626_951_472;
+
+/// Aimed rounds one tree may spend to show that it reaches the goal: the round that made
+/// it a candidate and up to three more. A tree whose rate is close above the goal needs
+/// many inputs to show it; past these, learning on from them is the better use of the
+/// budget.
+pub const TRIAL_ROUNDS: usize = 4;
+
 /// Why a refinement loop stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ending {
-    /// A tree's aimed inputs reached the goal over two rounds: the one that first
-    /// reached it and a confirming round of fresh inputs from the same tree.
+    /// A tree's aimed rounds, pooled, put the lower bound of its hit rate at the goal
+    /// ([`Evidence::trusts`]): the round that first reached it and at least one round
+    /// of fresh inputs from the same tree.
     GoalReached,
     /// The budget of executions is spent.
     ExecutionsSpent,
@@ -275,9 +360,10 @@ pub enum Ending {
 /// What the loop came to.
 #[derive(Clone, Debug)]
 pub struct Refined {
-    /// The tree whose round of aimed inputs hit most (the round that reached the goal,
-    /// if one did), cross-validated on the inputs it was learned from, with the feature
-    /// paths it refers to; without an aimed round, the tree learned from every input;
+    /// The tree whose aimed rounds put the highest lower bound on its hit rate (the
+    /// tree that reached the goal, if one did), cross-validated on the inputs it was
+    /// learned from, with the feature paths it refers to; without an aimed round, the
+    /// tree learned from every input;
     /// `None` if no input reached the location. Not a tree learned again after the
     /// best round: learned from its own hits, a tree also learns what they happen to
     /// share (small inputs, no brackets), and aims worse.
@@ -292,6 +378,9 @@ pub struct Refined {
     pub added: Vec<(Vec<u8>, bool)>,
     /// The longest feature paths of [`Refined::location`].
     pub k: usize,
+    /// The aimed rounds of [`Refined::location`]'s tree (`None` if it aimed none that
+    /// counted).
+    pub evidence: Option<Evidence>,
 }
 
 /// The loop's fixed parts: the grammar's generators and parser, its k-path graph, the
@@ -313,9 +402,30 @@ pub struct Refiner<'a, 'g> {
 }
 
 impl Refined {
-    /// Whether a tree's aimed inputs reached the goal (and a confirming round kept it).
+    /// Whether a tree's aimed rounds showed the goal reached at [`GOAL_CONFIDENCE`]
+    /// (then [`Refined::evidence`] holds them).
     pub fn reached_goal(&self) -> bool {
         self.ending == Ending::GoalReached
+    }
+}
+
+/// Makes `tree` (of paths up to `k`) the `best` if its `evidence` has rounds and a
+/// higher bound than the best's.
+fn keep_best(
+    best: &mut Option<(Evidence, LearnedTree, usize)>,
+    evidence: Evidence,
+    tree: LearnedTree,
+    k: usize,
+) {
+    if evidence.rounds.is_empty() {
+        return;
+    }
+    let bound = evidence.lower_bound();
+    if best
+        .as_ref()
+        .is_none_or(|(kept, _, _)| bound > kept.lower_bound())
+    {
+        *best = Some((evidence, tree, k));
     }
 }
 
@@ -376,11 +486,12 @@ impl Refiner<'_, '_> {
             .zip(training.covered.iter().copied())
             .collect();
         let (mut best_rate, mut stalled) = (0.0f64, 0u32);
-        // The tree whose aimed round hit most, with its hit rate and path length.
-        let mut best_tree: Option<(f64, LearnedTree, usize)> = None;
-        // A tree whose round reached the goal, to be confirmed by a second round of
-        // fresh inputs, with that round's hits and inputs.
-        let mut confirming: Option<(LearnedTree, u32, u32)> = None;
+        // Of the trees whose aimed rounds are over, the one whose rounds put the highest
+        // bound on its hit rate, with them and its path length.
+        let mut best_tree: Option<(Evidence, LearnedTree, usize)> = None;
+        // A tree whose round reached the goal, aiming again until its pooled rounds
+        // show the goal or fall under it: its rounds, and the texts they counted.
+        let mut trial: Option<(LearnedTree, Evidence, FxHashSet<Vec<u8>>)> = None;
         let ending = loop {
             if let Some(ending) = stop(executions, draws) {
                 break ending;
@@ -388,8 +499,8 @@ impl Refiner<'_, '_> {
             round_no += 1;
             let n = batch.min((config.max_executions - executions) as usize);
             let positives = training.positives();
-            let (mut learned, first_round) = match confirming.take() {
-                Some((tree, hits, ran)) => (Some(tree), Some((hits, ran))),
+            let (mut learned, on_trial) = match trial.take() {
+                Some((tree, evidence, texts)) => (Some(tree), Some((evidence, texts))),
                 None => (
                     (positives >= config.min_positives)
                         .then(|| training.learn(location, config.learn, round_no, k))
@@ -405,6 +516,8 @@ impl Refiner<'_, '_> {
             // tree's language ran out before a batch.
             let mut run_before = (0u32, 0u32);
             let mut language_spent = false;
+            // Aimed rounds: every text aimed, run before or not (the tree's evidence).
+            let mut aimed_texts: Vec<Vec<u8>> = Vec::new();
             let (phase, texts, satisfied): (Phase, Vec<Vec<u8>>, u32) = match constraints {
                 Some((constraints, features)) => {
                     let allowed = DRAWS_PER_INPUT * n;
@@ -431,6 +544,7 @@ impl Refiner<'_, '_> {
                     // the loop has run most of it.
                     let mut texts = Vec::with_capacity(aimed.len());
                     for (tree, _) in aimed {
+                        aimed_texts.push(tree.bytes().to_vec());
                         match seen.get(tree.bytes()) {
                             Some(&hit) => {
                                 run_before.0 += 1;
@@ -509,29 +623,46 @@ impl Refiner<'_, '_> {
             rounds.push(round);
             if phase == Phase::Aimed {
                 let tree = learned.take().expect("aimed rounds have a tree");
-                // A confirming round is pooled with the round it confirms.
-                let (all_hits, all_ran) =
-                    first_round.map_or((hits, ran), |(h, r)| (h + hits, r + ran));
-                // At least half a batch, or all of the tree's language the searches
-                // found, for a round to count toward the goal; a confirming round of
-                // any size, since the round it confirms counted.
-                if first_round.is_some() || 2 * ran as usize >= batch || language_spent {
-                    let meets = f64::from(all_hits) >= config.goal * f64::from(all_ran);
-                    if meets && first_round.is_none() {
-                        // One round may be lucky: the same tree aims again before the
-                        // goal counts as reached.
-                        confirming = Some((tree, hits, ran));
-                        (best_rate, stalled) = (best_rate.max(rate), 0);
-                        continue;
-                    }
-                    let pooled = f64::from(all_hits) / f64::from(all_ran.max(1));
-                    if best_tree.as_ref().is_none_or(|(best, _, _)| pooled > *best) {
-                        best_tree = Some((pooled, tree, k));
-                    }
-                    if meets {
-                        break Ending::GoalReached;
+                let first_round = on_trial.is_none();
+                let (mut evidence, mut tree_texts) = on_trial.unwrap_or_default();
+                // Each text counts once per tree, with its outcome (a text that did
+                // not run, which the judge reported, counts for nothing).
+                let (mut new_hits, mut new_inputs) = (0u32, 0u32);
+                for text in aimed_texts {
+                    if let Some(&hit) = seen.get(&text)
+                        && tree_texts.insert(text)
+                    {
+                        new_inputs += 1;
+                        new_hits += u32::from(hit);
                     }
                 }
+                // A tree's first round counts if it had at least half a batch, or all
+                // of the tree's language the searches found; a further round if it
+                // added any text.
+                let counts = if first_round {
+                    2 * ran as usize >= batch || language_spent
+                } else {
+                    new_inputs > 0
+                };
+                if counts {
+                    evidence.rounds.push((new_hits, new_inputs));
+                    if evidence.trusts(config.goal) {
+                        best_tree = Some((evidence, tree, k));
+                        break Ending::GoalReached;
+                    }
+                    // One round may be lucky, and a rate close above the goal needs
+                    // many inputs to show: the same tree aims again while its pooled
+                    // rounds stay at the goal.
+                    if evidence.rate() >= config.goal && evidence.rounds.len() < TRIAL_ROUNDS {
+                        if first_round {
+                            (best_rate, stalled) = (best_rate.max(rate), 0);
+                        }
+                        trial = Some((tree, evidence, tree_texts));
+                        continue;
+                    }
+                }
+                // The tree's rounds are over: all of them, not its best, weigh it.
+                keep_best(&mut best_tree, evidence, tree, k);
                 if rate > best_rate + PLATEAU_MARGIN {
                     (best_rate, stalled) = (rate, 0);
                 } else {
@@ -549,16 +680,13 @@ impl Refiner<'_, '_> {
                 }
             }
         };
-        // A goal round the budget left no confirming round for still measured its tree.
-        if let Some((tree, hits, ran)) = confirming {
-            let rate = f64::from(hits) / f64::from(ran.max(1));
-            if best_tree.as_ref().is_none_or(|(best, _, _)| rate > *best) {
-                best_tree = Some((rate, tree, k));
-            }
+        // A tree the budget ended on while it aimed again.
+        if let Some((tree, evidence, _)) = trial {
+            keep_best(&mut best_tree, evidence, tree, k);
         }
-        let (location, k) = match best_tree {
-            Some((_, tree, k)) => (Some(tree), k),
-            None => (training.learn(location, config.learn, 0, k), k),
+        let (location, k, evidence) = match best_tree {
+            Some((evidence, tree, k)) => (Some(tree), k, Some(evidence)),
+            None => (training.learn(location, config.learn, 0, k), k, None),
         };
         let added = training
             .texts
@@ -573,6 +701,45 @@ impl Refiner<'_, '_> {
             ending,
             added,
             k,
+            evidence,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn evidence(rounds: &[(u32, u32)]) -> Evidence {
+        Evidence {
+            rounds: rounds.to_vec(),
+        }
+    }
+
+    #[test]
+    fn the_bound_is_wilsons_one_sided_at_95_percent() {
+        // 192 of 200: 96 %, bound 93.0 %; 90 of 100 is no evidence of 90 %.
+        let pooled = evidence(&[(97, 100), (95, 100)]);
+        assert!(
+            (pooled.lower_bound() - 0.9305).abs() < 1e-3,
+            "{}",
+            pooled.lower_bound()
+        );
+        assert!((evidence(&[(90, 100)]).lower_bound() - 0.8396).abs() < 1e-3);
+        assert!((evidence(&[(100, 100)]).lower_bound() - 0.9737).abs() < 1e-3);
+        assert_eq!(evidence(&[]).lower_bound(), 0.0);
+        assert_eq!(evidence(&[(0, 50)]).lower_bound(), 0.0);
+    }
+
+    #[test]
+    fn a_goal_is_trusted_only_on_a_bound_over_more_than_one_round() {
+        // Two rounds of 90 % pool to a point estimate at the goal, not a bound.
+        assert!(!evidence(&[(90, 100), (90, 100)]).trusts(0.9));
+        assert!(!evidence(&[(93, 100), (93, 100)]).trusts(0.9));
+        assert!(evidence(&[(94, 100), (94, 100)]).trusts(0.9));
+        // A round alone is the one that made its tree a candidate: never enough.
+        assert!(!evidence(&[(100, 100)]).trusts(0.9));
+        assert!(evidence(&[(100, 100), (100, 100)]).trusts(0.95));
+        assert!(!evidence(&[(100, 100), (100, 100)]).trusts(1.0));
     }
 }

@@ -3,7 +3,7 @@
 //! written out, and when a model's trees learned from too few covering inputs to be
 //! trusted.
 
-use crate::{Ending, MIN_POSITIVES, Model, Phase, Refined, Round};
+use crate::{Ending, Evidence, GOAL_CONFIDENCE, MIN_POSITIVES, Model, Phase, Refined, Round};
 use std::path::Path;
 
 /// Which named locations to learn.
@@ -55,11 +55,30 @@ impl Round {
     }
 }
 
+impl Evidence {
+    /// The rounds and the bound they give, e.g. `hit 97/100 + 95/100, at least 93.1 %
+    /// at 95 % confidence`.
+    pub fn line(&self) -> String {
+        format!(
+            "hit {}, at least {:.1} % at {:.0} % confidence",
+            self.rounds
+                .iter()
+                .map(|(hits, inputs)| format!("{hits}/{inputs}"))
+                .collect::<Vec<_>>()
+                .join(" + "),
+            100.0 * self.lower_bound(),
+            100.0 * GOAL_CONFIDENCE
+        )
+    }
+}
+
 impl Refined {
-    /// What refining `name` towards the hit rate `goal` came to, in one line.
+    /// What refining `name` towards the hit rate `goal` came to, in one line: whether
+    /// the goal was reached, the budget spent, the last aimed round, the kept tree's
+    /// aimed rounds and the bound they put on its hit rate.
     pub fn summary(&self, name: &str, goal: f64) -> String {
         format!(
-            "focus {name}: {} after {} executions in {} rounds{}; paths up to k = {}{}",
+            "focus {name}: {} after {} executions in {} rounds{}; paths up to k = {}{}{}",
             if self.reached_goal() {
                 format!("goal {:.0} % reached", 100.0 * goal)
             } else {
@@ -73,6 +92,10 @@ impl Refined {
                 .map(|r| format!(" (last aimed round: {}/{} reached it)", r.hits, r.inputs))
                 .unwrap_or_default(),
             self.k,
+            self.evidence
+                .as_ref()
+                .map(|e| format!("; the kept tree's aimed inputs {}", e.line()))
+                .unwrap_or_default(),
             match self.ending {
                 Ending::GoalReached | Ending::ExecutionsSpent => "",
                 Ending::DrawsSpent =>
@@ -158,6 +181,7 @@ mod tests {
             ending: Ending::ExecutionsSpent,
             added: vec![(b"a".to_vec(), true), (b"b".to_vec(), false)],
             k: 2,
+            evidence: None,
         };
         refined.save_inputs(&dir.path().join("out")).unwrap();
         assert_eq!(
@@ -168,5 +192,26 @@ mod tests {
         let read = |name: &str| std::fs::read(dir.path().join("out").join(name)).unwrap();
         assert_eq!(read("000000-hit"), b"a");
         assert_eq!(read("000001-miss"), b"b");
+    }
+
+    #[test]
+    fn the_summary_says_the_bound_of_the_kept_trees_rounds() {
+        let refined = Refined {
+            location: None,
+            rounds: Vec::new(),
+            executions: 200,
+            ending: Ending::GoalReached,
+            added: Vec::new(),
+            k: 3,
+            evidence: Some(Evidence {
+                rounds: vec![(97, 100), (95, 100)],
+            }),
+        };
+        assert_eq!(
+            refined.summary("f", 0.9),
+            "focus f: goal 90 % reached after 200 executions in 0 rounds; paths up to k = 3; \
+             the kept tree's aimed inputs hit 97/100 + 95/100, at least 93.0 % at 95 % \
+             confidence"
+        );
     }
 }
