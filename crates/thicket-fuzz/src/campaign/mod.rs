@@ -9,6 +9,12 @@
 //! what to run next is the [`Strategy`](crate::strategy::Strategy)'s, which sees the
 //! campaign only through [`Ctx`](crate::strategy::Ctx) and
 //! [`RunReport`](crate::strategy::RunReport).
+//!
+//! Which kept input a mutant starts from is the campaign's schedule (`Schedule`,
+//! `draw_parent`), rated as each input is kept: nine times in ten one of AFL's
+//! favoured inputs (the smallest kept input reaching some code feature), drawn in
+//! proportion to the rarity of the code it reaches (AFL++'s `rare` idea), else any kept
+//! input; in both cases the smaller of two draws.
 
 mod findings;
 mod resume;
