@@ -588,19 +588,53 @@ impl Strategy for CoverageGuided {
 /// The coverage-guided strategy's input of a round: fresh, or a mutant of a kept tree;
 /// `None` if it could not be made valid (see `Campaign::with_solver`).
 fn coverage_guided(ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
-    let has_parent = ctx.config.feedback && ctx.corpus.iter().any(|e| e.tree.is_some());
-    if has_parent && below(rng, 1000) < ctx.config.mutate_per_mille {
-        let parent = crate::campaign::draw_parent(ctx.corpus, rng).expect("a kept tree");
+    // The kept inputs with a tree, and the favoured ones among them, counted and drawn
+    // by position rather than collected: this runs before every execution.
+    fn is_parent(e: &&Entry) -> bool {
+        e.tree.is_some()
+    }
+    fn is_favoured(e: &&Entry) -> bool {
+        e.tree.is_some() && e.favoured
+    }
+    let parents = if ctx.config.feedback {
+        ctx.corpus.iter().filter(is_parent).count()
+    } else {
+        0
+    };
+    if parents > 0 && below(rng, 1000) < ctx.config.mutate_per_mille {
+        // Nine times in ten a favoured input (the smallest kept one for some code
+        // feature, as AFL favours them), then the smaller of two drawn at random (a
+        // tournament): mutants keep growing where growth pays (recursion, repetition),
+        // yet a campaign does not drift to ever larger inputs that cost the target and
+        // the mutations more time.
+        let favoured = ctx.corpus.iter().filter(is_favoured).count();
+        let (pool, in_pool): (usize, fn(&&Entry) -> bool) = if favoured > 0 && below(rng, 10) < 9 {
+            (favoured, is_favoured)
+        } else {
+            (parents, is_parent)
+        };
+        let mut draw = || {
+            let nth = below(rng, pool as u32) as usize;
+            ctx.corpus
+                .iter()
+                .filter(in_pool)
+                .nth(nth)
+                .expect("drawn among the pool's entries")
+        };
+        let a = draw();
+        let b = draw();
+        let size = |e: &Entry| e.tree().map_or(0, DerivationTree::len);
+        let parent = if size(b) < size(a) { b } else { a };
         // Recursive mutation may grow a tree past the generation depth, up to four
         // times its parent's size (at least 4 KiB).
         let parent_tree = parent.tree().expect("drawn among entries with trees");
         let budget = (parent_tree.bytes().len() * 4).max(4096);
         // A donor other than the parent itself needs a second kept tree.
-        let mut donors: Vec<&mutate::Donor> =
-            ctx.corpus.iter().filter_map(|e| e.tree.as_ref()).collect();
-        if donors.len() < 2 {
-            donors.clear();
-        }
+        let donors: Vec<&mutate::Donor> = if parents > 1 {
+            ctx.corpus.iter().filter_map(|e| e.tree.as_ref()).collect()
+        } else {
+            Vec::new()
+        };
         let (mut tree, applied) = mutate::stack(
             ctx.generator,
             parent_tree,
@@ -933,7 +967,6 @@ mod tests {
         let corpus: Vec<Entry> = (0..6)
             .map(|id| Entry {
                 favoured: id == 2,
-                rarity: 1.0,
                 ..Entry::new(&grammar, id, (id != 1).then(|| tree(id as u64)))
             })
             .collect();

@@ -9,12 +9,6 @@
 //! what to run next is the [`Strategy`](crate::strategy::Strategy)'s, which sees the
 //! campaign only through [`Ctx`](crate::strategy::Ctx) and
 //! [`RunReport`](crate::strategy::RunReport).
-//!
-//! Which kept input a mutant starts from is the campaign's schedule (`Schedule`,
-//! `draw_parent`), rated as each input is kept: nine times in ten one of AFL's
-//! favoured inputs (the smallest kept input reaching some code feature), drawn in
-//! proportion to the rarity of the code it reaches (AFL++'s `rare` idea), else any kept
-//! input; in both cases the smaller of two draws.
 
 mod findings;
 mod resume;
@@ -27,7 +21,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use thicket_exec::{CoverageKind, CoverageSet, Judge, Novelty, Verdict};
-use thicket_gen::{GenRng, Generator};
+use thicket_gen::Generator;
 use thicket_grammar::Grammar;
 use thicket_tree::DerivationTree;
 
@@ -35,16 +29,12 @@ use thicket_tree::DerivationTree;
 const MAX_CONSECUTIVE_UNSOLVED: u32 = 1000;
 
 /// A kept input: its queue id, its tree if it has one (with its rule nodes grouped for
-/// splicing), whether it is favoured and how rare the code it reaches is (see
-/// [`Schedule`]).
+/// splicing), and whether it is favoured (the smallest kept input reaching some code
+/// feature).
 pub(crate) struct Entry {
     pub(crate) id: usize,
     pub(crate) tree: Option<crate::mutate::Donor>,
-    /// The smallest kept input reaching some code feature.
     pub(crate) favoured: bool,
-    /// The sum, over the code features its run reached, of one over the number of kept
-    /// inputs reaching that feature.
-    pub(crate) rarity: f64,
 }
 
 impl Entry {
@@ -54,7 +44,6 @@ impl Entry {
             id,
             tree: tree.map(|t| crate::mutate::Donor::new(grammar, t)),
             favoured: false,
-            rarity: 0.0,
         }
     }
 
@@ -64,127 +53,41 @@ impl Entry {
     }
 }
 
-/// Which kept input is mutated next: the campaign's schedule.
-///
-/// - **Favoured inputs nine times in ten.** As in AFL, an input is favoured if it is the
-///   smallest kept input reaching some code feature (an edge; a line or branch of a
-///   Python or Java target). Mutating mostly these keeps the inputs a campaign works on
-///   small for the coverage they hold, which makes both the mutations and the target's
-///   runs cheaper (it halved the mean input on the afl-cc targets).
-/// - **Among the favoured, in proportion to rarity.** An input's rarity is the sum, over
-///   the features its run reached, of one over the number of kept inputs reaching that
-///   feature: a feature only it reaches counts 1, one that all n kept inputs reach 1/n.
-///   Drawn uniformly, the favoured inputs holding the rare code (on Python's json
-///   decoder: a string with an escape, an object cut short, whose byte edits reach the
-///   error paths) got no more mutations than the ones every input covers.
-///   Weighting by rarity is the idea of AFL++'s `rare` schedule and libFuzzer's
-///   entropic one: spend the mutations where the code is least explored.
-/// - **Otherwise any kept input**, drawn uniformly: the inputs not favoured are still
-///   mutated, one time in ten, as AFL still fuzzes them now and then.
-/// - **The smaller of two draws** (a tournament), in both cases: mutants keep growing
-///   where growth pays (recursion, repetition), yet a campaign does not drift to ever
-///   larger inputs that cost the target and the mutations more time (without it,
-///   rarity alone made the inputs run on the afl-cc targets about twice as large).
-///
-/// Every draw comes from the round's random stream, so a campaign stays reproducible.
+/// AFL's favoured set: for each code feature, the smallest kept input that reaches it.
+/// Mutating mostly these keeps the inputs a campaign works on small for the coverage
+/// they hold, which makes both the mutations and the target's runs cheaper.
 #[derive(Default)]
-struct Schedule {
-    /// Per feature: its dense number, and the corpus index and size of the smallest
-    /// entry reaching it.
-    top: rustc_hash::FxHashMap<u64, (u32, usize, usize)>,
-    /// Per dense feature: how many kept entries reach it.
-    holders: Vec<u32>,
-    /// Per corpus index: the dense features its run reached.
-    features: Vec<Vec<u32>>,
+struct Favoured {
+    /// Per feature: the corpus index and size of the smallest entry reaching it.
+    top: rustc_hash::FxHashMap<u64, (usize, usize)>,
 }
 
-impl Schedule {
-    /// Rates entry `index` of `size` bytes on the features of `trace` (its run).
-    fn rate(&mut self, index: usize, size: usize, trace: &thicket_exec::Trace<'_>) {
-        let mut reached = Vec::new();
+impl Favoured {
+    /// Rates entry `index` of `size` bytes on the features of `trace`; returns whether
+    /// it became the smallest for any.
+    fn rate(&mut self, index: usize, size: usize, trace: &thicket_exec::Trace<'_>) -> bool {
+        let mut changed = false;
         trace.for_each_feature(|f| {
-            let next = self.holders.len() as u32;
-            let best = self.top.entry(f).or_insert((next, index, usize::MAX));
-            if best.0 == next {
-                self.holders.push(0);
-            }
-            self.holders[best.0 as usize] += 1;
-            reached.push(best.0);
-            if size < best.2 {
-                (best.1, best.2) = (index, size);
+            let best = self.top.entry(f).or_insert((index, usize::MAX));
+            if size < best.1 {
+                *best = (index, size);
+                changed = true;
             }
         });
-        if self.features.len() <= index {
-            self.features.resize(index + 1, Vec::new());
-        }
-        self.features[index] = reached;
+        changed
     }
 
-    /// Marks the favoured entries of `corpus` and sets every entry's rarity (a new
-    /// entry changes the rarity of every entry sharing a feature with it).
+    /// Marks the favoured entries of `corpus`.
     fn mark(&self, corpus: &mut [Entry]) {
-        for (index, entry) in corpus.iter_mut().enumerate() {
+        for entry in corpus.iter_mut() {
             entry.favoured = false;
-            entry.rarity = self.features.get(index).map_or(0.0, |reached| {
-                reached
-                    .iter()
-                    .map(|&f| 1.0 / f64::from(self.holders[f as usize]))
-                    .sum()
-            });
         }
-        for &(_, index, _) in self.top.values() {
+        for &(index, _) in self.top.values() {
             if let Some(entry) = corpus.get_mut(index) {
                 entry.favoured = true;
             }
         }
     }
-}
-
-/// The kept input to mutate next, by the campaign's [`Schedule`]; `None` if no kept
-/// input has a tree.
-pub(crate) fn draw_parent<'c>(corpus: &'c [Entry], rng: &mut GenRng) -> Option<&'c Entry> {
-    // Counted and drawn by position rather than collected: this runs before every
-    // execution.
-    fn is_parent(e: &&Entry) -> bool {
-        e.tree.is_some()
-    }
-    fn is_favoured(e: &&Entry) -> bool {
-        e.tree.is_some() && e.favoured
-    }
-    let parents = corpus.iter().filter(is_parent).count();
-    if parents == 0 {
-        return None;
-    }
-    let favoured = corpus.iter().any(|e| is_favoured(&e)) && thicket_gen::below(rng, 10) < 9;
-    let total: f64 = corpus.iter().filter(is_favoured).map(|e| e.rarity).sum();
-    let by_rarity = favoured && total > 0.0 && total.is_finite();
-    let mut draw = || {
-        if by_rarity {
-            // 53 random bits as a fraction of the total.
-            let mut x = (rand::Rng::next_u64(rng) >> 11) as f64 / (1u64 << 53) as f64 * total;
-            let mut last = None;
-            for entry in corpus.iter().filter(is_favoured) {
-                if x < entry.rarity {
-                    return entry;
-                }
-                x -= entry.rarity;
-                last = Some(entry);
-            }
-            // Rounding left a sliver past the last weight.
-            return last.expect("a favoured entry");
-        }
-        let nth = thicket_gen::below(rng, parents as u32) as usize;
-        corpus
-            .iter()
-            .filter(is_parent)
-            .nth(nth)
-            .expect("drawn among the entries with trees")
-    };
-    // The smaller of two (a tournament).
-    let a = draw();
-    let b = draw();
-    let size = |e: &Entry| e.tree().map_or(0, DerivationTree::len);
-    Some(if size(b) < size(a) { b } else { a })
 }
 
 /// What [`Campaign::account`] booked of a run.
@@ -226,8 +129,8 @@ pub struct Campaign<'g> {
     text: bool,
     /// When other instances' entries were last imported (with [`FuzzConfig::sync`]).
     last_sync: Option<Instant>,
-    /// Which kept input is mutated next.
-    schedule: Schedule,
+    /// The smallest kept input per code feature.
+    favoured: Favoured,
     /// Parses inputs not made here (a resumed queue, other instances' entries) into
     /// trees; made at the first such input.
     parser: Option<thicket_parse::Parser<'g>>,
@@ -306,7 +209,7 @@ impl<'g> Campaign<'g> {
             last_sync: None,
             parser: None,
             encoding,
-            schedule: Schedule::default(),
+            favoured: Favoured::default(),
             strategy: Box::new(strategy::CoverageGuided),
             features: Default::default(),
             input_bytes: 0,
@@ -527,12 +430,13 @@ impl<'g> Campaign<'g> {
     }
 
     /// Adds the last run's input, just pushed as the corpus's last entry, to the
-    /// schedule.
+    /// favoured set.
     fn rate_last_entry(&mut self, size: usize) {
         let index = self.corpus.len() - 1;
         let trace = self.judge.trace();
-        self.schedule.rate(index, size, &trace);
-        self.schedule.mark(&mut self.corpus);
+        if self.favoured.rate(index, size, &trace) {
+            self.favoured.mark(&mut self.corpus);
+        }
     }
 
     /// Adds the coverage of the last run, if the judge's rule counts it.

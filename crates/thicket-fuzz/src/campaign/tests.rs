@@ -245,101 +245,29 @@ fn own_time_per_execution_is_reported() {
     );
 }
 
-/// Entries 0..n without trees, rated by `schedule` on their (size, edges) in order.
-fn rated(schedule: &mut Schedule, runs: &[(usize, &[u8])]) -> Vec<Entry> {
-    let mut corpus: Vec<Entry> = Vec::new();
-    for (index, &(size, edges)) in runs.iter().enumerate() {
-        corpus.push(Entry {
-            id: index,
-            tree: None,
-            favoured: false,
-            rarity: 0.0,
-        });
-        schedule.rate(index, size, &Trace::Edges(edges));
-        schedule.mark(&mut corpus);
-    }
-    corpus
-}
-
 #[test]
 fn the_smallest_input_per_feature_is_favoured() {
-    let mut schedule = Schedule::default();
+    let entry = |id| Entry {
+        id,
+        tree: None,
+        favoured: false,
+    };
+    let mut corpus = vec![entry(0), entry(1), entry(2)];
+    let mut favoured = Favoured::default();
     // Entry 0 (10 bytes) reaches edges 1 and 2; entry 1 (5 bytes) edge 2; entry 2 (20
     // bytes) edges 1 and 2: nothing smaller.
-    let mut corpus = rated(
-        &mut schedule,
-        &[(10, &[0, 1, 1, 0]), (5, &[0, 0, 1, 0]), (20, &[0, 1, 1, 0])],
-    );
+    assert!(favoured.rate(0, 10, &Trace::Edges(&[0, 1, 1, 0])));
+    assert!(favoured.rate(1, 5, &Trace::Edges(&[0, 0, 1, 0])));
+    assert!(!favoured.rate(2, 20, &Trace::Edges(&[0, 1, 1, 0])));
+    favoured.mark(&mut corpus);
     let marks: Vec<bool> = corpus.iter().map(|e| e.favoured).collect();
     assert_eq!(marks, [true, true, false]);
     // A smaller input for edge 1 takes entry 0's place.
-    corpus.push(Entry {
-        id: 3,
-        tree: None,
-        favoured: false,
-        rarity: 0.0,
-    });
-    schedule.rate(3, 2, &Trace::Edges(&[0, 1, 0, 0]));
-    schedule.mark(&mut corpus);
+    corpus.push(entry(3));
+    assert!(favoured.rate(3, 2, &Trace::Edges(&[0, 1, 0, 0])));
+    favoured.mark(&mut corpus);
     let marks: Vec<bool> = corpus.iter().map(|e| e.favoured).collect();
     assert_eq!(marks, [false, true, false, true]);
-}
-
-#[test]
-fn rarity_sums_one_over_the_holders_of_each_feature() {
-    let mut schedule = Schedule::default();
-    // Edge 1: entries 0 and 2; edge 2: all three; edge 3: entry 2 alone.
-    let corpus = rated(
-        &mut schedule,
-        &[(10, &[0, 1, 1, 0]), (5, &[0, 0, 1, 0]), (20, &[0, 1, 1, 1])],
-    );
-    let rarity: Vec<f64> = corpus.iter().map(|e| e.rarity).collect();
-    let expected = [
-        1.0 / 2.0 + 1.0 / 3.0,
-        1.0 / 3.0,
-        1.0 / 2.0 + 1.0 / 3.0 + 1.0,
-    ];
-    for (got, want) in rarity.iter().zip(expected) {
-        assert!((got - want).abs() < 1e-12, "{rarity:?}");
-    }
-    // All three are favoured: entry 2 is the only one reaching edge 3.
-    assert!(corpus.iter().all(|e| e.favoured));
-}
-
-#[test]
-fn favoured_parents_are_drawn_by_rarity_and_the_others_still_now_and_then() {
-    let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
-    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
-    // One tree for all, so the tournament's size rule keeps the first of two draws.
-    let tree = generator.generate_tree(&mut Generator::rng_for(1, 0)).0;
-    // Entries 0 and 1 favoured, entry 1 three times as rare; entry 2 not favoured;
-    // entry 3 favoured and the rarest but without a tree (bytes from elsewhere).
-    let corpus: Vec<Entry> = [(true, 1.0), (true, 3.0), (false, 5.0), (true, 9.0)]
-        .into_iter()
-        .enumerate()
-        .map(|(id, (favoured, rarity))| Entry {
-            favoured,
-            rarity,
-            ..Entry::new(&grammar, id, (id != 3).then(|| tree.clone()))
-        })
-        .collect();
-    let mut drawn = [0u32; 4];
-    for round in 0..4000 {
-        let parent = draw_parent(&corpus, &mut Generator::rng_for(1, round)).unwrap();
-        drawn[parent.id] += 1;
-    }
-    assert_eq!(
-        drawn[3], 0,
-        "an entry without a tree is no parent: {drawn:?}"
-    );
-    // Nine times in ten among the favoured, 1:3 by rarity; the tenth uniformly among
-    // the three with trees: entry 1 gets (0.9 * 3/4 + 0.1 / 3) of the draws, entry 2
-    // a thirtieth.
-    let share = |n: u32| f64::from(n) / 4000.0;
-    assert!((share(drawn[1]) - 0.708).abs() < 0.03, "{drawn:?}");
-    assert!((share(drawn[2]) - 0.033).abs() < 0.015, "{drawn:?}");
-    // Nothing to mutate: no parent.
-    assert!(draw_parent(&corpus[3..], &mut Generator::rng_for(1, 0)).is_none());
 }
 
 #[test]
