@@ -452,8 +452,9 @@ def table(path):
           f"({100 * ex_ok / max(1, ex_run):.1f}%), exact reading {ex_exact} ({100 * ex_exact / max(1, ex_run):.1f}%); "
           f"{ex_run - ex_reached} not reached in the time budget")
     checked = [r for r in imported if "examples_chosen" in r]
-    if checked and all("antlr_examples" in r or not (r.get("examples_failures") or r.get("examples_unreached")
-                                                     or r.get("target_code")) for r in checked):
+    if checked and all("antlr_examples" in r or not r["examples_chosen"]
+                       or not (r.get("examples_failures") or r.get("examples_unreached")
+                               or r.get("target_code")) for r in checked):
         pairs = [antlr_reading(r) for r in checked]
         base, hit = sum(a for a, _ in pairs), sum(b for _, b in pairs)
         print(f"example inputs ANTLR parses with predicates true and actions left out (--recheck): "
