@@ -511,28 +511,7 @@ impl RegexMatcher {
     /// Whether no text matches both `self` and `other`; `None` if that takes more pairs
     /// of states than are left in `budget` (each pair looked at is taken from it).
     pub(crate) fn disjoint(&self, other: &RegexMatcher, budget: &mut usize) -> Option<bool> {
-        let mut seen: rustc_hash::FxHashSet<(StateID, StateID)> = Default::default();
-        let mut stack = vec![(self.start(), other.start())];
-        seen.insert((self.start(), other.start()));
-        while let Some((a, b)) = stack.pop() {
-            if self.accepts(a) && other.accepts(b) {
-                return Some(false);
-            }
-            for byte in 0..=255u8 {
-                let (x, y) = (
-                    self.dfa().next_state(a, byte),
-                    other.dfa().next_state(b, byte),
-                );
-                if self.dfa().is_dead_state(x) || other.dfa().is_dead_state(y) {
-                    continue;
-                }
-                if seen.insert((x, y)) {
-                    *budget = budget.checked_sub(1)?;
-                    stack.push((x, y));
-                }
-            }
-        }
-        Some(true)
+        self.no_pair_where(other, budget, false, |a, b| a && b)
     }
 
     /// Whether every match of `self` is a match of `other` (their regexes' languages);
@@ -541,20 +520,36 @@ impl RegexMatcher {
         if Arc::ptr_eq(&self.automaton, &other.automaton) {
             return Some(true);
         }
+        // `other` dead is followed too: `self` may still reach a match.
+        self.no_pair_where(other, budget, true, |a, b| a && !b)
+    }
+
+    /// Walks the pairs of states that one text takes `self` and `other` to: whether
+    /// none has `bad(self accepts, other accepts)`; `None` if that takes more pairs than
+    /// are left in `budget`. A pair where `self` is dead is never followed, nor one where
+    /// `other` is, unless `through_other_dead`.
+    fn no_pair_where(
+        &self,
+        other: &RegexMatcher,
+        budget: &mut usize,
+        through_other_dead: bool,
+        bad: impl Fn(bool, bool) -> bool,
+    ) -> Option<bool> {
         let mut seen: rustc_hash::FxHashSet<(StateID, StateID)> = Default::default();
         let mut stack = vec![(self.start(), other.start())];
         seen.insert((self.start(), other.start()));
         while let Some((a, b)) = stack.pop() {
-            if self.accepts(a) && !other.accepts(b) {
+            if bad(self.accepts(a), other.accepts(b)) {
                 return Some(false);
             }
             for byte in 0..=255u8 {
                 let x = self.dfa().next_state(a, byte);
-                if self.dfa().is_dead_state(x) {
+                let y = other.dfa().next_state(b, byte);
+                if self.dfa().is_dead_state(x)
+                    || (!through_other_dead && other.dfa().is_dead_state(y))
+                {
                     continue;
                 }
-                // `other` dead is followed too: `self` may still reach a match.
-                let y = other.dfa().next_state(b, byte);
                 if seen.insert((x, y)) {
                     *budget = budget.checked_sub(1)?;
                     stack.push((x, y));
