@@ -129,6 +129,15 @@ fn fandango_accepts(spec: &str, inputs: &[Vec<u8>], dir: &Path) -> Option<Result
     })
 }
 
+/// Fails unless Fandango, where it is installed, accepts every input of `made`.
+fn assert_fandango_accepts(spec: &str, made: Vec<(DerivationTree, Vec<u8>)>) {
+    let temp = tempfile::tempdir().unwrap();
+    let inputs: Vec<Vec<u8>> = made.into_iter().map(|(_, input)| input).collect();
+    if let Some(verdict) = fandango_accepts(spec, &inputs, temp.path()) {
+        verdict.unwrap_or_else(|e| panic!("Fandango rejects thicket's inputs: {e}"));
+    }
+}
+
 /// A flags byte between two bytes: two free flags, two fixed bits, a 4-bit field.
 const FLAGS: &str = r#"<start> ::= b"F" <flags> b"!"
 <flags> ::= <italic> <bold> 0 1 <brightness>
@@ -161,11 +170,7 @@ fn bit_fields_pack_into_bytes_first_bit_most_significant() {
         flag_bytes.insert(flags);
     }
     assert!(flag_bytes.len() > 10, "the free bits vary: {flag_bytes:?}");
-    let temp = tempfile::tempdir().unwrap();
-    let inputs: Vec<Vec<u8>> = made.into_iter().map(|(_, input)| input).collect();
-    if let Some(verdict) = fandango_accepts(FLAGS, &inputs, temp.path()) {
-        verdict.unwrap_or_else(|e| panic!("Fandango rejects thicket's inputs: {e}"));
-    }
+    assert_fandango_accepts(FLAGS, made);
 }
 
 #[test]
@@ -231,11 +236,7 @@ fn constraints_see_bit_fields_as_fandango_does() {
         assert_eq!(flags >> 7, 1, "italic: {flags:08b}");
         assert_eq!(flags >> 4 & 0b11, 0b01, "the fixed bits 0 1: {flags:08b}");
     }
-    let temp = tempfile::tempdir().unwrap();
-    let inputs: Vec<Vec<u8>> = made.into_iter().map(|(_, input)| input).collect();
-    if let Some(verdict) = fandango_accepts(FLAGS_WITH_CONSTRAINTS, &inputs, temp.path()) {
-        verdict.unwrap_or_else(|e| panic!("Fandango rejects thicket's inputs: {e}"));
-    }
+    assert_fandango_accepts(FLAGS_WITH_CONSTRAINTS, made);
 }
 
 /// A length byte and as many payload bytes as it says (modulo 5), then a terminator.
@@ -264,11 +265,7 @@ fn repetition_counts_follow_the_field_they_are_computed_from() {
         lengths.len() >= 4,
         "counts vary with the length byte: {lengths:?}"
     );
-    let temp = tempfile::tempdir().unwrap();
-    let inputs: Vec<Vec<u8>> = made.into_iter().map(|(_, input)| input).collect();
-    if let Some(verdict) = fandango_accepts(LENGTH_FIELD, &inputs, temp.path()) {
-        verdict.unwrap_or_else(|e| panic!("Fandango rejects thicket's inputs: {e}"));
-    }
+    assert_fandango_accepts(LENGTH_FIELD, made);
 }
 
 /// A field of bits whose value a generator gives as `bytes` (the text of a digit
@@ -309,11 +306,7 @@ fn a_bytes_value_of_a_rule_of_bits_is_read_bit_by_bit() {
         packed_values.insert(packed.to_owned());
     }
     assert!(packed_values.len() > 10, "{packed_values:?}");
-    let temp = tempfile::tempdir().unwrap();
-    let inputs: Vec<Vec<u8>> = made.into_iter().map(|(_, input)| input).collect();
-    if let Some(verdict) = fandango_accepts(ENCODED_FIELD, &inputs, temp.path()) {
-        verdict.unwrap_or_else(|e| panic!("Fandango rejects thicket's inputs: {e}"));
-    }
+    assert_fandango_accepts(ENCODED_FIELD, made);
 }
 
 #[test]
