@@ -669,6 +669,15 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// The messages of `spec`'s import warnings with `code`, in order.
+fn warnings_of<'s>(spec: &'s thicket_antlr::AntlrSpec, code: &str) -> Vec<&'s str> {
+    spec.warnings
+        .iter()
+        .filter(|(_, d)| d.code == code)
+        .map(|(_, d)| d.message.as_str())
+        .collect()
+}
+
 fn load(case: &Case) -> thicket_antlr::AntlrSpec {
     // Target code given for ANTLR (a lexer's base class) is not read.
     let files: Vec<(String, Vec<u8>)> = case
@@ -1019,12 +1028,7 @@ fn grammars_with_tokens_no_lexer_rule_makes_generate() {
 #[test]
 fn tokens_an_earlier_rule_always_wins_are_not_generated() {
     let spec = load(case("tokens an earlier rule always wins"));
-    let warned: Vec<&str> = spec
-        .warnings
-        .iter()
-        .filter(|(_, d)| d.code == "g4-unreachable-token")
-        .map(|(_, d)| d.message.as_str())
-        .collect();
+    let warned = warnings_of(&spec, "g4-unreachable-token");
     assert_eq!(warned.len(), 2, "{warned:?}");
     assert!(
         warned[0].contains("`IF`") && warned[0].contains("`ID`"),
@@ -1108,12 +1112,7 @@ fn tokens_whose_language_an_earlier_rule_holds_are_dropped() {
               NUMBER : [0-9]+ '!' ;\nWS : ' ' -> skip ;\n";
     let spec = thicket_antlr::load_g4_texts(&[("Cover.g4".into(), g4.as_bytes().to_vec())], None)
         .unwrap_or_else(|e| panic!("{}", e.render()));
-    let warned: Vec<&str> = spec
-        .warnings
-        .iter()
-        .filter(|(_, d)| d.code == "g4-unreachable-token")
-        .map(|(_, d)| d.message.as_str())
-        .collect();
+    let warned = warnings_of(&spec, "g4-unreachable-token");
     assert_eq!(warned.len(), 2, "{warned:?}");
     assert!(warned[0].contains("`INFIX`") && warned[0].contains("`NAME`"));
     assert!(warned[1].contains("`WORD`") && warned[1].contains("`NAME`"));

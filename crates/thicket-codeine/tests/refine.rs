@@ -69,6 +69,22 @@ fn rare(input: &[u8]) -> bool {
         && !input.contains(&b'c')
 }
 
+/// The loop's settings for a goal, a budget of executions and a learning seed: rounds
+/// of 50 aimed inputs, 2-paths.
+fn aiming(goal: f64, max_executions: u64, seed: u64) -> RefineConfig {
+    RefineConfig {
+        goal,
+        max_executions,
+        batch: 50,
+        learn: LearnConfig {
+            k: 2,
+            seed,
+            ..LearnConfig::default()
+        },
+        ..RefineConfig::default()
+    }
+}
+
 /// The loop's result on `covers`, from 100 random training inputs (seed 3).
 fn refine(covers: fn(&[u8]) -> bool, config: RefineConfig) -> thicket_codeine::Refined {
     refine_on(SPEC, covers, config)
@@ -138,17 +154,7 @@ fn refine_flaky(
 
 #[test]
 fn a_rare_location_is_gathered_for_then_aimed_at_until_the_goal() {
-    let config = RefineConfig {
-        goal: 0.9,
-        max_executions: 5000,
-        batch: 50,
-        learn: LearnConfig {
-            k: 2,
-            seed: 1,
-            ..LearnConfig::default()
-        },
-        ..RefineConfig::default()
-    };
+    let config = aiming(0.9, 5000, 1);
     let refined = refine(rare, config);
     assert!(refined.reached_goal(), "{:#?}", refined.rounds);
     assert!(refined.executions <= 5000);
@@ -218,17 +224,7 @@ fn twin_d(input: &[u8]) -> bool {
 
 #[test]
 fn a_condition_paths_cannot_express_is_hit_by_mutating_covering_inputs() {
-    let config = RefineConfig {
-        goal: 0.9,
-        max_executions: 2000,
-        batch: 50,
-        learn: LearnConfig {
-            k: 2,
-            seed: 2,
-            ..LearnConfig::default()
-        },
-        ..RefineConfig::default()
-    };
+    let config = aiming(0.9, 2000, 2);
     let refined = refine(twin_d, config);
     assert!(refined.reached_goal(), "{:#?}", refined.rounds);
     let (location, _) = refined.location.expect("a tree at the end");
@@ -252,17 +248,7 @@ fn valid_with_a(input: &[u8]) -> bool {
 
 #[test]
 fn a_location_that_needs_many_paths_absent_is_aimed_at_without_any_of_them() {
-    let config = RefineConfig {
-        goal: 0.95,
-        max_executions: 2000,
-        batch: 50,
-        learn: LearnConfig {
-            k: 2,
-            seed: 4,
-            ..LearnConfig::default()
-        },
-        ..RefineConfig::default()
-    };
+    let config = aiming(0.95, 2000, 4);
     let refined = refine_on(MANY_LEAVES, valid_with_a, config);
     assert!(refined.reached_goal(), "{:#?}", refined.rounds);
     let (location, features) = refined.location.expect("a tree at the end");
@@ -382,17 +368,7 @@ fn a_leaf_whose_inputs_were_all_run_before_ends_the_loop_within_its_draws() {
 
 #[test]
 fn a_tree_just_under_the_goal_does_not_end_the_loop_on_a_lucky_round() {
-    let config = RefineConfig {
-        goal: 0.9,
-        max_executions: 1500,
-        batch: 50,
-        learn: LearnConfig {
-            k: 2,
-            seed: 1,
-            ..LearnConfig::default()
-        },
-        ..RefineConfig::default()
-    };
+    let config = aiming(0.9, 1500, 1);
     // The program reaches the location in 88 of 100 runs of an input that can: no tree
     // aims better than 88 %.
     let refined = refine_flaky(SPEC, rare, 88, config);
@@ -421,17 +397,7 @@ fn a_tree_just_under_the_goal_does_not_end_the_loop_on_a_lucky_round() {
 
 #[test]
 fn a_clearly_good_tree_ends_the_loop_on_its_first_confirming_round() {
-    let config = RefineConfig {
-        goal: 0.9,
-        max_executions: 3000,
-        batch: 50,
-        learn: LearnConfig {
-            k: 2,
-            seed: 1,
-            ..LearnConfig::default()
-        },
-        ..RefineConfig::default()
-    };
+    let config = aiming(0.9, 3000, 1);
     // Two conditions, each a path: every tree after the first aims at them exactly.
     let refined = refine(|text| text.contains(&b'e') && !text.contains(&b'c'), config);
     assert!(refined.reached_goal(), "{:#?}", refined.rounds);
