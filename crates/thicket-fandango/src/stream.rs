@@ -150,21 +150,33 @@ impl InputStream {
         spent.then_some(Stop::Budget)
     }
 
+    /// How many streams to draw for `wanted` more inputs: as many as the share of
+    /// streams that gave an input so far predicts (the others missed or, with `unique`,
+    /// repeated one), so that a producer whose inputs are expensive (a spec calling
+    /// Python) makes none it throws away; `wanted` before the first stream, and twice
+    /// the streams drawn while none gave an input.
+    fn draws_for(&self, wanted: u64) -> u64 {
+        if self.drawn == 0 {
+            return wanted;
+        }
+        if self.made == 0 {
+            return self.drawn.saturating_mul(2).max(wanted);
+        }
+        let expected = u128::from(wanted) * u128::from(self.drawn);
+        u64::try_from(expected.div_ceil(u128::from(self.made))).unwrap_or(u64::MAX)
+    }
+
     /// The next inputs, from at most `streams` random streams made in parallel (in the
-    /// current rayon pool; with `unique`, at least 64 if `streams` allows, since some
-    /// are skipped): none when [`InputStream::stopped`], and possibly none when every
-    /// stream of the round was skipped. The inputs never depend on `streams`.
+    /// current rayon pool; as many as [`InputStream::draws_for`] expects to need):
+    /// none when [`InputStream::stopped`], and possibly none when every stream of the
+    /// round was skipped. The inputs never depend on `streams`.
     pub fn next_batch<P: Producer>(&mut self, producer: &P, streams: u64) -> Vec<Made> {
         if self.stopped().is_some() {
             return Vec::new();
         }
         let goal = self.config.count.unwrap_or(u64::MAX);
         let wanted = goal - self.made;
-        let round = match self.config.unique {
-            Some(_) => wanted.max(64),
-            None => wanted,
-        }
-        .min(streams.max(1));
+        let round = self.draws_for(wanted).min(streams.max(1));
         let budget = match (self.config.unique, self.config.count) {
             (Some(per_input), _) => goal.saturating_mul(per_input),
             (None, Some(count)) => crate::solver_draw_budget(count),
@@ -395,6 +407,22 @@ mod tests {
         assert_eq!(bytes, [b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
         assert_eq!(stream.stopped(), Some(Stop::Budget));
         assert!(stream.drawn() <= 50);
+    }
+
+    #[test]
+    fn unique_draws_no_stream_it_does_not_need() {
+        // Ten digits: a repeat among 30 inputs is a chance of about 1 in 20 million.
+        let grammar = grammar("<start> ::= <d>{10}\n<d> ::= r\"[0-9]\"\n");
+        let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let config = StreamConfig {
+            unique: Some(10),
+            ..StreamConfig::new(2, Some(30))
+        };
+        let mut stream = InputStream::new(config);
+        while stream.stopped().is_none() {
+            stream.next_batch(&generator, 2048);
+        }
+        assert_eq!((stream.made(), stream.drawn()), (30, 30));
     }
 
     /// A producer whose odd streams give nothing.
