@@ -145,8 +145,9 @@ def closing(text, i, close):
 def strip_target_code(text):
     """The grammar without target code: actions `{..}` and named actions `@x {..}` /
     `@x::y {..}` dropped, predicates `{..}?` written `{True}?` (Python for "true"), the
-    `superClass` / `contextSuperClass` options dropped. `options {..}`, `tokens {..}`
-    and `channels {..}` blocks are kept."""
+    `superClass` / `contextSuperClass` options dropped, lexer commands spelled with a
+    capital letter written as the commands. `options {..}`, `tokens {..}` and
+    `channels {..}` blocks are kept."""
     out = []
     i, n = 0, len(text)
     while i < n:
@@ -215,7 +216,13 @@ def strip_target_code(text):
             out.append(c)
             i += 1
     text = "".join(out)
-    return re.sub(r"\b(superClass|contextSuperClass)\s*=\s*[\w.]+\s*;", "", text)
+    text = re.sub(r"\b(superClass|contextSuperClass)\s*=\s*[\w.]+\s*;", "", text)
+    # A lexer command spelled with a capital letter (`-> Channel(X)`) is emitted as
+    # target code through its template, which the Python target cannot run: the
+    # command itself, as thicket reads it.
+    return re.sub(r"->[^;|]*", lambda m: re.sub(
+        r"\b(Skip|More|PopMode|Channel|Type|PushMode|Mode)\b",
+        lambda w: w.group(1)[0].lower() + w.group(1)[1:], m.group(0)), text)
 
 
 def has_target_code(files):

@@ -46,6 +46,9 @@ pub struct G4File {
     pub mode_refs: Vec<(String, Span)>,
     /// Channels named by `channel(X)` commands (not numbers), where written.
     pub channel_refs: Vec<(String, Span)>,
+    /// Commands spelled with a capital first letter (`Channel(X)`, `Skip`), where
+    /// written: ANTLR emits them as target code (see `Parser::command`).
+    pub template_commands: Vec<(String, Span)>,
 }
 
 impl G4File {
@@ -492,6 +495,7 @@ struct Parser<'t> {
     in_lexer_rule: bool,
     mode_refs: Vec<(String, Span)>,
     channel_refs: Vec<(String, Span)>,
+    template_commands: Vec<(String, Span)>,
     /// Whether the alternative being read has `<assoc=right>`.
     right_assoc: bool,
     /// For each outer alternative of the rule being read: `<assoc=right>`.
@@ -583,6 +587,7 @@ impl Parser<'_> {
             channels: Vec::new(),
             mode_refs: Vec::new(),
             channel_refs: Vec::new(),
+            template_commands: Vec::new(),
         };
         let mut mode: Option<String> = None;
         loop {
@@ -695,6 +700,7 @@ impl Parser<'_> {
         }
         file.mode_refs = std::mem::take(&mut self.mode_refs);
         file.channel_refs = std::mem::take(&mut self.channel_refs);
+        file.template_commands = std::mem::take(&mut self.template_commands);
         Ok(file)
     }
 
@@ -888,9 +894,25 @@ impl Parser<'_> {
         Ok((elem, commands))
     }
 
+    /// A lexer command. ANTLR knows the commands by their exact names and, failing
+    /// that, looks for a code template named after the command with its first letter
+    /// capitalized, so `Channel(X)` is emitted as the target code of `channel(X)`
+    /// (`_channel = X`): the same command in the Java and C# targets, a failure in the
+    /// Python one. thicket reads such a spelling as the command it names (and the
+    /// translation warns that ANTLR makes target code of it).
     fn command(&mut self) -> PResult<Command> {
-        let (name, span) =
+        let (written, span) =
             self.ident("a lexer command (skip, more, channel, type, pushMode, popMode, mode)")?;
+        let name = match written.chars().next() {
+            Some(first) if first.is_ascii_uppercase() => {
+                let name = format!("{}{}", first.to_ascii_lowercase(), &written[1..]);
+                if COMMANDS.contains(&name.as_str()) {
+                    self.template_commands.push((written.clone(), span));
+                }
+                name
+            }
+            _ => written.clone(),
+        };
         let arg = |p: &mut Self| -> PResult<(String, Span)> {
             p.expect("(")?;
             let value = p.ident("a name")?;
@@ -926,7 +948,7 @@ impl Parser<'_> {
             }
             _ => {
                 return Err(Box::new(
-                    Diagnostic::error("g4-syntax", format!("unknown lexer command `{name}`"), span)
+                    Diagnostic::error("g4-syntax", format!("unknown lexer command `{written}`"), span)
                         .with_note("lexer commands are skip, more, popMode, channel(X), type(X), pushMode(X), mode(X)"),
                 ));
             }
@@ -1278,6 +1300,11 @@ pub fn elem_span(elem: &Elem) -> Option<Span> {
     }
 }
 
+/// The lexer commands, by their names.
+const COMMANDS: [&str; 7] = [
+    "skip", "more", "popMode", "channel", "type", "pushMode", "mode",
+];
+
 /// Parses a `.g4` file's text.
 pub fn parse_g4(text: &str) -> Result<G4File, Box<Diagnostic>> {
     let toks = tokenize(text)?;
@@ -1289,6 +1316,7 @@ pub fn parse_g4(text: &str) -> Result<G4File, Box<Diagnostic>> {
         in_lexer_rule: false,
         mode_refs: Vec::new(),
         channel_refs: Vec::new(),
+        template_commands: Vec::new(),
         right_assoc: false,
         alt_right_assoc: Vec::new(),
     };

@@ -401,6 +401,17 @@ impl<'f> Rules<'f> {
                     self.errors.push((fi, d));
                 }
             }
+            for (written, span) in &file.template_commands {
+                self.warnings.push((
+                    fi,
+                    Diagnostic::warning(
+                        "g4-target-command",
+                        format!("`{written}` read as the lexer command it names"),
+                        *span,
+                    )
+                    .with_note("ANTLR knows commands by their lower-case names and emits this spelling as target code, which sets the same state in the Java and C# targets and fails in the Python one"),
+                ));
+            }
             for (channel, span) in &file.channel_refs {
                 if !channels.contains(channel.as_str()) {
                     self.errors.push((

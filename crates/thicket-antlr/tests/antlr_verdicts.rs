@@ -1143,6 +1143,42 @@ fn keywords_before_identifiers_are_kept() {
 
 /// When the start rule cannot do without such a token, no input is in the language:
 /// the grammar's check names the token and where it is, not the reader's own regex.
+/// ANTLR knows lexer commands by their lower-case names and emits `Channel(X)`, `Skip`
+/// or `More` as target code, which the Java and C# targets run as the commands (the
+/// Python target fails on it). thicket reads them as the commands, with a warning; the
+/// verdicts are ANTLR's on the lower-case spelling.
+#[test]
+fn commands_with_a_capital_letter_are_read_as_the_commands_they_name() {
+    let lower = "grammar Cap;\ns : A+ EOF ;\nA : 'a' ;\nB : 'b' -> channel(HIDDEN) ;\nWS : ' ' -> skip ;\nC : 'c' -> more ;\n";
+    let capital = lower
+        .replace("channel(", "Channel(")
+        .replace("skip", "Skip")
+        .replace("more", "More");
+    let load = |text: &str| {
+        thicket_antlr::load_g4_texts(&[("Cap.g4".to_string(), text.as_bytes().to_vec())], None)
+            .unwrap_or_else(|e| panic!("{}", e.render()))
+    };
+    let spec = load(&capital);
+    let check = spec.checker();
+    let antlr = [
+        ("aba", true),
+        ("a b a", true),
+        ("bb", false),
+        ("ca", true),
+        ("c", false),
+        ("a", true),
+    ];
+    for (input, accepted) in antlr {
+        assert_eq!(
+            check.accepts(input.as_bytes()).is_ok(),
+            accepted,
+            "{input:?}"
+        );
+    }
+    assert_eq!(warnings_of(&spec, "g4-target-command").len(), 3);
+    assert!(warnings_of(&load(lower), "g4-target-command").is_empty());
+}
+
 #[test]
 fn a_start_rule_needing_a_token_no_input_has_is_named() {
     for (g4, token, place) in [
