@@ -93,10 +93,27 @@ pub fn set_regex(set: &CharSet) -> String {
         }
     }
     for (name, negated) in &set.properties {
-        out.push_str(&format!("\\{}{{{name}}}", if *negated { 'P' } else { 'p' }));
+        match antlr_only_property(name) {
+            Some(class) if *negated => out.push_str(&format!("[^{}", &class[1..])),
+            Some(class) => out.push_str(class),
+            None => out.push_str(&format!("\\{}{{{name}}}", if *negated { 'P' } else { 'p' })),
+        }
     }
     out.push(']');
     out
+}
+
+/// A property ANTLR defines beyond Unicode's own names, as a regex class (each one
+/// starting with `[`): `EmojiPresentation=EmojiDefault` is Unicode's
+/// `Emoji_Presentation`, `=TextDefault` an emoji drawn as text unless asked
+/// (`Emoji` without `Emoji_Presentation`), `=Text` what is no emoji.
+fn antlr_only_property(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "EmojiPresentation=EmojiDefault" => "[\\p{Emoji_Presentation}]",
+        "EmojiPresentation=TextDefault" => "[\\p{Emoji}&&\\P{Emoji_Presentation}]",
+        "EmojiPresentation=Text" => "[\\P{Emoji}]",
+        _ => return None,
+    })
 }
 
 /// A regex matching nothing.
@@ -185,5 +202,32 @@ mod tests {
             [(0x41, 0x7A)]
         );
         assert_eq!(literal_regex("s-1", true), "[\\x{73}\\x{53}]\\-1");
+    }
+
+    #[test]
+    fn antlr_s_emoji_presentation_properties_are_unicode_s_emoji_properties() {
+        let class = |name: &str, negated: bool| {
+            class_ranges(&set_regex(&CharSet {
+                properties: vec![(name.to_string(), negated)],
+                ..CharSet::default()
+            }))
+            .unwrap()
+        };
+        let holds = |ranges: &[(u32, u32)], c: char| {
+            ranges
+                .iter()
+                .any(|&(lo, hi)| (lo..=hi).contains(&(c as u32)))
+        };
+        // U+263A WHITE SMILING FACE is an emoji drawn as text by default; U+1F600
+        // GRINNING FACE is drawn as an emoji; `a` is no emoji.
+        let text_default = class("EmojiPresentation=TextDefault", false);
+        assert!(holds(&text_default, '\u{263A}'));
+        assert!(!holds(&text_default, '\u{1F600}') && !holds(&text_default, 'a'));
+        let emoji_default = class("EmojiPresentation=EmojiDefault", false);
+        assert!(holds(&emoji_default, '\u{1F600}') && !holds(&emoji_default, '\u{263A}'));
+        let text = class("EmojiPresentation=Text", false);
+        assert!(holds(&text, 'a') && !holds(&text, '\u{263A}'));
+        let not_text_default = class("EmojiPresentation=TextDefault", true);
+        assert!(holds(&not_text_default, 'a') && !holds(&not_text_default, '\u{263A}'));
     }
 }
