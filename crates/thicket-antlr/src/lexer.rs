@@ -95,8 +95,14 @@ enum Matcher {
 
 impl Matcher {
     /// Calls `found` with the ends of matches from `start` in increasing order, while
-    /// it returns `true`.
-    fn match_ends(&self, input: &[u8], start: usize, mut found: impl FnMut(usize) -> bool) {
+    /// it returns `true`; `EOF` matches at the end of `input` if `input_ends`.
+    fn match_ends(
+        &self,
+        input: &[u8],
+        start: usize,
+        input_ends: bool,
+        mut found: impl FnMut(usize) -> bool,
+    ) {
         match self {
             Matcher::Dfa(m) => {
                 let mut more = true;
@@ -106,7 +112,9 @@ impl Matcher {
                     }
                 });
             }
-            Matcher::Stack(m) | Matcher::Priority(m, _) => m.match_ends(input, start, found),
+            Matcher::Stack(m) | Matcher::Priority(m, _) => {
+                m.match_ends(input, start, input_ends, found)
+            }
         }
     }
 }
@@ -216,19 +224,20 @@ impl Lexer {
     /// produces (`false` for an identifier spelled as a keyword, which an earlier rule
     /// wins); `None` where that cannot be told from the text alone: an unknown rule, a
     /// rule of another mode than the default one, or one that continues into the next
-    /// token (`more`).
-    pub fn reads_as(&self, text: &[u8], rule: &str) -> Option<bool> {
+    /// token (`more`). With `followed`, more input comes after `text`, so `EOF` in a
+    /// lexer rule does not match at its end (`'.' EOF` is no token before a name).
+    pub fn reads_as(&self, text: &[u8], rule: &str, followed: bool) -> Option<bool> {
         let spec = &self.rules.iter().find(|r| r.spec.name == rule)?.spec;
         if spec.mode.is_some() || spec.commands.contains(&Command::More) {
             return None;
         }
-        Some(match self.tokens(text) {
-            Ok(tokens) => {
+        Some(match self.lex(text, false, !followed) {
+            (tokens, None) => {
                 tokens.len() == 1
-                    && tokens[0].kind == spec.token
-                    && (tokens[0].start, tokens[0].end) == (0, text.len())
+                    && tokens[0].0.kind == spec.token
+                    && (tokens[0].0.start, tokens[0].0.end) == (0, text.len())
             }
-            Err(_) => false,
+            (_, Some(_)) => false,
         })
     }
 
@@ -408,7 +417,8 @@ impl Lexer {
                 }
                 let mut empty = false;
                 if in_mode && next != mode {
-                    rule.matcher.match_ends(input, pos, |e| {
+                    // Inside the input (`pos` is before its end): `EOF` matches nowhere.
+                    rule.matcher.match_ends(input, pos, true, |e| {
                         empty |= e == pos;
                         false
                     });
@@ -429,22 +439,28 @@ impl Lexer {
     /// The tokens the parser sees in `input` up to where no rule matches, and the
     /// error there if there is one.
     pub fn tokens_until_error(&self, input: &[u8]) -> (Vec<Token>, Option<LexError>) {
-        let (tokens, error) = self.lex(input, false);
+        let (tokens, error) = self.lex(input, false, true);
         (tokens.into_iter().map(|(t, _)| t).collect(), error)
     }
 
     /// Every token in `input`, skipped and hidden ones too, each with whether the
     /// parser sees it: what an indentation idiom reads ([`crate::offside`]).
     pub fn all_tokens(&self, input: &[u8]) -> Result<Vec<(Token, bool)>, LexError> {
-        match self.lex(input, true) {
+        match self.lex(input, true, true) {
             (tokens, None) => Ok(tokens),
             (_, Some(error)) => Err(error),
         }
     }
 
     /// The tokens up to where no rule matches, each with whether the parser sees it
-    /// (the ones it does not see only if `keep_hidden`).
-    fn lex(&self, input: &[u8], keep_hidden: bool) -> (Vec<(Token, bool)>, Option<LexError>) {
+    /// (the ones it does not see only if `keep_hidden`); `EOF` in a lexer rule matches
+    /// at the end of `input` only if `input_ends`.
+    fn lex(
+        &self,
+        input: &[u8],
+        keep_hidden: bool,
+        input_ends: bool,
+    ) -> (Vec<(Token, bool)>, Option<LexError>) {
         let mut out = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
         let mut mode = 0;
@@ -458,7 +474,7 @@ impl Lexer {
                 // The longest match (an automaton of a non-greedy loop gives only the
                 // ends ANTLR's priorities leave).
                 let mut end = None;
-                rule.matcher.match_ends(input, pos, |e| {
+                rule.matcher.match_ends(input, pos, input_ends, |e| {
                     if e > pos {
                         end = Some(e);
                     }

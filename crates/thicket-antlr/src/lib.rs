@@ -628,7 +628,8 @@ impl AntlrSpec {
                     // nothing below a token is one.
                     RuleRole::Lexer | RuleRole::Root => {
                         let name = &grammar.rule(*s).name;
-                        if let Some(ok) = self.lexer.reads_as(tree.text(node), name) {
+                        let followed = tree.text_range(node).end < tree.bytes().len();
+                        if let Some(ok) = self.lexer.reads_as(tree.text(node), name, followed) {
                             if !ok {
                                 misread.push(node);
                             }

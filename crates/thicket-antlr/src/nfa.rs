@@ -215,8 +215,15 @@ impl Matcher {
     /// Calls `found` with every end of a match of procedure 0 that starts at `start`,
     /// in increasing order, until it returns `false` (ends cut off by a non-greedy loop,
     /// as ANTLR cuts them, are not ends). Input that is not UTF-8 ends the match where
-    /// it starts.
-    pub fn match_ends(&self, input: &[u8], start: usize, mut found: impl FnMut(usize) -> bool) {
+    /// it starts. `EOF` matches at the end of `input` only if `input_ends` (`input` is
+    /// not a piece of a longer text).
+    pub fn match_ends(
+        &self,
+        input: &[u8],
+        start: usize,
+        input_ends: bool,
+        mut found: impl FnMut(usize) -> bool,
+    ) {
         let mut stacks = Stacks::default();
         let mut current: Vec<Config> = Vec::new();
         let mut seen: HashSet<Config> = HashSet::new();
@@ -224,7 +231,7 @@ impl Matcher {
         let mut accepted = false;
         self.closure(
             (start_state, EMPTY, false),
-            start == input.len(),
+            input_ends && start == input.len(),
             &mut accepted,
             &mut stacks,
             &mut current,
@@ -257,7 +264,7 @@ impl Matcher {
                     {
                         self.closure(
                             (*to, stack, marked),
-                            pos == input.len(),
+                            input_ends && pos == input.len(),
                             &mut accepted,
                             &mut stacks,
                             &mut current,
@@ -435,7 +442,7 @@ mod tests {
 
     fn ends(m: &Matcher, input: &str) -> Vec<usize> {
         let mut out = Vec::new();
-        m.match_ends(input.as_bytes(), 0, |e| {
+        m.match_ends(input.as_bytes(), 0, true, |e| {
             out.push(e);
             true
         });

@@ -778,14 +778,21 @@ impl<'f> Rules<'f> {
                 // that ends: `'/*' .*? '*/' | '//' ~[\n]*` still takes the whole line
                 // comment, and `'"' ('\\"' | .)*? '"'` goes on past `\"`. The
                 // automaton that keeps those priorities matches such an alternative.
+                // So does one reading `EOF`, which the automaton matches only at the
+                // end of the input, where the regex could only read it as nothing
+                // (`'.' EOF` would make a lone `.` this token anywhere).
                 let pattern = match whole {
-                    (Pattern::Regex(regex), true) => match self.priority_program(elem, ci) {
-                        Ok(program) => Pattern::Priority { program, regex },
-                        Err(d) => {
-                            errors.push((fi, d));
-                            continue;
+                    (Pattern::Regex(regex), non_greedy)
+                        if non_greedy || self.reads_eof(elem, &mut Vec::new()) =>
+                    {
+                        match self.priority_program(elem, ci) {
+                            Ok(program) => Pattern::Priority { program, regex },
+                            Err(d) => {
+                                errors.push((fi, d));
+                                continue;
+                            }
                         }
-                    },
+                    }
                     (pattern, _) => pattern,
                 };
                 {
@@ -964,6 +971,24 @@ impl<'f> Rules<'f> {
         let mut non_greedy = false;
         procs[0] = self.program_node(elem, ci, &mut procs, &mut index, &mut non_greedy)?;
         Ok(Program { procs })
+    }
+
+    /// Whether `elem` reads `EOF`, itself or through the lexer rules it names (`seen`:
+    /// the rules on the way, so that a recursive rule ends the walk).
+    fn reads_eof(&self, elem: &Elem, seen: &mut Vec<&'f str>) -> bool {
+        match elem {
+            Elem::Eof(_) => true,
+            Elem::Alt(items) | Elem::Seq(items) => items.iter().any(|e| self.reads_eof(e, seen)),
+            Elem::Repeat { item, .. } => self.reads_eof(item, seen),
+            Elem::Ref(name, _) => match self.lexer.get(name.as_str()) {
+                Some(&(_, rule)) if !seen.contains(&rule.name.as_str()) => {
+                    seen.push(&rule.name);
+                    rule.alts.iter().any(|(e, _)| self.reads_eof(e, seen))
+                }
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// Whether lexer rule `rule` is case-insensitive: its own option, else the

@@ -39,6 +39,35 @@ const CASES: &[Case] = &[
         inputs: &[("a#x\na", true), ("#only\n", false), ("a#a", true)],
     },
     Case {
+        feature: "EOF in a greedy lexer rule matches only at the end",
+        files: &[(
+            "Eofl.g4",
+            "grammar Eofl;\ns : X* A EOF | B X+ EOF ;\nA : '.' ' '+ | '.' EOF ;\nB : '.' ;\nX : 'x' ;\n",
+        )],
+        inputs: &[
+            (".x", true),
+            ("x.", true),
+            (". x", false),
+            ("xx. ", true),
+            (".", true),
+            ("..", false),
+        ],
+    },
+    Case {
+        feature: "generation: a token whose alternative ends at EOF",
+        files: &[(
+            "Dotfs.g4",
+            "grammar Dotfs;\ns : (W DOT_FS)+ EOF ;\nDOT_FS : '.' ' '+ | '.' EOF ;\nDOT : '.' ;\nW : [a-z]+ ;\n",
+        )],
+        inputs: &[
+            ("a. b.", true),
+            ("a.b.", false),
+            ("a. b. ", true),
+            ("a.", true),
+            ("a.b", false),
+        ],
+    },
+    Case {
         feature: "recursive lexer rule (long brackets)",
         files: &[(
             "Long.g4",
@@ -1238,6 +1267,27 @@ fn generated(
             (String::from_utf8(drawn.bytes).unwrap(), drawn.accepted)
         })
         .collect()
+}
+
+/// A token drawn through an alternative that ends at `EOF` (COBOL's `'.' EOF`) is
+/// only that token at the end of the input; elsewhere it is drawn again.
+#[test]
+fn tokens_ending_at_eof_are_drawn_only_at_the_end() {
+    let inputs = generated(
+        "generation: a token whose alternative ends at EOF",
+        300,
+        |_| {},
+    );
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+        // Every `.` but a last one is followed by a space.
+        let bytes = input.as_bytes();
+        assert!(
+            bytes.windows(2).all(|w| w[0] != b'.' || w[1] == b' '),
+            "{input:?}"
+        );
+    }
+    assert!(inputs.iter().any(|(i, _)| i.matches('.').count() > 1));
 }
 
 /// Tokens that ANTLR splits but a person reads as one word (`1a`) are written apart:
