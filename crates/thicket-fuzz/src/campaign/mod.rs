@@ -30,7 +30,7 @@ const MAX_CONSECUTIVE_UNSOLVED: u32 = 1000;
 
 /// A kept input: its queue id, the bytes it runs as (for byte havoc), its tree if it has
 /// one (with its rule nodes grouped for splicing), and whether it is favoured (the
-/// smallest kept input reaching some code feature).
+/// smallest kept input with a tree reaching some code feature).
 pub(crate) struct Entry {
     pub(crate) id: usize,
     bytes: Box<[u8]>,
