@@ -112,6 +112,14 @@ pub struct FuzzArgs {
     #[arg(long, conflicts_with = "no_feedback")]
     valid_only: bool,
 
+    /// Byte havoc, off the grammar, on the smallest kept inputs (--strategy coverage):
+    /// `auto` (once 2,000 executions keep nothing, a share of rounds growing to half),
+    /// `off`, or a share of rounds from 0 to 1 (from the first kept input on).
+    #[arg(long, value_name = "auto|off|SHARE", default_value = "auto",
+          conflicts_with_all = ["valid_only", "no_feedback"],
+          value_parser = thicket_fuzz::havoc::HavocShare::parse)]
+    havoc: thicket_fuzz::havoc::HavocShare,
+
     /// Continue the campaign in OUT (its seed unless --seed is given, which must be the
     /// same; the same spec and target): kept inputs are run again to rebuild the
     /// coverage, then counting goes on.
@@ -285,8 +293,6 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
-    // --mutate-share and --valid-only conflict with --no-feedback (clap says so).
-    let mutate_share = args.mutate_share.unwrap_or(0.8);
     // The whitebox searches run in the coverage campaign's loop (its output, stats,
     // budgets); the options of the other strategies do not apply.
     let kind = args.strategy.kind();
@@ -301,10 +307,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
     let checked = args.fdloop().config();
     let fdloop = match checked.and_then(|fdloop| given.check(args.strategy).map(|()| fdloop)) {
         Ok(config) => config,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(exit::USAGE);
-        }
+        Err(e) => return Ok(exit::usage(e)),
     };
     let target_size = thicket_fuzz::setup::default_target_size(kind);
     let config = args.limits.config_or(target_size);
@@ -337,8 +340,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         args.resume,
         args.sync_dir.is_some(),
     ) {
-        eprintln!("error: {e}");
-        return Ok(exit::USAGE);
+        return Ok(exit::usage(e));
     }
     let classifier = args.target.classifier()?;
     let executor = match args.target.executor_or_report(args.time) {
@@ -374,7 +376,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         max_execs: args.execs,
         max_time: args.time,
         feedback: !args.no_feedback,
-        mutate_per_mille: (mutate_share * 1000.0).round() as u32,
+        mutate_per_mille: (args.mutate_share.unwrap_or(0.8) * 1000.0).round() as u32,
         resume: args.resume,
         valid_only: args.valid_only,
         spec_id: thicket_fuzz::spec_id(&args.spec.spec, spec.source.text()),
@@ -389,6 +391,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
             }),
         track_features: args.track_features,
         plot_every_execs: args.plot_every,
+        havoc: args.havoc,
     };
     if let Some(dir) = &args.sync_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -399,10 +402,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Some(search) => {
             tokens = match crate::solve_tokens::tokens_of(&spec.grammar, &args.tokens) {
                 Ok(t) => t,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return Ok(exit::USAGE);
-                }
+                Err(e) => return Ok(exit::usage(e)),
             };
             let config = thicket_fuzz::whitebox::WhiteboxConfig {
                 search,
@@ -474,10 +474,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         }
     };
     if json {
-        println!(
-            "{}",
-            serde_json::to_string(&stats).expect("stats serialize")
-        );
+        println!("{}", serde_json::to_string(&stats)?);
     }
     for line in
         thicket_fuzz::report::summary_lines(&stats, &args.out_dir(), stop.load(Ordering::SeqCst))

@@ -82,6 +82,12 @@ pub mod exit {
     pub const BAD_SPEC: u8 = 3;
     /// Anything else: unreadable files, unwritable output, impossible limits.
     pub const FAILURE: u8 = 4;
+
+    /// Prints `error` as a usage error and gives its code.
+    pub fn usage(error: impl std::fmt::Display) -> u8 {
+        eprintln!("error: {error}");
+        USAGE
+    }
 }
 
 #[derive(Parser)]

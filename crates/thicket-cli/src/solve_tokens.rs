@@ -59,10 +59,7 @@ pub fn run(args: SolveTokensArgs) -> anyhow::Result<u8> {
     };
     let tokens = match tokens_of(&spec.grammar, &args.tokens) {
         Ok(t) => t,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(exit::USAGE);
-        }
+        Err(e) => return Ok(exit::usage(e)),
     };
     if args.list {
         for (i, k) in tokens.kinds().iter().enumerate() {
@@ -72,10 +69,7 @@ pub fn run(args: SolveTokensArgs) -> anyhow::Result<u8> {
     }
     let sets = match TokenSet::parse_all(&tokens, &args.sets) {
         Ok(sets) => sets,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(exit::USAGE);
-        }
+        Err(e) => return Ok(exit::usage(e)),
     };
     let answer = Answer::solve(&spec.grammar, &tokens, &sets);
     let ms = answer.time_ms;

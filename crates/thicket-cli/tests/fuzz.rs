@@ -569,6 +569,14 @@ fn options_that_do_nothing_are_usage_errors() {
             &["--mutate-share", "1.5", "--", "cat"][..],
             "not a probability between 0 and 1",
         ),
+        (
+            &["--havoc", "0.5", "--valid-only", "--", "cat"][..],
+            "cannot be used with '--valid-only'",
+        ),
+        (
+            &["--havoc", "half", "--", "cat"][..],
+            "expected `auto`, `off` or a share between 0 and 1",
+        ),
     ] {
         let o = run(extra);
         assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", text(&o.stderr));

@@ -6,10 +6,14 @@
 //! rule, 1-3 times stacked) — runs it with a [`thicket_exec::Executor`], keeps it if it
 //! reached code no earlier input reached, and saves failures and hangs, deduplicated.
 //!
-//! Every input is a derivation tree of the grammar. Regenerated and spliced mutants are
-//! in the grammar's language; a fifth of the mutations change a byte of a terminal
-//! (FdLoop's leaf bit-flip), which leaves the language to reach error handling —
-//! `valid_only` turns those off. With a [`thicket_solve::Solver`]
+//! Every input but havoc's is a derivation tree of the grammar. Regenerated and spliced
+//! mutants are in the grammar's language; a fifth of the mutations change a byte of a
+//! terminal (FdLoop's leaf bit-flip), which leaves the language to reach error handling
+//! — `valid_only` turns those off. When the tree mutations stall (no input kept for
+//! [`havoc::STALL_EXECS`] executions), a growing share of the rounds, up to half, are
+//! AFL-style byte havoc on the smallest kept inputs, bytes without a tree, for what lies
+//! beyond the spec's language ([`havoc`], [`FuzzConfig::havoc`]; not with `valid_only`).
+//! With a [`thicket_solve::Solver`]
 //! ([`Campaign::with_solver`]) fresh inputs satisfy the spec's constraints, and with
 //! `valid_only` every mutant is repaired to satisfy them (a round whose input cannot be
 //! made valid is skipped: nothing runs). The feedback steers which inputs are made. All
@@ -31,6 +35,7 @@
 mod campaign;
 pub mod choice;
 pub mod combined;
+pub mod havoc;
 pub mod minimize;
 pub mod mutate;
 pub mod output;
@@ -110,6 +115,9 @@ pub struct FuzzConfig {
     /// Also write a line of `plot_data.csv` every this many executions (besides one a
     /// second), for plots of short campaigns over executions.
     pub plot_every_execs: Option<u64>,
+    /// How much of the coverage-guided strategy's rounds go to byte havoc, off the
+    /// grammar (see [`havoc`]; never with `valid_only`).
+    pub havoc: havoc::HavocShare,
 }
 
 impl Default for FuzzConfig {
@@ -127,6 +135,7 @@ impl Default for FuzzConfig {
             sync: None,
             track_features: false,
             plot_every_execs: None,
+            havoc: havoc::HavocShare::Auto,
         }
     }
 }

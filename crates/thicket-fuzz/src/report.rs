@@ -65,6 +65,12 @@ pub fn summary_lines(stats: &Stats, out: &Path, interrupted: bool) -> Vec<String
         stats.hang_files,
         out.display()
     )];
+    if let Some(havoc) = stats.ops.get(crate::havoc::HAVOC_OP) {
+        lines.push(format!(
+            "thicket: byte havoc (off the grammar) ran {} inputs and kept {}",
+            havoc.runs, havoc.kept
+        ));
+    }
     if stats.hangs_dismissed > 0 {
         lines.push(format!(
             "thicket: {} candidate hangs ended when re-run with a longer limit and were not saved",

@@ -12,7 +12,8 @@
 //!   (new code, code and input features, failure, time);
 //! - **when to stop** ([`Strategy::finished`]), besides the campaign's budget.
 //!
-//! Strategies ([`StrategyKind`]): `coverage` (the default: today's coverage-guided loop),
+//! Strategies ([`StrategyKind`]): `coverage` (the default: today's coverage-guided loop,
+//! with byte havoc off the grammar when its tree mutations stall: [`crate::havoc`]),
 //! `random`, `probabilistic`, `inverse`, `evogfuzz` and `fdloop`. The last four learn a
 //! probabilistic grammar ([`thicket_gen::Weights`]) from seed trees.
 //!
@@ -539,7 +540,7 @@ pub fn make_strategy<'g>(
         Weights::learn(grammar, &counts, DEFAULT_SMOOTHING, None)
     };
     match kind {
-        StrategyKind::Coverage => Box::new(CoverageGuided),
+        StrategyKind::Coverage => Box::<CoverageGuided>::default(),
         StrategyKind::Random => Box::new(Sampling {
             name: "random",
             weights: None,
@@ -568,8 +569,15 @@ pub fn make_strategy<'g>(
 }
 
 /// The coverage-guided loop: fresh inputs, or (once inputs are kept) mutants of kept
-/// ones, as the campaign always made them (see the crate docs).
-pub struct CoverageGuided;
+/// ones, as the campaign always made them (see the crate docs); and when those stop
+/// finding anything, byte havoc on the smallest kept inputs as
+/// [`FuzzConfig::havoc`](crate::FuzzConfig::havoc) says (see [`crate::havoc`]).
+#[derive(Default)]
+pub struct CoverageGuided {
+    havoc: crate::havoc::HavocStage,
+    /// The campaign's havoc setting, as last seen (for the summary).
+    share: crate::havoc::HavocShare,
+}
 
 impl Strategy for CoverageGuided {
     fn name(&self) -> &'static str {
@@ -581,7 +589,19 @@ impl Strategy for CoverageGuided {
     }
 
     fn next(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
+        self.share = ctx.config.havoc;
+        if let Some(candidate) = self.havoc.next(ctx, rng) {
+            return Some(candidate);
+        }
         coverage_guided(ctx, rng)
+    }
+
+    fn observe(&mut self, report: &RunReport<'_>) {
+        self.havoc.observe(report);
+    }
+
+    fn summary(&self) -> Value {
+        json!({ "havoc": self.havoc.summary(self.share) })
     }
 }
 
@@ -965,9 +985,12 @@ mod tests {
         let tree = |seed| generator.generate_tree(&mut Generator::rng_for(seed, 0)).0;
         // Entry 1 has no tree (bytes from elsewhere); entry 2 alone is favoured.
         let corpus: Vec<Entry> = (0..6)
-            .map(|id| Entry {
-                favoured: id == 2,
-                ..Entry::new(&grammar, id, (id != 1).then(|| tree(id as u64)))
+            .map(|id| {
+                let tree = (id != 1).then(|| tree(id as u64));
+                let bytes = tree.as_ref().map_or(b"x".to_vec(), |t| t.bytes().to_vec());
+                let mut entry = Entry::new(&grammar, id, tree, &bytes);
+                entry.favoured = id == 2;
+                entry
             })
             .collect();
         let stop = AtomicBool::new(false);

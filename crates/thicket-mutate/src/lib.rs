@@ -3,8 +3,12 @@
 //! (splicing); the results are again derivation trees of the grammar, so those mutants
 //! are valid inputs. One mutation leaves the language on purpose: changing a byte of a
 //! terminal (FdLoop's leaf bit-flip), which reaches the target's error handling.
+//! [`havoc`] leaves it altogether: AFL-style stacked byte edits of an input's bytes, for
+//! what lies beyond the language a spec describes.
 
 #![warn(missing_docs)]
+
+pub mod havoc;
 
 use rand::Rng;
 use thicket_gen::{Encoding, Generator, below};

@@ -67,9 +67,17 @@ impl Campaign<'_> {
             outcome,
         )?;
         self.queue_bytes += input.bytes().len() as u64;
-        self.corpus
-            .push(Entry::new(self.grammar, id, input.tree().cloned()));
-        self.rate_last_entry(input.bytes().len());
+        self.corpus.push(Entry::new(
+            self.grammar,
+            id,
+            input.tree().cloned(),
+            input.bytes(),
+        ));
+        // Only the tree mutations draw favoured inputs: an input without a tree (havoc's)
+        // must not take a feature from the smallest tree reaching it.
+        if input.tree().is_some() {
+            self.rate_last_entry(input.bytes().len());
+        }
         self.stats.last_find_exec = self.stats.execs;
         Ok(())
     }

@@ -28,23 +28,35 @@ use thicket_tree::DerivationTree;
 /// Rounds in a row without a valid input after which a campaign gives up.
 const MAX_CONSECUTIVE_UNSOLVED: u32 = 1000;
 
-/// A kept input: its queue id, its tree if it has one (with its rule nodes grouped for
-/// splicing), and whether it is favoured (the smallest kept input reaching some code
-/// feature).
+/// A kept input: its queue id, the bytes it runs as (for byte havoc), its tree if it has
+/// one (with its rule nodes grouped for splicing), and whether it is favoured (the
+/// smallest kept input with a tree reaching some code feature).
 pub(crate) struct Entry {
     pub(crate) id: usize,
+    bytes: Box<[u8]>,
     pub(crate) tree: Option<crate::mutate::Donor>,
     pub(crate) favoured: bool,
 }
 
 impl Entry {
-    /// An entry of `tree`, if it has one.
-    pub(crate) fn new(grammar: &Grammar, id: usize, tree: Option<DerivationTree>) -> Entry {
+    /// An entry of the input `bytes`, with its tree if it has one.
+    pub(crate) fn new(
+        grammar: &Grammar,
+        id: usize,
+        tree: Option<DerivationTree>,
+        bytes: &[u8],
+    ) -> Entry {
         Entry {
             id,
+            bytes: bytes.into(),
             tree: tree.map(|t| crate::mutate::Donor::new(grammar, t)),
             favoured: false,
         }
+    }
+
+    /// The input it runs as.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes
     }
 
     /// Its tree.
@@ -53,7 +65,8 @@ impl Entry {
     }
 }
 
-/// AFL's favoured set: for each code feature, the smallest kept input that reaches it.
+/// AFL's favoured set: for each code feature, the smallest kept input with a tree that
+/// reaches it (the tree mutations draw from these; havoc draws by size alone).
 /// Mutating mostly these keeps the inputs a campaign works on small for the coverage
 /// they hold, which makes both the mutations and the target's runs cheaper.
 #[derive(Default)]
@@ -210,7 +223,7 @@ impl<'g> Campaign<'g> {
             parser: None,
             encoding,
             favoured: Favoured::default(),
-            strategy: Box::new(strategy::CoverageGuided),
+            strategy: Box::new(strategy::CoverageGuided::default()),
             features: Default::default(),
             input_bytes: 0,
             queue_bytes: 0,

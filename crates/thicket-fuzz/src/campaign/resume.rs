@@ -92,8 +92,9 @@ impl Campaign<'_> {
             }
             self.queue_bytes += bytes.len() as u64;
             let id = id_of(&name).unwrap_or(self.corpus.len());
-            self.corpus.push(Entry::new(self.grammar, id, tree));
-            if verdict.is_some_and(|v| v.counts_for_coverage()) {
+            let has_tree = tree.is_some();
+            self.corpus.push(Entry::new(self.grammar, id, tree, &bytes));
+            if has_tree && verdict.is_some_and(|v| v.counts_for_coverage()) {
                 self.rate_last_entry(bytes.len());
             }
         }

@@ -169,6 +169,105 @@ fn a_resumed_campaign_rebuilds_its_coverage_and_counts_on() {
     assert!(second.coverage.edges >= first.coverage.edges);
 }
 
+/// [`Bigrams`] plus one edge of its own (past the bigrams' map) for a run of 8 equal
+/// bytes: outside the language of [`WORDS`], and more bytes written next to each other
+/// than the tree mutations' terminal edits (one byte each, at most three) write.
+struct BigramsAndRuns(Bigrams);
+
+impl Executor for BigramsAndRuns {
+    fn run(&mut self, input: &[u8]) -> Result<Outcome, ExecError> {
+        let outcome = self.0.run(input)?;
+        let run = input.windows(8).any(|w| w.iter().all(|&b| b == w[0]));
+        self.0.map[MAP] = u8::from(run);
+        Ok(outcome)
+    }
+    fn trace(&self) -> Trace<'_> {
+        self.0.trace()
+    }
+    fn describe(&self) -> String {
+        "bigrams and runs".into()
+    }
+    fn timeout(&self) -> Duration {
+        self.0.timeout()
+    }
+    fn set_timeout(&mut self, timeout: Duration) {
+        self.0.set_timeout(timeout);
+    }
+}
+
+/// A campaign of `execs` executions on [`BigramsAndRuns`] with `havoc`: its figures and
+/// its queue's inputs.
+fn run_on_runs(havoc: crate::havoc::HavocShare, execs: u64) -> (Stats, Vec<(String, Vec<u8>)>) {
+    let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let executor = BigramsAndRuns(Bigrams {
+        map: vec![0; MAP + 1],
+        timeout: Duration::from_millis(100),
+    });
+    let judge = Judge::new(Box::new(executor), Classifier::default());
+    let config = FuzzConfig {
+        havoc,
+        ..config(execs)
+    };
+    let mut campaign = Campaign::new(&generator, judge, config, &out).unwrap();
+    let stats = campaign.run(&AtomicBool::new(false), |_| {}).unwrap();
+    (stats, files(&out.join("queue")))
+}
+
+#[test]
+fn havoc_reaches_what_the_grammar_does_not_once_the_campaign_stalls() {
+    use crate::havoc::HavocShare;
+    let has_run = |bytes: &[u8]| bytes.windows(8).any(|w| w.iter().all(|&b| b == w[0]));
+    let (with, queue) = run_on_runs(HavocShare::Auto, 20_000);
+    let (without, queue_off) = run_on_runs(HavocShare::Off, 20_000);
+    assert!(
+        queue
+            .iter()
+            .any(|(name, bytes)| name.ends_with("op:havoc,+cov") && has_run(bytes)),
+        "{:?}",
+        with.ops
+    );
+    assert!(!queue_off.iter().any(|(_, bytes)| has_run(bytes)));
+    assert!(!without.ops.contains_key("havoc"), "{:?}", without.ops);
+    assert!(with.coverage.edges > without.coverage.edges);
+    // Havoc's runs and finds are counted, and when it started.
+    let havoc = &with.ops["havoc"];
+    assert!(havoc.kept >= 1 && havoc.runs > havoc.kept, "{havoc:?}");
+    let first = with.strategy_stats["havoc"]["first_round"]
+        .as_u64()
+        .unwrap();
+    assert!(first >= crate::havoc::STALL_EXECS, "{first}");
+    assert!(without.strategy_stats["havoc"]["first_round"].is_null());
+    // Up to the first havoc round the campaigns are the same: havoc drew nothing.
+    let execs_of = |name: &str| {
+        let field = name.split(',').find_map(|f| f.strip_prefix("execs:"));
+        field.unwrap().parse::<u64>().unwrap()
+    };
+    let before: Vec<&Vec<u8>> = queue
+        .iter()
+        .filter(|(name, _)| execs_of(name) <= first)
+        .map(|(_, bytes)| bytes)
+        .collect();
+    let off: Vec<&Vec<u8>> = queue_off.iter().map(|(_, bytes)| bytes).collect();
+    assert!(!before.is_empty() && off.starts_with(&before));
+}
+
+#[test]
+fn havoc_is_off_in_valid_only_campaigns() {
+    let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config = FuzzConfig {
+        valid_only: true,
+        havoc: crate::havoc::HavocShare::Fixed(1000),
+        ..config(500)
+    };
+    let stats = run(&generator, config, &dir.path().join("out"), None);
+    assert!(!stats.ops.contains_key("havoc"), "{:?}", stats.ops);
+}
+
 /// A strategy giving bytes without trees, a fixed number of times.
 struct Scripted {
     left: Vec<&'static [u8]>,
@@ -249,6 +348,7 @@ fn own_time_per_execution_is_reported() {
 fn the_smallest_input_per_feature_is_favoured() {
     let entry = |id| Entry {
         id,
+        bytes: Box::default(),
         tree: None,
         favoured: false,
     };
