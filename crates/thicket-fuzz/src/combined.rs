@@ -12,7 +12,9 @@
 //! seconds, so each approaches their union, which no worker measures); `mean_input_size`
 //! is the mean over all runs; `seed`, `spec`, `target`, `executor`, `feedback`,
 //! `strategy` and `target_package` are the first worker's (worker `I` runs seed `S+I`);
-//! `likely_rejection` is judged again over the merged failures. `workers` lists each
+//! `likely_rejection` is judged again over the merged failures; `strategy_stats` (a
+//! strategy's own figures, whose shape only it knows) holds each worker's under its
+//! name. `workers` lists each
 //! worker's own headline figures, and marks the file as a parallel campaign's.
 
 use crate::{FailureRecord, FuzzError, Stats};
@@ -127,6 +129,13 @@ pub fn combine(workers: &[(String, Stats)]) -> Option<Combined> {
                     ..record.clone()
                 });
         }
+    }
+    if workers.iter().any(|(_, s)| !s.strategy_stats.is_null()) {
+        totals.strategy_stats = workers
+            .iter()
+            .map(|(name, s)| (name.clone(), s.strategy_stats.clone()))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
     }
     totals.mean_input_size = input_bytes / totals.execs.max(1) as f64;
     totals.own_us_per_exec = own_us / totals.execs.max(1) as f64;
