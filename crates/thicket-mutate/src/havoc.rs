@@ -142,22 +142,22 @@ fn edit<R: Rng + ?Sized>(
         2 if len >= 2 => {
             let value = interesting_16(rng);
             let i = at(rng, 2);
-            let word = if below(rng, 2) == 0 {
-                value.to_le_bytes()
-            } else {
-                value.to_be_bytes()
-            };
-            bytes[i..i + 2].copy_from_slice(&word);
+            write_either_endian(
+                &mut bytes[i..i + 2],
+                value.to_le_bytes(),
+                value.to_be_bytes(),
+                rng,
+            );
         }
         3 if len >= 4 => {
             let value = interesting_32(rng);
             let i = at(rng, 4);
-            let word = if below(rng, 2) == 0 {
-                value.to_le_bytes()
-            } else {
-                value.to_be_bytes()
-            };
-            bytes[i..i + 4].copy_from_slice(&word);
+            write_either_endian(
+                &mut bytes[i..i + 4],
+                value.to_le_bytes(),
+                value.to_be_bytes(),
+                rng,
+            );
         }
         4 => {
             // AFL's ARITH_MAX: small steps up or down, wrapping.
@@ -259,6 +259,16 @@ fn overwrite_chunk<R: Rng + ?Sized>(bytes: &mut [u8], chunk: &[u8], rng: &mut R)
     let n = chunk.len().min(bytes.len());
     let i = below(rng, (bytes.len() + 1 - n) as u32) as usize;
     bytes[i..i + n].copy_from_slice(&chunk[..n]);
+}
+
+/// Writes a value's little- or big-endian bytes (drawn evenly) into `to`.
+fn write_either_endian<const N: usize, R: Rng + ?Sized>(
+    to: &mut [u8],
+    le: [u8; N],
+    be: [u8; N],
+    rng: &mut R,
+) {
+    to.copy_from_slice(if below(rng, 2) == 0 { &le } else { &be });
 }
 
 /// A chunk length from 1 to `most` (at least 1): 1-32 bytes seven times in eight, else
