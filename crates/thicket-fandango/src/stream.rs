@@ -355,12 +355,21 @@ mod tests {
     }
 
     fn all<P: Producer>(producer: &P, config: StreamConfig, streams: u64) -> Vec<Made> {
+        drain(producer, config, streams).0
+    }
+
+    /// Every input of a stream until it stops, and the stream.
+    fn drain<P: Producer>(
+        producer: &P,
+        config: StreamConfig,
+        streams: u64,
+    ) -> (Vec<Made>, InputStream) {
         let mut stream = InputStream::new(config);
         let mut out = Vec::new();
         while stream.stopped().is_none() {
             out.extend(stream.next_batch(producer, streams));
         }
-        out
+        (out, stream)
     }
 
     #[test]
@@ -397,11 +406,7 @@ mod tests {
             unique: Some(10),
             ..StreamConfig::new(1, Some(5))
         };
-        let mut stream = InputStream::new(config);
-        let mut made = Vec::new();
-        while stream.stopped().is_none() {
-            made.extend(stream.next_batch(&generator, 2048));
-        }
+        let (made, stream) = drain(&generator, config, 2048);
         let mut bytes: Vec<_> = made.iter().map(|m| m.bytes.clone()).collect();
         bytes.sort();
         assert_eq!(bytes, [b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
@@ -418,10 +423,7 @@ mod tests {
             unique: Some(10),
             ..StreamConfig::new(2, Some(30))
         };
-        let mut stream = InputStream::new(config);
-        while stream.stopped().is_none() {
-            stream.next_batch(&generator, 2048);
-        }
+        let (_, stream) = drain(&generator, config, 2048);
         assert_eq!((stream.made(), stream.drawn()), (30, 30));
     }
 
@@ -461,11 +463,7 @@ mod tests {
         let grammar = grammar("<start> ::= <d>+\n<d> ::= r\"[0-9]\"\n");
         let producer = EvenOnly(Generator::new(&grammar, GenConfig::default()).unwrap());
         let config = StreamConfig::new(3, Some(40));
-        let mut stream = InputStream::new(config);
-        let mut made = Vec::new();
-        while stream.stopped().is_none() {
-            made.extend(stream.next_batch(&producer, 16));
-        }
+        let (made, stream) = drain(&producer, config, 16);
         assert_eq!(made.len(), 40);
         assert_eq!(stream.stopped(), Some(Stop::Count));
         let (misses, first) = stream.misses();
