@@ -21,7 +21,7 @@
 use crate::nfa;
 use crate::syntax::Command;
 use crate::translate::{LexRuleSpec, Pattern};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use thicket_parse::{RegexCache, RegexMatcher};
 
 /// Every text `regex` (a lexer rule's pattern) matches, if they are a small finite set:
@@ -138,6 +138,14 @@ impl Matcher {
     }
 }
 
+/// The lexer rules whose texts are a small finite set (see [`exact_texts`]).
+struct FiniteTexts {
+    /// By rule: its texts, or none where they are not such a set.
+    texts: Vec<Vec<Vec<u8>>>,
+    /// By text: the rules that have it, in priority order.
+    holders: HashMap<Vec<u8>, Vec<u32>>,
+}
+
 /// An ANTLR-style lexer built from a grammar's lexer rules.
 pub struct Lexer {
     rules: Vec<Rule>,
@@ -147,6 +155,8 @@ pub struct Lexer {
     /// starting with that byte, in priority order (grammars with a thousand keywords
     /// try a handful at each position).
     candidates: Vec<Vec<Vec<u32>>>,
+    /// The rules' texts where they are small finite sets, found on first use.
+    finite_texts: std::sync::OnceLock<FiniteTexts>,
 }
 
 /// Name of the default mode.
@@ -232,6 +242,7 @@ impl Lexer {
             rules,
             modes,
             candidates,
+            finite_texts: Default::default(),
         })
     }
 
@@ -359,19 +370,61 @@ impl Lexer {
                 _ => None,
             })
             .collect();
-        for earlier in &self.rules[..first] {
-            if earlier.spec.mode != spec.mode
-                || earlier.spec.guarded
-                || earlier.spec.token == spec.token
-            {
+        // PL/SQL has two thousand keywords, each with the case variants of its letters:
+        // their texts are found once for all the tokens asking, and a token that is
+        // such a keyword itself looks its own texts up rather than matching theirs.
+        let finite = self.finite_texts.get_or_init(|| {
+            let texts: Vec<Vec<Vec<u8>>> = self
+                .rules
+                .iter()
+                .map(|r| match &r.spec.pattern {
+                    Pattern::Regex(regex) => exact_texts(regex).unwrap_or_default(),
+                    _ => Vec::new(),
+                })
+                .collect();
+            let mut holders: HashMap<Vec<u8>, Vec<u32>> = HashMap::new();
+            for (index, texts) in texts.iter().enumerate() {
+                for text in texts.iter().filter(|t| !t.is_empty()) {
+                    holders.entry(text.clone()).or_default().push(index as u32);
+                }
+            }
+            FiniteTexts { texts, holders }
+        });
+        let takes = |earlier: &Rule| {
+            earlier.spec.mode == spec.mode
+                && !earlier.spec.guarded
+                && earlier.spec.token != spec.token
+        };
+        if !finite.texts[first].is_empty() {
+            for text in &finite.texts[first] {
+                let held_before = finite.holders.get(text).is_some_and(|rules| {
+                    rules
+                        .iter()
+                        .any(|&r| (r as usize) < first && takes(&self.rules[r as usize]))
+                });
+                if held_before {
+                    taken.insert(text.clone());
+                }
+            }
+            return taken;
+        }
+        // Most earlier texts cannot start a match of the token (a long keyword's case
+        // variants are too many to list, so it is asked here): one byte tells.
+        let mut starts = [false; 256];
+        for m in &own {
+            for (b, yes) in m.first_bytes().into_iter().enumerate() {
+                starts[b] |= yes;
+            }
+        }
+        for (earlier, texts) in self.rules[..first].iter().zip(&finite.texts) {
+            if !takes(earlier) {
                 continue;
             }
-            let Pattern::Regex(regex) = &earlier.spec.pattern else {
-                continue;
-            };
-            for text in exact_texts(regex).unwrap_or_default() {
-                if !text.is_empty() && own.iter().any(|m| m.matches_exactly(&text)) {
-                    taken.insert(text);
+            for text in texts {
+                if text.first().is_some_and(|&b| starts[usize::from(b)])
+                    && own.iter().any(|m| m.matches_exactly(text))
+                {
+                    taken.insert(text.clone());
                 }
             }
         }
