@@ -21,7 +21,26 @@
 use crate::nfa;
 use crate::syntax::Command;
 use crate::translate::{LexRuleSpec, Pattern};
+use std::collections::HashSet;
 use thicket_parse::{RegexCache, RegexMatcher};
+
+/// Every text `regex` (a lexer rule's pattern) matches, if they are a small finite set:
+/// up to a few hundred texts (a class of letters, a case-insensitive keyword).
+fn exact_texts(regex: &str) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::literal::Extractor;
+    let hir = regex_syntax::ParserBuilder::new()
+        .utf8(false)
+        .nest_limit(1000)
+        .build()
+        .parse(regex)
+        .ok()?;
+    let texts = Extractor::new()
+        .limit_class(128)
+        .limit_total(512)
+        .extract(&hir);
+    let literals = texts.literals().filter(|_| texts.is_exact())?;
+    Some(literals.iter().map(|l| l.as_bytes().to_vec()).collect())
+}
 
 /// A token the parser sees.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -250,7 +269,6 @@ impl Lexer {
     /// its mode matches all of it (see `Lexer::covered_before`). Rules with commands
     /// other than `type` and rules with a predicate are not judged.
     pub fn unreachable_rules(&self) -> Vec<Unreachable> {
-        use regex_syntax::hir::literal::Extractor;
         let mut out = Vec::new();
         let first_bytes: Vec<Option<[bool; 256]>> = self
             .rules
@@ -273,29 +291,16 @@ impl Lexer {
                 out.extend(self.covered_before(index, &first_bytes));
                 continue;
             }
-            let Ok(hir) = regex_syntax::ParserBuilder::new()
-                .utf8(false)
-                .nest_limit(1000)
-                .build()
-                .parse(regex)
-            else {
-                continue;
-            };
-            // Up to a few hundred texts: a class of letters, a case-insensitive keyword.
-            let texts = Extractor::new()
-                .limit_class(128)
-                .limit_total(512)
-                .extract(&hir);
-            let Some(literals) = texts.literals().filter(|_| texts.is_exact()) else {
+            let Some(literals) = exact_texts(regex) else {
                 out.extend(self.covered_before(index, &first_bytes));
                 continue;
             };
-            if literals.is_empty() || literals.iter().any(|l| l.as_bytes().is_empty()) {
+            if literals.is_empty() || literals.iter().any(Vec::is_empty) {
                 continue;
             }
             let mut winner = None;
-            for literal in literals {
-                let text = literal.as_bytes();
+            for text in &literals {
+                let text = text.as_slice();
                 match self.tokens(text) {
                     Ok(tokens)
                         if tokens.len() == 1
@@ -332,6 +337,45 @@ impl Lexer {
                 && named.insert(u.rule.clone())
         });
         out
+    }
+
+    /// The whole texts a token of `rule` never has: each text of a rule before it in
+    /// its mode that it matches too (a keyword before an identifier rule), since the
+    /// earlier rule wins every tie. Asked of the earlier rules whose texts are a small
+    /// finite set (literals, case-insensitive keywords), except those with a
+    /// predicate before their text (they lose ties) and those giving `rule`'s own token
+    /// type (`-> type(ID)`); answered for the parts of `rule` matched by a DFA.
+    pub fn texts_taken_before(&self, rule: &str) -> HashSet<Vec<u8>> {
+        let mut taken = HashSet::new();
+        let Some(first) = self.rules.iter().position(|r| r.spec.name == rule) else {
+            return taken;
+        };
+        let spec = &self.rules[first].spec;
+        let own: Vec<&RegexMatcher> = self.rules[first..]
+            .iter()
+            .filter(|r| r.spec.name == rule)
+            .filter_map(|r| match &r.matcher {
+                Matcher::Dfa(m) => Some(&**m),
+                _ => None,
+            })
+            .collect();
+        for earlier in &self.rules[..first] {
+            if earlier.spec.mode != spec.mode
+                || earlier.spec.guarded
+                || earlier.spec.token == spec.token
+            {
+                continue;
+            }
+            let Pattern::Regex(regex) = &earlier.spec.pattern else {
+                continue;
+            };
+            for text in exact_texts(regex).unwrap_or_default() {
+                if !text.is_empty() && own.iter().any(|m| m.matches_exactly(&text)) {
+                    taken.insert(text);
+                }
+            }
+        }
+        taken
     }
 
     /// Whether a rule of its mode before `rules[index]` (a regular rule) matches

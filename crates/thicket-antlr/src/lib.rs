@@ -53,9 +53,11 @@
 //!    the input), the others at their longest
 //!    (`123` one number, not `1` `23`; not for rules with a predicate or used inside
 //!    other lexer rules); actions are the empty string, predicates true (each
-//!    reported, see below). This grammar accepts every input ANTLR accepts (with the same split
-//!    into tokens), and more: it does not know that `if` is a keyword and not an
-//!    identifier, nor that `intx` is one identifier.
+//!    reported, see below), and such a token is never a text that a rule before it in
+//!    its mode takes (a keyword before the identifier rule: `if` is no identifier,
+//!    `Grammar::set_token_taken_texts`). This grammar accepts every input ANTLR
+//!    accepts (with the same split into tokens), and more: it does not know that
+//!    `intx` is one identifier, not the keyword `int` and `x`.
 //! 2. **The exact reading** ([`AntlrSpec::checker`]): a real ANTLR-style [`Lexer`]
 //!    (maximal munch over the lexer rules, rule order between equal lengths (a rule
 //!    with a predicate before its text last, see [`lexer`]),
@@ -155,11 +157,12 @@ pub mod translate;
 pub use lexer::{LexError, Lexer, Token};
 pub use produce::AntlrProducer;
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use syntax::GrammarKind;
 use thicket_grammar::grammar::quote_bytes;
-use thicket_grammar::{Diagnostic, Grammar, SourceFile, Span, Spec, SpecError};
+use thicket_grammar::{Diagnostic, Grammar, SourceFile, Span, Spec, SpecError, TokenMatch};
 use thicket_parse::{ParseConfig, ParseError, Parser, Rejection};
 use thicket_tree::{DerivationTree, NodeId, TreeBuilder};
 
@@ -514,9 +517,19 @@ pub fn load_g4_texts(
     // could end at every later position (Arden's `TEXT : .+?` made the parser's
     // pending items grow with the square of the input), and a run of digits split
     // into numbers in every way.
+    // And a token never is a keyword that an earlier rule takes (`ENDCHAR` is no
+    // `ARG : [A-Z0-9]+`): read as one, bdf's `'BITMAP' ARG*` ran on through the
+    // keywords after it, and a 100 KB font took minutes.
+    let mut taken: HashMap<&str, HashSet<Vec<u8>>> = HashMap::new();
     for mark in &t.token_matches {
         if let Some(alternative) = token_alternative(&grammar, mark) {
             grammar.set_token_match(alternative, mark.how);
+            if mark.how == TokenMatch::Longest {
+                let texts = taken
+                    .entry(&mark.rule)
+                    .or_insert_with(|| lexer.texts_taken_before(&mark.rule));
+                grammar.set_token_taken_texts(alternative, texts.clone());
+            }
         }
     }
     let mut spec = AntlrSpec {

@@ -17,6 +17,21 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case {
+        feature: "a keyword is never an identifier an earlier-defined literal wins",
+        files: &[(
+            "Kw.g4",
+            "grammar Kw;\ns : 'BITMAP' ARG* 'END' EOF ;\nARG : [A-Z0-9]+ ;\nWS : [ \\n]+ -> skip ;\n",
+        )],
+        inputs: &[
+            ("BITMAP A B END", true),
+            ("BITMAP A END END", false),
+            ("BITMAP END END", false),
+            ("BITMAP ENDX END", true),
+            ("BITMAP BITMAP END", false),
+            ("BITMAP END", true),
+        ],
+    },
+    Case {
         feature: "numeric channel",
         files: &[(
             "Chan.g4",
@@ -925,6 +940,7 @@ fn the_byte_grammar_ends_tokens_where_antlr_does() {
         "non-greedy loop of any character (one character per token)",
         "longest match (a run of digits is one number)",
         "a skipped catch-all rule (every other character is a comment)",
+        "a keyword is never an identifier an earlier-defined literal wins",
     ] {
         let case = case(feature);
         let spec = load(case);

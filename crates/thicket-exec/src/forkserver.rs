@@ -514,7 +514,13 @@ impl ForkserverExecutor {
         Ok(())
     }
 
-    fn run_once(&mut self, input: &[u8]) -> Result<Outcome, RunError> {
+    /// One run; `meanwhile`, if still there, is taken and called once the target has
+    /// been told to start (see [`Executor::run_overlapping`]).
+    fn run_once(
+        &mut self,
+        input: &[u8],
+        meanwhile: &mut Option<&mut dyn FnMut()>,
+    ) -> Result<Outcome, RunError> {
         self.deliver(input).map_err(RunError::Fatal)?;
         if self.output_dirty {
             self.truncate_outputs().map_err(RunError::Fatal)?;
@@ -524,6 +530,9 @@ impl ForkserverExecutor {
         let server = self.server.as_mut().ok_or(RunError::Died)?;
         let started = Instant::now();
         write_u32(&mut server.ctl, u32::from(self.last_timed_out)).map_err(|_| RunError::Died)?;
+        if let Some(meanwhile) = meanwhile.take() {
+            meanwhile();
+        }
         let pid = match read_u32(&mut server.st, Some(timeout + Duration::from_secs(10))) {
             Ok(Some(pid)) if pid as i32 > 0 => pid as libc::pid_t,
             _ => return Err(RunError::Died),
@@ -559,7 +568,20 @@ enum RunError {
 
 impl Executor for ForkserverExecutor {
     fn run(&mut self, input: &[u8]) -> Result<Outcome, ExecError> {
-        let result = self.run_retrying(input);
+        self.run_overlapping(input, &mut || {})
+    }
+
+    fn run_overlapping(
+        &mut self,
+        input: &[u8],
+        meanwhile: &mut dyn FnMut(),
+    ) -> Result<Outcome, ExecError> {
+        let mut meanwhile = Some(meanwhile);
+        let result = self.run_retrying(input, &mut meanwhile);
+        // A run that failed before the target started still owes the call.
+        if let Some(meanwhile) = meanwhile {
+            meanwhile();
+        }
         self.owner.sweep();
         result
     }
@@ -601,18 +623,22 @@ impl Executor for ForkserverExecutor {
 }
 
 impl ForkserverExecutor {
-    fn run_retrying(&mut self, input: &[u8]) -> Result<Outcome, ExecError> {
+    fn run_retrying(
+        &mut self,
+        input: &[u8],
+        meanwhile: &mut Option<&mut dyn FnMut()>,
+    ) -> Result<Outcome, ExecError> {
         if self.server.is_none() {
             self.start()?;
         }
-        match self.run_once(input) {
+        match self.run_once(input, meanwhile) {
             Ok(outcome) => Ok(outcome),
             Err(RunError::Fatal(e)) => Err(e),
             Err(RunError::Died) => {
                 // Start afresh and try once more; a second death is an error.
                 self.last_timed_out = false;
                 self.start()?;
-                match self.run_once(input) {
+                match self.run_once(input, meanwhile) {
                     Ok(outcome) => Ok(outcome),
                     Err(RunError::Fatal(e)) => Err(e),
                     Err(RunError::Died) => {

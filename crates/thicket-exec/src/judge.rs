@@ -113,7 +113,18 @@ impl Judge {
     /// Runs `input` and judges the run. `Ok(None)`: the executor failed and the failure
     /// is tolerated (counted); `Err`: it failed [`Judge::tolerance`] times in a row.
     pub fn run(&mut self, input: &[u8]) -> Result<Option<Verdict>, ExecError> {
-        let outcome = match self.executor.run(input) {
+        self.run_overlapping(input, &mut || {})
+    }
+
+    /// [`Judge::run`], calling `meanwhile` once, while the target runs where the
+    /// executor allows (see [`Executor::run_overlapping`]; a candidate hang's
+    /// confirming run overlaps nothing).
+    pub fn run_overlapping(
+        &mut self,
+        input: &[u8],
+        meanwhile: &mut dyn FnMut(),
+    ) -> Result<Option<Verdict>, ExecError> {
+        let outcome = match self.executor.run_overlapping(input, meanwhile) {
             Ok(outcome) => outcome,
             Err(e) => {
                 self.counts.executor_errors += 1;

@@ -203,6 +203,22 @@ pub trait Executor {
     /// target does, crashing and hanging included, is an `Ok` outcome.
     fn run(&mut self, input: &[u8]) -> Result<Outcome, ExecError>;
 
+    /// [`Executor::run`], calling `meanwhile` once: while the target runs, where
+    /// the executor starts the target and waits for it apart (the AFL++ forkserver):
+    /// work that does not depend on this run (a campaign's next input) then costs no
+    /// time of its own on a machine with a core to spare. The run's time limit counts
+    /// from when `meanwhile` returns, and its `time` includes whatever of `meanwhile`
+    /// outlasts the target. The default runs the target, then calls `meanwhile`.
+    fn run_overlapping(
+        &mut self,
+        input: &[u8],
+        meanwhile: &mut dyn FnMut(),
+    ) -> Result<Outcome, ExecError> {
+        let outcome = self.run(input);
+        meanwhile();
+        outcome
+    }
+
     /// The coverage of the last run.
     fn trace(&self) -> Trace<'_>;
 

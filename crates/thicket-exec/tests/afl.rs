@@ -125,6 +125,35 @@ fn crashes_are_classified_and_the_forkserver_keeps_going() {
 }
 
 #[test]
+fn work_overlapping_a_run_is_done_once_and_leaves_the_run_as_it_was() {
+    let Some(program) = afl_target("crash") else {
+        return;
+    };
+    let target = Target::new(&argv(&program, &["@@"]), None).unwrap();
+    let mut fs = ForkserverExecutor::new(target, limits(2000), None).unwrap();
+    for input in [&b"hello"[..], b"CRASH now", b"ABORT", b"fine"] {
+        let alone = fs.run(input).unwrap();
+        let alone_edges = edges(&fs);
+        let mut calls = 0;
+        let overlapped = fs.run_overlapping(input, &mut || calls += 1).unwrap();
+        assert_eq!(calls, 1);
+        assert_eq!(overlapped.status, alone.status);
+        assert_eq!(edges(&fs), alone_edges);
+    }
+    let Some(program) = afl_target("hang") else {
+        return;
+    };
+    let target = Target::new(&argv(&program, &["@@"]), None).unwrap();
+    let mut fs = ForkserverExecutor::new(target, limits(300), None).unwrap();
+    let mut calls = 0;
+    let o = fs
+        .run_overlapping(b"please HANG", &mut || calls += 1)
+        .unwrap();
+    assert_eq!((o.status, calls), (Status::Timeout, 1));
+    assert_eq!(fs.run(b"ok").unwrap().status, Status::Exited(0));
+}
+
+#[test]
 fn hangs_are_killed_and_megabytes_of_output_stay_bounded() {
     let Some(program) = afl_target("hang") else {
         return;

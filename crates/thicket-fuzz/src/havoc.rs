@@ -114,17 +114,23 @@ pub(crate) struct HavocStage {
 }
 
 impl HavocStage {
-    /// A havoc candidate for this round, if the share says so; `None` (drawing nothing
-    /// from `rng` while the share is 0) leaves the round to the grammar.
-    pub(crate) fn next(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
+    /// A havoc candidate for the round `ahead` runs from now (0: this round; 1: the
+    /// next, made while this one runs, for a run that keeps nothing), if the share says
+    /// so; `None` (drawing nothing from `rng` while the share is 0) leaves the round to
+    /// the grammar.
+    pub(crate) fn next(
+        &mut self,
+        ctx: &Ctx<'_, '_>,
+        rng: &mut GenRng,
+        ahead: u64,
+    ) -> Option<Candidate> {
         if ctx.config.valid_only || !ctx.config.feedback || ctx.corpus.is_empty() {
             return None;
         }
-        let share = ctx.config.havoc.per_mille(self.stalled);
+        let share = ctx.config.havoc.per_mille(self.stalled + ahead);
         if share == 0 || below(rng, 1000) >= share {
             return None;
         }
-        self.first_round.get_or_insert(self.observed);
         self.index(ctx.corpus);
         let pool = (self.by_size.len() / 4).max(1);
         let parent = &ctx.corpus[self.by_size[below(rng, pool as u32) as usize].1];
@@ -147,6 +153,10 @@ impl HavocStage {
 
     /// Counts a run: a grammar round that kept its input ends the stall.
     pub(crate) fn observe(&mut self, report: &RunReport<'_>) {
+        // Set here, not when the round is made: a round made ahead may not be run.
+        if report.op == HAVOC_OP {
+            self.first_round.get_or_insert(self.observed);
+        }
         self.observed += 1;
         if report.op != HAVOC_OP && report.novelty.is_new() {
             self.stalled = 0;

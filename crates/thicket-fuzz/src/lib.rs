@@ -23,6 +23,15 @@
 //! exactly those of `thicket generate --seed S` (which skips the streams that give no
 //! valid input in the same way), the baseline to compare against.
 //!
+//! Round `i + 1`'s input is made while the target runs round `i`'s, where the executor
+//! can wait for the target apart from starting it (the AFL++ forkserver, see
+//! [`thicket_exec::Executor::run_overlapping`]) and the strategy can tell its next input
+//! before it sees the run (the coverage strategy:
+//! [`strategy::Strategy::next_if_nothing_kept`]). Only a run that keeps an input changes
+//! what the next round makes, so after such a run (a few in a thousand once a campaign
+//! is under way) the next input is made again: the inputs are those made one after the
+//! other, and on a machine with a core to spare making them costs no time of its own.
+//!
 //! The output folder ([`output`]) follows AFL's layout, each finding written atomically
 //! when found; a campaign can be resumed from it. [`choice::StrategyChoice`] names
 //! every strategy (the loop's own and the whitebox searches) and makes it. [`report`]

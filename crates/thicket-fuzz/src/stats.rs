@@ -111,7 +111,10 @@ pub struct Stats {
     pub target_time_s: f64,
     /// thicket's own time per execution in this session, in microseconds: the
     /// session's elapsed time minus the target's, over the session's executions
-    /// (making, judging and booking inputs; writing findings and figures).
+    /// (making, judging and booking inputs; writing findings and figures). Where the
+    /// next input is made while the target runs (the forkserver, a strategy that can
+    /// tell its next input before it sees the run), that making is inside the target's
+    /// time, and only what outlasts the target counts here.
     pub own_us_per_exec: f64,
     /// The strategy's own figures (FdLoop: generations, best fitness, weights).
     #[serde(skip_serializing_if = "serde_json::Value::is_null")]

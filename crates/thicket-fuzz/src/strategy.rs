@@ -274,6 +274,20 @@ pub trait Strategy {
     /// could not be made valid (a solver's failure), which counts as an unsolved round.
     fn next(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate>;
 
+    /// What [`Strategy::next`] would give after the run under way if that run keeps
+    /// no input, drawing from `rng` (the next round's stream): the campaign asks while
+    /// the target runs and uses the answer unless the run kept an input (or the round
+    /// did not count), so making an input costs no time of its own. It must leave the
+    /// strategy as `next` would find it (caches aside). `None` (the default): the
+    /// strategy cannot tell before it has observed the run, and `next` is asked after.
+    fn next_if_nothing_kept(
+        &mut self,
+        _ctx: &Ctx<'_, '_>,
+        _rng: &mut GenRng,
+    ) -> Option<Option<Candidate>> {
+        None
+    }
+
     /// Feedback of the run of the last input [`Strategy::next`] gave.
     fn observe(&mut self, _report: &RunReport<'_>) {}
 
@@ -590,10 +604,24 @@ impl Strategy for CoverageGuided {
 
     fn next(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
         self.share = ctx.config.havoc;
-        if let Some(candidate) = self.havoc.next(ctx, rng) {
+        if let Some(candidate) = self.havoc.next(ctx, rng, 0) {
             return Some(candidate);
         }
         coverage_guided(ctx, rng)
+    }
+
+    fn next_if_nothing_kept(
+        &mut self,
+        ctx: &Ctx<'_, '_>,
+        rng: &mut GenRng,
+    ) -> Option<Option<Candidate>> {
+        // A run that keeps nothing leaves the corpus as it is and adds one execution to
+        // havoc's stall; nothing else here changes with a run.
+        self.share = ctx.config.havoc;
+        if let Some(candidate) = self.havoc.next(ctx, rng, 1) {
+            return Some(Some(candidate));
+        }
+        Some(coverage_guided(ctx, rng))
     }
 
     fn observe(&mut self, report: &RunReport<'_>) {

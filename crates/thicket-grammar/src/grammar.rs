@@ -8,7 +8,7 @@ use crate::diag::Diagnostic;
 use crate::source::Span;
 use crate::suggest::Suggester;
 use regex_syntax::hir::Hir;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// Index of a rule (a nonterminal) in [`Grammar::rules`].
@@ -151,6 +151,9 @@ pub struct Grammar {
     /// Nodes a parser matches as a lexer's token (see [`Grammar::set_token_match`]),
     /// by [`ExprId::index`]; empty when there are none.
     token_match: Vec<Option<TokenMatch>>,
+    /// Whole texts a longest-match token never has (see
+    /// [`Grammar::set_token_taken_texts`]); empty for most nodes.
+    token_taken: HashMap<ExprId, HashSet<Vec<u8>>>,
     /// Probabilities the spec gives alternatives (fuzzingbook's `prob`).
     default_probabilities: Vec<(ExprId, f64)>,
 }
@@ -238,6 +241,7 @@ impl Grammar {
         Ok(Grammar {
             phrase: Vec::new(),
             token_match: Vec::new(),
+            token_taken: HashMap::new(),
             default_probabilities: Vec::new(),
             rules,
             exprs,
@@ -339,6 +343,35 @@ impl Grammar {
     /// How [`Grammar::set_token_match`] marked the node, if it did.
     pub fn token_match(&self, expr: ExprId) -> Option<TokenMatch> {
         self.token_match.get(expr.index()).copied().flatten()
+    }
+
+    /// Records the whole texts a node marked as a longest-match token
+    /// ([`Grammar::set_token_match`]) never has, because a lexer gives them to a rule
+    /// of higher priority: a keyword defined before the identifier rule (`ENDCHAR` is
+    /// never an `ARG : [A-Z0-9]+`). A parser scanning the token drops a longest match
+    /// whose text is one of them. Read as a plain language, such a token would take
+    /// every keyword too, and a loop of them (`'BITMAP' ARG*`) could run on through
+    /// the keywords that end it, which costs a general parser time with the cube of
+    /// the input. Analyses of the grammar and generation read the whole language.
+    pub fn set_token_taken_texts(&mut self, expr: ExprId, texts: HashSet<Vec<u8>>) {
+        if texts.is_empty() {
+            self.token_taken.remove(&expr);
+        } else {
+            self.token_taken.insert(expr, texts);
+        }
+    }
+
+    /// Whether [`Grammar::set_token_taken_texts`] recorded texts for the node.
+    pub fn has_token_taken_texts(&self, expr: ExprId) -> bool {
+        self.token_taken.contains_key(&expr)
+    }
+
+    /// Whether `text` is one of the texts [`Grammar::set_token_taken_texts`] recorded
+    /// for the node.
+    pub fn is_token_taken_text(&self, expr: ExprId, text: &[u8]) -> bool {
+        self.token_taken
+            .get(&expr)
+            .is_some_and(|t| t.contains(text))
     }
 
     /// Records that the spec gives `alternative` (an alternative of a rule's top-level

@@ -7,6 +7,7 @@ use crate::error::{ParseError, Rejection};
 use crate::fresh::{Ahead, PerByte, Prefaulter};
 use crate::memory;
 use crate::terminal::RegexMatcher;
+use crate::token::Take;
 use thicket_grammar::SymbolId;
 use thicket_tree::NodeRoom;
 
@@ -273,9 +274,9 @@ enum Scan<'p> {
     /// Not looked up yet.
     Unknown,
     Literal,
-    /// A regex terminal or a token, and whether it takes only its longest match (a
-    /// lexer's token: `Grammar::set_token_match`).
-    Match(&'p RegexMatcher, bool),
+    /// A regex terminal or a token, and which of its matches it takes (a lexer's token
+    /// only its longest: `Grammar::set_token_match`).
+    Match(&'p RegexMatcher, Take),
     /// Anything else: predicted, as this node (`Parser::chart_node`: a reference's rule
     /// body rather than the reference).
     Predict(u32),
@@ -1231,7 +1232,7 @@ impl<'g> Parser<'g> {
                 let scan = match self.ops[child as usize] {
                     Op::Literal => Scan::Literal,
                     _ => match self.matcher(child) {
-                        Some(m) => Scan::Match(m, self.scans_longest(child)),
+                        Some(m) => Scan::Match(m, self.scan_take(child)),
                         None => Scan::Predict(self.chart_node(child)),
                     },
                 };
@@ -1250,7 +1251,7 @@ impl<'g> Parser<'g> {
                 }
                 NONE
             }
-            Scan::Match(matcher, longest) => {
+            Scan::Match(matcher, take) => {
                 let (start, len) = match work.cache_keys.iter().find(|&&(node, _, _)| node == child)
                 {
                     Some(&(_, start, len)) => (start as usize, len as usize),
@@ -1258,12 +1259,18 @@ impl<'g> Parser<'g> {
                         let start = work.cache_ends.len();
                         let ends = &mut work.cache_ends;
                         let filter = work.follow_filter;
-                        if longest {
+                        if take != Take::All {
                             let mut last = None;
                             matcher.match_ends(text, j, |e| last = Some(e));
-                            ends.extend(
-                                last.filter(|&e| !filter || self.can_follow(child, text, e)),
-                            );
+                            let taken = |e: usize| match take {
+                                Take::LongestUntaken(token) => {
+                                    self.grammar.is_token_taken_text(token, &text[j..e])
+                                }
+                                _ => false,
+                            };
+                            ends.extend(last.filter(|&e| {
+                                (!filter || self.can_follow(child, text, e)) && !taken(e)
+                            }));
                         } else {
                             matcher.match_ends(text, j, |e| {
                                 if !filter || self.can_follow(child, text, e) {

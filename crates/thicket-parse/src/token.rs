@@ -57,6 +57,19 @@ const UNBOUNDED: u32 = u32::MAX;
 const UNKNOWN: (u32, u32) = (u32::MAX, 0);
 
 /// A leaf subtree: its node, whether it is the empty derivation, and its bytes.
+/// Which matches the chart takes where it scans a terminal or token (see
+/// `Parser::scan_take`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Take {
+    /// Every match: a plain terminal's language.
+    All,
+    /// Only the longest: a lexer's token.
+    Longest,
+    /// Only the longest, and none where its text is one the marked token (this node)
+    /// never has.
+    LongestUntaken(ExprId),
+}
+
 type LeafKey<'t> = (u32, bool, &'t [u8]);
 
 /// Longest span whose subtree is cached: long tokens (strings, comments) rarely recur.
@@ -154,10 +167,22 @@ impl Parser<'_> {
         None
     }
 
-    /// Whether the chart scans `node` (a regex terminal or a token) taking only its
-    /// longest match, as a lexer reads the token it stands for.
-    pub(crate) fn scans_longest(&self, node: u32) -> bool {
-        self.marked_token(node, TokenMatch::Longest).is_some()
+    /// Which of its matches the chart takes when it scans `node` (a regex terminal or
+    /// a token): all, or only the longest, as a lexer reads the token it stands for,
+    /// and then perhaps not where that text is one a rule of higher priority takes
+    /// (`Grammar::set_token_taken_texts`).
+    pub(crate) fn scan_take(&self, node: u32) -> Take {
+        match self.marked_token(node, TokenMatch::Longest) {
+            None => Take::All,
+            Some(token)
+                if self
+                    .grammar
+                    .has_token_taken_texts(ExprId::from_index(token as usize)) =>
+            {
+                Take::LongestUntaken(ExprId::from_index(token as usize))
+            }
+            Some(_) => Take::Longest,
+        }
     }
 
     /// The matcher of a regex terminal or of a regular node, built on first use.

@@ -113,6 +113,23 @@ struct Accounted {
     new_failure: bool,
 }
 
+/// The next round's candidate, made while the target ran this round's input (see
+/// [`Strategy::next_if_nothing_kept`](strategy::Strategy::next_if_nothing_kept)).
+struct Ahead {
+    /// The round it is for.
+    round: u64,
+    /// The corpus's size when it was made: a run that kept an input grew it, and the
+    /// candidate is then made again.
+    corpus_len: usize,
+    /// The candidate (`None`: the strategy could make none).
+    candidate: Option<Candidate>,
+}
+
+/// The error of a campaign whose judge gave up on the target.
+fn target_gone(e: thicket_exec::ExecError) -> FuzzError {
+    FuzzError::Campaign(format!("the target cannot be run any more: {e}"))
+}
+
 /// A coverage-guided campaign.
 pub struct Campaign<'g> {
     generator: &'g Generator<'g>,
@@ -160,6 +177,8 @@ pub struct Campaign<'g> {
     last_plot_execs: u64,
     /// When the figures were last written.
     last_write: Instant,
+    /// The next round's candidate, if the strategy made it while the target ran.
+    ahead: Option<Ahead>,
 }
 
 impl<'g> Campaign<'g> {
@@ -229,6 +248,7 @@ impl<'g> Campaign<'g> {
             queue_bytes: 0,
             last_plot_execs: 0,
             last_write: Instant::now(),
+            ahead: None,
         };
         if campaign.config.resume {
             campaign.load()?;
@@ -314,18 +334,30 @@ impl<'g> Campaign<'g> {
                 return Err(e);
             }
             let index = self.stats.rounds;
-            let mut rng = Generator::rng_for(self.config.seed, index);
-            let ctx = strategy::Ctx {
-                generator: self.generator,
-                solver: self.solver,
-                config: &self.config,
-                text: self.text,
-                encoding: self.encoding,
-                corpus: &self.corpus,
-                stop,
-                deadline,
+            // Made while the last run ran, for this round and this corpus: the same
+            // draws as making it now.
+            let ahead = self
+                .ahead
+                .take()
+                .filter(|a| a.round == index && a.corpus_len == self.corpus.len());
+            let candidate = match ahead {
+                Some(ahead) => ahead.candidate,
+                None => {
+                    let mut rng = Generator::rng_for(self.config.seed, index);
+                    let ctx = strategy::Ctx {
+                        generator: self.generator,
+                        solver: self.solver,
+                        config: &self.config,
+                        text: self.text,
+                        encoding: self.encoding,
+                        corpus: &self.corpus,
+                        stop,
+                        deadline,
+                    };
+                    self.strategy.next(&ctx, &mut rng)
+                }
             };
-            let Some(candidate) = self.strategy.next(&ctx, &mut rng) else {
+            let Some(candidate) = candidate else {
                 if stop.load(Ordering::Relaxed) || self.budget_spent() {
                     break;
                 }
@@ -342,7 +374,7 @@ impl<'g> Campaign<'g> {
                 continue;
             };
             consecutive_unsolved = 0;
-            if let Err(e) = self.round(&candidate) {
+            if let Err(e) = self.round(&candidate, stop, deadline) {
                 self.finish()?;
                 return Err(e);
             }
@@ -369,8 +401,14 @@ impl<'g> Campaign<'g> {
         Ok(self.stats.clone())
     }
 
-    /// One round: run the candidate, book it, tell the strategy.
-    fn round(&mut self, candidate: &Candidate) -> Result<(), FuzzError> {
+    /// One round: run the candidate (the strategy making the next round's while the
+    /// target runs, if it can), book it, tell the strategy.
+    fn round(
+        &mut self,
+        candidate: &Candidate,
+        stop: &AtomicBool,
+        deadline: Option<Instant>,
+    ) -> Result<(), FuzzError> {
         let encoded;
         let input = match (self.encoding, &candidate.input) {
             (Some(encoding), Input::Tree(tree)) => match encoding.encode(tree) {
@@ -390,7 +428,34 @@ impl<'g> Campaign<'g> {
             },
             (_, input) => input,
         };
-        let Some(verdict) = self.execute(input.bytes())? else {
+        // The next round is this one's index plus one if this run is booked.
+        let next_round = self.stats.rounds + 1;
+        let ctx = strategy::Ctx {
+            generator: self.generator,
+            solver: self.solver,
+            config: &self.config,
+            text: self.text,
+            encoding: self.encoding,
+            corpus: &self.corpus,
+            stop,
+            deadline,
+        };
+        let (strategy, ahead) = (&mut self.strategy, &mut self.ahead);
+        let mut make_next = || {
+            let mut rng = Generator::rng_for(ctx.config.seed, next_round);
+            if let Some(candidate) = strategy.next_if_nothing_kept(&ctx, &mut rng) {
+                *ahead = Some(Ahead {
+                    round: next_round,
+                    corpus_len: ctx.corpus.len(),
+                    candidate,
+                });
+            }
+        };
+        let verdict = self
+            .judge
+            .run_overlapping(input.bytes(), &mut make_next)
+            .map_err(target_gone)?;
+        let Some(verdict) = verdict else {
             return Ok(());
         };
         self.input_bytes += input.bytes().len() as u64;
@@ -437,9 +502,7 @@ impl<'g> Campaign<'g> {
     /// Runs `bytes` through the judge: `Ok(None)` after a tolerated executor error,
     /// `Err` when the judge gives up on the target.
     fn execute(&mut self, bytes: &[u8]) -> Result<Option<Verdict>, FuzzError> {
-        self.judge
-            .run(bytes)
-            .map_err(|e| FuzzError::Campaign(format!("the target cannot be run any more: {e}")))
+        self.judge.run(bytes).map_err(target_gone)
     }
 
     /// Adds the last run's input, just pushed as the corpus's last entry, to the

@@ -254,6 +254,103 @@ fn havoc_reaches_what_the_grammar_does_not_once_the_campaign_stalls() {
     assert!(!before.is_empty() && off.starts_with(&before));
 }
 
+/// [`BigramsAndRuns`] calling what overlaps a run before running it, as the forkserver
+/// does once the target is started.
+struct Overlapping(BigramsAndRuns);
+
+impl Executor for Overlapping {
+    fn run(&mut self, input: &[u8]) -> Result<Outcome, ExecError> {
+        self.0.run(input)
+    }
+    fn run_overlapping(
+        &mut self,
+        input: &[u8],
+        meanwhile: &mut dyn FnMut(),
+    ) -> Result<Outcome, ExecError> {
+        meanwhile();
+        self.0.run(input)
+    }
+    fn trace(&self) -> Trace<'_> {
+        self.0.trace()
+    }
+    fn describe(&self) -> String {
+        "overlapping".into()
+    }
+    fn timeout(&self) -> Duration {
+        self.0.timeout()
+    }
+    fn set_timeout(&mut self, timeout: Duration) {
+        self.0.set_timeout(timeout);
+    }
+}
+
+/// The coverage-guided strategy made to wait for each run before making the next input.
+#[derive(Default)]
+struct MakesAfterEachRun(strategy::CoverageGuided);
+
+impl Strategy for MakesAfterEachRun {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn next(&mut self, ctx: &Ctx<'_, '_>, rng: &mut GenRng) -> Option<Candidate> {
+        self.0.next(ctx, rng)
+    }
+    fn observe(&mut self, report: &RunReport<'_>) {
+        self.0.observe(report);
+    }
+    fn wants_features(&self) -> bool {
+        self.0.wants_features()
+    }
+    fn summary(&self) -> serde_json::Value {
+        self.0.summary()
+    }
+}
+
+#[test]
+fn inputs_made_while_the_target_runs_are_those_made_after_it() {
+    // A campaign is reproducible from its seed whether each next input is made while
+    // the target runs (kept runs making it again) or after: the same queue, figures
+    // and havoc stage, through the stall and havoc's share growing every execution.
+    let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
+    let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let campaign = |name: &str, after: bool| {
+        let out = dir.path().join(name);
+        let executor = Overlapping(BigramsAndRuns(Bigrams {
+            map: vec![0; MAP + 1],
+            timeout: Duration::from_millis(100),
+        }));
+        let judge = Judge::new(Box::new(executor), Classifier::default());
+        let mut campaign = Campaign::new(&generator, judge, config(12_000), &out).unwrap();
+        if after {
+            campaign = campaign
+                .with_strategy(Box::<MakesAfterEachRun>::default())
+                .unwrap();
+        }
+        let stats = campaign.run(&AtomicBool::new(false), |_| {}).unwrap();
+        // Names without their time field, which the clock decides.
+        let queue: Vec<(String, Vec<u8>)> = files(&out.join("queue"))
+            .into_iter()
+            .map(|(name, bytes)| {
+                let fields: Vec<&str> = name
+                    .split(',')
+                    .filter(|f| !f.starts_with("time:"))
+                    .collect();
+                (fields.join(","), bytes)
+            })
+            .collect();
+        (stats, queue)
+    };
+    let (ahead, queue_ahead) = campaign("ahead", false);
+    let (after, queue_after) = campaign("after", true);
+    assert!(ahead.ops.contains_key("havoc"), "{:?}", ahead.ops);
+    assert!(queue_ahead.len() > 10, "{}", queue_ahead.len());
+    assert_eq!(queue_ahead, queue_after);
+    assert_eq!(format!("{:?}", ahead.ops), format!("{:?}", after.ops));
+    assert_eq!(ahead.rounds, after.rounds);
+    assert_eq!(ahead.strategy_stats, after.strategy_stats);
+}
+
 #[test]
 fn havoc_is_off_in_valid_only_campaigns() {
     let grammar = load_spec_text("w.fan", WORDS.as_bytes()).unwrap();
