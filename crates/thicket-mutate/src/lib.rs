@@ -261,7 +261,7 @@ pub fn regenerate<R: Rng + ?Sized>(
 
 /// Replaces the subtree at a rule node of `tree` (the rule drawn first) by the subtree of
 /// a node of `donor` that expands the same rule (a different text), if there is one and
-/// the result stays within `max_depth`.
+/// the result stays within the generator's `max_depth`.
 pub fn splice<R: Rng + ?Sized>(
     generator: &Generator<'_>,
     tree: &DerivationTree,
@@ -269,7 +269,9 @@ pub fn splice<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Option<DerivationTree> {
     let grammar = generator.grammar();
-    splice_from(generator, tree, donor, rng, |rule| {
+    let max_depth = generator.config().max_depth;
+    let within = |mutant: &DerivationTree| mutant.depth(grammar) <= max_depth;
+    splice_from(grammar, tree, donor, rng, within, |rule| {
         donor
             .descendants(donor.root())
             .filter(move |&n| rule_of(grammar, donor, n) == Some(rule))
@@ -277,27 +279,41 @@ pub fn splice<R: Rng + ?Sized>(
 }
 
 /// [`splice`] from a [`Donor`], whose nodes of the hole's rule are looked up rather than
-/// found by walking the whole donor (the same draws: the same nodes in the same order).
+/// found by walking the whole donor (the same draws: the same nodes in the same order),
+/// bounded by bytes rather than depth: the result is at most `max_len` bytes long, at any
+/// depth, as [`recurse`] and [`repeat`] bound theirs. A subtree spliced near the
+/// generation depth limit may take the result past it (a five-letter name of xml.bnf is
+/// seven levels deep, so an attribute's name in a tag of several attributes could never
+/// become a donor's `xmlns`); the limit bounds what generation makes, not what a kept
+/// input may hold.
 pub fn splice_donor<R: Rng + ?Sized>(
     generator: &Generator<'_>,
     tree: &DerivationTree,
     donor: &Donor,
+    max_len: usize,
     rng: &mut R,
 ) -> Option<DerivationTree> {
-    splice_from(generator, tree, &donor.tree, rng, |rule| {
-        donor.rule_nodes(rule).iter().copied()
-    })
+    let within = |mutant: &DerivationTree| mutant.bytes().len() <= max_len;
+    splice_from(
+        generator.grammar(),
+        tree,
+        &donor.tree,
+        rng,
+        within,
+        |rule| donor.rule_nodes(rule).iter().copied(),
+    )
 }
 
-/// [`splice`], the donor's nodes of a rule, in preorder, given by `nodes_of`.
+/// [`splice`], the donor's nodes of a rule, in preorder, given by `nodes_of`; a mutant is
+/// returned if `within` accepts it (else the next of four tries).
 fn splice_from<R: Rng + ?Sized, I: Iterator<Item = NodeId>>(
-    generator: &Generator<'_>,
+    grammar: &Grammar,
     tree: &DerivationTree,
     donor: &DerivationTree,
     rng: &mut R,
+    within: impl Fn(&DerivationTree) -> bool,
     nodes_of: impl Fn(SymbolId) -> I,
 ) -> Option<DerivationTree> {
-    let grammar = generator.grammar();
     let nodes = rule_nodes(grammar, tree);
     let groups = RuleGroups::new(grammar, tree, &nodes);
     // A few tries to find a rule the donor also expands.
@@ -312,7 +328,7 @@ fn splice_from<R: Rng + ?Sized, I: Iterator<Item = NodeId>>(
         let result = replace(tree, hole, |sink| {
             donor.emit_subtree(grammar, part, expr, sink);
         });
-        if result.depth(grammar) <= generator.config().max_depth {
+        if within(&result) {
             return Some(result);
         }
     }
@@ -729,12 +745,14 @@ impl Applied {
     }
 }
 
-/// One to three mutations stacked on a copy of `parent`: splice 2/7 (with one of `donors`),
+/// One to three mutations stacked on a copy of `parent`: splice 2/7 (with one of `donors`,
+/// within `budget` bytes at any depth: [`splice_donor`]),
 /// regenerate 2/7, recursion 1/7, repetition 1/7, a terminal's text 1/7 (not with
 /// `valid_only`; as `leaves` says: a byte, a character that keeps the input UTF-8, or
 /// another of the texts the encoding allows, a bit flipped). Splicing falls
 /// back to regeneration without a donor, recursion and repetition to regeneration on a
-/// tree without them. Recursion and repetition grow the tree to at most `budget` bytes.
+/// tree without them. Splicing, recursion and repetition grow the tree to at most `budget`
+/// bytes.
 pub fn stack<R: Rng + ?Sized>(
     generator: &Generator<'_>,
     parent: &DerivationTree,
@@ -764,7 +782,7 @@ pub fn stack<R: Rng + ?Sized>(
             }
             c if c < 2 && !donors.is_empty() => {
                 let donor = donors[below(rng, donors.len() as u32) as usize];
-                splice_donor(generator, tree, donor, rng).map(|t| (t, 2))
+                splice_donor(generator, tree, donor, budget, rng).map(|t| (t, 2))
             }
             _ => None,
         };
@@ -841,9 +859,15 @@ mod tests {
     #[test]
     fn splicing_from_a_donor_draws_as_splicing_from_its_tree() {
         // A campaign's donors carry their rule nodes grouped; the mutants must be those
-        // of the plain splice (campaigns are reproducible from their seed).
+        // of the plain splice (campaigns are reproducible from their seed). The plain
+        // splice bounds depth, the donor's bytes: both bounds out of reach here.
         let grammar = grammar();
         let generator = Generator::new(&grammar, GenConfig::default()).unwrap();
+        let deep = GenConfig {
+            max_depth: 1000,
+            ..GenConfig::default()
+        };
+        let unbounded = Generator::new(&grammar, deep).unwrap();
         let mut spliced = 0;
         for i in 0..300 {
             let mut rng = Generator::rng_for(21, i);
@@ -856,8 +880,8 @@ mod tests {
             }
             assert_eq!(donor.nodes.len(), rule_nodes(&grammar, &donor_tree).len());
             let (mut a, mut b) = (Generator::rng_for(22, i), Generator::rng_for(22, i));
-            let plain = splice(&generator, &tree, &donor_tree, &mut a);
-            let indexed = splice_donor(&generator, &tree, &donor, &mut b);
+            let plain = splice(&unbounded, &tree, &donor_tree, &mut a);
+            let indexed = splice_donor(&generator, &tree, &donor, usize::MAX, &mut b);
             assert_eq!(
                 plain.as_ref().map(|t| t.bytes().to_vec()),
                 indexed.as_ref().map(|t| t.bytes().to_vec())

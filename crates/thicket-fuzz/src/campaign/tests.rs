@@ -491,3 +491,92 @@ fn crashes_are_minimised_once_per_failure_into_minimized() {
     assert_eq!(written[0].0, minimized[0].0);
     assert_eq!(written[0].1, b"boom");
 }
+
+/// A word, then a word nested seven rules deep: at a generation depth of 10 the second
+/// word has at most two letters, the first up to eight.
+const NESTED_TAIL: &str = "<start> ::= <word> \":\" <deep>\n\
+    <deep> ::= <d1>\n<d1> ::= <d2>\n<d2> ::= <d3>\n<d3> ::= <d4>\n<d4> ::= <d5>\n\
+    <d5> ::= <word>\n\
+    <word> ::= <letter> | <letter> <word>\n\
+    <letter> ::= \"k\" | \"m\" | \"p\" | \"w\"\n";
+
+/// The edge [`LongTail`] reports for a second word of four letters or more, three of
+/// them different.
+const LONG_TAIL_EDGE: usize = 200;
+
+/// Whether the second word of a [`NESTED_TAIL`] input has four letters or more, three
+/// of them different.
+fn has_long_tail(input: &[u8]) -> bool {
+    let Some(colon) = input.iter().position(|&b| b == b':') else {
+        return false;
+    };
+    let tail = &input[colon + 1..];
+    let letters = tail.iter().all(|b| b"kmpw".contains(b));
+    let distinct = b"kmpw".iter().filter(|b| tail.contains(b)).count();
+    letters && tail.len() >= 4 && distinct >= 3
+}
+
+/// A target of [`NESTED_TAIL`] with an edge per length of the first word, and
+/// [`LONG_TAIL_EDGE`] for a second word that only a first word spliced into its place
+/// makes: generation and regeneration keep it within two letters, recursion repeats
+/// its first letter (two different letters at most), and byte edits write none of
+/// its letters.
+struct LongTail(Bigrams);
+
+impl Executor for LongTail {
+    fn run(&mut self, input: &[u8]) -> Result<Outcome, ExecError> {
+        self.0.map.iter_mut().for_each(|b| *b = 0);
+        let head = input.iter().take_while(|&&b| b != b':').count();
+        self.0.map[head.min(100)] = 1;
+        self.0.map[LONG_TAIL_EDGE] = u8::from(has_long_tail(input));
+        Ok(Outcome::new(Status::Exited(0), Duration::from_micros(10)))
+    }
+    fn trace(&self) -> Trace<'_> {
+        self.0.trace()
+    }
+    fn describe(&self) -> String {
+        "long tail".into()
+    }
+    fn timeout(&self) -> Duration {
+        self.0.timeout()
+    }
+    fn set_timeout(&mut self, timeout: Duration) {
+        self.0.set_timeout(timeout);
+    }
+}
+
+#[test]
+fn splices_may_take_a_mutant_past_the_generation_depth() {
+    let grammar = load_spec_text("tail.fan", NESTED_TAIL.as_bytes()).unwrap();
+    let gen_config = GenConfig {
+        max_depth: 10,
+        ..GenConfig::default()
+    };
+    let generator = Generator::new(&grammar, gen_config).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let executor = LongTail(Bigrams {
+        map: vec![0; MAP],
+        timeout: Duration::from_millis(100),
+    });
+    let judge = Judge::new(Box::new(executor), Classifier::default());
+    // Havoc's byte splices could copy the first word over the second: tree splices alone.
+    let config = FuzzConfig {
+        havoc: crate::havoc::HavocShare::Off,
+        ..config(3000)
+    };
+    let mut campaign = Campaign::new(&generator, judge, config, &out).unwrap();
+    let stats = campaign.run(&AtomicBool::new(false), |_| {}).unwrap();
+    let queue = files(&out.join("queue"));
+    let long_tail = queue.iter().find(|(_, bytes)| has_long_tail(bytes));
+    let (name, bytes) = long_tail.unwrap_or_else(|| panic!("{:?}", stats.ops));
+    assert!(name.contains("splice"), "{name}");
+    // Deeper than generation goes, and still a tree of the grammar.
+    let parser = thicket_parse::Parser::new(&grammar, Default::default()).unwrap();
+    let tree = parser.parse(bytes).unwrap().tree();
+    assert!(
+        tree.depth(&grammar) > 10,
+        "{}",
+        String::from_utf8_lossy(bytes)
+    );
+}
