@@ -362,14 +362,6 @@ impl Lexer {
             return taken;
         };
         let spec = &self.rules[first].spec;
-        let own: Vec<&RegexMatcher> = self.rules[first..]
-            .iter()
-            .filter(|r| r.spec.name == rule)
-            .filter_map(|r| match &r.matcher {
-                Matcher::Dfa(m) => Some(&**m),
-                _ => None,
-            })
-            .collect();
         // PL/SQL has two thousand keywords, each with the case variants of its letters:
         // their texts are found once for all the tokens asking, and a token that is
         // such a keyword itself looks its own texts up rather than matching theirs.
@@ -408,6 +400,14 @@ impl Lexer {
             }
             return taken;
         }
+        let own: Vec<&RegexMatcher> = self.rules[first..]
+            .iter()
+            .filter(|r| r.spec.name == rule)
+            .filter_map(|r| match &r.matcher {
+                Matcher::Dfa(m) => Some(&**m),
+                _ => None,
+            })
+            .collect();
         // Most earlier texts cannot start a match of the token (a long keyword's case
         // variants are too many to list, so it is asked here): one byte tells.
         let mut starts = [false; 256];
