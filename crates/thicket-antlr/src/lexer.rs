@@ -144,6 +144,9 @@ struct FiniteTexts {
     texts: Vec<Vec<Vec<u8>>>,
     /// By text: the rules that have it, in priority order.
     holders: HashMap<Vec<u8>, Vec<u32>>,
+    /// By rule: the bytes a match can start with, for the rules matched by a DFA
+    /// whose texts are not such a set.
+    endless_first: Vec<Option<[bool; 256]>>,
 }
 
 /// An ANTLR-style lexer built from a grammar's lexer rules.
@@ -350,22 +353,11 @@ impl Lexer {
         out
     }
 
-    /// The whole texts a token of `rule` never has: each text of a rule before it in
-    /// its mode that it matches too (a keyword before an identifier rule), since the
-    /// earlier rule wins every tie. Asked of the earlier rules whose texts are a small
-    /// finite set (literals, case-insensitive keywords), except those with a
-    /// predicate before their text (they lose ties) and those giving `rule`'s own token
-    /// type (`-> type(ID)`); answered for the parts of `rule` matched by a DFA.
-    pub fn texts_taken_before(&self, rule: &str) -> HashSet<Vec<u8>> {
-        let mut taken = HashSet::new();
-        let Some(first) = self.rules.iter().position(|r| r.spec.name == rule) else {
-            return taken;
-        };
-        let spec = &self.rules[first].spec;
-        // PL/SQL has two thousand keywords, each with the case variants of its letters:
-        // their texts are found once for all the tokens asking, and a token that is
-        // such a keyword itself looks its own texts up rather than matching theirs.
-        let finite = self.finite_texts.get_or_init(|| {
+    /// The lexer rules' small finite sets of texts, found once for all the tokens
+    /// asking (PL/SQL has two thousand keywords, each with the case variants of its
+    /// letters).
+    fn finite(&self) -> &FiniteTexts {
+        self.finite_texts.get_or_init(|| {
             let texts: Vec<Vec<Vec<u8>>> = self
                 .rules
                 .iter()
@@ -380,8 +372,61 @@ impl Lexer {
                     holders.entry(text.clone()).or_default().push(index as u32);
                 }
             }
-            FiniteTexts { texts, holders }
-        });
+            let endless_first = self
+                .rules
+                .iter()
+                .zip(&texts)
+                .map(|(r, texts)| match &r.matcher {
+                    Matcher::Dfa(m) if texts.is_empty() => Some(m.first_bytes()),
+                    _ => None,
+                })
+                .collect();
+            FiniteTexts {
+                texts,
+                holders,
+                endless_first,
+            }
+        })
+    }
+
+    /// The texts of `rule` other than `taken`, if its texts are a small finite set
+    /// and one lexer rule gives them: the language a token of it has in ANTLR's
+    /// token stream (`taken`: [`Lexer::texts_taken_before`]).
+    pub fn texts_left(&self, rule: &str, taken: &HashSet<Vec<u8>>) -> Option<Vec<Vec<u8>>> {
+        let mut parts = self
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.spec.name == rule);
+        let (index, _) = parts.next()?;
+        if parts.next().is_some() {
+            return None;
+        }
+        let texts = &self.finite().texts[index];
+        (!texts.is_empty()).then(|| {
+            texts
+                .iter()
+                .filter(|t| !taken.contains(*t))
+                .cloned()
+                .collect()
+        })
+    }
+
+    /// The whole texts a token of `rule` never has: each text of a rule before it in
+    /// its mode that it matches too (a keyword before an identifier rule), since the
+    /// earlier rule wins every tie. Asked of the earlier rules whose texts are a small
+    /// finite set (literals, case-insensitive keywords), except those with a
+    /// predicate before their text (they lose ties) and those giving `rule`'s own token
+    /// type (`-> type(ID)`); answered for the parts of `rule` matched by a DFA.
+    pub fn texts_taken_before(&self, rule: &str) -> HashSet<Vec<u8>> {
+        let mut taken = HashSet::new();
+        let Some(first) = self.rules.iter().position(|r| r.spec.name == rule) else {
+            return taken;
+        };
+        let spec = &self.rules[first].spec;
+        // A token that is a keyword itself looks its own texts up rather than
+        // matching the earlier keywords' texts.
+        let finite = self.finite();
         let takes = |earlier: &Rule| {
             earlier.spec.mode == spec.mode
                 && !earlier.spec.guarded
@@ -396,6 +441,32 @@ impl Lexer {
                 });
                 if held_before {
                     taken.insert(text.clone());
+                }
+            }
+            // An earlier rule with endless texts takes a few too: ply's `EOL :
+            // [\r\n]+` before `WS : [ \t\r\n] -> skip` leaves WS no line end, and
+            // read as one, every line of numbers could run into the next.
+            // (Long case-insensitive keywords have too many variants to be listed:
+            // most of them cannot start any of the token's texts.)
+            let mut own_first = [false; 256];
+            for text in &finite.texts[first] {
+                if let Some(&b) = text.first() {
+                    own_first[usize::from(b)] = true;
+                }
+            }
+            for (earlier, starts) in self.rules[..first].iter().zip(&finite.endless_first) {
+                let (Matcher::Dfa(m), Some(starts)) = (&earlier.matcher, starts) else {
+                    continue;
+                };
+                if !takes(earlier) || !(0..256).any(|b| starts[b] && own_first[b]) {
+                    continue;
+                }
+                for text in &finite.texts[first] {
+                    if text.first().is_some_and(|&b| starts[usize::from(b)])
+                        && m.matches_exactly(text)
+                    {
+                        taken.insert(text.clone());
+                    }
                 }
             }
             return taken;

@@ -528,6 +528,17 @@ pub fn load_g4_texts(
                 let texts = taken
                     .entry(&mark.rule)
                     .or_insert_with(|| lexer.texts_taken_before(&mark.rule));
+                // A token of a few texts loses the taken ones from its language, for
+                // every reader: hidden text is scanned as one DFA, where a skipped
+                // `WS : [ \t\r\n]` after `EOL : [\r\n]+` (ply) let a line of numbers
+                // run on into the next ones.
+                if mark.path.is_empty()
+                    && !texts.is_empty()
+                    && let Some(left) = lexer.texts_left(&mark.rule, texts)
+                    && !left.is_empty()
+                {
+                    grammar.set_terminal_regex(alternative, regex_of_texts(&left));
+                }
                 grammar.set_token_taken_texts(alternative, texts.clone());
             }
         }
@@ -553,6 +564,23 @@ pub fn load_g4_texts(
     };
     spec.set_hidden_probability(DEFAULT_HIDDEN_PROBABILITY);
     Ok(spec)
+}
+
+/// A regex matching exactly `texts`.
+fn regex_of_texts(texts: &[Vec<u8>]) -> thicket_grammar::RegexTerminal {
+    use regex_syntax::hir::Hir;
+    let pattern = texts
+        .iter()
+        .map(|t| regex_syntax::escape(&String::from_utf8_lossy(t)))
+        .collect::<Vec<_>>()
+        .join("|");
+    let hir = Hir::alternation(
+        texts
+            .iter()
+            .map(|t| Hir::literal(t.clone().into_boxed_slice()))
+            .collect(),
+    );
+    thicket_grammar::RegexTerminal { pattern, hir }
 }
 
 /// The node of the byte grammar that `mark` names, if the rule's body has the shape the

@@ -50,6 +50,25 @@ fn keyword_beats_identifier_at_equal_length() {
 }
 
 #[test]
+fn skipped_text_an_earlier_rule_takes_is_never_skipped() {
+    // ply's lexer: a line end is always `EOL` (earlier, and at least as long), so a
+    // line of three numbers is never a face, which needs four before its `EOL`.
+    let spec = load(
+        "grammar P; ply : (vertex | face)+ EOF ; vertex : N N N EOL ; face : N N N N+ EOL ;
+         N : [0-9]+ ; EOL : [\\r\\n]+ ; WS : [ \\t\\r\\n] -> skip ;",
+    );
+    let check = spec.checker();
+    check.accepts(b"1 2 3\n4 5 6 7\n").unwrap();
+    let r = check.accepts(b"1 2 3\n4\n").unwrap_err();
+    assert_eq!((r.line, r.column), (2, 2), "{r}");
+    // The byte grammar read the first line end as skipped text, making one face of
+    // both lines; and every line of numbers could run on into the next ones.
+    let parser = Parser::new(&spec.spec.grammar, ParseConfig::default()).unwrap();
+    assert!(parser.recognize(b"1 2 3\n4\n").is_err());
+    assert!(parser.recognize(b"1 2 3\n4 5 6 7\n").is_ok());
+}
+
+#[test]
 fn longest_match_beats_rule_order() {
     let spec = load(KEYWORDS);
     assert_eq!(kinds(&spec, "iffy"), ["ID:iffy"]);
