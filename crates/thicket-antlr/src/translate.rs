@@ -1233,23 +1233,25 @@ impl<'f> Rules<'f> {
             // A skipped one is the language's comments (brainfuck's `WS : . -> skip`:
             // every other character), read as the characters no earlier rule takes.
             let catch_all = r.alts.iter().all(|(e, _)| matches!(e, Elem::Any(_)));
-            if hidden && !r.fragment && (!catch_all || self.skipped_characters(r).is_some()) {
+            if hidden && !r.fragment && (!catch_all || self.catch_all_characters(r).is_some()) {
                 out.entry(r.mode.clone()).or_default().push(&r.name);
             }
         }
         out
     }
 
-    /// For a skipped catch-all rule (`WS : . -> skip`, every alternative `.`), the
-    /// characters it can skip, as a regex class: those that no earlier rule of its mode
-    /// matches as a whole token (an earlier rule wins a tie, so `+` is always `PLUS`).
+    /// For a catch-all rule that skips its character or leaves it to the next token
+    /// (`WS : . -> skip`, `CONTENT : . -> more`, every alternative `.`), the
+    /// characters it can take, as a regex class: those that no earlier rule of its mode
+    /// matches as a whole token (an earlier rule wins a tie, so `+` is always `PLUS`,
+    /// and pegen's `}` always ends an action, never continues it as `CONTENT`).
     /// Characters that only start a longer token of another rule stay in: the byte
     /// grammar may accept more than ANTLR, never less. `None` for other rules.
-    fn skipped_characters(&self, rule: &RuleDef) -> Option<String> {
-        let catch_all = rule
-            .alts
-            .iter()
-            .all(|(e, commands)| matches!(e, Elem::Any(_)) && commands.contains(&Command::Skip));
+    fn catch_all_characters(&self, rule: &RuleDef) -> Option<String> {
+        let catch_all = rule.alts.iter().all(|(e, commands)| {
+            matches!(e, Elem::Any(_))
+                && (commands.contains(&Command::Skip) || commands.contains(&Command::More))
+        });
         if !catch_all || rule.fragment {
             return None;
         }
@@ -1654,7 +1656,7 @@ impl<'f> Rules<'f> {
                 continue;
             };
             let span = self.span(fi, rule.span);
-            if let Some(class) = self.skipped_characters(rule) {
+            if let Some(class) = self.catch_all_characters(rule) {
                 rules.push(AstRule {
                     name: rule.name.clone(),
                     name_span: span,
@@ -1711,8 +1713,10 @@ impl<'f> Rules<'f> {
         )
     }
 
-    /// A token reference in the parser: hidden text, then one of the rules producing it
-    /// (after the `more` rules that lead into its mode).
+    /// A token reference in the parser: one of the rules producing it, each after the
+    /// hidden text of the mode it begins in and, where `more` rules lead into its
+    /// mode, after them (pegen's `STRING` is its own rule, or `'` with `more` into
+    /// a mode whose `'` ends it as a `STRING`).
     fn token_ref(
         &self,
         token: &str,
@@ -1721,62 +1725,95 @@ impl<'f> Rules<'f> {
         used_lexer: &mut BTreeSet<&'f str>,
         used_hidden: &mut BTreeSet<Option<String>>,
     ) -> AstExpr {
-        let mode = self.token_mode(token);
-        let mut items = Vec::new();
-        if hidden.contains_key(&mode) {
-            used_hidden.insert(mode.clone());
-            items.push(expr(AstExprKind::Ref(Self::hidden_name(&mode)), span));
-        }
-        let (enter, inside) = self.more_prefix(&mode);
-        if !enter.is_empty() {
-            used_lexer.extend(enter.iter().copied());
-            items.push(alt(
-                enter
-                    .iter()
-                    .map(|n| expr(AstExprKind::Ref(n.to_string()), span))
-                    .collect(),
-                span,
-            ));
-        }
-        if !enter.is_empty() && !inside.is_empty() {
-            used_lexer.extend(inside.iter().copied());
-            let choice = alt(
-                inside
-                    .iter()
-                    .map(|n| expr(AstExprKind::Ref(n.to_string()), span))
-                    .collect(),
-                span,
-            );
-            items.push(expr(
-                AstExprKind::Repeat {
-                    item: Box::new(choice),
-                    min: 0,
-                    max: None,
-                },
-                span,
-            ));
-        }
         let producers = self.producers(token);
         if producers.is_empty() && self.lexer.contains_key(token) {
             // A fragment named by the parser: no token, and its name is the fragment's
             // rule in this grammar.
-            items.push(expr(AstExprKind::Regex(NOTHING.into()), span));
-        } else if producers.is_empty() {
+            let before = self.hidden_before(&self.token_mode(token), span, hidden, used_hidden);
+            let nothing = expr(AstExprKind::Regex(NOTHING.into()), span);
+            return seq(before.into_iter().chain([nothing]).collect(), span);
+        }
+        if producers.is_empty() {
             // Declared only: referenced by name (an orphan rule matching nothing).
-            items.push(expr(AstExprKind::Ref(token.to_string()), span));
-        } else {
-            for (_, r) in &producers {
-                used_lexer.insert(&r.name);
+            let before = self.hidden_before(&None, span, hidden, used_hidden);
+            let orphan = expr(AstExprKind::Ref(token.to_string()), span);
+            return seq(before.into_iter().chain([orphan]).collect(), span);
+        }
+        // The producers by mode, in their order.
+        let mut modes: Vec<(Option<String>, Vec<&'f str>)> = Vec::new();
+        for (_, r) in &producers {
+            used_lexer.insert(&r.name);
+            match modes.iter_mut().find(|(m, _)| *m == r.mode) {
+                Some((_, names)) => names.push(&r.name),
+                None => modes.push((r.mode.clone(), vec![&r.name])),
             }
-            items.push(alt(
-                producers
+        }
+        let refs = |names: &[&str]| {
+            alt(
+                names
                     .iter()
-                    .map(|(_, r)| expr(AstExprKind::Ref(r.name.clone()), span))
+                    .map(|n| expr(AstExprKind::Ref(n.to_string()), span))
                     .collect(),
                 span,
-            ));
-        }
-        seq(items, span)
+            )
+        };
+        let ways = modes
+            .iter()
+            .map(|(mode, names)| {
+                let mut items = Vec::new();
+                let (enter, inside) = self.more_prefix(mode);
+                if enter.is_empty() {
+                    items.extend(self.hidden_before(mode, span, hidden, used_hidden));
+                } else {
+                    // The token begins in the mode of the `more` rule that enters its
+                    // own (pegen's `LBRACE : '{' -> more, pushMode(ACTION_MODE)`), so
+                    // the hidden text before it is that mode's.
+                    used_lexer.extend(enter.iter().copied());
+                    items.push(alt(
+                        enter
+                            .iter()
+                            .map(|&n| {
+                                let from = self.lexer.get(n).and_then(|(_, r)| r.mode.clone());
+                                let rule = expr(AstExprKind::Ref(n.to_string()), span);
+                                match self.hidden_before(&from, span, hidden, used_hidden) {
+                                    Some(before) => seq(vec![before, rule], span),
+                                    None => rule,
+                                }
+                            })
+                            .collect(),
+                        span,
+                    ));
+                    if !inside.is_empty() {
+                        used_lexer.extend(inside.iter().copied());
+                        items.push(expr(
+                            AstExprKind::Repeat {
+                                item: Box::new(refs(&inside)),
+                                min: 0,
+                                max: None,
+                            },
+                            span,
+                        ));
+                    }
+                }
+                items.push(refs(names));
+                seq(items, span)
+            })
+            .collect();
+        alt(ways, span)
+    }
+
+    /// The hidden text of `mode` before a token, if the mode has hidden rules.
+    fn hidden_before(
+        &self,
+        mode: &Option<String>,
+        span: Span,
+        hidden: &BTreeMap<Option<String>, Vec<&'f str>>,
+        used_hidden: &mut BTreeSet<Option<String>>,
+    ) -> Option<AstExpr> {
+        hidden.contains_key(mode).then(|| {
+            used_hidden.insert(mode.clone());
+            expr(AstExprKind::Ref(Self::hidden_name(mode)), span)
+        })
     }
 
     /// Every token the parser can see, for `.` and `~` in parser rules.

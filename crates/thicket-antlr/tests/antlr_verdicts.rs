@@ -338,6 +338,46 @@ const CASES: &[Case] = &[
         inputs: &[("a 'b c' d", true), ("''", true), ("'abc", false)],
     },
     Case {
+        feature: "a token made by its own rule or by `more` into a mode",
+        files: &[
+            (
+                "TwoParser.g4",
+                "parser grammar TwoParser;\noptions { tokenVocab = TwoLexer; }\ns : (STRING | ID)+ EOF ;\n",
+            ),
+            (
+                "TwoLexer.g4",
+                "lexer grammar TwoLexer;\nSTRING : '\"' ~[\"]* '\"' ;\nCHAR : '\\'' -> more, mode(CM) ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\nmode CM;\nCHAREND : '\\'' -> type(STRING), mode(DEFAULT_MODE) ;\nCHARTEXT : ~['] -> more ;\n",
+            ),
+        ],
+        inputs: &[
+            ("a '->' \"x\"", true),
+            ("'-' b", true),
+            ("'", false),
+            ("a -", false),
+            ("' a ' ''", true),
+        ],
+    },
+    Case {
+        feature: "a catch-all `more` rule takes no character an earlier rule takes",
+        files: &[
+            (
+                "ActParser.g4",
+                "parser grammar ActParser;\noptions { tokenVocab = ActLexer; }\ns : ID (ACTION ID)* EOF ;\n",
+            ),
+            (
+                "ActLexer.g4",
+                "lexer grammar ActLexer;\nLBRACE : '{' -> more, pushMode(A) ;\nID : [a-z]+ ;\nWS : ' ' -> skip ;\nmode A;\nNESTED : '{' -> more, pushMode(A) ;\nACTION : '}' -> popMode ;\nCONTENT : . -> more ;\n",
+            ),
+        ],
+        inputs: &[
+            ("a {b} c", true),
+            // `{b {c}` is one action and ` d}` another, in the mode `{b` pushed.
+            ("a {b {c} d} e", false),
+            ("a { b } c { d } e", true),
+            ("a {} b", true),
+        ],
+    },
+    Case {
         feature: "hidden text through a stack of modes (a preprocessor's skipped branch)",
         files: &[
             (
@@ -931,7 +971,10 @@ fn the_byte_grammar_follows_hidden_text_through_a_stack_of_modes() {
 /// one comment) and a run of digits be split into numbers in every way, which also
 /// made parsing take time with the square of the input or worse. A skipped catch-all
 /// rule (brainfuck's comments) skips only the characters no earlier rule takes, so
-/// `[` is never skipped. ANTLR's verdicts as recorded in the cases.
+/// `[` is never skipped, and a catch-all `more` rule continues a token with none of
+/// them either (`}` always ends an action). Where `more` rules lead into a token's
+/// mode, the hidden text before it is that of the mode they start in, and a token
+/// made in several modes is read each way. ANTLR's verdicts as recorded in the cases.
 #[test]
 fn the_byte_grammar_ends_tokens_where_antlr_does() {
     for feature in [
@@ -941,6 +984,9 @@ fn the_byte_grammar_ends_tokens_where_antlr_does() {
         "longest match (a run of digits is one number)",
         "a skipped catch-all rule (every other character is a comment)",
         "a keyword is never an identifier an earlier-defined literal wins",
+        "more",
+        "a token made by its own rule or by `more` into a mode",
+        "a catch-all `more` rule takes no character an earlier rule takes",
     ] {
         let case = case(feature);
         let spec = load(case);
