@@ -15,7 +15,7 @@
 use crate::{GenerateError, Spec, TargetTimeout, json_to_py};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 use rustc_hash::FxHashMap;
 use std::path::PathBuf;
@@ -512,6 +512,39 @@ pub(crate) struct Settings {
     pub limits: crate::generate::Limits,
     pub constraints: bool,
     pub valid_only: bool,
+    pub havoc: thicket_fuzz::havoc::HavocShare,
+}
+
+/// Reads `havoc` as given from Python: `"auto"` (or `None`), `"off"`, or a share of
+/// rounds between 0 and 1, as `thicket fuzz --havoc` reads it. A valid-only campaign
+/// runs no byte havoc, so asking for both is refused, as the CLI refuses it.
+pub(crate) fn havoc_share(
+    havoc: Option<&Bound<'_, PyAny>>,
+    valid_only: bool,
+) -> PyResult<thicket_fuzz::havoc::HavocShare> {
+    use thicket_fuzz::havoc::HavocShare;
+    let Some(havoc) = havoc else {
+        return Ok(HavocShare::Auto);
+    };
+    let text = if let Ok(text) = havoc.extract::<String>() {
+        text
+    } else if let (false, Ok(share)) = (havoc.is_instance_of::<PyBool>(), havoc.extract::<f64>()) {
+        share.to_string()
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "havoc is \"auto\", \"off\" or a share between 0 and 1, not {}",
+            havoc.repr()?
+        )));
+    };
+    let share =
+        HavocShare::parse(&text).map_err(|e| PyValueError::new_err(format!("havoc: {e}")))?;
+    if valid_only && share != HavocShare::Auto {
+        return Err(PyValueError::new_err(
+            "havoc and valid_only exclude each other: byte havoc leaves the grammar, a \
+             valid-only campaign runs only inputs in it",
+        ));
+    }
+    Ok(share)
 }
 
 /// Reads a duration in seconds given from Python.
@@ -744,6 +777,7 @@ fn campaign(
         max_execs: settings.execs,
         max_time: settings.time,
         valid_only: settings.valid_only,
+        havoc: settings.havoc,
         spec_id: loaded.spec.source.name().to_string(),
         ..FuzzConfig::default()
     };

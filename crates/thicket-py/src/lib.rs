@@ -672,7 +672,8 @@ fn parse_error_titled(py: Python<'_>, error: &RustParseError, message: String) -
 #[pyo3(signature = (spec, target, *, execs = None, time = None, seed = None, expected = None,
                     timeout = 1.0, include = None, text = true, strategy = "coverage",
                     minimize = true, out = None, max_depth = None, max_repetitions = None,
-                    target_size = None, constraints = true, valid_only = false))]
+                    target_size = None, constraints = true, valid_only = false,
+                    havoc = None))]
 #[pyo3(name = "fuzz")]
 #[allow(clippy::too_many_arguments)]
 fn fuzz_target(
@@ -694,6 +695,7 @@ fn fuzz_target(
     target_size: Option<u32>,
     constraints: bool,
     valid_only: bool,
+    havoc: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<fuzz::FuzzResult> {
     let strategy = thicket_fuzz::strategy::StrategyKind::from_name(strategy).ok_or_else(|| {
         let names: Vec<&str> = thicket_fuzz::strategy::StrategyKind::ALL
@@ -706,6 +708,7 @@ fn fuzz_target(
         ))
     })?;
     let time = time.map(|t| fuzz::seconds("time", t)).transpose()?;
+    let havoc = fuzz::havoc_share(havoc, valid_only)?;
     // Without a budget a call would only end by Ctrl-C.
     let execs = match (execs, time) {
         (None, None) => Some(fuzz::DEFAULT_EXECS),
@@ -728,6 +731,7 @@ fn fuzz_target(
         },
         constraints,
         valid_only,
+        havoc,
     };
     let expected = fuzz::expected_classes(py, expected)?;
     fuzz::run(py, spec, target, expected, settings)

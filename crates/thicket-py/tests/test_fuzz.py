@@ -166,6 +166,20 @@ def test_other_strategies_run_the_same_loop(json_spec):
     assert [f.type for f in result.findings] == ["IndexError"]
 
 
+def test_havoc_takes_the_share_asked(json_spec):
+    def havoc_rounds(**kwargs):
+        result = thicket.fuzz(
+            json_spec, fuzz_targets.branches, execs=400, seed=3, expected=QUIET, **kwargs
+        )
+        return result.stats["ops"].get("havoc", {}).get("runs", 0)
+
+    # Half the rounds once an input is kept; none when off; none yet by the stall rule
+    # (no 2,000 executions without a kept input in a campaign of 400).
+    assert havoc_rounds(havoc=0.5) > 100
+    assert havoc_rounds(havoc="off") == 0
+    assert havoc_rounds() == havoc_rounds(havoc="auto") == 0
+
+
 def test_bad_arguments_are_refused(json_spec):
     with pytest.raises(TypeError, match="callable"):
         thicket.fuzz(json_spec, 42)
@@ -177,6 +191,14 @@ def test_bad_arguments_are_refused(json_spec):
         thicket.fuzz(json_spec, json.loads, timeout=0)
     with pytest.raises(ValueError, match="coverage"):
         thicket.fuzz(json_spec, json.loads, strategy="nope")
+    with pytest.raises(ValueError, match="havoc: expected `auto`, `off` or a share"):
+        thicket.fuzz(json_spec, json.loads, havoc="half")
+    with pytest.raises(ValueError, match="havoc: expected"):
+        thicket.fuzz(json_spec, json.loads, havoc=1.5)
+    with pytest.raises(TypeError, match="havoc is"):
+        thicket.fuzz(json_spec, json.loads, havoc=True)
+    with pytest.raises(ValueError, match="exclude each other"):
+        thicket.fuzz(json_spec, json.loads, havoc=0.5, valid_only=True)
 
 
 def test_a_bad_spec_is_an_error():

@@ -353,6 +353,7 @@ def fuzz(
     target_size: Optional[int] = None,
     constraints: bool = True,
     valid_only: bool = False,
+    havoc: Union[str, float, None] = None,
 ) -> FuzzResult:
     """Fuzzes ``target`` with inputs of ``spec``, in this interpreter, on the campaign
     loop of ``thicket fuzz``: each round generates an input (satisfying the spec's
@@ -394,6 +395,10 @@ def fuzz(
     ``max_depth``, ``max_repetitions``, ``target_size`` and ``constraints`` are those
     of ``Spec.generate``. ``out``: a folder (new or empty) to keep the campaign's files
     in, in ``thicket fuzz -o``'s layout; by default a temporary one, removed.
+    ``havoc`` is ``thicket fuzz --havoc`` (coverage strategy): byte havoc, off the
+    grammar, on the smallest kept inputs; ``"auto"`` (the default, also ``None``: once
+    2,000 executions keep nothing, a share of rounds growing to half), ``"off"``, or a
+    share of rounds from 0 to 1; not with ``valid_only``.
 
     The campaign runs with the GIL released, taking it for each call of the target;
     Ctrl-C stops it and raises ``KeyboardInterrupt``. Raises ``TypeError`` for a target
