@@ -5,7 +5,9 @@
 //! (`__AFL_SHM_ID`) and two pipes on fds 198 (commands) and 199 (status). Its runtime
 //! stops before `main` and answers a handshake; then, per input, thicket writes 4 bytes,
 //! the runtime forks, sends the child's pid and later its `wait` status. The map holds
-//! one hit counter per edge, which [`classify_counts`] turns into AFL's buckets.
+//! one hit counter per edge, which [`classify_counts`] turns into AFL's buckets. Like
+//! afl-fuzz, it is started with `LD_BIND_NOW=1` (not with `LD_BIND_LAZY` set), so that
+//! the forked runs do not resolve dynamic symbols again each.
 //!
 //! Two handshakes exist, and both are spoken here:
 //! - **AFL++ up to 4.1x** (Debian's 4.04c): the runtime sends one status word; with
