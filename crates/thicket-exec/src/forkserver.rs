@@ -5,7 +5,9 @@
 //! (`__AFL_SHM_ID`) and two pipes on fds 198 (commands) and 199 (status). Its runtime
 //! stops before `main` and answers a handshake; then, per input, thicket writes 4 bytes,
 //! the runtime forks, sends the child's pid and later its `wait` status. The map holds
-//! one hit counter per edge, which [`classify_counts`] turns into AFL's buckets.
+//! one hit counter per edge, which [`classify_counts`] turns into AFL's buckets. Like
+//! afl-fuzz, it is started with `LD_BIND_NOW=1` (not with `LD_BIND_LAZY` set), so that
+//! the forked runs do not resolve dynamic symbols again each.
 //!
 //! Two handshakes exist, and both are spoken here:
 //! - **AFL++ up to 4.1x** (Debian's 4.04c): the runtime sends one status word; with
@@ -306,7 +308,11 @@ impl ForkserverExecutor {
             .args(self.target.args_for(&self.input_path, b""))
             .env("__AFL_SHM_ID", self.map.id().to_string())
             .env("__AFL_SHM_FUZZ_ID", self.testcases.id().to_string())
-            .env("AFL_MAP_SIZE", MAP_SEGMENT.to_string())
+            .env("AFL_MAP_SIZE", MAP_SEGMENT.to_string());
+        if binds_now(&self.target.env) {
+            command.env("LD_BIND_NOW", "1");
+        }
+        command
             .envs(self.target.env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::from(
                 self.stdout_file
@@ -679,6 +685,16 @@ fn read_u32(file: &mut File, timeout: Option<Duration>) -> std::io::Result<Optio
         sys::ReadOutcome::TimedOut => Ok(None),
         sys::ReadOutcome::Closed => Err(std::io::ErrorKind::UnexpectedEof.into()),
     }
+}
+
+/// Whether the forkserver resolves the target's dynamic symbols when it starts
+/// (`LD_BIND_NOW=1`), as afl-fuzz does: otherwise every forked run resolves again, on its
+/// first call of each library function, the symbols its parent never called, and writes
+/// them into a page of its own (a copy-on-write fault per run). `LD_BIND_LAZY` in
+/// thicket's environment or the target's keeps lazy binding, as it does for afl-fuzz.
+fn binds_now(target_env: &[(std::ffi::OsString, std::ffi::OsString)]) -> bool {
+    std::env::var_os("LD_BIND_LAZY").is_none()
+        && !target_env.iter().any(|(name, _)| name == "LD_BIND_LAZY")
 }
 
 #[cfg(test)]

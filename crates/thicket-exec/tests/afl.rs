@@ -304,3 +304,18 @@ fn daemons_of_forkserver_targets_are_reaped() {
     assert_eq!(after, 0, "daemons still running after the executor ended");
     assert!(during < 100, "{during} daemons alive during the campaign");
 }
+
+#[test]
+fn forkserver_targets_bind_their_symbols_at_start_unless_asked_to_bind_lazily() {
+    let Some(program) = afl_target("bind_now") else {
+        return;
+    };
+    let target = Target::new(&argv(&program, &[]), None).unwrap();
+    let mut fs = ForkserverExecutor::new(target, limits(2000), None).unwrap();
+    assert_eq!(fs.run(b"").unwrap().status, Status::Exited(0));
+
+    let mut target = Target::new(&argv(&program, &[]), None).unwrap();
+    target.env.push(("LD_BIND_LAZY".into(), "1".into()));
+    let mut fs = ForkserverExecutor::new(target, limits(2000), None).unwrap();
+    assert_eq!(fs.run(b"").unwrap().status, Status::Exited(5));
+}
