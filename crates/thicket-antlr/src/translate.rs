@@ -1739,13 +1739,29 @@ impl<'f> Rules<'f> {
             let orphan = expr(AstExprKind::Ref(token.to_string()), span);
             return seq(before.into_iter().chain([orphan]).collect(), span);
         }
-        // The producers by mode, in their order.
+        // The producers by mode, in their order: apart those of a mode that `more`
+        // rules enter, the others together after the hidden text of the first one's
+        // mode (velocity types tokens of five modes alike, and the hidden text of
+        // each mode there took paths through its mode-changing skip rules that the
+        // byte grammar does not follow).
         let mut modes: Vec<(Option<String>, Vec<&'f str>)> = Vec::new();
+        let mut plain: Option<usize> = None;
         for (_, r) in &producers {
             used_lexer.insert(&r.name);
-            match modes.iter_mut().find(|(m, _)| *m == r.mode) {
-                Some((_, names)) => names.push(&r.name),
-                None => modes.push((r.mode.clone(), vec![&r.name])),
+            let entered = !self.more_prefix(&r.mode).0.is_empty();
+            let at = if entered {
+                modes.iter().position(|(m, _)| *m == r.mode)
+            } else {
+                plain
+            };
+            match at {
+                Some(i) => modes[i].1.push(&r.name),
+                None => {
+                    if !entered {
+                        plain = Some(modes.len());
+                    }
+                    modes.push((r.mode.clone(), vec![&r.name]));
+                }
             }
         }
         let refs = |names: &[&str]| {
