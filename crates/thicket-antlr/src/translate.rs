@@ -1189,13 +1189,6 @@ impl<'f> Rules<'f> {
 
     // ----- the byte grammar -----
 
-    /// Which mode's hidden rule goes before token `token`.
-    fn token_mode(&self, token: &str) -> Option<String> {
-        self.producers(token)
-            .first()
-            .and_then(|(_, r)| r.mode.clone())
-    }
-
     /// The lexer rules producing token `token`: itself (unless skipped, `more` or
     /// retyped) and those with `type(token)`.
     fn producers(&self, token: &str) -> Vec<(usize, &'f RuleDef)> {
@@ -1726,41 +1719,53 @@ impl<'f> Rules<'f> {
         used_hidden: &mut BTreeSet<Option<String>>,
     ) -> AstExpr {
         let producers = self.producers(token);
-        if producers.is_empty() && self.lexer.contains_key(token) {
-            // A fragment named by the parser: no token, and its name is the fragment's
-            // rule in this grammar.
-            let before = self.hidden_before(&self.token_mode(token), span, hidden, used_hidden);
-            let nothing = expr(AstExprKind::Regex(NOTHING.into()), span);
-            return seq(before.into_iter().chain([nothing]).collect(), span);
-        }
         if producers.is_empty() {
-            // Declared only: referenced by name (an orphan rule matching nothing).
+            // A fragment named by the parser (no token; its name is the fragment's
+            // rule in this grammar), or a token only declared (referenced by name: an
+            // orphan rule matching nothing).
+            let missing = if self.lexer.contains_key(token) {
+                expr(AstExprKind::Regex(NOTHING.into()), span)
+            } else {
+                expr(AstExprKind::Ref(token.to_string()), span)
+            };
             let before = self.hidden_before(&None, span, hidden, used_hidden);
-            let orphan = expr(AstExprKind::Ref(token.to_string()), span);
-            return seq(before.into_iter().chain([orphan]).collect(), span);
+            return seq(before.into_iter().chain([missing]).collect(), span);
         }
-        // The producers by mode, in their order: apart those of a mode that `more`
-        // rules enter, the others together after the hidden text of the first one's
-        // mode (velocity types tokens of five modes alike, and the hidden text of
-        // each mode there took paths through its mode-changing skip rules that the
-        // byte grammar does not follow).
-        let mut modes: Vec<(Option<String>, Vec<&'f str>)> = Vec::new();
+        /// The producers read one way: those of a mode that `more` rules enter
+        /// (`enter`, then the mode's own `more` rules, `inside`), or all the others.
+        struct Way<'f> {
+            mode: Option<String>,
+            enter: Vec<&'f str>,
+            inside: Vec<&'f str>,
+            producers: Vec<&'f str>,
+        }
+        // Producers of a mode that `more` rules enter are read apart, by mode; the
+        // others together after the hidden text of the first one's mode (velocity
+        // types tokens of five modes alike, and the hidden text of each mode there
+        // took paths through its mode-changing skip rules that the byte grammar does
+        // not follow).
+        let mut ways: Vec<Way<'f>> = Vec::new();
         let mut plain: Option<usize> = None;
         for (_, r) in &producers {
             used_lexer.insert(&r.name);
-            let entered = !self.more_prefix(&r.mode).0.is_empty();
-            let at = if entered {
-                modes.iter().position(|(m, _)| *m == r.mode)
-            } else {
+            let (enter, inside) = self.more_prefix(&r.mode);
+            let at = if enter.is_empty() {
                 plain
+            } else {
+                ways.iter().position(|w| w.mode == r.mode)
             };
             match at {
-                Some(i) => modes[i].1.push(&r.name),
+                Some(i) => ways[i].producers.push(&r.name),
                 None => {
-                    if !entered {
-                        plain = Some(modes.len());
+                    if enter.is_empty() {
+                        plain = Some(ways.len());
                     }
-                    modes.push((r.mode.clone(), vec![&r.name]));
+                    ways.push(Way {
+                        mode: r.mode.clone(),
+                        enter,
+                        inside,
+                        producers: vec![&r.name],
+                    });
                 }
             }
         }
@@ -1773,20 +1778,19 @@ impl<'f> Rules<'f> {
                 span,
             )
         };
-        let ways = modes
+        let ways = ways
             .iter()
-            .map(|(mode, names)| {
+            .map(|way| {
                 let mut items = Vec::new();
-                let (enter, inside) = self.more_prefix(mode);
-                if enter.is_empty() {
-                    items.extend(self.hidden_before(mode, span, hidden, used_hidden));
+                if way.enter.is_empty() {
+                    items.extend(self.hidden_before(&way.mode, span, hidden, used_hidden));
                 } else {
                     // The token begins in the mode of the `more` rule that enters its
                     // own (pegen's `LBRACE : '{' -> more, pushMode(ACTION_MODE)`), so
                     // the hidden text before it is that mode's.
-                    used_lexer.extend(enter.iter().copied());
+                    used_lexer.extend(way.enter.iter().copied());
                     items.push(alt(
-                        enter
+                        way.enter
                             .iter()
                             .map(|&n| {
                                 let from = self.lexer.get(n).and_then(|(_, r)| r.mode.clone());
@@ -1799,11 +1803,11 @@ impl<'f> Rules<'f> {
                             .collect(),
                         span,
                     ));
-                    if !inside.is_empty() {
-                        used_lexer.extend(inside.iter().copied());
+                    if !way.inside.is_empty() {
+                        used_lexer.extend(way.inside.iter().copied());
                         items.push(expr(
                             AstExprKind::Repeat {
-                                item: Box::new(refs(&inside)),
+                                item: Box::new(refs(&way.inside)),
                                 min: 0,
                                 max: None,
                             },
@@ -1811,7 +1815,7 @@ impl<'f> Rules<'f> {
                         ));
                     }
                 }
-                items.push(refs(names));
+                items.push(refs(&way.producers));
                 seq(items, span)
             })
             .collect();
