@@ -531,15 +531,21 @@ pub fn load_g4_texts(
                 // A token of a few texts loses the taken ones from its language, for
                 // every reader: hidden text is scanned as one DFA, where a skipped
                 // `WS : [ \t\r\n]` after `EOL : [\r\n]+` (ply) let a line of numbers
-                // run on into the next ones.
-                if mark.path.is_empty()
+                // run on into the next ones. Its scans then need no check of them.
+                let terminal = matches!(
+                    grammar.expr(alternative),
+                    thicket_grammar::Expr::Literal(_) | thicket_grammar::Expr::Regex(_)
+                );
+                if terminal
+                    && mark.path.is_empty()
                     && !texts.is_empty()
                     && let Some(left) = lexer.texts_left(&mark.rule, texts)
                     && !left.is_empty()
                 {
                     grammar.set_terminal_regex(alternative, regex_of_texts(&left));
+                } else {
+                    grammar.set_token_taken_texts(alternative, texts.clone());
                 }
-                grammar.set_token_taken_texts(alternative, texts.clone());
             }
         }
     }
