@@ -12,8 +12,8 @@
 //! token. A predicate after some text (JSX's `'<' {this.IsJsxPossible()}?`, the
 //! `'let' {this.IsStrictMode()}?` keywords) leaves the rule its place in the order, as
 //! ANTLR does with predicates true. A rule that reaches itself through its fragments is not
-//! regular: it is matched by an automaton with a stack ([`crate::nfa`]), the others by
-//! their DFA. Commands: `skip` and channels other than the default one drop the token
+//! regular: it is matched by an automaton with a stack ([`crate::nfa`]), as is a
+//! regular rule whose DFA would pass the size limit; the others by their DFA. Commands: `skip` and channels other than the default one drop the token
 //! from the parser's stream, `more` glues its text to the next token,
 //! `pushMode`/`popMode`/`mode` switch the rule set. Where no rule matches any text, a
 //! rule matching the empty string that leaves the mode makes an empty token.
@@ -28,18 +28,28 @@ use thicket_parse::{RegexCache, RegexMatcher};
 /// up to a few hundred texts (a class of letters, a case-insensitive keyword).
 fn exact_texts(regex: &str) -> Option<Vec<Vec<u8>>> {
     use regex_syntax::hir::literal::Extractor;
-    let hir = regex_syntax::ParserBuilder::new()
-        .utf8(false)
-        .nest_limit(1000)
-        .build()
-        .parse(regex)
-        .ok()?;
+    let hir = parse_regex(regex).ok()?;
     let texts = Extractor::new()
         .limit_class(128)
         .limit_total(512)
         .extract(&hir);
     let literals = texts.literals().filter(|_| texts.is_exact())?;
     Some(literals.iter().map(|l| l.as_bytes().to_vec()).collect())
+}
+
+/// A lexer rule's regular expression as the translation writes it.
+fn parse_regex(regex: &str) -> Result<regex_syntax::hir::Hir, String> {
+    regex_syntax::ParserBuilder::new()
+        .utf8(false)
+        .nest_limit(1000)
+        .build()
+        .parse(regex)
+        .map_err(|e| e.to_string())
+}
+
+/// The automaton of `program`, with the bytes its matches start with.
+fn automaton(program: &nfa::Program) -> Matcher {
+    Matcher::Automaton(nfa::Matcher::new(program), Box::new(program.first_bytes()))
 }
 
 /// A token the parser sees.
@@ -105,11 +115,10 @@ struct Rule {
 enum Matcher {
     /// A regular rule: its DFA.
     Dfa(Box<RegexMatcher>),
-    /// A recursive rule: the automaton with a stack.
-    Stack(nfa::Matcher),
-    /// A regular rule with a non-greedy loop: the same automaton, and the bytes it
-    /// can start with.
-    Priority(nfa::Matcher, Box<[bool; 256]>),
+    /// A recursive rule, a regular one with a non-greedy loop, or one whose DFA is too
+    /// large to build: the automaton with a stack, and the bytes a match can start
+    /// with.
+    Automaton(nfa::Matcher, Box<[bool; 256]>),
 }
 
 impl Matcher {
@@ -131,9 +140,7 @@ impl Matcher {
                     }
                 });
             }
-            Matcher::Stack(m) | Matcher::Priority(m, _) => {
-                m.match_ends(input, start, input_ends, found)
-            }
+            Matcher::Automaton(m, _) => m.match_ends(input, start, input_ends, found),
         }
     }
 }
@@ -180,36 +187,20 @@ impl Lexer {
             }
             let matcher = match &spec.pattern {
                 Pattern::Regex(regex) => {
-                    let hir = regex_syntax::ParserBuilder::new()
-                        .utf8(false)
-                        .nest_limit(1000)
-                        .build()
-                        .parse(regex);
-                    match hir
-                        .map_err(|e| e.to_string())
-                        .and_then(|h| built.matcher(&h))
-                    {
-                        Ok(m) => Matcher::Dfa(Box::new(m)),
+                    let dfa = parse_regex(regex).map(|h| (built.matcher(&h), h));
+                    match dfa {
+                        Ok((Ok(m), _)) => Matcher::Dfa(Box::new(m)),
+                        // Past the DFA's size limit (Scala 3's interpolated strings
+                        // after identifiers over Unicode classes): the automaton reads
+                        // the same language without determinizing it, more slowly.
+                        Ok((Err(e), hir)) => match nfa::Program::from_hir(&hir) {
+                            Some(program) => automaton(&program),
+                            None => return Err(Box::new((spec, e))),
+                        },
                         Err(e) => return Err(Box::new((spec, e))),
                     }
                 }
-                Pattern::Recursive(program) => Matcher::Stack(nfa::Matcher::new(program)),
-                Pattern::Priority { program, regex } => {
-                    // The regex's DFA only tells which bytes the rule can start with.
-                    let first = regex_syntax::ParserBuilder::new()
-                        .utf8(false)
-                        .nest_limit(1000)
-                        .build()
-                        .parse(regex)
-                        .map_err(|e| e.to_string())
-                        .and_then(|h| built.matcher(&h));
-                    match first {
-                        Ok(m) => {
-                            Matcher::Priority(nfa::Matcher::new(program), Box::new(m.first_bytes()))
-                        }
-                        Err(e) => return Err(Box::new((spec, e))),
-                    }
-                }
+                Pattern::Recursive(program) | Pattern::Priority(program) => automaton(program),
             };
             rules.push(Rule { spec, matcher });
         }
@@ -228,9 +219,7 @@ impl Lexer {
                     }
                     let first = match &rule.matcher {
                         Matcher::Dfa(m) => m.first_bytes(),
-                        // The automaton with a stack: tried at every byte.
-                        Matcher::Stack(_) => [true; 256],
-                        Matcher::Priority(_, first) => **first,
+                        Matcher::Automaton(_, first) => **first,
                     };
                     for (b, rules) in by_byte.iter_mut().enumerate() {
                         if first[b] {

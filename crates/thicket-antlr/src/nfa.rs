@@ -4,7 +4,8 @@
 //! automaton over code points whose fragment references push the state to return to;
 //! all configurations (state, stack) advance together one character at a time, and
 //! the match ends are where a configuration with an empty stack finishes the rule.
-//! Regular rules never come here: they stay DFAs.
+//! Regular rules come here only with a non-greedy loop (below) or when their DFA is
+//! too large to build ([`Program::from_hir`]); the others stay DFAs.
 //!
 //! Non-greedy loops are read as ANTLR's lexer reads them: configurations are kept in
 //! priority order (alternatives in order, a greedy loop's body before its exit, a
@@ -50,6 +51,131 @@ pub enum Node {
 pub struct Program {
     /// The bodies, by index.
     pub procs: Vec<Node>,
+}
+
+impl Program {
+    /// A regular rule's regular expression (Unicode classes and literals, as the
+    /// translation writes them) as a program of one procedure, or `None` for what a
+    /// program cannot say (look-around, bytes that are not UTF-8). The automaton
+    /// reports the same non-empty match ends as the regex's DFA; it stands in for a DFA
+    /// too large to build.
+    pub fn from_hir(hir: &regex_syntax::hir::Hir) -> Option<Program> {
+        Some(Program {
+            procs: vec![node_of_hir(hir)?],
+        })
+    }
+
+    /// For each byte, whether a non-empty match of procedure 0 can start with it (as
+    /// `RegexMatcher::first_bytes` says of a DFA; a class's characters give the
+    /// lead bytes of their UTF-8 forms, a few more where a range spans them).
+    pub fn first_bytes(&self) -> [bool; 256] {
+        // Each procedure's first bytes and whether it can read nothing, to a fixed
+        // point: procedures call each other.
+        let mut nullable = vec![false; self.procs.len()];
+        let mut first = vec![[false; 256]; self.procs.len()];
+        loop {
+            let mut changed = false;
+            for (i, body) in self.procs.iter().enumerate() {
+                let mut bytes = first[i];
+                let empty = first_of(body, &nullable, &first, &mut bytes);
+                if empty != nullable[i] || bytes != first[i] {
+                    (nullable[i], first[i], changed) = (empty, bytes, true);
+                }
+            }
+            if !changed {
+                return first[0];
+            }
+        }
+    }
+}
+
+fn node_of_hir(hir: &regex_syntax::hir::Hir) -> Option<Node> {
+    use regex_syntax::hir::{Class, HirKind};
+    let all = |items: &[regex_syntax::hir::Hir]| -> Option<Vec<Node>> {
+        items.iter().map(node_of_hir).collect()
+    };
+    Some(match hir.kind() {
+        HirKind::Empty => Node::Seq(Vec::new()),
+        HirKind::Literal(literal) => Node::Seq(
+            std::str::from_utf8(&literal.0)
+                .ok()?
+                .chars()
+                .map(|c| Node::Class(vec![(c as u32, c as u32)]))
+                .collect(),
+        ),
+        HirKind::Class(Class::Unicode(class)) => Node::Class(
+            class
+                .ranges()
+                .iter()
+                .map(|r| (r.start() as u32, r.end() as u32))
+                .collect(),
+        ),
+        HirKind::Class(Class::Bytes(class)) => Node::Class(
+            class
+                .ranges()
+                .iter()
+                .map(|r| (r.end() < 0x80).then_some((u32::from(r.start()), u32::from(r.end()))))
+                .collect::<Option<_>>()?,
+        ),
+        HirKind::Look(_) => return None,
+        HirKind::Repetition(rep) => Node::Repeat {
+            item: Box::new(node_of_hir(&rep.sub)?),
+            min: rep.min,
+            max: rep.max,
+            greedy: rep.greedy,
+        },
+        HirKind::Capture(capture) => node_of_hir(&capture.sub)?,
+        HirKind::Concat(items) => Node::Seq(all(items)?),
+        HirKind::Alternation(items) => Node::Alt(all(items)?),
+    })
+}
+
+/// Adds to `bytes` the first bytes of `node`'s non-empty matches; whether it can
+/// match nothing. `nullable` and `first`: what is known of each procedure so far.
+fn first_of(
+    node: &Node,
+    nullable: &[bool],
+    first: &[[bool; 256]],
+    bytes: &mut [bool; 256],
+) -> bool {
+    match node {
+        Node::Seq(items) => items.iter().all(|i| first_of(i, nullable, first, bytes)),
+        Node::Alt(items) => {
+            // Every alternative adds its bytes: no stopping at one that reads nothing.
+            let mut empty = false;
+            for item in items {
+                empty |= first_of(item, nullable, first, bytes);
+            }
+            empty
+        }
+        Node::Repeat { item, min, .. } => first_of(item, nullable, first, bytes) || *min == 0,
+        Node::Class(ranges) => {
+            for &(lo, hi) in ranges {
+                // UTF-8 lead bytes grow with the code point.
+                for b in utf8_lead(lo)..=utf8_lead(hi) {
+                    bytes[usize::from(b)] = true;
+                }
+            }
+            false
+        }
+        Node::Call(p) => {
+            for (b, yes) in first[*p].iter().enumerate() {
+                bytes[b] |= yes;
+            }
+            nullable[*p]
+        }
+        Node::End => true,
+    }
+}
+
+/// The first byte of the UTF-8 form of code point `c`.
+fn utf8_lead(c: u32) -> u8 {
+    match c {
+        0..0x80 => c as u8,
+        0x80..0x800 => 0xC0 | (c >> 6) as u8,
+        0x800..0x10000 => 0xE0 | (c >> 12) as u8,
+        _ => 0xF0 | (c >> 18).min(7) as u8,
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -214,7 +340,7 @@ impl Matcher {
 
     /// Calls `found` with every end of a match of procedure 0 that starts at `start`,
     /// in increasing order, until it returns `false` (ends cut off by a non-greedy loop,
-    /// as ANTLR cuts them, are not ends). Input that is not UTF-8 ends the match where
+    /// as ANTLR cuts them, are not ends; nor is an empty match). Input that is not UTF-8 ends the match where
     /// it starts. `EOF` matches at the end of `input` only if `input_ends` (`input` is
     /// not a piece of a longer text).
     pub fn match_ends(
@@ -447,6 +573,34 @@ mod tests {
             true
         });
         out
+    }
+
+    #[test]
+    fn a_regex_read_as_a_program_ends_where_the_regex_does() {
+        let hir = regex_syntax::ParserBuilder::new()
+            .utf8(false)
+            .build()
+            .parse("(?:[ab]*a(?:é|x)+)?")
+            .unwrap();
+        let program = Program::from_hir(&hir).unwrap();
+        // Bytes: b a é(2) x é(2) space; the empty match is no end (see `match_ends`).
+        assert_eq!(ends(&Matcher::new(&program), "baéxé c"), [4, 5, 7]);
+        let first = program.first_bytes();
+        let starting: Vec<u8> = (0..=255u8).filter(|&b| first[usize::from(b)]).collect();
+        assert_eq!(starting, b"ab");
+    }
+
+    #[test]
+    fn first_bytes_pass_through_a_procedure_that_can_read_nothing() {
+        let program = Program {
+            procs: vec![
+                Node::Seq(vec![Node::Call(1), lit('x')]),
+                Node::Alt(vec![lit('é'), Node::Seq(Vec::new())]),
+            ],
+        };
+        let first = program.first_bytes();
+        let starting: Vec<u8> = (0..=255u8).filter(|&b| first[usize::from(b)]).collect();
+        assert_eq!(starting, [b'x', "é".as_bytes()[0]]);
     }
 
     #[test]

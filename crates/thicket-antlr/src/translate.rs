@@ -50,14 +50,8 @@ pub enum Pattern {
     Recursive(crate::nfa::Program),
     /// A regular rule with a non-greedy loop: matched by the same automaton, which
     /// keeps ANTLR's priorities (`'"' ('\\"' | .)*? '"'` goes on past `\"` though the
-    /// path reading `\` as any character could end there), with its regular
-    /// expression for the bytes it can start with.
-    Priority {
-        /// The automaton's program.
-        program: crate::nfa::Program,
-        /// The rule as a regular expression (as in [`Pattern::Regex`]).
-        regex: String,
-    },
+    /// path reading `\` as any character could end there).
+    Priority(crate::nfa::Program),
 }
 
 /// Why a lexer rule has no regular expression.
@@ -782,11 +776,11 @@ impl<'f> Rules<'f> {
                 // end of the input, where the regex could only read it as nothing
                 // (`'.' EOF` would make a lone `.` this token anywhere).
                 let pattern = match whole {
-                    (Pattern::Regex(regex), non_greedy)
+                    (Pattern::Regex(_), non_greedy)
                         if non_greedy || self.reads_eof(elem, &mut Vec::new()) =>
                     {
                         match self.priority_program(elem, ci) {
-                            Ok(program) => Pattern::Priority { program, regex },
+                            Ok(program) => Pattern::Priority(program),
                             Err(d) => {
                                 errors.push((fi, d));
                                 continue;

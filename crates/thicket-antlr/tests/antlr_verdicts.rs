@@ -17,6 +17,24 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case {
+        feature: "a lexer rule whose DFA is too large to build",
+        // `[ab]* 'a'` and 24 times `[ab]`: the DFA needs a state for each of the 2^24
+        // ways the last 24 letters read can hold an `a`.
+        files: &[(
+            "Big.g4",
+            "grammar Big;\ns : (T | C)+ EOF ;\nT : [ab]* 'a' [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] [ab] ;\nC : 'c' ;\n",
+        )],
+        inputs: &[
+            ("abbbbbbbbbbbbbbbbbbbbbbbb", true),
+            ("bbaaaaaaaaaaaaaaaaaaaaaaaaac", true),
+            ("cabbbbbbbbbbbbbbbbbbbbbbbbcaaaaaaaaaaaaaaaaaaaaaaaaa", true),
+            ("abbbbbbbbbbbbbbbbbbbbbbb", false),
+            ("baaaaaaaaaaaaaaaaaaaaaaaab", true),
+            ("bbbbbbbbbbbbbbbbbbbbbbbbb", false),
+            ("abbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", false),
+        ],
+    },
+    Case {
         feature: "a keyword is never an identifier an earlier-defined literal wins",
         files: &[(
             "Kw.g4",
