@@ -45,7 +45,9 @@
 //!    where the lexer is back in its mode with the mode stack it had, through any
 //!    chain of `pushMode`, `popMode` and `mode` commands, several to a rule
 //!    (Verilog's `` `ifdef `` pushes a skipped branch that `` `endif ``'s
-//!    `popMode, popMode, popMode` ends).
+//!    `popMode, popMode, popMode` ends). Before the end of the input it need not come
+//!    back (`<_hidden:end>`): ANTLR's lexer emits `EOF` in whatever mode it is, so a
+//!    file may end inside a directive's line.
 //!    Tokens end where the exact lexer ends them (`Grammar::set_token_match`): an
 //!    alternative through a non-greedy loop at its shortest text (`'/*' .*? '*/'` at
 //!    the first `*/`, `.+?` after one character; not where the lexer goes on: a greedy
@@ -627,7 +629,9 @@ impl AntlrSpec {
     /// Sets the probability that generation puts hidden text before a token (see
     /// [`DEFAULT_HIDDEN_PROBABILITY`]), as default probabilities of the byte grammar
     /// (`Grammar::default_probabilities`, which generation by weights follows): of
-    /// hidden text drawn, nine times in ten one hidden token, else several.
+    /// hidden text drawn, nine times in ten one hidden token, else several. The hidden
+    /// text before the end of the input leaves the default mode for good (an
+    /// unfinished directive) with the same probability.
     pub fn set_hidden_probability(&mut self, p: f64) {
         let p = p.clamp(0.0, 1.0);
         let grammar = &mut self.spec.grammar;
@@ -637,12 +641,20 @@ impl AntlrSpec {
             .collect();
         for symbol in hidden {
             let body = grammar.rule(symbol).body;
-            if let thicket_grammar::Expr::Alt(alts) = grammar.expr(body).clone()
-                && let [none, one, several] = alts[..]
-            {
-                grammar.set_default_probability(none, 1.0 - p);
-                grammar.set_default_probability(one, 0.9 * p);
-                grammar.set_default_probability(several, 0.1 * p);
+            let thicket_grammar::Expr::Alt(alts) = grammar.expr(body).clone() else {
+                continue;
+            };
+            match alts[..] {
+                [none, one, several] => {
+                    grammar.set_default_probability(none, 1.0 - p);
+                    grammar.set_default_probability(one, 0.9 * p);
+                    grammar.set_default_probability(several, 0.1 * p);
+                }
+                [back, leaving] => {
+                    grammar.set_default_probability(back, 1.0 - p);
+                    grammar.set_default_probability(leaving, p);
+                }
+                _ => {}
             }
         }
     }

@@ -12,6 +12,11 @@ use thicket_grammar::{Diagnostic, Span, TokenMatch};
 /// mode may fill (`_hidden.MODE` for other modes).
 pub const HIDDEN: &str = "_hidden";
 
+/// Hidden text before the end of the input: that of the default mode, which may end in
+/// another mode (the input ends inside a directive's text: ANTLR's lexer emits `EOF`
+/// in whatever mode it is).
+pub const HIDDEN_AT_END: &str = "_hidden:end";
+
 /// The rule added as the start when the start rule does not end in `EOF`.
 pub const INPUT: &str = "_input";
 
@@ -1328,7 +1333,7 @@ impl<'f> Rules<'f> {
         &self,
         hidden: &BTreeMap<Option<String>, Vec<&'f str>>,
         used_lexer: &mut BTreeSet<&'f str>,
-    ) -> (BTreeMap<(Option<String>, &'f str), String>, Vec<AstRule>) {
+    ) -> Excursions<'f> {
         /// Where an excursion is: its mode, the modes pushed since it began (the last
         /// one on top), and how it must end.
         type Key = (Option<String>, Vec<Option<String>>, ExcursionEnd);
@@ -1369,18 +1374,25 @@ impl<'f> Rules<'f> {
         }
         let mut productions: BTreeMap<Key, Vec<Vec<Sym<'f>>>> = BTreeMap::new();
         let mut entry_keys: Vec<((Option<String>, &'f str), Key)> = Vec::new();
+        let mut end_keys: Vec<(&'f str, Key)> = Vec::new();
         let mut todo: Vec<Key> = Vec::new();
         for (mode, names) in hidden {
             for &n in names {
                 let Some(commands) = commands_of(n) else {
                     continue;
                 };
-                let key = match apply_mode_commands(&commands, mode, &[]) {
-                    Moved::At(m, pushed) if (&m, pushed.len()) != (mode, 0) => {
-                        (m, pushed, ExcursionEnd::Back(mode.clone()))
-                    }
+                let (m, pushed) = match apply_mode_commands(&commands, mode, &[]) {
+                    Moved::At(m, pushed) if (&m, pushed.len()) != (mode, 0) => (m, pushed),
                     _ => continue,
                 };
+                // Hidden text before the end of the input (that of the default mode)
+                // need not come back.
+                if mode.is_none() {
+                    let key = (m.clone(), pushed.clone(), ExcursionEnd::Input);
+                    end_keys.push((n, key.clone()));
+                    todo.push(key);
+                }
+                let key = (m, pushed, ExcursionEnd::Back(mode.clone()));
                 entry_keys.push(((mode.clone(), n), key.clone()));
                 todo.push(key);
             }
@@ -1417,6 +1429,9 @@ impl<'f> Rules<'f> {
             match pushed.split_last() {
                 // In the excursion's own frame: each rule of the mode, then the rest.
                 None => {
+                    if *end == ExcursionEnd::Input {
+                        prods.push(Vec::new());
+                    }
                     for &(n, more) in inside.get(mode).map(Vec::as_slice).unwrap_or_default() {
                         let Some(commands) = commands_of(n) else {
                             continue;
@@ -1432,6 +1447,12 @@ impl<'f> Rules<'f> {
                 // In a frame pushed inside: the text up to its pop, then what the
                 // popping rule leaves for the frame below, then the rest.
                 Some((below_mode, below)) => {
+                    // Or the input ends inside it.
+                    if *end == ExcursionEnd::Input {
+                        let inner = (mode.clone(), Vec::new(), ExcursionEnd::Input);
+                        todo.push(inner.clone());
+                        prods.push(vec![Sym::Rest(inner)]);
+                    }
                     for left in &left_below {
                         let inner = (mode.clone(), Vec::new(), ExcursionEnd::Pop(left.clone()));
                         let moved = apply_mode_commands(left, below_mode, below);
@@ -1489,6 +1510,7 @@ impl<'f> Rules<'f> {
                     name += &format!(".pop.then({})", left.join(","));
                 }
                 ExcursionEnd::Back(back) => name += &format!(".to.{}", mode_name(back)),
+                ExcursionEnd::Input => name += ".eof",
             }
             name
         };
@@ -1529,7 +1551,16 @@ impl<'f> Rules<'f> {
             .filter(|(_, key)| ends.contains(key))
             .map(|(at, key)| (at, name(&key)))
             .collect();
-        (entries, rules)
+        let to_end = end_keys
+            .into_iter()
+            .filter(|(_, key)| ends.contains(key))
+            .map(|(n, key)| (n, name(&key)))
+            .collect();
+        Excursions {
+            entries,
+            to_end,
+            rules,
+        }
     }
 
     fn hidden_name(mode: &Option<String>) -> String {
@@ -1574,8 +1605,7 @@ impl<'f> Rules<'f> {
             let span = Span::new(0, 0);
             let mut items = vec![expr(AstExprKind::Ref(start.to_string()), span)];
             if hidden.contains_key(&None) {
-                used_hidden.insert(None);
-                items.push(expr(AstExprKind::Ref(HIDDEN.into()), span));
+                items.push(expr(AstExprKind::Ref(HIDDEN_AT_END.into()), span));
             }
             rules.push(AstRule {
                 name: INPUT.into(),
@@ -1584,8 +1614,40 @@ impl<'f> Rules<'f> {
             });
             INPUT.to_string()
         };
-        let (entries, excursion_rules) = self.excursions(&hidden, &mut used_lexer);
-        rules.extend(excursion_rules);
+        let excursions = self.excursions(&hidden, &mut used_lexer);
+        rules.extend(excursions.rules);
+        let entries = excursions.entries;
+        // Before the end of the input (the root's or the start rule's `EOF`): the
+        // default mode's hidden text, or that and a hidden token that leaves the mode,
+        // with what follows it up to the end.
+        if hidden.contains_key(&None) {
+            used_hidden.insert(None);
+            let span = Span::new(0, 0);
+            let plain = expr(AstExprKind::Ref(HIDDEN.into()), span);
+            let leaving: Vec<AstExpr> = excursions
+                .to_end
+                .iter()
+                .map(|(n, rest)| {
+                    used_lexer.insert(n);
+                    let token = expr(AstExprKind::Ref(n.to_string()), span);
+                    seq(
+                        vec![token, expr(AstExprKind::Ref(rest.clone()), span)],
+                        span,
+                    )
+                })
+                .collect();
+            let body = if leaving.is_empty() {
+                plain
+            } else {
+                let last = seq(vec![plain.clone(), alt(leaving, span)], span);
+                expr(AstExprKind::Alt(vec![plain, last]), span)
+            };
+            rules.push(AstRule {
+                name: HIDDEN_AT_END.into(),
+                name_span: span,
+                body,
+            });
+        }
         for mode in &used_hidden {
             let names = &hidden[mode];
             for n in names {
@@ -1935,8 +1997,7 @@ impl<'f> Rules<'f> {
             }
             Elem::Eof(_) => {
                 if hidden.contains_key(&None) {
-                    used_hidden.insert(None);
-                    expr(AstExprKind::Ref(HIDDEN.into()), span)
+                    expr(AstExprKind::Ref(HIDDEN_AT_END.into()), span)
                 } else {
                     expr(AstExprKind::Seq(Vec::new()), span)
                 }
@@ -2400,6 +2461,18 @@ enum ModeCommand {
     Switch(Option<String>),
 }
 
+/// Hidden text that leaves a mode (`Rules::excursions`).
+struct Excursions<'f> {
+    /// By the mode it starts in and the hidden rule that leaves it: the rule of the
+    /// text that follows, back to that mode.
+    entries: BTreeMap<(Option<String>, &'f str), String>,
+    /// By a hidden rule of the default mode that leaves it: the rule of the text that
+    /// follows up to the end of the input.
+    to_end: Vec<(&'f str, String)>,
+    /// The rules of the text after each such rule.
+    rules: Vec<AstRule>,
+}
+
 /// How hidden text that left a mode ends (`Rules::excursions`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum ExcursionEnd {
@@ -2408,6 +2481,8 @@ enum ExcursionEnd {
     Pop(Vec<ModeCommand>),
     /// The lexer is back in this mode, with the stack it had when the excursion began.
     Back(Option<String>),
+    /// The input ends, in whatever mode and with whatever stack.
+    Input,
 }
 
 /// Where mode commands leave the lexer, seen from the frame they start in.

@@ -950,6 +950,14 @@ fn the_byte_grammar_follows_hidden_text_into_other_modes() {
         ("a <anything # here> b", true),
         ("a\n#x y\n", true),
         ("#\n", false),
+        // The input may end in another mode: ANTLR's lexer emits EOF wherever it is.
+        ("a #x", true),
+        ("a #x y", true),
+        ("a #", true),
+        ("a <raw", true),
+        ("a <", true),
+        ("#x", false),
+        ("a # <b", false),
     ] {
         let exact = check.accepts(input.as_bytes()).is_ok();
         let byte = bytes.recognize(input.as_bytes()).is_ok();
