@@ -313,9 +313,10 @@ fn never_indent(grammar: &Grammar, offside: &crate::offside::Offside, weights: &
 /// many rules keeps the default (twice it made some grammars' inputs three times as
 /// large and their generation and judging several times slower). That target is then
 /// kept only where steering toward it pays
-/// ([`thicket_gen::ChoicePolicy::sized_unless_uniform_suffices`], with the generation
-/// weights and printable share): else 0, uniform choices (css3, graphql, csv, json5
-/// of grammars-v4; css3's sized inputs were no larger, but reached its declarations'
+/// ([`thicket_gen::ChoicePolicy::sized_unless_uniform_suffices`], its samples drawn
+/// as [`InputMaker::draw`] draws, so blank and rejected draws are drawn again as in
+/// `thicket generate`): else 0, uniform choices (css3, graphql and csv of
+/// grammars-v4; css3's sized inputs were no larger, but reached its declarations'
 /// values seldom).
 pub fn target_size(antlr: &AntlrSpec) -> u32 {
     let grammar = &antlr.spec.grammar;
@@ -340,12 +341,17 @@ pub fn target_size(antlr: &AntlrSpec) -> u32 {
     let bytes = u32::try_from(sum / 4)
         .unwrap_or(u32::MAX)
         .min(thicket_gen::DEFAULT_TARGET_SIZE);
+    let maker = InputMaker::new(antlr);
     let policy = thicket_gen::ChoicePolicy::sized_unless_uniform_suffices(
         grammar,
         thicket_gen::GenConfig::default(),
         bytes,
-        Some(&generation_weights(antlr)),
         |generator| generator.set_printable_ascii_share(PRINTABLE_PERCENT),
+        |generator, rng, out| {
+            let drawn = maker.draw(generator, rng);
+            out.extend_from_slice(&drawn.bytes);
+            drawn.stats
+        },
     );
     match policy {
         thicket_gen::ChoicePolicy::Sized { bytes } => bytes,

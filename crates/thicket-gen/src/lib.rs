@@ -45,7 +45,10 @@
 //!   gets uniform choices. The last condition is there because a mean hides how
 //!   uniform sizes spread: most uniform inputs are a leaf or two, the same few again
 //!   and again, and a few deep ones carry the mean (json5 of grammars-v4: uniform
-//!   inputs 7.8 bytes on average, 143 of 256 distinct; sized 6.5 bytes, 154).
+//!   inputs 7.8 bytes on average, 143 of 256 distinct; sized 6.5 bytes, 154). The
+//!   samples are drawn as the caller makes its inputs (an ANTLR grammar's are drawn
+//!   again where blank or rejected): raw draws of json5 are blank half the time,
+//!   which hid that difference (90 distinct of 256 either way).
 //! - **Node budget** (beyond the paper): the depth limit alone does not bound size (a
 //!   binary rule of depth 30 has 2^30 leaves), so after `max_nodes` rule expansions the
 //!   generator closes the tree off along the shortest derivations. [`GenStats`] says when.
@@ -155,15 +158,17 @@ impl ChoicePolicy {
     /// [`ChoicePolicy::Sized`] with a target of `bytes`, unless uniform choices already
     /// make inputs at least as large on average and at most twice as large, none of
     /// them running into the node budget and no fewer of them distinct (see the crate
-    /// docs, "Uniform where it suffices"): then [`ChoicePolicy::Uniform`]. `config`'s limits apply to both
-    /// samples ([`POLICY_SAMPLE`] inputs each, drawn by `weights` if given); `prepare`
-    /// sets up each sampling generator as the caller's own will be (a printable share).
+    /// docs, "Uniform where it suffices"): then [`ChoicePolicy::Uniform`]. `config`'s
+    /// limits apply to both samples ([`POLICY_SAMPLE`] inputs each); `prepare` sets up
+    /// each sampling generator as the caller's own will be (a printable share), and
+    /// `draw` appends one input to the buffer as the caller will make it (with its
+    /// weights, redrawing what its checks reject), saying what generating it took.
     pub fn sized_unless_uniform_suffices(
         grammar: &Grammar,
         config: GenConfig,
         bytes: u32,
-        weights: Option<&Weights>,
         prepare: impl Fn(&mut Generator<'_>),
+        draw: impl Fn(&Generator<'_>, &mut GenRng, &mut Vec<u8>) -> GenStats,
     ) -> ChoicePolicy {
         let sized = ChoicePolicy::for_target_size(bytes);
         if sized == ChoicePolicy::Uniform {
@@ -179,11 +184,7 @@ impl ChoicePolicy {
             let mut ends = Vec::with_capacity(POLICY_SAMPLE as usize);
             for index in 0..POLICY_SAMPLE {
                 let rng = &mut Generator::rng_for(0, index);
-                let stats = match weights {
-                    Some(w) => generator.generate_bytes_weighted(rng, &mut out, w),
-                    None => generator.generate_bytes(rng, &mut out),
-                };
-                if stats.budget_exhausted {
+                if draw(&generator, rng, &mut out).budget_exhausted {
                     return None;
                 }
                 ends.push(out.len());
@@ -1475,7 +1476,13 @@ mod tests {
     fn sized_choices_give_way_to_uniform_ones_only_where_those_suffice() {
         let policy = |spec: &str, bytes: u32| {
             let (g, c) = generator(spec, GenConfig::default());
-            ChoicePolicy::sized_unless_uniform_suffices(&g, c, bytes, None, |_| {})
+            ChoicePolicy::sized_unless_uniform_suffices(
+                &g,
+                c,
+                bytes,
+                |_| {},
+                |generator, rng, out| generator.generate_bytes(rng, out),
+            )
         };
         // Mostly leaf alternatives: uniform inputs are tiny, steering grows them.
         let json = "<start> ::= <v>\n<v> ::= \"[\" <v> \"]\" | \"{\" <v> \"}\" | \"1\" | \"2\" | \"t\" | \"f\" | \"n\"";
