@@ -46,9 +46,9 @@
 //!   uniform sizes spread: most uniform inputs are a leaf or two, the same few again
 //!   and again, and a few deep ones carry the mean (json5 of grammars-v4: uniform
 //!   inputs 7.8 bytes on average, 143 of 256 distinct; sized 6.5 bytes, 154). The
-//!   samples are drawn as the caller makes its inputs (an ANTLR grammar's are drawn
-//!   again where blank or rejected): raw draws of json5 are blank half the time,
-//!   which hid that difference (90 distinct of 256 either way).
+//!   samples are drawn much as the caller makes its inputs (an ANTLR grammar's blank
+//!   draws are drawn again): raw draws of json5 are blank half the time, which hid
+//!   that difference (90 distinct of 256 either way).
 //! - **Node budget** (beyond the paper): the depth limit alone does not bound size (a
 //!   binary rule of depth 30 has 2^30 leaves), so after `max_nodes` rule expansions the
 //!   generator closes the tree off along the shortest derivations. [`GenStats`] says when.
