@@ -48,8 +48,8 @@ pub struct GenLimits {
     /// every choice uniform (Algorithm 2 of the k-path paper), which on grammars
     /// written for parsers gives small and often repeated inputs [default: 56; for a
     /// .g4 spec a quarter of its parser rules' smallest lengths summed, at most 56, or
-    /// 0 where uniform inputs are as large, at most twice; 0 with --probabilities,
-    /// whose choices then follow the probabilities alone].
+    /// 0 where uniform inputs are as large (at most twice) and as varied; 0 with
+    /// --probabilities, whose choices then follow the probabilities alone].
     #[arg(long, value_name = "BYTES")]
     pub target_size: Option<u32>,
 }
