@@ -310,7 +310,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<u8> {
         Err(e) => return Ok(exit::usage(e)),
     };
     let target_size = thicket_fuzz::setup::default_target_size(kind);
-    let config = args.limits.config_or(target_size);
+    let config = args.limits.config_or(|| target_size);
     let generator = match Generator::new(&spec.grammar, config) {
         Ok(g) => g,
         Err(e) => {

@@ -47,9 +47,9 @@ pub struct GenLimits {
     /// alternatives of a rule until it reaches the target, then closes off. 0 makes
     /// every choice uniform (Algorithm 2 of the k-path paper), which on grammars
     /// written for parsers gives small and often repeated inputs [default: 56; for a
-    /// .g4 spec a quarter of the smallest lengths of its parser rules summed, at most
-    /// 56; 0 with --probabilities, whose choices then follow the probabilities
-    /// alone].
+    /// .g4 spec a quarter of its parser rules' smallest lengths summed, at most 56, or
+    /// 0 where uniform inputs are as large (at most twice) and as varied; 0 with
+    /// --probabilities, whose choices then follow the probabilities alone].
     #[arg(long, value_name = "BYTES")]
     pub target_size: Option<u32>,
 }
@@ -57,18 +57,18 @@ pub struct GenLimits {
 impl GenLimits {
     /// The generator configuration these limits give.
     pub fn config(self) -> GenConfig {
-        self.config_or(thicket_gen::DEFAULT_TARGET_SIZE)
+        self.config_or(|| thicket_gen::DEFAULT_TARGET_SIZE)
     }
 
-    /// The configuration with `target_size` as the default of --target-size (0 for
-    /// generation by learned probabilities, whose choices the sizing would skew).
-    pub fn config_or(self, target_size: u32) -> GenConfig {
+    /// The configuration with `target_size()` as the default of --target-size, asked
+    /// only where none is given (a .g4 spec's draws samples; 0 for probabilities).
+    pub fn config_or(self, target_size: impl FnOnce() -> u32) -> GenConfig {
         GenConfig {
             max_depth: self.max_depth,
             max_repetitions: self.max_repetitions,
             max_nodes: usize::try_from(self.max_nodes).unwrap_or(usize::MAX),
             max_size: self.max_size,
-            policy: ChoicePolicy::for_target_size(self.target_size.unwrap_or(target_size)),
+            policy: ChoicePolicy::for_target_size(self.target_size.unwrap_or_else(target_size)),
         }
     }
 }
@@ -321,10 +321,10 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         }
     }
     let config = if args.probabilities.is_some() {
-        args.limits.config_or(0)
+        args.limits.config_or(|| 0)
     } else if let Some(antlr) = &antlr {
         args.limits
-            .config_or(thicket_antlr::generate::target_size(antlr))
+            .config_or(|| thicket_antlr::generate::target_size(antlr))
     } else {
         args.limits.config()
     };
