@@ -11,10 +11,11 @@
 //! closing a template expression), and taking them always would shadow the ordinary
 //! token. A predicate after some text (JSX's `'<' {this.IsJsxPossible()}?`, the
 //! `'let' {this.IsStrictMode()}?` keywords) leaves the rule its place in the order, as
-//! ANTLR does with predicates true. A rule that reaches itself through its fragments is not
-//! regular: it is matched by an automaton with a stack ([`crate::nfa`]), as is a
-//! regular rule whose DFA would pass the size limit; the others by their DFA. Commands: `skip` and channels other than the default one drop the token
-//! from the parser's stream, `more` glues its text to the next token,
+//! ANTLR does with predicates true. A rule that reaches itself through its fragments
+//! is not regular: it is matched by an automaton with a stack ([`crate::nfa`]), as is
+//! a regular rule whose DFA would pass the size limit; the others by their DFA.
+//! Commands: `skip` and channels other than the default one drop the token from the
+//! parser's stream, `more` glues its text to the next token,
 //! `pushMode`/`popMode`/`mode` switch the rule set. Where no rule matches any text, a
 //! rule matching the empty string that leaves the mode makes an empty token.
 
