@@ -1210,10 +1210,22 @@ impl<'f> Rules<'f> {
             .collect()
     }
 
-    /// Names of skipped and hidden-channel rules, by mode.
+    /// Names of skipped and hidden-channel rules, by mode. A rule that an earlier rule
+    /// of its mode names as a whole alternative is left out: the earlier rule matches
+    /// each of its texts as long and wins them (Hive's `QUERY_HINT : SHOW_HINT |
+    /// HIDDEN_HINT` before the hidden comment rules makes every comment a token the
+    /// parser sees), so its text is never hidden.
     fn hidden_rules(&self) -> BTreeMap<Option<String>, Vec<&'f str>> {
         let mut out: BTreeMap<Option<String>, Vec<&'f str>> = BTreeMap::new();
-        for &(_, r) in &self.lexer_order {
+        for (at, &(_, r)) in self.lexer_order.iter().enumerate() {
+            let won_before = self.lexer_order[..at].iter().any(|&(_, earlier)| {
+                !earlier.fragment
+                    && earlier.mode == r.mode
+                    && earlier.alts.iter().any(|(e, _)| names_only(e, &r.name))
+            });
+            if won_before {
+                continue;
+            }
             let hidden = r.alts.iter().any(|(_, commands)| {
                 commands
                     .iter()
@@ -2242,6 +2254,17 @@ fn predicate_before_text(elem: &Elem) -> bool {
             .find(|item| !matches!(item, Elem::Action(_)))
             .is_some_and(predicate_before_text),
         Elem::Repeat { item, .. } => predicate_before_text(item),
+        _ => false,
+    }
+}
+
+/// Whether `elem` is a reference to lexer rule `name` and nothing else.
+fn names_only(elem: &Elem, name: &str) -> bool {
+    match elem {
+        Elem::Ref(n, _) => n == name,
+        Elem::Seq(items) | Elem::Alt(items) => {
+            matches!(items.as_slice(), [only] if names_only(only, name))
+        }
         _ => false,
     }
 }

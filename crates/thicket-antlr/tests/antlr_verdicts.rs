@@ -258,6 +258,24 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        feature: "hidden rules an earlier rule names whole",
+        // `HINT` matches every comment as long as `SHOW` and `NOTE` and comes first:
+        // every comment is a `HINT`, which the parser takes only after `k`.
+        files: &[(
+            "Hint.g4",
+            "grammar Hint;\ns : KW HINT? A+ EOF ;\nKW : 'k' ;\nHINT : SHOW | NOTE ;\nSHOW : '/*+' ~[*]* '*/' -> channel(HIDDEN) ;\nNOTE : '/*' ~[*]* '*/' -> channel(HIDDEN) ;\nA : 'a' ;\nWS : ' ' -> skip ;\n",
+        )],
+        inputs: &[
+            ("k a", true),
+            ("k /*+x*/ a", true),
+            ("k /*x*/ a a", true),
+            ("k a /*x*/ a", false),
+            ("k a /*+x*/", false),
+            ("/*x*/ k a", false),
+            ("k a a", true),
+        ],
+    },
+    Case {
         feature: "tokens an earlier rule always wins",
         files: &[(
             "Unr.g4",
@@ -1161,6 +1179,22 @@ fn tokens_an_earlier_rule_always_wins_are_not_generated() {
 
 /// A skipped or hidden token that the parser names optionally (`WS?`) is in no
 /// token stream: generation leaves it out and works (it refused the whole grammar).
+/// A hidden rule whose every text an earlier rule wins is no hidden text: the byte
+/// grammar takes no comment where the parser cannot take the token it is, and
+/// generation puts none there.
+#[test]
+fn hidden_rules_an_earlier_rule_wins_are_no_hidden_text() {
+    let inputs = generated("hidden rules an earlier rule names whole", 200, |spec| {
+        spec.set_hidden_probability(1.0)
+    });
+    for (input, accepted) in &inputs {
+        assert!(accepted, "{input:?}");
+    }
+    let spec = load(case("hidden rules an earlier rule names whole"));
+    let bytes = thicket_parse::Parser::new(&spec.spec.grammar, Default::default()).unwrap();
+    assert!(bytes.recognize(b"k a /*x*/ a").is_err());
+}
+
 #[test]
 fn skipped_tokens_the_parser_names_are_left_out_of_generation() {
     let inputs = generated("skipped tokens the parser names", 50, |_| {});
