@@ -1218,14 +1218,6 @@ impl<'f> Rules<'f> {
     fn hidden_rules(&self) -> BTreeMap<Option<String>, Vec<&'f str>> {
         let mut out: BTreeMap<Option<String>, Vec<&'f str>> = BTreeMap::new();
         for (at, &(_, r)) in self.lexer_order.iter().enumerate() {
-            let won_before = self.lexer_order[..at].iter().any(|&(_, earlier)| {
-                !earlier.fragment
-                    && earlier.mode == r.mode
-                    && earlier.alts.iter().any(|(e, _)| names_only(e, &r.name))
-            });
-            if won_before {
-                continue;
-            }
             let hidden = r.alts.iter().any(|(_, commands)| {
                 commands
                     .iter()
@@ -1237,7 +1229,20 @@ impl<'f> Rules<'f> {
             // A skipped one is the language's comments (brainfuck's `WS : . -> skip`:
             // every other character), read as the characters no earlier rule takes.
             let catch_all = r.alts.iter().all(|(e, _)| matches!(e, Elem::Any(_)));
-            if hidden && !r.fragment && (!catch_all || self.catch_all_characters(r).is_some()) {
+            // Asked of hidden rules only: the earlier rules of grammars with thousands
+            // of keywords are many.
+            let won_before = || {
+                self.lexer_order[..at].iter().any(|&(_, earlier)| {
+                    !earlier.fragment
+                        && earlier.mode == r.mode
+                        && earlier.alts.iter().any(|(e, _)| names_only(e, &r.name))
+                })
+            };
+            if hidden
+                && !r.fragment
+                && (!catch_all || self.catch_all_characters(r).is_some())
+                && !won_before()
+            {
                 out.entry(r.mode.clone()).or_default().push(&r.name);
             }
         }
