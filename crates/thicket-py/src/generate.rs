@@ -33,17 +33,18 @@ pub struct Limits {
 impl Limits {
     /// The generator configuration: `thicket generate`'s for the same flags.
     pub fn config(self) -> GenConfig {
-        self.config_or(thicket_gen::DEFAULT_TARGET_SIZE)
+        self.config_or(|| thicket_gen::DEFAULT_TARGET_SIZE)
     }
 
-    /// The configuration with `target_size` as the default size target (an ANTLR
-    /// grammar's own, `thicket_antlr::generate::target_size`).
-    pub fn config_or(self, target_size: u32) -> GenConfig {
+    /// The configuration with `target_size()` as the default size target (an ANTLR
+    /// grammar's own, `thicket_antlr::generate::target_size`), asked only where none is
+    /// given: an ANTLR grammar's draws samples.
+    pub fn config_or(self, target_size: impl FnOnce() -> u32) -> GenConfig {
         let default = GenConfig::default();
         GenConfig {
             max_depth: self.max_depth.unwrap_or(default.max_depth),
             max_repetitions: self.max_repetitions.unwrap_or(default.max_repetitions),
-            policy: ChoicePolicy::for_target_size(self.target_size.unwrap_or(target_size)),
+            policy: ChoicePolicy::for_target_size(self.target_size.unwrap_or_else(target_size)),
             ..default
         }
     }

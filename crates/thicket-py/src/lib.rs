@@ -500,7 +500,7 @@ impl Spec {
         // An ANTLR grammar's default size target is its own, as in `thicket generate`.
         let config = match &antlr {
             Some(cell) => {
-                limits.config_or(thicket_antlr::generate::target_size(cell.borrow_owner()))
+                limits.config_or(|| thicket_antlr::generate::target_size(cell.borrow_owner()))
             }
             None => limits.config(),
         };
