@@ -204,8 +204,9 @@ pub fn antlr_text(input: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 /// and off-channel tokens) before a token: small, so that generated inputs look like
 /// what a person writes; separators where tokens would merge come from
 /// [`AntlrSpec::separate`] anyway. [`AntlrSpec::set_hidden_probability`] raises it
-/// (for fuzzing a lexer).
-pub const DEFAULT_HIDDEN_PROBABILITY: f64 = 0.05;
+/// (for fuzzing a lexer). It is the probability other specs' whitespace rules take
+/// more than their minimum with (`thicket_gen::prob::DEFAULT_WHITESPACE_PROBABILITY`).
+pub const DEFAULT_HIDDEN_PROBABILITY: f64 = thicket_gen::prob::DEFAULT_WHITESPACE_PROBABILITY;
 
 /// A read ANTLR grammar: the byte grammar every command uses, and what the exact
 /// reading needs.

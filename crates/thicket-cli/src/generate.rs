@@ -140,10 +140,13 @@ pub struct GenerateArgs {
     )]
     maximize: Vec<String>,
 
-    /// For ANTLR grammars (.g4): the probability of hidden text (whitespace, comments)
-    /// before each token, between 0 and 1 [default: 0.05]. Raise it to fuzz a lexer;
-    /// tokens the lexer would merge are separated by a space or line break whatever it
-    /// is. Characters of negated sets and `.` are printable ASCII 95 times in 100.
+    /// How often blanks come beyond what the grammar needs, between 0 and 1 [default:
+    /// 0.05]. For ANTLR grammars (.g4): the probability of hidden text (whitespace,
+    /// comments) before each token; tokens the lexer would merge are separated by a
+    /// space or line break whatever it is, and characters of negated sets and `.` are
+    /// printable ASCII 95 times in 100. For other specs: the probability that a choice
+    /// inside a whitespace rule (one whose every string is blanks, such as
+    /// `<ws> ::= " "*`) takes more than its minimum. Raise it to fuzz what reads blanks.
     #[arg(long, value_name = "P", value_parser = parse_probability)]
     hidden_probability: Option<f64>,
 
@@ -311,14 +314,8 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     }
     // An ANTLR grammar's inputs are separated where its lexer would merge tokens and
     // checked by its exact reading (see `thicket_antlr::AntlrProducer`).
-    if let Some(p) = args.hidden_probability {
-        match &mut antlr {
-            Some(antlr) => antlr.set_hidden_probability(p),
-            None => {
-                eprintln!("error: --hidden-probability is for .g4 specs");
-                return Ok(exit::USAGE);
-            }
-        }
+    if let (Some(p), Some(antlr)) = (args.hidden_probability, &mut antlr) {
+        antlr.set_hidden_probability(p);
     }
     let config = if args.probabilities.is_some() {
         args.limits.config_or(|| 0)
@@ -334,6 +331,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         goals: !args.solve.no_constraints,
         antlr: antlr.is_some(),
         deadline,
+        whitespace_probability: args
+            .hidden_probability
+            .unwrap_or(thicket_gen::prob::DEFAULT_WHITESPACE_PROBABILITY),
     };
     let mut makers = match Makers::new(&loaded, options) {
         Ok(makers) => makers,

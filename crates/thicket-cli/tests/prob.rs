@@ -266,3 +266,53 @@ fn every_strategy_runs_with_the_same_output_layout() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("unknown strategy `nope`"));
 }
+
+/// The blanks (spaces, tabs) and all bytes of the inputs `generate` writes for `spec`
+/// with `extra` options.
+fn blanks_of_generated(spec: &str, extra: &[&str]) -> (usize, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut args = vec!["generate", spec, "-n", "500", "--seed", "1", "-d"];
+    args.push(out.to_str().unwrap());
+    args.extend_from_slice(extra);
+    let o = thicket(&args);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let (mut blanks, mut bytes) = (0, 0);
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let input = std::fs::read(entry.unwrap().path()).unwrap();
+        bytes += input.len();
+        blanks += input.iter().filter(|&&b| b == b' ' || b == b'\t').count();
+    }
+    (blanks, bytes)
+}
+
+#[test]
+fn whitespace_rules_give_blanks_seldom_unless_raised() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write(
+        dir.path(),
+        "toml_like.fan",
+        concat!(
+            "<start> ::= <ws> (<line> <nl>)*\n",
+            "<line> ::= <ws> (<pair> | <table>) <ws>\n",
+            "<table> ::= \"[\" <ws> <key> <ws> \"]\"\n",
+            "<pair> ::= <key> <ws> \"=\" <ws> <value>\n",
+            "<key> ::= (\"a\" | \"b\" | \"x\")+\n",
+            "<value> ::= (\"0\" | \"1\")+ | \"[\" <ws> (<value> <ws> (\",\" <ws> <value> <ws>)*)? \"]\"\n",
+            "<ws> ::= (\" \" | \"\\t\")*\n",
+            "<nl> ::= \"\\n\" (<ws> \"\\n\")*\n",
+        ),
+    );
+    // Uniform choices made these inputs more than half blanks; now a choice inside a
+    // whitespace rule goes past its minimum with probability 0.05.
+    let (quiet, bytes) = blanks_of_generated(&spec, &[]);
+    assert!(quiet > 0, "blanks still come now and then");
+    assert!(quiet * 10 < bytes, "{quiet} blanks of {bytes} bytes");
+    let (none, _) = blanks_of_generated(&spec, &["--hidden-probability", "0"]);
+    assert_eq!(
+        none, 0,
+        "probability 0: every whitespace rule at its minimum"
+    );
+    let (loud, bytes) = blanks_of_generated(&spec, &["--hidden-probability", "1"]);
+    assert!(loud * 3 > bytes, "{loud} blanks of {bytes} bytes");
+}

@@ -8,13 +8,14 @@ use thicket_constraint::Constraint;
 use thicket_fandango::{
     BitPacked, GeneratorRefusal, LoadedSpec, PackMiss, SpecProducer, SpecSolver,
 };
+use thicket_gen::prob::DEFAULT_WHITESPACE_PROBABILITY;
 use thicket_gen::{Fresh, GenConfig, GenRng, GenStats, Generator, Producer, Weights};
 use thicket_grammar::Grammar;
 use thicket_solve::{SolveError, Solver, SolverConfig, Unsolved};
 use thicket_tree::DerivationTree;
 
 /// What the makers of a spec's inputs are built with.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct MakerOptions {
     /// The generator's limits (the solver's generation too).
     pub config: GenConfig,
@@ -29,6 +30,23 @@ pub struct MakerOptions {
     pub antlr: bool,
     /// When the solver stops: no tree is begun and no repair round run after it.
     pub deadline: Option<Instant>,
+    /// The probability that a choice inside one of the spec's whitespace rules takes
+    /// more than its smallest option (see [`Weights::quiet_whitespace`]); not for
+    /// ANTLR grammars, whose hidden text the spec's own probability governs.
+    pub whitespace_probability: f64,
+}
+
+impl Default for MakerOptions {
+    fn default() -> Self {
+        MakerOptions {
+            config: GenConfig::default(),
+            constraints: Vec::new(),
+            goals: false,
+            antlr: false,
+            deadline: None,
+            whitespace_probability: DEFAULT_WHITESPACE_PROBABILITY,
+        }
+    }
 }
 
 /// Why a spec's inputs cannot be made.
@@ -69,8 +87,10 @@ pub struct Makers<'g> {
     pub solver: Option<Solver<'g>>,
     /// Whether the spec's goals rank the solver's solutions.
     pub goals: bool,
-    /// Weights of plain generation: a fuzzingbook grammar's `prob` options by default
-    /// (none under a solver or for ANTLR grammars); a driver may set learned ones.
+    /// Weights of plain generation: a fuzzingbook grammar's `prob` options and the
+    /// whitespace rules' weights by default (none for ANTLR grammars; under a solver
+    /// the solver has them, for the trees it starts from); a driver may set learned
+    /// ones.
     pub weights: Option<Weights>,
 }
 
@@ -89,6 +109,9 @@ impl<'g> Makers<'g> {
             generation: options.config,
             ..Default::default()
         };
+        let weights = (!options.antlr)
+            .then(|| generation_weights(grammar, options.whitespace_probability))
+            .flatten();
         let solver = thicket_fandango::solver(
             grammar,
             options.constraints,
@@ -97,8 +120,12 @@ impl<'g> Makers<'g> {
             goals,
         )
         .map_err(BuildError::Unsolvable)?
-        .map(|solver| solver.with_deadline(options.deadline));
-        let weights = Weights::from_spec(grammar).filter(|_| solver.is_none() && !options.antlr);
+        .map(|solver| {
+            solver
+                .with_deadline(options.deadline)
+                .with_start_weights(weights.clone())
+        });
+        let weights = weights.filter(|_| solver.is_none());
         Ok(Makers {
             generator,
             solver,
@@ -132,6 +159,20 @@ impl<'g> Makers<'g> {
             InputProducer::Spec(producer)
         }
     }
+}
+
+/// The weights generation draws a spec's inputs by: the probabilities the spec gives,
+/// and its whitespace rules' (taking more than their minimum with probability
+/// `whitespace`); `None` where both leave every choice uniform.
+fn generation_weights(grammar: &Grammar, whitespace: f64) -> Option<Weights> {
+    let given = Weights::from_spec(grammar);
+    let separators = thicket_grammar::tokens::separator_rules(grammar);
+    if separators.is_empty() {
+        return given;
+    }
+    let mut weights = given.unwrap_or_else(|| Weights::uniform(grammar));
+    weights.quiet_whitespace(grammar, &separators, whitespace);
+    Some(weights)
 }
 
 /// The producer [`Makers::producer`] chooses.
@@ -215,6 +256,48 @@ mod tests {
             ..Default::default()
         };
         thicket_fandango::compile(spec, &options).unwrap()
+    }
+
+    /// The blanks among the bytes of 300 inputs of `loaded`, and the bytes.
+    fn blanks(loaded: &LoadedSpec, options: MakerOptions) -> (usize, usize) {
+        let makers = Makers::new(loaded, options).unwrap();
+        let producer = makers.producer(loaded, None);
+        let (mut blanks, mut bytes) = (0, 0);
+        for i in 0..300 {
+            let fresh = producer.tree(&mut Generator::rng_for(1, i)).unwrap();
+            bytes += fresh.tree.bytes().len();
+            blanks += fresh.tree.bytes().iter().filter(|&&b| b == b' ').count();
+        }
+        (blanks, bytes)
+    }
+
+    #[test]
+    fn whitespace_rules_are_quiet_with_and_without_constraints() {
+        let loaded = compiled(
+            "<start> ::= <ws> <pair> (<nl> <pair>)* <ws>\n\
+             <pair> ::= <d>+ <ws> \"=\" <ws> <d>+\n<d> ::= \"1\" | \"2\"\n\
+             <ws> ::= \" \"*\n<nl> ::= \"\\n\" <ws>\n",
+        );
+        let constraint = loaded
+            .extra_constraint("c", "str(<d>) != \"3\"")
+            .unwrap()
+            .constraint;
+        for constraints in [Vec::new(), vec![constraint]] {
+            let with = |whitespace_probability| MakerOptions {
+                constraints: constraints.clone(),
+                whitespace_probability,
+                ..Default::default()
+            };
+            let (none, _) = blanks(&loaded, with(0.0));
+            let (quiet, bytes) = blanks(&loaded, with(DEFAULT_WHITESPACE_PROBABILITY));
+            let (loud, _) = blanks(&loaded, with(1.0));
+            assert_eq!(none, 0, "the minimum: no blank");
+            assert!(
+                quiet > 0 && quiet * 10 < bytes,
+                "{quiet} blanks in {bytes} bytes"
+            );
+            assert!(loud > 4 * quiet, "{loud} against {quiet}");
+        }
     }
 
     #[test]

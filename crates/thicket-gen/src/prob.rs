@@ -22,6 +22,15 @@
 //! - **The JSON form** ([`Weights::to_json`], documented in `docs/json-output.md`) is
 //!   keyed by rule name, then by each choice's text in spec syntax, then by alternative
 //!   text or count; a text repeated inside one rule gets `#2`, `#3`, ... appended.
+//! - **Whitespace rules** ([`Weights::quiet_whitespace`]): a spec's rules that only
+//!   ever make whitespace (`<ws> ::= (" " | "\t")*`; the separators of
+//!   `thicket_grammar::tokens`) are where uniform choices pile up blanks (a TOML-like
+//!   spec's inputs were 72% blanks). Generation lets each choice inside them take its
+//!   smallest option (a repetition its minimum count, an alternation its shortest
+//!   alternatives) but with probability [`DEFAULT_WHITESPACE_PROBABILITY`], as an
+//!   ANTLR grammar's hidden text is drawn; when more is drawn, it is one more nine
+//!   times in ten. The language is unchanged: every blank the grammar allows can
+//!   still come out, only less often. Probabilities the spec gives itself win.
 
 use crate::Generator;
 use serde_json::{Map, Value, json};
@@ -34,6 +43,11 @@ pub const DEFAULT_SMOOTHING: f64 = 1.0;
 /// Counts learned for an unbounded repetition beyond its minimum, if the samples saw
 /// none larger (Fandango's default repetition cap).
 pub const DEFAULT_REPETITIONS: u32 = 5;
+
+/// The probability that a choice inside a whitespace rule takes more than its smallest
+/// option in generated inputs (see the module docs; the option to raise it is for
+/// fuzzing what reads blanks).
+pub const DEFAULT_WHITESPACE_PROBABILITY: f64 = 0.05;
 
 /// How often sample trees took each alternative and each repetition count.
 #[derive(Clone, Debug)]
@@ -294,6 +308,66 @@ impl Weights {
                     }
                 }
                 _ => self.rep[id.index()].clear(),
+            }
+        }
+    }
+
+    /// Weights under which every choice in the bodies of `rules` (a spec's whitespace
+    /// rules, `thicket_grammar::tokens::separator_rules`) takes its smallest option
+    /// but with probability `p` (see the module docs):
+    /// - a repetition its minimum count; else one more nine times in ten, else any
+    ///   larger count up to its maximum (for unbounded ones [`DEFAULT_REPETITIONS`]
+    ///   more) alike;
+    /// - an alternation its alternatives of the smallest minimal length, shared alike;
+    ///   else the others. An alternation whose alternatives the spec gives
+    ///   probabilities keeps them, and one whose alternatives are all equally short
+    ///   stays as it is.
+    pub fn quiet_whitespace(&mut self, grammar: &Grammar, rules: &[SymbolId], p: f64) {
+        let p = p.clamp(0.0, 1.0);
+        let analysis = thicket_grammar::Analysis::new(grammar);
+        let given = grammar.default_probabilities();
+        for &rule in rules {
+            for id in choices_of(grammar, rule) {
+                match grammar.expr(id) {
+                    Expr::Alt(alts) => {
+                        if alts.iter().any(|a| given.iter().any(|(e, _)| e == a)) {
+                            continue;
+                        }
+                        let len = |a: &ExprId| analysis.expr_min_len(*a);
+                        let least = alts.iter().map(len).min().unwrap_or(0);
+                        let smallest = alts.iter().filter(|a| len(a) == least).count();
+                        if smallest == alts.len() {
+                            continue;
+                        }
+                        let others = alts.len() - smallest;
+                        for a in alts.iter() {
+                            self.alt[a.index()] = if len(a) == least {
+                                (1.0 - p) / smallest as f64
+                            } else {
+                                p / others as f64
+                            };
+                        }
+                    }
+                    Expr::Repeat(_) => {
+                        let (min, upper) = count_range(grammar, id, 0);
+                        if upper == min {
+                            continue;
+                        }
+                        let mut row = vec![0.0; upper as usize + 1];
+                        row[min as usize] = 1.0 - p;
+                        if upper == min + 1 {
+                            row[upper as usize] = p;
+                        } else {
+                            row[min as usize + 1] = 0.9 * p;
+                            let larger = (upper - min - 1) as f64;
+                            for slot in &mut row[min as usize + 2..] {
+                                *slot = 0.1 * p / larger;
+                            }
+                        }
+                        self.rep[id.index()] = row;
+                    }
+                    _ => {}
+                }
             }
         }
     }
@@ -681,5 +755,92 @@ mod tests {
         let mut reset = learned.clone();
         reset.reset_rule(&g, g.symbol("item").unwrap());
         assert!((reset.alternative(alts[0]) - 1.0 / 3.0).abs() < 1e-9);
+    }
+
+    /// A TOML-like spec whose whitespace rules are where uniform choices pile up
+    /// blanks.
+    const SPACED: &str = r##"
+<start> ::= <ws> (<line> <nl>)*
+<line> ::= <ws> (<pair> | <table>) <ws> <comment>?
+<table> ::= "[" <ws> <key> <ws> "]"
+<pair> ::= <key> <ws> "=" <ws> <value>
+<key> ::= ("a" | "b" | "x")+
+<value> ::= <digit>+ | "true" | "[" <ws> (<value> <ws> ("," <ws> <value> <ws>)*)? "]"
+<digit> ::= "0" | "1" | "7"
+<comment> ::= "#" ("a" | "b")*
+<ws> ::= (" " | "\t")*
+<nl> ::= "\n" <blank>*
+<blank> ::= <ws> "\n"
+<opt> ::= "" | " " | "  "
+"##;
+
+    /// Per count of all inputs, the share of their bytes that are blanks, and whether
+    /// some input had a blank that no whitespace rule's minimum needs.
+    fn blank_share(grammar: &Grammar, weights: Option<&Weights>) -> (f64, bool) {
+        let generator = Generator::new(grammar, GenConfig::default()).unwrap();
+        let (mut blanks, mut total, mut spare) = (0usize, 0usize, false);
+        let mut out = Vec::new();
+        for i in 0..2000 {
+            out.clear();
+            let mut rng = Generator::rng_for(1, i);
+            match weights {
+                Some(w) => generator.generate_bytes_weighted(&mut rng, &mut out, w),
+                None => generator.generate_bytes(&mut rng, &mut out),
+            };
+            total += out.len();
+            blanks += out.iter().filter(|&&b| b == b' ' || b == b'\t').count();
+            spare |= out.windows(2).any(|w| w == b"\n\n") || out.starts_with(b" ");
+        }
+        (blanks as f64 / total.max(1) as f64, spare)
+    }
+
+    #[test]
+    fn whitespace_rules_take_their_minimum_but_now_and_then() {
+        let g = load_spec_text("t.fan", SPACED.as_bytes()).unwrap();
+        let rules = thicket_grammar::tokens::separator_rules(&g);
+        let names: Vec<&str> = rules.iter().map(|&s| g.rule(s).name.as_str()).collect();
+        assert_eq!(names, ["ws", "nl", "blank", "opt"]);
+
+        let quiet = |p: f64| {
+            let mut w = Weights::uniform(&g);
+            w.quiet_whitespace(&g, &rules, p);
+            w
+        };
+        let w = quiet(DEFAULT_WHITESPACE_PROBABILITY);
+        // `(" " | "\t")*`: the minimum, one more nine times in ten of the rest, then
+        // the larger counts alike; the alternation inside is equally short and stays.
+        let ws = g.rule(g.symbol("ws").unwrap()).body;
+        let row: Vec<f64> = (0..=6).map(|c| w.repetition(ws, c).unwrap()).collect();
+        let p = DEFAULT_WHITESPACE_PROBABILITY;
+        let expected = [1.0 - p, 0.9 * p, 0.1 * p / 4.0, 0.1 * p / 4.0];
+        for (got, want) in row.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-12, "{row:?}");
+        }
+        assert_eq!(row[6], 0.0, "{row:?}");
+        let Expr::Repeat(r) = g.expr(ws) else {
+            panic!()
+        };
+        let Expr::Alt(blanks) = g.expr(r.item) else {
+            panic!()
+        };
+        assert!(blanks.iter().all(|&a| w.alternative(a) == 1.0));
+        // `"" | " " | "  "`: the empty alternative, else the others alike.
+        let Expr::Alt(opt) = g.expr(g.rule(g.symbol("opt").unwrap()).body) else {
+            panic!()
+        };
+        let weights: Vec<f64> = opt.iter().map(|&a| w.alternative(a)).collect();
+        assert_eq!(weights, [1.0 - p, p / 2.0, p / 2.0]);
+
+        // Uniform choices make inputs of mostly blanks; the whitespace weights few,
+        // and still every blank the grammar allows now and then.
+        let (uniform, _) = blank_share(&g, None);
+        let (quieted, spare) = blank_share(&g, Some(&w));
+        assert!(uniform > 0.4, "uniform choices: {uniform}");
+        assert!(quieted < 0.1, "whitespace weights: {quieted}");
+        assert!(spare, "blanks beyond the minimum still come");
+        // Probability 0: the minimum always; 1: never the minimum.
+        assert_eq!(blank_share(&g, Some(&quiet(0.0))), (0.0, false));
+        let (raised, _) = blank_share(&g, Some(&quiet(1.0)));
+        assert!(raised > quieted, "{raised} against {quieted}");
     }
 }

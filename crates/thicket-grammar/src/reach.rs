@@ -145,6 +145,13 @@ impl Components {
         Components { of }
     }
 
+    /// The number of `rule`'s component. Components are numbered in reverse
+    /// topological order: every rule that `rule` refers to outside its component has
+    /// a smaller number.
+    pub fn number(&self, rule: SymbolId) -> u32 {
+        self.of[rule.index()]
+    }
+
     /// Whether `a` and `b` can each derive the other (or are the same rule).
     pub fn same(&self, a: SymbolId, b: SymbolId) -> bool {
         self.of[a.index()] == self.of[b.index()]

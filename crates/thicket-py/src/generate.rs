@@ -103,7 +103,7 @@ impl Engine {
                 },
                 goals: constraints,
                 antlr: antlr.is_some(),
-                deadline: None,
+                ..MakerOptions::default()
             };
             let makers = thicket_driver::Makers::new(loaded, options).map_err(|e| match e {
                 DriverError::NotGenerable(why) => BuildError::Refused(why),

@@ -81,7 +81,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use thicket_constraint::{Checker, Constraint};
-use thicket_gen::{GenConfig, GenError, GenRng, Generator};
+use thicket_gen::{GenConfig, GenError, GenRng, Generator, Weights};
 use thicket_grammar::{Grammar, Reach, SymbolId};
 use thicket_parse::{ParseConfig, Parser};
 use thicket_tree::DerivationTree;
@@ -305,6 +305,8 @@ pub struct Solver<'g> {
     smt: crate::z3::Smt,
     /// When the search stops, whatever is left of the budget ([`Solver::with_deadline`]).
     deadline: Option<Instant>,
+    /// The weights fresh trees are drawn by ([`Solver::with_start_weights`]).
+    start_weights: Option<Weights>,
 }
 
 impl<'g> Solver<'g> {
@@ -326,6 +328,7 @@ impl<'g> Solver<'g> {
             source: None,
             fixup: None,
             deadline: None,
+            start_weights: None,
             scopes,
             skeletons: pattern::Skeletons::new(),
             literals: terms::literals(&constraints),
@@ -367,6 +370,22 @@ impl<'g> Solver<'g> {
     pub fn with_fixup(mut self, fixup: Arc<dyn TreeFixup>) -> Solver<'g> {
         self.fixup = Some(fixup);
         self
+    }
+
+    /// Draws the trees [`Solver::solve`] starts from by `weights` (made for the
+    /// solver's grammar: a spec's probabilities, its whitespace rules' weights), not
+    /// uniformly; the subtrees repairs put in are drawn as before.
+    pub fn with_start_weights(mut self, weights: Option<Weights>) -> Solver<'g> {
+        self.start_weights = weights;
+        self
+    }
+
+    /// A fresh tree to start a search from (see [`Solver::with_start_weights`]).
+    fn fresh_tree<R: Rng + ?Sized>(&self, rng: &mut R) -> DerivationTree {
+        match &self.start_weights {
+            Some(weights) => self.generator.generate_tree_weighted(rng, weights).0,
+            None => self.generator.generate_tree(rng).0,
+        }
     }
 
     /// Stops every search at `deadline`: no tree is begun and no repair round run after
@@ -429,7 +448,7 @@ impl<'g> Solver<'g> {
         &self,
         rng: &mut R,
     ) -> Result<(DerivationTree, SolveStats), Unsolved> {
-        self.solve_from(rng, |solver, rng| solver.generator.generate_tree(rng).0)
+        self.solve_from(rng, |solver, rng| solver.fresh_tree(rng))
     }
 
     /// `tree` made valid: repaired, and if the repairs cannot save it, fresh trees
@@ -441,9 +460,7 @@ impl<'g> Solver<'g> {
     ) -> Result<(DerivationTree, SolveStats), Unsolved> {
         let mut first = Some(tree);
         self.solve_from(rng, |solver, rng| {
-            first
-                .take()
-                .unwrap_or_else(|| solver.generator.generate_tree(rng).0)
+            first.take().unwrap_or_else(|| solver.fresh_tree(rng))
         })
     }
 
