@@ -45,6 +45,7 @@
 <onenine>   ::= "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"
 <digit>     ::= "0" | <onenine>
 # insignificant whitespace (space, tab, LF, CR), any amount; generated in one <ws> out
-# of two. (Unambiguous on purpose: an input has one derivation tree, so measuring the
-# k-path coverage of parsed inputs sees the same paths generation used.)
+# of twenty (a whitespace rule: docs/spec-format.md). (Unambiguous on purpose: an
+# input has one derivation tree, so measuring the k-path coverage of parsed inputs
+# sees the same paths generation used.)
 <ws>        ::= "" | r"[ \t\n\r]+"

@@ -147,7 +147,8 @@ pub struct GenerateArgs {
     /// printable ASCII 95 times in 100. For other specs: the probability that a choice
     /// inside a whitespace rule (one whose every string is blanks, such as
     /// `<ws> ::= " "*`) takes more than its minimum. Raise it to fuzz what reads blanks.
-    #[arg(long, value_name = "P", value_parser = parse_probability)]
+    #[arg(long, value_name = "P", value_parser = parse_probability,
+          visible_alias = "whitespace-probability")]
     hidden_probability: Option<f64>,
 
     #[command(flatten)]
@@ -317,6 +318,17 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     if let (Some(p), Some(antlr)) = (args.hidden_probability, &mut antlr) {
         antlr.set_hidden_probability(p);
     }
+    // Other specs' whitespace weights steer random generation only.
+    let steered_otherwise =
+        args.strategy != Strategy::Random || args.target.is_some() || args.probabilities.is_some();
+    if args.hidden_probability.is_some() && antlr.is_none() && steered_otherwise {
+        eprintln!(
+            "error: --hidden-probability steers the whitespace rules of random generation \
+             from .fan/.bnf/.json grammars; it does not combine with --strategy kpath, \
+             --target or --probabilities"
+        );
+        return Ok(exit::USAGE);
+    }
     let config = if args.probabilities.is_some() {
         args.limits.config_or(|| 0)
     } else if let Some(antlr) = &antlr {
@@ -402,11 +414,15 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     // --unique on a small language: how many distinct inputs there are, known from the
     // grammar before anything is drawn (ANTLR inputs are respelled and separated after
     // generation, so their number is not the grammar's).
-    let language = if args.unique && antlr.is_none() {
-        ended::small_language(generator, count)
+    let listed = if args.unique && antlr.is_none() {
+        ended::listed_language(generator, count)
     } else {
         None
     };
+    if listed.is_some() {
+        makers.weights = None;
+    }
+    let language = listed.filter(|found| found.count < count);
     if let Some(found) = &language {
         let note = ended::small_language_note(spec.source.name(), found, &config);
         eprintln!("note: {note}");

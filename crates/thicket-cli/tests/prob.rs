@@ -313,6 +313,40 @@ fn whitespace_rules_give_blanks_seldom_unless_raised() {
         none, 0,
         "probability 0: every whitespace rule at its minimum"
     );
-    let (loud, bytes) = blanks_of_generated(&spec, &["--hidden-probability", "1"]);
+    let (loud, bytes) = blanks_of_generated(&spec, &["--whitespace-probability", "1"]);
     assert!(loud * 3 > bytes, "{loud} blanks of {bytes} bytes");
+
+    // Generation steered otherwise has no whitespace weights to set: refused, not
+    // ignored.
+    for other in [
+        &["--strategy", "kpath"][..],
+        &["--probabilities", "p.json"][..],
+    ] {
+        let mut args = vec!["generate", spec.as_str(), "--hidden-probability", "0.5"];
+        args.extend_from_slice(other);
+        let o = thicket(&args);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains("--hidden-probability"),
+            "{}",
+            text(&o.stderr)
+        );
+    }
+}
+
+#[test]
+fn unique_inputs_of_a_small_language_with_whitespace_rules_are_all_found() {
+    let dir = tempfile::tempdir().unwrap();
+    // 4 x 4 inputs; under the whitespace weights `a   b   c` comes once in 10^5 draws.
+    let spec = write(
+        dir.path(),
+        "abc.fan",
+        "<start> ::= \"a\" <ws> \"b\" <ws> \"c\"\n<ws> ::= \" \"{0,3}\n",
+    );
+    let o = thicket(&["generate", &spec, "--unique", "-n", "16", "--seed", "1"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    let inputs: std::collections::HashSet<&str> = stdout.lines().collect();
+    assert_eq!(inputs.len(), 16, "{inputs:?}");
+    assert!(inputs.contains("a   b   c"), "{inputs:?}");
 }

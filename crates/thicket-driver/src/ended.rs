@@ -17,14 +17,16 @@ pub fn count_or_default(count: Option<u64>, timed: bool) -> u64 {
     count.unwrap_or(if timed { u64::MAX } else { 10 })
 }
 
-/// The distinct inputs of `generator`'s language when it has fewer than `count`
+/// The distinct inputs of `generator`'s language when it has no more than `count`
 /// within the generator's limits (listing at most [`UNIQUE_LISTING_LIMIT`]
-/// derivations); `None` for a larger language, or one too large to list.
-pub fn small_language(generator: &Generator<'_>, count: u64) -> Option<DistinctInputs> {
+/// derivations); `None` for a larger language, or one too large to list. `--unique`
+/// draws such a language uniformly: all of it is the goal, and weights that make some
+/// inputs rare (a whitespace rule past its minimum) would leave the draws short. One
+/// with fewer inputs than `count` is a small language: `--unique` stops after them,
+/// saying so ([`small_language_note`]).
+pub fn listed_language(generator: &Generator<'_>, count: u64) -> Option<DistinctInputs> {
     let limit = usize::try_from(count.min(UNIQUE_LISTING_LIMIT)).unwrap_or(usize::MAX);
-    generator
-        .distinct_inputs(limit)
-        .filter(|found| found.count < count)
+    generator.distinct_inputs(limit)
 }
 
 /// Where a small language's inputs end, for a message: the grammar itself, or the

@@ -110,7 +110,7 @@ impl<'g> Makers<'g> {
             ..Default::default()
         };
         let weights = (!options.antlr)
-            .then(|| generation_weights(grammar, options.whitespace_probability))
+            .then(|| generation_weights(grammar, &options))
             .flatten();
         let solver = thicket_fandango::solver(
             grammar,
@@ -162,16 +162,21 @@ impl<'g> Makers<'g> {
 }
 
 /// The weights generation draws a spec's inputs by: the probabilities the spec gives,
-/// and its whitespace rules' (taking more than their minimum with probability
-/// `whitespace`); `None` where both leave every choice uniform.
-fn generation_weights(grammar: &Grammar, whitespace: f64) -> Option<Weights> {
+/// and its whitespace rules' (taking more than their minimum with the options'
+/// probability); `None` where both leave every choice uniform.
+fn generation_weights(grammar: &Grammar, options: &MakerOptions) -> Option<Weights> {
     let given = Weights::from_spec(grammar);
     let separators = thicket_grammar::tokens::separator_rules(grammar);
     if separators.is_empty() {
         return given;
     }
     let mut weights = given.unwrap_or_else(|| Weights::uniform(grammar));
-    weights.quiet_whitespace(grammar, &separators, whitespace);
+    weights.quiet_whitespace(
+        grammar,
+        &separators,
+        options.whitespace_probability,
+        options.config.max_repetitions,
+    );
     Some(weights)
 }
 

@@ -26,8 +26,8 @@
 //!   ever make whitespace (`<ws> ::= (" " | "\t")*`; the separators of
 //!   `thicket_grammar::tokens`) are where uniform choices pile up blanks (a TOML-like
 //!   spec's inputs were 72% blanks). Generation lets each choice inside them take its
-//!   smallest option (a repetition its minimum count, an alternation its shortest
-//!   alternatives) but with probability [`DEFAULT_WHITESPACE_PROBABILITY`], as an
+//!   smallest option (a repetition its minimum count, an alternation its empty
+//!   alternative) but with probability [`DEFAULT_WHITESPACE_PROBABILITY`], as an
 //!   ANTLR grammar's hidden text is drawn; when more is drawn, it is one more nine
 //!   times in ten. The language is unchanged: every blank the grammar allows can
 //!   still come out, only less often. Probabilities the spec gives itself win.
@@ -312,17 +312,26 @@ impl Weights {
         }
     }
 
-    /// Weights under which every choice in the bodies of `rules` (a spec's whitespace
-    /// rules, `thicket_grammar::tokens::separator_rules`) takes its smallest option
+    /// Weights under which the choices in the bodies of `rules` (a spec's whitespace
+    /// rules, `thicket_grammar::tokens::separator_rules`) take their smallest option
     /// but with probability `p` (see the module docs):
     /// - a repetition its minimum count; else one more nine times in ten, else any
-    ///   larger count up to its maximum (for unbounded ones [`DEFAULT_REPETITIONS`]
-    ///   more) alike;
-    /// - an alternation its alternatives of the smallest minimal length, shared alike;
-    ///   else the others. An alternation whose alternatives the spec gives
-    ///   probabilities keeps them, and one whose alternatives are all equally short
-    ///   stays as it is.
-    pub fn quiet_whitespace(&mut self, grammar: &Grammar, rules: &[SymbolId], p: f64) {
+    ///   larger count alike, up to the count the generator caps it at (its maximum,
+    ///   or `max(min, max_repetitions)` for the generator's `max_repetitions`);
+    /// - an alternation with an empty alternative (`"" | r"[ \t]+"`) an empty one;
+    ///   else the others alike. Alternations without one choose between blanks the
+    ///   grammar needs (`"\r\n" | "\n"`) and stay as they are, as do those whose
+    ///   alternatives the spec gives probabilities.
+    ///
+    /// A regex terminal's own repetitions are not choices of the grammar: a rule
+    /// `<ws> ::= r"[ \t]*"` draws its blanks as before.
+    pub fn quiet_whitespace(
+        &mut self,
+        grammar: &Grammar,
+        rules: &[SymbolId],
+        p: f64,
+        max_repetitions: u32,
+    ) {
         let p = p.clamp(0.0, 1.0);
         let analysis = thicket_grammar::Analysis::new(grammar);
         let given = grammar.default_probabilities();
@@ -333,24 +342,24 @@ impl Weights {
                         if alts.iter().any(|a| given.iter().any(|(e, _)| e == a)) {
                             continue;
                         }
-                        let len = |a: &ExprId| analysis.expr_min_len(*a);
-                        let least = alts.iter().map(len).min().unwrap_or(0);
-                        let smallest = alts.iter().filter(|a| len(a) == least).count();
-                        if smallest == alts.len() {
+                        let empty = |a: &ExprId| analysis.expr_min_len(*a) == 0;
+                        let empties = alts.iter().filter(|a| empty(a)).count();
+                        if empties == 0 || empties == alts.len() {
                             continue;
                         }
-                        let others = alts.len() - smallest;
+                        let others = alts.len() - empties;
                         for a in alts.iter() {
-                            self.alt[a.index()] = if len(a) == least {
-                                (1.0 - p) / smallest as f64
+                            self.alt[a.index()] = if empty(a) {
+                                (1.0 - p) / empties as f64
                             } else {
                                 p / others as f64
                             };
                         }
                     }
-                    Expr::Repeat(_) => {
-                        let (min, upper) = count_range(grammar, id, 0);
-                        if upper == min {
+                    Expr::Repeat(r) => {
+                        let (min, cap) = (r.min, r.min.max(max_repetitions));
+                        let upper = r.max.map_or(cap, |max| max.min(cap));
+                        if upper <= min {
                             continue;
                         }
                         let mut row = vec![0.0; upper as usize + 1];
@@ -772,6 +781,7 @@ mod tests {
 <nl> ::= "\n" <blank>*
 <blank> ::= <ws> "\n"
 <opt> ::= "" | " " | "  "
+<eol> ::= "\r\n" | "\n"
 "##;
 
     /// Per count of all inputs, the share of their bytes that are blanks, and whether
@@ -799,24 +809,29 @@ mod tests {
         let g = load_spec_text("t.fan", SPACED.as_bytes()).unwrap();
         let rules = thicket_grammar::tokens::separator_rules(&g);
         let names: Vec<&str> = rules.iter().map(|&s| g.rule(s).name.as_str()).collect();
-        assert_eq!(names, ["ws", "nl", "blank", "opt"]);
+        assert_eq!(names, ["ws", "nl", "blank", "opt", "eol"]);
 
         let quiet = |p: f64| {
             let mut w = Weights::uniform(&g);
-            w.quiet_whitespace(&g, &rules, p);
+            w.quiet_whitespace(&g, &rules, p, GenConfig::default().max_repetitions);
             w
         };
         let w = quiet(DEFAULT_WHITESPACE_PROBABILITY);
         // `(" " | "\t")*`: the minimum, one more nine times in ten of the rest, then
         // the larger counts alike; the alternation inside is equally short and stays.
         let ws = g.rule(g.symbol("ws").unwrap()).body;
+        // The generator caps `*` at 5 by default.
         let row: Vec<f64> = (0..=6).map(|c| w.repetition(ws, c).unwrap()).collect();
         let p = DEFAULT_WHITESPACE_PROBABILITY;
-        let expected = [1.0 - p, 0.9 * p, 0.1 * p / 4.0, 0.1 * p / 4.0];
+        let larger = 0.1 * p / 4.0;
+        let expected = [1.0 - p, 0.9 * p, larger, larger, larger, larger, 0.0];
         for (got, want) in row.iter().zip(expected) {
             assert!((got - want).abs() < 1e-12, "{row:?}");
         }
-        assert_eq!(row[6], 0.0, "{row:?}");
+        // A higher cap spreads the larger counts further.
+        let mut wide = Weights::uniform(&g);
+        wide.quiet_whitespace(&g, &rules, p, 50);
+        assert!((wide.repetition(ws, 50).unwrap() - 0.1 * p / 49.0).abs() < 1e-12);
         let Expr::Repeat(r) = g.expr(ws) else {
             panic!()
         };
@@ -824,12 +839,17 @@ mod tests {
             panic!()
         };
         assert!(blanks.iter().all(|&a| w.alternative(a) == 1.0));
-        // `"" | " " | "  "`: the empty alternative, else the others alike.
+        // `"" | " " | "  "`: the empty alternative, else the others alike; `"\r\n" |
+        // "\n"` has none: both are line breaks the grammar needs.
         let Expr::Alt(opt) = g.expr(g.rule(g.symbol("opt").unwrap()).body) else {
             panic!()
         };
         let weights: Vec<f64> = opt.iter().map(|&a| w.alternative(a)).collect();
         assert_eq!(weights, [1.0 - p, p / 2.0, p / 2.0]);
+        let Expr::Alt(eol) = g.expr(g.rule(g.symbol("eol").unwrap()).body) else {
+            panic!()
+        };
+        assert!(eol.iter().all(|&a| w.alternative(a) == 1.0));
 
         // Uniform choices make inputs of mostly blanks; the whitespace weights few,
         // and still every blank the grammar allows now and then.
