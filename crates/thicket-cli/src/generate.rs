@@ -414,15 +414,11 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     // --unique on a small language: how many distinct inputs there are, known from the
     // grammar before anything is drawn (ANTLR inputs are respelled and separated after
     // generation, so their number is not the grammar's).
-    let listed = if args.unique && antlr.is_none() {
-        ended::listed_language(generator, count)
+    let language = if args.unique && antlr.is_none() {
+        ended::small_language(generator, &mut makers.weights, count)
     } else {
         None
     };
-    if listed.is_some() {
-        makers.weights = None;
-    }
-    let language = listed.filter(|found| found.count < count);
     if let Some(found) = &language {
         let note = ended::small_language_note(spec.source.name(), found, &config);
         eprintln!("note: {note}");

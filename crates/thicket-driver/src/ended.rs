@@ -4,7 +4,7 @@
 //! inputs than asked for fell short.
 
 use thicket_fandango::Stop;
-use thicket_gen::{DistinctInputs, GenConfig, Generator};
+use thicket_gen::{DistinctInputs, GenConfig, Generator, Weights};
 use thicket_solve::SolverConfig;
 
 /// Most derivations listed to learn how many distinct inputs a small language has (see
@@ -17,16 +17,22 @@ pub fn count_or_default(count: Option<u64>, timed: bool) -> u64 {
     count.unwrap_or(if timed { u64::MAX } else { 10 })
 }
 
-/// The distinct inputs of `generator`'s language when it has no more than `count`
-/// within the generator's limits (listing at most [`UNIQUE_LISTING_LIMIT`]
-/// derivations); `None` for a larger language, or one too large to list. `--unique`
-/// draws such a language uniformly: all of it is the goal, and weights that make some
-/// inputs rare (a whitespace rule past its minimum) would leave the draws short. One
-/// with fewer inputs than `count` is a small language: `--unique` stops after them,
-/// saying so ([`small_language_note`]).
-pub fn listed_language(generator: &Generator<'_>, count: u64) -> Option<DistinctInputs> {
+/// For `--unique`: the distinct inputs of `generator`'s language when it has fewer
+/// than `count` within the generator's limits (listing at most
+/// [`UNIQUE_LISTING_LIMIT`] derivations), so that the run stops after them, saying so
+/// ([`small_language_note`]); `None` for a larger language, or one too large to list.
+/// A language of no more than `count` inputs is all the goal, so its inputs are drawn
+/// uniformly: `weights` are dropped, which would make some of them rare (a whitespace
+/// rule past its minimum) and leave the draws short.
+pub fn small_language(
+    generator: &Generator<'_>,
+    weights: &mut Option<Weights>,
+    count: u64,
+) -> Option<DistinctInputs> {
     let limit = usize::try_from(count.min(UNIQUE_LISTING_LIMIT)).unwrap_or(usize::MAX);
-    generator.distinct_inputs(limit)
+    let listed = generator.distinct_inputs(limit)?;
+    *weights = None;
+    (listed.count < count).then_some(listed)
 }
 
 /// Where a small language's inputs end, for a message: the grammar itself, or the

@@ -110,7 +110,7 @@ impl<'g> Makers<'g> {
             ..Default::default()
         };
         let weights = (!options.antlr)
-            .then(|| generation_weights(grammar, &options))
+            .then(|| generation_weights(&generator, &options))
             .flatten();
         let solver = thicket_fandango::solver(
             grammar,
@@ -164,7 +164,8 @@ impl<'g> Makers<'g> {
 /// The weights generation draws a spec's inputs by: the probabilities the spec gives,
 /// and its whitespace rules' (taking more than their minimum with the options'
 /// probability); `None` where both leave every choice uniform.
-fn generation_weights(grammar: &Grammar, options: &MakerOptions) -> Option<Weights> {
+fn generation_weights(generator: &Generator<'_>, options: &MakerOptions) -> Option<Weights> {
+    let grammar = generator.grammar();
     let given = Weights::from_spec(grammar);
     let separators = thicket_grammar::tokens::separator_rules(grammar);
     if separators.is_empty() {
@@ -173,6 +174,7 @@ fn generation_weights(grammar: &Grammar, options: &MakerOptions) -> Option<Weigh
     let mut weights = given.unwrap_or_else(|| Weights::uniform(grammar));
     weights.quiet_whitespace(
         grammar,
+        generator.analysis(),
         &separators,
         options.whitespace_probability,
         options.config.max_repetitions,

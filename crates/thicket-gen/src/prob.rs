@@ -325,15 +325,16 @@ impl Weights {
     ///
     /// A regex terminal's own repetitions are not choices of the grammar: a rule
     /// `<ws> ::= r"[ \t]*"` draws its blanks as before.
+    /// `analysis` is the grammar's (the generator's: [`Generator::analysis`]).
     pub fn quiet_whitespace(
         &mut self,
         grammar: &Grammar,
+        analysis: &thicket_grammar::Analysis,
         rules: &[SymbolId],
         p: f64,
         max_repetitions: u32,
     ) {
         let p = p.clamp(0.0, 1.0);
-        let analysis = thicket_grammar::Analysis::new(grammar);
         let given = grammar.default_probabilities();
         for &rule in rules {
             for id in choices_of(grammar, rule) {
@@ -808,12 +809,19 @@ mod tests {
     fn whitespace_rules_take_their_minimum_but_now_and_then() {
         let g = load_spec_text("t.fan", SPACED.as_bytes()).unwrap();
         let rules = thicket_grammar::tokens::separator_rules(&g);
+        let analysis = thicket_grammar::Analysis::new(&g);
         let names: Vec<&str> = rules.iter().map(|&s| g.rule(s).name.as_str()).collect();
         assert_eq!(names, ["ws", "nl", "blank", "opt", "eol"]);
 
         let quiet = |p: f64| {
             let mut w = Weights::uniform(&g);
-            w.quiet_whitespace(&g, &rules, p, GenConfig::default().max_repetitions);
+            w.quiet_whitespace(
+                &g,
+                &analysis,
+                &rules,
+                p,
+                GenConfig::default().max_repetitions,
+            );
             w
         };
         let w = quiet(DEFAULT_WHITESPACE_PROBABILITY);
@@ -830,7 +838,7 @@ mod tests {
         }
         // A higher cap spreads the larger counts further.
         let mut wide = Weights::uniform(&g);
-        wide.quiet_whitespace(&g, &rules, p, 50);
+        wide.quiet_whitespace(&g, &analysis, &rules, p, 50);
         assert!((wide.repetition(ws, 50).unwrap() - 0.1 * p / 49.0).abs() < 1e-12);
         let Expr::Repeat(r) = g.expr(ws) else {
             panic!()

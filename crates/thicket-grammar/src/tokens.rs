@@ -289,16 +289,14 @@ impl Lexical {
         let (mut regular, mut separator) = (vec![false; n], vec![false; n]);
         for s in order {
             let body = grammar.rule(s).body;
-            let (mut refs_regular, mut refs_separators, mut recursive) = (true, true, false);
+            let (mut refs_regular, mut recursive) = (true, false);
             refs_in(grammar, body, |r| {
                 recursive |= r == s;
                 refs_regular &= regular[r.index()];
-                refs_separators &= separator[r.index()];
             });
             recursive |= size[components.number(s) as usize] > 1;
             regular[s.index()] = !recursive && refs_regular;
-            separator[s.index()] =
-                regular[s.index()] && refs_separators && whitespace_only(grammar, &separator, body);
+            separator[s.index()] = regular[s.index()] && whitespace_only(grammar, &separator, body);
         }
         Lexical { regular, separator }
     }
