@@ -88,14 +88,14 @@ impl Owner {
     /// when there are none).
     pub(crate) fn sweep(&mut self) {
         if self.last_sweep.elapsed() >= Duration::from_millis(20) {
-            self.sweep_now();
+            self.sweep_now(false);
         }
     }
 
     /// Ends this owner's orphans now.
-    pub(crate) fn sweep_now(&mut self) {
+    fn sweep_now(&mut self, patient: bool) {
         self.last_sweep = Instant::now();
-        sweep(&format!("{MARK}={}", self.token), None);
+        sweep(&format!("{MARK}={}", self.token), None, patient);
     }
 
     /// Ends this owner's orphans now (waiting until they are gone) and returns how many
@@ -103,13 +103,13 @@ impl Owner {
     /// out of its own group (`setsid`), which a kill of that group does not reach.
     pub(crate) fn end_escaped(&mut self, group: libc::pid_t) -> usize {
         self.last_sweep = Instant::now();
-        sweep(&format!("{MARK}={}", self.token), Some(group))
+        sweep(&format!("{MARK}={}", self.token), Some(group), true)
     }
 }
 
 impl Drop for Owner {
     fn drop(&mut self) {
-        self.sweep_now();
+        self.sweep_now(true);
     }
 }
 
@@ -118,11 +118,18 @@ impl Drop for Owner {
 /// reaps orphans that have ended. Repeats while it finds some (killing an orphan
 /// re-parents its own children here). Returns how many running ones it killed outside
 /// process group `spared` (all of them if `None`).
-fn sweep(mark: &str, spared: Option<libc::pid_t>) -> usize {
+///
+/// A process in the middle of `execve` shows an empty environment for a moment (the new
+/// image's is not laid out yet). A `patient` sweep (the last one of an executor) looks
+/// at such a child again after a short wait, up to 20 ms, rather than taking it for a
+/// stranger: otherwise a daemon exec'ing at that moment would outlive the executor. The
+/// periodic sweeps are not patient: the next one catches it.
+fn sweep(mark: &str, spared: Option<libc::pid_t>, patient: bool) -> usize {
     let me = std::process::id();
     let children_file = format!("/proc/{me}/task/{me}/children");
     let mut escaped = 0;
-    for _ in 0..16 {
+    let mut waits_left: u32 = if patient { 20 } else { 0 };
+    for _ in 0..16 + waits_left {
         let Ok(text) = std::fs::read_to_string(&children_file) else {
             return escaped;
         };
@@ -135,6 +142,7 @@ fn sweep(mark: &str, spared: Option<libc::pid_t>) -> usize {
         }
         let started: BTreeSet<libc::pid_t> = registry().children.clone();
         let mut found = false;
+        let mut unsettled = false;
         for pid in pids.into_iter().filter(|p| !started.contains(p)) {
             // After the command's name (in parentheses, which may hold anything): the
             // state, the parent, the process group.
@@ -154,6 +162,10 @@ fn sweep(mark: &str, spared: Option<libc::pid_t>) -> usize {
             let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
                 continue;
             };
+            if env.is_empty() && state.is_some() {
+                unsettled = true;
+                continue;
+            }
             let ours = env
                 .split(|&b| b == 0)
                 .any(|entry| entry.starts_with(mark.as_bytes()));
@@ -166,7 +178,10 @@ fn sweep(mark: &str, spared: Option<libc::pid_t>) -> usize {
                 let _ = sys::wait4(pid, false);
             }
         }
-        if !found {
+        if unsettled && waits_left > 0 {
+            waits_left -= 1;
+            std::thread::sleep(Duration::from_millis(1));
+        } else if !found {
             return escaped;
         }
     }
@@ -185,7 +200,7 @@ pub fn cleanup_now() {
         sys::killpg(pid, libc::SIGKILL);
         sys::kill(pid, libc::SIGKILL);
     }
-    sweep(&format!("{MARK}={}-", std::process::id()), None);
+    sweep(&format!("{MARK}={}-", std::process::id()), None, true);
     for dir in dirs {
         let _ = std::fs::remove_dir_all(dir);
     }
