@@ -72,6 +72,17 @@ impl<'a> InputMaker<'a> {
         }
     }
 
+    /// A maker for `antlr`'s inputs with hidden text before a token with probability
+    /// `p` (see [`AntlrSpec::set_hidden_probability`]) whatever the spec's is now: for
+    /// callers that share one read grammar between several probabilities.
+    pub fn with_hidden_probability(antlr: &'a AntlrSpec, p: f64) -> InputMaker<'a> {
+        let mut maker = InputMaker::new(antlr);
+        for (alternative, probability) in antlr.hidden_choices(p) {
+            maker.weights.set_alternative(alternative, probability);
+        }
+        maker
+    }
+
     /// An input drawn from `rng` by `generator` (of `antlr.spec.grammar`): its tokens
     /// that the lexer reads as another type (an identifier generated as a keyword)
     /// generated again from the same stream (up to 8 rounds), separated where the

@@ -634,30 +634,35 @@ impl AntlrSpec {
     /// text before the end of the input leaves the default mode for good (an
     /// unfinished directive) with the same probability.
     pub fn set_hidden_probability(&mut self, p: f64) {
+        for (alternative, probability) in self.hidden_choices(p) {
+            self.spec
+                .grammar
+                .set_default_probability(alternative, probability);
+        }
+    }
+
+    /// The probability of each alternative of the hidden rules when hidden text comes
+    /// before a token with probability `p` (see [`AntlrSpec::set_hidden_probability`]).
+    pub(crate) fn hidden_choices(&self, p: f64) -> Vec<(thicket_grammar::ExprId, f64)> {
         let p = p.clamp(0.0, 1.0);
-        let grammar = &mut self.spec.grammar;
-        let hidden: Vec<thicket_grammar::SymbolId> = grammar
-            .symbols()
-            .filter(|&s| rule_role(grammar, s) == RuleRole::Hidden)
-            .collect();
-        for symbol in hidden {
-            let body = grammar.rule(symbol).body;
-            let thicket_grammar::Expr::Alt(alts) = grammar.expr(body).clone() else {
+        let grammar = &self.spec.grammar;
+        let mut choices = Vec::new();
+        for symbol in grammar.symbols() {
+            if rule_role(grammar, symbol) != RuleRole::Hidden {
+                continue;
+            }
+            let thicket_grammar::Expr::Alt(alts) = grammar.expr(grammar.rule(symbol).body) else {
                 continue;
             };
             match alts[..] {
                 [none, one, several] => {
-                    grammar.set_default_probability(none, 1.0 - p);
-                    grammar.set_default_probability(one, 0.9 * p);
-                    grammar.set_default_probability(several, 0.1 * p);
+                    choices.extend([(none, 1.0 - p), (one, 0.9 * p), (several, 0.1 * p)]);
                 }
-                [back, leaving] => {
-                    grammar.set_default_probability(back, 1.0 - p);
-                    grammar.set_default_probability(leaving, p);
-                }
+                [back, leaving] => choices.extend([(back, 1.0 - p), (leaving, p)]),
                 _ => {}
             }
         }
+        choices
     }
 
     /// The exact reading: lex, then parse the token stream.

@@ -313,3 +313,22 @@ fn hidden_text_is_occasional_unless_asked_for() {
     assert!(rare < 0.25, "{rare}");
     assert!(often > 2.0 * rare, "{rare} {often}");
 }
+
+/// A maker given its own hidden probability draws what the spec set to that
+/// probability draws (the Python module shares one read grammar between calls).
+#[test]
+fn a_makers_hidden_probability_is_the_specs() {
+    use thicket_antlr::generate::InputMaker;
+    let shared = load(KEYWORDS);
+    let mut raised = load(KEYWORDS);
+    raised.set_hidden_probability(0.9);
+    let generator = Generator::new(&shared.spec.grammar, GenConfig::default()).unwrap();
+    let inputs = |maker: &InputMaker<'_>| -> Vec<Vec<u8>> {
+        (0..100)
+            .map(|i| maker.input(&generator, 3, i).bytes)
+            .collect()
+    };
+    let given = inputs(&InputMaker::with_hidden_probability(&shared, 0.9));
+    assert_eq!(given, inputs(&InputMaker::new(&raised)));
+    assert_ne!(given, inputs(&InputMaker::new(&shared)));
+}

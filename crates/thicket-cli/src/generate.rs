@@ -318,14 +318,15 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     if let (Some(p), Some(antlr)) = (args.hidden_probability, &mut antlr) {
         antlr.set_hidden_probability(p);
     }
-    // Other specs' whitespace weights steer random generation only.
-    let steered_otherwise =
-        args.strategy != Strategy::Random || args.target.is_some() || args.probabilities.is_some();
-    if args.hidden_probability.is_some() && antlr.is_none() && steered_otherwise {
+    // The probability steers random generation only (and for other specs than ANTLR
+    // grammars, not the coverage-steered kind either).
+    let steered_otherwise = args.strategy != Strategy::Random
+        || (antlr.is_none() && (args.target.is_some() || args.probabilities.is_some()));
+    if args.hidden_probability.is_some() && steered_otherwise {
         eprintln!(
-            "error: --hidden-probability steers the whitespace rules of random generation \
-             from .fan/.bnf/.json grammars; it does not combine with --strategy kpath, \
-             --target or --probabilities"
+            "error: --hidden-probability steers random generation (whitespace rules, an \
+             ANTLR grammar's hidden text); it does not combine with --strategy kpath or \
+             kpath-random, nor for .fan/.bnf/.json specs with --target or --probabilities"
         );
         return Ok(exit::USAGE);
     }

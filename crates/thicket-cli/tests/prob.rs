@@ -332,6 +332,21 @@ fn whitespace_rules_give_blanks_seldom_unless_raised() {
             text(&o.stderr)
         );
     }
+    // Nor does k-path generation from an ANTLR grammar draw hidden text by it.
+    let g4 = write(
+        dir.path(),
+        "W.g4",
+        "grammar W;\nwords : WORD+ EOF ;\nWORD : [a-z]+ ;\nWS : ' '+ -> skip ;\n",
+    );
+    let o = thicket(&[
+        "generate",
+        g4.as_str(),
+        "--strategy",
+        "kpath",
+        "--hidden-probability",
+        "0.5",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
 
 #[test]

@@ -50,6 +50,16 @@ impl Limits {
     }
 }
 
+/// `hidden_probability`, checked: a probability, as `--hidden-probability` takes.
+pub fn check_hidden_probability(p: Option<f64>) -> PyResult<Option<f64>> {
+    match p {
+        Some(p) if !(0.0..=1.0).contains(&p) => Err(pyo3::exceptions::PyValueError::new_err(
+            format!("hidden_probability {p}: a probability between 0 and 1"),
+        )),
+        p => Ok(p),
+    }
+}
+
 /// Why no inputs can be made.
 pub enum BuildError {
     /// Errors in the spec the generator trips over (an unproductive start rule).
@@ -86,12 +96,15 @@ self_cell::self_cell!(
 
 impl Engine {
     /// The makers `thicket generate` builds for `loaded` with `config`; `constraints`
-    /// false ignores the constraints and goals (`--no-constraints`).
+    /// false ignores the constraints and goals (`--no-constraints`);
+    /// `whitespace_probability` is `--hidden-probability` for specs other than ANTLR
+    /// grammars (whose maker carries its own).
     pub fn build(
         loaded: Arc<LoadedSpec>,
         config: GenConfig,
         constraints: bool,
         antlr: Option<Arc<AntlrCell>>,
+        whitespace_probability: f64,
     ) -> Result<Engine, BuildError> {
         Engine::try_new(loaded, |loaded| {
             let options = MakerOptions {
@@ -103,6 +116,7 @@ impl Engine {
                 },
                 goals: constraints,
                 antlr: antlr.is_some(),
+                whitespace_probability,
                 ..MakerOptions::default()
             };
             let makers = thicket_driver::Makers::new(loaded, options).map_err(|e| match e {

@@ -59,9 +59,10 @@ create_exception!(
 );
 
 self_cell::self_cell!(
-    /// An ANTLR grammar's exact reading and input maker, which borrow the grammar.
+    /// An ANTLR grammar's exact reading and input maker, which borrow the grammar
+    /// (shared between makers of different hidden-text probabilities).
     pub struct AntlrCell {
-        owner: thicket_antlr::AntlrSpec,
+        owner: Arc<thicket_antlr::AntlrSpec>,
         #[not_covariant]
         dependent: InputMaker,
     }
@@ -185,9 +186,9 @@ impl Spec {
                 "lexer is the lexer grammar of an ANTLR parser grammar (.g4 specs)",
             ),
         })?;
-        let antlr = compiled
-            .antlr
-            .map(|antlr| Arc::new(py.detach(|| AntlrCell::new(antlr, |a| InputMaker::new(a)))));
+        let antlr = compiled.antlr.map(|antlr| {
+            Arc::new(py.detach(|| AntlrCell::new(Arc::new(antlr), |a| InputMaker::new(a))))
+        });
         Ok(Spec {
             loaded: Arc::new(compiled.loaded),
             constraints_apply: file.constraints_apply(),
@@ -218,7 +219,7 @@ impl Spec {
     /// `n` inputs (see the stub for the arguments).
     #[pyo3(signature = (n = None, *, seed = None, strategy = "random", k = None,
                         max_depth = None, max_repetitions = None, target_size = None,
-                        constraints = true))]
+                        constraints = true, hidden_probability = None))]
     #[allow(clippy::too_many_arguments)]
     fn generate(
         &self,
@@ -231,7 +232,9 @@ impl Spec {
         max_repetitions: Option<u32>,
         target_size: Option<u32>,
         constraints: bool,
+        hidden_probability: Option<f64>,
     ) -> PyResult<Vec<generate::Input>> {
+        let hidden = generate::check_hidden_probability(hidden_probability)?;
         let limits = generate::Limits {
             max_depth,
             max_repetitions,
@@ -255,9 +258,15 @@ impl Spec {
             }
         };
         if let Some(production) = production {
+            if hidden.is_some() {
+                return Err(PyValueError::new_err(
+                    "hidden_probability steers random generation (strategy=\"random\"); \
+                     k-path strategies choose by the paths left to cover",
+                ));
+            }
             let k = kpath::check_k(k.unwrap_or(2))?;
             let seed = seed.unwrap_or_else(thicket_gen::draw_seed);
-            let engine = self.engine(py, limits, constraints)?;
+            let engine = self.engine(py, limits, constraints, None)?;
             // `n` caps Algorithm 1 (which stops when the paths are covered) and counts
             // the stream's inputs.
             let limit = match (production, n) {
@@ -268,7 +277,7 @@ impl Spec {
             return kpath::produce(py, &engine, production, k, seed, limit);
         }
         let n = n.unwrap_or(10);
-        let mut stream = self.stream(py, Some(n), seed, limits, constraints)?;
+        let mut stream = self.stream(py, Some(n), seed, limits, constraints, hidden)?;
         let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0).min(1 << 20));
         while let Some(batch) = stream.next_batch(py, generate::BATCH)? {
             out.extend(batch);
@@ -278,7 +287,7 @@ impl Spec {
 
     /// An iterator over inputs, made a batch at a time (`n=None`: without end).
     #[pyo3(signature = (n = None, *, seed = None, max_depth = None, max_repetitions = None,
-                        target_size = None, constraints = true))]
+                        target_size = None, constraints = true, hidden_probability = None))]
     #[allow(clippy::too_many_arguments)]
     fn generate_iter(
         &self,
@@ -289,13 +298,15 @@ impl Spec {
         max_repetitions: Option<u32>,
         target_size: Option<u32>,
         constraints: bool,
+        hidden_probability: Option<f64>,
     ) -> PyResult<generate::InputIter> {
+        let hidden = generate::check_hidden_probability(hidden_probability)?;
         let limits = generate::Limits {
             max_depth,
             max_repetitions,
             target_size,
         };
-        let stream = self.stream(py, n, seed, limits, constraints)?;
+        let stream = self.stream(py, n, seed, limits, constraints, hidden)?;
         Ok(generate::InputIter::new(stream))
     }
 
@@ -315,7 +326,7 @@ impl Spec {
             max_repetitions,
             target_size,
         };
-        let engine = self.engine(py, limits, constraints)?;
+        let engine = self.engine(py, limits, constraints, None)?;
         Ok(choices::ChoiceMaker::new(engine))
     }
 
@@ -442,7 +453,7 @@ impl Spec {
     ) -> PyResult<Spec> {
         let antlr = read.map_err(|e| spec_error(py, &e))?;
         let spec = antlr.spec.clone();
-        let cell = py.detach(|| AntlrCell::new(antlr, |a| InputMaker::new(a)));
+        let cell = py.detach(|| AntlrCell::new(Arc::new(antlr), |a| InputMaker::new(a)));
         Spec::compile(py, Ok(spec), start, Some(Arc::new(cell)))
     }
 
@@ -478,8 +489,9 @@ impl Spec {
         seed: Option<u64>,
         limits: generate::Limits,
         constraints: bool,
+        hidden_probability: Option<f64>,
     ) -> PyResult<generate::Stream> {
-        let engine = self.engine(py, limits, constraints)?;
+        let engine = self.engine(py, limits, constraints, hidden_probability)?;
         Ok(generate::Stream::new(
             engine,
             seed.unwrap_or_else(thicket_gen::draw_seed),
@@ -487,16 +499,26 @@ impl Spec {
         ))
     }
 
-    /// The generator and solver `thicket generate` builds for these limits.
+    /// The generator and solver `thicket generate` builds for these limits (and
+    /// `--hidden-probability`, if given).
     fn engine(
         &self,
         py: Python<'_>,
         limits: generate::Limits,
         constraints: bool,
+        hidden_probability: Option<f64>,
     ) -> PyResult<Arc<generate::Engine>> {
         let loaded = self.loaded.clone();
         let constraints = constraints && self.constraints_apply;
-        let antlr = self.antlr.clone();
+        let antlr = match (&self.antlr, hidden_probability) {
+            (Some(cell), Some(p)) => {
+                let spec = cell.borrow_owner().clone();
+                Some(Arc::new(py.detach(|| {
+                    AntlrCell::new(spec, |a| InputMaker::with_hidden_probability(a, p))
+                })))
+            }
+            (cell, _) => cell.clone(),
+        };
         // An ANTLR grammar's default size target is its own, as in `thicket generate`.
         let config = match &antlr {
             Some(cell) => {
@@ -504,9 +526,13 @@ impl Spec {
             }
             None => limits.config(),
         };
-        py.detach(|| generate::Engine::build(loaded, config, constraints, antlr))
-            .map(Arc::new)
-            .map_err(|e| e.into_py_err(py))
+        let whitespace_probability =
+            hidden_probability.unwrap_or(thicket_gen::prob::DEFAULT_WHITESPACE_PROBABILITY);
+        py.detach(|| {
+            generate::Engine::build(loaded, config, constraints, antlr, whitespace_probability)
+        })
+        .map(Arc::new)
+        .map_err(|e| e.into_py_err(py))
     }
 }
 

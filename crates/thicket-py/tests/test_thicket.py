@@ -384,6 +384,52 @@ def test_g4_inputs_are_those_of_the_command_line():
     assert out.split(b"\0")[:-1] == [bytes(i) for i in spec.generate(30, seed=5)]
 
 
+def blank_share(inputs):
+    text = b"".join(bytes(i) for i in inputs)
+    return sum(text.count(c) for c in b" \t\r\n") / len(text)
+
+
+def test_hidden_probability_raises_whitespace_and_hidden_text(json_spec):
+    items = thicket.Spec.load(SPECS / "Items.g4")
+    for spec in (json_spec, items):
+        quiet = spec.generate(300, seed=4)
+        loud = spec.generate(300, seed=4, hidden_probability=1.0)
+        assert blank_share(loud) > 2 * blank_share(quiet)
+        # The iterator draws the same inputs.
+        streamed = spec.generate_iter(20, seed=4, hidden_probability=1.0)
+        assert [bytes(i) for i in streamed] == [bytes(i) for i in loud[:20]]
+    # No blank between tokens: the <ws> rule takes its empty alternative.
+    for inp in json_spec.generate(300, seed=4, hidden_probability=0.0):
+        outside_strings = re.sub(rb'"(?:[^"\\]|\\.)*"', b"", bytes(inp))
+        assert not re.search(rb"\s", outside_strings), bytes(inp)
+    # Read once, the ANTLR grammar keeps its default for later calls.
+    assert [bytes(i) for i in items.generate(50, seed=4)] == [bytes(i) for i in quiet[:50]]
+
+
+def test_hidden_probability_is_that_of_the_command_line(json_spec):
+    thicket_bin = os.environ.get("THICKET_BIN")
+    if not thicket_bin:
+        pytest.skip("set THICKET_BIN to the `thicket` binary to compare with it")
+    items = SPECS / "Items.g4"
+    for spec, path in [(json_spec, JSON_SPEC), (thicket.Spec.load(items), items)]:
+        for p in ("0", "0.5", "1"):
+            out = subprocess.run(
+                [thicket_bin, "generate", str(path), "-n", "30", "--seed", "6", "-0",
+                 "--hidden-probability", p],
+                check=True,
+                capture_output=True,
+            ).stdout
+            made = spec.generate(30, seed=6, hidden_probability=float(p))
+            assert out.split(b"\0")[:-1] == [bytes(i) for i in made]
+
+
+def test_hidden_probability_is_checked(json_spec):
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        json_spec.generate(3, seed=1, hidden_probability=1.5)
+    with pytest.raises(ValueError, match="random"):
+        json_spec.generate(3, seed=1, strategy="kpath", hidden_probability=0.5)
+
+
 def test_g4_text_and_its_errors():
     spec = thicket.Spec("grammar G;\nstart : 'a' B ;\nB : 'b' ;\n", format="g4")
     assert {bytes(i) for i in spec.generate(10, seed=1)} == {b"ab"}

@@ -228,6 +228,7 @@ class Spec:
         max_repetitions: Optional[int] = None,
         target_size: Optional[int] = None,
         constraints: bool = True,
+        hidden_probability: Optional[float] = None,
     ) -> List[Input]:
         """Inputs, each satisfying the spec's constraints (unless ``constraints=False``).
 
@@ -241,9 +242,13 @@ class Spec:
         are those ``thicket generate SPEC -n N --seed SEED`` writes with the same
         strategy (``--strategy``, ``-k``) and limits (``--max-depth``,
         ``--max-repetitions``, ``--target-size``; ``constraints=False`` is
-        ``--no-constraints``). Raises ``GenerateError`` if the grammar does not fit the
-        limits or the constraints cannot be satisfied, ``ValueError`` for an unknown
-        strategy or a ``k`` out of range; ``KeyboardInterrupt`` stops it.
+        ``--no-constraints``; ``hidden_probability`` is ``--hidden-probability``: how
+        often the spec's whitespace rules, or an ANTLR grammar's skipped and hidden
+        tokens, give more than nothing, 0.05 if ``None``; random generation only).
+        Raises ``GenerateError`` if the grammar does not fit the limits or the
+        constraints cannot be satisfied, ``ValueError`` for an unknown strategy, a ``k``
+        out of range, or a ``hidden_probability`` outside 0 to 1 or with a k-path
+        strategy; ``KeyboardInterrupt`` stops it.
         """
     def generate_iter(
         self,
@@ -254,6 +259,7 @@ class Spec:
         max_repetitions: Optional[int] = None,
         target_size: Optional[int] = None,
         constraints: bool = True,
+        hidden_probability: Optional[float] = None,
     ) -> InputIter:
         """The inputs of ``generate`` as an iterator, made a few at a time; without end
         if ``n`` is ``None``. The first ``k`` inputs are the same as ``generate(k)``'s."""
