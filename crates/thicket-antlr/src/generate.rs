@@ -76,11 +76,16 @@ impl<'a> InputMaker<'a> {
     /// `p` (see [`AntlrSpec::set_hidden_probability`]) whatever the spec's is now: for
     /// callers that share one read grammar between several probabilities.
     pub fn with_hidden_probability(antlr: &'a AntlrSpec, p: f64) -> InputMaker<'a> {
-        let mut maker = InputMaker::new(antlr);
-        for (alternative, probability) in antlr.hidden_choices(p) {
-            maker.weights.set_alternative(alternative, probability);
+        InputMaker {
+            antlr,
+            checker: antlr.checker(),
+            weights: weights_with_hidden(antlr, Some(p)),
         }
-        maker
+    }
+
+    /// The default size target of this maker's inputs (see [`target_size`]).
+    pub fn target_size(&self) -> u32 {
+        target_size_by(self.antlr, &self.weights)
     }
 
     /// An input drawn from `rng` by `generator` (of `antlr.spec.grammar`): its tokens
@@ -190,9 +195,21 @@ impl<'a> InputMaker<'a> {
 ///   zero-width joiner, a combining mark) by the share of such characters that sets
 ///   and `.` get ([`PRINTABLE_PERCENT`]).
 pub fn generation_weights(antlr: &AntlrSpec) -> Weights {
+    weights_with_hidden(antlr, None)
+}
+
+/// [`generation_weights`], with hidden text before a token with probability `hidden`
+/// if given rather than the spec's (set before the rules that zero some hidden
+/// alternatives, which then still win).
+fn weights_with_hidden(antlr: &AntlrSpec, hidden: Option<f64>) -> Weights {
     let grammar = &antlr.spec.grammar;
     let analysis = Analysis::new(grammar);
     let mut weights = Weights::from_spec(grammar).unwrap_or_else(|| Weights::uniform(grammar));
+    if let Some(p) = hidden {
+        for (alternative, probability) in antlr.hidden_choices(p) {
+            weights.set_alternative(alternative, probability);
+        }
+    }
     for (id, r) in repetitions(grammar) {
         let upper = r.min.saturating_add(ROW_LEN).min(r.max.unwrap_or(u32::MAX));
         // Each count past the minimum goes on with REPEAT_CONTINUE, up to the maximum:
@@ -330,6 +347,11 @@ fn never_indent(grammar: &Grammar, offside: &crate::offside::Offside, weights: &
 /// grammars-v4; css3's sized inputs were no larger, but reached its declarations'
 /// values seldom).
 pub fn target_size(antlr: &AntlrSpec) -> u32 {
+    target_size_by(antlr, &generation_weights(antlr))
+}
+
+/// [`target_size`] for inputs drawn by `weights`.
+fn target_size_by(antlr: &AntlrSpec, weights: &Weights) -> u32 {
     let grammar = &antlr.spec.grammar;
     let analysis = Analysis::new(grammar);
     let mut seen = vec![false; grammar.symbols().count()];
@@ -352,7 +374,6 @@ pub fn target_size(antlr: &AntlrSpec) -> u32 {
     let bytes = u32::try_from(sum / 4)
         .unwrap_or(u32::MAX)
         .min(thicket_gen::DEFAULT_TARGET_SIZE);
-    let weights = generation_weights(antlr);
     let policy = thicket_gen::ChoicePolicy::sized_unless_uniform_suffices(
         grammar,
         thicket_gen::GenConfig::default(),
@@ -364,13 +385,13 @@ pub fn target_size(antlr: &AntlrSpec) -> u32 {
             // exact reading's check and redraws, the samples made css3's
             // `thicket generate -n 10` 19 times slower, to the same decisions.
             let start = out.len();
-            let mut stats = generator.generate_bytes_weighted(rng, out, &weights);
+            let mut stats = generator.generate_bytes_weighted(rng, out, weights);
             for _ in 1..DRAWS {
                 if !out[start..].iter().all(u8::is_ascii_whitespace) {
                     break;
                 }
                 out.truncate(start);
-                stats = generator.generate_bytes_weighted(rng, out, &weights);
+                stats = generator.generate_bytes_weighted(rng, out, weights);
             }
             stats
         },

@@ -328,7 +328,25 @@ fn a_makers_hidden_probability_is_the_specs() {
             .map(|i| maker.input(&generator, 3, i).bytes)
             .collect()
     };
-    let given = inputs(&InputMaker::with_hidden_probability(&shared, 0.9));
+    let maker = InputMaker::with_hidden_probability(&shared, 0.9);
+    let given = inputs(&maker);
     assert_eq!(given, inputs(&InputMaker::new(&raised)));
     assert_ne!(given, inputs(&InputMaker::new(&shared)));
+    // The size target is sampled from the maker's weights too: grammars-v4's TOML
+    // grammar keeps a target with seldom hidden text, none with frequent.
+    let toml = || {
+        let texts: Vec<(String, Vec<u8>)> = ["TomlParser.g4", "TomlLexer.g4"]
+            .iter()
+            .map(|f| {
+                let path = format!("{}/tests/data/toml/{f}", env!("CARGO_MANIFEST_DIR"));
+                (f.to_string(), std::fs::read(path).unwrap())
+            })
+            .collect();
+        thicket_antlr::load_g4_texts(&texts, None).unwrap()
+    };
+    let (shared, mut raised) = (toml(), toml());
+    raised.set_hidden_probability(0.5);
+    let target = InputMaker::with_hidden_probability(&shared, 0.5).target_size();
+    assert_eq!(target, thicket_antlr::generate::target_size(&raised));
+    assert_ne!(target, InputMaker::new(&shared).target_size());
 }

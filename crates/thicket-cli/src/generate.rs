@@ -147,6 +147,8 @@ pub struct GenerateArgs {
     /// printable ASCII 95 times in 100. For other specs: the probability that a choice
     /// inside a whitespace rule (one whose every string is blanks, such as
     /// `<ws> ::= " "*`) takes more than its minimum. Raise it to fuzz what reads blanks.
+    /// Random generation only: refused with --strategy kpath or kpath-random, --target
+    /// and --probabilities.
     #[arg(long, value_name = "P", value_parser = parse_probability,
           visible_alias = "whitespace-probability")]
     hidden_probability: Option<f64>,
@@ -318,15 +320,14 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
     if let (Some(p), Some(antlr)) = (args.hidden_probability, &mut antlr) {
         antlr.set_hidden_probability(p);
     }
-    // The probability steers random generation only (and for other specs than ANTLR
-    // grammars, not the coverage-steered kind either).
-    let steered_otherwise = args.strategy != Strategy::Random
-        || (antlr.is_none() && (args.target.is_some() || args.probabilities.is_some()));
+    // The probability steers plain random generation only.
+    let steered_otherwise =
+        args.strategy != Strategy::Random || args.target.is_some() || args.probabilities.is_some();
     if args.hidden_probability.is_some() && steered_otherwise {
         eprintln!(
             "error: --hidden-probability steers random generation (whitespace rules, an \
              ANTLR grammar's hidden text); it does not combine with --strategy kpath or \
-             kpath-random, nor for .fan/.bnf/.json specs with --target or --probabilities"
+             kpath-random, --target or --probabilities"
         );
         return Ok(exit::USAGE);
     }

@@ -338,15 +338,15 @@ fn whitespace_rules_give_blanks_seldom_unless_raised() {
         "W.g4",
         "grammar W;\nwords : WORD+ EOF ;\nWORD : [a-z]+ ;\nWS : ' '+ -> skip ;\n",
     );
-    let o = thicket(&[
-        "generate",
-        g4.as_str(),
-        "--strategy",
-        "kpath",
-        "--hidden-probability",
-        "0.5",
-    ]);
+    let kpath = ["generate", g4.as_str(), "--strategy", "kpath"];
+    assert_eq!(thicket(&kpath).status.code(), Some(0));
+    let o = thicket(&[&kpath[..], &["--hidden-probability", "0.5"]].concat());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("--hidden-probability"),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
 #[test]

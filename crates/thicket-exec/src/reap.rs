@@ -119,11 +119,13 @@ impl Drop for Owner {
 /// re-parents its own children here). Returns how many running ones it killed outside
 /// process group `spared` (all of them if `None`).
 ///
-/// A process in the middle of `execve` shows an empty environment for a moment (the new
-/// image's is not laid out yet). A `patient` sweep (the last one of an executor) looks
-/// at such a child again after a short wait, up to 20 ms, rather than taking it for a
-/// stranger: otherwise a daemon exec'ing at that moment would outlive the executor. The
-/// periodic sweeps are not patient: the next one catches it.
+/// A process in the middle of `execve` shows an empty environment and command line for a
+/// moment (the new image's are not laid out yet). A `patient` sweep (an executor's last,
+/// the one after a run whose output others still hold, and [`cleanup_now`]) looks at such a
+/// child again after 1 ms, at most 20 times, rather than taking it for a stranger:
+/// otherwise a daemon exec'ing at that moment would outlive the executor. A process
+/// started with an empty environment still has its command line and is not waited for.
+/// The periodic sweeps are not patient: the next one catches it.
 fn sweep(mark: &str, spared: Option<libc::pid_t>, patient: bool) -> usize {
     let me = std::process::id();
     let children_file = format!("/proc/{me}/task/{me}/children");
@@ -159,12 +161,18 @@ fn sweep(mark: &str, spared: Option<libc::pid_t>, patient: bool) -> usize {
                 let _ = sys::wait4(pid, true);
                 continue;
             }
-            let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+            let environ = format!("/proc/{pid}/environ");
+            let Ok(mut env) = std::fs::read(&environ) else {
                 continue;
             };
-            if env.is_empty() && state.is_some() {
-                unsettled = true;
-                continue;
+            if env.is_empty() {
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                if cmdline.is_empty() {
+                    unsettled |= state.is_some();
+                    continue;
+                }
+                // Its execve may have ended between the two reads.
+                env = std::fs::read(&environ).unwrap_or_default();
             }
             let ours = env
                 .split(|&b| b == 0)

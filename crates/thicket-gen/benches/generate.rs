@@ -2,12 +2,14 @@
 //!
 //! Run with `cargo bench -p thicket-gen`. Each benchmark generates a fixed batch of
 //! inputs into a reused buffer; divan reports time per batch and bytes/s. The `bytes`
-//! and `tree` variants compare streaming output against building the derivation tree.
+//! and `tree` variants compare streaming output against building the derivation tree;
+//! `uniform_weights` draws `json.fan` by weights that are all alike, against `json_bytes`
+//! the cost of the weighted path itself (the same distribution of inputs).
 
 use divan::counter::{BytesCount, ItemsCount};
 use divan::{Bencher, black_box};
 use std::path::PathBuf;
-use thicket_gen::{GenConfig, Generator};
+use thicket_gen::{GenConfig, Generator, Weights};
 use thicket_grammar::{Grammar, LoadOptions, load_spec_file};
 
 const BATCH: u64 = 1000;
@@ -100,4 +102,37 @@ fn expr_bytes(bencher: Bencher, max_depth: u32) {
 #[divan::bench(args = [10, 30])]
 fn expr_tree(bencher: Bencher, max_depth: u32) {
     bench_tree(bencher, "expr.fan", max_depth);
+}
+
+#[divan::bench(args = [10, 30])]
+fn uniform_weights(bencher: Bencher, max_depth: u32) {
+    let grammar = spec("json.fan");
+    let config = GenConfig {
+        max_depth,
+        ..GenConfig::default()
+    };
+    let generator = Generator::new(&grammar, config).unwrap();
+    let weights = Weights::uniform(&grammar);
+    let mut out = Vec::with_capacity(1 << 16);
+    let bytes: usize = (0..BATCH)
+        .map(|i| {
+            out.clear();
+            generator.generate_bytes_weighted(&mut Generator::rng_for(1, i), &mut out, &weights);
+            out.len()
+        })
+        .sum();
+    bencher
+        .counter(BytesCount::new(bytes))
+        .counter(ItemsCount::new(BATCH))
+        .bench_local(|| {
+            for i in 0..BATCH {
+                out.clear();
+                generator.generate_bytes_weighted(
+                    &mut Generator::rng_for(1, i),
+                    &mut out,
+                    &weights,
+                );
+                black_box(&out);
+            }
+        });
 }

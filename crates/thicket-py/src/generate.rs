@@ -97,8 +97,8 @@ self_cell::self_cell!(
 impl Engine {
     /// The makers `thicket generate` builds for `loaded` with `config`; `constraints`
     /// false ignores the constraints and goals (`--no-constraints`);
-    /// `whitespace_probability` is `--hidden-probability` for specs other than ANTLR
-    /// grammars (whose maker carries its own).
+    /// `whitespace_probability` is `--hidden-probability` (an ANTLR grammar's maker
+    /// carries it too, and draws its inputs by it).
     pub fn build(
         loaded: Arc<LoadedSpec>,
         config: GenConfig,

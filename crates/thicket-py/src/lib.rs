@@ -519,11 +519,11 @@ impl Spec {
             }
             (cell, _) => cell.clone(),
         };
-        // An ANTLR grammar's default size target is its own, as in `thicket generate`.
+        // An ANTLR grammar's default size target is its own, sampled with the hidden
+        // probability asked for, as in `thicket generate`.
         let config = match &antlr {
-            Some(cell) => {
-                limits.config_or(|| thicket_antlr::generate::target_size(cell.borrow_owner()))
-            }
+            Some(cell) => limits
+                .config_or(|| py.detach(|| cell.with_dependent(|_, maker| maker.target_size()))),
             None => limits.config(),
         };
         let whitespace_probability =
