@@ -284,16 +284,24 @@ fn weights_with_hidden(antlr: &AntlrSpec, hidden: Option<f64>) -> Weights {
         }
     }
     if let Some(offside) = &antlr.offside {
-        never_indent(grammar, offside, &mut weights);
+        never_indent(grammar, &analysis, offside, &mut weights);
     }
     weights
 }
 
 /// Under the indentation idiom, generation writes no indentation (not done: `INDENT`
 /// and `DEDENT` are empty in the byte grammar), so it keeps to what it made before the
-/// idiom was read: the alternatives that need `INDENT` are never taken, and a line end
-/// is never hidden text (it would end a statement in the middle).
-fn never_indent(grammar: &Grammar, offside: &crate::offside::Offside, weights: &mut Weights) {
+/// idiom was read: the alternatives that need `INDENT` are never taken, a line end
+/// is never hidden text (it would end a statement in the middle), and neither is
+/// hidden text that starts with a blank (before a line's first token it would indent
+/// the line; separators between tokens come from [`AntlrSpec::separate`] anyway).
+fn never_indent(
+    grammar: &Grammar,
+    analysis: &Analysis,
+    offside: &crate::offside::Offside,
+    weights: &mut Weights,
+) {
+    let blank = |c: char| matches!(c, ' ' | '\t' | '\x0c');
     let indent = grammar.symbol(&offside.indent);
     let line_end = grammar.symbol(&offside.line_end);
     // Whether every text of `id` passes through `symbol`.
@@ -314,16 +322,32 @@ fn never_indent(grammar: &Grammar, offside: &crate::offside::Offside, weights: &
             RuleRole::Lexer => None,
         };
         let Some(avoid) = avoid else { continue };
-        let mut stack = vec![grammar.rule(symbol).body];
+        let hidden = rule_role(grammar, symbol) == RuleRole::Hidden;
+        let body = grammar.rule(symbol).body;
+        let mut stack = vec![body];
         while let Some(id) = stack.pop() {
             let expr = grammar.expr(id);
             stack.extend_from_slice(expr.children());
             if let Expr::Alt(alts) = expr {
-                for &alt in alts {
-                    if needs(grammar, alt, avoid) {
+                for (i, &alt) in alts.iter().enumerate() {
+                    // (Not the top alternation's first alternative: no hidden text.)
+                    let starts_blank = hidden
+                        && (id != body || i > 0)
+                        && may_start_with(grammar, analysis, alt, &blank);
+                    if starts_blank || needs(grammar, alt, avoid) {
                         weights.set_alternative(alt, 0.0);
                     }
                 }
+            }
+        }
+        // Hidden text of which nothing is left: none at all.
+        if hidden
+            && let Expr::Alt(top) = grammar.expr(body)
+            && let Some(Expr::Alt(choice)) = top.get(1).map(|&one| grammar.expr(one))
+            && choice.iter().all(|&a| weights.alternative(a) <= 0.0)
+        {
+            for &more in &top[1..] {
+                weights.set_alternative(more, 0.0);
             }
         }
     }
